@@ -1,0 +1,105 @@
+import { DocumentNode, execute, GraphQLError, GraphQLSchema } from 'graphql';
+import type { AppContext } from '../src/graphql/context';
+import { toPublicError } from '../src/graphql/format-error';
+import { AppError } from '../src/errors';
+import { ERROR_STATUS } from './error-status';
+import type { Route, RouteInput } from './route';
+
+export interface RawRequest {
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  body: unknown;
+}
+
+export interface BridgeResponse {
+  status: number;
+  headers: Record<string, string>;
+  body?: unknown;
+}
+
+export function errorResponse(error: AppError | { code: keyof typeof ERROR_STATUS; message: string }, headers: Record<string, string> = {}): BridgeResponse {
+  return { status: ERROR_STATUS[error.code], headers, body: { error: { message: error.message, code: error.code } } };
+}
+
+function decodeQuery(route: Route, raw: Record<string, unknown>): RouteInput['query'] {
+  const decoded: RouteInput['query'] = {};
+  for (const [name, spec] of Object.entries(route.query ?? {})) {
+    const value = raw[name];
+    if (value === undefined || value === '') {
+      if (spec.required) throw new AppError('BadClientData', `query parameter ${name} is required`, { field: name });
+      continue;
+    }
+    if (typeof value !== 'string') throw new AppError('BadClientData', `query parameter ${name} must be given once`, { field: name });
+    if (spec.type === 'int') {
+      if (!/^-?\d+$/.test(value)) throw new AppError('BadClientData', `${name} must be an integer`, { field: name });
+      decoded[name] = Number(value);
+    } else if (spec.type === 'boolean') {
+      if (value !== 'true' && value !== 'false') throw new AppError('BadClientData', `${name} must be true or false`, { field: name });
+      decoded[name] = value === 'true';
+    } else {
+      decoded[name] = value;
+    }
+  }
+  return decoded;
+}
+
+function decodeBody(route: Route, raw: unknown): Record<string, unknown> {
+  if (!route.body) return {};
+  if (raw === undefined || raw === null || raw === '') raw = {};
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw new AppError('BadClientData', 'The request body must be a JSON object');
+  const body = raw as Record<string, unknown>;
+  const unknown = Object.keys(body).filter((key) => !(key in route.body!));
+  if (unknown.length > 0) {
+    throw new AppError('BadClientData', `Unknown field${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`, { field: unknown[0] });
+  }
+  for (const [name, spec] of Object.entries(route.body)) {
+    if (spec.required && (body[name] === undefined || body[name] === null)) {
+      throw new AppError('BadClientData', `${name} is required`, { field: name });
+    }
+  }
+  return body;
+}
+
+/**
+ * Runs one route: decode the request, execute its operation in-process on the shared schema with
+ * the caller's context, and shape the result or the error as REST. Nothing here decides a rule.
+ */
+export async function runRoute(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  route: Route,
+  request: RawRequest,
+  context: AppContext,
+  onInternalError: (error: unknown) => void,
+): Promise<BridgeResponse> {
+  let variableValues: Record<string, unknown>;
+  try {
+    const input: RouteInput = { params: request.params, query: decodeQuery(route, request.query), body: decodeBody(route, request.body) };
+    variableValues = route.variables(input);
+  } catch (error) {
+    if (error instanceof AppError) return errorResponse(error);
+    throw error;
+  }
+
+  const result = await execute({ schema, document, operationName: route.operation, variableValues, contextValue: context });
+  const headers = { ...context.responseHeaders };
+  if (result.errors?.length) {
+    const publicError = toPublicError(result.errors[0] as GraphQLError);
+    if (publicError.code === 'Internal') onInternalError(publicError.internal ?? result.errors[0]);
+    return errorResponse(publicError, headers);
+  }
+  const value = (result.data as Record<string, unknown>)[route.result];
+  switch (route.shape ?? 'object') {
+    case 'page': {
+      const { total_count, limit, page, data } = value as { total_count: number; limit: number; page: number; data: unknown[] };
+      return { status: 200, headers, body: { meta: { total_count, limit, page }, data } };
+    }
+    case 'redirect':
+      return { status: 302, headers: { ...headers, Location: String(value) } };
+    default: {
+      const body: Record<string, unknown> = { status: 'success', payload: value };
+      if (context.notices.length > 0) body.notices = context.notices;
+      return { status: 200, headers, body };
+    }
+  }
+}

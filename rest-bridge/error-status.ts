@@ -1,0 +1,14 @@
+import type { ErrorCode } from '../src/errors';
+
+/** The one table from an error code to its HTTP status (spec §7, DESIGN §5/§6). */
+export const ERROR_STATUS: Record<ErrorCode, number> = {
+  BadClientData: 400,
+  Unauthorized: 401,
+  InsufficientCredits: 402,
+  NotAllowed: 403,
+  NotFound: 404,
+  Conflict: 409,
+  PayloadTooLarge: 413,
+  RateLimited: 429,
+  Internal: 500,
+};

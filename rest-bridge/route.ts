@@ -1,0 +1,30 @@
+/** What the bridge hands a route's `variables` function: the decoded request. */
+export interface RouteInput {
+  params: Record<string, string>;
+  query: Record<string, string | number | boolean | undefined>;
+  body: Record<string, unknown>;
+}
+
+export type QueryParamType = 'int' | 'string' | 'boolean';
+
+/**
+ * One documented REST path. The bridge runs `operation` (a named operation in
+ * schema/operations/*.graphql) with `variables(input)` and wraps `data[result]`:
+ * - `object`: `{status: "success", payload}` (plus `notices` when the operation added any);
+ * - `page`: the result holds `total_count`, `limit`, `page`, `data` → `{meta: {...}, data}`;
+ * - `redirect`: the result is a URL → 302 with `Location`.
+ */
+export interface Route {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  path: string;
+  operation: string;
+  summary: string;
+  auth: 'none' | 'optional' | 'required';
+  query?: Record<string, { type: QueryParamType; required?: boolean; description?: string }>;
+  /** Body fields accepted; any other field is rejected as BadClientData. */
+  body?: Record<string, { type: 'string' | 'boolean' | 'integer' | 'object'; required?: boolean; description?: string }>;
+  variables: (input: RouteInput) => Record<string, unknown>;
+  result: string;
+  shape?: 'object' | 'page' | 'redirect';
+  tag: string;
+}

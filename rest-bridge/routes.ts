@@ -1,0 +1,9 @@
+import type { Route } from './route';
+import { circuitRoutes } from './routes/circuits';
+import { runRoutes } from './routes/runs';
+import { boardRoutes } from './routes/boards';
+import { searchRoutes } from './routes/search';
+import { blobRoutes } from './routes/blobs';
+
+/** Every documented REST path (spec §4), relative to /api/v1. */
+export const routes: Route[] = [...circuitRoutes, ...runRoutes, ...boardRoutes, ...searchRoutes, ...blobRoutes];

@@ -1,0 +1,117 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { expressMiddleware } from '@as-integrations/express5';
+import type { Config } from './config';
+import { createLogger, Logger } from './logger';
+import { createSequelize } from './db/sequelize';
+import { migrate } from './db/migrate';
+import { initModels } from './models';
+import { getSchema } from './graphql/schema';
+import { AppContext, buildContext } from './graphql/context';
+import { toPublicError } from './graphql/format-error';
+import { mountGraphiql } from './http/graphiql';
+import { createMetrics, mountObservability } from './http/observability';
+import { loadOperations, assertOperationsValid } from '../rest-bridge/operations';
+import { mountRestBridge } from '../rest-bridge/express';
+import { routes } from '../rest-bridge/routes';
+import type { Services } from './services';
+
+export interface RunningApp {
+  url: string;
+  services: Services;
+  server: http.Server;
+  close(): Promise<void>;
+}
+
+export interface AppOptions {
+  config: Config;
+  databaseUrl: string;
+  log?: Logger;
+}
+
+/**
+ * Composes the service: database and models, the GraphQL schema on /graphql, the REST bridge on
+ * /api/v1, health and metrics; then listens. `close()` undoes it all in reverse order.
+ */
+export async function startApp({ config, databaseUrl, log = createLogger(config.logLevel) }: AppOptions): Promise<RunningApp> {
+  const sequelize = createSequelize(databaseUrl);
+  initModels(sequelize);
+  await migrate(sequelize);
+
+  const services: Services = { config, sequelize, log };
+  const schema = await getSchema();
+  const operations = loadOperations();
+  assertOperationsValid(schema, operations);
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+  const metrics = createMetrics();
+  mountObservability(app, log, metrics);
+
+  app.get('/healthz', (_req, res) => { res.json({ status: 'ok' }); });
+  app.get('/readyz', async (_req, res) => {
+    try {
+      await sequelize.query('SELECT 1');
+      res.json({ status: 'ready' });
+    } catch {
+      res.status(503).json({ status: 'unavailable' });
+    }
+  });
+  app.get('/metrics', async (_req, res) => {
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+
+  const server = http.createServer(app);
+  const apollo = new ApolloServer<AppContext>({
+    schema,
+    introspection: true,
+    plugins: [
+      ApolloServerPluginDrainHttpServer({ httpServer: server }),
+      {
+        async requestDidStart() {
+          return {
+            async willSendResponse({ contextValue, response }) {
+              for (const [name, value] of Object.entries(contextValue.responseHeaders ?? {})) response.http.headers.set(name, value);
+              if (contextValue.notices?.length && response.body.kind === 'single') {
+                response.body.singleResult.extensions = { ...response.body.singleResult.extensions, notices: contextValue.notices };
+              }
+            },
+          };
+        },
+      },
+    ],
+    formatError: (formatted, error) => {
+      const publicError = toPublicError(error as never);
+      if (publicError.code === 'Internal') log.error({ err: publicError.internal ?? error }, 'internal error in GraphQL');
+      return { ...formatted, message: publicError.message, extensions: { code: publicError.code } };
+    },
+  });
+  await apollo.start();
+  mountGraphiql(app);
+  app.use('/graphql', express.json({ limit: '1mb' }), expressMiddleware(apollo, { context: ({ req }) => buildContext(services, req) }));
+
+  mountRestBridge(app, schema, operations, routes, services);
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    services,
+    server,
+    close: () => (closing ??= (async () => {
+      server.closeIdleConnections();
+      await apollo.stop();
+      await sequelize.close();
+    })()),
+  };
+}

@@ -1,0 +1,48 @@
+import { Sequelize, UniqueConstraintError } from 'sequelize';
+import { Circuit, CircuitAdaptor, CircuitMetric, User } from '../models';
+import { badInput, conflict } from '../errors';
+
+export const CIRCUIT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+
+export interface CreateCircuitInput {
+  name: string;
+  description?: string | null;
+  isPrivate?: boolean | null;
+  isProtected?: boolean | null;
+  licenseType?: string | null;
+  userCircuitMetricUid?: string | null;
+}
+
+/** Creates a circuit and its default query adaptor in one transaction. */
+export async function createCircuit(sequelize: Sequelize, owner: User, input: CreateCircuitInput): Promise<Circuit> {
+  if (!CIRCUIT_NAME.test(input.name)) {
+    throw badInput('name must be 1-100 characters of letters, digits, ".", "_" or "-", starting with a letter or digit', { field: 'name' });
+  }
+  if (input.userCircuitMetricUid) {
+    const metric = await CircuitMetric.findByPk(input.userCircuitMetricUid).catch(() => null);
+    if (!metric || metric.user_uid !== owner.uid) {
+      throw badInput('user_circuit_metric_uid does not name a metric configuration of yours', { field: 'user_circuit_metric_uid' });
+    }
+  }
+  try {
+    return await sequelize.transaction(async (transaction) => {
+      const circuit = await Circuit.create(
+        {
+          owner_uid: owner.uid,
+          name: input.name,
+          description: input.description ?? '',
+          is_private: input.isPrivate ?? false,
+          is_protected: input.isProtected ?? false,
+          license_type: input.licenseType ?? null,
+          user_circuit_metric_uid: input.userCircuitMetricUid ?? null,
+        },
+        { transaction },
+      );
+      await CircuitAdaptor.create({ circuit_uid: circuit.uid, kind: 'query' }, { transaction });
+      return circuit;
+    });
+  } catch (error) {
+    if (error instanceof UniqueConstraintError) throw conflict(`You already have a circuit named ${input.name}`);
+    throw error;
+  }
+}

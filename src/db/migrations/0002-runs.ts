@@ -1,0 +1,6 @@
+import type { Migration } from './index';
+
+export const runs: Migration = {
+  name: '0002-runs',
+  up: ``,
+};

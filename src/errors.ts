@@ -1,0 +1,38 @@
+import { GraphQLError } from 'graphql';
+
+/**
+ * Every error a client may see carries one of these codes; rest-bridge/error-status.ts maps each
+ * to its HTTP status. Anything thrown without a code is reported as Internal and its detail hidden.
+ */
+export const ERROR_CODES = [
+  'BadClientData',
+  'Unauthorized',
+  'InsufficientCredits',
+  'NotAllowed',
+  'NotFound',
+  'Conflict',
+  'PayloadTooLarge',
+  'RateLimited',
+  'Internal',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export class AppError extends GraphQLError {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    extra: Record<string, unknown> = {},
+  ) {
+    super(message, { extensions: { code, ...extra } });
+  }
+}
+
+export const badInput = (message: string, extra?: Record<string, unknown>) => new AppError('BadClientData', message, extra);
+export const unauthorized = (message = 'A valid bearer token is required') => new AppError('Unauthorized', message);
+export const notAllowed = (message = 'You are not allowed to do this') => new AppError('NotAllowed', message);
+export const notFound = (what: string) => new AppError('NotFound', `${what} not found`);
+export const conflict = (message: string) => new AppError('Conflict', message);
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value);
+}

@@ -1,0 +1,3 @@
+/** Resolvers of the board domain. */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+export const boardResolvers: Function[] = [];

@@ -1,0 +1,72 @@
+import { Field, ID, Int, ObjectType } from 'type-graphql';
+import type { Circuit as CircuitModel, CircuitVersion as VersionModel } from '../../models';
+import { JSONScalar } from '../common/scalars';
+import { PageOf } from '../common/pagination';
+
+@ObjectType('Circuit')
+export class CircuitType {
+  @Field(() => ID) uid!: string;
+  @Field(() => String) name!: string;
+  @Field(() => String) description!: string;
+  @Field(() => String, { description: "Owner's username" }) username!: string;
+  @Field(() => Boolean) isPrivate!: boolean;
+  @Field(() => Boolean) isProtected!: boolean;
+  @Field(() => String, { nullable: true }) licenseType!: string | null;
+  @Field(() => ID, { nullable: true }) userCircuitMetricUid!: string | null;
+  @Field(() => Boolean) isDeprecated!: boolean;
+  @Field(() => Int) starCount!: number;
+  @Field(() => ID, { description: 'The default query adaptor: POST /circuit-adaptors/{adaptorUid}/query' }) adaptorUid!: string;
+  @Field(() => ID, { nullable: true }) primaryVersionUid!: string | null;
+  @Field(() => Date) createdAt!: Date;
+  @Field(() => Date) updatedAt!: Date;
+
+  static from(circuit: CircuitModel, username: string, adaptorUid: string): CircuitType {
+    return Object.assign(new CircuitType(), {
+      uid: circuit.uid,
+      name: circuit.name,
+      description: circuit.description,
+      username,
+      isPrivate: circuit.is_private,
+      isProtected: circuit.is_protected,
+      licenseType: circuit.license_type ?? null,
+      userCircuitMetricUid: circuit.user_circuit_metric_uid ?? null,
+      isDeprecated: circuit.is_deprecated,
+      starCount: circuit.star_count,
+      adaptorUid,
+      primaryVersionUid: circuit.primary_version_uid ?? null,
+      createdAt: circuit.created_at,
+      updatedAt: circuit.updated_at,
+    });
+  }
+}
+
+@ObjectType('CircuitVersion')
+export class CircuitVersionType {
+  @Field(() => ID) uid!: string;
+  @Field(() => ID) circuitUid!: string;
+  @Field(() => Int) number!: number;
+  @Field(() => JSONScalar) definition!: unknown;
+  @Field(() => JSONScalar, { description: 'The JSON Schema that a query input must satisfy' }) querySchema!: unknown;
+  @Field(() => Boolean) isPrimary!: boolean;
+  @Field(() => Boolean) isDeprecated!: boolean;
+  @Field(() => Date) createdAt!: Date;
+
+  static from(version: VersionModel, primaryVersionUid: string | null): CircuitVersionType {
+    return Object.assign(new CircuitVersionType(), {
+      uid: version.uid,
+      circuitUid: version.circuit_uid,
+      number: version.number,
+      definition: version.definition,
+      querySchema: version.definition.query_schema,
+      isPrimary: version.uid === primaryVersionUid,
+      isDeprecated: version.is_deprecated,
+      createdAt: version.created_at,
+    });
+  }
+}
+
+@ObjectType('CircuitPage')
+export class CircuitPage extends PageOf(CircuitType) {}
+
+@ObjectType('CircuitVersionPage')
+export class CircuitVersionPage extends PageOf(CircuitVersionType) {}

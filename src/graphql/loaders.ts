@@ -1,0 +1,24 @@
+import DataLoader from 'dataloader';
+import { Op } from 'sequelize';
+import { Circuit, CircuitAdaptor, CircuitVersion, User } from '../models';
+
+function byKey<T, K extends keyof T>(rows: T[], key: K, keys: readonly T[K][]): (T | null)[] {
+  const map = new Map(rows.map((row) => [row[key], row]));
+  return keys.map((k) => map.get(k) ?? null);
+}
+
+/** Per-request batch loaders: every relation a list may show is loaded through one of these. */
+export function createLoaders() {
+  return {
+    user: new DataLoader<string, User | null>(async (uids) =>
+      byKey(await User.findAll({ where: { uid: { [Op.in]: [...uids] } } }), 'uid', uids)),
+    circuit: new DataLoader<string, Circuit | null>(async (uids) =>
+      byKey(await Circuit.findAll({ where: { uid: { [Op.in]: [...uids] } } }), 'uid', uids)),
+    version: new DataLoader<string, CircuitVersion | null>(async (uids) =>
+      byKey(await CircuitVersion.findAll({ where: { uid: { [Op.in]: [...uids] } } }), 'uid', uids)),
+    adaptorByCircuit: new DataLoader<string, CircuitAdaptor | null>(async (uids) =>
+      byKey(await CircuitAdaptor.findAll({ where: { circuit_uid: { [Op.in]: [...uids] }, kind: 'query' } }), 'circuit_uid', uids)),
+  };
+}
+
+export type Loaders = ReturnType<typeof createLoaders>;

@@ -1,0 +1,16 @@
+import type { NonEmptyArray } from 'type-graphql';
+import { UserResolver } from './user/user.resolver';
+import { CircuitResolver } from './circuit/circuit.resolver';
+import { runResolvers } from './run';
+import { boardResolvers } from './board';
+import { blobResolvers } from './blob';
+
+/** Every resolver of the schema, grouped by domain; each domain's index lists its own. */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+export const resolvers: NonEmptyArray<Function> = [
+  UserResolver,
+  CircuitResolver,
+  ...runResolvers,
+  ...boardResolvers,
+  ...blobResolvers,
+];

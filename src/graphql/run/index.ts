@@ -1,0 +1,3 @@
+/** Resolvers of the run domain. */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+export const runResolvers: Function[] = [];

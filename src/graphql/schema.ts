@@ -1,0 +1,19 @@
+import 'reflect-metadata';
+import type { GraphQLSchema } from 'graphql';
+import { buildSchema } from 'type-graphql';
+import { authChecker, rejectInvalidToken } from './auth-checker';
+import { resolvers } from './resolvers';
+
+let built: Promise<GraphQLSchema> | undefined;
+
+/** The one schema behind /graphql, the REST bridge and /graphql/stream. */
+export function getSchema(): Promise<GraphQLSchema> {
+  built ??= buildSchema({
+    resolvers,
+    authChecker,
+    authMode: 'error',
+    globalMiddlewares: [rejectInvalidToken],
+    validate: { forbidUnknownValues: false },
+  });
+  return built;
+}

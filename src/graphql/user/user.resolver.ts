@@ -1,0 +1,19 @@
+import { Arg, Ctx, Query, Resolver } from 'type-graphql';
+import { User } from '../../models';
+import type { AppContext } from '../context';
+import { UserProfile, Viewer } from './user.type';
+
+@Resolver()
+export class UserResolver {
+  @Query(() => Viewer, { nullable: true, description: 'The caller, or null without a token' })
+  viewer(@Ctx() ctx: AppContext): Viewer | null {
+    return ctx.viewer ? Viewer.fromViewer(ctx.viewer) : null;
+  }
+
+  @Query(() => UserProfile, { nullable: true, description: 'A user by username (private profiles only to themselves)' })
+  async user(@Arg('username', () => String) username: string, @Ctx() ctx: AppContext): Promise<UserProfile | null> {
+    const user = await User.findOne({ where: { username } });
+    if (!user || (user.is_private && ctx.viewer?.uid !== user.uid && !ctx.viewer?.is_admin)) return null;
+    return UserProfile.from(user);
+  }
+}

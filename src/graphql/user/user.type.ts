@@ -1,0 +1,32 @@
+import { Field, ID, Int, ObjectType } from 'type-graphql';
+import type { User as UserModel } from '../../models';
+
+/** A user's public profile. */
+@ObjectType('User')
+export class UserProfile {
+  @Field(() => ID) uid!: string;
+  @Field(() => String) username!: string;
+  @Field(() => String) name!: string;
+  @Field(() => String) bio!: string;
+  @Field(() => Date) createdAt!: Date;
+
+  static from(user: UserModel): UserProfile {
+    return Object.assign(new UserProfile(), {
+      uid: user.uid, username: user.username, name: user.name, bio: user.bio, createdAt: user.created_at,
+    });
+  }
+}
+
+/** The caller: their profile plus what only they see. */
+@ObjectType('Viewer')
+export class Viewer extends UserProfile {
+  @Field(() => Boolean) isPrivate!: boolean;
+  @Field(() => Boolean) isAdmin!: boolean;
+  @Field(() => Int, { description: 'Credit balance' }) credits!: number;
+
+  static fromViewer(user: UserModel): Viewer {
+    return Object.assign(new Viewer(), UserProfile.from(user), {
+      isPrivate: user.is_private, isAdmin: user.is_admin, credits: user.creditBalance,
+    });
+  }
+}

@@ -1,0 +1,45 @@
+import crypto from 'node:crypto';
+import type { Express, NextFunction, Request, Response } from 'express';
+import pinoHttp from 'pino-http';
+import client from 'prom-client';
+import type { Logger } from '../logger';
+
+export function createMetrics() {
+  const registry = new client.Registry();
+  client.collectDefaultMetrics({ register: registry });
+  const requests = new client.Counter({
+    name: 'http_requests_total', help: 'HTTP requests by route and status', labelNames: ['method', 'route', 'status'], registers: [registry],
+  });
+  const latency = new client.Histogram({
+    name: 'http_request_duration_seconds', help: 'HTTP request latency by route', labelNames: ['method', 'route'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers: [registry],
+  });
+  return { registry, requests, latency };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
+
+/** Request ids, structured request logs and per-route metrics, mounted before any route. */
+export function mountObservability(app: Express, log: Logger, metrics: Metrics): void {
+  app.use(pinoHttp({
+    logger: log,
+    genReqId: (req, res) => {
+      const given = req.headers['x-request-id'];
+      const id = typeof given === 'string' && /^[\w.-]{1,100}$/.test(given) ? given : crypto.randomUUID();
+      res.setHeader('X-Request-Id', id);
+      return id;
+    },
+    autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/metrics' },
+    serializers: { req: (req) => ({ id: req.id, method: req.method, url: req.url }) },
+  }));
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const end = metrics.latency.startTimer();
+    res.on('finish', () => {
+      // Label by the matched route pattern, never the raw URL, to keep cardinality bounded.
+      const route = (res.locals.route as string | undefined) ?? (req.route?.path ? `${req.baseUrl}${req.route.path}` : req.baseUrl || 'unmatched');
+      metrics.requests.inc({ method: req.method, route, status: String(res.statusCode) });
+      end({ method: req.method, route });
+    });
+    next();
+  });
+}

@@ -1,0 +1,47 @@
+import { loadConfig, Config } from '../../src/config';
+import { startApp, RunningApp } from '../../src/app';
+import { createLogger } from '../../src/logger';
+import { createTestDatabase } from './database';
+import { graphqlClient, restClient } from './http';
+
+export interface TestApp {
+  app: RunningApp;
+  url: string;
+  databaseUrl: string;
+  /** REST under /api/v1. */
+  rest: ReturnType<typeof restClient>;
+  /** Any path on the server. */
+  http: ReturnType<typeof restClient>;
+  gql: ReturnType<typeof graphqlClient>;
+  close(): Promise<void>;
+}
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return {
+    ...loadConfig({ LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    port: 0,
+    secret: 'test-secret',
+    httpStepAllowPrivate: true,
+    jobLockLifetimeMs: 5_000,
+    ...overrides,
+  };
+}
+
+/** A real HTTP server on a fresh database; call close() in afterAll. */
+export async function startTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const config = testConfig(overrides);
+  const app = await startApp({ config, databaseUrl: database.url, log: createLogger(config.logLevel) });
+  return {
+    app,
+    url: app.url,
+    databaseUrl: database.url,
+    rest: restClient(`${app.url}/api/v1`),
+    http: restClient(app.url),
+    gql: graphqlClient(app.url),
+    close: async () => {
+      await app.close();
+      await database.drop();
+    },
+  };
+}

@@ -1,0 +1,38 @@
+import crypto from 'node:crypto';
+import { Circuit, CircuitVersion, User } from '../../src/models';
+import { createUser, CreateUserInput } from '../../src/commands/createUser';
+import { createApiToken } from '../../src/commands/createApiToken';
+import { createCircuit, CreateCircuitInput } from '../../src/commands/createCircuit';
+import { publishVersion } from '../../src/commands/publishVersion';
+import type { CircuitDefinition } from '../../src/engine/definition';
+
+const unique = () => crypto.randomBytes(4).toString('hex');
+
+export interface TestUser { user: User; token: string; username: string }
+
+export async function makeUser(input: Partial<CreateUserInput> = {}): Promise<TestUser> {
+  const user = await createUser({ username: input.username ?? `u${unique()}`, credits: 1000, ...input });
+  const { token } = await createApiToken(user, 'test');
+  return { user, token, username: user.username };
+}
+
+/** DESIGN §4's example: greets `input.name` and upper-cases it. */
+export const HELLO_DEFINITION: CircuitDefinition = {
+  query_schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+  steps: [
+    { id: 'greet', kind: 'template', template: 'Hello {{input.name}}' },
+    { id: 'shout', kind: 'transform', expression: '$uppercase(steps.greet.output)' },
+  ],
+  output: 'steps.shout.output',
+};
+
+export async function makeCircuit(
+  owner: TestUser,
+  input: Partial<CreateCircuitInput> = {},
+  definition: CircuitDefinition | null = HELLO_DEFINITION,
+): Promise<{ circuit: Circuit; version: CircuitVersion | null }> {
+  const circuit = await createCircuit(Circuit.sequelize!, owner.user, { name: input.name ?? `c${unique()}`, ...input });
+  const version = definition ? await publishVersion(Circuit.sequelize!, owner.user, circuit, definition) : null;
+  await circuit.reload();
+  return { circuit, version };
+}

@@ -1,0 +1,43 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import { startEmbeddedDatabase } from '../../src/db/embedded';
+import { createSequelize } from '../../src/db/sequelize';
+import { migrate } from '../../src/db/migrate';
+import { initModels } from '../../src/models';
+
+export const TEMPLATE_DB = 'circuits_test_template';
+
+function withDatabase(url: string, name: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+}
+
+/**
+ * One PostgreSQL for the whole run: the embedded one (a fresh data dir), or the server named by
+ * TEST_DATABASE_URL. A migrated template database is made once; each test file clones it.
+ */
+export default async function globalSetup(): Promise<void> {
+  let adminUrl = process.env.TEST_DATABASE_URL;
+  if (!adminUrl) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'circuits-test-'));
+    const embedded = await startEmbeddedDatabase(dir);
+    adminUrl = embedded.url;
+    (globalThis as { __embedded?: unknown }).__embedded = { embedded, dir };
+  }
+  const admin = new Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${TEMPLATE_DB} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${TEMPLATE_DB}`);
+  await admin.end();
+
+  const sequelize = createSequelize(withDatabase(adminUrl, TEMPLATE_DB), 2);
+  initModels(sequelize);
+  await migrate(sequelize);
+  await sequelize.close();
+
+  process.env.TEST_PG_ADMIN_URL = adminUrl;
+  process.env.TEST_PG_TEMPLATE = TEMPLATE_DB;
+}
