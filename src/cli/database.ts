@@ -1,0 +1,45 @@
+import type { Sequelize } from 'sequelize';
+import { ConfigError, loadConfig, type Config } from '../config';
+import { resolveDatabase } from '../db/resolveDatabase';
+import { createSequelize } from '../db/sequelize';
+import { migrate } from '../db/migrate';
+import { initModels } from '../models';
+import { CliError } from './output';
+
+export interface CliContext {
+  config: Config;
+  sequelize: Sequelize;
+  /** Migrations this command applied before running (usually none). */
+  applied: string[];
+}
+
+/** Reads the environment like the service does; bad configuration is one clear line. */
+export function cliConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new CliError(`bad configuration: ${error.message}`, 2);
+    throw error;
+  }
+}
+
+/**
+ * Runs `fn` against the service's database: DATABASE_URL when set, otherwise the embedded PostgreSQL
+ * of DATA_DIR — joined when the service is running, started (and stopped again) for this command
+ * when it is not. Migrations are applied first (they are idempotent and serialised by a lock).
+ */
+export async function withDatabase<T>(fn: (ctx: CliContext) => Promise<T>): Promise<T> {
+  const config = cliConfig();
+  // Embedded PostgreSQL chatter stays out of stdout (JSON only) and out of stderr (one line on error).
+  const database = await resolveDatabase(config, () => {});
+  let sequelize: Sequelize | undefined;
+  try {
+    sequelize = createSequelize(database.url, 2);
+    initModels(sequelize);
+    const applied = await migrate(sequelize);
+    return await fn({ config, sequelize, applied });
+  } finally {
+    await sequelize?.close().catch(() => {});
+    await database.stop().catch(() => {});
+  }
+}

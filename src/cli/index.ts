@@ -1,0 +1,67 @@
+import 'reflect-metadata';
+import { Command, CommanderError } from 'commander';
+import { describeError } from './output';
+import * as userCreate from './user/create';
+import * as tokenCreate from './token/create';
+import * as creditsGrant from './credits/grant';
+import * as circuitCreate from './circuit/create';
+import * as versionPublish from './version/publish';
+import * as blobUpload from './blob/upload';
+import * as migrate from './migrate';
+import * as worker from './worker';
+
+/**
+ * `circuits <noun> <verb>`: operator commands on the service's database (DESIGN §2). Each prints
+ * JSON on stdout; on error, one line on stderr and a non-zero exit.
+ */
+export function buildProgram(): Command {
+  const program = new Command('circuits')
+    .description('Circuit Service administration. Uses DATABASE_URL, else the embedded PostgreSQL of DATA_DIR (default ./.data).')
+    .showSuggestionAfterError()
+    .exitOverride();
+
+  const noun = (name: string, description: string) => program.command(name).description(description).exitOverride();
+  userCreate.register(noun('user', 'manage users'));
+  tokenCreate.register(noun('token', 'manage API tokens'));
+  creditsGrant.register(noun('credits', 'manage credit balances'));
+  circuitCreate.register(noun('circuit', 'manage circuits'));
+  versionPublish.register(noun('version', 'publish circuit versions'));
+  blobUpload.register(noun('blob', 'manage blobs'));
+  migrate.register(program);
+  worker.register(program);
+  for (const command of program.commands) for (const sub of command.commands) sub.exitOverride();
+  return program;
+}
+
+/** Parses argv and runs the command; resolves to the process exit code. */
+export async function runCli(argv: string[] = process.argv): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // commander has already printed its message (or the help/version text).
+      return error.exitCode;
+    }
+    const { message, exitCode } = describeError(error);
+    process.stderr.write(`${message}\n`);
+    return exitCode;
+  }
+}
+
+/** Entry point for bin/circuits.js and `node dist/src/cli/index.js`. */
+export function main(argv: string[] = process.argv): void {
+  runCli(argv).then(
+    (code) => {
+      // The worker keeps running on its own handles; every other command ends here.
+      if (code !== 0 || !worker.workerState.running) process.exit(code);
+    },
+    (error: unknown) => {
+      process.stderr.write(`${describeError(error).message}\n`);
+      process.exit(1);
+    },
+  );
+}
+
+if (require.main === module) main();

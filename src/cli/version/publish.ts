@@ -1,0 +1,48 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { publishVersion } from '../../commands/publishVersion';
+import { withDatabase } from '../database';
+import { findCircuit, findUser, restVersion } from '../present';
+import { CliError, printJson } from '../output';
+
+export interface VersionPublishOptions { username: string; circuit: string; file: string; primary?: boolean }
+
+/** Reads and parses the definition file before touching the database. */
+export function readDefinition(file: string): unknown {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.resolve(file), 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
+    throw new CliError(`cannot read definition file ${file}: ${reason}`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new CliError(`definition file ${file} is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/** Publishes the next version of the user's circuit; invalid definitions fail with the reason. */
+export async function versionPublish(options: VersionPublishOptions) {
+  const definition = readDefinition(options.file);
+  return withDatabase(async ({ sequelize }) => {
+    const publisher = await findUser(options.username);
+    const circuit = await findCircuit(publisher, options.circuit);
+    const version = await publishVersion(sequelize, publisher, circuit, definition, options.primary ?? false);
+    await circuit.reload();
+    return restVersion(version, circuit.primary_version_uid ?? null);
+  });
+}
+
+export function register(parent: Command): void {
+  parent
+    .command('publish')
+    .description('publish the next version of a circuit from a definition file (DESIGN §4)')
+    .requiredOption('--username <username>', 'the circuit owner')
+    .requiredOption('--circuit <name>', 'circuit name')
+    .requiredOption('--file <definition.json>', 'the version definition as JSON')
+    .option('--primary', 'make it the primary version (the first version always is)')
+    .action(async (options: VersionPublishOptions) => printJson(await versionPublish(options)));
+}
