@@ -1,16 +1,18 @@
 import type { NonEmptyArray } from 'type-graphql';
 import { UserResolver } from './user/user.resolver';
-import { CircuitResolver } from './circuit/circuit.resolver';
+import { circuitResolvers } from './circuit';
 import { runResolvers } from './run';
 import { boardResolvers } from './board';
+import { searchResolvers } from './search';
 import { blobResolvers } from './blob';
 
 /** Every resolver of the schema, grouped by domain; each domain's index lists its own. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
 export const resolvers: NonEmptyArray<Function> = [
   UserResolver,
-  CircuitResolver,
+  ...circuitResolvers,
   ...runResolvers,
   ...boardResolvers,
+  ...searchResolvers,
   ...blobResolvers,
 ];

@@ -1,15 +1,21 @@
-import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import { CircuitVersion } from '../../models';
+import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Op } from 'sequelize';
+import { Circuit, CircuitVersion, User } from '../../models';
 import { createCircuit } from '../../commands/createCircuit';
 import { publishVersion } from '../../commands/publishVersion';
+import { updateCircuit } from '../../commands/updateCircuit';
+import { deprecateCircuit } from '../../commands/deprecateCircuit';
 import { notFound } from '../../errors';
+import { authorize } from '../../policies/authorize';
+import { circuitPermits } from '../../policies/circuit.policy';
 import { JSONScalar } from '../common/scalars';
 import { isUid } from '../common/uid';
+import { PageArgs, pageWindow, paged } from '../common/pagination';
 import type { AppContext } from '../context';
-import { CreateCircuitInput } from './circuit.input';
-import { findCircuitByNameFor, findCircuitFor } from './circuit.loader';
+import { CreateCircuitInput, UpdateCircuitInput } from './circuit.input';
+import { findCircuitByNameFor, findCircuitFor, listableWhere } from './circuit.loader';
 import { noteIfDeprecated, presentCircuit } from './circuit.presenter';
-import { CircuitType, CircuitVersionType } from './circuit.type';
+import { CircuitPage, CircuitType, CircuitVersionPage, CircuitVersionType } from './circuit.type';
 
 @Resolver(() => CircuitType)
 export class CircuitResolver {
@@ -38,6 +44,80 @@ export class CircuitResolver {
     return presentCircuit(ctx, circuit);
   }
 
+  @Query(() => ID, {
+    description: 'The uid of the primary version (the one run when none is pinned). Allowed to whoever may read or run the circuit.',
+  })
+  async circuitPrimaryVersion(@Arg('uid', () => ID) uid: string, @Ctx() ctx: AppContext): Promise<string> {
+    const circuit = isUid(uid) ? await ctx.loaders.circuit.load(uid) : null;
+    if (!circuit) throw notFound('Circuit');
+    authorize(ctx.viewer, circuitPermits(ctx.viewer, circuit, 'read') || circuitPermits(ctx.viewer, circuit, 'run'));
+    if (!circuit.primary_version_uid) throw notFound('Primary version');
+    noteIfDeprecated(ctx, circuit);
+    return circuit.primary_version_uid;
+  }
+
+  @Query(() => CircuitPage, {
+    description: "A user's circuits, newest first: public and protected ones to anyone; private ones only to their owner",
+  })
+  async userCircuits(
+    @Arg('username', () => String) username: string,
+    @Args(() => PageArgs) args: PageArgs,
+    @Ctx() ctx: AppContext,
+  ): Promise<CircuitPage> {
+    const owner = await User.findOne({ where: { username } });
+    if (!owner) throw notFound('User');
+    const window = pageWindow(args);
+    const { rows, count } = await Circuit.findAndCountAll({
+      where: { [Op.and]: [{ owner_uid: owner.uid }, listableWhere(ctx.viewer)] },
+      order: [['created_at', 'DESC'], ['uid', 'ASC']],
+      limit: window.limit,
+      offset: window.offset,
+    });
+    const items = await Promise.all(rows.map((c) => presentCircuit(ctx, c)));
+    return paged(items, count, window);
+  }
+
+  @Query(() => CircuitVersionPage, { description: 'The versions of a circuit, newest first' })
+  async circuitVersions(
+    @Arg('circuitUid', () => ID) circuitUid: string,
+    @Args(() => PageArgs) args: PageArgs,
+    @Ctx() ctx: AppContext,
+  ): Promise<CircuitVersionPage> {
+    const circuit = await findCircuitFor(ctx, circuitUid, 'read');
+    noteIfDeprecated(ctx, circuit);
+    const window = pageWindow(args);
+    const { rows, count } = await CircuitVersion.findAndCountAll({
+      where: { circuit_uid: circuit.uid },
+      order: [['number', 'DESC']],
+      limit: window.limit,
+      offset: window.offset,
+    });
+    return paged(rows.map((v) => CircuitVersionType.from(v, circuit.primary_version_uid)), count, window);
+  }
+
+  @Authorized()
+  @Mutation(() => CircuitType, { description: "Changes a circuit's description, flags or license (owner only); only the fields given change" })
+  async updateCircuit(
+    @Arg('username', () => String) username: string,
+    @Arg('name', () => String) name: string,
+    @Arg('input', () => UpdateCircuitInput) input: UpdateCircuitInput,
+    @Ctx() ctx: AppContext,
+  ): Promise<CircuitType> {
+    const circuit = await findCircuitByNameFor(ctx, username, name, 'manage');
+    await updateCircuit(circuit, input);
+    noteIfDeprecated(ctx, circuit);
+    return presentCircuit(ctx, circuit);
+  }
+
+  @Authorized()
+  @Mutation(() => CircuitType, { description: 'Deprecates a circuit and all its versions (owner only); they still run' })
+  async deprecateCircuit(@Arg('uid', () => ID) uid: string, @Ctx() ctx: AppContext): Promise<CircuitType> {
+    const circuit = await findCircuitFor(ctx, uid, 'manage');
+    await deprecateCircuit(ctx.services.sequelize, circuit);
+    noteIfDeprecated(ctx, circuit);
+    return presentCircuit(ctx, circuit);
+  }
+
   @Authorized()
   @Mutation(() => CircuitVersionType, { description: 'Publishes the next immutable version; the first becomes primary' })
   async publishCircuitVersion(
@@ -48,6 +128,7 @@ export class CircuitResolver {
   ): Promise<CircuitVersionType> {
     const circuit = await findCircuitFor(ctx, circuitUid, 'manage');
     const version = await publishVersion(ctx.services.sequelize, ctx.viewer!, circuit, definition, primary ?? false);
+    noteIfDeprecated(ctx, circuit);
     return CircuitVersionType.from(version, circuit.primary_version_uid);
   }
 
@@ -62,6 +143,19 @@ export class CircuitResolver {
     const version = isUid(versionUid) ? await CircuitVersion.findByPk(versionUid) : null;
     if (!version || version.circuit_uid !== circuit.uid) throw notFound('Circuit version');
     await circuit.update({ primary_version_uid: version.uid });
+    noteIfDeprecated(ctx, circuit);
     return presentCircuit(ctx, circuit);
+  }
+
+  @FieldResolver(() => CircuitVersionType, {
+    nullable: true,
+    description: 'The primary version; null when there is none or the caller may not read the circuit (protected ones in lists)',
+  })
+  async primaryVersion(@Root() root: CircuitType, @Ctx() ctx: AppContext): Promise<CircuitVersionType | null> {
+    if (!root.primaryVersionUid) return null;
+    const circuit = await ctx.loaders.circuit.load(root.uid);
+    if (!circuit || !circuitPermits(ctx.viewer, circuit, 'read')) return null;
+    const version = await ctx.loaders.version.load(root.primaryVersionUid);
+    return version ? CircuitVersionType.from(version, root.primaryVersionUid) : null;
   }
 }

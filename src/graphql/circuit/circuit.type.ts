@@ -65,6 +65,36 @@ export class CircuitVersionType {
   }
 }
 
+@ObjectType('CircuitStarState', { description: "The caller's star on a circuit after a star or unstar" })
+export class CircuitStarState {
+  @Field(() => Boolean) starred!: boolean;
+  @Field(() => Int) starCount!: number;
+}
+
+@ObjectType('ExplainedInput', { description: 'One field of the input a run accepts' })
+export class ExplainedInputType {
+  @Field(() => String) name!: string;
+  @Field(() => String, { description: 'JSON Schema type in words, e.g. string, array of number' }) type!: string;
+  @Field(() => Boolean) required!: boolean;
+  @Field(() => String) description!: string;
+}
+
+@ObjectType('ExplainedStep', { description: 'One step of a circuit, in plain words' })
+export class ExplainedStepType {
+  @Field(() => String) id!: string;
+  @Field(() => String) kind!: string;
+  @Field(() => String) description!: string;
+}
+
+@ObjectType('CircuitExplanation', { description: "A human-readable breakdown of a circuit's primary version" })
+export class CircuitExplanationType {
+  @Field(() => CircuitType) circuit!: CircuitType;
+  @Field(() => ID) versionUid!: string;
+  @Field(() => [ExplainedInputType]) inputs!: ExplainedInputType[];
+  @Field(() => [ExplainedStepType]) steps!: ExplainedStepType[];
+  @Field(() => String, { description: 'One line for the inputs, one per step, one for the result' }) text!: string;
+}
+
 @ObjectType('CircuitPage')
 export class CircuitPage extends PageOf(CircuitType) {}
 

@@ -1,0 +1,102 @@
+import type { CircuitDefinition, StepDefinition } from './definition';
+import { stepReferences } from './dependencies';
+import { stringLeaves } from './render';
+
+export interface ExplainedInput { name: string; type: string; required: boolean; description: string }
+export interface ExplainedStep { id: string; kind: string; description: string }
+export interface Explanation { inputs: ExplainedInput[]; steps: ExplainedStep[]; text: string }
+
+/** How a `circuit` step's target is named in words, e.g. `alice/summarize`; resolved by the caller. */
+export type CircuitNamer = (circuitUid: string) => string | undefined;
+
+const INPUT_REFERENCE = /\binput\.([A-Za-z_$][A-Za-z0-9_$]*)/g;
+
+function schemaType(schema: unknown): string {
+  if (!schema || typeof schema !== 'object') return 'any';
+  const s = schema as Record<string, unknown>;
+  if (Array.isArray(s.type)) return s.type.join(' or ');
+  if (typeof s.type === 'string') {
+    if (s.type === 'array' && s.items && typeof s.items === 'object') return `array of ${schemaType(s.items)}`;
+    return s.type;
+  }
+  if (Array.isArray(s.enum)) return `one of ${s.enum.map((v) => JSON.stringify(v)).join(', ')}`;
+  if ('const' in s) return `the value ${JSON.stringify(s.const)}`;
+  return 'any';
+}
+
+/** The `input` fields a run accepts, from the version's query schema. */
+export function explainInputs(querySchema: Record<string, unknown>): ExplainedInput[] {
+  const properties = (querySchema.properties ?? {}) as Record<string, unknown>;
+  const required = new Set(Array.isArray(querySchema.required) ? (querySchema.required as string[]) : []);
+  return Object.entries(properties).map(([name, schema]) => ({
+    name,
+    type: schemaType(schema),
+    required: required.has(name),
+    description: typeof (schema as { description?: unknown })?.description === 'string' ? (schema as { description: string }).description : '',
+  }));
+}
+
+function inputsRead(step: StepDefinition): string[] {
+  const names = new Set<string>();
+  for (const [field, value] of Object.entries(step)) {
+    if (field === 'id' || field === 'kind') continue;
+    for (const [, text] of stringLeaves(value, field)) for (const m of text.matchAll(INPUT_REFERENCE)) names.add(m[1]);
+  }
+  return [...names];
+}
+
+function quote(text: string, max = 60): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return JSON.stringify(flat.length > max ? `${flat.slice(0, max - 1)}…` : flat);
+}
+
+function what(step: StepDefinition, nameCircuit: CircuitNamer): string {
+  switch (step.kind) {
+    case 'template':
+      return `Fills in the text template ${quote(String(step.template))}`;
+    case 'transform':
+      return `Computes the JSONata expression ${quote(String(step.expression))}`;
+    case 'llm': {
+      const messages = Array.isArray(step.messages) ? step.messages.length : 0;
+      return `Asks the language model ${String(step.model)} for a reply to ${messages} message${messages === 1 ? '' : 's'}`;
+    }
+    case 'http':
+      return `Calls ${String(step.method)} ${quote(String(step.url))} and reads the response`;
+    case 'circuit': {
+      const name = nameCircuit(String(step.circuit_uid)) ?? `circuit ${String(step.circuit_uid)}`;
+      const version = step.version_uid ? `version ${String(step.version_uid)}` : 'its primary version';
+      return `Runs the circuit ${name} (${version}) and takes its result`;
+    }
+    case 'blob':
+      return `Reads the stored file (blob) ${quote(String(step.blob_uid))}`;
+    default:
+      return `Runs a ${String(step.kind)} step`;
+  }
+}
+
+/** One plain-words sentence for a step: what it does, and the inputs and step outputs it uses. */
+export function describeStep(step: StepDefinition, nameCircuit: CircuitNamer = () => undefined): string {
+  const uses = [
+    ...inputsRead(step).map((name) => `input ${name}`),
+    ...[...stepReferences(step)].map((id) => `the output of step ${id}`),
+  ];
+  return `${what(step, nameCircuit)}${uses.length > 0 ? `, using ${uses.join(', ')}` : ''}.`;
+}
+
+/**
+ * A human-readable breakdown of a definition: its inputs, one description per step, and a text
+ * with one line for the inputs, one per step, and one for what the run returns.
+ */
+export function explainDefinition(definition: CircuitDefinition, nameCircuit: CircuitNamer = () => undefined): Explanation {
+  const inputs = explainInputs(definition.query_schema ?? {});
+  const steps = definition.steps.map((step) => ({ id: step.id, kind: step.kind, description: describeStep(step, nameCircuit) }));
+  const inputLine = inputs.length === 0
+    ? 'Takes no input fields.'
+    : `Takes input: ${inputs.map((i) => `${i.name} (${i.type}, ${i.required ? 'required' : 'optional'})`).join(', ')}.`;
+  const last = definition.steps[definition.steps.length - 1];
+  const outputLine = definition.output
+    ? `Returns the JSONata expression ${quote(definition.output)} over the input and step outputs.`
+    : `Returns the output of step ${last.id}.`;
+  const text = [inputLine, ...steps.map((s, i) => `${i + 1}. ${s.id} (${s.kind}): ${s.description}`), outputLine].join('\n');
+  return { inputs, steps, text };
+}
