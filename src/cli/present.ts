@@ -69,8 +69,13 @@ export function restBlob(blob: unknown) {
   const source = blob as { get?: (options: { plain: true }) => Loose } & Loose;
   const record: Loose = typeof source.get === 'function' ? source.get({ plain: true }) : source;
   const created = pick(record, 'created_at', 'createdAt') as Date | string | undefined;
+  const uid = pick(record, 'uid');
+  const blobType = (pick(record, 'blob_type', 'blobType') as string | undefined) ?? null;
+  const bucket = pick(record, 'bucket') as string | undefined;
+  // `<scheme>://<bucket>/<uid>` (spec 2.6; src/storage storagePath).
+  const storagePath = pick(record, 'path') ?? (blobType && bucket ? `${blobType === 'gcs' ? 'gs' : blobType}://${bucket}/${String(uid)}` : null);
   return {
-    uid: pick(record, 'uid'),
+    uid,
     hash: pick(record, 'hash', 'sha256'),
     user_uid: pick(record, 'user_uid', 'userUid', 'owner_uid'),
     created_at: iso(created),
@@ -78,7 +83,7 @@ export function restBlob(blob: unknown) {
     bytes: Number(pick(record, 'bytes', 'size') ?? 0),
     total_reads: Number(pick(record, 'total_reads', 'totalReads') ?? 0),
     mime_type: pick(record, 'mime_type', 'mimeType') ?? null,
-    blob_type: pick(record, 'blob_type', 'blobType') ?? null,
-    path: pick(record, 'path') ?? null,
+    blob_type: blobType,
+    path: storagePath,
   };
 }

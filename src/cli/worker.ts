@@ -12,7 +12,7 @@ interface WorkerModule { startWorkerProcess(config: Config, log: Logger): Promis
  */
 export async function runWorker(): Promise<void> {
   const config = cliConfig();
-  const { startWorkerProcess } = lazyRequire<WorkerModule>('../worker', 'the worker');
+  const { startWorkerProcess } = lazyRequire<WorkerModule>('worker', 'the worker');
   workerState.running = true;
   await startWorkerProcess(config, createLogger(config.logLevel));
 }

@@ -24,9 +24,8 @@ export async function blobUpload(file: string, options: BlobUploadOptions) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new CliError(`cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (error as Error).message}`);
   }
-  // Paths relative to this file: src/cli/blob → src/commands, src/storage.
-  const { uploadBlob } = lazyRequire<UploadBlobModule>('../../commands/uploadBlob', 'blob upload');
-  const { createBlobStorage } = lazyRequire<StorageModule>('../../storage', 'blob storage');
+  const { uploadBlob } = lazyRequire<UploadBlobModule>('commands/uploadBlob', 'blob upload');
+  const { createBlobStorage } = lazyRequire<StorageModule>('storage', 'blob storage');
   return withDatabase(async ({ config }) => {
     const owner = await findUser(options.username);
     const storage = await createBlobStorage(config);
