@@ -33,7 +33,9 @@ export function toPublicError(error: GraphQLError): PublicError {
   if (Array.isArray(validationErrors)) {
     return { code: 'BadClientData', message: describeValidation(validationErrors) || 'Invalid input' };
   }
-  if (code === 'BAD_USER_INPUT' || code === 'GRAPHQL_VALIDATION_FAILED' || code === 'GRAPHQL_PARSE_FAILED' || !original) {
+  // Errors without a path come from the request itself (e.g. variable coercion when the REST bridge
+  // calls execute() directly, where Apollo's BAD_USER_INPUT code is never added), not from a resolver.
+  if (code === 'BAD_USER_INPUT' || code === 'GRAPHQL_VALIDATION_FAILED' || code === 'GRAPHQL_PARSE_FAILED' || !original || !error.path) {
     return { code: 'BadClientData', message: error.message };
   }
   return { code: 'Internal', message: 'Internal server error', internal: original };
