@@ -1,3 +1,28 @@
 import type { Route } from '../route';
 
-export const blobRoutes: Route[] = [];
+const tag = 'Blobs';
+
+/** Spec 4.5: metadata and download only; uploads and listing happen in the settings web. */
+export const blobRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/blobs/:uid',
+    operation: 'GetBlob',
+    summary: 'Blob metadata; blob_type and path only for admin tokens. Each call counts in total_reads',
+    auth: 'optional',
+    tag,
+    variables: ({ params }) => ({ uid: params.uid }),
+    result: 'blob',
+  },
+  {
+    method: 'GET',
+    path: '/blobs/:uid/download',
+    operation: 'GetBlobDownloadUrl',
+    summary: 'Redirects (302) to a signed, expiring URL of the content',
+    auth: 'optional',
+    tag,
+    variables: ({ params }) => ({ uid: params.uid }),
+    result: 'blobDownloadUrl',
+    shape: 'redirect',
+  },
+];

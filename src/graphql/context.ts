@@ -19,9 +19,22 @@ export interface AppContext {
   notices: Notice[];
   /** Headers a resolver wants on the HTTP response (Retry-After, RateLimit-*, Deprecation). */
   responseHeaders: Record<string, string>;
+  /** The service's public origin as the caller reached it (`http://host:port`), for absolute URLs. */
+  baseUrl: string;
 }
 
-export async function buildContext(services: Services, req: Pick<Request, 'headers' | 'ip'> & { id?: unknown }): Promise<AppContext> {
+const HOST_HEADER = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
+
+/** `${protocol}://${host}` of the request; a missing or odd Host header falls back to the listen address. */
+function requestBaseUrl(services: Services, req: { headers: Request['headers']; protocol?: string }): string {
+  const protocol = req.protocol === 'https' ? 'https' : 'http';
+  const host = req.headers.host;
+  if (host && HOST_HEADER.test(host)) return `${protocol}://${host}`;
+  const { host: listenHost, port } = services.config;
+  return `${protocol}://${listenHost.includes(':') ? `[${listenHost}]` : listenHost}:${port}`;
+}
+
+export async function buildContext(services: Services, req: Pick<Request, 'headers' | 'ip'> & { id?: unknown; protocol?: string }): Promise<AppContext> {
   const auth = await authenticate(req.headers.authorization);
   return {
     requestId: typeof req.id === 'string' ? req.id : crypto.randomUUID(),
@@ -32,6 +45,7 @@ export async function buildContext(services: Services, req: Pick<Request, 'heade
     loaders: createLoaders(),
     notices: [],
     responseHeaders: {},
+    baseUrl: requestBaseUrl(services, req),
   };
 }
 

@@ -1,4 +1,9 @@
 import { Sequelize } from 'sequelize';
+import { Blob } from './Blob';
 
-/** Binds the blobs domain's models (see the issue that owns them). */
-export function initBlobModels(_sequelize: Sequelize): void {}
+export { Blob };
+
+/** Binds the blobs domain's models. */
+export function initBlobModels(sequelize: Sequelize): void {
+  Blob.initModel(sequelize);
+}

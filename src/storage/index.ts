@@ -1,0 +1,24 @@
+import path from 'node:path';
+import type { Config } from '../config';
+import type { BlobStorage } from './BlobStorage';
+import { GcsStorage } from './GcsStorage';
+import { LocalStorage } from './LocalStorage';
+import { resolveSecret } from './secret';
+
+export type { BlobStorage, SignedUrlOptions } from './BlobStorage';
+export { storagePath } from './BlobStorage';
+export { GcsStorage } from './GcsStorage';
+export { LocalStorage, LOCAL_BUCKET, LOCAL_CONTENT_PATH } from './LocalStorage';
+
+/** GCS when GCS_BUCKET is set (standard Google credentials), else `${dataDir}/blobs`. */
+export function createBlobStorage(config: Config): BlobStorage {
+  if (config.gcsBucket) {
+    return new GcsStorage({ bucket: config.gcsBucket, maxBytes: config.blobMaxBytes, urlTtlSeconds: config.blobUrlTtlSeconds });
+  }
+  return new LocalStorage({
+    dir: path.join(config.dataDir, 'blobs'),
+    secret: resolveSecret(config),
+    maxBytes: config.blobMaxBytes,
+    urlTtlSeconds: config.blobUrlTtlSeconds,
+  });
+}

@@ -1,0 +1,21 @@
+import type { Express } from 'express';
+import type { Services } from '../services';
+import { resolveSecret } from '../storage/secret';
+import { mountBlobContent } from './blob-content';
+import { createWebSession } from './session';
+import { settingsRouter } from './settings';
+
+export interface MountedWeb {
+  close(): Promise<void>;
+}
+
+/**
+ * Mounts the service's own web surfaces: the local store's signed blob content
+ * (/blob-content/:uid) and the settings pages (/settings, with their session store).
+ */
+export function mountWeb(app: Express, services: Services): MountedWeb {
+  mountBlobContent(app, services);
+  const session = createWebSession(services.sequelize, resolveSecret(services.config), services.log);
+  app.use('/settings', session.middleware, settingsRouter(services));
+  return { close: () => session.close() };
+}
