@@ -18,6 +18,7 @@ import { loadOperations, assertOperationsValid } from '../rest-bridge/operations
 import { mountRestBridge } from '../rest-bridge/express';
 import { routes } from '../rest-bridge/routes';
 import type { Services } from './services';
+import { createSearchRateLimiter } from './ratelimit';
 
 export interface RunningApp {
   url: string;
@@ -41,7 +42,8 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
   initModels(sequelize);
   await migrate(sequelize);
 
-  const services: Services = { config, sequelize, log };
+  const searchRateLimiter = createSearchRateLimiter(config, sequelize, log);
+  const services: Services = { config, sequelize, log, searchRateLimiter };
   const schema = await getSchema();
   const operations = loadOperations();
   assertOperationsValid(schema, operations);
@@ -111,6 +113,7 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
     close: () => (closing ??= (async () => {
       server.closeIdleConnections();
       await apollo.stop();
+      await searchRateLimiter.close();
       await sequelize.close();
     })()),
   };

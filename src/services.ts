@@ -1,6 +1,7 @@
 import type { Sequelize } from 'sequelize';
 import type { Config } from './config';
 import type { Logger } from './logger';
+import type { RateLimiter } from './ratelimit';
 
 /**
  * The long-lived pieces a request may use, built once by the composition root (src/app.ts) and
@@ -10,4 +11,6 @@ export interface Services {
   config: Config;
   sequelize: Sequelize;
   log: Logger;
+  /** Counts searches per client across processes (PostgreSQL, or Redis when REDIS_URL is set). */
+  searchRateLimiter: RateLimiter;
 }

@@ -1,4 +1,11 @@
 import { Sequelize } from 'sequelize';
+import { Board } from './Board';
+import { BoardCircuit } from './BoardCircuit';
+import { BoardStar } from './BoardStar';
 
-/** Binds the boards domain's models (see the issue that owns them). */
-export function initBoardModels(_sequelize: Sequelize): void {}
+export { Board, BoardCircuit, BoardStar };
+
+/** Binds the boards domain's models. */
+export function initBoardModels(sequelize: Sequelize): void {
+  for (const model of [Board, BoardCircuit, BoardStar]) model.initModel(sequelize);
+}

@@ -27,9 +27,12 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   };
 }
 
-/** A real HTTP server on a fresh database; call close() in afterAll. */
-export async function startTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
-  const database = await createTestDatabase();
+/**
+ * A real HTTP server on a fresh database; call close() in afterAll. With `databaseUrl` (another
+ * test app's) it joins that database instead, as a second API process would, and never drops it.
+ */
+export async function startTestApp(overrides: Partial<Config> = {}, options: { databaseUrl?: string } = {}): Promise<TestApp> {
+  const database = options.databaseUrl ? { url: options.databaseUrl, drop: async () => {} } : await createTestDatabase();
   const config = testConfig(overrides);
   const app = await startApp({ config, databaseUrl: database.url, log: createLogger(config.logLevel) });
   return {
