@@ -1,0 +1,82 @@
+import type { Circuit } from '../src/models';
+import { startTestApp, TestApp } from './support/app';
+import { makeCircuit, makeUser, TestUser } from './support/factories';
+
+/**
+ * The circuit policy as a table: role × visibility × action → the exact HTTP status through REST
+ * (ping: always 200, the cell is its boolean payload).
+ */
+type Role = 'anonymous' | 'other' | 'owner' | 'admin';
+type Visibility = 'public' | 'private' | 'protected';
+type Action = 'getByUid' | 'getByName' | 'versions' | 'explain' | 'ping' | 'star' | 'update' | 'deprecate';
+type Row = Record<Action, number | boolean>;
+
+const ALL_OK: Row = { getByUid: 200, getByName: 200, versions: 200, explain: 200, ping: true, star: 200, update: 200, deprecate: 200 };
+const ADMIN: Row = { ...ALL_OK, update: 403, deprecate: 403 };
+const ANONYMOUS_LOCKED: Row = { getByUid: 401, getByName: 401, versions: 401, explain: 401, ping: false, star: 401, update: 401, deprecate: 401 };
+
+const TABLE: Record<Visibility, Record<Role, Row>> = {
+  public: {
+    anonymous: { getByUid: 200, getByName: 200, versions: 200, explain: 200, ping: true, star: 401, update: 401, deprecate: 401 },
+    other: { getByUid: 200, getByName: 200, versions: 200, explain: 200, ping: true, star: 200, update: 403, deprecate: 403 },
+    owner: ALL_OK,
+    admin: ADMIN,
+  },
+  private: {
+    anonymous: ANONYMOUS_LOCKED,
+    other: { getByUid: 403, getByName: 403, versions: 403, explain: 403, ping: false, star: 403, update: 403, deprecate: 403 },
+    owner: ALL_OK,
+    admin: ADMIN,
+  },
+  protected: {
+    anonymous: ANONYMOUS_LOCKED,
+    other: { getByUid: 403, getByName: 403, versions: 403, explain: 403, ping: false, star: 200, update: 403, deprecate: 403 },
+    owner: ALL_OK,
+    admin: ADMIN,
+  },
+};
+
+let t: TestApp;
+const users = {} as Record<Exclude<Role, 'anonymous'>, TestUser>;
+const circuits = {} as Record<Visibility, Circuit>;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  users.owner = await makeUser();
+  users.other = await makeUser();
+  users.admin = await makeUser({ isAdmin: true });
+  circuits.public = (await makeCircuit(users.owner, { name: 'pub' })).circuit;
+  circuits.private = (await makeCircuit(users.owner, { name: 'priv', isPrivate: true })).circuit;
+  circuits.protected = (await makeCircuit(users.owner, { name: 'prot', isProtected: true })).circuit;
+});
+afterAll(async () => { await t.close(); });
+
+async function perform(action: Action, circuit: Circuit, token: string | undefined): Promise<number | boolean> {
+  const byName = `/users/${users.owner.username}/circuits/${circuit.name}`;
+  switch (action) {
+    case 'getByUid': return (await t.rest('GET', `/circuits/${circuit.uid}`, { token })).status;
+    case 'getByName': return (await t.rest('GET', byName, { token })).status;
+    case 'versions': return (await t.rest('GET', `/circuits/${circuit.uid}/circuit-versions`, { token })).status;
+    case 'explain': return (await t.rest('GET', `${byName}/explain`, { token })).status;
+    case 'ping': {
+      const res = await t.rest('GET', `${byName}/ping`, { token });
+      expect(res.status).toBe(200);
+      return res.body.payload;
+    }
+    case 'star': return (await t.rest('POST', `${byName}/stars`, { token })).status;
+    case 'update': return (await t.rest('PUT', byName, { token, body: { license_type: 'MIT' } })).status;
+    case 'deprecate': return (await t.rest('PUT', `/circuits/${circuit.uid}/deprecate`, { token })).status;
+  }
+}
+
+const cases: [Visibility, Role, Action, number | boolean][] = [];
+for (const [visibility, roles] of Object.entries(TABLE) as [Visibility, Record<Role, Row>][]) {
+  for (const [role, row] of Object.entries(roles) as [Role, Row][]) {
+    for (const [action, expected] of Object.entries(row) as [Action, number | boolean][]) cases.push([visibility, role, action, expected]);
+  }
+}
+
+test.each(cases)('%s circuit, %s caller, %s → %p', async (visibility, role, action, expected) => {
+  const token = role === 'anonymous' ? undefined : users[role].token;
+  expect(await perform(action, circuits[visibility], token)).toBe(expected);
+});
