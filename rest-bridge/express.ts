@@ -4,6 +4,7 @@ import { buildContext } from '../src/graphql/context';
 import type { Services } from '../src/services';
 import { errorResponse, runRoute, BridgeResponse } from './bridge';
 import type { Route } from './route';
+import { buildOpenApi } from './openapi';
 
 export const API_PREFIX = '/api/v1';
 
@@ -17,6 +18,11 @@ function send(res: Response, response: BridgeResponse): void {
 export function mountRestBridge(app: Express, schema: GraphQLSchema, document: DocumentNode, routes: Route[], services: Services): void {
   const router = express.Router();
   router.use(express.json({ limit: '1mb', strict: false }));
+  let openApi: Record<string, unknown> | undefined;
+  router.get('/openapi.json', (_req: Request, res: Response) => {
+    res.locals.route = 'GET /openapi.json';
+    res.json((openApi ??= buildOpenApi(routes, { schema, document })));
+  });
   for (const route of routes) {
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
     router[method](route.path, async (req: Request, res: Response, next: NextFunction) => {
