@@ -1,0 +1,45 @@
+import { getSchema } from '../src/graphql/schema';
+import { assertOperationsValid, loadOperations, operationNames } from '../rest-bridge/operations';
+import { routes } from '../rest-bridge/routes';
+import { pathParams } from '../rest-bridge/openapi';
+
+const document = loadOperations();
+
+test('the operations in schema/operations validate against the schema', async () => {
+  assertOperationsValid(await getSchema(), document);
+});
+
+test('every route names an existing operation and a unique method and path', () => {
+  const names = new Set(operationNames(document));
+  const missing = routes.filter((r) => !names.has(r.operation)).map((r) => `${r.method} ${r.path} → ${r.operation}`);
+  expect(missing).toEqual([]);
+
+  const seen = new Set<string>();
+  const duplicates: string[] = [];
+  for (const route of routes) {
+    // Express treats :a and :b alike: compare paths with parameters erased.
+    const key = `${route.method} ${route.path.replace(/:[^/]+/g, ':')}`;
+    if (seen.has(key)) duplicates.push(`${route.method} ${route.path}`);
+    seen.add(key);
+  }
+  expect(duplicates).toEqual([]);
+});
+
+test('every route reads each of its path parameters', () => {
+  const unread: string[] = [];
+  for (const route of routes) {
+    const params = Object.fromEntries(pathParams(route.path).map((name) => [name, `sentinel-${name}`]));
+    const query = Object.fromEntries(Object.keys(route.query ?? {}).map((name) => [name, undefined]));
+    const body = Object.fromEntries(Object.keys(route.body ?? {}).map((name) => [name, undefined]));
+    const variables = JSON.stringify(route.variables({ params, query, body }));
+    for (const [name, sentinel] of Object.entries(params)) {
+      if (!variables.includes(sentinel)) unread.push(`${route.method} ${route.path} ignores :${name}`);
+    }
+  }
+  expect(unread).toEqual([]);
+});
+
+test('every route has a summary and a tag for the OpenAPI document', () => {
+  const incomplete = routes.filter((r) => !r.summary.trim() || !r.tag.trim()).map((r) => `${r.method} ${r.path}`);
+  expect(incomplete).toEqual([]);
+});
