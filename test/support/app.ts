@@ -1,6 +1,6 @@
 import { loadConfig, Config } from '../../src/config';
 import { startApp, RunningApp } from '../../src/app';
-import { createLogger } from '../../src/logger';
+import { createLogger, type Logger } from '../../src/logger';
 import { createTestDatabase } from './database';
 import { graphqlClient, restClient } from './http';
 
@@ -31,10 +31,10 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
  * A real HTTP server on a fresh database; call close() in afterAll. With `databaseUrl` (another
  * test app's) it joins that database instead, as a second API process would, and never drops it.
  */
-export async function startTestApp(overrides: Partial<Config> = {}, options: { databaseUrl?: string } = {}): Promise<TestApp> {
+export async function startTestApp(overrides: Partial<Config> = {}, options: { databaseUrl?: string; log?: Logger } = {}): Promise<TestApp> {
   const database = options.databaseUrl ? { url: options.databaseUrl, drop: async () => {} } : await createTestDatabase();
   const config = testConfig(overrides);
-  const app = await startApp({ config, databaseUrl: database.url, log: createLogger(config.logLevel) });
+  const app = await startApp({ config, databaseUrl: database.url, log: options.log ?? createLogger(config.logLevel) });
   return {
     app,
     url: app.url,
