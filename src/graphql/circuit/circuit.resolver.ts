@@ -122,7 +122,7 @@ export class CircuitResolver {
   @Mutation(() => CircuitVersionType, { description: 'Publishes the next immutable version; the first becomes primary' })
   async publishCircuitVersion(
     @Arg('circuitUid', () => ID) circuitUid: string,
-    @Arg('definition', () => JSONScalar) definition: unknown,
+    @Arg('definition', () => JSONScalar, { validate: false }) definition: unknown, // JSON literals have no prototype; class-validator chokes on them
     @Arg('primary', () => Boolean, { nullable: true }) primary: boolean | null,
     @Ctx() ctx: AppContext,
   ): Promise<CircuitVersionType> {
