@@ -19,6 +19,30 @@ export function createMetrics() {
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
+const SECRET_PARAM = /(token|password|passwd|secret|key|auth|session|signature|sig)/i;
+
+/**
+ * The URL as logged: a client that puts a credential in the query string (`?access_token=…`) must not
+ * get it written to the logs, and neither may an API token (`cst_…`) anywhere in the URL.
+ */
+export function redactUrl(url: string | undefined): string | undefined {
+  if (!url) return url;
+  const [pathPart, query] = url.split(/\?(.*)/s, 2);
+  let redacted = pathPart;
+  if (query !== undefined) {
+    const params = query.split('&').map((pair) => {
+      const [name] = pair.split('=', 1);
+      return pair.includes('=') && SECRET_PARAM.test(decodeURIComponentSafe(name)) ? `${name}=[redacted]` : pair;
+    });
+    redacted += `?${params.join('&')}`;
+  }
+  return redacted.replace(/cst_[A-Za-z0-9_%-]+/g, 'cst_[redacted]');
+}
+
+function decodeURIComponentSafe(value: string): string {
+  try { return decodeURIComponent(value); } catch { return value; }
+}
+
 /** Request ids, structured request logs and per-route metrics, mounted before any route. */
 export function mountObservability(app: Express, log: Logger, metrics: Metrics): void {
   app.use(pinoHttp({
@@ -30,7 +54,7 @@ export function mountObservability(app: Express, log: Logger, metrics: Metrics):
       return id;
     },
     autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/metrics' },
-    serializers: { req: (req) => ({ id: req.id, method: req.method, url: req.url }) },
+    serializers: { req: (req) => ({ id: req.id, method: req.method, url: redactUrl(req.url) }) },
   }));
   app.use((req: Request, res: Response, next: NextFunction) => {
     const end = metrics.latency.startTimer();
