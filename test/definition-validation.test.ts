@@ -117,6 +117,13 @@ test('accepts every step kind with all optional fields', async () => {
   expect(embeds.map((e) => e.embedded_circuit_uid)).toEqual([embedded.uid]);
 });
 
+test('a query_schema with an $id can be published again (compile checks leave no state behind)', async () => {
+  const definition = { query_schema: { $id: 'https://example.test/q', type: 'object', properties: { a: { type: 'string', format: 'date' } } }, steps: [tpl('a')] };
+  const { circuit } = await makeCircuit(owner, {}, null);
+  expect((await publish(definition, circuit.uid)).errors).toBeUndefined();
+  expect((await publish(definition, circuit.uid)).errors).toBeUndefined();
+});
+
 test('a circuit step must name a circuit the publisher may run, and a version of it', async () => {
   const other = await makeUser();
   const { circuit: priv } = await makeCircuit(other, { isPrivate: true });
