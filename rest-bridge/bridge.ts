@@ -9,6 +9,7 @@ export interface RawRequest {
   params: Record<string, string>;
   query: Record<string, unknown>;
   body: unknown;
+  headers?: Record<string, string | string[] | undefined>;
 }
 
 export interface BridgeResponse {
@@ -43,6 +44,17 @@ function decodeQuery(route: Route, raw: Record<string, unknown>): RouteInput['qu
   return decoded;
 }
 
+function decodeHeaders(raw: RawRequest['headers'] = {}): RouteInput['headers'] {
+  return Object.fromEntries(Object.entries(raw).map(([name, value]) => [name.toLowerCase(), Array.isArray(value) ? value.join(', ') : value]));
+}
+
+function omitNulls(value: unknown, fields: string[] | undefined): unknown {
+  if (!fields?.length || !value || typeof value !== 'object' || Array.isArray(value)) return value;
+  const copy = { ...(value as Record<string, unknown>) };
+  for (const field of fields) if (copy[field] === null) delete copy[field];
+  return copy;
+}
+
 function decodeBody(route: Route, raw: unknown): Record<string, unknown> {
   if (!route.body) return {};
   if (raw === undefined || raw === null || raw === '') raw = {};
@@ -74,7 +86,7 @@ export async function runRoute(
 ): Promise<BridgeResponse> {
   let variableValues: Record<string, unknown>;
   try {
-    const input: RouteInput = { params: request.params, query: decodeQuery(route, request.query), body: decodeBody(route, request.body) };
+    const input: RouteInput = { params: request.params, query: decodeQuery(route, request.query), body: decodeBody(route, request.body), headers: decodeHeaders(request.headers) };
     variableValues = route.variables(input);
   } catch (error) {
     if (error instanceof AppError) return errorResponse(error);
@@ -92,12 +104,12 @@ export async function runRoute(
   switch (route.shape ?? 'object') {
     case 'page': {
       const { total_count, limit, page, data } = value as { total_count: number; limit: number; page: number; data: unknown[] };
-      return { status: 200, headers, body: { meta: { total_count, limit, page }, data } };
+      return { status: 200, headers, body: { meta: { total_count, limit, page }, data: data.map((item) => omitNulls(item, route.omitWhenNull)) } };
     }
     case 'redirect':
       return { status: 302, headers: { ...headers, Location: String(value) } };
     default: {
-      const body: Record<string, unknown> = { status: 'success', payload: value };
+      const body: Record<string, unknown> = { status: 'success', payload: omitNulls(value, route.omitWhenNull) };
       if (context.notices.length > 0) body.notices = context.notices;
       return { status: 200, headers, body };
     }

@@ -28,7 +28,7 @@ export function mountRestBridge(app: Express, schema: GraphQLSchema, document: D
     router[method](route.path, async (req: Request, res: Response, next: NextFunction) => {
       try {
         const context = await buildContext(services, req);
-        const response = await runRoute(schema, document, route, { params: req.params as Record<string, string>, query: req.query, body: req.body }, context, (error) =>
+        const response = await runRoute(schema, document, route, { params: req.params as Record<string, string>, query: req.query, body: req.body, headers: req.headers }, context, (error) =>
           req.log?.error({ err: error, route: route.path }, 'internal error in REST route'));
         res.locals.route = `${route.method} ${route.path}`;
         send(res, response);

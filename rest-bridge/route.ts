@@ -3,6 +3,8 @@ export interface RouteInput {
   params: Record<string, string>;
   query: Record<string, string | number | boolean | undefined>;
   body: Record<string, unknown>;
+  /** Request headers, lower-case names (e.g. `idempotency-key`); always set by the bridge. */
+  headers?: Record<string, string | undefined>;
 }
 
 export type QueryParamType = 'int' | 'string' | 'boolean';
@@ -26,5 +28,7 @@ export interface Route {
   variables: (input: RouteInput) => Record<string, unknown>;
   result: string;
   shape?: 'object' | 'page' | 'redirect';
+  /** Payload fields left out while null (spec: "absent while …"), in objects and in page items. */
+  omitWhenNull?: string[];
   tag: string;
 }

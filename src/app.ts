@@ -18,7 +18,12 @@ import { loadOperations, assertOperationsValid } from '../rest-bridge/operations
 import { mountRestBridge } from '../rest-bridge/express';
 import { routes } from '../rest-bridge/routes';
 import type { Services } from './services';
+import { createBlobStorage } from './storage';
+import { mountWeb } from './web';
 import { createSearchRateLimiter } from './ratelimit';
+import { startRunRuntime } from './jobs/runtime';
+import { mountRunEvents } from './http/runEvents';
+import { mountGraphqlStream } from './http/graphqlStream';
 
 export interface RunningApp {
   url: string;
@@ -43,7 +48,9 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
   await migrate(sequelize);
 
   const searchRateLimiter = createSearchRateLimiter(config, sequelize, log);
-  const services: Services = { config, sequelize, log, searchRateLimiter };
+  const runs = await startRunRuntime({ config, sequelize, log, databaseUrl, worker: config.runWorker });
+  const services: Services = { config, sequelize, log, searchRateLimiter, blobStorage: createBlobStorage(config), ...runs.services };
+  runs.attach(services);
   const schema = await getSchema();
   const operations = loadOperations();
   assertOperationsValid(schema, operations);
@@ -58,6 +65,7 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
   app.get('/readyz', async (_req, res) => {
     try {
       await sequelize.query('SELECT 1');
+      if (!(await services.runQueue.ping())) throw new Error('job store unreachable');
       res.json({ status: 'ready' });
     } catch {
       res.status(503).json({ status: 'unavailable' });
@@ -94,8 +102,11 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
   });
   await apollo.start();
   mountGraphiql(app);
+  mountGraphqlStream(app, schema, services);
   app.use('/graphql', express.json({ limit: '1mb' }), expressMiddleware(apollo, { context: ({ req }) => buildContext(services, req) }));
 
+  const web = mountWeb(app, services);
+  mountRunEvents(app, schema, operations, services);
   mountRestBridge(app, schema, operations, routes, services);
 
   await new Promise<void>((resolve, reject) => {
@@ -113,7 +124,9 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
     close: () => (closing ??= (async () => {
       server.closeIdleConnections();
       await apollo.stop();
+      await runs.close();
       await searchRateLimiter.close();
+      await web.close();
       await sequelize.close();
     })()),
   };

@@ -1,7 +1,10 @@
 import type { Sequelize } from 'sequelize';
 import type { Config } from './config';
 import type { Logger } from './logger';
+import type { BlobStorage } from './storage';
 import type { RateLimiter } from './ratelimit';
+import type { RunQueue } from './jobs/agenda';
+import type { RunEventBus } from './events/runEvents';
 
 /**
  * The long-lived pieces a request may use, built once by the composition root (src/app.ts) and
@@ -11,6 +14,12 @@ export interface Services {
   config: Config;
   sequelize: Sequelize;
   log: Logger;
+  /** Blob content: GCS when GCS_BUCKET is set, else the data dir (src/storage). */
+  blobStorage: BlobStorage;
   /** Counts searches per client across processes (PostgreSQL, or Redis when REDIS_URL is set). */
   searchRateLimiter: RateLimiter;
+  /** Queues runs for execution (Agenda on PostgreSQL, or MongoDB when MONGODB_URL is set). */
+  runQueue: RunQueue;
+  /** Run-state changes across processes (PostgreSQL LISTEN/NOTIFY, or Redis when REDIS_URL is set). */
+  runEvents: RunEventBus;
 }

@@ -3,6 +3,7 @@ import type { GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { authChecker, rejectInvalidToken } from './auth-checker';
 import { resolvers } from './resolvers';
+import { runPubSub } from '../events/pubsub';
 
 let built: Promise<GraphQLSchema> | undefined;
 
@@ -14,6 +15,7 @@ export function getSchema(): Promise<GraphQLSchema> {
     authMode: 'error',
     globalMiddlewares: [rejectInvalidToken],
     validate: { forbidUnknownValues: false },
+    pubSub: runPubSub,
   });
   return built;
 }

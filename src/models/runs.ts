@@ -1,4 +1,13 @@
 import { Sequelize } from 'sequelize';
+import { CircuitRun } from './CircuitRun';
+import { CreditLedger } from './CreditLedger';
+import { IdempotencyKey } from './IdempotencyKey';
 
-/** Binds the runs domain's models (see the issue that owns them). */
-export function initRunModels(_sequelize: Sequelize): void {}
+export { CircuitRun, CreditLedger, IdempotencyKey };
+
+/** Binds the runs domain's models. */
+export function initRunModels(sequelize: Sequelize): void {
+  CircuitRun.initModel(sequelize);
+  CreditLedger.initModel(sequelize);
+  IdempotencyKey.initModel(sequelize);
+}

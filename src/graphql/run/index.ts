@@ -1,3 +1,5 @@
+import { RunResolver } from './run.resolver';
+
 /** Resolvers of the run domain. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const runResolvers: Function[] = [];
+export const runResolvers: Function[] = [RunResolver];

@@ -1,0 +1,119 @@
+import crypto from 'node:crypto';
+import { Op, UniqueConstraintError } from 'sequelize';
+import { Circuit, CircuitAdaptor, CircuitVersion, User } from '../models';
+import { CircuitRun } from '../models/CircuitRun';
+import { IdempotencyKey } from '../models/IdempotencyKey';
+import { AppError, badInput, conflict, notFound } from '../errors';
+import { authorize } from '../policies/authorize';
+import { startRunPermits } from '../policies/run.policy';
+import { isUid } from '../graphql/common/uid';
+import { checkInput } from '../engine/inputSchema';
+import { RUN_BASE_CREDITS } from '../jobs/executeRun.job';
+import { markEnqueued } from '../jobs/runTransitions';
+import type { Services } from '../services';
+
+export interface CreateRunInput {
+  adaptorUid: string;
+  /** context.version: the version to run; the circuit's primary version when absent. */
+  versionUid?: string | null;
+  input: Record<string, unknown>;
+  isPublic?: boolean | null;
+  /** Same caller + same key within IDEMPOTENCY_WINDOW_HOURS returns the same run. */
+  idempotencyKey?: string | null;
+}
+
+export interface CreateRunResult {
+  run: CircuitRun;
+  circuit: Circuit;
+  /** True when an Idempotency-Key named a run started earlier. */
+  replayed: boolean;
+}
+
+export const IDEMPOTENCY_WINDOW_HOURS = 24;
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+function requestHash(input: CreateRunInput): string {
+  const canonical = JSON.stringify([input.adaptorUid, input.versionUid ?? null, input.isPublic ?? false, input.input]);
+  return crypto.createHash('sha256').update(canonical).digest('hex');
+}
+
+async function findReplay(viewer: User, key: string, hash: string): Promise<CircuitRun | null> {
+  const record = await IdempotencyKey.findOne({ where: { user_uid: viewer.uid, key } });
+  if (!record || record.created_at.getTime() < Date.now() - IDEMPOTENCY_WINDOW_HOURS * 3600_000) return null;
+  if (record.request_hash !== hash) throw conflict('This Idempotency-Key was already used with a different request');
+  return CircuitRun.findByPk(record.run_uid);
+}
+
+async function resolveVersion(circuit: Circuit, versionUid: string | null | undefined): Promise<CircuitVersion> {
+  if (versionUid !== undefined && versionUid !== null) {
+    const version = isUid(versionUid) ? await CircuitVersion.findByPk(versionUid) : null;
+    if (!version || version.circuit_uid !== circuit.uid) throw notFound('Circuit version');
+    return version;
+  }
+  const primary = circuit.primary_version_uid ? await CircuitVersion.findByPk(circuit.primary_version_uid) : null;
+  if (!primary) throw notFound('Circuit version (the circuit has no published version)');
+  return primary;
+}
+
+/**
+ * POST /circuit-adaptors/{adaptor_uid}/query: checks the caller may run the circuit, resolves the
+ * version, validates `input` against its query schema, checks the balance covers the minimum cost,
+ * inserts the run PROVISIONED and queues its job (after commit; the worker sweeper queues any run the
+ * process could not, so none stays PROVISIONED for ever).
+ */
+export async function createRun(services: Services, viewer: User, input: CreateRunInput): Promise<CreateRunResult> {
+  const adaptor = isUid(input.adaptorUid) ? await CircuitAdaptor.findByPk(input.adaptorUid) : null;
+  const circuit = adaptor ? await Circuit.findByPk(adaptor.circuit_uid) : null;
+  if (!adaptor || !circuit) throw notFound('Circuit adaptor');
+  const isPublic = input.isPublic ?? false;
+  const permit = startRunPermits(viewer, circuit, isPublic);
+  authorize(viewer, permit.allowed, permit.message);
+
+  const key = input.idempotencyKey ?? null;
+  const hash = requestHash(input);
+  if (key !== null) {
+    if (!IDEMPOTENCY_KEY.test(key)) throw badInput('Idempotency-Key must be 1-255 visible ASCII characters', { field: 'Idempotency-Key' });
+    const replay = await findReplay(viewer, key, hash);
+    if (replay) return { run: replay, circuit, replayed: true };
+  }
+
+  const version = await resolveVersion(circuit, input.versionUid);
+  const invalid = checkInput(version.uid, version.definition.query_schema, input.input);
+  if (invalid) throw badInput(invalid.message, { field: invalid.field });
+
+  const balance = viewer.creditBalance;
+  if (balance < RUN_BASE_CREDITS) {
+    throw new AppError('InsufficientCredits', `A run costs at least ${RUN_BASE_CREDITS} credit; your balance is ${balance}`);
+  }
+
+  let run: CircuitRun;
+  try {
+    run = await services.sequelize.transaction(async (transaction) => {
+      const created = await CircuitRun.create(
+        { user_uid: viewer.uid, circuit_uid: circuit.uid, circuit_version_uid: version.uid, input: input.input, is_public: isPublic },
+        { transaction },
+      );
+      if (key !== null) {
+        const expired = new Date(Date.now() - IDEMPOTENCY_WINDOW_HOURS * 3600_000);
+        await IdempotencyKey.destroy({ where: { user_uid: viewer.uid, key, created_at: { [Op.lt]: expired } }, transaction });
+        await IdempotencyKey.create({ user_uid: viewer.uid, key, request_hash: hash, run_uid: created.uid }, { transaction });
+      }
+      return created;
+    });
+  } catch (error) {
+    if (error instanceof UniqueConstraintError && key !== null) {
+      // A concurrent request with the same key won; answer with its run.
+      const replay = await findReplay(viewer, key, hash);
+      if (replay) return { run: replay, circuit, replayed: true };
+    }
+    throw error;
+  }
+
+  try {
+    await services.runQueue.enqueue(run.uid);
+    await markEnqueued(services.sequelize, run.uid);
+  } catch (error) {
+    services.log.error({ err: error, run: run.uid }, 'could not queue a run; the worker sweeper will queue it');
+  }
+  return { run, circuit, replayed: false };
+}

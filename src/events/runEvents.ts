@@ -1,0 +1,139 @@
+import { Client } from 'pg';
+import type { Logger } from '../logger';
+import type { RunState } from '../models/CircuitRun';
+import { runPubSub } from './pubsub';
+
+/** A run changed state. Subscribers re-read the run: the event names it, it does not carry it. */
+export interface RunStateEvent { uid: string; state: RunState }
+
+export type RunEventHandler = (event: RunStateEvent) => void;
+
+/**
+ * Run-state changes across processes: a worker publishes, every API process hears it and hands it to
+ * its local subscribers (REST SSE streams and the GraphQL subscription's pubSub).
+ */
+export interface RunEventBus {
+  readonly kind: 'postgres' | 'redis';
+  publish(event: RunStateEvent): Promise<void>;
+  /** Local subscription to one run's events; returns the unsubscribe function. */
+  subscribe(uid: string, handler: RunEventHandler): () => void;
+  close(): Promise<void>;
+}
+
+const CHANNEL = 'circuit_run_state';
+
+/** Fans events heard from the transport out to local handlers and the GraphQL pubSub. */
+class LocalFanOut {
+  private readonly handlers = new Map<string, Set<RunEventHandler>>();
+
+  constructor(private readonly log: Logger) {}
+
+  deliver(raw: string): void {
+    let event: RunStateEvent;
+    try {
+      event = JSON.parse(raw) as RunStateEvent;
+    } catch {
+      this.log.warn({ raw }, 'ignoring malformed run-state event');
+      return;
+    }
+    runPubSub.publish('CIRCUIT_RUN_UPDATED', event.uid, event);
+    for (const handler of this.handlers.get(event.uid) ?? []) {
+      try {
+        handler(event);
+      } catch (error) {
+        this.log.error({ err: error }, 'run-state subscriber failed');
+      }
+    }
+  }
+
+  subscribe(uid: string, handler: RunEventHandler): () => void {
+    let set = this.handlers.get(uid);
+    if (!set) this.handlers.set(uid, (set = new Set()));
+    set.add(handler);
+    return () => {
+      set.delete(handler);
+      if (set.size === 0 && this.handlers.get(uid) === set) this.handlers.delete(uid);
+    };
+  }
+}
+
+/** PostgreSQL LISTEN/NOTIFY on a dedicated connection; reconnects when it drops. */
+export async function createPostgresRunEventBus(databaseUrl: string, log: Logger): Promise<RunEventBus> {
+  const fanOut = new LocalFanOut(log);
+  let closed = false;
+  let listener: Client | undefined;
+  let publisher: Client | undefined;
+  let publisherReady: Promise<Client> | undefined;
+
+  const connectListener = async (): Promise<void> => {
+    const client = new Client({ connectionString: databaseUrl, application_name: 'circuit-run-events' });
+    client.on('notification', (msg) => { if (msg.channel === CHANNEL && msg.payload) fanOut.deliver(msg.payload); });
+    client.on('error', (error) => {
+      log.warn({ err: error }, 'run-event listener connection lost; reconnecting');
+      client.end().catch(() => {});
+      if (!closed) setTimeout(() => { void connectListener().catch((e: unknown) => log.error({ err: e }, 'run-event listener reconnect failed')); }, 500).unref();
+    });
+    await client.connect();
+    await client.query(`LISTEN ${CHANNEL}`);
+    listener = client;
+  };
+  await connectListener();
+
+  const getPublisher = (): Promise<Client> => {
+    publisherReady ??= (async () => {
+      const client = new Client({ connectionString: databaseUrl, application_name: 'circuit-run-events-publish' });
+      client.on('error', (error) => {
+        log.warn({ err: error }, 'run-event publisher connection lost');
+        publisherReady = undefined;
+        client.end().catch(() => {});
+      });
+      await client.connect();
+      publisher = client;
+      return client;
+    })().catch((error: unknown) => { publisherReady = undefined; throw error; });
+    return publisherReady;
+  };
+
+  return {
+    kind: 'postgres',
+    async publish(event) {
+      const client = await getPublisher();
+      await client.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify({ uid: event.uid, state: event.state })]);
+    },
+    subscribe: (uid, handler) => fanOut.subscribe(uid, handler),
+    async close() {
+      closed = true;
+      await Promise.all([listener?.end().catch(() => {}), publisher?.end().catch(() => {})]);
+    },
+  };
+}
+
+/** Redis pub/sub (REDIS_URL): the same events for deployments that already run Redis. */
+export async function createRedisRunEventBus(redisUrl: string, log: Logger): Promise<RunEventBus> {
+  const { Redis } = await import('ioredis');
+  const fanOut = new LocalFanOut(log);
+  const options = { lazyConnect: true, maxRetriesPerRequest: 3 };
+  const subscriber = new Redis(redisUrl, options);
+  const publisher = new Redis(redisUrl, options);
+  for (const client of [subscriber, publisher]) client.on('error', (error: Error) => log.warn({ err: error }, 'run-event redis error'));
+  await Promise.all([subscriber.connect(), publisher.connect()]);
+  subscriber.on('message', (channel: string, message: string) => { if (channel === CHANNEL) fanOut.deliver(message); });
+  await subscriber.subscribe(CHANNEL);
+  return {
+    kind: 'redis',
+    async publish(event) {
+      await publisher.publish(CHANNEL, JSON.stringify({ uid: event.uid, state: event.state }));
+    },
+    subscribe: (uid, handler) => fanOut.subscribe(uid, handler),
+    async close() {
+      subscriber.disconnect();
+      publisher.disconnect();
+    },
+  };
+}
+
+export function createRunEventBus(options: { databaseUrl: string; redisUrl?: string; log: Logger }): Promise<RunEventBus> {
+  return options.redisUrl
+    ? createRedisRunEventBus(options.redisUrl, options.log)
+    : createPostgresRunEventBus(options.databaseUrl, options.log);
+}

@@ -1,0 +1,153 @@
+import { QueryTypes } from 'sequelize';
+import type { Job } from 'agenda' with { 'resolution-mode': 'import' };
+import type { CircuitDefinition } from '../engine/definition';
+import { evaluateExpression } from '../engine/expression';
+import { ExecutionFailure, executeDefinition, type ExecutionResult } from '../engine/runExecutor';
+import { isUid } from '../graphql/common/uid';
+import { CircuitRun, isTerminal } from '../models/CircuitRun';
+import type { MetricExpression } from '../models/CircuitMetric';
+import type { Services } from '../services';
+import type { ExecuteRunData } from './agenda';
+import { claimRun, ClaimedRun, finishRun, heartbeatRun, RunEnding } from './runTransitions';
+
+/** A run taken over this many times (its workers kept dying) ends in EXCEPTION instead of running again. */
+export const MAX_ATTEMPTS = 3;
+/** The base cost of a run, on top of its steps' credits. */
+export const RUN_BASE_CREDITS = 1;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface RunPlan { definition: CircuitDefinition; metrics: MetricExpression[] | null }
+
+async function loadPlan(services: Services, versionUid: string): Promise<RunPlan | null> {
+  const [row] = await services.sequelize.query<{ definition: CircuitDefinition; metrics: MetricExpression[] | null }>(
+    `SELECT v.definition, m.metrics
+       FROM circuit_versions v
+       JOIN circuits c ON c.uid = v.circuit_uid
+       LEFT JOIN circuit_metrics m ON m.uid = c.user_circuit_metric_uid
+      WHERE v.uid = $1`,
+    { bind: [versionUid], type: QueryTypes.SELECT },
+  );
+  return row ?? null;
+}
+
+/** Metric values of a completed run: each named JSONata expression over `{input, output, steps}`. */
+export async function computeMetrics(metrics: MetricExpression[], input: unknown, result: ExecutionResult): Promise<Record<string, unknown>> {
+  const scope = { input, output: result.output, steps: result.steps };
+  const values: Record<string, unknown> = {};
+  for (const metric of metrics) {
+    if (!metric || typeof metric.name !== 'string' || typeof metric.expression !== 'string') continue;
+    try {
+      values[metric.name] = await evaluateExpression(metric.expression, scope);
+    } catch {
+      values[metric.name] = null;
+    }
+  }
+  return values;
+}
+
+async function end(services: Services, ending: RunEnding): Promise<void> {
+  const charge = await finishRun(services.sequelize, ending);
+  if (!charge) {
+    services.log.info({ run: ending.uid, attempt: ending.attempt }, 'run was ended by another attempt; result dropped');
+    return;
+  }
+  const log = { run: ending.uid, state: ending.state, cost: charge.cost, charged: charge.amount, attempt: ending.attempt };
+  if (ending.state === 'EXCEPTION') services.log.warn({ ...log, reason: ending.failureReason }, 'run failed');
+  else services.log.debug(log, 'run completed');
+  await services.runEvents.publish({ uid: ending.uid, state: ending.state }).catch((error: unknown) =>
+    services.log.warn({ err: error, run: ending.uid }, 'could not publish run state'));
+}
+
+async function executeClaimed(services: Services, claim: ClaimedRun, touch: () => Promise<void>): Promise<void> {
+  const { log, sequelize, config } = services;
+  const base = { uid: claim.uid, attempt: claim.attempt };
+  if (claim.attempt === 1) {
+    await services.runEvents.publish({ uid: claim.uid, state: 'RUNNING' }).catch((error: unknown) =>
+      log.warn({ err: error, run: claim.uid }, 'could not publish run state'));
+  } else {
+    log.warn({ run: claim.uid, attempt: claim.attempt }, 'taking over a run whose worker went silent');
+  }
+  if (claim.attempt > MAX_ATTEMPTS) {
+    return end(services, { ...base, state: 'EXCEPTION', cost: RUN_BASE_CREDITS, failureReason: `abandoned: its workers stopped ${claim.attempt - 1} times` });
+  }
+  const plan = await loadPlan(services, claim.circuit_version_uid);
+  if (!plan) return end(services, { ...base, state: 'EXCEPTION', cost: RUN_BASE_CREDITS, failureReason: 'the circuit version no longer exists' });
+
+  const controller = new AbortController();
+  const beat = setInterval(() => {
+    void (async () => {
+      try {
+        if (!(await heartbeatRun(sequelize, claim.uid, claim.attempt))) controller.abort(new Error('lost the run to another worker'));
+        await touch();
+      } catch (error) {
+        log.warn({ err: error, run: claim.uid }, 'run heartbeat failed');
+      }
+    })();
+  }, Math.max(200, Math.floor(config.jobLockLifetimeMs / 4)));
+  beat.unref();
+
+  let ending: RunEnding;
+  try {
+    const result = await executeDefinition(plan.definition, claim.input, {
+      services,
+      run: { uid: claim.uid, userUid: claim.user_uid, circuitUid: claim.circuit_uid, versionUid: claim.circuit_version_uid },
+      signal: controller.signal,
+      depth: 0,
+    });
+    const metrics = plan.metrics?.length ? await computeMetrics(plan.metrics, claim.input, result) : null;
+    ending = {
+      ...base,
+      state: 'COMPLETED',
+      resultBlob: { output: result.output, steps: result.steps },
+      metrics,
+      cost: RUN_BASE_CREDITS + result.credits,
+    };
+  } catch (error) {
+    const credits = error instanceof ExecutionFailure ? error.credits : 0;
+    ending = { ...base, state: 'EXCEPTION', cost: RUN_BASE_CREDITS + credits, failureReason: error instanceof Error ? error.message : String(error) };
+  } finally {
+    clearInterval(beat);
+  }
+  if (controller.signal.aborted && ending.state === 'EXCEPTION') {
+    log.info({ run: claim.uid, attempt: claim.attempt }, 'run execution cancelled');
+  }
+  await end(services, ending);
+}
+
+/**
+ * Executes one run, idempotently: Agenda delivers at least once, so the run is claimed first
+ * (PROVISIONED → RUNNING, or a takeover when its worker went silent). A run that is terminal is left
+ * alone; one held by a live worker is waited on, and taken over if that worker goes silent.
+ */
+export async function processRun(services: Services, uid: string, touch: () => Promise<void> = async () => {}): Promise<void> {
+  const lease = services.config.jobLockLifetimeMs;
+  const giveUpAt = Date.now() + 3 * lease;
+  for (;;) {
+    const claim = await claimRun(services.sequelize, uid, lease);
+    if (claim) return executeClaimed(services, claim, touch);
+    const run = await CircuitRun.findByPk(uid, { attributes: ['uid', 'state'] });
+    if (!run || isTerminal(run.state)) return;
+    if (Date.now() > giveUpAt) return; // still held by a live worker; the sweeper checks it again later
+    await sleep(run.state === 'PROVISIONED' ? 10 : Math.max(100, lease / 4));
+    await touch().catch(() => {});
+  }
+}
+
+/** The Agenda handler for `executeRun` jobs. */
+export function executeRunHandler(services: Services) {
+  return async (job: Job<ExecuteRunData>): Promise<void> => {
+    const uid = job.attrs.data?.runUid;
+    if (!isUid(uid)) {
+      services.log.warn({ data: job.attrs.data }, 'ignoring an executeRun job without a run uid');
+      return;
+    }
+    try {
+      await processRun(services, uid, () => job.touch());
+    } catch (error) {
+      // Left to the lock expiry / sweeper: the run is re-delivered and claimed again.
+      services.log.error({ err: error, run: uid }, 'run execution failed unexpectedly');
+      throw error;
+    }
+  };
+}

@@ -1,0 +1,85 @@
+import type { Sequelize } from 'sequelize';
+import type { Config } from '../config';
+import type { Logger } from '../logger';
+import type { Services } from '../services';
+import { createRunEventBus, type RunEventBus } from '../events/runEvents';
+import { createRunQueue, type RunQueue } from './agenda';
+import { executeRunHandler } from './executeRun.job';
+import { claimRunsToRequeue } from './runTransitions';
+
+/** The pieces of the runs domain that go into Services. */
+export interface RunServices {
+  runQueue: RunQueue;
+  runEvents: RunEventBus;
+}
+
+export interface RunRuntime {
+  services: RunServices;
+  /** Hands the composed Services to the worker (jobs wait for it) and starts the sweeper. */
+  attach(services: Services): void;
+  close(): Promise<void>;
+}
+
+export interface RunRuntimeOptions {
+  config: Config;
+  sequelize: Sequelize;
+  log: Logger;
+  databaseUrl: string;
+  /** Execute runs in this process (config.runWorker for `npm start`; always for `npm run worker`). */
+  worker: boolean;
+}
+
+/** How long a PROVISIONED run may wait unqueued, and how long any in-flight run may look stuck, before the sweeper queues it again. */
+export function sweepTimings(lockLifetimeMs: number) {
+  return { graceMs: Math.max(10_000, lockLifetimeMs), stuckAfterMs: Math.max(5 * 60_000, 5 * lockLifetimeMs), everyMs: Math.max(5_000, lockLifetimeMs) };
+}
+
+/**
+ * Starts the run queue (Agenda) and the run-event bus; with `worker`, this process also executes runs
+ * and sweeps for runs that were never queued or whose jobs were lost.
+ */
+export async function startRunRuntime(options: RunRuntimeOptions): Promise<RunRuntime> {
+  const { config, sequelize, log, databaseUrl, worker } = options;
+  const runEvents = await createRunEventBus({ databaseUrl, redisUrl: config.redisUrl, log });
+  let attached!: (services: Services) => void;
+  const servicesReady = new Promise<Services>((resolve) => { attached = resolve; });
+  let runQueue: RunQueue;
+  try {
+    runQueue = await createRunQueue(
+      { config, databaseUrl, log },
+      worker ? async (job) => executeRunHandler(await servicesReady)(job) : undefined,
+    );
+  } catch (error) {
+    await runEvents.close();
+    throw error;
+  }
+
+  let sweeper: NodeJS.Timeout | undefined;
+  let sweeping: Promise<void> | undefined;
+  const sweep = async () => {
+    const { graceMs, stuckAfterMs } = sweepTimings(config.jobLockLifetimeMs);
+    try {
+      const uids = await claimRunsToRequeue(sequelize, graceMs, stuckAfterMs);
+      for (const uid of uids) await runQueue.enqueue(uid);
+      if (uids.length > 0) log.warn({ runs: uids.length }, 'queued runs again that were never queued or looked stuck');
+    } catch (error) {
+      log.warn({ err: error }, 'run sweeper failed');
+    }
+  };
+
+  return {
+    services: { runQueue, runEvents },
+    attach(services) {
+      attached(services);
+      if (!worker) return;
+      sweeper = setInterval(() => { sweeping ??= sweep().finally(() => { sweeping = undefined; }); }, sweepTimings(config.jobLockLifetimeMs).everyMs);
+      sweeper.unref();
+    },
+    async close() {
+      if (sweeper) clearInterval(sweeper);
+      await sweeping;
+      await runQueue.close();
+      await runEvents.close();
+    },
+  };
+}

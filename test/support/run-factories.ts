@@ -1,0 +1,93 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { TestApp } from './app';
+import type { TestUser } from './factories';
+import { makeCircuit } from './factories';
+import type { CircuitDefinition } from '../../src/engine/definition';
+import type { CreateCircuitInput } from '../../src/commands/createCircuit';
+
+export const TERMINAL = ['COMPLETED', 'EXCEPTION'];
+
+/** A circuit with one published version of `definition`, plus its adaptor uid. */
+export async function makeRunnableCircuit(owner: TestUser, definition: CircuitDefinition, input: Partial<CreateCircuitInput> = {}) {
+  const { circuit, version } = await makeCircuit(owner, input, definition);
+  const { CircuitAdaptor } = await import('../../src/models');
+  const adaptor = await CircuitAdaptor.findOne({ where: { circuit_uid: circuit.uid } });
+  return { circuit, version: version!, adaptorUid: adaptor!.uid };
+}
+
+/** POST /circuit-adaptors/{adaptor}/query */
+export function submitRun(t: TestApp, token: string | undefined, adaptorUid: string, body: unknown, headers: Record<string, string> = {}) {
+  return t.rest('POST', `/circuit-adaptors/${adaptorUid}/query`, { token, body, headers });
+}
+
+/** Polls GET /circuit-runs/{uid} until the run is terminal (or the timeout passes). */
+export async function waitForRun(t: Pick<TestApp, 'rest'>, uid: string, token?: string, timeoutMs = 15_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await t.rest('GET', `/circuit-runs/${uid}`, { token });
+    if (res.status !== 200) throw new Error(`GET run ${uid}: ${res.status} ${JSON.stringify(res.body)}`);
+    if (TERMINAL.includes(res.body.payload.state)) return res.body.payload;
+    if (Date.now() > deadline) throw new Error(`run ${uid} still ${res.body.payload.state} after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+export interface SseEvent { id?: string; event?: string; data?: string }
+
+/** Reads a text/event-stream response to its end (or timeout), returning its events and comments. */
+export async function readSse(url: string, options: { token?: string; headers?: Record<string, string>; timeoutMs?: number; onOpen?: () => void } = {}) {
+  const headers: Record<string, string> = { accept: 'text/event-stream', ...options.headers };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), options.timeoutMs ?? 15_000);
+  try {
+    const res = await fetch(url, { headers, signal: controller.signal });
+    const contentType = res.headers.get('content-type') ?? '';
+    if (!contentType.startsWith('text/event-stream')) {
+      const text = await res.text();
+      let body: any = text;
+      try { body = JSON.parse(text); } catch { /* text */ }
+      return { status: res.status, headers: res.headers, events: [] as SseEvent[], body, raw: text };
+    }
+    options.onOpen?.();
+    const raw = await res.text();
+    const events: SseEvent[] = [];
+    for (const block of raw.split('\n\n')) {
+      const event: SseEvent = {};
+      let has = false;
+      for (const line of block.split('\n')) {
+        const match = /^(id|event|data): ?(.*)$/.exec(line);
+        if (match) {
+          has = true;
+          const key = match[1] as keyof SseEvent;
+          event[key] = key === 'data' && event.data !== undefined ? `${event.data}\n${match[2]}` : match[2];
+        }
+      }
+      if (has && (event.data !== undefined || event.event)) events.push(event);
+    }
+    return { status: res.status, headers: res.headers, events, body: undefined, raw };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A loopback HTTP server for http steps; `handler` decides each response. */
+export async function startHttpTarget(handler: http.RequestListener): Promise<{ url: string; requests: { method: string; url: string; body: string; headers: http.IncomingHttpHeaders }[]; close(): Promise<void> }> {
+  const requests: { method: string; url: string; body: string; headers: http.IncomingHttpHeaders }[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      requests.push({ method: req.method ?? '', url: req.url ?? '', body: Buffer.concat(chunks).toString(), headers: req.headers });
+      handler(req, res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
