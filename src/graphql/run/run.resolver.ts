@@ -68,7 +68,8 @@ export class RunResolver {
   })
   async queryCircuitAdaptor(
     @Arg('adaptorUid', () => ID) adaptorUid: string,
-    @Arg('input', () => JSONObjectScalar, { description: "Matches the version's query schema" }) input: Record<string, unknown>,
+    // JSON literals have no prototype and class-validator rejects them; the query schema validates input.
+    @Arg('input', () => JSONObjectScalar, { description: "Matches the version's query schema", validate: false }) input: Record<string, unknown>,
     @Arg('context', () => CircuitRunContextInput, { nullable: true }) runContext: CircuitRunContextInput | null,
     @Arg('isPublic', () => Boolean, { nullable: true, description: 'Only the circuit owner may set it' }) isPublic: boolean | null,
     @Arg('idempotencyKey', () => String, { nullable: true, description: 'The same key from the same caller within 24 hours returns the same run' })
