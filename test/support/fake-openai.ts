@@ -11,6 +11,8 @@ export async function startFakeOpenAI(options: {
   reply?: (request: FakeChatRequest) => string;
   usage?: { prompt_tokens: number; completion_tokens: number };
   status?: number;
+  /** Models answered with HTTP 400 (a non-retried failure). */
+  failModels?: string[];
 } = {}) {
   const requests: { body: FakeChatRequest; authorization?: string }[] = [];
   const server = http.createServer((req, res) => {
@@ -23,8 +25,9 @@ export async function startFakeOpenAI(options: {
       }
       const body = JSON.parse(Buffer.concat(chunks).toString()) as FakeChatRequest;
       requests.push({ body, authorization: req.headers.authorization });
-      if (options.status && options.status !== 200) {
-        res.writeHead(options.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'fake failure', type: 'server_error' } }));
+      const status = options.failModels?.includes(body.model) ? 400 : options.status;
+      if (status && status !== 200) {
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'fake failure', type: 'server_error' } }));
         return;
       }
       const content = options.reply ? options.reply(body) : `echo: ${body.messages.at(-1)?.content ?? ''}`;
