@@ -64,7 +64,9 @@ export function mountRunEvents(app: Express, schema: GraphQLSchema, operations: 
       let lastRank = lastSeenRank(req.headers['last-event-id']);
       const firstState = (response.body as { payload: { state: RunState } }).payload.state;
       if (isTerminal(firstState) && stateRank(firstState) <= lastRank) {
-        finish();
+        // Everything was seen: 204 tells an EventSource to stop reconnecting.
+        unsubscribe();
+        closed = true;
         res.status(204).end();
         return;
       }

@@ -36,13 +36,14 @@ export async function waitForRun(t: Pick<TestApp, 'rest'>, uid: string, token?: 
 export interface SseEvent { id?: string; event?: string; data?: string }
 
 /** Reads a text/event-stream response to its end (or timeout), returning its events and comments. */
-export async function readSse(url: string, options: { token?: string; headers?: Record<string, string>; timeoutMs?: number; onOpen?: () => void } = {}) {
+export async function readSse(url: string, options: { token?: string; headers?: Record<string, string>; timeoutMs?: number; onOpen?: () => void; method?: string; body?: unknown } = {}) {
   const headers: Record<string, string> = { accept: 'text/event-stream', ...options.headers };
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), options.timeoutMs ?? 15_000);
   try {
-    const res = await fetch(url, { headers, signal: controller.signal });
+    const res = await fetch(url, { method: options.method ?? 'GET', headers, signal: controller.signal, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
     const contentType = res.headers.get('content-type') ?? '';
     if (!contentType.startsWith('text/event-stream')) {
       const text = await res.text();
