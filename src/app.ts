@@ -79,6 +79,8 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
   const apollo = new ApolloServer<AppContext>({
     schema,
     introspection: true,
+    // main.ts owns SIGINT/SIGTERM: Apollo's own handlers would stop it first and re-raise the signal mid-shutdown.
+    stopOnTerminationSignals: false,
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer: server }),
       {
