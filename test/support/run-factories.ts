@@ -92,3 +92,77 @@ export async function startHttpTarget(handler: http.RequestListener): Promise<{ 
     close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
 }
+
+export interface ServiceProcess {
+  proc: import('node:child_process').ChildProcess;
+  /** The HTTP base URL (API processes only). */
+  url?: string;
+  output: string[];
+  exited: Promise<number | null>;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/**
+ * Spawns the built service (`dist/src/main.js`) or worker (`dist/src/worker.js`) on `databaseUrl`
+ * and resolves once it logs that it is ready. `npm test` builds dist first; built here if missing.
+ */
+export async function spawnServiceProcess(kind: 'api' | 'worker', databaseUrl: string, env: Record<string, string> = {}): Promise<ServiceProcess> {
+  const { spawn, execFileSync } = await import('node:child_process');
+  const path = await import('node:path');
+  const fs = await import('node:fs');
+  const os = await import('node:os');
+  const root = path.resolve(__dirname, '../..');
+  const script = path.join(root, 'dist/src', kind === 'api' ? 'main.js' : 'worker.js');
+  if (!fs.existsSync(script)) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' });
+  const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !['REDIS_URL', 'MONGODB_URL', 'PORT', 'RUN_WORKER'].includes(k)));
+  const proc = spawn(process.execPath, [script], {
+    cwd: root,
+    env: {
+      ...baseEnv,
+      DATABASE_URL: databaseUrl,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'circuits-proc-')),
+      SECRET_KEY: 'test-secret',
+      HTTP_STEP_ALLOW_PRIVATE: 'true',
+      JOB_LOCK_LIFETIME_MS: '2000',
+      ...(kind === 'api' ? { RUN_WORKER: 'false' } : {}),
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  const ready = new Promise<string | undefined>((resolve, reject) => {
+    let buffer = '';
+    const onData = (chunk: Buffer) => {
+      buffer += chunk.toString();
+      let newline: number;
+      while ((newline = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        output.push(line);
+        try {
+          const entry = JSON.parse(line) as { msg?: string; url?: string };
+          if (entry.msg === 'circuit service ready' || entry.msg === 'circuit worker ready') resolve(entry.url);
+        } catch { /* not JSON */ }
+      }
+    };
+    proc.stdout!.on('data', onData);
+    proc.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+    void exited.then((code) => reject(new Error(`${kind} exited (${code}) before it was ready:\n${output.join('\n')}`)));
+    setTimeout(() => reject(new Error(`${kind} not ready after 20 s:\n${output.join('\n')}`)), 20_000).unref();
+  });
+  const url = await ready;
+  return {
+    proc,
+    url,
+    output,
+    exited,
+    kill: async (signal: NodeJS.Signals = 'SIGTERM') => {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      await exited;
+    },
+  };
+}
