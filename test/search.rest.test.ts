@@ -55,6 +55,19 @@ test('private circuits and private profiles are never returned nor counted; prot
   expect(asOwner.body.meta.total_count).toBe(all.body.meta.total_count);
 });
 
+test('a circuit made private, or a profile made private, leaves the results at once (no stale cached page)', async () => {
+  const owner = await makeUser({ username: 'wombat-keeper' });
+  const { circuit } = await makeCircuit(owner, { name: 'wombat' }, null);
+  expect(names((await search('search=wombat')).body)).toEqual(['wombat', 'wombat-keeper']);
+  expect(names((await search('search=wombat')).body)).toEqual(['wombat', 'wombat-keeper']);
+  await circuit.update({ is_private: true });
+  expect(names((await search('search=wombat')).body)).toEqual(['wombat-keeper']);
+  await User.update({ is_private: true }, { where: { uid: owner.user.uid } });
+  expect((await search('search=wombat')).body).toEqual({ meta: { total_count: 0, limit: 10, page: 1 }, data: [] });
+  await circuit.update({ is_private: false });
+  expect(names((await search('search=wombat')).body)).toEqual(['wombat']);
+});
+
 test('type filters circuits or users; all mixes both ranked together with the total of both', async () => {
   const circuits = await search('search=translat&type=circuits');
   expect(circuits.body.data.every((d: any) => d.type === 'circuit')).toBe(true);

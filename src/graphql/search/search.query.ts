@@ -1,6 +1,7 @@
 import { QueryTypes, Sequelize } from 'sequelize';
 import type { PageWindow } from '../common/pagination';
 import { CircuitSearchResult, SearchType, UserSearchResult } from './search.type';
+import { searchCacheFor } from './search.cache';
 
 const MAX_TERMS = 8;
 const MAX_TERM_LENGTH = 64;
@@ -29,40 +30,60 @@ interface Row {
   total: string;
 }
 
+// Ranking reads only the matching rows' vectors and names; the display columns (and the owner's
+// username) are joined for the page's rows alone.
 const CIRCUITS = `
-  SELECT 'circuit' AS type, c.uid, c.name, c.description, u.username, NULL AS bio, c.name AS sort_name,
-         ts_rank(c.search_vector, to_tsquery('simple', :tsq))
-           + CASE WHEN lower(c.name) = :exact THEN ${EXACT_NAME_BOOST} ELSE 0 END AS rank
-    FROM circuits c JOIN users u ON u.uid = c.owner_uid
-   WHERE NOT c.is_private AND c.search_vector @@ to_tsquery('simple', :tsq)`;
+    SELECT 'circuit' AS type, c.uid, c.name AS sort_name,
+           ts_rank(c.search_vector, to_tsquery('simple', :tsq))
+             + CASE WHEN lower(c.name) = :exact THEN ${EXACT_NAME_BOOST} ELSE 0 END AS rank
+      FROM circuits c
+     WHERE NOT c.is_private AND c.search_vector @@ to_tsquery('simple', :tsq)`;
 
 const USERS = `
-  SELECT 'user' AS type, u.uid, u.name, NULL AS description, u.username, u.bio, u.username AS sort_name,
-         ts_rank(u.search_vector, to_tsquery('simple', :tsq))
-           + CASE WHEN u.username = :exact OR lower(u.name) = :exact THEN ${EXACT_NAME_BOOST} ELSE 0 END AS rank
-    FROM users u
-   WHERE NOT u.is_private AND u.search_vector @@ to_tsquery('simple', :tsq)`;
+    SELECT 'user' AS type, u.uid, u.username AS sort_name,
+           ts_rank(u.search_vector, to_tsquery('simple', :tsq))
+             + CASE WHEN u.username = :exact OR lower(u.name) = :exact THEN ${EXACT_NAME_BOOST} ELSE 0 END AS rank
+      FROM users u
+     WHERE NOT u.is_private AND u.search_vector @@ to_tsquery('simple', :tsq)`;
+
+export interface SearchResults { items: (CircuitSearchResult | UserSearchResult)[]; totalCount: number }
 
 /**
  * Public circuits and public user profiles matching `text`, best first, and how many match in all.
  * Private ones are neither returned nor counted.
  */
-export async function searchPublic(
+export function searchPublic(
   sequelize: Sequelize,
   text: string,
   type: SearchType,
   window: PageWindow,
-): Promise<{ items: (CircuitSearchResult | UserSearchResult)[]; totalCount: number }> {
+  epochRead?: Promise<string>,
+): Promise<SearchResults> {
   const tsq = toPrefixTsQuery(text);
-  if (!tsq) return { items: [], totalCount: 0 };
+  if (!tsq) return Promise.resolve({ items: [], totalCount: 0 });
+  const exact = text.trim().toLowerCase();
+  const key = JSON.stringify([type, tsq, exact, window.limit, window.offset]);
+  return searchCacheFor<SearchResults>(sequelize).get(key, () => runSearch(sequelize, tsq, exact, type, window), epochRead);
+}
+
+/** Starts reading the search epoch (see SearchCache) so that it overlaps the rate-limit check. */
+export function startEpochRead(sequelize: Sequelize): Promise<string> {
+  return searchCacheFor<SearchResults>(sequelize).readEpoch();
+}
+
+async function runSearch(sequelize: Sequelize, tsq: string, exact: string, type: SearchType, window: PageWindow): Promise<SearchResults> {
   const parts = type === SearchType.circuits ? [CIRCUITS] : type === SearchType.users ? [USERS] : [CIRCUITS, USERS];
-  const matches = parts.join('\n  UNION ALL\n');
-  const replacements = { tsq, exact: text.trim().toLowerCase(), limit: window.limit, offset: window.offset };
+  const matches = parts.join('\n    UNION ALL\n');
+  const replacements = { tsq, exact, limit: window.limit, offset: window.offset };
   const rows = await sequelize.query<Row>(
-    `SELECT m.type, m.uid, m.name, m.description, m.username, m.bio, count(*) OVER () AS total
-       FROM (${matches}) m
-      ORDER BY m.rank DESC, m.sort_name, m.uid
-      LIMIT :limit OFFSET :offset`,
+    `SELECT top.type, top.uid, coalesce(c.name, u.name) AS name, c.description, coalesce(owner.username, u.username) AS username,
+            u.bio, top.total
+       FROM (SELECT m.*, count(*) OVER () AS total FROM (${matches}) m
+              ORDER BY m.rank DESC, m.sort_name, m.uid LIMIT :limit OFFSET :offset) top
+       LEFT JOIN circuits c ON top.type = 'circuit' AND c.uid = top.uid
+       LEFT JOIN users owner ON owner.uid = c.owner_uid
+       LEFT JOIN users u ON top.type = 'user' AND u.uid = top.uid
+      ORDER BY top.rank DESC, top.sort_name, top.uid`,
     { type: QueryTypes.SELECT, replacements },
   );
   let totalCount = rows.length ? Number(rows[0].total) : 0;
