@@ -243,7 +243,7 @@ describe('blobs', () => {
     const csrf = csrfOf((await web.get('/settings/blobs')).text);
     const form = new FormData();
     form.set('_csrf', csrf);
-    form.set('file', new globalThis.Blob([content]), name);
+    form.set('file', new globalThis.Blob([new Uint8Array(Buffer.from(content))]), name);
     return web.request('POST', '/settings/blobs', form);
   }
 

@@ -12,14 +12,14 @@ body { margin: 0; background: var(--bg); color: var(--text); font-size: 16px; li
 a { color: var(--accent); }
 code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .9em; }
 .topbar { background: var(--card); border-bottom: 1px solid var(--line); }
-.topbar-inner { max-width: 960px; margin: 0 auto; padding: .75rem 1rem; display: flex; align-items: center; gap: 1rem; flex-wrap: wrap; }
+.topbar-inner { max-width: 1080px; margin: 0 auto; padding: .75rem 1rem; display: flex; align-items: center; gap: 1rem; flex-wrap: wrap; }
 .brand { font-weight: 700; color: var(--text); text-decoration: none; margin-right: auto; }
 .brand span { color: var(--muted); font-weight: 400; }
 nav.tabs { display: flex; gap: .25rem; }
 nav.tabs a { text-decoration: none; color: var(--muted); padding: .4rem .75rem; border-radius: 999px; }
 nav.tabs a[aria-current="page"] { background: #e8eefc; color: var(--accent); font-weight: 600; }
 .who { display: flex; align-items: center; gap: .5rem; color: var(--muted); font-size: .9rem; }
-main { max-width: 960px; margin: 0 auto; padding: 1.5rem 1rem 3rem; }
+main { max-width: 1080px; margin: 0 auto; padding: 1.5rem 1rem 3rem; }
 h1 { font-size: 1.5rem; margin: 0 0 .25rem; }
 h2 { font-size: 1.1rem; margin: 0 0 .75rem; }
 p.lead { color: var(--muted); margin: 0 0 1.5rem; }
@@ -52,7 +52,8 @@ table { width: 100%; border-collapse: collapse; font-size: .95rem; }
 th, td { text-align: left; padding: .6rem .5rem; border-bottom: 1px solid var(--line); vertical-align: middle; }
 th { color: var(--muted); font-weight: 600; font-size: .85rem; }
 tr:last-child td { border-bottom: 0; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+time, .hint code { white-space: nowrap; }
 .uid { display: inline-flex; gap: .4rem; align-items: center; }
 .empty { color: var(--muted); text-align: center; padding: 1.5rem 0; }
 .pager { display: flex; justify-content: space-between; margin-top: 1rem; }

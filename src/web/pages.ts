@@ -23,6 +23,7 @@ export function layout({ title, user, section, csrf, body }: LayoutOptions): str
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Circuit Service settings</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/settings/assets/settings.css">
 <script src="/settings/assets/settings.js" defer></script>
 </head>

@@ -76,6 +76,14 @@ export function csrfValid(req: Request): boolean {
   return a.length === b.length && crypto.timingSafeEqual(a, b);
 }
 
+/**
+ * Saves the session now. express-session otherwise saves while the response is already on its way,
+ * so a browser following a redirect could arrive before the session holds what the redirect promised.
+ */
+export function save(req: Request): Promise<void> {
+  return new Promise((resolve, reject) => req.session.save((error) => (error ? reject(error) : resolve())));
+}
+
 export function regenerate(req: Request): Promise<void> {
   return new Promise((resolve, reject) => req.session.regenerate((error) => (error ? reject(error) : resolve())));
 }

@@ -12,7 +12,7 @@ import { isUid } from '../graphql/common/uid';
 import type { Services } from '../services';
 import { CSS, JS } from './assets';
 import { blobsPage, Flash, messagePage, signInPage, tokensPage } from './pages';
-import { csrfToken, csrfValid, destroy, regenerate, SESSION_COOKIE } from './session';
+import { csrfToken, csrfValid, destroy, regenerate, save, SESSION_COOKIE } from './session';
 
 const BLOBS_PER_PAGE = 50;
 const MAX_PASSWORD_LENGTH = 1024;
@@ -127,6 +127,7 @@ export function settingsRouter(services: Services): Router {
       await regenerate(req);
       req.session.userUid = user.uid;
       csrfToken(req);
+      await save(req);
       res.redirect(303, '/settings/tokens');
     } catch (error) {
       next(error);
@@ -174,6 +175,7 @@ export function settingsRouter(services: Services): Router {
       const uid = String(req.params.uid);
       const revoked = isUid(uid) && (await revokeApiToken(signedInUser(res), uid));
       req.session.flash = revoked ? { kind: 'ok', message: 'Token revoked.' } : { kind: 'error', message: 'That token does not exist or is already revoked.' };
+      await save(req);
       res.redirect(303, '/settings/tokens');
     } catch (error) {
       next(error);
@@ -234,6 +236,7 @@ export function settingsRouter(services: Services): Router {
         return await showBlobs(req, res, 500, { kind: 'error', message: 'The upload failed and nothing was stored. Please try again.' });
       }
       req.session.flash = { kind: 'ok', message: `Uploaded ${blob.filename || 'the file'} (${blob.byteCount} bytes). Its uid:`, code: blob.uid };
+      await save(req);
       res.redirect(303, '/settings/blobs');
     } catch (error) {
       next(error);

@@ -1,0 +1,145 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { startTestApp, TestApp } from './support/app';
+import { tempDataDir } from './support/blob-factories';
+import { createUser } from '../src/commands/createUser';
+import { PROJECT_ROOT } from '../src/paths';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SCREENSHOTS = path.join(PROJECT_ROOT, 'docs', 'screenshots');
+const PASSWORD = 'browser-test-password';
+const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
+const DESKTOP = { viewport: { width: 1280, height: 800 } };
+
+const available = fs.existsSync(CHROMIUM);
+if (!available) console.log(`browser.settings.test: skipped because ${CHROMIUM} is absent (apt-get install -y chromium)`);
+const maybe = available ? test : test.skip;
+
+let t: TestApp;
+let data: ReturnType<typeof tempDataDir>;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!available) return;
+  data = tempDataDir();
+  t = await startTestApp({ dataDir: data.dir });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}, 60_000);
+afterAll(async () => {
+  if (!available) return;
+  await browser?.close();
+  await t?.close();
+  data?.remove();
+});
+
+async function shot(page: Page, name: string): Promise<void> {
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+async function signIn(page: Page, username: string): Promise<void> {
+  await page.goto(`${t.url}/settings`);
+  await page.waitForURL('**/settings/sign-in');
+  await page.getByLabel('Username').fill(username);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL('**/settings/tokens');
+}
+
+async function uploadFile(page: Page, name: string, mimeType: string, buffer: Buffer): Promise<string> {
+  await page.getByLabel('File').setInputFiles({ name, mimeType, buffer });
+  await page.getByRole('button', { name: 'Upload' }).click();
+  // The POST answers 303 to the blobs page, which lists the file and shows its new uid once.
+  const row = page.locator('tr[data-blob-uid]', { hasText: name });
+  await row.waitFor({ timeout: 10_000 });
+  const uid = (await page.locator('[data-flash-code]').textContent())!.trim();
+  expect(await row.getAttribute('data-blob-uid')).toBe(uid);
+  return uid;
+}
+
+maybe('a user signs in, creates a token, uploads a file, and the API serves it with that token', async () => {
+  await createUser({ username: 'ada', name: 'Ada', password: PASSWORD });
+  const desktop: BrowserContext = await browser.newContext({ ...DESKTOP, permissions: ['clipboard-read', 'clipboard-write'] });
+  const page = await desktop.newPage();
+
+  await page.goto(`${t.url}/settings`);
+  await page.waitForURL('**/settings/sign-in');
+  await shot(page, 'settings-sign-in-desktop');
+
+  // A wrong password is refused on the page.
+  await page.getByLabel('Username').fill('ada');
+  await page.getByLabel('Password').fill('not-the-password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByText('Wrong username or password.').waitFor();
+
+  await signIn(page, 'ada');
+  await page.getByLabel('Label').fill('ci');
+  await page.getByRole('button', { name: 'Create token' }).click();
+  await page.getByLabel('Label').fill('laptop');
+  await page.getByRole('button', { name: 'Create token' }).click();
+  const token = (await page.locator('[data-new-token]').textContent())!.trim();
+  expect(token).toMatch(/^cst_[A-Za-z0-9_-]{20,}$/);
+  expect(await page.locator('tr[data-token-uid]').count()).toBe(2);
+  await shot(page, 'settings-tokens-desktop');
+
+  await page.getByRole('link', { name: 'Blobs' }).click();
+  await page.waitForURL('**/settings/blobs');
+  await uploadFile(page, 'prompts.json', 'application/json', Buffer.from('{"system": "Be brief."}\n'));
+  await uploadFile(page, 'notes.txt', 'text/plain', Buffer.from('Meeting notes\n'));
+  const content = crypto.randomBytes(4096);
+  const uid = await uploadFile(page, 'weights.bin', 'application/octet-stream', content);
+  expect(uid).toMatch(/^[0-9a-f-]{36}$/);
+  await page.locator(`tr[data-blob-uid="${uid}"]`).waitFor();
+  await shot(page, 'settings-blobs-desktop');
+
+  // The copy button puts the full uid on the clipboard.
+  const copy = page.locator(`tr[data-blob-uid="${uid}"] [data-copy]`);
+  await copy.click();
+  await page.locator(`tr[data-blob-uid="${uid}"]`).getByText('Copied').waitFor();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(uid);
+
+  // An upload error is shown on the page.
+  await page.getByRole('button', { name: 'Upload' }).evaluate((button) => button.closest('form')!.noValidate = true);
+  await page.getByRole('button', { name: 'Upload' }).click();
+  await page.getByText('Choose a file to upload.').waitFor();
+
+  // The API, with the token made in the browser.
+  const meta = await t.rest('GET', `/blobs/${uid}`, { token });
+  expect(meta.status).toBe(200);
+  expect(meta.body.payload).toMatchObject({
+    uid, bytes: content.length, hash: crypto.createHash('sha256').update(content).digest('hex'), can_delete: false, total_reads: 1,
+  });
+  const download = await fetch(`${t.url}/api/v1/blobs/${uid}/download`, { headers: { authorization: `Bearer ${token}` } });
+  expect(download.status).toBe(200);
+  expect(download.redirected).toBe(true);
+  expect(Buffer.from(await download.arrayBuffer()).equals(content)).toBe(true);
+
+  // The same pages at phone width.
+  const state = await desktop.storageState();
+  const phone = await browser.newContext({ ...PHONE, storageState: state });
+  const phonePage = await phone.newPage();
+  await phonePage.goto(`${t.url}/settings/tokens`);
+  await shot(phonePage, 'settings-tokens-phone');
+  await phonePage.goto(`${t.url}/settings/blobs`);
+  await shot(phonePage, 'settings-blobs-phone');
+  const overflow = await phonePage.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+  const anonymousPhone = await browser.newContext(PHONE);
+  const signInPhone = await anonymousPhone.newPage();
+  await signInPhone.goto(`${t.url}/settings/sign-in`);
+  await shot(signInPhone, 'settings-sign-in-phone');
+
+  // Sign out ends the session.
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.waitForURL('**/settings/sign-in');
+  await page.goto(`${t.url}/settings/tokens`);
+  expect(new URL(page.url()).pathname).toBe('/settings/sign-in');
+
+  await Promise.all([desktop.close(), phone.close(), anonymousPhone.close()]);
+}, 90_000);
