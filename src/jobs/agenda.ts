@@ -56,6 +56,13 @@ export async function createRunQueue(options: RunQueueOptions, handler?: RunJobH
   const { config, log } = options;
   const backend = await createBackend(options);
   const lockLifetime = config.jobLockLifetimeMs;
+  const channel = backend.notificationChannel as { publishState?: unknown; subscribeState?: unknown } | undefined;
+  if (channel) {
+    // Agenda would NOTIFY every listening process three more times per job (start, success,
+    // complete) for cross-process job events this service does not use; run states have their own bus.
+    channel.publishState = undefined;
+    channel.subscribeState = undefined;
+  }
   const { Agenda } = await import('agenda');
   const agenda = new Agenda({
     backend,
@@ -69,7 +76,13 @@ export async function createRunQueue(options: RunQueueOptions, handler?: RunJobH
     removeOnComplete: true,
   });
   agenda.on('error', (error: Error) => log.warn({ err: error }, 'job queue error'));
+  // The LISTEN client emits 'error' when PostgreSQL goes away (restart, or the embedded server stopping
+  // at shutdown); unhandled, that event would crash the process.
+  backend.notificationChannel?.on('error', (error: Error) => log.warn({ err: error }, 'job notification channel error'));
   await agenda.ready;
+  // Likewise an idle pooled job-store connection (PostgreSQL backend only).
+  type PoolLike = { on(event: 'error', listener: (error: Error) => void): unknown };
+  (backend.repository as { getPool?: () => PoolLike | undefined }).getPool?.()?.on('error', (error) => log.warn({ err: error }, 'job store connection error'));
 
   if (handler) {
     agenda.define<ExecuteRunData>(EXECUTE_RUN, handler, {
