@@ -33,7 +33,7 @@ test('the 4th search in a minute from one client is 429 RateLimited with Retry-A
   expect(retryAfter).toBeLessThanOrEqual(60);
   expect(refused.headers.get('ratelimit-remaining')).toBe('0');
   expect(refused.headers.get('ratelimit-limit')).toBe('3');
-  // Bad input is still counted against the limit, and still refused first.
+  // A missing search is refused by the REST bridge before any count.
   expect((await a.rest('GET', '/search?search=')).status).toBe(400);
 });
 
