@@ -1,6 +1,7 @@
 import { startTestApp, TestApp } from './support/app';
 import { makeUser, TestUser } from './support/factories';
 import { makeBlob, tempDataDir } from './support/blob-factories';
+import { makeRunnableCircuit, submitRun, waitForRun } from './support/run-factories';
 import { blobStep, isJsonMimeType } from '../src/engine/steps/blob';
 import { StepError, type StepContext } from '../src/engine/steps/types';
 import { Blob } from '../src/models/blobs';
@@ -57,4 +58,24 @@ test.each([
   ['text/plain', false], [null, false],
 ])('isJsonMimeType(%p) is %p', (mime, expected) => {
   expect(isJsonMimeType(mime)).toBe(expected);
+});
+
+describe('a circuit run with a blob step', () => {
+  test('outputs the JSON blob named by the input, through the whole run pipeline', async () => {
+    const blob = await makeBlob(t.app.services.blobStorage, owner.user, { filename: 'facts.json', data: '{"facts": ["a", "b"]}' });
+    const { adaptorUid, version } = await makeRunnableCircuit(owner, {
+      query_schema: { type: 'object', properties: { blob: { type: 'string' } }, required: ['blob'] },
+      steps: [
+        { id: 'load', kind: 'blob', blob_uid: '{{input.blob}}' },
+        { id: 'count', kind: 'transform', expression: '$count(steps.load.output.facts)' },
+      ],
+      output: 'steps.count.output',
+    });
+    const submitted = await submitRun(t, owner.token, adaptorUid, { context: { version: version.uid }, input: { blob: blob.uid } });
+    expect(submitted.status).toBe(200);
+    const run = await waitForRun(t, submitted.body.payload.uid, owner.token);
+    expect(run.state).toBe('COMPLETED');
+    expect(run.result_blob.output).toBe(2);
+    expect(run.result_blob.steps.load.output).toEqual({ facts: ['a', 'b'] });
+  });
 });
