@@ -88,16 +88,13 @@ export async function createRun(services: Services, viewer: User, input: CreateR
 
   let run: CircuitRun;
   try {
-    run = await services.sequelize.transaction(async (transaction) => {
-      const created = await CircuitRun.create(
-        { user_uid: viewer.uid, circuit_uid: circuit.uid, circuit_version_uid: version.uid, input: input.input, is_public: isPublic },
-        { transaction },
-      );
-      if (key !== null) {
-        const expired = new Date(Date.now() - IDEMPOTENCY_WINDOW_HOURS * 3600_000);
-        await IdempotencyKey.destroy({ where: { user_uid: viewer.uid, key, created_at: { [Op.lt]: expired } }, transaction });
-        await IdempotencyKey.create({ user_uid: viewer.uid, key, request_hash: hash, run_uid: created.uid }, { transaction });
-      }
+    const fields = { user_uid: viewer.uid, circuit_uid: circuit.uid, circuit_version_uid: version.uid, input: input.input, is_public: isPublic };
+    // One INSERT is its own unit of work; with a key, the key row joins it in a transaction.
+    run = key === null ? await CircuitRun.create(fields) : await services.sequelize.transaction(async (transaction) => {
+      const created = await CircuitRun.create(fields, { transaction });
+      const expired = new Date(Date.now() - IDEMPOTENCY_WINDOW_HOURS * 3600_000);
+      await IdempotencyKey.destroy({ where: { user_uid: viewer.uid, key, created_at: { [Op.lt]: expired } }, transaction });
+      await IdempotencyKey.create({ user_uid: viewer.uid, key, request_hash: hash, run_uid: created.uid }, { transaction });
       return created;
     });
   } catch (error) {

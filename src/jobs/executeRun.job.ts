@@ -1,6 +1,4 @@
-import { QueryTypes } from 'sequelize';
 import type { Job } from 'agenda' with { 'resolution-mode': 'import' };
-import type { CircuitDefinition } from '../engine/definition';
 import { evaluateExpression } from '../engine/expression';
 import { ExecutionFailure, executeDefinition, type ExecutionResult } from '../engine/runExecutor';
 import { isUid } from '../graphql/common/uid';
@@ -16,20 +14,6 @@ export const MAX_ATTEMPTS = 3;
 export const RUN_BASE_CREDITS = 1;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-interface RunPlan { definition: CircuitDefinition; metrics: MetricExpression[] | null }
-
-async function loadPlan(services: Services, versionUid: string): Promise<RunPlan | null> {
-  const [row] = await services.sequelize.query<{ definition: CircuitDefinition; metrics: MetricExpression[] | null }>(
-    `SELECT v.definition, m.metrics
-       FROM circuit_versions v
-       JOIN circuits c ON c.uid = v.circuit_uid
-       LEFT JOIN circuit_metrics m ON m.uid = c.user_circuit_metric_uid
-      WHERE v.uid = $1`,
-    { bind: [versionUid], type: QueryTypes.SELECT },
-  );
-  return row ?? null;
-}
 
 /** Metric values of a completed run: each named JSONata expression over `{input, output, steps}`. */
 export async function computeMetrics(metrics: MetricExpression[], input: unknown, result: ExecutionResult): Promise<Record<string, unknown>> {
@@ -71,7 +55,7 @@ async function executeClaimed(services: Services, claim: ClaimedRun, touch: () =
   if (claim.attempt > MAX_ATTEMPTS) {
     return end(services, { ...base, state: 'EXCEPTION', cost: RUN_BASE_CREDITS, failureReason: `abandoned: its workers stopped ${claim.attempt - 1} times` });
   }
-  const plan = await loadPlan(services, claim.circuit_version_uid);
+  const plan = claim.definition ? { definition: claim.definition, metrics: claim.metrics } : null;
   if (!plan) return end(services, { ...base, state: 'EXCEPTION', cost: RUN_BASE_CREDITS, failureReason: 'the circuit version no longer exists' });
 
   const controller = new AbortController();

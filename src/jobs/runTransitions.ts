@@ -1,5 +1,7 @@
 import { QueryTypes, Sequelize } from 'sequelize';
 import type { RunState } from '../models/CircuitRun';
+import type { MetricExpression } from '../models/CircuitMetric';
+import type { CircuitDefinition } from '../engine/definition';
 
 /**
  * Every state change of a run is one guarded UPDATE here (spec §3), so a state never goes backwards
@@ -17,20 +19,30 @@ export interface ClaimedRun {
   input: Record<string, unknown>;
   /** 1 on the first claim (the run just left PROVISIONED); higher when taken over from a dead worker. */
   attempt: number;
+  /** The version's definition (null if the version is gone) and the circuit's metric expressions. */
+  definition: CircuitDefinition | null;
+  metrics: MetricExpression[] | null;
 }
 
 /**
- * PROVISIONED → RUNNING, or takes over a RUNNING run whose heartbeat is older than `staleAfterMs`.
- * Returns null when the run is not claimable (terminal, or held by a live worker).
+ * PROVISIONED → RUNNING, or takes over a RUNNING run whose heartbeat is older than `staleAfterMs`;
+ * returns what executing it needs in the same round trip. Null when the run is not claimable
+ * (terminal, or held by a live worker).
  */
 export async function claimRun(sequelize: Sequelize, uid: string, staleAfterMs: number): Promise<ClaimedRun | null> {
   const rows = await sequelize.query<ClaimedRun>(
-    `UPDATE circuit_runs
-        SET state = 'RUNNING', attempt = attempt + 1, heartbeat_at = now(), started_at = COALESCE(started_at, now()), updated_at = now()
-      WHERE uid = $1
-        AND (state = 'PROVISIONED'
-             OR (state = 'RUNNING' AND (heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $2))))
-      RETURNING uid, user_uid, circuit_uid, circuit_version_uid, input, attempt`,
+    `WITH claimed AS (
+       UPDATE circuit_runs
+          SET state = 'RUNNING', attempt = attempt + 1, heartbeat_at = now(), started_at = COALESCE(started_at, now()), updated_at = now()
+        WHERE uid = $1
+          AND (state = 'PROVISIONED'
+               OR (state = 'RUNNING' AND (heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $2))))
+        RETURNING uid, user_uid, circuit_uid, circuit_version_uid, input, attempt)
+     SELECT claimed.*, v.definition, m.metrics
+       FROM claimed
+       LEFT JOIN circuit_versions v ON v.uid = claimed.circuit_version_uid
+       LEFT JOIN circuits c ON c.uid = claimed.circuit_uid
+       LEFT JOIN circuit_metrics m ON m.uid = c.user_circuit_metric_uid`,
     { bind: [uid, staleAfterMs / 1000], type: QueryTypes.SELECT },
   );
   return rows[0] ?? null;
@@ -64,42 +76,40 @@ export interface RunCharge { userUid: string; cost: number; amount: number; bala
  * (the ledger records both `cost` and `amount`). Returns null when the run was not this attempt's to end.
  */
 export async function finishRun(sequelize: Sequelize, ending: RunEnding): Promise<RunCharge | null> {
-  return sequelize.transaction(async (transaction) => {
-    const ended = await sequelize.query<{ user_uid: string }>(
-      `UPDATE circuit_runs
+  // One statement, so one transaction: the guarded end, the balance (locked, so concurrent charges
+  // queue behind each other and each sees the latest balance) and the ledger row.
+  const rows = await sequelize.query<{ user_uid: string; amount: string; balance_after: string }>(
+    `WITH ended AS (
+       UPDATE circuit_runs
           SET state = $3, ended_at = now(), updated_at = now(), heartbeat_at = NULL,
               result_blob = $4::jsonb, metrics = $5::jsonb, failure_reason = $6, credits_cost = $7
         WHERE uid = $1 AND state = 'RUNNING' AND attempt = $2
-        RETURNING user_uid`,
-      {
-        bind: [
-          ending.uid,
-          ending.attempt,
-          ending.state,
-          ending.state === 'COMPLETED' ? JSON.stringify(ending.resultBlob ?? null) : null,
-          ending.state === 'COMPLETED' && ending.metrics ? JSON.stringify(ending.metrics) : null,
-          ending.failureReason ?? null,
-          ending.cost,
-        ],
-        type: QueryTypes.SELECT,
-        transaction,
-      },
-    );
-    if (ended.length === 0) return null;
-    const userUid = ended[0].user_uid;
-    const [user] = await sequelize.query<{ credits: string }>('SELECT credits FROM users WHERE uid = $1 FOR UPDATE', {
-      bind: [userUid], type: QueryTypes.SELECT, transaction,
-    });
-    const before = Number(user?.credits ?? 0);
-    const amount = Math.min(ending.cost, before);
-    const balanceAfter = before - amount;
-    await sequelize.query(
-      `WITH charged AS (UPDATE users SET credits = $3 WHERE uid = $1)
-       INSERT INTO credit_ledger (user_uid, run_uid, cost, amount, balance_after) VALUES ($1, $2, $4, $5, $3)`,
-      { bind: [userUid, ending.uid, balanceAfter, ending.cost, amount], transaction },
-    );
-    return { userUid, cost: ending.cost, amount, balanceAfter };
-  });
+        RETURNING uid, user_uid),
+     locked AS (
+       SELECT u.uid, u.credits FROM users u JOIN ended ON u.uid = ended.user_uid FOR UPDATE OF u),
+     charged AS (
+       UPDATE users u SET credits = locked.credits - LEAST(locked.credits, $7::bigint)
+         FROM locked WHERE u.uid = locked.uid
+         RETURNING u.uid, LEAST(locked.credits, $7::bigint) AS amount, u.credits AS balance_after)
+     INSERT INTO credit_ledger (user_uid, run_uid, cost, amount, balance_after)
+       SELECT charged.uid, $1, $7, charged.amount, charged.balance_after FROM charged
+     RETURNING user_uid, amount, balance_after`,
+    {
+      bind: [
+        ending.uid,
+        ending.attempt,
+        ending.state,
+        ending.state === 'COMPLETED' ? JSON.stringify(ending.resultBlob ?? null) : null,
+        ending.state === 'COMPLETED' && ending.metrics ? JSON.stringify(ending.metrics) : null,
+        ending.failureReason ?? null,
+        ending.cost,
+      ],
+      type: QueryTypes.SELECT,
+    },
+  );
+  const row = rows[0];
+  if (!row) return null;
+  return { userUid: row.user_uid, cost: ending.cost, amount: Number(row.amount), balanceAfter: Number(row.balance_after) };
 }
 
 /**

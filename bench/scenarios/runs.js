@@ -1,0 +1,201 @@
+#!/usr/bin/env node
+// Runs: submit→COMPLETED latency at a fixed arrival rate, sustained runs/s with 1 and 2 worker
+// processes, and RSS after load. `npm run bench runs` (builds dist/ first).
+// Starts its own embedded PostgreSQL in a temp dir, creates a user, circuit and version (DESIGN §4's
+// example) with the dist commands, runs one API process (RUN_WORKER=false) plus N worker processes
+// (dist/src/worker.js), and watches completions on the run-state channel (LISTEN circuit_run_state),
+// so completion times are not blurred by polling.
+// Env: BENCH_RATE (default 50/s), BENCH_SECONDS (default 10), BENCH_RUNS (throughput batch, default 3000),
+// BENCH_INFLIGHT (concurrent submissions in the throughput phase, default 64), JOB_CONCURRENCY (default 50).
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+
+const root = path.join(__dirname, '..', '..');
+const dist = path.join(root, 'dist', 'src');
+const RATE = Number(process.env.BENCH_RATE || 50);
+const SECONDS = Number(process.env.BENCH_SECONDS || 10);
+const RUNS = Number(process.env.BENCH_RUNS || 3000);
+const INFLIGHT = Number(process.env.BENCH_INFLIGHT || 64);
+const JOB_CONCURRENCY = process.env.JOB_CONCURRENCY || '50';
+
+const HELLO = {
+  query_schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+  steps: [
+    { id: 'greet', kind: 'template', template: 'Hello {{input.name}}' },
+    { id: 'shout', kind: 'transform', expression: '$uppercase(steps.greet.output)' },
+  ],
+  output: 'steps.shout.output',
+};
+
+const pct = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : NaN);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const rssMb = (pid) => {
+  try {
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]);
+    return Math.round(kb / 1024);
+  } catch { return NaN; }
+};
+
+function spawnProcess(script, env) {
+  const child = spawn(process.execPath, [path.join(dist, script)], {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', REDIS_URL: '', MONGODB_URL: '', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let buffer = '';
+    child.stdout.on('data', (chunk) => {
+      buffer += chunk;
+      let i;
+      while ((i = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, i);
+        buffer = buffer.slice(i + 1);
+        try {
+          const entry = JSON.parse(line);
+          if (entry.msg === 'circuit service ready' || entry.msg === 'circuit worker ready') resolve({ child, url: entry.url });
+          else if (entry.level >= 50) console.error(line);
+        } catch { /* ignore */ }
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+}
+
+async function stopProcess(p) {
+  if (p.child.exitCode !== null) return;
+  const exited = new Promise((resolve) => p.child.once('exit', resolve));
+  p.child.kill('SIGTERM');
+  await exited;
+}
+
+async function main() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'circuits-bench-runs-'));
+  const { startEmbeddedDatabase } = require(path.join(dist, 'db', 'embedded.js'));
+  const db = await startEmbeddedDatabase(path.join(dir, 'data'));
+  const processes = [];
+  let listener;
+  try {
+    // Fixtures through the same commands the service uses.
+    require('reflect-metadata');
+    const { createSequelize } = require(path.join(dist, 'db', 'sequelize.js'));
+    const { migrate } = require(path.join(dist, 'db', 'migrate.js'));
+    const { initModels, CircuitAdaptor } = require(path.join(dist, 'models', 'index.js'));
+    const { createUser } = require(path.join(dist, 'commands', 'createUser.js'));
+    const { createApiToken } = require(path.join(dist, 'commands', 'createApiToken.js'));
+    const { createCircuit } = require(path.join(dist, 'commands', 'createCircuit.js'));
+    const { publishVersion } = require(path.join(dist, 'commands', 'publishVersion.js'));
+    const sequelize = createSequelize(db.url, 4);
+    initModels(sequelize);
+    await migrate(sequelize);
+    const user = await createUser({ username: 'bench', credits: 1_000_000_000 });
+    const { token } = await createApiToken(user, 'bench');
+    const circuit = await createCircuit(sequelize, user, { name: 'hello' });
+    await publishVersion(sequelize, user, circuit, HELLO);
+    const adaptor = await CircuitAdaptor.findOne({ where: { circuit_uid: circuit.uid } });
+    await sequelize.close();
+
+    const env = { DATABASE_URL: db.url, DATA_DIR: path.join(dir, 'app'), JOB_CONCURRENCY, JOB_LOCK_LIFETIME_MS: '30000' };
+    const api = await spawnProcess('main.js', { ...env, RUN_WORKER: 'false' });
+    processes.push(api);
+    const workers = [await spawnProcess('worker.js', env)];
+    processes.push(...workers);
+
+    // Completion times from the run-state channel.
+    const { Client } = require('pg');
+    listener = new Client({ connectionString: db.url });
+    await listener.connect();
+    const submittedAt = new Map();
+    const completedAt = new Map();
+    const failed = new Set();
+    let onComplete = () => {};
+    listener.on('notification', (msg) => {
+      const { uid, state } = JSON.parse(msg.payload);
+      if (state === 'COMPLETED' || state === 'EXCEPTION') {
+        completedAt.set(uid, performance.now());
+        if (state === 'EXCEPTION') failed.add(uid);
+        onComplete();
+      }
+    });
+    await listener.query('LISTEN circuit_run_state');
+
+    const url = `${api.url}/api/v1/circuit-adaptors/${adaptor.uid}/query`;
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    let seq = 0;
+    const submit = async () => {
+      const started = performance.now();
+      const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ input: { name: `n${seq++}` } }) });
+      const body = await res.json();
+      if (res.status !== 200) throw new Error(`submit: ${res.status} ${JSON.stringify(body)}`);
+      submittedAt.set(body.payload.uid, started);
+      return body.payload.uid;
+    };
+    const waitAll = async (uids, timeoutMs) => {
+      const deadline = Date.now() + timeoutMs;
+      while (uids.some((u) => !completedAt.has(u)) && Date.now() < deadline) {
+        await new Promise((resolve) => { onComplete = resolve; setTimeout(resolve, 200); });
+      }
+      return uids.filter((u) => !completedAt.has(u)).length;
+    };
+
+    // Warm-up.
+    await waitAll(await Promise.all(Array.from({ length: 200 }, submit)), 30_000);
+
+    // 1. Latency at a fixed arrival rate (one worker).
+    const latencyUids = [];
+    const pending = [];
+    const t0 = performance.now();
+    const total = RATE * SECONDS;
+    for (let i = 0; i < total; i++) {
+      const due = t0 + (i * 1000) / RATE;
+      const wait = due - performance.now();
+      if (wait > 0) await sleep(wait);
+      pending.push(submit().then((uid) => latencyUids.push(uid)));
+    }
+    await Promise.all(pending);
+    const missing = await waitAll(latencyUids, 30_000);
+    const latencies = latencyUids.filter((u) => completedAt.has(u)).map((u) => completedAt.get(u) - submittedAt.get(u)).sort((a, b) => a - b);
+    const result = {
+      latency: {
+        rate_per_s: RATE, seconds: SECONDS, runs: latencyUids.length, missing,
+        p50_ms: +pct(latencies, 50).toFixed(1), p95_ms: +pct(latencies, 95).toFixed(1), p99_ms: +pct(latencies, 99).toFixed(1), max_ms: +latencies.at(-1).toFixed(1),
+      },
+      throughput: {},
+    };
+
+    // 2. Sustained runs/s: a batch submitted with INFLIGHT concurrent clients; completions per second.
+    const throughput = async (label) => {
+      const uids = [];
+      const startedAt = performance.now();
+      let next = 0;
+      await Promise.all(Array.from({ length: INFLIGHT }, async () => {
+        while (next < RUNS) { next++; uids.push(await submit()); }
+      }));
+      const submitSeconds = (performance.now() - startedAt) / 1000;
+      const left = await waitAll(uids, 120_000);
+      const last = Math.max(...uids.filter((u) => completedAt.has(u)).map((u) => completedAt.get(u)));
+      const seconds = (last - startedAt) / 1000;
+      result.throughput[label] = { runs: uids.length, missing: left, seconds: +seconds.toFixed(2), runs_per_s: Math.round((uids.length - left) / seconds), submits_per_s: Math.round(uids.length / submitSeconds) };
+    };
+    await throughput('1_worker');
+    workers.push(await spawnProcess('worker.js', env));
+    processes.push(workers[1]);
+    await sleep(500);
+    await throughput('2_workers');
+
+    result.rss_mb_after_load = { api: rssMb(api.child.pid), workers: workers.map((w) => rssMb(w.child.pid)) };
+    result.exceptions = failed.size;
+    result.machine = { cpus: os.cpus().length, node: process.version };
+    console.log(JSON.stringify(result, null, 2));
+    const ok = result.latency.p50_ms < 50 && result.latency.p99_ms < 250 && Math.max(...Object.values(result.throughput).map((x) => x.runs_per_s)) >= 300;
+    console.log(`targets (p50 < 50 ms, p99 < 250 ms, >= 300 runs/s): ${ok ? 'met' : 'NOT met'}`);
+  } finally {
+    await listener?.end().catch(() => {});
+    await Promise.all(processes.map(stopProcess));
+    await db.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => { console.error(error); process.exit(1); });
