@@ -202,3 +202,23 @@ test('--help lists every command', async () => {
   expect(help.code).toBe(0);
   for (const command of ['user', 'token', 'credits', 'circuit', 'version', 'blob', 'migrate', 'worker']) expect(help.stdout).toContain(command);
 });
+
+test('worker runs until SIGINT and then exits 0', async () => {
+  const { spawn } = await import('node:child_process');
+  const child = spawn(process.execPath, [BIN, 'worker'], {
+    cwd: ROOT, env: { PATH: process.env.PATH, DATABASE_URL: dbUrl, DATA_DIR: path.join(tmp, 'data'), LOG_LEVEL: 'info', JOB_LOCK_LIFETIME_MS: '5000' },
+  });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
+  child.stderr.on('data', (chunk: Buffer) => { out += chunk.toString(); });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  try {
+    const deadline = Date.now() + 30_000;
+    while (!out.includes('circuit worker ready') && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
+    expect(out).toContain('circuit worker ready');
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
+});
