@@ -1,0 +1,33 @@
+# syntax=docker/dockerfile:1
+# Circuit Service: API (`node dist/src/main.js`) and worker (`node dist/src/worker.js`) from one image.
+
+FROM node:20-slim AS build
+WORKDIR /app
+# `npm ci` runs the prepare script (a build), so the sources must be present first.
+COPY package.json package-lock.json tsconfig.json .swcrc ./
+COPY src ./src
+COPY rest-bridge ./rest-bridge
+COPY schema ./schema
+COPY bin ./bin
+RUN npm ci --no-audit --no-fund \
+ && npm run build \
+ && npm prune --omit=dev --no-audit --no-fund
+
+FROM node:20-slim AS runtime
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=4000 \
+    DATA_DIR=/data
+WORKDIR /app
+COPY --from=build --chown=node:node /app/package.json /app/package-lock.json ./
+COPY --from=build --chown=node:node /app/node_modules ./node_modules
+COPY --from=build --chown=node:node /app/dist ./dist
+COPY --from=build --chown=node:node /app/schema ./schema
+COPY --from=build --chown=node:node /app/bin ./bin
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME ["/data"]
+EXPOSE 4000
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
+  CMD node -e "fetch('http://127.0.0.1:' + (process.env.PORT || 4000) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
+CMD ["node", "dist/src/main.js"]
