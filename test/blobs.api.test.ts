@@ -171,6 +171,21 @@ describe('GET /blobs/:uid/download (local storage)', () => {
     expect((await fetch(good)).status).toBe(200);
   });
 
+  test('a malformed uid on the content route is 404', async () => {
+    const res = await fetch(`${t.url}/blob-content/not-a-uid?expires=9999999999&signature=${'0'.repeat(64)}`);
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ error: { code: 'NotFound', message: 'Blob not found' } });
+  });
+
+  test('HEAD on a signed link gives the headers without the body', async () => {
+    const blob = await makeBlob(storage(), owner.user, { filename: 'a.txt', data: 'twelve bytes' });
+    const url = await storage().signedUrl(blob.uid, { baseUrl: t.url });
+    const res = await fetch(url, { method: 'HEAD' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-length')).toBe('12');
+    expect(res.headers.get('content-type')).toBe('text/plain');
+  });
+
   test('a validly signed link for a uid with no blob is 404', async () => {
     const uid = '0f0f0f0f-0000-4000-8000-000000000000';
     const url = await storage().signedUrl(uid, { baseUrl: t.url });

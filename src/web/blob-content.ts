@@ -41,7 +41,6 @@ export function mountBlobContent(app: Express, services: Services): void {
         return fail(res, notFound('Blob content'));
       }
       res.status(200).set({
-        'Content-Type': blob.mime_type ?? 'application/octet-stream',
         'Content-Length': String(stat.size),
         'Content-Disposition': contentDisposition(blob.filename),
         'X-Content-Type-Options': 'nosniff',
@@ -49,6 +48,8 @@ export function mountBlobContent(app: Express, services: Services): void {
         'Cache-Control': 'private, no-store',
         ETag: `"${blob.hash}"`,
       });
+      // setHeader, not res.set: Express would append a charset the stored content may not have.
+      res.setHeader('Content-Type', blob.mime_type ?? 'application/octet-stream');
       if (req.method === 'HEAD') return void res.end();
       const stream = fs.createReadStream(file);
       stream.on('error', (error) => {
