@@ -38,9 +38,15 @@ afterAll(async () => {
   data?.remove();
 });
 
+/**
+ * Screenshots go to docs/screenshots when missing or with UPDATE_SCREENSHOTS=1 (so ordinary runs
+ * leave the checked-in images alone), else to data.dir.
+ */
 async function shot(page: Page, name: string): Promise<void> {
-  fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  const docs = path.join(SCREENSHOTS, `${name}.png`);
+  const target = process.env.UPDATE_SCREENSHOTS === '1' || !fs.existsSync(docs) ? docs : path.join(data.dir, `${name}.png`);
+  fs.mkdirSync(path.dirname(target), { recursive: true });
+  await page.screenshot({ path: target, fullPage: true });
 }
 
 async function signIn(page: Page, username: string): Promise<void> {
