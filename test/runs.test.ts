@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { startTestApp, TestApp } from './support/app';
-import { makeUser, HELLO_DEFINITION, TestUser } from './support/factories';
+import { makeUser, makeCircuit, HELLO_DEFINITION, TestUser } from './support/factories';
 import { makeRunnableCircuit, startHttpTarget, submitRun, waitForRun } from './support/run-factories';
-import { CircuitMetric, User } from '../src/models';
+import { CircuitAdaptor, CircuitMetric, User } from '../src/models';
 import { CircuitRun } from '../src/models/CircuitRun';
 import { CreditLedger } from '../src/models/CreditLedger';
 import type { CircuitDefinition } from '../src/engine/definition';
@@ -132,9 +132,7 @@ describe('POST /circuit-adaptors/{adaptor_uid}/query', () => {
     expect(foreign.status).toBe(404);
     expect(foreign.body.error.code).toBe('NotFound');
     expect((await submitRun(t, owner.token, hello.adaptorUid, { ...input, context: { version: 'nope' } })).status).toBe(404);
-    const { makeCircuit } = await import('./support/factories');
     const { circuit } = await makeCircuit(owner, {}, null);
-    const { CircuitAdaptor } = await import('../src/models');
     const adaptor = await CircuitAdaptor.findOne({ where: { circuit_uid: circuit.uid } });
     expect((await submitRun(t, owner.token, adaptor!.uid, input)).status).toBe(404);
   });

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { Op, UniqueConstraintError } from 'sequelize';
-import { Circuit, CircuitAdaptor, CircuitVersion, User } from '../models';
+import { Circuit, CircuitVersion, User } from '../models';
 import { CircuitRun } from '../models/CircuitRun';
 import { IdempotencyKey } from '../models/IdempotencyKey';
 import { AppError, badInput, conflict, notFound } from '../errors';
@@ -9,7 +9,7 @@ import { startRunPermits } from '../policies/run.policy';
 import { isUid } from '../graphql/common/uid';
 import { checkInput } from '../engine/inputSchema';
 import { RUN_BASE_CREDITS } from '../jobs/executeRun.job';
-import { markEnqueued } from '../jobs/runTransitions';
+import { markNotEnqueued } from '../jobs/runTransitions';
 import type { Services } from '../services';
 
 export interface CreateRunInput {
@@ -44,27 +44,52 @@ async function findReplay(viewer: User, key: string, hash: string): Promise<Circ
   return CircuitRun.findByPk(record.run_uid);
 }
 
-async function resolveVersion(circuit: Circuit, versionUid: string | null | undefined): Promise<CircuitVersion> {
+/** Versions are immutable (definition and circuit never change), so a run's version is cached by uid. */
+const versionCache = new Map<string, Pick<CircuitVersion, 'uid' | 'circuit_uid' | 'definition'>>();
+const MAX_CACHED_VERSIONS = 2_000;
+
+async function loadVersion(uid: string): Promise<Pick<CircuitVersion, 'uid' | 'circuit_uid' | 'definition'> | null> {
+  const cached = versionCache.get(uid);
+  if (cached) return cached;
+  const version = await CircuitVersion.findByPk(uid, { attributes: ['uid', 'circuit_uid', 'definition'] });
+  if (!version) return null;
+  if (versionCache.size >= MAX_CACHED_VERSIONS) versionCache.delete(versionCache.keys().next().value!);
+  const entry = { uid: version.uid, circuit_uid: version.circuit_uid, definition: version.definition };
+  versionCache.set(uid, entry);
+  return entry;
+}
+
+async function resolveVersion(circuit: Circuit, versionUid: string | null | undefined): Promise<Pick<CircuitVersion, 'uid' | 'circuit_uid' | 'definition'>> {
   if (versionUid !== undefined && versionUid !== null) {
-    const version = isUid(versionUid) ? await CircuitVersion.findByPk(versionUid) : null;
+    const version = isUid(versionUid) ? await loadVersion(versionUid) : null;
     if (!version || version.circuit_uid !== circuit.uid) throw notFound('Circuit version');
     return version;
   }
-  const primary = circuit.primary_version_uid ? await CircuitVersion.findByPk(circuit.primary_version_uid) : null;
+  const primary = circuit.primary_version_uid ? await loadVersion(circuit.primary_version_uid) : null;
   if (!primary) throw notFound('Circuit version (the circuit has no published version)');
   return primary;
+}
+
+/** The circuit behind an adaptor, in one query. */
+async function circuitOfAdaptor(adaptorUid: string): Promise<Circuit | null> {
+  if (!isUid(adaptorUid)) return null;
+  const rows = await Circuit.sequelize!.query(
+    'SELECT c.* FROM circuits c JOIN circuit_adaptors a ON a.circuit_uid = c.uid WHERE a.uid = $1',
+    { bind: [adaptorUid], model: Circuit, mapToModel: true },
+  );
+  return rows[0] ?? null;
 }
 
 /**
  * POST /circuit-adaptors/{adaptor_uid}/query: checks the caller may run the circuit, resolves the
  * version, validates `input` against its query schema, checks the balance covers the minimum cost,
- * inserts the run PROVISIONED and queues its job (after commit; the worker sweeper queues any run the
- * process could not, so none stays PROVISIONED for ever).
+ * inserts the run PROVISIONED and queues its job right after (the worker sweeper queues any run whose
+ * enqueue failed at once, and any left PROVISIONED by a process that died in between after a few
+ * minutes, so none stays PROVISIONED for ever).
  */
 export async function createRun(services: Services, viewer: User, input: CreateRunInput): Promise<CreateRunResult> {
-  const adaptor = isUid(input.adaptorUid) ? await CircuitAdaptor.findByPk(input.adaptorUid) : null;
-  const circuit = adaptor ? await Circuit.findByPk(adaptor.circuit_uid) : null;
-  if (!adaptor || !circuit) throw notFound('Circuit adaptor');
+  const circuit = await circuitOfAdaptor(input.adaptorUid);
+  if (!circuit) throw notFound('Circuit adaptor');
   const isPublic = input.isPublic ?? false;
   const permit = startRunPermits(viewer, circuit, isPublic);
   authorize(viewer, permit.allowed, permit.message);
@@ -88,7 +113,8 @@ export async function createRun(services: Services, viewer: User, input: CreateR
 
   let run: CircuitRun;
   try {
-    const fields = { user_uid: viewer.uid, circuit_uid: circuit.uid, circuit_version_uid: version.uid, input: input.input, is_public: isPublic };
+    // Marked queued up front (enqueue follows at once); a failed enqueue clears it for the sweeper.
+    const fields = { user_uid: viewer.uid, circuit_uid: circuit.uid, circuit_version_uid: version.uid, input: input.input, is_public: isPublic, enqueued_at: new Date() };
     // One INSERT is its own unit of work; with a key, the key row joins it in a transaction.
     run = key === null ? await CircuitRun.create(fields) : await services.sequelize.transaction(async (transaction) => {
       const created = await CircuitRun.create(fields, { transaction });
@@ -108,9 +134,9 @@ export async function createRun(services: Services, viewer: User, input: CreateR
 
   try {
     await services.runQueue.enqueue(run.uid);
-    await markEnqueued(services.sequelize, run.uid);
   } catch (error) {
     services.log.error({ err: error, run: run.uid }, 'could not queue a run; the worker sweeper will queue it');
+    await markNotEnqueued(services.sequelize, run.uid).catch(() => {});
   }
   return { run, circuit, replayed: false };
 }

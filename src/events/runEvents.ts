@@ -14,13 +14,20 @@ export type RunEventHandler = (event: RunStateEvent) => void;
  */
 export interface RunEventBus {
   readonly kind: 'postgres' | 'redis';
+  /**
+   * The PostgreSQL NOTIFY channel when events travel over the service's own database: state
+   * transitions then notify inside their own statement (delivered on commit, no extra round trip)
+   * instead of calling publish().
+   */
+  readonly sqlChannel?: string;
   publish(event: RunStateEvent): Promise<void>;
   /** Local subscription to one run's events; returns the unsubscribe function. */
   subscribe(uid: string, handler: RunEventHandler): () => void;
   close(): Promise<void>;
 }
 
-const CHANNEL = 'circuit_run_state';
+export const RUN_STATE_CHANNEL = 'circuit_run_state';
+const CHANNEL = RUN_STATE_CHANNEL;
 
 /** Fans events heard from the transport out to local handlers and the GraphQL pubSub. */
 class LocalFanOut {
@@ -96,6 +103,7 @@ export async function createPostgresRunEventBus(databaseUrl: string, log: Logger
 
   return {
     kind: 'postgres',
+    sqlChannel: CHANNEL,
     async publish(event) {
       const client = await getPublisher();
       await client.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify({ uid: event.uid, state: event.state })]);

@@ -19,7 +19,8 @@ function lastSeenRank(header: unknown): number {
 /**
  * GET /api/v1/circuit-runs/{uid}/events (DESIGN §2): text/event-stream. The first event is the run
  * now, then one `event: state` per change; `data:` is exactly the GET /circuit-runs/{uid} payload
- * (each event re-runs that route's operation under the caller's token), `id:` is the state. A
+ * (each event re-runs that route's operation under the caller's token), `id:` is the state; a run
+ * that went through RUNNING between two reads still gets its RUNNING event. A
  * `Last-Event-ID` skips states already seen; a client that saw the terminal state gets 204.
  * Comments keep the connection alive every 15 s; the stream closes after a terminal state. Errors
  * before the stream starts are the route's JSON envelope (401/403/404).
@@ -85,9 +86,15 @@ export function mountRunEvents(app: Express, schema: GraphQLSchema, operations: 
 
       while (!closed) {
         if (response.status !== 200) break;
-        const payload = (response.body as { payload: { state: RunState } }).payload;
+        const payload = (response.body as { payload: Record<string, unknown> & { state: RunState } }).payload;
         const rank = stateRank(payload.state);
         if (rank > lastRank) {
+          if (lastRank === stateRank('PROVISIONED') && rank > stateRank('RUNNING')) {
+            // The run passed through RUNNING between two reads; every state gets its event, so send
+            // RUNNING as GET showed it then (the same run without the fields that come at its end).
+            const { ended_at: _e, result_blob: _r, metrics: _m, ...running } = payload;
+            res.write(`id: RUNNING\nevent: state\ndata: ${JSON.stringify({ ...running, state: 'RUNNING' })}\n\n`);
+          }
           lastRank = rank;
           res.write(`id: ${payload.state}\nevent: state\ndata: ${JSON.stringify(payload)}\n\n`);
         }

@@ -31,7 +31,8 @@ export async function computeMetrics(metrics: MetricExpression[], input: unknown
 }
 
 async function end(services: Services, ending: RunEnding): Promise<void> {
-  const charge = await finishRun(services.sequelize, ending);
+  const channel = services.runEvents.sqlChannel;
+  const charge = await finishRun(services.sequelize, ending, channel);
   if (!charge) {
     services.log.info({ run: ending.uid, attempt: ending.attempt }, 'run was ended by another attempt; result dropped');
     return;
@@ -39,15 +40,17 @@ async function end(services: Services, ending: RunEnding): Promise<void> {
   const log = { run: ending.uid, state: ending.state, cost: charge.cost, charged: charge.amount, attempt: ending.attempt };
   if (ending.state === 'EXCEPTION') services.log.warn({ ...log, reason: ending.failureReason }, 'run failed');
   else services.log.debug(log, 'run completed');
-  await services.runEvents.publish({ uid: ending.uid, state: ending.state }).catch((error: unknown) =>
-    services.log.warn({ err: error, run: ending.uid }, 'could not publish run state'));
+  if (!channel) {
+    await services.runEvents.publish({ uid: ending.uid, state: ending.state }).catch((error: unknown) =>
+      services.log.warn({ err: error, run: ending.uid }, 'could not publish run state'));
+  }
 }
 
 async function executeClaimed(services: Services, claim: ClaimedRun, touch: () => Promise<void>): Promise<void> {
   const { log, sequelize, config } = services;
   const base = { uid: claim.uid, attempt: claim.attempt };
   if (claim.attempt === 1) {
-    await services.runEvents.publish({ uid: claim.uid, state: 'RUNNING' }).catch((error: unknown) =>
+    if (!services.runEvents.sqlChannel) await services.runEvents.publish({ uid: claim.uid, state: 'RUNNING' }).catch((error: unknown) =>
       log.warn({ err: error, run: claim.uid }, 'could not publish run state'));
   } else {
     log.warn({ run: claim.uid, attempt: claim.attempt }, 'taking over a run whose worker went silent');
@@ -108,7 +111,7 @@ export async function processRun(services: Services, uid: string, touch: () => P
   const lease = services.config.jobLockLifetimeMs;
   const giveUpAt = Date.now() + 3 * lease;
   for (;;) {
-    const claim = await claimRun(services.sequelize, uid, lease);
+    const claim = await claimRun(services.sequelize, uid, lease, services.runEvents.sqlChannel);
     if (claim) return executeClaimed(services, claim, touch);
     const run = await CircuitRun.findByPk(uid, { attributes: ['uid', 'state'] });
     if (!run || isTerminal(run.state)) return;

@@ -29,7 +29,7 @@ export interface ClaimedRun {
  * returns what executing it needs in the same round trip. Null when the run is not claimable
  * (terminal, or held by a live worker).
  */
-export async function claimRun(sequelize: Sequelize, uid: string, staleAfterMs: number): Promise<ClaimedRun | null> {
+export async function claimRun(sequelize: Sequelize, uid: string, staleAfterMs: number, notifyChannel?: string): Promise<ClaimedRun | null> {
   const rows = await sequelize.query<ClaimedRun>(
     `WITH claimed AS (
        UPDATE circuit_runs
@@ -38,12 +38,13 @@ export async function claimRun(sequelize: Sequelize, uid: string, staleAfterMs: 
           AND (state = 'PROVISIONED'
                OR (state = 'RUNNING' AND (heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $2))))
         RETURNING uid, user_uid, circuit_uid, circuit_version_uid, input, attempt)
-     SELECT claimed.*, v.definition, m.metrics
+     SELECT claimed.*, v.definition, m.metrics${notifyChannel ? `,
+            CASE WHEN claimed.attempt = 1 THEN pg_notify($3, json_build_object('uid', claimed.uid, 'state', 'RUNNING')::text) END AS notified` : ''}
        FROM claimed
        LEFT JOIN circuit_versions v ON v.uid = claimed.circuit_version_uid
        LEFT JOIN circuits c ON c.uid = claimed.circuit_uid
        LEFT JOIN circuit_metrics m ON m.uid = c.user_circuit_metric_uid`,
-    { bind: [uid, staleAfterMs / 1000], type: QueryTypes.SELECT },
+    { bind: notifyChannel ? [uid, staleAfterMs / 1000, notifyChannel] : [uid, staleAfterMs / 1000], type: QueryTypes.SELECT },
   );
   return rows[0] ?? null;
 }
@@ -72,10 +73,10 @@ export interface RunCharge { userUid: string; cost: number; amount: number; bala
 
 /**
  * RUNNING → COMPLETED | EXCEPTION for the attempt holding the run, and its one charge, in one
- * transaction. The balance never goes below 0: when it cannot cover the cost, what is left is taken
+ * transaction (with `notifyChannel`, the state event too: NOTIFY is delivered on commit). The balance never goes below 0: when it cannot cover the cost, what is left is taken
  * (the ledger records both `cost` and `amount`). Returns null when the run was not this attempt's to end.
  */
-export async function finishRun(sequelize: Sequelize, ending: RunEnding): Promise<RunCharge | null> {
+export async function finishRun(sequelize: Sequelize, ending: RunEnding, notifyChannel?: string): Promise<RunCharge | null> {
   // One statement, so one transaction: the guarded end, the balance (locked, so concurrent charges
   // queue behind each other and each sees the latest balance) and the ledger row.
   const rows = await sequelize.query<{ user_uid: string; amount: string; balance_after: string }>(
@@ -93,7 +94,8 @@ export async function finishRun(sequelize: Sequelize, ending: RunEnding): Promis
          RETURNING u.uid, LEAST(locked.credits, $7::bigint) AS amount, u.credits AS balance_after)
      INSERT INTO credit_ledger (user_uid, run_uid, cost, amount, balance_after)
        SELECT charged.uid, $1, $7, charged.amount, charged.balance_after FROM charged
-     RETURNING user_uid, amount, balance_after`,
+     RETURNING user_uid, amount, balance_after${notifyChannel ? `,
+       pg_notify($8, json_build_object('uid', run_uid, 'state', $3::text)::text) AS notified` : ''}`,
     {
       bind: [
         ending.uid,
@@ -103,6 +105,7 @@ export async function finishRun(sequelize: Sequelize, ending: RunEnding): Promis
         ending.state === 'COMPLETED' && ending.metrics ? JSON.stringify(ending.metrics) : null,
         ending.failureReason ?? null,
         ending.cost,
+        ...(notifyChannel ? [notifyChannel] : []),
       ],
       type: QueryTypes.SELECT,
     },
@@ -135,6 +138,7 @@ export async function claimRunsToRequeue(sequelize: Sequelize, graceMs: number, 
   return rows.map((r) => r.uid);
 }
 
-export async function markEnqueued(sequelize: Sequelize, uid: string): Promise<void> {
-  await sequelize.query('UPDATE circuit_runs SET enqueued_at = now() WHERE uid = $1 AND enqueued_at IS NULL', { bind: [uid] });
+/** After a failed enqueue: the sweeper queues runs with no enqueued_at once their grace period passes. */
+export async function markNotEnqueued(sequelize: Sequelize, uid: string): Promise<void> {
+  await sequelize.query(`UPDATE circuit_runs SET enqueued_at = NULL WHERE uid = $1 AND state = 'PROVISIONED'`, { bind: [uid] });
 }

@@ -25,7 +25,7 @@ export class CircuitRun extends Model<InferAttributes<CircuitRun>, InferCreation
   declare state: CreationOptional<RunState>;
   declare is_public: CreationOptional<boolean>;
   declare input: Record<string, unknown>;
-  declare result_blob: CreationOptional<unknown>;
+  declare result_blob: CreationOptional<Record<string, unknown> | null>;
   declare metrics: CreationOptional<Record<string, unknown> | null>;
   /** Why a run ended in EXCEPTION: for logs and the owner's operators, never shown by the API. */
   declare failure_reason: CreationOptional<string | null>;

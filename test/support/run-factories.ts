@@ -1,17 +1,21 @@
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { TestApp } from './app';
 import type { TestUser } from './factories';
 import { makeCircuit } from './factories';
 import type { CircuitDefinition } from '../../src/engine/definition';
 import type { CreateCircuitInput } from '../../src/commands/createCircuit';
+import { CircuitAdaptor } from '../../src/models';
 
 export const TERMINAL = ['COMPLETED', 'EXCEPTION'];
 
 /** A circuit with one published version of `definition`, plus its adaptor uid. */
 export async function makeRunnableCircuit(owner: TestUser, definition: CircuitDefinition, input: Partial<CreateCircuitInput> = {}) {
   const { circuit, version } = await makeCircuit(owner, input, definition);
-  const { CircuitAdaptor } = await import('../../src/models');
   const adaptor = await CircuitAdaptor.findOne({ where: { circuit_uid: circuit.uid } });
   return { circuit, version: version!, adaptorUid: adaptor!.uid };
 }
@@ -94,7 +98,7 @@ export async function startHttpTarget(handler: http.RequestListener): Promise<{ 
 }
 
 export interface ServiceProcess {
-  proc: import('node:child_process').ChildProcess;
+  proc: ChildProcess;
   /** The HTTP base URL (API processes only). */
   url?: string;
   output: string[];
@@ -107,10 +111,6 @@ export interface ServiceProcess {
  * and resolves once it logs that it is ready. `npm test` builds dist first; built here if missing.
  */
 export async function spawnServiceProcess(kind: 'api' | 'worker', databaseUrl: string, env: Record<string, string> = {}): Promise<ServiceProcess> {
-  const { spawn, execFileSync } = await import('node:child_process');
-  const path = await import('node:path');
-  const fs = await import('node:fs');
-  const os = await import('node:os');
   const root = path.resolve(__dirname, '../..');
   const script = path.join(root, 'dist/src', kind === 'api' ? 'main.js' : 'worker.js');
   if (!fs.existsSync(script)) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' });

@@ -1,7 +1,7 @@
 import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import type { SubscribeResolverData } from 'type-graphql';
 import { CircuitVersion } from '../../models';
-import { CircuitRun, isTerminal, stateRank } from '../../models/CircuitRun';
+import { CircuitRun, stateRank } from '../../models/CircuitRun';
 import { createRun } from '../../commands/createRun';
 import { notFound, unauthorized } from '../../errors';
 import { runPubSub } from '../../events/pubsub';
@@ -36,23 +36,22 @@ async function subscribeToRun({ args, context }: SubscribeResolverData<unknown, 
   const events = runPubSub.subscribe('CIRCUIT_RUN_UPDATED', uid);
   return (async function* () {
     let lastRank = -1;
-    const advanced = async (): Promise<CircuitRun | null> => {
+    /** The states the run has reached since the last read: RUNNING too when it was passed between reads. */
+    const advanced = async (): Promise<CircuitRun[]> => {
       const run = await CircuitRun.findByPk(uid);
-      if (!run || stateRank(run.state) <= lastRank) return null;
+      if (!run || stateRank(run.state) <= lastRank) return [];
+      const passed = lastRank === stateRank('PROVISIONED') && stateRank(run.state) > stateRank('RUNNING')
+        ? [CircuitRun.build({ ...run.get(), state: 'RUNNING', ended_at: null, result_blob: null, metrics: null }, { isNewRecord: false })]
+        : [];
       lastRank = stateRank(run.state);
-      return run;
+      return [...passed, run];
     };
     try {
-      const current = await advanced();
-      if (current) {
-        yield current;
-        if (isTerminal(current.state)) return;
-      }
+      for (const run of await advanced()) yield run;
+      if (lastRank >= stateRank('COMPLETED')) return;
       for await (const _event of events) {
-        const run = await advanced();
-        if (!run) continue;
-        yield run;
-        if (isTerminal(run.state)) return;
+        for (const run of await advanced()) yield run;
+        if (lastRank >= stateRank('COMPLETED')) return;
       }
     } finally {
       await events.return?.();
