@@ -11,6 +11,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
+const { performance } = require('node:perf_hooks');
 
 const root = path.join(__dirname, '..', '..');
 const dist = path.join(root, 'dist', 'src');
