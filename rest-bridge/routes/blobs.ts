@@ -13,6 +13,8 @@ export const blobRoutes: Route[] = [
     tag,
     variables: ({ params }) => ({ uid: params.uid }),
     result: 'blob',
+    // Spec 2.6: these two are *included* only for admin tokens, not sent as null to others.
+    omitWhenNull: ['blob_type', 'path'],
   },
   {
     method: 'GET',

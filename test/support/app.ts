@@ -22,7 +22,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     port: 0,
     secret: 'test-secret',
     httpStepAllowPrivate: true,
-    jobLockLifetimeMs: 5_000,
+    // Agenda leaves a lockLifetime/2 timer after each job; keep it under jest's exit grace.
+    jobLockLifetimeMs: 1_500,
     ...overrides,
   };
 }
