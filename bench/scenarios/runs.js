@@ -40,7 +40,7 @@ const rssMb = (pid) => {
 };
 
 function spawnProcess(script, env) {
-  const child = spawn(process.execPath, [path.join(dist, script)], {
+  const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(" ") : []), path.join(dist, script)], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', REDIS_URL: '', MONGODB_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -55,8 +55,14 @@ function spawnProcess(script, env) {
         buffer = buffer.slice(i + 1);
         try {
           const entry = JSON.parse(line);
-          if (entry.msg === 'circuit service ready' || entry.msg === 'circuit worker ready') resolve({ child, url: entry.url });
-          else if (entry.level >= 50) console.error(line);
+          if (entry.msg === 'circuit service ready' || entry.msg === 'circuit worker ready') {
+            // From here on, logs are drained unread: parsing them would take CPU from the service being measured.
+            child.stdout.removeAllListeners('data');
+            child.stdout.resume();
+            resolve({ child, url: entry.url });
+            return;
+          }
+          if (entry.level >= 50) console.error(line);
         } catch { /* ignore */ }
       }
     });
