@@ -1,6 +1,5 @@
 import 'reflect-metadata';
 import type { Config } from './config';
-import { ConfigError, loadConfig } from './config';
 import { createLogger, type Logger } from './logger';
 import { resolveDatabase } from './db/resolveDatabase';
 import { createSequelize } from './db/sequelize';
@@ -10,6 +9,7 @@ import { createBlobStorage } from './storage';
 import { createSearchRateLimiter } from './ratelimit';
 import { startRunRuntime } from './jobs/runtime';
 import type { Services } from './services';
+import { closeOnSignals, loadConfigOrExit } from './lifecycle';
 
 export interface WorkerProcess {
   services: Services;
@@ -48,36 +48,15 @@ export async function startWorkerProcess(config: Config, log: Logger = createLog
   }
 }
 
-async function main(): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(`circuit-worker: bad configuration: ${error.message}`);
-      process.exit(2);
-    }
-    throw error;
-  }
-  const log = createLogger(config.logLevel);
+/** Starts a worker and keeps it until SIGINT/SIGTERM; `npm run worker` and `circuits worker`. */
+export async function runWorkerUntilSignalled(config: Config, log: Logger): Promise<void> {
   const worker = await startWorkerProcess(config, log);
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'worker shutting down');
-    const force = setTimeout(() => { log.error('shutdown took over 15 s; exiting'); process.exit(1); }, 15_000);
-    force.unref();
-    try {
-      await worker.close();
-      process.exit(0);
-    } catch (error) {
-      log.error({ err: error }, 'error during worker shutdown');
-      process.exit(1);
-    }
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  closeOnSignals(log, 'worker', () => worker.close(), 15_000);
+}
+
+async function main(): Promise<void> {
+  const config = loadConfigOrExit('circuit-worker');
+  await runWorkerUntilSignalled(config, createLogger(config.logLevel));
 }
 
 if (require.main === module) {
