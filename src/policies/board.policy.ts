@@ -17,13 +17,3 @@ export function boardPermits(viewer: User | null, board: Board, action: BoardAct
       return false;
   }
 }
-
-/**
- * circuitPermits(viewer, c, 'list') as SQL over a circuits alias: what a board's circuit list shows
- * and counts. Bind the returned replacements alongside your own.
- */
-export function listableCircuitSql(alias: string, viewer: User | null): { sql: string; replacements: Record<string, unknown> } {
-  if (viewer?.is_admin) return { sql: 'TRUE', replacements: {} };
-  if (!viewer) return { sql: `NOT ${alias}.is_private`, replacements: {} };
-  return { sql: `(NOT ${alias}.is_private OR ${alias}.owner_uid = :listViewerUid)`, replacements: { listViewerUid: viewer.uid } };
-}

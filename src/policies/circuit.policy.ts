@@ -1,3 +1,4 @@
+import { Op, WhereOptions } from 'sequelize';
 import type { Circuit, User } from '../models';
 
 /**
@@ -26,4 +27,20 @@ export function circuitPermits(viewer: User | null, circuit: Circuit, action: Ci
     case 'run':
       return viewer !== null;
   }
+}
+
+/**
+ * circuitPermits(viewer, c, 'list') as SQL over a circuits alias, for queries that filter many
+ * circuits at once (lists, counts). Bind the returned replacements alongside your own.
+ */
+export function listableCircuitsSql(alias: string, viewer: User | null): { sql: string; replacements: Record<string, unknown> } {
+  if (viewer?.is_admin) return { sql: 'TRUE', replacements: {} };
+  if (!viewer) return { sql: `NOT ${alias}.is_private`, replacements: {} };
+  return { sql: `(NOT ${alias}.is_private OR ${alias}.owner_uid = :listViewerUid)`, replacements: { listViewerUid: viewer.uid } };
+}
+
+/** circuitPermits(viewer, c, 'list') as a Sequelize where clause on Circuit. */
+export function listableCircuitsWhere(viewer: User | null): WhereOptions<Circuit> {
+  if (viewer?.is_admin) return {};
+  return viewer ? { [Op.or]: [{ is_private: false }, { owner_uid: viewer.uid }] } : { is_private: false };
 }

@@ -4,7 +4,8 @@ import { User } from '../../models';
 import { Board } from '../../models/boards';
 import { notFound } from '../../errors';
 import { authorize } from '../../policies/authorize';
-import { BoardAction, boardPermits, listableCircuitSql } from '../../policies/board.policy';
+import { BoardAction, boardPermits } from '../../policies/board.policy';
+import { listableCircuitsSql } from '../../policies/circuit.policy';
 import type { AppContext } from '../context';
 import { isUid } from '../common/uid';
 
@@ -33,7 +34,7 @@ export function boardLoaders(ctx: AppContext): BoardLoaders {
       return uids.map((u) => map.get(u) ?? null);
     }),
     circuitCount: new DataLoader(async (uids) => {
-      const listable = listableCircuitSql('c', ctx.viewer);
+      const listable = listableCircuitsSql('c', ctx.viewer);
       const rows = await sequelize.query<{ board_uid: string; n: string }>(
         `SELECT bc.board_uid, count(*) AS n FROM board_circuits bc JOIN circuits c ON c.uid = bc.circuit_uid
           WHERE bc.board_uid IN (:uids) AND ${listable.sql} GROUP BY bc.board_uid`,

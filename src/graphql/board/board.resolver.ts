@@ -4,7 +4,8 @@ import { Board, BoardStar } from '../../models/boards';
 import { notFound } from '../../errors';
 import { authorize } from '../../policies/authorize';
 import { circuitPermits } from '../../policies/circuit.policy';
-import { boardPermits, listableCircuitSql } from '../../policies/board.policy';
+import { boardPermits } from '../../policies/board.policy';
+import { listableCircuitsSql } from '../../policies/circuit.policy';
 import type { AppContext } from '../context';
 import { isUid } from '../common/uid';
 import { PageArgs, paged, pageWindow } from '../common/pagination';
@@ -79,7 +80,7 @@ export class BoardResolver {
   ): Promise<CircuitPage> {
     const board = await findBoardFor(ctx, boardUid, 'read');
     const window = pageWindow(args);
-    const listable = listableCircuitSql('c', ctx.viewer);
+    const listable = listableCircuitsSql('c', ctx.viewer);
     const where = `bc.board_uid = :boardUid AND ${listable.sql}`;
     const replacements = { boardUid: board.uid, limit: window.limit, offset: window.offset, ...listable.replacements };
     const sequelize = ctx.services.sequelize;

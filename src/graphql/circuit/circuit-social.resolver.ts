@@ -2,10 +2,10 @@ import { Arg, Args, Authorized, Ctx, Mutation, Query, Resolver } from 'type-grap
 import { QueryTypes } from 'sequelize';
 import { Circuit } from '../../models';
 import { setCircuitStar } from '../../commands/starCircuit';
-import { circuitPermits } from '../../policies/circuit.policy';
+import { circuitPermits, listableCircuitsSql } from '../../policies/circuit.policy';
 import { PageArgs, pageWindow, paged } from '../common/pagination';
 import type { AppContext } from '../context';
-import { findCircuitByName, findCircuitByNameFor, listableSql } from './circuit.loader';
+import { findCircuitByName, findCircuitByNameFor } from './circuit.loader';
 import { noteIfDeprecated, presentCircuit } from './circuit.presenter';
 import { CircuitPage, CircuitStarState } from './circuit.type';
 
@@ -60,8 +60,9 @@ export class CircuitSocialResolver {
   async starredCircuits(@Args(() => PageArgs) args: PageArgs, @Ctx() ctx: AppContext): Promise<CircuitPage> {
     const window = pageWindow(args, { defaultLimit: STARRED_LIMIT, maxLimit: STARRED_LIMIT });
     const sequelize = ctx.services.sequelize;
-    const from = `FROM circuit_stars s JOIN circuits c ON c.uid = s.circuit_uid WHERE s.user_uid = :user AND ${listableSql(ctx.viewer, 'c')}`;
-    const replacements = { user: ctx.viewer!.uid, limit: window.limit, offset: window.offset };
+    const listable = listableCircuitsSql('c', ctx.viewer);
+    const from = `FROM circuit_stars s JOIN circuits c ON c.uid = s.circuit_uid WHERE s.user_uid = :user AND ${listable.sql}`;
+    const replacements = { ...listable.replacements, user: ctx.viewer!.uid, limit: window.limit, offset: window.offset };
     const [rows, [{ count }]] = await Promise.all([
       sequelize.query(`SELECT c.* ${from} ORDER BY s.created_at DESC, c.uid LIMIT :limit OFFSET :offset`, {
         replacements, model: Circuit, mapToModel: true,
@@ -97,10 +98,11 @@ export class CircuitSocialResolver {
     noteIfDeprecated(ctx, circuit);
     const window = pageWindow(args);
     const sequelize = ctx.services.sequelize;
+    const listable = listableCircuitsSql('c', ctx.viewer);
     const from = `FROM circuits c WHERE c.uid IN (SELECT e.circuit_uid FROM circuit_embeds e WHERE e.embedded_circuit_uid = :embedded)
-      AND ${listableSql(ctx.viewer, 'c')}`;
+      AND ${listable.sql}`;
     const limit = Math.max(0, Math.min(window.limit, EMBEDS_TOTAL_CAP - window.offset));
-    const replacements = { embedded: circuit.uid, limit, offset: window.offset };
+    const replacements = { ...listable.replacements, embedded: circuit.uid, limit, offset: window.offset };
     const [rows, [{ count }]] = await Promise.all([
       limit === 0
         ? Promise.resolve([] as Circuit[])

@@ -1,4 +1,3 @@
-import { Op, WhereOptions } from 'sequelize';
 import { Circuit, User } from '../../models';
 import { notFound } from '../../errors';
 import { authorize } from '../../policies/authorize';
@@ -24,20 +23,4 @@ export async function findCircuitByNameFor(ctx: AppContext, username: string, na
 export async function findCircuitByName(username: string, name: string): Promise<Circuit | null> {
   const owner = await User.findOne({ where: { username } });
   return owner ? Circuit.findOne({ where: { owner_uid: owner.uid, name } }) : null;
-}
-
-/**
- * SQL condition (on alias `alias`) for the circuits `viewer` may list: what circuitPermits(…, 'list')
- * allows, for queries that filter many circuits at once. Keep the two in step.
- */
-export function listableSql(viewer: User | null, alias = 'c'): string {
-  if (viewer?.is_admin) return 'TRUE';
-  const sequelize = Circuit.sequelize!;
-  return viewer ? `(${alias}.is_private = FALSE OR ${alias}.owner_uid = ${sequelize.escape(viewer.uid)})` : `${alias}.is_private = FALSE`;
-}
-
-/** The same condition as listableSql, as a Sequelize where clause on Circuit. */
-export function listableWhere(viewer: User | null): WhereOptions<Circuit> {
-  if (viewer?.is_admin) return {};
-  return viewer ? { [Op.or]: [{ is_private: false }, { owner_uid: viewer.uid }] } : { is_private: false };
 }

@@ -7,13 +7,13 @@ import { updateCircuit } from '../../commands/updateCircuit';
 import { deprecateCircuit } from '../../commands/deprecateCircuit';
 import { notFound } from '../../errors';
 import { authorize } from '../../policies/authorize';
-import { circuitPermits } from '../../policies/circuit.policy';
+import { circuitPermits, listableCircuitsWhere } from '../../policies/circuit.policy';
 import { JSONScalar } from '../common/scalars';
 import { isUid } from '../common/uid';
 import { PageArgs, pageWindow, paged } from '../common/pagination';
 import type { AppContext } from '../context';
 import { CreateCircuitInput, UpdateCircuitInput } from './circuit.input';
-import { findCircuitByNameFor, findCircuitFor, listableWhere } from './circuit.loader';
+import { findCircuitByNameFor, findCircuitFor } from './circuit.loader';
 import { noteIfDeprecated, presentCircuit } from './circuit.presenter';
 import { CircuitPage, CircuitType, CircuitVersionPage, CircuitVersionType } from './circuit.type';
 
@@ -68,7 +68,7 @@ export class CircuitResolver {
     if (!owner) throw notFound('User');
     const window = pageWindow(args);
     const { rows, count } = await Circuit.findAndCountAll({
-      where: { [Op.and]: [{ owner_uid: owner.uid }, listableWhere(ctx.viewer)] },
+      where: { [Op.and]: [{ owner_uid: owner.uid }, listableCircuitsWhere(ctx.viewer)] },
       order: [['created_at', 'DESC'], ['uid', 'ASC']],
       limit: window.limit,
       offset: window.offset,

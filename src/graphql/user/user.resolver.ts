@@ -1,5 +1,6 @@
 import { Arg, Ctx, Query, Resolver } from 'type-graphql';
 import { User } from '../../models';
+import { profileVisible } from '../../policies/user.policy';
 import type { AppContext } from '../context';
 import { UserProfile, Viewer } from './user.type';
 
@@ -13,7 +14,7 @@ export class UserResolver {
   @Query(() => UserProfile, { nullable: true, description: 'A user by username (private profiles only to themselves)' })
   async user(@Arg('username', () => String) username: string, @Ctx() ctx: AppContext): Promise<UserProfile | null> {
     const user = await User.findOne({ where: { username } });
-    if (!user || (user.is_private && ctx.viewer?.uid !== user.uid && !ctx.viewer?.is_admin)) return null;
+    if (!user || !profileVisible(ctx.viewer, user)) return null;
     return UserProfile.from(user);
   }
 }
