@@ -3,13 +3,14 @@
 
 FROM node:20-slim AS build
 WORKDIR /app
-# `npm ci` runs the prepare script (a build), so the sources must be present first.
+# `npm install` runs the prepare script (a build), so the sources must be present first. Not `npm ci`:
+# the lock file lacks other platforms' optional binaries (@swc/core-*), which npm ci refuses.
 COPY package.json package-lock.json tsconfig.json .swcrc ./
 COPY src ./src
 COPY rest-bridge ./rest-bridge
 COPY schema ./schema
 COPY bin ./bin
-RUN npm ci --no-audit --no-fund \
+RUN npm install --no-audit --no-fund \
  && npm run build \
  && npm prune --omit=dev --no-audit --no-fund
 
