@@ -38,6 +38,9 @@ function decodeQuery(route: Route, raw: Record<string, unknown>): RouteInput['qu
       if (value !== 'true' && value !== 'false') throw new AppError('BadClientData', `${name} must be true or false`, { field: name });
       decoded[name] = value === 'true';
     } else {
+      if (spec.oneOf && !spec.oneOf.includes(value)) {
+        throw new AppError('BadClientData', `${name} must be one of ${spec.oneOf.join(', ')}`, { field: name });
+      }
       decoded[name] = value;
     }
   }

@@ -276,7 +276,7 @@ export function buildOpenApi(routes: Route[], options: OpenApiOptions = {}): Rec
     const operationId = count === 0 ? route.operation : `${route.operation}_${route.method.toLowerCase()}${count + 1}`;
     const parameters: unknown[] = pathParams(route.path).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
     for (const [name, spec] of Object.entries(route.query ?? {})) {
-      parameters.push({ name, in: 'query', required: spec.required ?? false, schema: querySchema(spec.type), ...(spec.description ? { description: spec.description } : {}) });
+      parameters.push({ name, in: 'query', required: spec.required ?? false, schema: spec.oneOf ? { type: 'string', enum: spec.oneOf } : querySchema(spec.type), ...(spec.description ? { description: spec.description } : {}) });
     }
     const payload = converter && options.document ? converter.result(options.document, route) : undefined;
     const operation: Record<string, unknown> = {

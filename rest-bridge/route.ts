@@ -22,7 +22,8 @@ export interface Route {
   operation: string;
   summary: string;
   auth: 'none' | 'optional' | 'required';
-  query?: Record<string, { type: QueryParamType; required?: boolean; description?: string }>;
+  /** Query parameters, decoded and checked by type (and `oneOf`, for enumerations) before the operation runs. */
+  query?: Record<string, { type: QueryParamType; required?: boolean; oneOf?: string[]; description?: string }>;
   /** Body fields accepted; any other field is rejected as BadClientData. */
   body?: Record<string, { type: 'string' | 'boolean' | 'integer' | 'object'; required?: boolean; description?: string }>;
   variables: (input: RouteInput) => Record<string, unknown>;

@@ -10,7 +10,7 @@ export const searchRoutes: Route[] = [
     tag: 'Search',
     query: {
       search: { type: 'string', required: true, description: 'Query text; every word matches as a prefix' },
-      type: { type: 'string', description: 'all (default), circuits or users' },
+      type: { type: 'string', oneOf: ['all', 'circuits', 'users'], description: 'all (default), circuits or users' },
       limit: { type: 'int', description: 'Items per page (default 10, max 100)' },
       page: { type: 'int', description: '1-based page (default 1)' },
     },
