@@ -154,3 +154,10 @@ test('createCircuitMetric validates JSONata, belongs to the caller, and can be a
   const stolen = await t.rest('POST', '/circuits', { token: other.token, body: { name: 'thief', user_circuit_metric_uid: metricUid } });
   expect(stolen.status).toBe(400);
 });
+
+test('a circuit lists its adaptors; the default query adaptor is the one REST posts queries to', async () => {
+  const owner = await makeUser();
+  const created = await t.gql('mutation($i: CreateCircuitInput!) { createCircuit(input: $i) { uid adaptorUid adaptors { uid circuitUid kind } } }', { i: { name: 'with-adaptor' } }, owner.token);
+  const circuit = created.data.createCircuit;
+  expect(circuit.adaptors).toEqual([{ uid: circuit.adaptorUid, circuitUid: circuit.uid, kind: 'query' }]);
+});

@@ -18,6 +18,10 @@ export function createLoaders() {
       byKey(await CircuitVersion.findAll({ where: { uid: { [Op.in]: [...uids] } } }), 'uid', uids)),
     adaptorByCircuit: new DataLoader<string, CircuitAdaptor | null>(async (uids) =>
       byKey(await CircuitAdaptor.findAll({ where: { circuit_uid: { [Op.in]: [...uids] }, kind: 'query' } }), 'circuit_uid', uids)),
+    adaptorsOfCircuit: new DataLoader<string, CircuitAdaptor[]>(async (uids) => {
+      const rows = await CircuitAdaptor.findAll({ where: { circuit_uid: { [Op.in]: [...uids] } }, order: [['created_at', 'ASC']] });
+      return uids.map((uid) => rows.filter((row) => row.circuit_uid === uid));
+    }),
   };
 }
 

@@ -15,7 +15,7 @@ import type { AppContext } from '../context';
 import { CreateCircuitInput, UpdateCircuitInput } from './circuit.input';
 import { findCircuitByNameFor, findCircuitFor } from './circuit.loader';
 import { noteIfDeprecated, presentCircuit } from './circuit.presenter';
-import { CircuitPage, CircuitType, CircuitVersionPage, CircuitVersionType } from './circuit.type';
+import { CircuitAdaptorType, CircuitPage, CircuitType, CircuitVersionPage, CircuitVersionType } from './circuit.type';
 
 @Resolver(() => CircuitType)
 export class CircuitResolver {
@@ -157,5 +157,10 @@ export class CircuitResolver {
     if (!circuit || !circuitPermits(ctx.viewer, circuit, 'read')) return null;
     const version = await ctx.loaders.version.load(root.primaryVersionUid);
     return version ? CircuitVersionType.from(version, root.primaryVersionUid) : null;
+  }
+
+  @FieldResolver(() => [CircuitAdaptorType], { description: "The circuit's adaptors (the default `query` adaptor first)" })
+  async adaptors(@Root() root: CircuitType, @Ctx() ctx: AppContext): Promise<CircuitAdaptorType[]> {
+    return (await ctx.loaders.adaptorsOfCircuit.load(root.uid)).map((adaptor) => CircuitAdaptorType.from(adaptor));
   }
 }

@@ -1,5 +1,5 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
-import type { Circuit as CircuitModel, CircuitVersion as VersionModel } from '../../models';
+import type { Circuit as CircuitModel, CircuitAdaptor as AdaptorModel, CircuitVersion as VersionModel } from '../../models';
 import { JSONScalar } from '../common/scalars';
 import { PageOf } from '../common/pagination';
 
@@ -36,6 +36,21 @@ export class CircuitType {
       primaryVersionUid: circuit.primary_version_uid ?? null,
       createdAt: circuit.created_at,
       updatedAt: circuit.updated_at,
+    });
+  }
+}
+
+/** An entry point of a circuit; every circuit has one default adaptor of kind `query`. */
+@ObjectType('CircuitAdaptor')
+export class CircuitAdaptorType {
+  @Field(() => ID) uid!: string;
+  @Field(() => ID) circuitUid!: string;
+  @Field(() => String, { description: 'What the adaptor accepts: `query` (POST /circuit-adaptors/{uid}/query)' }) kind!: string;
+  @Field(() => Date) createdAt!: Date;
+
+  static from(adaptor: AdaptorModel): CircuitAdaptorType {
+    return Object.assign(new CircuitAdaptorType(), {
+      uid: adaptor.uid, circuitUid: adaptor.circuit_uid, kind: adaptor.kind, createdAt: adaptor.created_at,
     });
   }
 }
