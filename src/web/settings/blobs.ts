@@ -1,0 +1,81 @@
+import type { Request, Response, Router } from 'express';
+import multer from 'multer';
+import { Blob } from '../../models/blobs';
+import { AppError } from '../../errors';
+import { uploadBlob } from '../../commands/uploadBlob';
+import type { BlobStorage } from '../../storage/BlobStorage';
+import { ERROR_STATUS } from '../../../rest-bridge/error-status';
+import { blobsPage, Flash } from '../pages';
+import { csrfToken, csrfValid, save } from '../session';
+import { formExpired, requireUser, signedInUser, takeFlash } from './guards';
+
+const BLOBS_PER_PAGE = 50;
+
+/** The Blobs section: upload a file (size-limited), list your blobs a page at a time. */
+export function mountBlobs(router: Router, storage: BlobStorage): void {
+  const multipart = multer({
+    storage: multer.memoryStorage(),
+    limits: { fileSize: storage.maxBytes, files: 1, fields: 10, fieldSize: 4096, parts: 12 },
+  }).single('file');
+
+  const showBlobs = async (req: Request, res: Response, status: number, flash?: Flash) => {
+    const user = signedInUser(res);
+    const rawPage = typeof req.query.page === 'string' && /^\d{1,6}$/.test(req.query.page) ? Number(req.query.page) : 1;
+    const page = Math.max(1, rawPage);
+    const rows = await Blob.findAll({
+      where: { user_uid: user.uid },
+      order: [['created_at', 'DESC'], ['uid', 'ASC']],
+      limit: BLOBS_PER_PAGE + 1,
+      offset: (page - 1) * BLOBS_PER_PAGE,
+    });
+    res.status(status).send(blobsPage({
+      user, csrf: csrfToken(req), blobs: rows.slice(0, BLOBS_PER_PAGE), hasMore: rows.length > BLOBS_PER_PAGE, page, flash, maxBytes: storage.maxBytes,
+    }));
+  };
+
+  router.get('/blobs', requireUser, async (req, res, next) => {
+    try {
+      await showBlobs(req, res, 200, takeFlash(req));
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  router.post('/blobs', requireUser, (req, res, next) => {
+    multipart(req, res, (error: unknown) => {
+      res.locals.uploadError = error;
+      next();
+    });
+  }, async (req, res, next) => {
+    try {
+      const uploadError = res.locals.uploadError as unknown;
+      // Showing an error changes nothing, so it needs no CSRF check; storing does.
+      if (uploadError instanceof multer.MulterError) {
+        const tooLarge = uploadError.code === 'LIMIT_FILE_SIZE';
+        const message = tooLarge ? `The file is larger than the limit of ${storage.maxBytes} bytes.` : `The upload was not accepted: ${uploadError.message}.`;
+        return await showBlobs(req, res, ERROR_STATUS[tooLarge ? 'PayloadTooLarge' : 'BadClientData'], { kind: 'error', message });
+      }
+      if (uploadError) throw uploadError;
+      if (!csrfValid(req)) return formExpired(req, res);
+      if (!req.file) return await showBlobs(req, res, ERROR_STATUS.BadClientData, { kind: 'error', message: 'Choose a file to upload.' });
+
+      let blob: Blob;
+      try {
+        // multer decodes the multipart filename as latin1; browsers send UTF-8.
+        const filename = Buffer.from(req.file.originalname, 'latin1').toString('utf8');
+        blob = await uploadBlob(storage, signedInUser(res), { filename, data: req.file.buffer });
+      } catch (error) {
+        if (error instanceof AppError && error.code !== 'Internal') {
+          return await showBlobs(req, res, ERROR_STATUS[error.code], { kind: 'error', message: error.message });
+        }
+        req.log?.error({ err: error }, 'blob upload failed');
+        return await showBlobs(req, res, ERROR_STATUS.Internal, { kind: 'error', message: 'The upload failed and nothing was stored. Please try again.' });
+      }
+      req.session.flash = { kind: 'ok', message: `Uploaded ${blob.filename || 'the file'} (${blob.byteCount} bytes). Its uid:`, code: blob.uid };
+      await save(req);
+      res.redirect(303, '/settings/blobs');
+    } catch (error) {
+      next(error);
+    }
+  });
+}
