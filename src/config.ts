@@ -23,6 +23,8 @@ export interface Config {
   /** Agenda lock lifetime; a run whose worker died is taken over after it. */
   jobLockLifetimeMs: number;
   jobConcurrency: number;
+  /** Interval of keep-alive comments on server-sent event streams. */
+  sseKeepAliveMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -86,5 +88,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     httpStepAllowPrivate: bool(env, 'HTTP_STEP_ALLOW_PRIVATE', false),
     jobLockLifetimeMs: int(env, 'JOB_LOCK_LIFETIME_MS', 60_000, 1000),
     jobConcurrency: int(env, 'JOB_CONCURRENCY', 20, 1, 1000),
+    sseKeepAliveMs: int(env, 'SSE_KEEP_ALIVE_MS', 15_000, 50, 600_000),
   };
 }

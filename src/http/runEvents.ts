@@ -9,7 +9,6 @@ import { isTerminal, RUN_STATES, stateRank, type RunState } from '../models/Circ
 import type { Services } from '../services';
 
 export const RUN_EVENTS_PATH = `${API_PREFIX}/circuit-runs/:uid/events`;
-export const KEEP_ALIVE_MS = 15_000;
 
 function lastSeenRank(header: unknown): number {
   const id = typeof header === 'string' ? header.trim() : '';
@@ -22,7 +21,7 @@ function lastSeenRank(header: unknown): number {
  * (each event re-runs that route's operation under the caller's token), `id:` is the state; a run
  * that went through RUNNING between two reads still gets its RUNNING event. A
  * `Last-Event-ID` skips states already seen; a client that saw the terminal state gets 204.
- * Comments keep the connection alive every 15 s; the stream closes after a terminal state. Errors
+ * Comments keep the connection alive (every SSE_KEEP_ALIVE_MS, 15 s by default); the stream closes after a terminal state. Errors
  * before the stream starts are the route's JSON envelope (401/403/404).
  */
 export function mountRunEvents(app: Express, schema: GraphQLSchema, operations: DocumentNode, services: Services): void {
@@ -82,7 +81,7 @@ export function mountRunEvents(app: Express, schema: GraphQLSchema, operations: 
       res.flushHeaders();
       res.write('retry: 1000\n\n');
       // Keep-alive comments; a periodic re-read also covers a notification lost while reconnecting.
-      timers.push(setInterval(() => { if (!closed) { res.write(': keep-alive\n\n'); nudge(); } }, KEEP_ALIVE_MS));
+      timers.push(setInterval(() => { if (!closed) { res.write(': keep-alive\n\n'); nudge(); } }, services.config.sseKeepAliveMs));
 
       while (!closed) {
         if (response.status !== 200) break;
