@@ -1,10 +1,7 @@
 import type { Command } from 'commander';
-import type { Config } from '../config';
-import { createLogger, type Logger } from '../logger';
+import type * as Worker from '../worker';
+import { createLogger } from '../logger';
 import { cliConfig } from './database';
-import { lazyRequire } from './lazy';
-
-interface WorkerModule { runWorkerUntilSignalled(config: Config, log: Logger): Promise<void> }
 
 /** Set while the worker runs, so the CLI entry point does not exit under it. */
 export const workerState = { running: false };
@@ -12,7 +9,8 @@ export const workerState = { running: false };
 /** Runs a worker-only process (executes runs; no HTTP) until SIGINT/SIGTERM: `node dist/src/worker.js`. */
 export async function runWorker(): Promise<void> {
   const config = cliConfig();
-  const { runWorkerUntilSignalled } = lazyRequire<WorkerModule>('worker', 'the worker');
+  // Loaded here, not at start: the job queue is needed by this command only.
+  const { runWorkerUntilSignalled } = require('../worker') as typeof Worker;
   await runWorkerUntilSignalled(config, createLogger(config.logLevel));
   workerState.running = true;
 }

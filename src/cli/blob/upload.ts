@@ -1,17 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import type { Config } from '../../config';
-import type { User } from '../../models';
+import type * as UploadBlob from '../../commands/uploadBlob';
+import type * as Storage from '../../storage';
 import { withDatabase } from '../database';
-import { lazyRequire } from '../lazy';
 import { findUser, restBlob } from '../present';
 import { CliError, printJson } from '../output';
-
-interface UploadBlobModule {
-  uploadBlob(storage: unknown, owner: User, file: { filename: string; data: Buffer }): Promise<unknown>;
-}
-interface StorageModule { createBlobStorage(config: Config): unknown }
 
 export interface BlobUploadOptions { username: string }
 
@@ -24,11 +18,12 @@ export async function blobUpload(file: string, options: BlobUploadOptions) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new CliError(`cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (error as Error).message}`);
   }
-  const { uploadBlob } = lazyRequire<UploadBlobModule>('commands/uploadBlob', 'blob upload');
-  const { createBlobStorage } = lazyRequire<StorageModule>('storage', 'blob storage');
+  // Loaded here, not at start: the storage clients are heavy and only this command needs them.
+  const { uploadBlob } = require('../../commands/uploadBlob') as typeof UploadBlob;
+  const { createBlobStorage } = require('../../storage') as typeof Storage;
   return withDatabase(async ({ config }) => {
     const owner = await findUser(options.username);
-    const storage = await createBlobStorage(config);
+    const storage = createBlobStorage(config);
     const blob = await uploadBlob(storage, owner, { filename: path.basename(file), data });
     return restBlob(blob);
   });
