@@ -8,7 +8,11 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit('circuit-service');
   const log = createLogger(config.logLevel);
   const database = await resolveDatabase(config, (line) => log.warn({ postgres: line }, 'embedded postgres'));
-  const app = await startApp({ config, databaseUrl: database.url, log });
+  const app = await startApp({ config, databaseUrl: database.url, log }).catch(async (error: unknown) => {
+    // A failed start (a taken port, say) must not leave the embedded PostgreSQL running behind it.
+    await database.stop().catch(() => {});
+    throw error;
+  });
   log.info({ url: app.url, graphql: `${app.url}/graphql`, rest: `${app.url}/api/v1`, database: database.description }, 'circuit service ready');
   closeOnSignals(log, 'service', async () => {
     await app.close();
