@@ -6,10 +6,24 @@ export const EXECUTE_RUN = 'executeRun';
 
 export interface ExecuteRunData { runUid: string }
 
+/**
+ * With the PostgreSQL job store, the pieces of SQL that queue a run inside the statement that inserts
+ * it (src/commands/createRun.ts): `jobCte` inserts, for every row of a CTE named `run`, the same job
+ * row `agenda.now()` would; `notifyColumn` is a select-list expression over `job` that wakes the workers
+ * exactly like Agenda's own NOTIFY (delivered on commit). Saves two round trips per run, and a run is
+ * never left inserted but unqueued.
+ */
+export interface SqlEnqueue {
+  jobCte: string;
+  notifyColumn: string;
+}
+
 /** The run queue: one Agenda job per run, payload the run uid. */
 export interface RunQueue {
   readonly backendName: string;
   enqueue(runUid: string): Promise<void>;
+  /** Set for the PostgreSQL job store only (see SqlEnqueue). */
+  readonly sqlEnqueue?: SqlEnqueue;
   /** Whether this process executes runs. */
   readonly worker: boolean;
   /** Whether the job store answers (for /readyz). */
@@ -40,9 +54,85 @@ async function createBackend({ config, databaseUrl }: RunQueueOptions): Promise<
   return new PostgresBackend({
     ensureSchema: false,
     poolConfig: { connectionString: databaseUrl, max: Math.min(20, config.jobConcurrency + 4), application_name: 'circuit-jobs' },
-    tableName: 'agenda_jobs',
-    channelName: 'agenda_jobs',
+    tableName: JOBS_TABLE,
+    channelName: JOBS_CHANNEL,
   });
+}
+
+const JOBS_TABLE = 'agenda_jobs';
+const JOBS_CHANNEL = 'agenda_jobs';
+
+const sqlLiteral = (value: string) => `'${value.replace(/'/g, "''")}'`;
+
+/** SqlEnqueue for the PostgreSQL store: the columns PostgresJobRepository.saveJob writes for agenda.now(). */
+function postgresSqlEnqueue(agendaName: string): SqlEnqueue {
+  return {
+    jobCte: `INSERT INTO ${JOBS_TABLE} (name, priority, next_run_at, type, data, disabled, fork, last_modified_by)
+      SELECT ${sqlLiteral(EXECUTE_RUN)}, 0, now(), 'normal', jsonb_build_object('runUid', run.uid), false, false, ${sqlLiteral(agendaName)} FROM run
+      RETURNING id, name, next_run_at, priority`,
+    // The payload PostgresNotificationChannel.serializeNotification produces.
+    notifyColumn: `pg_notify(${sqlLiteral(JOBS_CHANNEL)}, json_build_object('jobId', job.id, 'jobName', job.name, 'nextRunAt', job.next_run_at,
+      'priority', job.priority, 'timestamp', now(), 'source', ${sqlLiteral(agendaName)})::text)`,
+  };
+}
+
+
+type Notification = { jobName: string; nextRunAt?: Date | null };
+type NotificationHandler = (notification: Notification) => Promise<void> | void;
+type NotificationSubscribe = (handler: NotificationHandler) => () => void;
+type JobRepository = { getNextJobToRun(...args: unknown[]): Promise<unknown> };
+
+/** How soon a fill stopped by the lock limit looks again (in memory only while still at the limit). */
+const REFILL_RETRY_MS = 20;
+
+/**
+ * Agenda answers a job NOTIFY with a queue fill: it locks jobs one by one until a scan finds none or
+ * its lock limit is reached. Two gaps under load, both closed here around the notification channel:
+ *  - Fills started by a burst of notifications overlap, and each ends with its own empty scan (an
+ *    UPDATE round trip that locks nothing). Coalesced per job name, one fill runs at a time, and
+ *    notifications that arrive meanwhile cause exactly one more fill after it: no wake-up is lost.
+ *  - A fill stopped by the lock limit is not resumed when jobs finish; the rest of a backlog would
+ *    wait for the processEvery poll (seconds), 50 jobs per poll. So while the last fill ended without
+ *    an empty scan, it is tried again shortly; at the limit such a try costs no database access.
+ */
+function fillCompletely(channel: { subscribe: NotificationSubscribe }, repository: JobRepository): void {
+  let drained = true;
+  const getNextJobToRun = repository.getNextJobToRun.bind(repository);
+  repository.getNextJobToRun = async (...args: unknown[]) => {
+    const job = await getNextJobToRun(...args);
+    drained = job === undefined;
+    return job;
+  };
+  const subscribe = channel.subscribe.bind(channel);
+  channel.subscribe = (handler) => {
+    const filling = new Map<string, { again: boolean }>();
+    let subscribed = true;
+    const fill = async (notification: Notification): Promise<void> => {
+      const current = filling.get(notification.jobName);
+      if (current) {
+        current.again = true;
+        return;
+      }
+      const state = { again: false };
+      filling.set(notification.jobName, state);
+      try {
+        do {
+          state.again = false;
+          drained = false;
+          await handler(notification);
+        } while (state.again);
+      } finally {
+        filling.delete(notification.jobName);
+      }
+      const due = !notification.nextRunAt || notification.nextRunAt.getTime() <= Date.now();
+      if (!drained && due && subscribed) setTimeout(() => { void fill(notification); }, REFILL_RETRY_MS).unref();
+    };
+    const unsubscribe = subscribe(fill);
+    return () => {
+      subscribed = false;
+      unsubscribe();
+    };
+  };
 }
 
 export type RunJobHandler = (job: Job<ExecuteRunData>) => Promise<void>;
@@ -56,17 +146,19 @@ export async function createRunQueue(options: RunQueueOptions, handler?: RunJobH
   const { config, log } = options;
   const backend = await createBackend(options);
   const lockLifetime = config.jobLockLifetimeMs;
-  const channel = backend.notificationChannel as { publishState?: unknown; subscribeState?: unknown } | undefined;
+  const channel = backend.notificationChannel as { publishState?: unknown; subscribeState?: unknown; subscribe: NotificationSubscribe } | undefined;
   if (channel) {
     // Agenda would NOTIFY every listening process three more times per job (start, success,
     // complete) for cross-process job events this service does not use; run states have their own bus.
     channel.publishState = undefined;
     channel.subscribeState = undefined;
+    fillCompletely(channel, backend.repository as unknown as JobRepository);
   }
   const { Agenda } = await import('agenda');
+  const name = `circuits-${process.pid}`;
   const agenda = new Agenda({
     backend,
-    name: `circuits-${process.pid}`,
+    name,
     processEvery: processEveryMs(lockLifetime),
     maxConcurrency: config.jobConcurrency,
     defaultConcurrency: config.jobConcurrency,
@@ -99,6 +191,8 @@ export async function createRunQueue(options: RunQueueOptions, handler?: RunJobH
   return {
     backendName: backend.name,
     worker: handler !== undefined,
+    // Only when workers hear the NOTIFY (otherwise agenda.now() and its poll are the path).
+    sqlEnqueue: config.mongodbUrl || !backend.notificationChannel ? undefined : postgresSqlEnqueue(name),
     async enqueue(runUid) {
       await agenda.now<ExecuteRunData>(EXECUTE_RUN, { runUid });
     },
