@@ -21,6 +21,7 @@ import type { Services } from './services';
 import { createBlobStorage } from './storage';
 import { mountWeb } from './web';
 import { createSearchRateLimiter } from './ratelimit';
+import { startSearchInvalidation } from './graphql/search/search.cache';
 import { startRunRuntime } from './jobs/runtime';
 import { mountRunEvents } from './http/runEvents';
 import { mountGraphqlStream } from './http/graphqlStream';
@@ -48,6 +49,7 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
   await migrate(sequelize);
 
   const searchRateLimiter = createSearchRateLimiter(config, sequelize, log);
+  const stopSearchInvalidation = await startSearchInvalidation(sequelize, databaseUrl, log);
   const runs = await startRunRuntime({ config, sequelize, log, databaseUrl, worker: config.runWorker });
   const services: Services = { config, sequelize, log, searchRateLimiter, blobStorage: createBlobStorage(config), ...runs.services };
   runs.attach(services);
@@ -128,6 +130,7 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
       await apollo.stop();
       await runs.close();
       await searchRateLimiter.close();
+      await stopSearchInvalidation();
       await web.close();
       await sequelize.close();
     })()),

@@ -1,33 +1,38 @@
-import { QueryTypes, Sequelize } from 'sequelize';
+import { Client } from 'pg';
+import type { Sequelize, Transaction } from 'sequelize';
+import type { Logger } from '../../logger';
+import { Circuit, User } from '../../models';
+
+/** Migration 0005: every committed change to searchable circuits or users NOTIFYs this channel. */
+export const SEARCH_CHANGED_CHANNEL = 'search_changed';
 
 /**
- * Per-process cache of search pages, valid only for the search epoch it was computed under
- * (migration 0003: every committed change to searchable circuits or users advances the epoch).
- * Each search reads the epoch (one primary-key row) first, so a cached page never shows data older
- * than the last commit the request could see — a circuit made private disappears at once.
+ * Per-process cache of search pages. It is used only while this process LISTENs to
+ * `search_changed` (startSearchInvalidation), and cleared on each notification — so a search costs no
+ * extra round trip, and a circuit made private leaves the results as soon as the commit is heard.
+ * While the listener is down nothing is cached (a change could go unheard).
+ * A page being computed is in the cache from the moment its query is sent, so a change committed
+ * after that clears it too: a page computed from a snapshot older than a heard change is never kept.
  * Concurrent identical misses share one query.
  */
 export class SearchCache<T> {
-  private epoch: string | null = null;
+  private live = false;
   private readonly entries = new Map<string, Promise<T>>();
 
-  constructor(private readonly sequelize: Sequelize, private readonly maxEntries = 500) {}
+  constructor(private readonly maxEntries = 500) {}
 
-  /** Reads the current epoch; start it early to overlap the round trip with other work. */
-  readEpoch(): Promise<string> {
-    const read = this.sequelize
-      .query<{ epoch: string }>('SELECT epoch FROM search_epoch', { type: QueryTypes.SELECT })
-      .then(([row]) => String(row.epoch));
-    read.catch(() => { /* reported to whoever awaits it */ });
-    return read;
+  /** Whether cached pages may be served (a listener hears every change). */
+  setLive(live: boolean): void {
+    this.live = live;
+    this.invalidate();
   }
 
-  async get(key: string, compute: () => Promise<T>, epochRead: Promise<string> = this.readEpoch()): Promise<T> {
-    const epoch = await epochRead;
-    if (epoch !== this.epoch) {
-      this.entries.clear();
-      this.epoch = epoch;
-    }
+  invalidate(): void {
+    this.entries.clear();
+  }
+
+  get(key: string, compute: () => Promise<T>): Promise<T> {
+    if (!this.live) return compute();
     const cached = this.entries.get(key);
     if (cached) {
       // Most recently used last: the Map's first key is the one to evict.
@@ -44,10 +49,80 @@ export class SearchCache<T> {
 }
 
 const caches = new WeakMap<Sequelize, SearchCache<unknown>>();
+const liveCaches = new Set<SearchCache<unknown>>();
 
 /** The cache of one database connection pool (one per app instance). */
 export function searchCacheFor<T>(sequelize: Sequelize): SearchCache<T> {
   let cache = caches.get(sequelize);
-  if (!cache) caches.set(sequelize, (cache = new SearchCache<unknown>(sequelize)));
+  if (!cache) caches.set(sequelize, (cache = new SearchCache<unknown>()));
   return cache as SearchCache<T>;
+}
+
+let hooksInstalled = false;
+
+/**
+ * A write through the models in this process clears the caches as soon as it commits, without
+ * waiting for the NOTIFY to come back (so this process's own next search never sees the old page).
+ */
+function installWriteHooks(): void {
+  if (hooksInstalled) return;
+  hooksInstalled = true;
+  const onWrite = (...args: unknown[]) => {
+    const transaction = args.map((arg) => (arg as { transaction?: Transaction | null } | undefined)?.transaction).find(Boolean);
+    const clearAll = () => { for (const cache of liveCaches) cache.invalidate(); };
+    if (transaction) transaction.afterCommit(clearAll);
+    else clearAll();
+  };
+  const hooks = ['afterCreate', 'afterUpdate', 'afterDestroy', 'afterUpsert', 'afterBulkCreate', 'afterBulkUpdate', 'afterBulkDestroy'] as const;
+  for (const model of [Circuit, User] as const) {
+    for (const hook of hooks) (model.addHook as (name: string, fn: (...args: unknown[]) => void) => void)(hook, onWrite);
+  }
+}
+
+/**
+ * LISTENs to `search_changed` on a dedicated connection and clears this pool's search cache on each
+ * notification; reconnects when the connection drops (the cache is bypassed meanwhile).
+ * Returns the function that stops it.
+ */
+export async function startSearchInvalidation(sequelize: Sequelize, databaseUrl: string, log: Logger): Promise<() => Promise<void>> {
+  installWriteHooks();
+  const cache = searchCacheFor(sequelize);
+  let closed = false;
+  let client: Client | undefined;
+  const reconnectLater = () => {
+    if (closed) return;
+    setTimeout(() => {
+      connect().catch((error: unknown) => {
+        log.warn({ err: error }, 'search cache listener reconnect failed');
+        reconnectLater();
+      });
+    }, 500).unref();
+  };
+  const connect = async (): Promise<void> => {
+    const listener = new Client({ connectionString: databaseUrl, application_name: 'circuit-search-cache' });
+    listener.on('notification', () => cache.invalidate());
+    listener.on('error', (error) => {
+      cache.setLive(false);
+      liveCaches.delete(cache);
+      log.warn({ err: error }, 'search cache listener lost; searching uncached until it reconnects');
+      listener.end().catch(() => {});
+      reconnectLater();
+    });
+    await listener.connect();
+    await listener.query(`LISTEN ${SEARCH_CHANGED_CHANNEL}`);
+    client = listener;
+    if (closed) {
+      await listener.end();
+      return;
+    }
+    cache.setLive(true);
+    liveCaches.add(cache);
+  };
+  await connect();
+  return async () => {
+    closed = true;
+    cache.setLive(false);
+    liveCaches.delete(cache);
+    await client?.end().catch(() => {});
+  };
 }

@@ -57,18 +57,12 @@ export function searchPublic(
   text: string,
   type: SearchType,
   window: PageWindow,
-  epochRead?: Promise<string>,
 ): Promise<SearchResults> {
   const tsq = toPrefixTsQuery(text);
   if (!tsq) return Promise.resolve({ items: [], totalCount: 0 });
   const exact = text.trim().toLowerCase();
   const key = JSON.stringify([type, tsq, exact, window.limit, window.offset]);
-  return searchCacheFor<SearchResults>(sequelize).get(key, () => runSearch(sequelize, tsq, exact, type, window), epochRead);
-}
-
-/** Starts reading the search epoch (see SearchCache) so that it overlaps the rate-limit check. */
-export function startEpochRead(sequelize: Sequelize): Promise<string> {
-  return searchCacheFor<SearchResults>(sequelize).readEpoch();
+  return searchCacheFor<SearchResults>(sequelize).get(key, () => runSearch(sequelize, tsq, exact, type, window));
 }
 
 async function runSearch(sequelize: Sequelize, tsq: string, exact: string, type: SearchType, window: PageWindow): Promise<SearchResults> {

@@ -3,7 +3,7 @@ import { badInput } from '../../errors';
 import { enforceRateLimit, rateLimitKey } from '../../ratelimit';
 import type { AppContext } from '../context';
 import { PageArgs, paged, pageWindow } from '../common/pagination';
-import { searchPublic, startEpochRead } from './search.query';
+import { searchPublic } from './search.query';
 import { SearchPage, SearchType } from './search.type';
 
 const MAX_SEARCH_LENGTH = 200;
@@ -21,14 +21,11 @@ export class SearchResolver {
     @Args(() => PageArgs) args: PageArgs,
     @Ctx() ctx: AppContext,
   ): Promise<SearchPage> {
-    // The epoch read (one primary-key row) overlaps the rate-limit round trip; the search itself runs
-    // only once the client is allowed.
-    const epochRead = startEpochRead(ctx.services.sequelize);
     await enforceRateLimit(ctx.services.searchRateLimiter, rateLimitKey(ctx.viewer, ctx.clientIp), ctx.responseHeaders);
     if (search.trim() === '') throw badInput('search must not be empty', { field: 'search' });
     if (search.length > MAX_SEARCH_LENGTH) throw badInput(`search must be at most ${MAX_SEARCH_LENGTH} characters`, { field: 'search' });
     const window = pageWindow(args, { maxLimit: 100 });
-    const { items, totalCount } = await searchPublic(ctx.services.sequelize, search, type ?? SearchType.all, window, epochRead);
+    const { items, totalCount } = await searchPublic(ctx.services.sequelize, search, type ?? SearchType.all, window);
     return paged(items, totalCount, window);
   }
 }
