@@ -83,16 +83,77 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     resetMs: Math.max(0, res.msBeforeNext),
   });
 
+  const take = async (key: string, count: number): Promise<{ res: RateLimiterRes; allowed: boolean }> => {
+    try {
+      return { res: await limiter.consume(key, count), allowed: true };
+    } catch (rejection) {
+      if (rejection instanceof RateLimiterRes) return { res: rejection, allowed: false };
+      throw rejection;
+    }
+  };
+
+  // Leases: a process takes points from the shared store a few at a time and hands them out locally,
+  // so a busy client costs one store round trip per lease instead of one per request. A lease is at
+  // most 1/LEASE_SHARE of what the store still allows (never more than MAX_LEASE), so near the limit
+  // leases are single points and counting is exact; far from it, a process may hold a few points it
+  // has not used yet (counted as used by the others). Nothing is ever allowed that the store did not grant.
+  const leases = new Map<string, { left: number; storeRemaining: number; resetAt: number }>();
+  const taking = new Map<string, Promise<unknown>>();
+  const nextLeaseSize = new Map<string, number>();
+
+  const consumeLeased = async (key: string): Promise<RateLimitDecision> => {
+    for (;;) {
+      const now = Date.now();
+      const lease = leases.get(key);
+      if (lease && lease.left > 0 && lease.resetAt > now) {
+        lease.left--;
+        return { allowed: true, limit: points, remaining: lease.storeRemaining + lease.left, resetMs: lease.resetAt - now };
+      }
+      const pending = taking.get(key);
+      if (pending) {
+        await pending.catch(() => {});
+        continue;
+      }
+      const size = Math.min(nextLeaseSize.get(key) ?? 1, MAX_LEASE);
+      const request = take(key, size);
+      taking.set(key, request);
+      try {
+        const { res, allowed } = await request;
+        const storeRemaining = Math.max(0, res.remainingPoints);
+        if (!allowed) {
+          leases.delete(key);
+          nextLeaseSize.delete(key);
+          return decision(res, false);
+        }
+        if (leases.size >= MAX_TRACKED_KEYS) pruneExpired(now);
+        // This request takes the first point of the lease.
+        leases.set(key, { left: size - 1, storeRemaining, resetAt: now + res.msBeforeNext });
+        nextLeaseSize.set(key, Math.max(1, Math.floor(storeRemaining / LEASE_SHARE)));
+        return { allowed: true, limit: points, remaining: storeRemaining + size - 1, resetMs: Math.max(0, res.msBeforeNext) };
+      } finally {
+        taking.delete(key);
+      }
+    }
+  };
+
+  const pruneExpired = (now: number) => {
+    for (const [key, lease] of leases) {
+      if (lease.resetAt <= now) {
+        leases.delete(key);
+        nextLeaseSize.delete(key);
+      }
+    }
+  };
+
   return {
     backend,
-    async consume(key) {
-      try {
-        return decision(await limiter.consume(key), true);
-      } catch (rejection) {
-        if (rejection instanceof RateLimiterRes) return decision(rejection, false);
-        throw rejection;
-      }
-    },
+    consume: consumeLeased,
     close: closeStore,
   };
 }
+
+/** Leases are at most this share of the points the store still allows... */
+const LEASE_SHARE = 64;
+/** ...and at most this many points. */
+const MAX_LEASE = 50;
+const MAX_TRACKED_KEYS = 10_000;
