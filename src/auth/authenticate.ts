@@ -1,6 +1,6 @@
-import { QueryTypes } from 'sequelize';
 import { ApiToken, User } from '../models';
 import { hashToken } from './tokens';
+import { preparedQuery } from '../db/prepared';
 
 export type Authentication =
   | { kind: 'anonymous' }
@@ -15,12 +15,13 @@ export async function authenticate(header: string | undefined): Promise<Authenti
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) return { kind: 'invalid' };
   // One round trip for token and user: this runs on every authenticated request.
-  const [row] = (await User.sequelize!.query(
+  const [row] = await preparedQuery<Record<string, unknown>>(
+    User.sequelize!,
     `SELECT u.*, t.uid AS token_uid, t.label AS token_label, t.last_used_at AS token_last_used_at, t.created_at AS token_created_at
        FROM api_tokens t JOIN users u ON u.uid = t.user_uid
       WHERE t.token_hash = $1 AND t.revoked_at IS NULL`,
-    { bind: [hashToken(match[1])], type: QueryTypes.SELECT },
-  )) as Record<string, unknown>[];
+    [hashToken(match[1])],
+  );
   if (!row) return { kind: 'invalid' };
   const { token_uid, token_label, token_last_used_at, token_created_at, ...userRow } = row;
   const user = User.build(userRow as never, { isNewRecord: false, raw: true });

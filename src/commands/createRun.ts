@@ -11,6 +11,7 @@ import { checkInput } from '../engine/inputSchema';
 import { RUN_BASE_CREDITS } from '../jobs/executeRun.job';
 import { markNotEnqueued } from '../jobs/runTransitions';
 import type { Services } from '../services';
+import { preparedQuery } from '../db/prepared';
 
 export interface CreateRunInput {
   adaptorUid: string;
@@ -73,11 +74,8 @@ async function resolveVersion(circuit: Circuit, versionUid: string | null | unde
 /** The circuit behind an adaptor, in one query. */
 async function circuitOfAdaptor(adaptorUid: string): Promise<Circuit | null> {
   if (!isUid(adaptorUid)) return null;
-  const rows = await Circuit.sequelize!.query(
-    'SELECT c.* FROM circuits c JOIN circuit_adaptors a ON a.circuit_uid = c.uid WHERE a.uid = $1',
-    { bind: [adaptorUid], model: Circuit, mapToModel: true },
-  );
-  return rows[0] ?? null;
+  const [row] = await preparedQuery<object>(Circuit.sequelize!, 'SELECT c.* FROM circuits c JOIN circuit_adaptors a ON a.circuit_uid = c.uid WHERE a.uid = $1', [adaptorUid]);
+  return row ? Circuit.build(row as never, { isNewRecord: false, raw: true }) : null;
 }
 
 type RunFields = Pick<CircuitRun, 'user_uid' | 'circuit_uid' | 'circuit_version_uid' | 'input' | 'is_public'>;
@@ -92,21 +90,18 @@ async function insertRun(services: Services, fields: RunFields, transaction?: Tr
   // Marked queued up front: either the job is inserted with the run, or enqueue follows at once (a
   // failed enqueue clears it for the sweeper).
   if (!sqlEnqueue) return { run: await CircuitRun.create({ ...fields, enqueued_at: new Date() }, { transaction }), queued: false };
-  const [run] = await services.sequelize.query(
+  const [row] = await preparedQuery<object>(
+    services.sequelize,
     `WITH run AS (
        INSERT INTO circuit_runs (uid, user_uid, circuit_uid, circuit_version_uid, input, is_public, enqueued_at)
        VALUES ($1, $2, $3, $4, $5::jsonb, $6, now())
        RETURNING *),
      job AS (${sqlEnqueue.jobCte})
      SELECT run.* FROM run CROSS JOIN (SELECT ${sqlEnqueue.notifyColumn} FROM job) notified`,
-    {
-      bind: [crypto.randomUUID(), fields.user_uid, fields.circuit_uid, fields.circuit_version_uid, JSON.stringify(fields.input), fields.is_public],
-      model: CircuitRun,
-      mapToModel: true,
-      transaction,
-    },
+    [crypto.randomUUID(), fields.user_uid, fields.circuit_uid, fields.circuit_version_uid, JSON.stringify(fields.input), fields.is_public],
+    transaction,
   );
-  return { run, queued: true };
+  return { run: CircuitRun.build(row as never, { isNewRecord: false, raw: true }), queued: true };
 }
 
 /**

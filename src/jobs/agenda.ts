@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import type { AgendaBackend, Job } from 'agenda' with { 'resolution-mode': 'import' };
 import type { Config } from '../config';
 import type { Logger } from '../logger';
@@ -135,6 +136,23 @@ function fillCompletely(channel: { subscribe: NotificationSubscribe }, repositor
   };
 }
 
+/**
+ * The PostgreSQL job store sends each of its statements (lock, save state, remove: several per run)
+ * as an unnamed statement, parsed and planned on every call. Its texts with parameters are a small
+ * fixed set, so they are sent as named statements here: parsed once per connection, plan cached.
+ * Texts without parameters (its NOTIFYs embed the payload) stay unnamed, so nothing accumulates.
+ */
+function preparePooledStatements(pool: { query: (...args: unknown[]) => Promise<unknown> }): void {
+  const query = pool.query.bind(pool);
+  const names = new Map<string, string>();
+  pool.query = (text: unknown, values?: unknown, ...rest: unknown[]) => {
+    if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || rest.length > 0) return query(text, values, ...rest);
+    let name = names.get(text);
+    if (!name) names.set(text, (name = `agenda_${crypto.createHash('sha1').update(text).digest('hex').slice(0, 20)}`));
+    return query({ name, text, values });
+  };
+}
+
 export type RunJobHandler = (job: Job<ExecuteRunData>) => Promise<void>;
 
 /**
@@ -173,8 +191,10 @@ export async function createRunQueue(options: RunQueueOptions, handler?: RunJobH
   backend.notificationChannel?.on('error', (error: Error) => log.warn({ err: error }, 'job notification channel error'));
   await agenda.ready;
   // Likewise an idle pooled job-store connection (PostgreSQL backend only).
-  type PoolLike = { on(event: 'error', listener: (error: Error) => void): unknown };
-  (backend.repository as { getPool?: () => PoolLike | undefined }).getPool?.()?.on('error', (error) => log.warn({ err: error }, 'job store connection error'));
+  type PoolLike = { on(event: 'error', listener: (error: Error) => void): unknown; query: (...args: unknown[]) => Promise<unknown> };
+  const pool = (backend.repository as { getPool?: () => PoolLike | undefined }).getPool?.();
+  pool?.on('error', (error) => log.warn({ err: error }, 'job store connection error'));
+  if (pool) preparePooledStatements(pool);
 
   if (handler) {
     agenda.define<ExecuteRunData>(EXECUTE_RUN, handler, {

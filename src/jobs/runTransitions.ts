@@ -1,4 +1,5 @@
 import { QueryTypes, Sequelize } from 'sequelize';
+import { preparedQuery } from '../db/prepared';
 import type { RunState } from '../models/CircuitRun';
 import type { MetricExpression } from '../models/CircuitMetric';
 import type { CircuitDefinition } from '../engine/definition';
@@ -30,7 +31,8 @@ export interface ClaimedRun {
  * (terminal, or held by a live worker).
  */
 export async function claimRun(sequelize: Sequelize, uid: string, staleAfterMs: number, notifyChannel?: string): Promise<ClaimedRun | null> {
-  const rows = await sequelize.query<ClaimedRun>(
+  const rows = await preparedQuery<ClaimedRun>(
+    sequelize,
     `WITH claimed AS (
        UPDATE circuit_runs
           SET state = 'RUNNING', attempt = attempt + 1, heartbeat_at = now(), started_at = COALESCE(started_at, now()), updated_at = now()
@@ -44,7 +46,7 @@ export async function claimRun(sequelize: Sequelize, uid: string, staleAfterMs: 
        LEFT JOIN circuit_versions v ON v.uid = claimed.circuit_version_uid
        LEFT JOIN circuits c ON c.uid = claimed.circuit_uid
        LEFT JOIN circuit_metrics m ON m.uid = c.user_circuit_metric_uid`,
-    { bind: notifyChannel ? [uid, staleAfterMs / 1000, notifyChannel] : [uid, staleAfterMs / 1000], type: QueryTypes.SELECT },
+    notifyChannel ? [uid, staleAfterMs / 1000, notifyChannel] : [uid, staleAfterMs / 1000],
   );
   return rows[0] ?? null;
 }
@@ -79,7 +81,8 @@ export interface RunCharge { userUid: string; cost: number; amount: number; bala
 export async function finishRun(sequelize: Sequelize, ending: RunEnding, notifyChannel?: string): Promise<RunCharge | null> {
   // One statement, so one transaction: the guarded end, the balance (locked, so concurrent charges
   // queue behind each other and each sees the latest balance) and the ledger row.
-  const rows = await sequelize.query<{ user_uid: string; amount: string; balance_after: string }>(
+  const rows = await preparedQuery<{ user_uid: string; amount: string; balance_after: string }>(
+    sequelize,
     `WITH ended AS (
        UPDATE circuit_runs
           SET state = $3, ended_at = now(), updated_at = now(), heartbeat_at = NULL,
@@ -96,19 +99,16 @@ export async function finishRun(sequelize: Sequelize, ending: RunEnding, notifyC
        SELECT charged.uid, $1, $7, charged.amount, charged.balance_after FROM charged
      RETURNING user_uid, amount, balance_after${notifyChannel ? `,
        pg_notify($8, json_build_object('uid', run_uid, 'state', $3::text)::text) AS notified` : ''}`,
-    {
-      bind: [
-        ending.uid,
-        ending.attempt,
-        ending.state,
-        ending.state === 'COMPLETED' ? JSON.stringify(ending.resultBlob ?? null) : null,
-        ending.state === 'COMPLETED' && ending.metrics ? JSON.stringify(ending.metrics) : null,
-        ending.failureReason ?? null,
-        ending.cost,
-        ...(notifyChannel ? [notifyChannel] : []),
-      ],
-      type: QueryTypes.SELECT,
-    },
+    [
+      ending.uid,
+      ending.attempt,
+      ending.state,
+      ending.state === 'COMPLETED' ? JSON.stringify(ending.resultBlob ?? null) : null,
+      ending.state === 'COMPLETED' && ending.metrics ? JSON.stringify(ending.metrics) : null,
+      ending.failureReason ?? null,
+      ending.cost,
+      ...(notifyChannel ? [notifyChannel] : []),
+    ],
   );
   const row = rows[0];
   if (!row) return null;
