@@ -61,6 +61,8 @@ async function createBackend({ config, databaseUrl }: RunQueueOptions): Promise<
 }
 
 const JOBS_TABLE = 'agenda_jobs';
+/** How often a worker removes completed jobs from the PostgreSQL store. */
+const COMPLETED_JOBS_REMOVAL_MS = 2_000;
 const JOBS_CHANNEL = 'agenda_jobs';
 
 const sqlLiteral = (value: string) => `'${value.replace(/'/g, "''")}'`;
@@ -174,6 +176,7 @@ export async function createRunQueue(options: RunQueueOptions, handler?: RunJobH
   }
   const { Agenda } = await import('agenda');
   const name = `circuits-${process.pid}`;
+  const removeInBatches = !config.mongodbUrl;
   const agenda = new Agenda({
     backend,
     name,
@@ -183,7 +186,9 @@ export async function createRunQueue(options: RunQueueOptions, handler?: RunJobH
     lockLimit: config.jobConcurrency,
     defaultLockLimit: config.jobConcurrency,
     defaultLockLifetime: lockLifetime,
-    removeOnComplete: true,
+    // PostgreSQL store: completed jobs are removed in batches below (one DELETE every few seconds
+    // instead of one round trip per run); MongoDB: by Agenda, one by one.
+    removeOnComplete: !removeInBatches,
   });
   agenda.on('error', (error: Error) => log.warn({ err: error }, 'job queue error'));
   // The LISTEN client emits 'error' when PostgreSQL goes away (restart, or the embedded server stopping
@@ -196,6 +201,7 @@ export async function createRunQueue(options: RunQueueOptions, handler?: RunJobH
   pool?.on('error', (error) => log.warn({ err: error }, 'job store connection error'));
   if (pool) preparePooledStatements(pool);
 
+  let remover: NodeJS.Timeout | undefined;
   if (handler) {
     agenda.define<ExecuteRunData>(EXECUTE_RUN, handler, {
       concurrency: config.jobConcurrency,
@@ -203,6 +209,16 @@ export async function createRunQueue(options: RunQueueOptions, handler?: RunJobH
       lockLifetime,
     });
     await agenda.start();
+    if (removeInBatches && pool) {
+      // Jobs that finished without failing (Agenda's removeOnComplete rule); failed ones stay for inspection.
+      remover = setInterval(() => {
+        pool.query(
+          `DELETE FROM ${JOBS_TABLE} WHERE name = $1 AND next_run_at IS NULL AND locked_at IS NULL AND last_finished_at IS NOT NULL AND failed_at IS NULL`,
+          [EXECUTE_RUN],
+        ).catch((error: unknown) => log.warn({ err: error }, 'could not remove completed jobs'));
+      }, COMPLETED_JOBS_REMOVAL_MS);
+      remover.unref();
+    }
   } else if (backend.notificationChannel) {
     // An enqueue-only process must connect the notification channel itself, or its jobs wait for a poll.
     await backend.notificationChannel.connect();
@@ -225,6 +241,7 @@ export async function createRunQueue(options: RunQueueOptions, handler?: RunJobH
       }
     },
     async close(drainMs = 5_000) {
+      if (remover) clearInterval(remover);
       if (handler) {
         const result = await agenda.drain({ timeout: drainMs });
         if (result.timedOut) log.warn({ running: result.running }, 'stopped with runs still executing; another worker takes them over');
