@@ -113,26 +113,28 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
   mountRunEvents(app, schema, operations, services);
   mountRestBridge(app, schema, operations, routes, services);
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
+  let closing: Promise<void> | undefined;
+  const close = () => (closing ??= (async () => {
+    server.closeIdleConnections();
+    await apollo.stop();
+    await runs.close();
+    await searchRateLimiter.close();
+    await stopSearchInvalidation();
+    await web.close();
+    await sequelize.close();
+  })());
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+  } catch (error) {
+    // A taken port, say: stop what was started (jobs, listeners, pools) before reporting it.
+    await close().catch(() => {});
+    throw error;
+  }
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-
-  let closing: Promise<void> | undefined;
-  return {
-    url,
-    services,
-    server,
-    close: () => (closing ??= (async () => {
-      server.closeIdleConnections();
-      await apollo.stop();
-      await runs.close();
-      await searchRateLimiter.close();
-      await stopSearchInvalidation();
-      await web.close();
-      await sequelize.close();
-    })()),
-  };
+  return { url, services, server, close };
 }

@@ -92,29 +92,24 @@ UPDATE circuits c SET search_vector = circuit_search_vector(c.name, c.descriptio
 CREATE INDEX circuits_search_idx ON circuits USING gin (search_vector) WHERE NOT is_private;
 CREATE INDEX circuits_lower_name_idx ON circuits (lower(name)) WHERE NOT is_private;
 
--- Search results may be cached per process (src/graphql/search/search.cache.ts) under this epoch,
--- which every committed change to searchable data advances: a cached page is never staler than the
--- last commit a request could see. Statement-level, so a bulk insert bumps it once.
-CREATE TABLE search_epoch (
-  id boolean PRIMARY KEY DEFAULT true CHECK (id),
-  epoch bigint NOT NULL DEFAULT 0
-);
-INSERT INTO search_epoch (id, epoch) VALUES (true, 0);
-CREATE FUNCTION search_epoch_bump() RETURNS trigger LANGUAGE plpgsql AS $$
+-- Search results may be cached per process (src/graphql/search/search.cache.ts). Every statement that
+-- changes searchable data sends NOTIFY search_changed (delivered on commit, once per transaction), and
+-- each API process clears its cache when it hears it. Statement-level, so a bulk insert notifies once.
+CREATE FUNCTION search_changed_notify() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  UPDATE search_epoch SET epoch = epoch + 1;
+  PERFORM pg_notify('search_changed', '');
   RETURN NULL;
 END $$;
-CREATE TRIGGER circuits_search_epoch
+CREATE TRIGGER circuits_search_changed
   AFTER INSERT OR DELETE OR UPDATE OF name, description, is_private, owner_uid ON circuits
-  FOR EACH STATEMENT EXECUTE FUNCTION search_epoch_bump();
-CREATE TRIGGER users_search_epoch
+  FOR EACH STATEMENT EXECUTE FUNCTION search_changed_notify();
+CREATE TRIGGER users_search_changed
   AFTER INSERT OR DELETE OR UPDATE OF username, name, bio, is_private ON users
-  FOR EACH STATEMENT EXECUTE FUNCTION search_epoch_bump();
-CREATE TRIGGER circuits_search_epoch_truncate AFTER TRUNCATE ON circuits
-  FOR EACH STATEMENT EXECUTE FUNCTION search_epoch_bump();
-CREATE TRIGGER users_search_epoch_truncate AFTER TRUNCATE ON users
-  FOR EACH STATEMENT EXECUTE FUNCTION search_epoch_bump();
+  FOR EACH STATEMENT EXECUTE FUNCTION search_changed_notify();
+CREATE TRIGGER circuits_search_changed_truncate AFTER TRUNCATE ON circuits
+  FOR EACH STATEMENT EXECUTE FUNCTION search_changed_notify();
+CREATE TRIGGER users_search_changed_truncate AFTER TRUNCATE ON users
+  FOR EACH STATEMENT EXECUTE FUNCTION search_changed_notify();
 
 -- rate-limiter-flexible's RateLimiterPostgres table (created here, so the limiter uses tableCreated).
 -- Unlogged: counters are worth losing on a crash rather than a WAL write per search.

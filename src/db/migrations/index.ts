@@ -2,9 +2,8 @@ import { foundation } from './0001-foundation';
 import { runs } from './0002-runs';
 import { boards } from './0003-boards-search';
 import { blobs } from './0004-blobs-web';
-import { searchNotify } from './0005-search-notify';
 
 export interface Migration { name: string; up: string; down?: string }
 
 /** Append only: a migration once released is never edited. */
-export const migrations: Migration[] = [foundation, runs, boards, blobs, searchNotify].filter((m) => m.up.trim() !== '');
+export const migrations: Migration[] = [foundation, runs, boards, blobs].filter((m) => m.up.trim() !== '');

@@ -3,7 +3,7 @@ import type { Sequelize, Transaction } from 'sequelize';
 import type { Logger } from '../../logger';
 import { Circuit, User } from '../../models';
 
-/** Migration 0005: every committed change to searchable circuits or users NOTIFYs this channel. */
+/** Migration 0003: every committed change to searchable circuits or users NOTIFYs this channel. */
 export const SEARCH_CHANGED_CHANNEL = 'search_changed';
 
 /**
