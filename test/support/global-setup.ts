@@ -38,6 +38,10 @@ export default async function globalSetup(): Promise<void> {
   await migrate(sequelize);
   await sequelize.close();
 
+  // Jest hides console output of suites whose tests are all skipped: say here what will not run and why.
+  if (!process.env.MONGODB_URL) console.log('\nskipped: the MongoDB job store test (test/run-optional-backends), because MONGODB_URL is unset and no MongoDB server can run here');
+  if (!process.env.REDIS_URL) console.log('skipped: the Redis run-event and Redis rate-limit tests, because REDIS_URL is unset (e.g. REDIS_URL=redis://127.0.0.1:6379 npm test)');
+
   process.env.TEST_PG_ADMIN_URL = adminUrl;
   process.env.TEST_PG_TEMPLATE = TEMPLATE_DB;
 }
