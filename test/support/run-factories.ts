@@ -114,6 +114,7 @@ export async function spawnServiceProcess(kind: 'api' | 'worker', databaseUrl: s
   const root = path.resolve(__dirname, '../..');
   const script = path.join(root, 'dist/src', kind === 'api' ? 'main.js' : 'worker.js');
   if (!fs.existsSync(script)) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' });
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'circuits-proc-'));
   const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !['REDIS_URL', 'MONGODB_URL', 'PORT', 'RUN_WORKER'].includes(k)));
   const proc = spawn(process.execPath, [script], {
     cwd: root,
@@ -123,7 +124,7 @@ export async function spawnServiceProcess(kind: 'api' | 'worker', databaseUrl: s
       PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
-      DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'circuits-proc-')),
+      DATA_DIR: dataDir,
       SECRET_KEY: 'test-secret',
       HTTP_STEP_ALLOW_PRIVATE: 'true',
       JOB_LOCK_LIFETIME_MS: '2000',
@@ -133,7 +134,10 @@ export async function spawnServiceProcess(kind: 'api' | 'worker', databaseUrl: s
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    resolve(code);
+  }));
   const ready = new Promise<string | undefined>((resolve, reject) => {
     let buffer = '';
     const onData = (chunk: Buffer) => {
