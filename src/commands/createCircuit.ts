@@ -1,8 +1,10 @@
 import { Sequelize, UniqueConstraintError } from 'sequelize';
 import { Circuit, CircuitAdaptor, CircuitMetric, User } from '../models';
 import { badInput, conflict } from '../errors';
+import { checkResourceName } from './names';
+import { isUid } from '../graphql/common/uid';
+import { metricPermits } from '../policies/metric.policy';
 
-export const CIRCUIT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
 export interface CreateCircuitInput {
   name: string;
@@ -15,12 +17,11 @@ export interface CreateCircuitInput {
 
 /** Creates a circuit and its default query adaptor in one transaction. */
 export async function createCircuit(sequelize: Sequelize, owner: User, input: CreateCircuitInput): Promise<Circuit> {
-  if (!CIRCUIT_NAME.test(input.name)) {
-    throw badInput('name must be 1-100 characters of letters, digits, ".", "_" or "-", starting with a letter or digit', { field: 'name' });
-  }
+  checkResourceName(input.name);
   if (input.userCircuitMetricUid) {
-    const metric = await CircuitMetric.findByPk(input.userCircuitMetricUid).catch(() => null);
-    if (!metric || metric.user_uid !== owner.uid) {
+    const metric = isUid(input.userCircuitMetricUid) ? await CircuitMetric.findByPk(input.userCircuitMetricUid) : null;
+    // Someone else's configuration is answered like a missing one: its uid reveals nothing.
+    if (!metric || !metricPermits(owner, metric, 'attach')) {
       throw badInput('user_circuit_metric_uid does not name a metric configuration of yours', { field: 'user_circuit_metric_uid' });
     }
   }

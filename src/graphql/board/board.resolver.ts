@@ -15,7 +15,7 @@ import { CreateBoardInput, UpdateBoardInput } from './board.input';
 import { findBoardByName, findBoardByNameFor, findBoardFor } from './board.loader';
 import { presentBoard } from './board.presenter';
 import { BoardPage, BoardStarType, BoardType } from './board.type';
-import * as commands from './board.commands';
+import * as commands from '../../commands/boards';
 
 @Resolver(() => BoardType)
 export class BoardResolver {

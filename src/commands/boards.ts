@@ -1,17 +1,8 @@
 import { UniqueConstraintError } from 'sequelize';
-import type { Circuit, User } from '../../models';
-import { Board, BoardCircuit, BoardStar } from '../../models/boards';
-import { badInput, conflict } from '../../errors';
-import { CIRCUIT_NAME } from '../../commands/createCircuit';
-
-/** Board names follow the circuit name rules (url-safe, 1-100 characters). */
-export const BOARD_NAME = CIRCUIT_NAME;
-
-function checkName(name: string): void {
-  if (!BOARD_NAME.test(name)) {
-    throw badInput('name must be 1-100 characters of letters, digits, ".", "_" or "-", starting with a letter or digit', { field: 'name' });
-  }
-}
+import type { Circuit, User } from '../models';
+import { Board, BoardCircuit, BoardStar } from '../models/boards';
+import { conflict } from '../errors';
+import { checkResourceName } from './names';
 
 async function uniqueName<T>(name: string, write: () => Promise<T>): Promise<T> {
   try {
@@ -30,7 +21,7 @@ export interface BoardFields {
 }
 
 export async function createBoard(owner: User, input: BoardFields & { name: string }): Promise<Board> {
-  checkName(input.name);
+  checkResourceName(input.name);
   return uniqueName(input.name, () => Board.create({
     owner_uid: owner.uid,
     name: input.name,
@@ -44,7 +35,7 @@ export async function createBoard(owner: User, input: BoardFields & { name: stri
 export async function updateBoard(board: Board, input: BoardFields): Promise<Board> {
   const changes: Partial<Pick<Board, 'name' | 'description' | 'is_private' | 'is_protected'>> = {};
   if (input.name != null) {
-    checkName(input.name);
+    checkResourceName(input.name);
     changes.name = input.name;
   }
   if (input.description != null) changes.description = input.description;
