@@ -27,16 +27,39 @@ export interface Config {
   sseKeepAliveMs: number;
 }
 
-export class ConfigError extends Error {}
+/** Every problem found in the environment, one line each (the message joins them with newlines). */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.join('\n'));
+  }
+}
+
+/** What loadConfig reads besides the shared settings. */
+export interface LoadConfigOptions {
+  /** False for processes that serve no HTTP (the worker): PORT and HOST are neither read nor checked. */
+  http?: boolean;
+}
+
+/**
+ * Problems found by the reading helpers while loadConfig runs (it is synchronous): each helper records
+ * its problem and returns the fallback, so one start reports every bad variable at once.
+ */
+let problems: string[] | undefined;
+
+function problem<T>(message: string, fallback: T): T {
+  if (!problems) throw new ConfigError([message]);
+  problems.push(message);
+  return fallback;
+}
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  if (!/^\d+$/.test(raw)) return problem(`${name} must be a whole number, got "${raw}"`, fallback);
   const value = Number(raw);
-  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  if (value < min || value > max) return problem(`${name} must be between ${min} and ${max}, got ${value}`, fallback);
   return value;
 }
 
@@ -45,7 +68,7 @@ function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
   if (raw === undefined || raw === '') return fallback;
   if (/^(1|true|yes|on)$/i.test(raw)) return true;
   if (/^(0|false|no|off)$/i.test(raw)) return false;
-  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+  return problem(`${name} must be true or false, got "${raw}"`, fallback);
 }
 
 function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string | undefined {
@@ -55,30 +78,59 @@ function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string 
   try {
     parsed = new URL(raw);
   } catch {
-    throw new ConfigError(`${name} is not a valid URL`);
+    return problem(`${name} is not a valid URL`, undefined);
   }
   if (!protocols.includes(parsed.protocol)) {
-    throw new ConfigError(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+    return problem(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}`, undefined);
   }
   return raw;
 }
 
-/** Reads and validates the environment; throws ConfigError with one clear line on bad input. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const logLevel = env.LOG_LEVEL || 'info';
-  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
-  const host = env.HOST || '127.0.0.1';
+/**
+ * Reads and validates the environment; throws one ConfigError listing every bad variable, one line each.
+ * New settings: one line in `readConfig` with the helpers above (they record problems, never throw).
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadConfigOptions = {}): Config {
+  const found: string[] = [];
+  problems = found;
+  try {
+    const config = readConfig(env, options.http ?? true);
+    if (found.length > 0) throw new ConfigError(found);
+    return config;
+  } finally {
+    problems = undefined;
+  }
+}
+
+/** Warnings worth a log line at start: settings that are valid but will make some runs fail. */
+export function configWarnings(config: Config): string[] {
+  const warnings: string[] = [];
+  if (config.openaiApiKey === OPENAI_API_KEY_UNSET) {
+    warnings.push(config.openaiBaseUrl === DEFAULT_OPENAI_BASE_URL
+      ? 'OPENAI_API_KEY is unset: llm steps will fail until it is set'
+      : `OPENAI_API_KEY is unset: llm steps will fail unless ${new URL(config.openaiBaseUrl).host} needs no key`);
+  }
+  return warnings;
+}
+
+const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
+/** Placeholder key (the OpenAI client refuses an empty one); configWarnings reports it. */
+const OPENAI_API_KEY_UNSET = 'unset';
+
+function readConfig(env: NodeJS.ProcessEnv, http: boolean): Config {
+  let logLevel = env.LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) logLevel = problem(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`, 'info');
   return {
-    port: int(env, 'PORT', 4000, 0, 65535),
-    host,
+    port: http ? int(env, 'PORT', 4000, 0, 65535) : 4000,
+    host: http ? env.HOST || '127.0.0.1' : '127.0.0.1',
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     dataDir: path.resolve(env.DATA_DIR || './.data'),
     mongodbUrl: url(env, 'MONGODB_URL', ['mongodb:', 'mongodb+srv:']),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     runWorker: bool(env, 'RUN_WORKER', true),
     gcsBucket: env.GCS_BUCKET || undefined,
-    openaiBaseUrl: url(env, 'OPENAI_BASE_URL', ['http:', 'https:']) ?? 'https://api.openai.com/v1',
-    openaiApiKey: env.OPENAI_API_KEY || 'unset',
+    openaiBaseUrl: url(env, 'OPENAI_BASE_URL', ['http:', 'https:']) ?? DEFAULT_OPENAI_BASE_URL,
+    openaiApiKey: env.OPENAI_API_KEY || OPENAI_API_KEY_UNSET,
     searchRateLimitPerMinute: int(env, 'SEARCH_RATE_LIMIT_PER_MINUTE', 60, 1),
     signInRateLimitPerMinute: int(env, 'SIGNIN_RATE_LIMIT_PER_MINUTE', 10, 1),
     logLevel,

@@ -1,17 +1,22 @@
-import { Config, ConfigError, loadConfig } from './config';
+import { Config, ConfigError, configWarnings, loadConfig, type LoadConfigOptions } from './config';
 import type { Logger } from './logger';
 
-/** Reads the configuration, or prints one clear line and exits 2 (bad configuration never starts). */
-export function loadConfigOrExit(program: string): Config {
+/** Reads the configuration, or prints one line per problem and exits 2 (bad configuration never starts). */
+export function loadConfigOrExit(program: string, options: LoadConfigOptions = {}): Config {
   try {
-    return loadConfig();
+    return loadConfig(process.env, options);
   } catch (error) {
     if (error instanceof ConfigError) {
-      console.error(`${program}: bad configuration: ${error.message}`);
+      console.error(error.problems.map((line) => `${program}: bad configuration: ${line}`).join('\n'));
       process.exit(2);
     }
     throw error;
   }
+}
+
+/** Logs the configuration's warnings (valid settings that will make some runs fail) once at start. */
+export function logConfigWarnings(config: Config, log: Logger): void {
+  for (const warning of configWarnings(config)) log.warn(warning);
 }
 
 /**

@@ -2,11 +2,12 @@ import 'reflect-metadata';
 import { createLogger } from './logger';
 import { resolveDatabase } from './db/resolveDatabase';
 import { startApp } from './app';
-import { closeOnSignals, loadConfigOrExit } from './lifecycle';
+import { closeOnSignals, loadConfigOrExit, logConfigWarnings } from './lifecycle';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit('circuit-service');
   const log = createLogger(config.logLevel);
+  if (config.runWorker) logConfigWarnings(config, log);
   const database = await resolveDatabase(config, (line) => log.warn({ postgres: line }, 'embedded postgres'));
   const app = await startApp({ config, databaseUrl: database.url, log }).catch(async (error: unknown) => {
     // A failed start (a taken port, say) must not leave the embedded PostgreSQL running behind it.

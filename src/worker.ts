@@ -9,7 +9,7 @@ import { createBlobStorage } from './storage';
 import { createSearchRateLimiter } from './ratelimit';
 import { startRunRuntime } from './jobs/runtime';
 import type { Services } from './services';
-import { closeOnSignals, loadConfigOrExit } from './lifecycle';
+import { closeOnSignals, loadConfigOrExit, logConfigWarnings } from './lifecycle';
 
 export interface WorkerProcess {
   services: Services;
@@ -21,6 +21,7 @@ export interface WorkerProcess {
  * database. Used by `npm run worker`, `circuits worker` and `node dist/src/worker.js`.
  */
 export async function startWorkerProcess(config: Config, log: Logger = createLogger(config.logLevel)): Promise<WorkerProcess> {
+  logConfigWarnings(config, log);
   const database = await resolveDatabase(config, (line) => log.warn({ postgres: line }, 'embedded postgres'));
   const sequelize = createSequelize(database.url, Math.min(50, config.jobConcurrency + 5));
   try {
@@ -55,7 +56,7 @@ export async function runWorkerUntilSignalled(config: Config, log: Logger): Prom
 }
 
 async function main(): Promise<void> {
-  const config = loadConfigOrExit('circuit-worker');
+  const config = loadConfigOrExit('circuit-worker', { http: false });
   await runWorkerUntilSignalled(config, createLogger(config.logLevel));
 }
 

@@ -1,5 +1,5 @@
 import type { Sequelize } from 'sequelize';
-import { ConfigError, loadConfig, type Config } from '../config';
+import { ConfigError, loadConfig, type Config, type LoadConfigOptions } from '../config';
 import { resolveDatabase } from '../db/resolveDatabase';
 import { createSequelize } from '../db/sequelize';
 import { migrate } from '../db/migrate';
@@ -13,12 +13,12 @@ export interface CliContext {
   applied: string[];
 }
 
-/** Reads the environment like the service does; bad configuration is one clear line. */
-export function cliConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/** Reads the environment like the service does; bad configuration is one line naming every problem. */
+export function cliConfig(env: NodeJS.ProcessEnv = process.env, options: LoadConfigOptions = {}): Config {
   try {
-    return loadConfig(env);
+    return loadConfig(env, options);
   } catch (error) {
-    if (error instanceof ConfigError) throw new CliError(`bad configuration: ${error.message}`, 2);
+    if (error instanceof ConfigError) throw new CliError(`bad configuration: ${error.problems.join('; ')}`, 2);
     throw error;
   }
 }

@@ -8,7 +8,7 @@ export const workerState = { running: false };
 
 /** Runs a worker-only process (executes runs; no HTTP) until SIGINT/SIGTERM: `node dist/src/worker.js`. */
 export async function runWorker(): Promise<void> {
-  const config = cliConfig();
+  const config = cliConfig(process.env, { http: false });
   // Loaded here, not at start: the job queue is needed by this command only.
   const { runWorkerUntilSignalled } = require('../worker') as typeof Worker;
   await runWorkerUntilSignalled(config, createLogger(config.logLevel));
