@@ -20,7 +20,7 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.(t|j|mj|cj)s$': ['@swc/jest', swc] },
   transformIgnorePatterns: [`/node_modules/(?!(${esm.join('|')})/)`],
-  moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json', 'node'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   setupFiles: ['reflect-metadata'],

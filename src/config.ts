@@ -25,6 +25,14 @@ export interface Config {
   jobConcurrency: number;
   /** Interval of keep-alive comments on server-sent event streams. */
   sseKeepAliveMs: number;
+  /** Time a template/transform step (or any user expression) may run in the sandbox (STEP_CPU_MS). */
+  stepCpuMs: number;
+  /** Heap ceiling of the sandbox that runs user logic (STEP_MEMORY_MB). */
+  stepMemoryMb: number;
+  /** Steps a run may execute, embedded runs included (RUN_MAX_STEPS). */
+  runMaxSteps: number;
+  /** Largest result_blob a run may produce, in bytes of JSON (RUN_MAX_RESULT_BYTES). */
+  runMaxResultBytes: number;
 }
 
 /** Every problem found in the environment, one line each (the message joins them with newlines). */
@@ -141,5 +149,9 @@ function readConfig(env: NodeJS.ProcessEnv, http: boolean): Config {
     jobLockLifetimeMs: int(env, 'JOB_LOCK_LIFETIME_MS', 60_000, 1000),
     jobConcurrency: int(env, 'JOB_CONCURRENCY', 20, 1, 1000),
     sseKeepAliveMs: int(env, 'SSE_KEEP_ALIVE_MS', 15_000, 50, 600_000),
+    stepCpuMs: int(env, 'STEP_CPU_MS', 1000, 10, 60_000),
+    stepMemoryMb: int(env, 'STEP_MEMORY_MB', 64, 16, 4096),
+    runMaxSteps: int(env, 'RUN_MAX_STEPS', 1000, 1, 1_000_000),
+    runMaxResultBytes: int(env, 'RUN_MAX_RESULT_BYTES', 4 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
   };
 }

@@ -1,0 +1,78 @@
+import { checkSyntax, closeSandboxes, evaluateJsonata, renderTemplates, SandboxError } from '../src/sandbox/sandbox';
+
+const limits = { cpuMs: 300, memoryMb: 32 };
+afterAll(() => closeSandboxes());
+
+/** Runs `work` while a 5 ms timer ticks; returns the longest gap the event loop showed. */
+async function longestStall<T>(work: () => Promise<T>): Promise<{ gap: number; outcome: T | Error }> {
+  let gap = 0;
+  let last = Date.now();
+  const timer = setInterval(() => { const now = Date.now(); gap = Math.max(gap, now - last); last = now; }, 5);
+  let outcome: T | Error;
+  try {
+    outcome = await work();
+  } catch (error) {
+    outcome = error as Error;
+  } finally {
+    clearInterval(timer);
+  }
+  return { gap, outcome };
+}
+
+test('JSONata and templates evaluate to plain JSON and text', async () => {
+  expect(await evaluateJsonata('$uppercase(input.name)', { input: { name: 'ada' } }, limits)).toBe('ADA');
+  expect(await evaluateJsonata('[1..3].{"n": $}', {}, limits)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+  expect(await evaluateJsonata('nothing', {}, limits)).toBeNull();
+  expect(await renderTemplates(['Hi {{input.name}}', '{{#each input.xs}}[{{this}}]{{/each}}', '{{lookup input.m "k"}}{{#if input.name}}!{{/if}}'], { input: { name: 'A', xs: [1, 2], m: { k: 'v' } } }, limits))
+    .toEqual(['Hi A', '[1][2]', 'v!']);
+});
+
+test('a memory bomb ($pad) fails with a memory error; the process and the sandbox go on', async () => {
+  const { outcome } = await longestStall(() => evaluateJsonata('$length($pad("", 300000000))', {}, limits));
+  expect(outcome).toBeInstanceOf(SandboxError);
+  expect((outcome as SandboxError).reason).toBe('memory');
+  expect((outcome as Error).message).toBe('used more than 32 MB of memory');
+  expect(await evaluateJsonata('1 + 1', {}, limits)).toBe(2);
+});
+
+test('a catastrophic JSONata regex stops at the time limit without stalling the event loop', async () => {
+  const started = Date.now();
+  const { gap, outcome } = await longestStall(() => evaluateJsonata('$match(input.s, /^(a+)+$/)', { input: { s: `${'a'.repeat(31)}!` } }, limits));
+  expect((outcome as SandboxError).reason).toBe('timeout');
+  expect((outcome as Error).message).toBe('took longer than 300 ms');
+  expect(Date.now() - started).toBeLessThan(3000);
+  expect(gap).toBeLessThan(200);
+});
+
+test('nested {{#each}} over 100 items stops at a limit; the event loop stays free', async () => {
+  const xs = Array.from({ length: 100 }, (_, i) => i);
+  const template = '{{#each input.xs}}{{#each ../input.xs}}{{#each ../../input.xs}}{{#each ../../../input.xs}}abcdefgh{{/each}}{{/each}}{{/each}}{{/each}}';
+  const { gap, outcome } = await longestStall(() => renderTemplates([template], { input: { xs } }, limits));
+  expect(outcome).toBeInstanceOf(SandboxError);
+  expect(['timeout', 'memory']).toContain((outcome as SandboxError).reason);
+  expect(gap).toBeLessThan(200);
+});
+
+test('output larger than the limit fails instead of reaching the host', async () => {
+  await expect(evaluateJsonata('$pad("", 5000)', {}, { ...limits, maxOutputBytes: 1000 })).rejects.toThrow('output is larger than 1000 bytes');
+  await expect(renderTemplates(['{{input.s}}', '{{input.s}}'], { input: { s: 'x'.repeat(600) } }, { ...limits, maxOutputBytes: 1000 })).rejects.toThrow('output is larger than 1000 bytes');
+});
+
+test('runaway recursion and JSONata errors are user errors with their message', async () => {
+  await expect(evaluateJsonata('($f := function($x){ $f($x) }; $f(1))', {}, limits)).rejects.toThrow(SandboxError);
+  await expect(evaluateJsonata('$error("boom")', {}, limits)).rejects.toThrow('boom');
+});
+
+test('templates have no log helper, partials or decorators; the built-in block helpers remain', async () => {
+  await expect(renderTemplates(['{{log "secret"}}'], {}, limits)).rejects.toThrow(/log/);
+  expect(await checkSyntax([{ kind: 'template', text: '{{#with input}}{{#unless x}}{{#each y}}{{lookup . 0}}{{/each}}{{/unless}}{{/with}}{{#input.items}}{{name}}{{/input.items}}' }], limits)).toBeNull();
+  expect(await checkSyntax([{ kind: 'template', text: 'ok' }, { kind: 'template', text: '{{log "x"}}' }], limits)).toMatchObject({ index: 1, kind: 'unavailable', message: expect.stringContaining('helper log is not available') });
+  expect(await checkSyntax([{ kind: 'template', text: '{{> partial}}' }], limits)).toMatchObject({ kind: 'unavailable', message: 'partials are not available' });
+  expect(await checkSyntax([{ kind: 'template', text: '{{#if}}' }], limits)).toMatchObject({ index: 0, kind: 'syntax' });
+  expect(await checkSyntax([{ kind: 'jsonata', text: '$uppercase(' }], limits)).toMatchObject({ index: 0, kind: 'syntax', position: expect.any(Number) });
+});
+
+test('many concurrent calls share the pool and all finish', async () => {
+  const results = await Promise.all(Array.from({ length: 50 }, (_, i) => evaluateJsonata('input.n * 2', { input: { n: i } }, limits)));
+  expect(results).toEqual(Array.from({ length: 50 }, (_, i) => i * 2));
+});
