@@ -23,8 +23,8 @@ import { mountWeb } from './web';
 import { createSearchRateLimiter } from './ratelimit';
 import { startSearchInvalidation } from './graphql/search/search.cache';
 import { startRunRuntime } from './jobs/runtime';
-import { mountRunEvents } from './http/runEvents';
-import { mountGraphqlStream } from './http/graphqlStream';
+import { mountRunEvents } from './http/run-events.sse';
+import { mountGraphqlStream } from './http/graphql-stream';
 
 export interface RunningApp {
   url: string;

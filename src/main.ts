@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { createLogger } from './logger';
-import { resolveDatabase } from './db/resolveDatabase';
+import { resolveDatabase } from './db/resolve-database';
 import { startApp } from './app';
 import { closeOnSignals, loadConfigOrExit, logConfigWarnings } from './lifecycle';
 

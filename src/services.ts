@@ -4,7 +4,7 @@ import type { Logger } from './logger';
 import type { BlobStorage } from './storage';
 import type { RateLimiter } from './ratelimit';
 import type { RunQueue } from './jobs/agenda';
-import type { RunEventBus } from './events/runEvents';
+import type { RunEventBus } from './events/run-event-bus';
 
 /**
  * The long-lived pieces a request may use, built once by the composition root (src/app.ts) and

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import type { Config } from './config';
 import { createLogger, type Logger } from './logger';
-import { resolveDatabase } from './db/resolveDatabase';
+import { resolveDatabase } from './db/resolve-database';
 import { createSequelize } from './db/sequelize';
 import { migrate } from './db/migrate';
 import { initModels } from './models';

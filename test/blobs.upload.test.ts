@@ -3,7 +3,7 @@ import path from 'node:path';
 import { startTestApp, TestApp } from './support/app';
 import { makeUser, TestUser } from './support/factories';
 import { failingStorage, PNG_1PX, sha256, tempDataDir } from './support/blob-factories';
-import { uploadBlob } from '../src/commands/uploadBlob';
+import { uploadBlob } from '../src/commands/upload-blob';
 import { Blob } from '../src/models/blobs';
 import { User } from '../src/models';
 import { AppError } from '../src/errors';

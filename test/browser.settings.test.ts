@@ -4,7 +4,7 @@ import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { startTestApp, TestApp } from './support/app';
 import { tempDataDir } from './support/blob-factories';
-import { createUser } from '../src/commands/createUser';
+import { createUser } from '../src/commands/create-user';
 import { PROJECT_ROOT } from '../src/paths';
 
 const CHROMIUM = '/usr/bin/chromium';

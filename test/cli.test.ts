@@ -183,7 +183,7 @@ test('blob upload stores a file and prints the blob in REST shape (when the blob
   fs.writeFileSync(file, 'hello blob');
   const result = await cli(['blob', 'upload', '--username', 'uploader', file], { SECRET_KEY: 'test-secret' });
   if (!fs.existsSync(path.join(ROOT, 'dist', 'src', 'commands', 'uploadBlob.js'))) {
-    console.warn('skipping blob upload success case: src/commands/uploadBlob.ts is not built yet');
+    console.warn('skipping blob upload success case: src/commands/upload-blob.ts is not built yet');
     expectOneLineError(result, /blob upload is not available/);
     return;
   }

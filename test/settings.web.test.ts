@@ -1,7 +1,7 @@
 import { startTestApp, TestApp } from './support/app';
 import { makeUser } from './support/factories';
 import { sha256, tempDataDir } from './support/blob-factories';
-import { createUser } from '../src/commands/createUser';
+import { createUser } from '../src/commands/create-user';
 import { ApiToken } from '../src/models';
 import { Blob } from '../src/models/blobs';
 

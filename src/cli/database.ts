@@ -1,6 +1,6 @@
 import type { Sequelize } from 'sequelize';
 import { ConfigError, loadConfig, type Config, type LoadConfigOptions } from '../config';
-import { resolveDatabase } from '../db/resolveDatabase';
+import { resolveDatabase } from '../db/resolve-database';
 import { createSequelize } from '../db/sequelize';
 import { migrate } from '../db/migrate';
 import { initModels } from '../models';

@@ -9,7 +9,7 @@ export interface ExecuteRunData { runUid: string }
 
 /**
  * With the PostgreSQL job store, the pieces of SQL that queue a run inside the statement that inserts
- * it (src/commands/createRun.ts): `jobCte` inserts, for every row of a CTE named `run`, the same job
+ * it (src/commands/create-run.ts): `jobCte` inserts, for every row of a CTE named `run`, the same job
  * row `agenda.now()` would; `notifyColumn` is a select-list expression over `job` that wakes the workers
  * exactly like Agenda's own NOTIFY (delivered on commit). Saves two round trips per run, and a run is
  * never left inserted but unqueued.

@@ -2,10 +2,10 @@ import type { Sequelize } from 'sequelize';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
 import type { Services } from '../services';
-import { createRunEventBus, type RunEventBus } from '../events/runEvents';
+import { createRunEventBus, type RunEventBus } from '../events/run-event-bus';
 import { createRunQueue, type RunQueue } from './agenda';
-import { executeRunHandler } from './executeRun.job';
-import { claimRunsToRequeue } from './runTransitions';
+import { executeRunHandler } from './execute-run.job';
+import { claimRunsToRequeue } from './run-transitions';
 
 /** The pieces of the runs domain that go into Services. */
 export interface RunServices {

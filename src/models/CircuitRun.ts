@@ -14,7 +14,7 @@ export function isTerminal(state: RunState): boolean {
 }
 
 /**
- * One execution of a circuit version. State changes go through src/jobs/runTransitions.ts only
+ * One execution of a circuit version. State changes go through src/jobs/run-transitions.ts only
  * (guarded UPDATEs), never through `save()`.
  */
 export class CircuitRun extends Model<InferAttributes<CircuitRun>, InferCreationAttributes<CircuitRun>> {

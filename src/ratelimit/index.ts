@@ -2,10 +2,10 @@ import type { Sequelize } from 'sequelize';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
 import { AppError } from '../errors';
-import { createRateLimiter, RateLimiter } from './rateLimiter';
+import { createRateLimiter, RateLimiter } from './rate-limiter';
 
 export { createRateLimiter };
-export type { RateLimiter, RateLimitDecision } from './rateLimiter';
+export type { RateLimiter, RateLimitDecision } from './rate-limiter';
 
 /** Search: config.searchRateLimitPerMinute per client per minute, on Redis or the service database. */
 export function createSearchRateLimiter(config: Config, sequelize: Sequelize, log?: Logger): RateLimiter {

@@ -3,7 +3,7 @@ import type { Express, Request, Response } from 'express';
 import { Blob } from '../models/blobs';
 import { AppError, notAllowed, notFound } from '../errors';
 import { errorResponse } from '../../rest-bridge/bridge';
-import { isUid } from '../graphql/common/uid';
+import { isUid } from '../ids';
 import { LocalStorage, LOCAL_CONTENT_PATH } from '../storage';
 import type { Services } from '../services';
 

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { User } from '../../src/models';
 import type { Blob } from '../../src/models/blobs';
-import { uploadBlob } from '../../src/commands/uploadBlob';
+import { uploadBlob } from '../../src/commands/upload-blob';
 import type { BlobStorage } from '../../src/storage';
 
 /** A throwaway DATA_DIR for one test file (its blobs/ and secret); `remove()` in afterAll. */

@@ -1,7 +1,7 @@
 import { Circuit } from '../../src/models';
 import type { CircuitDefinition } from '../../src/engine/definition';
-import { publishVersion } from '../../src/commands/publishVersion';
-import { setCircuitStar } from '../../src/commands/starCircuit';
+import { publishVersion } from '../../src/commands/publish-version';
+import { setCircuitStar } from '../../src/commands/star-circuit';
 import { HELLO_DEFINITION, makeCircuit, TestUser } from './factories';
 
 /** A definition whose only step embeds `circuitUid` (optionally pinned to `versionUid`). */

@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import { Circuit, CircuitVersion, User } from '../../src/models';
-import { createUser, CreateUserInput } from '../../src/commands/createUser';
-import { createApiToken } from '../../src/commands/createApiToken';
-import { createCircuit, CreateCircuitInput } from '../../src/commands/createCircuit';
-import { publishVersion } from '../../src/commands/publishVersion';
+import { createUser, CreateUserInput } from '../../src/commands/create-user';
+import { createApiToken } from '../../src/commands/create-api-token';
+import { createCircuit, CreateCircuitInput } from '../../src/commands/create-circuit';
+import { publishVersion } from '../../src/commands/publish-version';
 import type { CircuitDefinition } from '../../src/engine/definition';
 
 const unique = () => crypto.randomBytes(4).toString('hex');

@@ -8,7 +8,7 @@ import type { TestApp } from './app';
 import type { TestUser } from './factories';
 import { makeCircuit } from './factories';
 import type { CircuitDefinition } from '../../src/engine/definition';
-import type { CreateCircuitInput } from '../../src/commands/createCircuit';
+import type { CreateCircuitInput } from '../../src/commands/create-circuit';
 import { CircuitAdaptor } from '../../src/models';
 
 export const TERMINAL = ['COMPLETED', 'EXCEPTION'];

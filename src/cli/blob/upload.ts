@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import type * as UploadBlob from '../../commands/uploadBlob';
+import type * as UploadBlob from '../../commands/upload-blob';
 import type * as Storage from '../../storage';
 import { withDatabase } from '../database';
 import { findUser, restBlob } from '../present';
@@ -19,7 +19,7 @@ export async function blobUpload(file: string, options: BlobUploadOptions) {
     throw new CliError(`cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (error as Error).message}`);
   }
   // Loaded here, not at start: the storage clients are heavy and only this command needs them.
-  const { uploadBlob } = require('../../commands/uploadBlob') as typeof UploadBlob;
+  const { uploadBlob } = require('../../commands/upload-blob') as typeof UploadBlob;
   const { createBlobStorage } = require('../../storage') as typeof Storage;
   return withDatabase(async ({ config }) => {
     const owner = await findUser(options.username);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { createCircuit } from '../../commands/createCircuit';
+import { createCircuit } from '../../commands/create-circuit';
 import { withDatabase } from '../database';
 import { findUser, restCircuit } from '../present';
 import { printJson } from '../output';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { createApiToken } from '../../commands/createApiToken';
+import { createApiToken } from '../../commands/create-api-token';
 import { withDatabase } from '../database';
 import { findUser } from '../present';
 import { printJson } from '../output';

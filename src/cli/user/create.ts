@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { createUser } from '../../commands/createUser';
-import { createApiToken } from '../../commands/createApiToken';
+import { createUser } from '../../commands/create-user';
+import { createApiToken } from '../../commands/create-api-token';
 import { withDatabase } from '../database';
 import { wholeNumber } from '../options';
 import { printJson } from '../output';

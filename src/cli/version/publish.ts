@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { publishVersion } from '../../commands/publishVersion';
+import { publishVersion } from '../../commands/publish-version';
 import { withDatabase } from '../database';
 import { findCircuit, findUser, restVersion } from '../present';
 import { CliError, printJson } from '../output';

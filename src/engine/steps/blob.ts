@@ -1,5 +1,5 @@
 import { Blob } from '../../models/blobs';
-import { isUid } from '../../graphql/common/uid';
+import { isUid } from '../../ids';
 import { renderTemplate } from '../render';
 import { StepError, type StepExecutor } from './types';
 

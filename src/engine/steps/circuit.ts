@@ -1,9 +1,9 @@
 import { Circuit, CircuitVersion, User } from '../../models';
 import { circuitPermits } from '../../policies/circuit.policy';
-import { isUid } from '../../graphql/common/uid';
-import { checkInput } from '../inputSchema';
+import { isUid } from '../../ids';
+import { checkInput } from '../input-schema';
 import { renderLeaves } from '../render';
-import { ExecutionFailure, executeDefinition } from '../runExecutor';
+import { ExecutionFailure, executeDefinition } from '../run-executor';
 import { StepError, type StepExecutor } from './types';
 
 /** How deep embedded circuits may nest (the top-level run is depth 0). */

@@ -3,7 +3,7 @@ import { Blob } from '../../models/blobs';
 import { notFound } from '../../errors';
 import { authorize } from '../../policies/authorize';
 import { blobPermits } from '../../policies/blob.policy';
-import { isUid } from '../common/uid';
+import { isUid } from '../../ids';
 import type { AppContext } from '../context';
 import { BlobType } from './blob.type';
 

@@ -1,6 +1,6 @@
 import type { Board } from '../../models/boards';
 import type { AppContext } from '../context';
-import { boardLoaders } from './board.loader';
+import { boardLoaders } from './board.loaders';
 import { BoardType } from './board.type';
 
 /** Builds the API view of a board, loading its owner and counts in batches. */

@@ -7,22 +7,28 @@ import { circuitPermits } from '../../policies/circuit.policy';
 import { boardPermits } from '../../policies/board.policy';
 import { listableCircuitsSql } from '../../policies/circuit.policy';
 import type { AppContext } from '../context';
-import { isUid } from '../common/uid';
+import { isUid } from '../../ids';
 import { PageArgs, paged, pageWindow } from '../common/pagination';
 import { CircuitPage, CircuitType } from '../circuit/circuit.type';
 import { presentCircuit } from '../circuit/circuit.presenter';
 import { CreateBoardInput, UpdateBoardInput } from './board.input';
-import { findBoardByName, findBoardByNameFor, findBoardFor } from './board.loader';
+import { findBoardByName, findBoardByNameFor, findBoardFor } from './board.access';
 import { presentBoard } from './board.presenter';
 import { BoardPage, BoardStarType, BoardType } from './board.type';
-import * as commands from '../../commands/boards';
+import { createBoard } from '../../commands/create-board';
+import { updateBoard } from '../../commands/update-board';
+import { deleteBoard } from '../../commands/delete-board';
+import { addCircuitToBoard } from '../../commands/add-circuit-to-board';
+import { removeCircuitFromBoard } from '../../commands/remove-circuit-from-board';
+import { starBoard } from '../../commands/star-board';
+import { unstarBoard } from '../../commands/unstar-board';
 
 @Resolver(() => BoardType)
 export class BoardResolver {
   @Authorized()
   @Mutation(() => BoardType, { description: 'Creates a board owned by the caller; a name the caller already uses is a Conflict' })
   async createBoard(@Arg('input', () => CreateBoardInput) input: CreateBoardInput, @Ctx() ctx: AppContext): Promise<BoardType> {
-    return presentBoard(ctx, await commands.createBoard(ctx.viewer!, input));
+    return presentBoard(ctx, await createBoard(ctx.viewer!, input));
   }
 
   @Authorized()
@@ -33,13 +39,13 @@ export class BoardResolver {
     @Ctx() ctx: AppContext,
   ): Promise<BoardType> {
     const board = await findBoardFor(ctx, uid, 'manage');
-    return presentBoard(ctx, await commands.updateBoard(board, input));
+    return presentBoard(ctx, await updateBoard(board, input));
   }
 
   @Authorized()
   @Mutation(() => Boolean, { description: 'Deletes the board with its memberships and stars; never its circuits (owner only). Always true' })
   async deleteBoard(@Arg('uid', () => ID) uid: string, @Ctx() ctx: AppContext): Promise<boolean> {
-    await commands.deleteBoard(await findBoardFor(ctx, uid, 'manage'));
+    await deleteBoard(await findBoardFor(ctx, uid, 'manage'));
     return true;
   }
 
@@ -113,7 +119,7 @@ export class BoardResolver {
     const circuit = isUid(circuitUid) ? await ctx.loaders.circuit.load(circuitUid) : null;
     if (!circuit) throw notFound('Circuit');
     authorize(ctx.viewer, circuitPermits(ctx.viewer, circuit, 'list'), 'You may not add a circuit you cannot see');
-    await commands.addCircuitToBoard(board, circuit);
+    await addCircuitToBoard(board, circuit);
     return presentBoard(ctx, board);
   }
 
@@ -127,7 +133,7 @@ export class BoardResolver {
     @Ctx() ctx: AppContext,
   ): Promise<BoardType> {
     const board = await findBoardFor(ctx, boardUid, 'manage');
-    if (!isUid(circuitUid) || !(await commands.removeCircuitFromBoard(board, circuitUid))) throw notFound('Circuit in this board');
+    if (!isUid(circuitUid) || !(await removeCircuitFromBoard(board, circuitUid))) throw notFound('Circuit in this board');
     return presentBoard(ctx, board);
   }
 
@@ -152,7 +158,7 @@ export class BoardResolver {
     @Ctx() ctx: AppContext,
   ): Promise<BoardStarType> {
     const board = await findBoardByNameFor(ctx, username, name, 'read');
-    return BoardStarType.from(await commands.starBoard(ctx.viewer!, board));
+    return BoardStarType.from(await starBoard(ctx.viewer!, board));
   }
 
   @Authorized()
@@ -163,7 +169,7 @@ export class BoardResolver {
     @Ctx() ctx: AppContext,
   ): Promise<boolean> {
     const board = await findBoardByNameFor(ctx, username, name, 'read');
-    await commands.unstarBoard(ctx.viewer!, board);
+    await unstarBoard(ctx.viewer!, board);
     return true;
   }
 

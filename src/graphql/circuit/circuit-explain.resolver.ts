@@ -3,7 +3,7 @@ import { notFound } from '../../errors';
 import { explainDefinition } from '../../engine/explain';
 import { circuitPermits } from '../../policies/circuit.policy';
 import type { AppContext } from '../context';
-import { findCircuitByNameFor } from './circuit.loader';
+import { findCircuitByNameFor } from './circuit.access';
 import { noteIfDeprecated, presentCircuit } from './circuit.presenter';
 import { CircuitExplanationType, ExplainedInputType, ExplainedStepType } from './circuit.type';
 

@@ -1,6 +1,6 @@
 import { Arg, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import { CircuitMetric } from '../../models';
-import { createCircuitMetric } from '../../commands/createCircuitMetric';
+import { createCircuitMetric } from '../../commands/create-circuit-metric';
 import type { AppContext } from '../context';
 import { CircuitMetricType, CreateCircuitMetricInput } from './circuit-metric.type';
 

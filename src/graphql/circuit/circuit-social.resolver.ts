@@ -1,11 +1,11 @@
 import { Arg, Args, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import { QueryTypes } from 'sequelize';
 import { Circuit } from '../../models';
-import { setCircuitStar } from '../../commands/starCircuit';
+import { setCircuitStar } from '../../commands/star-circuit';
 import { circuitPermits, listableCircuitsSql } from '../../policies/circuit.policy';
 import { PageArgs, pageWindow, paged } from '../common/pagination';
 import type { AppContext } from '../context';
-import { findCircuitByName, findCircuitByNameFor } from './circuit.loader';
+import { findCircuitByName, findCircuitByNameFor } from './circuit.access';
 import { noteIfDeprecated, presentCircuit } from './circuit.presenter';
 import { CircuitPage, CircuitStarState } from './circuit.type';
 

@@ -1,19 +1,19 @@
 import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Op } from 'sequelize';
 import { Circuit, CircuitVersion, User } from '../../models';
-import { createCircuit } from '../../commands/createCircuit';
-import { publishVersion } from '../../commands/publishVersion';
-import { updateCircuit } from '../../commands/updateCircuit';
-import { deprecateCircuit } from '../../commands/deprecateCircuit';
+import { createCircuit } from '../../commands/create-circuit';
+import { publishVersion } from '../../commands/publish-version';
+import { updateCircuit } from '../../commands/update-circuit';
+import { deprecateCircuit } from '../../commands/deprecate-circuit';
 import { notFound } from '../../errors';
 import { authorize } from '../../policies/authorize';
 import { circuitPermits, listableCircuitsWhere } from '../../policies/circuit.policy';
 import { JSONScalar } from '../common/scalars';
-import { isUid } from '../common/uid';
+import { isUid } from '../../ids';
 import { PageArgs, pageWindow, paged } from '../common/pagination';
 import type { AppContext } from '../context';
 import { CreateCircuitInput, UpdateCircuitInput } from './circuit.input';
-import { findCircuitByNameFor, findCircuitFor } from './circuit.loader';
+import { findCircuitByNameFor, findCircuitFor } from './circuit.access';
 import { noteIfDeprecated, presentCircuit } from './circuit.presenter';
 import { CircuitAdaptorType, CircuitPage, CircuitType, CircuitVersionPage, CircuitVersionType } from './circuit.type';
 

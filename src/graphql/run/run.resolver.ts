@@ -2,16 +2,16 @@ import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver, Root, Subscr
 import type { SubscribeResolverData } from 'type-graphql';
 import { CircuitVersion } from '../../models';
 import { CircuitRun, stateRank } from '../../models/CircuitRun';
-import { createRun } from '../../commands/createRun';
+import { createRun } from '../../commands/create-run';
 import { notFound, unauthorized } from '../../errors';
 import { runPubSub } from '../../events/pubsub';
 import { JSONObjectScalar } from '../common/scalars';
 import { PageArgs, paged, pageWindow, PageWindow } from '../common/pagination';
-import { isUid } from '../common/uid';
+import { isUid } from '../../ids';
 import type { AppContext } from '../context';
-import { findCircuitFor } from '../circuit/circuit.loader';
+import { findCircuitFor } from '../circuit/circuit.access';
 import { noteIfDeprecated } from '../circuit/circuit.presenter';
-import { findRunFor } from './run.loader';
+import { findRunFor } from './run.access';
 import { presentRun } from './run.presenter';
 import { CircuitRunContextInput, CircuitRunPage, CircuitRunType } from './run.type';
 

@@ -2,7 +2,7 @@ import type { Request, Response, Router } from 'express';
 import multer from 'multer';
 import { Blob } from '../../models/blobs';
 import { AppError } from '../../errors';
-import { uploadBlob } from '../../commands/uploadBlob';
+import { uploadBlob } from '../../commands/upload-blob';
 import type { BlobStorage } from '../../storage/BlobStorage';
 import { ERROR_STATUS } from '../../../rest-bridge/error-status';
 import { blobsPage, Flash } from '../pages';

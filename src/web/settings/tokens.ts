@@ -1,8 +1,9 @@
 import type { RequestHandler, Router } from 'express';
 import { ApiToken, User } from '../../models';
 import { AppError } from '../../errors';
-import { createApiToken, revokeApiToken } from '../../commands/createApiToken';
-import { isUid } from '../../graphql/common/uid';
+import { createApiToken } from '../../commands/create-api-token';
+import { revokeApiToken } from '../../commands/revoke-api-token';
+import { isUid } from '../../ids';
 import { tokensPage } from '../pages';
 import { csrfToken, save } from '../session';
 import { requireCsrf, requireUser, signedInUser, takeFlash } from './guards';

@@ -6,10 +6,10 @@ import { IdempotencyKey } from '../models/IdempotencyKey';
 import { AppError, badInput, conflict, notFound } from '../errors';
 import { authorize } from '../policies/authorize';
 import { startRunPermits } from '../policies/run.policy';
-import { isUid } from '../graphql/common/uid';
-import { checkInput } from '../engine/inputSchema';
-import { RUN_BASE_CREDITS } from '../jobs/executeRun.job';
-import { markNotEnqueued } from '../jobs/runTransitions';
+import { isUid } from '../ids';
+import { checkInput } from '../engine/input-schema';
+import { RUN_BASE_CREDITS } from '../jobs/execute-run.job';
+import { markNotEnqueued } from '../jobs/run-transitions';
 import type { Services } from '../services';
 import { preparedQuery } from '../db/prepared';
 

@@ -1,13 +1,8 @@
 import DataLoader from 'dataloader';
 import { QueryTypes } from 'sequelize';
-import { User } from '../../models';
 import { Board } from '../../models/boards';
-import { notFound } from '../../errors';
-import { authorize } from '../../policies/authorize';
-import { BoardAction, boardPermits } from '../../policies/board.policy';
 import { listableCircuitsSql } from '../../policies/circuit.policy';
 import type { AppContext } from '../context';
-import { isUid } from '../common/uid';
 
 /** Per-request loaders of the board domain; the counts depend on the viewer, as the lists do. */
 export interface BoardLoaders {
@@ -52,24 +47,4 @@ export function boardLoaders(ctx: AppContext): BoardLoaders {
   };
   perRequest.set(ctx, loaders);
   return loaders;
-}
-
-/** The board a request names, or NotFound (malformed uids too); then the policy decides 401/403. */
-export async function findBoardFor(ctx: AppContext, uid: string, action: BoardAction): Promise<Board> {
-  const board = isUid(uid) ? await boardLoaders(ctx).board.load(uid) : null;
-  if (!board) throw notFound('Board');
-  authorize(ctx.viewer, boardPermits(ctx.viewer, board, action), action === 'manage' ? 'Only the board owner may do this' : 'This board is private');
-  return board;
-}
-
-export async function findBoardByName(username: string, name: string): Promise<Board | null> {
-  const owner = await User.findOne({ where: { username } });
-  return owner ? Board.findOne({ where: { owner_uid: owner.uid, name } }) : null;
-}
-
-export async function findBoardByNameFor(ctx: AppContext, username: string, name: string, action: BoardAction): Promise<Board> {
-  const board = await findBoardByName(username, name);
-  if (!board) throw notFound('Board');
-  authorize(ctx.viewer, boardPermits(ctx.viewer, board, action), action === 'manage' ? 'Only the board owner may do this' : 'This board is private');
-  return board;
 }

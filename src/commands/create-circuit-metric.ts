@@ -1,6 +1,6 @@
 import { CircuitMetric, User } from '../models';
 import { badInput } from '../errors';
-import { checkExpression } from '../engine/validateDefinition';
+import { checkExpression } from '../engine/validate-definition';
 
 export interface CreateCircuitMetricInput {
   name: string;

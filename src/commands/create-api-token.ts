@@ -9,8 +9,3 @@ export async function createApiToken(user: User, label = ''): Promise<{ token: s
   const record = await ApiToken.create({ user_uid: user.uid, token_hash: hashToken(token), label });
   return { token, record };
 }
-
-export async function revokeApiToken(user: User, tokenUid: string): Promise<boolean> {
-  const [count] = await ApiToken.update({ revoked_at: new Date() }, { where: { uid: tokenUid, user_uid: user.uid, revoked_at: null } });
-  return count > 0;
-}

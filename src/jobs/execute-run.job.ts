@@ -1,12 +1,12 @@
 import type { Job } from 'agenda' with { 'resolution-mode': 'import' };
 import { evaluateExpression } from '../engine/expression';
-import { ExecutionFailure, executeDefinition, type ExecutionResult } from '../engine/runExecutor';
-import { isUid } from '../graphql/common/uid';
+import { ExecutionFailure, executeDefinition, type ExecutionResult } from '../engine/run-executor';
+import { isUid } from '../ids';
 import { CircuitRun, isTerminal } from '../models/CircuitRun';
 import type { MetricExpression } from '../models/CircuitMetric';
 import type { Services } from '../services';
 import type { ExecuteRunData } from './agenda';
-import { claimRun, ClaimedRun, finishRun, heartbeatRun, RunEnding } from './runTransitions';
+import { claimRun, ClaimedRun, finishRun, heartbeatRun, RunEnding } from './run-transitions';
 
 /** A run taken over this many times (its workers kept dying) ends in EXCEPTION instead of running again. */
 export const MAX_ATTEMPTS = 3;

@@ -5,7 +5,7 @@ import { Op } from 'sequelize';
 import { Circuit, CircuitEmbed, CircuitVersion, User } from '../models';
 import { badInput } from '../errors';
 import { circuitPermits } from '../policies/circuit.policy';
-import { isUid } from '../graphql/common/uid';
+import { isUid } from '../ids';
 import { CircuitDefinition, STEP_KINDS, StepDefinition, StepKind } from './definition';
 import { checkTemplate, stringLeaves } from './render';
 import { referencedSteps, stepReferences } from './dependencies';

@@ -2,7 +2,7 @@ import { Sequelize, UniqueConstraintError } from 'sequelize';
 import { Circuit, CircuitAdaptor, CircuitMetric, User } from '../models';
 import { badInput, conflict } from '../errors';
 import { checkResourceName } from './names';
-import { isUid } from '../graphql/common/uid';
+import { isUid } from '../ids';
 import { metricPermits } from '../policies/metric.policy';
 
 

@@ -3,7 +3,7 @@ import { notFound } from '../../errors';
 import { authorize } from '../../policies/authorize';
 import { CircuitAction, circuitPermits } from '../../policies/circuit.policy';
 import type { AppContext } from '../context';
-import { isUid } from '../common/uid';
+import { isUid } from '../../ids';
 
 /** The circuit a request names, or NotFound; then the policy decides 401/403 for `action`. */
 export async function findCircuitFor(ctx: AppContext, uid: string, action: CircuitAction): Promise<Circuit> {

@@ -1,6 +1,6 @@
 import { Sequelize } from 'sequelize';
 import { Circuit, CircuitEmbed, CircuitVersion, User } from '../models';
-import { validateDefinition } from '../engine/validateDefinition';
+import { validateDefinition } from '../engine/validate-definition';
 
 /**
  * Publishes the next version of a circuit: validated, numbered, immutable. The first version

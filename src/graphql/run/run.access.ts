@@ -3,7 +3,7 @@ import { notFound } from '../../errors';
 import { authorize } from '../../policies/authorize';
 import { RunAction, runPermits } from '../../policies/run.policy';
 import type { AppContext } from '../context';
-import { isUid } from '../common/uid';
+import { isUid } from '../../ids';
 
 /** The run a request names, or NotFound; then the policy decides 401/403. */
 export async function findRunFor(ctx: AppContext, uid: string, action: RunAction = 'read'): Promise<CircuitRun> {
