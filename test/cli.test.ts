@@ -182,7 +182,7 @@ test('blob upload stores a file and prints the blob in REST shape (when the blob
   const file = path.join(tmp, 'notes.txt');
   fs.writeFileSync(file, 'hello blob');
   const result = await cli(['blob', 'upload', '--username', 'uploader', file], { SECRET_KEY: 'test-secret' });
-  if (!fs.existsSync(path.join(ROOT, 'dist', 'src', 'commands', 'uploadBlob.js'))) {
+  if (!fs.existsSync(path.join(ROOT, 'dist', 'src', 'commands', 'upload-blob.js'))) {
     console.warn('skipping blob upload success case: src/commands/upload-blob.ts is not built yet');
     expectOneLineError(result, /blob upload is not available/);
     return;
