@@ -3,6 +3,7 @@ import { stepDependencies } from './dependencies';
 import { evaluateExpression } from './expression';
 import { stepExecutors } from './steps';
 import { StepError, type StepContext } from './steps/types';
+import { ExecutionFailure } from './execution-failure';
 
 /** What result_blob.steps holds for each step (DESIGN §4). */
 export interface StepRecord {
@@ -21,14 +22,9 @@ export interface ExecutionResult {
   credits: number;
 }
 
-/** A run that failed; `credits` is what its finished steps cost (model tokens are spent either way). */
-export class ExecutionFailure extends Error {
-  constructor(message: string, readonly credits: number, readonly stepId?: string) {
-    super(message);
-  }
-}
+export { ExecutionFailure };
 
-export type ExecutionContext = Omit<StepContext, 'input' | 'steps'>;
+export type ExecutionContext = Omit<StepContext, 'input' | 'steps' | 'execute'>;
 
 /**
  * Runs a definition's steps, each as soon as the steps it reads (`steps.<id>`) have finished, so
@@ -76,7 +72,7 @@ export async function executeDefinition(definition: CircuitDefinition, input: un
         running++;
         const executor = stepExecutors[step.kind];
         const startedAt = new Date();
-        const stepContext: StepContext = { ...context, signal: controller.signal, input, steps: scopeSteps };
+        const stepContext: StepContext = { ...context, signal: controller.signal, input, steps: scopeSteps, execute: executeDefinition };
         Promise.resolve()
           .then(() => {
             if (!executor) throw new StepError(step.id, `unknown step kind ${String(step.kind)}`);

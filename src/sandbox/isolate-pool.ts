@@ -113,6 +113,6 @@ export class IsolatePool {
     this.closed = true;
     const slots = await Promise.allSettled(this.slots.filter((s): s is Promise<Slot> => s !== undefined));
     for (const s of slots) if (s.status === 'fulfilled' && !s.value.isolate.isDisposed) s.value.isolate.dispose();
-    this.slots.fill(undefined);
+    for (const index of this.slots.keys()) this.slots[index] = undefined;
   }
 }

@@ -1,4 +1,4 @@
-import type { Migration } from './index';
+import type { Migration } from './migration';
 
 export const foundation: Migration = {
   name: '0001-foundation',

@@ -1,4 +1,4 @@
-import type { Migration } from './index';
+import type { Migration } from './migration';
 
 /**
  * Boards (with memberships and stars), full-text search vectors and the shared rate-limit table.

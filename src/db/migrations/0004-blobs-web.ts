@@ -1,4 +1,4 @@
-import type { Migration } from './index';
+import type { Migration } from './migration';
 
 /**
  * Blobs (spec 2.6) and the web session store of the settings pages (connect-pg-simple's table,

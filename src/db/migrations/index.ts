@@ -3,7 +3,9 @@ import { runs } from './0002-runs';
 import { boards } from './0003-boards-search';
 import { blobs } from './0004-blobs-web';
 
-export interface Migration { name: string; up: string; down?: string }
+import type { Migration } from './migration';
+
+export type { Migration };
 
 /** Append only: a migration once released is never edited. */
 export const migrations: Migration[] = [foundation, runs, boards, blobs].filter((m) => m.up.trim() !== '');

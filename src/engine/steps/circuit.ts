@@ -3,7 +3,7 @@ import { circuitPermits } from '../../policies/circuit.policy';
 import { isUid } from '../../ids';
 import { checkInput } from '../input-schema';
 import { renderLeaves } from '../render';
-import { ExecutionFailure, executeDefinition } from '../run-executor';
+import { ExecutionFailure } from '../execution-failure';
 import { StepError, type StepExecutor } from './types';
 
 /** How deep embedded circuits may nest (the top-level run is depth 0). */
@@ -31,7 +31,8 @@ export const circuitStep: StepExecutor = async (step, ctx) => {
   if (invalid) throw new StepError(step.id, `embedded circuit input: ${invalid.message}`);
 
   try {
-    const result = await executeDefinition(version.definition, input, {
+    if (!ctx.execute) throw new StepError(step.id, 'embedded circuits run only inside the run executor');
+    const result = await ctx.execute(version.definition, input, {
       ...ctx,
       depth: ctx.depth + 1,
       run: { ...ctx.run, circuitUid: circuit.uid, versionUid: version.uid },

@@ -1,5 +1,5 @@
 import type { Services } from '../../services';
-import type { StepDefinition } from '../definition';
+import type { CircuitDefinition, StepDefinition } from '../definition';
 
 /** What a step sees: the run's input, the outputs of steps already finished, and the services. */
 export interface StepContext {
@@ -10,6 +10,8 @@ export interface StepContext {
   signal: AbortSignal;
   /** Nesting depth of embedded circuits; the `circuit` step refuses past a limit. */
   depth: number;
+  /** Runs an embedded definition: the executor passes itself in, so no step module imports it (no cycle). */
+  execute?(definition: CircuitDefinition, input: unknown, context: Omit<StepContext, 'input' | 'steps' | 'execute'>): Promise<{ output: unknown; steps: Record<string, unknown>; credits: number }>;
 }
 
 export interface StepResult {

@@ -1,0 +1,1 @@
+export interface Migration { name: string; up: string; down?: string }
