@@ -89,10 +89,10 @@ async function main() {
     const { createSequelize } = require(path.join(dist, 'db', 'sequelize.js'));
     const { migrate } = require(path.join(dist, 'db', 'migrate.js'));
     const { initModels, CircuitAdaptor } = require(path.join(dist, 'models', 'index.js'));
-    const { createUser } = require(path.join(dist, 'commands', 'createUser.js'));
-    const { createApiToken } = require(path.join(dist, 'commands', 'createApiToken.js'));
-    const { createCircuit } = require(path.join(dist, 'commands', 'createCircuit.js'));
-    const { publishVersion } = require(path.join(dist, 'commands', 'publishVersion.js'));
+    const { createUser } = require(path.join(dist, 'commands', 'create-user.js'));
+    const { createApiToken } = require(path.join(dist, 'commands', 'create-api-token.js'));
+    const { createCircuit } = require(path.join(dist, 'commands', 'create-circuit.js'));
+    const { publishVersion } = require(path.join(dist, 'commands', 'publish-version.js'));
     const sequelize = createSequelize(db.url, 4);
     initModels(sequelize);
     await migrate(sequelize);
