@@ -1,0 +1,146 @@
+// Shared by the bench scenarios: a fresh embedded PostgreSQL with the DESIGN §4 example circuit,
+// service processes from dist/, an Express hello-world yardstick and autocannon measurements.
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+
+const root = path.join(__dirname, '..', '..');
+const dist = path.join(root, 'dist', 'src');
+
+const HELLO = {
+  query_schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+  steps: [
+    { id: 'greet', kind: 'template', template: 'Hello {{input.name}}' },
+    { id: 'shout', kind: 'transform', expression: '$uppercase(steps.greet.output)' },
+  ],
+  output: 'steps.shout.output',
+};
+
+const pct = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : NaN);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const rssMb = (pid) => {
+  try {
+    return Math.round(Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024);
+  } catch { return NaN; }
+};
+
+/** A temp dir with an embedded PostgreSQL, migrated, holding one user (token) and the example circuit. */
+async function startFixtures(prefix) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `circuits-bench-${prefix}-`));
+  const { startEmbeddedDatabase } = require(path.join(dist, 'db', 'embedded.js'));
+  const db = await startEmbeddedDatabase(path.join(dir, 'data'));
+  require('reflect-metadata');
+  const { createSequelize } = require(path.join(dist, 'db', 'sequelize.js'));
+  const { migrate } = require(path.join(dist, 'db', 'migrate.js'));
+  const { initModels, CircuitAdaptor } = require(path.join(dist, 'models', 'index.js'));
+  const { createUser } = require(path.join(dist, 'commands', 'create-user.js'));
+  const { createApiToken } = require(path.join(dist, 'commands', 'create-api-token.js'));
+  const { createCircuit } = require(path.join(dist, 'commands', 'create-circuit.js'));
+  const { publishVersion } = require(path.join(dist, 'commands', 'publish-version.js'));
+  const sequelize = createSequelize(db.url, 4);
+  initModels(sequelize);
+  await migrate(sequelize);
+  const user = await createUser({ username: 'bench', credits: 1_000_000_000 });
+  const { token } = await createApiToken(user, 'bench');
+  const circuit = await createCircuit(sequelize, user, { name: 'hello' });
+  await publishVersion(sequelize, user, circuit, HELLO);
+  const adaptor = await CircuitAdaptor.findOne({ where: { circuit_uid: circuit.uid } });
+  await sequelize.close();
+  return {
+    dir,
+    db,
+    token,
+    adaptorUid: adaptor.uid,
+    env: { DATABASE_URL: db.url, DATA_DIR: path.join(dir, 'app') },
+    async stop() {
+      await db.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Starts dist/src/<script> and resolves once it logs that it is ready; later logs are drained unread. */
+function spawnService(script, env) {
+  const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []), path.join(dist, script)], {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', REDIS_URL: '', MONGODB_URL: '', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let buffer = '';
+    child.stdout.on('data', (chunk) => {
+      buffer += chunk;
+      let i;
+      while ((i = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, i);
+        buffer = buffer.slice(i + 1);
+        try {
+          const entry = JSON.parse(line);
+          if (entry.msg === 'circuit service ready' || entry.msg === 'circuit worker ready') {
+            child.stdout.removeAllListeners('data');
+            child.stdout.resume();
+            resolve({ child, url: entry.url });
+            return;
+          }
+          if (entry.level >= 50) console.error(line);
+        } catch { /* not JSON */ }
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+}
+
+async function stopProcess(p) {
+  if (!p || p.child.exitCode !== null) return;
+  const exited = new Promise((resolve) => p.child.once('exit', resolve));
+  p.child.kill('SIGTERM');
+  await exited;
+}
+
+/** autocannon for `seconds` after a 2 s warm-up; latency percentiles from every response. */
+async function measure({ label, url, method = 'GET', headers, body, seconds, connections, setupRequest }) {
+  const autocannon = require('autocannon');
+  const latencies = [];
+  let non2xx = 0;
+  const run = (duration, record) => new Promise((resolve, reject) => {
+    const instance = autocannon({ url, method, headers, body, connections, duration, ...(setupRequest ? { requests: [{ setupRequest }] } : {}) },
+      (err, result) => (err ? reject(err) : resolve(result)));
+    if (record) {
+      instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+        latencies.push(responseTime);
+        if (statusCode < 200 || statusCode >= 400) non2xx++;
+      });
+    }
+  });
+  await run(2, false);
+  const result = await run(seconds, true);
+  latencies.sort((a, b) => a - b);
+  const row = {
+    label,
+    rps: Math.round(result.requests.average),
+    p50_ms: +pct(latencies, 50).toFixed(2),
+    p95_ms: +pct(latencies, 95).toFixed(2),
+    p99_ms: +pct(latencies, 99).toFixed(2),
+    errors: non2xx,
+  };
+  console.log(`${label.padEnd(44)} ${String(row.rps).padStart(6)} req/s  p50 ${row.p50_ms} ms  p95 ${row.p95_ms} ms  p99 ${row.p99_ms} ms  errors ${non2xx}`);
+  return row;
+}
+
+/** The yardstick: an Express 5 hello-world in its own process, measured like the service. */
+async function helloBaseline({ seconds, connections }) {
+  const child = spawn(process.execPath, ['-e', `
+    const app = require('express')();
+    app.get('/', (_req, res) => { res.json({ hello: 'world' }); });
+    const server = app.listen(0, '127.0.0.1', () => process.send(server.address().port));
+  `], { cwd: root, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const port = await new Promise((resolve) => child.once('message', resolve));
+  try {
+    return await measure({ label: 'Express hello-world (baseline)', url: `http://127.0.0.1:${port}/`, seconds, connections });
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
+module.exports = { root, dist, HELLO, pct, sleep, rssMb, startFixtures, spawnService, stopProcess, measure, helloBaseline };

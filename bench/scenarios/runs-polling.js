@@ -1,0 +1,64 @@
+#!/usr/bin/env node
+// Runs with clients that poll, as most REST clients do: BENCH_RUNS (default 1000) runs, BENCH_INFLIGHT
+// (default 100) clients at a time, each submitting a run and polling GET /circuit-runs/{uid} with a
+// back-off from 10 to 100 ms until it is terminal (sending If-None-Match when the service gives an ETag).
+// One API process and one worker process. `npm run bench runs-polling`.
+const os = require('node:os');
+const { performance } = require('node:perf_hooks');
+const { startFixtures, spawnService, stopProcess, sleep, pct } = require('../lib/harness');
+
+const RUNS = Number(process.env.BENCH_RUNS || 1000);
+const INFLIGHT = Number(process.env.BENCH_INFLIGHT || 100);
+
+async function main() {
+  const fixtures = await startFixtures('polling');
+  const processes = [];
+  try {
+    const env = { ...fixtures.env, JOB_CONCURRENCY: process.env.JOB_CONCURRENCY || '50', JOB_LOCK_LIFETIME_MS: '30000' };
+    const api = await spawnService('main.js', { ...env, RUN_WORKER: 'false' });
+    processes.push(api, await spawnService('worker.js', env));
+    const auth = { authorization: `Bearer ${fixtures.token}` };
+    const queryUrl = `${api.url}/api/v1/circuit-adaptors/${fixtures.adaptorUid}/query`;
+    let polls = 0;
+    let notModified = 0;
+    const latencies = [];
+    const oneRun = async (i) => {
+      const started = performance.now();
+      const res = await fetch(queryUrl, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ input: { name: `n${i}` } }) });
+      const { payload } = await res.json();
+      let delay = 10;
+      let etag;
+      for (;;) {
+        await sleep(delay);
+        delay = Math.min(100, delay * 2);
+        const poll = await fetch(`${api.url}/api/v1/circuit-runs/${payload.uid}`, { headers: etag ? { ...auth, 'if-none-match': etag } : auth });
+        polls++;
+        if (poll.status === 304) { notModified++; continue; }
+        etag = poll.headers.get('etag') ?? undefined;
+        const { payload: run } = await poll.json();
+        if (run.state === 'COMPLETED' || run.state === 'EXCEPTION') break;
+      }
+      latencies.push(performance.now() - started);
+    };
+    // Warm-up.
+    await Promise.all(Array.from({ length: 50 }, (_, i) => oneRun(-i)));
+    polls = 0; notModified = 0; latencies.length = 0;
+    const t0 = performance.now();
+    let next = 0;
+    await Promise.all(Array.from({ length: INFLIGHT }, async () => { while (next < RUNS) await oneRun(next++); }));
+    const seconds = (performance.now() - t0) / 1000;
+    latencies.sort((a, b) => a - b);
+    const result = {
+      scenario: 'runs-polling', runs: RUNS, inflight: INFLIGHT, seconds: +seconds.toFixed(2),
+      runs_per_s: Math.round(RUNS / seconds), polls_per_s: Math.round(polls / seconds), not_modified: notModified,
+      observed_p50_ms: +pct(latencies, 50).toFixed(1), observed_p95_ms: +pct(latencies, 95).toFixed(1), cpus: os.cpus().length,
+    };
+    console.log(JSON.stringify(result, null, 2));
+    console.log(`target ≥ 300 runs/s with polling clients: ${result.runs_per_s >= 300 ? 'met' : 'NOT met'}`);
+  } finally {
+    await Promise.all(processes.map(stopProcess));
+    await fixtures.stop();
+  }
+}
+
+main().catch((error) => { console.error(error); process.exit(1); });
