@@ -1,5 +1,6 @@
-import { Op, WhereOptions } from 'sequelize';
+import type { WhereOptions } from 'sequelize';
 import type { Circuit, User } from '../models';
+import { ADMIN, OWNER, SIGNED_IN, all, any, flag, not, permits, ruleSql, ruleWhere, type Rule, type RuleTable } from './visibility';
 
 /**
  * - `list`: appears in listings and search, may be starred and pinged as existing.
@@ -9,24 +10,25 @@ import type { Circuit, User } from '../models';
  */
 export type CircuitAction = 'list' | 'read' | 'run' | 'manage';
 
+const PRIVATE = flag('is_private');
+const PROTECTED = flag('is_protected');
+const CIRCUITS: RuleTable = { ownerColumn: 'owner_uid' };
+
 /**
- * Private: only the owner (admins may read). Protected: listed and runnable by any token holder,
- * but its object, versions and explain are the owner's. Public: anyone reads, token holders run.
+ * The one statement of who may do what with a circuit; everything below derives from it.
+ * Private: only the owner (admins may list and read). Protected: listed and runnable by any token
+ * holder, but its object, versions and explain are the owner's (and admins'). Public: anyone
+ * reads, token holders run. Only the owner manages.
  */
+export const CIRCUIT_RULES: Record<CircuitAction, Rule> = {
+  list: any(OWNER, ADMIN, not(PRIVATE)),
+  read: any(OWNER, ADMIN, all(not(PRIVATE), not(PROTECTED))),
+  run: any(OWNER, all(not(PRIVATE), SIGNED_IN)),
+  manage: OWNER,
+};
+
 export function circuitPermits(viewer: User | null, circuit: Circuit, action: CircuitAction): boolean {
-  const isOwner = viewer !== null && viewer.uid === circuit.owner_uid;
-  const isAdmin = viewer?.is_admin === true;
-  if (action === 'manage') return isOwner;
-  if (isOwner) return true;
-  if (circuit.is_private) return isAdmin && action !== 'run';
-  switch (action) {
-    case 'list':
-      return true;
-    case 'read':
-      return !circuit.is_protected || isAdmin;
-    case 'run':
-      return viewer !== null;
-  }
+  return permits(CIRCUIT_RULES[action], CIRCUITS, viewer, circuit);
 }
 
 /**
@@ -34,13 +36,10 @@ export function circuitPermits(viewer: User | null, circuit: Circuit, action: Ci
  * circuits at once (lists, counts). Bind the returned replacements alongside your own.
  */
 export function listableCircuitsSql(alias: string, viewer: User | null): { sql: string; replacements: Record<string, unknown> } {
-  if (viewer?.is_admin) return { sql: 'TRUE', replacements: {} };
-  if (!viewer) return { sql: `NOT ${alias}.is_private`, replacements: {} };
-  return { sql: `(NOT ${alias}.is_private OR ${alias}.owner_uid = :listViewerUid)`, replacements: { listViewerUid: viewer.uid } };
+  return ruleSql(CIRCUIT_RULES.list, CIRCUITS, viewer, alias);
 }
 
 /** circuitPermits(viewer, c, 'list') as a Sequelize where clause on Circuit. */
 export function listableCircuitsWhere(viewer: User | null): WhereOptions<Circuit> {
-  if (viewer?.is_admin) return {};
-  return viewer ? { [Op.or]: [{ is_private: false }, { owner_uid: viewer.uid }] } : { is_private: false };
+  return ruleWhere<Circuit>(CIRCUIT_RULES.list, CIRCUITS, viewer);
 }

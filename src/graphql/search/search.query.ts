@@ -2,6 +2,8 @@ import { QueryTypes, Sequelize } from 'sequelize';
 import type { PageWindow } from '../common/pagination';
 import { CircuitSearchResult, SearchType, UserSearchResult } from './search.type';
 import { searchCacheFor } from './search.cache';
+import { listableCircuitsSql } from '../../policies/circuit.policy';
+import { visibleProfilesSql } from '../../policies/user.policy';
 
 const MAX_TERMS = 8;
 const MAX_TERM_LENGTH = 64;
@@ -30,6 +32,11 @@ interface Row {
   total: string;
 }
 
+// Search answers every caller alike (its pages are cached per process, not per viewer): it shows
+// what the policies let anyone list, which needs no parameter.
+const ANYONE_LISTS_CIRCUIT = listableCircuitsSql('c', null).sql;
+const ANYONE_SEES_PROFILE = visibleProfilesSql('u', null).sql;
+
 // Ranking reads only the matching rows' vectors and names; the display columns (and the owner's
 // username) are joined for the page's rows alone.
 const CIRCUITS = `
@@ -37,14 +44,14 @@ const CIRCUITS = `
            ts_rank(c.search_vector, to_tsquery('simple', :tsq))
              + CASE WHEN lower(c.name) = :exact THEN ${EXACT_NAME_BOOST} ELSE 0 END AS rank
       FROM circuits c
-     WHERE NOT c.is_private AND c.search_vector @@ to_tsquery('simple', :tsq)`;
+     WHERE ${ANYONE_LISTS_CIRCUIT} AND c.search_vector @@ to_tsquery('simple', :tsq)`;
 
 const USERS = `
     SELECT 'user' AS type, u.uid, u.username AS sort_name,
            ts_rank(u.search_vector, to_tsquery('simple', :tsq))
              + CASE WHEN u.username = :exact OR lower(u.name) = :exact THEN ${EXACT_NAME_BOOST} ELSE 0 END AS rank
       FROM users u
-     WHERE NOT u.is_private AND u.search_vector @@ to_tsquery('simple', :tsq)`;
+     WHERE ${ANYONE_SEES_PROFILE} AND u.search_vector @@ to_tsquery('simple', :tsq)`;
 
 export interface SearchResults { items: (CircuitSearchResult | UserSearchResult)[]; totalCount: number }
 
