@@ -22,6 +22,7 @@ import { createBlobStorage } from './storage';
 import { mountWeb } from './web';
 import { createSearchRateLimiter } from './ratelimit';
 import { startSearchInvalidation } from './graphql/search/search.cache';
+import { startTokenInvalidation } from './auth/token-cache';
 import { startRunRuntime } from './jobs/runtime';
 import { mountRunEvents } from './http/run-events.sse';
 import { mountGraphqlStream } from './http/graphql-stream';
@@ -50,6 +51,7 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
 
   const searchRateLimiter = createSearchRateLimiter(config, sequelize, log);
   const stopSearchInvalidation = await startSearchInvalidation(sequelize, databaseUrl, log);
+  const stopTokenInvalidation = await startTokenInvalidation(sequelize, databaseUrl, log);
   const runs = await startRunRuntime({ config, sequelize, log, databaseUrl, worker: config.runWorker });
   const services: Services = { config, sequelize, log, searchRateLimiter, blobStorage: createBlobStorage(config), ...runs.services };
   runs.attach(services);
@@ -120,6 +122,7 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
     await runs.close();
     await searchRateLimiter.close();
     await stopSearchInvalidation();
+    await stopTokenInvalidation();
     await web.close();
     await sequelize.close();
   })());

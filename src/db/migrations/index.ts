@@ -2,10 +2,11 @@ import { foundation } from './0001-foundation';
 import { runs } from './0002-runs';
 import { boards } from './0003-boards-search';
 import { blobs } from './0004-blobs-web';
+import { authChanged } from './0009-auth-changed';
 
 import type { Migration } from './migration';
 
 export type { Migration };
 
 /** Append only: a migration once released is never edited. */
-export const migrations: Migration[] = [foundation, runs, boards, blobs].filter((m) => m.up.trim() !== '');
+export const migrations: Migration[] = [foundation, runs, boards, blobs, authChanged].filter((m) => m.up.trim() !== '');

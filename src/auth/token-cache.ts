@@ -1,0 +1,147 @@
+import { Client } from 'pg';
+import { LRUCache } from 'lru-cache';
+import type { Sequelize, Transaction } from 'sequelize';
+import type { Logger } from '../logger';
+import { ApiToken, User } from '../models';
+
+/** What a valid token authenticates as, as read from the database. */
+export interface CachedAuthentication {
+  userRow: Record<string, unknown>;
+  token: { uid: string; label: string | null; last_used_at: Date | null; created_at: Date };
+}
+
+/** Migration 0009: a committed change to a user's row or a token's revocation NOTIFYs the user's uid here. */
+export const AUTH_CHANGED_CHANNEL = 'auth_changed';
+
+/**
+ * Per-process cache of token → user, so an authenticated read costs no token round trip. It is used
+ * only while this process LISTENs to `auth_changed`; each notification drops that user's entries, so
+ * a revoked token or a changed user is seen as soon as the commit is heard. A lookup that began before
+ * an invalidation of its user is not stored (it may have read the old row). While the listener is
+ * down nothing is cached. Unknown tokens are never cached.
+ */
+export class TokenCache {
+  private live = false;
+  /** Bumped by every invalidation; a lookup remembers the value it started at. */
+  private clock = 0;
+  /** Invalidations older than the ones still remembered per user. */
+  private forgottenBefore = 0;
+  private readonly entries = new LRUCache<string, CachedAuthentication & { userUid: string }>({ max: 10_000 });
+  private readonly invalidatedAt = new LRUCache<string, number>({
+    max: 10_000,
+    dispose: (tick) => { this.forgottenBefore = Math.max(this.forgottenBefore, tick); },
+  });
+
+  setLive(live: boolean): void {
+    this.live = live;
+    this.invalidateAll();
+  }
+
+  isLive(): boolean {
+    return this.live;
+  }
+
+  get(tokenHash: string): CachedAuthentication | undefined {
+    return this.live ? this.entries.get(tokenHash) : undefined;
+  }
+
+  /** The clock to hand back to `set` once the lookup that starts now has its row. */
+  begin(): number {
+    return this.clock;
+  }
+
+  set(tokenHash: string, userUid: string, value: CachedAuthentication, begunAt: number): void {
+    if (!this.live) return;
+    if ((this.invalidatedAt.get(userUid) ?? this.forgottenBefore) > begunAt) return;
+    this.entries.set(tokenHash, { ...value, userUid });
+  }
+
+  invalidateUser(userUid: string): void {
+    this.invalidatedAt.set(userUid, ++this.clock);
+    for (const [hash, entry] of this.entries.entries()) if (entry.userUid === userUid) this.entries.delete(hash);
+  }
+
+  invalidateAll(): void {
+    this.forgottenBefore = ++this.clock;
+    this.entries.clear();
+  }
+}
+
+const caches = new WeakMap<Sequelize, TokenCache>();
+const liveCaches = new Set<TokenCache>();
+
+/** The cache of one connection pool (one per app instance). */
+export function tokenCacheFor(sequelize: Sequelize): TokenCache {
+  let cache = caches.get(sequelize);
+  if (!cache) caches.set(sequelize, (cache = new TokenCache()));
+  return cache;
+}
+
+let hooksInstalled = false;
+
+/** A revoke or user change made through the models in this process is seen by its next request, without waiting for the NOTIFY. */
+function installWriteHooks(): void {
+  if (hooksInstalled) return;
+  hooksInstalled = true;
+  const onWrite = (...args: unknown[]) => {
+    const transaction = args.map((arg) => (arg as { transaction?: Transaction | null } | undefined)?.transaction).find(Boolean);
+    const clearAll = () => { for (const cache of liveCaches) cache.invalidateAll(); };
+    if (transaction) transaction.afterCommit(clearAll);
+    else clearAll();
+  };
+  for (const model of [ApiToken, User] as const) {
+    for (const hook of ['afterUpdate', 'afterDestroy', 'afterBulkUpdate', 'afterBulkDestroy', 'afterUpsert'] as const) {
+      (model.addHook as (name: string, fn: (...args: unknown[]) => void) => void)(hook, onWrite);
+    }
+  }
+}
+
+/**
+ * LISTENs to `auth_changed` on a dedicated connection and invalidates this pool's token cache; while
+ * the connection is down the cache is bypassed, and it reconnects. Returns the function that stops it.
+ */
+export async function startTokenInvalidation(sequelize: Sequelize, databaseUrl: string, log: Logger): Promise<() => Promise<void>> {
+  installWriteHooks();
+  const cache = tokenCacheFor(sequelize);
+  let closed = false;
+  let client: Client | undefined;
+  const reconnectLater = () => {
+    if (closed) return;
+    setTimeout(() => {
+      connect().catch((error: unknown) => {
+        log.warn({ err: error }, 'token cache listener reconnect failed');
+        reconnectLater();
+      });
+    }, 500).unref();
+  };
+  const connect = async (): Promise<void> => {
+    const listener = new Client({ connectionString: databaseUrl, application_name: 'circuit-token-cache' });
+    listener.on('notification', (message) => {
+      if (message.payload) cache.invalidateUser(message.payload);
+      else cache.invalidateAll();
+    });
+    listener.on('error', (error) => {
+      cache.setLive(false);
+      liveCaches.delete(cache);
+      if (!closed) log.warn({ err: error.message }, 'token cache listener lost; authenticating uncached until it reconnects');
+      listener.end().catch(() => {});
+      reconnectLater();
+    });
+    await listener.connect();
+    await listener.query(`LISTEN ${AUTH_CHANGED_CHANNEL}`);
+    client = listener;
+    if (closed) {
+      await listener.end();
+      return;
+    }
+    cache.setLive(true);
+    liveCaches.add(cache);
+  };
+  await connect();
+  return async () => {
+    closed = true;
+    cache.setLive(false);
+    liveCaches.delete(cache);
+    await client?.end().catch(() => {});
+  };
+}
