@@ -34,8 +34,10 @@ export function closeOnSignals(log: Logger, what: string, close: () => Promise<v
       process.exit(1);
     }, timeoutMs);
     force.unref();
+    const began = Date.now();
     try {
       await close();
+      log.info({ ms: Date.now() - began }, `${what} stopped`);
       process.exit(0);
     } catch (error) {
       log.error({ err: error }, `error during ${what} shutdown`);

@@ -8,7 +8,7 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit('circuit-service');
   const log = createLogger(config.logLevel);
   if (config.runWorker) logConfigWarnings(config, log);
-  const database = await resolveDatabase(config, (line) => log.warn({ postgres: line }, 'embedded postgres'));
+  const database = await resolveDatabase(config, (message, level) => log[level]({ component: 'postgres' }, message));
   const app = await startApp({ config, databaseUrl: database.url, log }).catch(async (error: unknown) => {
     // A failed start (a taken port, say) must not leave the embedded PostgreSQL running behind it.
     await database.stop().catch(() => {});

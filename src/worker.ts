@@ -22,7 +22,7 @@ export interface WorkerProcess {
  */
 export async function startWorkerProcess(config: Config, log: Logger = createLogger(config.logLevel)): Promise<WorkerProcess> {
   logConfigWarnings(config, log);
-  const database = await resolveDatabase(config, (line) => log.warn({ postgres: line }, 'embedded postgres'));
+  const database = await resolveDatabase(config, (message, level) => log[level]({ component: 'postgres' }, message));
   const sequelize = createSequelize(database.url, Math.min(50, config.jobConcurrency + 5));
   try {
     initModels(sequelize);

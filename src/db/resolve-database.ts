@@ -1,13 +1,19 @@
 import type { Config } from '../config';
-import { startEmbeddedDatabase } from './embedded';
+import { startEmbeddedDatabase, type EmbeddedLog } from './embedded';
 
-export interface ResolvedDatabase { url: string; description: string; stop(): Promise<void> }
+export interface ResolvedDatabase {
+  url: string;
+  description: string;
+  /** 'external' for DATABASE_URL; otherwise the embedded server's state ('restarting' while it recovers). */
+  state(): string;
+  stop(): Promise<void>;
+}
 
 /** DATABASE_URL when set; otherwise the embedded PostgreSQL of DATA_DIR (joined if already running). */
-export async function resolveDatabase(config: Config, log?: (line: string) => void): Promise<ResolvedDatabase> {
+export async function resolveDatabase(config: Config, log?: EmbeddedLog): Promise<ResolvedDatabase> {
   if (config.databaseUrl) {
-    return { url: config.databaseUrl, description: 'DATABASE_URL', stop: async () => {} };
+    return { url: config.databaseUrl, description: 'DATABASE_URL', state: () => 'external', stop: async () => {} };
   }
   const embedded = await startEmbeddedDatabase(config.dataDir, log);
-  return { url: embedded.url, description: `embedded PostgreSQL in ${config.dataDir}`, stop: () => embedded.stop() };
+  return { url: embedded.url, description: `embedded PostgreSQL in ${config.dataDir}`, state: embedded.state, stop: () => embedded.stop() };
 }
