@@ -28,12 +28,13 @@ function context(input: unknown, steps: StepContext['steps'] = {}): StepContext 
     services: t.app.services,
     signal: new AbortController().signal,
     depth: 0,
+    budget: { maxSteps: 1000, maxResultBytes: 4 * 1024 * 1024, hold: async () => true },
   };
 }
 
 test('outputs a JSON blob parsed, with blob_uid rendered from the input', async () => {
   const blob = await makeBlob(t.app.services.blobStorage, owner.user, { filename: 'config.json', data: '{"model": "small", "n": [1, 2]}' });
-  const result = await blobStep({ id: 'cfg', kind: 'blob', blob_uid: '{{input.config}}' }, context({ config: blob.uid }));
+  const result = await blobStep.execute({ id: 'cfg', kind: 'blob', blob_uid: '{{input.config}}' }, context({ config: blob.uid }));
   expect(result).toEqual({ output: { model: 'small', n: [1, 2] }, credits: 0 });
   // Reading content is not a metadata read.
   expect((await Blob.findByPk(blob.uid))!.readCount).toBe(0);
@@ -41,16 +42,16 @@ test('outputs a JSON blob parsed, with blob_uid rendered from the input', async 
 
 test('outputs any other blob as UTF-8 text, and may take its uid from an earlier step', async () => {
   const blob = await makeBlob(t.app.services.blobStorage, owner.user, { filename: 'poem.txt', data: 'Roses are red ✿\n' });
-  const result = await blobStep({ id: 'poem', kind: 'blob', blob_uid: '{{steps.pick.output}}' }, context({}, { pick: { output: blob.uid } }));
+  const result = await blobStep.execute({ id: 'poem', kind: 'blob', blob_uid: '{{steps.pick.output}}' }, context({}, { pick: { output: blob.uid } }));
   expect(result.output).toBe('Roses are red ✿\n');
 });
 
 test('fails the step for an unknown or malformed uid, and for a JSON blob that does not parse', async () => {
-  await expect(blobStep({ id: 'b', kind: 'blob', blob_uid: '8e6d7c5b-4a39-4281-9f0e-d1c2b3a49586' }, context({}))).rejects.toThrow(StepError);
-  await expect(blobStep({ id: 'b', kind: 'blob', blob_uid: '{{input.x}}' }, context({ x: '../etc' }))).rejects.toThrow('no blob has the uid');
-  await expect(blobStep({ id: 'b', kind: 'blob' }, context({}))).rejects.toThrow('blob_uid must be a string');
+  await expect(blobStep.execute({ id: 'b', kind: 'blob', blob_uid: '8e6d7c5b-4a39-4281-9f0e-d1c2b3a49586' }, context({}))).rejects.toThrow(StepError);
+  await expect(blobStep.execute({ id: 'b', kind: 'blob', blob_uid: '{{input.x}}' }, context({ x: '../etc' }))).rejects.toThrow('no blob has the uid');
+  await expect(blobStep.execute({ id: 'b', kind: 'blob' }, context({}))).rejects.toThrow('blob_uid must be a string');
   const broken = await makeBlob(t.app.services.blobStorage, owner.user, { filename: 'broken.json', data: '{"oops":' });
-  await expect(blobStep({ id: 'b', kind: 'blob', blob_uid: broken.uid }, context({}))).rejects.toThrow('is not valid JSON');
+  await expect(blobStep.execute({ id: 'b', kind: 'blob', blob_uid: broken.uid }, context({}))).rejects.toThrow('is not valid JSON');
 });
 
 test.each([

@@ -6,7 +6,8 @@ import { startFakeOpenAI } from './support/fake-openai';
 import { CreditLedger } from '../src/models/CreditLedger';
 import { CircuitRun } from '../src/models/CircuitRun';
 import type { CircuitDefinition } from '../src/engine/definition';
-import { httpStep, isNonPublicAddress } from '../src/engine/steps/http';
+import { httpStep } from '../src/engine/steps/http';
+import { isNonPublicAddress } from '../src/engine/net-guard';
 import type { StepContext } from '../src/engine/steps/types';
 
 let t: TestApp;
@@ -112,6 +113,7 @@ test.each([
 describe('http: private targets', () => {
   const ctx = (allow: boolean): StepContext => ({
     input: {}, steps: {}, depth: 0, signal: new AbortController().signal,
+    budget: { maxSteps: 1000, maxResultBytes: 4 * 1024 * 1024, hold: async () => true },
     run: { uid: 'r', userUid: 'u', circuitUid: 'c', versionUid: 'v' },
     services: { config: testConfig({ httpStepAllowPrivate: allow }) } as StepContext['services'],
   });
@@ -119,12 +121,12 @@ describe('http: private targets', () => {
   test.each(['http://127.0.0.1:1/', 'http://localhost:1/', 'http://[::1]:1/', 'http://169.254.169.254/latest', 'http://10.1.2.3/', 'http://192.168.0.1/', 'http://[::ffff:127.0.0.1]/', 'http://0.0.0.0/'])(
     'refuses %s unless allowed',
     async (url) => {
-      await expect(httpStep({ id: 'h', kind: 'http', method: 'GET', url }, ctx(false))).rejects.toThrow(/refusing to call/);
+      await expect(httpStep.execute({ id: 'h', kind: 'http', method: 'GET', url }, ctx(false))).rejects.toThrow(/refusing to call/);
     },
   );
 
   test('allows loopback when configured, and classifies addresses', async () => {
-    const result = await httpStep({ id: 'h', kind: 'http', method: 'GET', url: `${target.url}/text` }, ctx(true));
+    const result = await httpStep.execute({ id: 'h', kind: 'http', method: 'GET', url: `${target.url}/text` }, ctx(true));
     expect(result.output).toBe('plain words');
     expect(isNonPublicAddress('8.8.8.8')).toBe(false);
     expect(isNonPublicAddress('2606:4700:4700::1111')).toBe(false);
@@ -134,7 +136,7 @@ describe('http: private targets', () => {
   });
 
   test('refuses non-http schemes', async () => {
-    await expect(httpStep({ id: 'h', kind: 'http', method: 'GET', url: 'file:///etc/passwd' }, ctx(true))).rejects.toThrow(/http or https/);
+    await expect(httpStep.execute({ id: 'h', kind: 'http', method: 'GET', url: 'file:///etc/passwd' }, ctx(true))).rejects.toThrow(/http or https/);
   });
 });
 

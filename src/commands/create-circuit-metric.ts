@@ -17,14 +17,14 @@ export async function createCircuitMetric(owner: User, input: CreateCircuitMetri
   if (input.metrics.length === 0) throw badInput('metrics must hold at least one metric', { field: 'metrics' });
   if (input.metrics.length > MAX_METRICS) throw badInput(`metrics may hold at most ${MAX_METRICS} metrics`, { field: 'metrics' });
   const seen = new Set<string>();
-  input.metrics.forEach((metric, i) => {
+  for (const [i, metric] of input.metrics.entries()) {
     if (!METRIC_NAME.test(metric.name)) {
       throw badInput(`metrics[${i}].name must be 1-64 letters, digits or "_", not starting with a digit`, { field: 'metrics' });
     }
     if (seen.has(metric.name)) throw badInput(`metrics[${i}]: duplicate metric name ${metric.name}`, { field: 'metrics' });
     seen.add(metric.name);
-    checkExpression(metric.expression, `metrics[${i}].expression (${metric.name})`);
-  });
+    await checkExpression(metric.expression, `metrics[${i}].expression (${metric.name})`);
+  }
   return CircuitMetric.create({
     user_uid: owner.uid,
     name,

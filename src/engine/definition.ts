@@ -1,13 +1,15 @@
-/** The body of a circuit version (DESIGN §4). */
+import type { StepKind } from './steps/registry';
+
+export type { StepKind } from './steps/registry';
+
+/** The body of a circuit version (DESIGN §4); definition-schema.ts publishes its JSON Schema. */
 export interface CircuitDefinition {
   query_schema: Record<string, unknown>;
   steps: StepDefinition[];
   /** JSONata over `{input, steps}`; by default the last step's output. */
   output?: string;
+  description?: string;
 }
-
-export type StepKind = 'template' | 'transform' | 'llm' | 'http' | 'circuit' | 'blob';
-export const STEP_KINDS: StepKind[] = ['template', 'transform', 'llm', 'http', 'circuit', 'blob'];
 
 export interface StepDefinition {
   id: string;

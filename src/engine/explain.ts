@@ -1,6 +1,7 @@
 import type { CircuitDefinition, StepDefinition } from './definition';
 import { stepReferences } from './dependencies';
 import { stringLeaves } from './render';
+import { stepKind } from './steps/registry';
 
 export interface ExplainedInput { name: string; type: string; required: boolean; description: string }
 export interface ExplainedStep { id: string; kind: string; description: string }
@@ -51,27 +52,8 @@ function quote(text: string, max = 60): string {
 }
 
 function what(step: StepDefinition, nameCircuit: CircuitNamer): string {
-  switch (step.kind) {
-    case 'template':
-      return `Fills in the text template ${quote(String(step.template))}`;
-    case 'transform':
-      return `Computes the JSONata expression ${quote(String(step.expression))}`;
-    case 'llm': {
-      const messages = Array.isArray(step.messages) ? step.messages.length : 0;
-      return `Asks the language model ${String(step.model)} for a reply to ${messages} message${messages === 1 ? '' : 's'}`;
-    }
-    case 'http':
-      return `Calls ${String(step.method)} ${quote(String(step.url))} and reads the response`;
-    case 'circuit': {
-      const name = nameCircuit(String(step.circuit_uid)) ?? `circuit ${String(step.circuit_uid)}`;
-      const version = step.version_uid ? `version ${String(step.version_uid)}` : 'its primary version';
-      return `Runs the circuit ${name} (${version}) and takes its result`;
-    }
-    case 'blob':
-      return `Reads the stored file (blob) ${quote(String(step.blob_uid))}`;
-    default:
-      return `Runs a ${String(step.kind)} step`;
-  }
+  const kind = stepKind(step.kind);
+  return kind ? kind.describe(step, { quote, nameCircuit }) : `Runs a ${String(step.kind)} step`;
 }
 
 /** One plain-words sentence for a step: what it does, and the inputs and step outputs it uses. */

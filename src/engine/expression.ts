@@ -1,33 +1,14 @@
-import jsonata from 'jsonata';
+import { DEFAULT_SANDBOX_LIMITS, evaluateJsonata, SandboxError, type SandboxLimits } from '../sandbox/sandbox';
 
-const cache = new Map<string, jsonata.Expression>();
-const MAX_CACHED = 5_000;
-
-/** Guardrails so a runaway expression fails its step instead of stalling a worker. */
-export const EXPRESSION_LIMITS = { timeout: 1_000, stack: 500, sequence: 100_000 };
-
-function compile(expression: string): jsonata.Expression {
-  let compiled = cache.get(expression);
-  if (!compiled) {
-    compiled = jsonata(expression, EXPRESSION_LIMITS);
-    if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
-    cache.set(expression, compiled);
-  }
-  return compiled;
-}
-
-/** A JSON-safe copy: JSONata sequences become plain arrays, `undefined` becomes null. */
-function toJson(value: unknown): unknown {
-  return value === undefined ? null : JSON.parse(JSON.stringify(value) ?? 'null');
-}
-
-/** Evaluates a JSONata expression over `scope`; errors carry JSONata's message (and code). */
-export async function evaluateExpression(expression: string, scope: unknown): Promise<unknown> {
+/**
+ * Evaluates a JSONata expression over `scope` in the sandbox (STEP_CPU_MS, STEP_MEMORY_MB); the
+ * result is plain JSON (sequences become arrays, nothing becomes null). Errors read "JSONata: …".
+ */
+export async function evaluateExpression(expression: string, scope: unknown, limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS): Promise<unknown> {
   try {
-    return toJson(await compile(expression).evaluate(scope));
+    return await evaluateJsonata(expression, scope, limits);
   } catch (error) {
-    const e = error as { message?: string; code?: string };
-    const message = e.code === 'D1012' ? `expression took longer than ${EXPRESSION_LIMITS.timeout} ms` : e.message ?? String(error);
-    throw new Error(`JSONata: ${message}`);
+    if (error instanceof SandboxError && error.reason !== 'user') throw new Error(`JSONata: the expression ${error.message}`);
+    throw new Error(`JSONata: ${error instanceof Error ? error.message : String(error)}`);
   }
 }

@@ -1,8 +1,90 @@
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
+import RE2 from 're2';
 
-const ajv = new Ajv2020({ strict: false, allErrors: false, coerceTypes: false, useDefaults: false });
-addFormats(ajv);
+/**
+ * RE2 for every JSON Schema `pattern` and `patternProperties`: linear time, so no input can stall the
+ * API process on submit (DESIGN §8). RE2 has no lookaround or backreferences; such a pattern fails at
+ * publish with the reason.
+ */
+const re2Engine = Object.assign((pattern: string, flags: string) => new RE2(pattern, flags), { code: 'new RE2' });
+
+/** An Ajv for query schemas (draft 2020-12, RE2 patterns). */
+export function queryAjv(): Ajv2020 {
+  const ajv = new Ajv2020({ strict: false, allErrors: false, coerceTypes: false, useDefaults: false, code: { regExp: re2Engine } });
+  addFormats(ajv);
+  return ajv;
+}
+
+const ajv = queryAjv();
+
+/** The largest query_schema (JSON characters): validation time grows with schema size times input size. */
+export const MAX_QUERY_SCHEMA_CHARS = 64 * 1024;
+/** `uniqueItems` compares items pairwise; arrays it applies to must be bounded by `maxItems`. */
+export const MAX_UNIQUE_ITEMS = 1000;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Local `$ref`s (`#/…` JSON pointers) that lead back to a schema containing them make validation recurse without bound. */
+function recursiveRef(root: Record<string, unknown>): string | null {
+  const resolve = (ref: string): unknown => {
+    if (ref === '#') return root;
+    if (!ref.startsWith('#/')) return undefined;
+    let node: unknown = root;
+    for (const raw of ref.slice(2).split('/')) {
+      const part = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+      node = isObject(node) || Array.isArray(node) ? (node as Record<string, unknown>)[part] : undefined;
+    }
+    return node;
+  };
+  const state = new Map<object, 'visiting' | 'done'>();
+  const walk = (node: unknown, depth: number): string | null => {
+    if (depth > 64) return 'nests deeper than 64 levels';
+    if (Array.isArray(node)) {
+      for (const item of node) { const found = walk(item, depth + 1); if (found) return found; }
+      return null;
+    }
+    if (!isObject(node)) return null;
+    if (state.get(node) === 'done') return null;
+    if (state.get(node) === 'visiting') return 'uses a recursive $ref';
+    state.set(node, 'visiting');
+    if ('$dynamicRef' in node || '$recursiveRef' in node) return 'uses $dynamicRef, which is not supported';
+    if (node.uniqueItems === true && !(typeof node.maxItems === 'number' && node.maxItems <= MAX_UNIQUE_ITEMS)) {
+      return `uses uniqueItems without maxItems of at most ${MAX_UNIQUE_ITEMS}`;
+    }
+    if (typeof node.$ref === 'string') {
+      const target = resolve(node.$ref);
+      if (target !== undefined) { const found = walk(target, depth + 1); if (found) return found; }
+    }
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' || key === 'const' || key === 'enum' || key === 'default' || key === 'examples') continue;
+      const found = walk(value, depth + 1);
+      if (found) return found;
+    }
+    state.set(node, 'done');
+    return null;
+  };
+  return walk(root, 0);
+}
+
+/**
+ * Why a query schema cannot be accepted, or null: too large, recursive, or not a valid draft 2020-12
+ * schema (including patterns RE2 does not take). Compiles it once with a throwaway Ajv state.
+ */
+export function querySchemaProblem(schema: Record<string, unknown>): string | null {
+  if (JSON.stringify(schema).length > MAX_QUERY_SCHEMA_CHARS) return `is larger than ${MAX_QUERY_SCHEMA_CHARS} characters of JSON`;
+  const shape = recursiveRef(schema);
+  if (shape) return shape;
+  const checker = queryAjv();
+  try {
+    checker.compile(schema);
+    return null;
+  } catch (error) {
+    return `is not a valid JSON Schema (draft 2020-12): ${(error as Error).message}`;
+  }
+}
 
 /** Compiled query schemas by version uid (versions are immutable, so the entry never goes stale). */
 const compiled = new Map<string, ValidateFunction>();
@@ -47,11 +129,17 @@ export function describeSchemaError(error: ErrorObject, root = 'input'): { field
 }
 
 /**
- * Checks a run's input against its version's query schema (JSON Schema 2020-12). Returns null when it
- * passes, else the first failure, naming the field.
+ * Checks a run's input against its version's query schema (JSON Schema 2020-12, RE2 patterns).
+ * Returns null when it passes, else the first failure, naming the field. A schema published before
+ * today's rules that no longer compiles fails the input with the reason rather than the request.
  */
 export function checkInput(versionUid: string, schema: unknown, input: unknown, root = 'input'): { field: string; message: string } | null {
-  const validate = validatorFor(versionUid, schema);
+  let validate: ValidateFunction;
+  try {
+    validate = validatorFor(versionUid, schema);
+  } catch (error) {
+    return { field: 'query_schema', message: `this version's query_schema cannot be used: ${(error as Error).message}` };
+  }
   if (validate(input)) return null;
   const first = validate.errors?.[0];
   return first ? describeSchemaError(first, root) : { field: root, message: `${root} does not match the query schema` };

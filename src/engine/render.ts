@@ -1,40 +1,32 @@
-import Handlebars from 'handlebars';
-import { badInput } from '../errors';
+import { renderTemplates, SandboxError, type SandboxLimits } from '../sandbox/sandbox';
 
-const hbs = Handlebars.create();
-const compiled = new Map<string, HandlebarsTemplateDelegate>();
-
-/** Throws BadClientData naming `where` when a template does not parse. */
-export function checkTemplate(template: string, where: string): void {
-  try {
-    hbs.parse(template);
-  } catch (error) {
-    throw badInput(`${where}: template does not parse: ${(error as Error).message.split('\n')[0]}`);
-  }
+/** Why a template failed, in words for the run's owner ("template: took longer than 1000 ms"). */
+export function templateFailure(error: unknown): string {
+  if (error instanceof SandboxError && error.reason !== 'user') return `template ${error.message}`;
+  return `template failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`;
 }
 
-/** Renders `{{input.name}}`-style templates; no HTML escaping (outputs are data, not pages). */
-export function renderTemplate(template: string, scope: unknown): string {
-  let fn = compiled.get(template);
-  if (!fn) {
-    fn = hbs.compile(template, { noEscape: true, strict: false });
-    if (compiled.size > 5000) compiled.clear();
-    compiled.set(template, fn);
-  }
-  return fn(scope);
+/** Renders one `{{input.name}}`-style template in the sandbox; no HTML escaping (outputs are data, not pages). */
+export async function renderTemplate(template: string, scope: unknown, limits: SandboxLimits): Promise<string> {
+  const [text] = await renderTemplates([template], scope, limits);
+  return text;
 }
 
-/** Renders every string leaf of a JSON value (the *t* fields of DESIGN §4 that hold JSON). */
-export function renderLeaves(value: unknown, scope: unknown): unknown {
-  if (typeof value === 'string') return renderTemplate(value, scope);
-  if (Array.isArray(value)) return value.map((item) => renderLeaves(item, scope));
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, renderLeaves(item, scope)]));
-  }
-  return value;
+/** Renders every string leaf of a JSON value (the *t* fields of DESIGN §4 that hold JSON), in one sandbox call. */
+export async function renderLeaves(value: unknown, scope: unknown, limits: SandboxLimits): Promise<unknown> {
+  const leaves = stringLeaves(value, '').map(([, text]) => text);
+  const rendered = await renderTemplates(leaves, scope, limits);
+  let next = 0;
+  const rebuild = (node: unknown): unknown => {
+    if (typeof node === 'string') return rendered[next++];
+    if (Array.isArray(node)) return node.map(rebuild);
+    if (node && typeof node === 'object') return Object.fromEntries(Object.entries(node).map(([key, item]) => [key, rebuild(item)]));
+    return node;
+  };
+  return rebuild(value);
 }
 
-/** Every string leaf of a JSON value, with its path, for validation. */
+/** Every string leaf of a JSON value, with its path, in document order. */
 export function stringLeaves(value: unknown, path: string): [string, string][] {
   if (typeof value === 'string') return [[path, value]];
   if (Array.isArray(value)) return value.flatMap((item, i) => stringLeaves(item, `${path}[${i}]`));

@@ -1,36 +1,22 @@
 import type { CircuitDefinition, StepDefinition } from './definition';
 import { stepDependencies } from './dependencies';
 import { evaluateExpression } from './expression';
-import { stepExecutors } from './steps';
-import { StepError, type StepContext } from './steps/types';
-import { ExecutionFailure } from './execution-failure';
+import { abortCode, ExecutionFailure, type RunErrorCode } from './run-control';
+import { stepKind } from './steps/registry';
+import { sandboxLimits, StepError, type ExecutionContext, type ExecutionResult, type RunTally, type StepContext, type StepRecord } from './steps/types';
 
-/** What result_blob.steps holds for each step (DESIGN §4). */
-export interface StepRecord {
-  kind: string;
-  output: unknown;
-  started_at: string;
-  ended_at: string;
-  credits: number;
-  usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
-}
+export { ExecutionFailure } from './run-control';
+export type { ExecutionContext, ExecutionResult, StepRecord } from './steps/types';
 
-export interface ExecutionResult {
-  output: unknown;
-  steps: Record<string, StepRecord>;
-  /** Credits of the steps (the run's base cost is added by the caller). */
-  credits: number;
-}
-
-export { ExecutionFailure };
-
-export type ExecutionContext = Omit<StepContext, 'input' | 'steps' | 'execute'>;
+const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value ?? null) ?? 'null');
 
 /**
  * Runs a definition's steps, each as soon as the steps it reads (`steps.<id>`) have finished, so
- * independent steps run concurrently. The first failure cancels the rest and rejects with
- * ExecutionFailure. Output: the definition's `output` expression over `{input, steps}`, else the
- * output of the last step.
+ * independent steps run concurrently. The first failure, or the run's signal, stops the rest and
+ * rejects with ExecutionFailure (code and a message safe for the owner). Budgets (DESIGN §8): at most
+ * `budget.maxSteps` steps over the whole run including embedded runs, a result within
+ * `budget.maxResultBytes`, and credits held before a step that costs them. Output: the definition's
+ * `output` expression over `{input, steps}`, else the output of the last step.
  */
 export async function executeDefinition(definition: CircuitDefinition, input: unknown, context: ExecutionContext): Promise<ExecutionResult> {
   const steps = definition.steps;
@@ -42,72 +28,101 @@ export async function executeDefinition(definition: CircuitDefinition, input: un
       if (dep === step.id) throw new ExecutionFailure(`step ${step.id} reads its own output`, 0, step.id);
     }
   }
-
+  const { budget, observer } = context;
+  const tally: RunTally = context.tally ?? { steps: 0, outputBytes: 0 };
   const controller = new AbortController();
-  const onAbort = () => controller.abort(context.signal.reason);
-  if (context.signal.aborted) onAbort();
-  else context.signal.addEventListener('abort', onAbort, { once: true });
-
   const scopeSteps: Record<string, { output: unknown }> = {};
   const records: Record<string, StepRecord> = {};
   let credits = 0;
+  let onAbort = () => {};
 
   try {
     await new Promise<void>((resolve, reject) => {
       const started = new Set<string>();
-      let running = 0;
+      const running = new Map<string, { kind: string; startedAt: string }>();
       let finished = 0;
       let failed = false;
 
-      const fail = (error: unknown, stepId?: string) => {
+      const stepEnded = (stepId: string, error: string) => {
+        const entry = running.get(stepId);
+        if (!entry) return;
+        running.delete(stepId);
+        observer?.step({ step_id: stepId, kind: entry.kind, status: 'failed', started_at: entry.startedAt, ended_at: new Date().toISOString(), error });
+      };
+
+      const fail = (message: string, code: RunErrorCode, stepId?: string) => {
         if (failed) return;
         failed = true;
         controller.abort();
-        const message = error instanceof Error ? error.message : String(error);
-        reject(new ExecutionFailure(message, credits, error instanceof StepError ? error.stepId : stepId));
+        if (stepId) stepEnded(stepId, message);
+        for (const id of [...running.keys()]) stepEnded(id, code === 'Canceled' || code === 'DeadlineExceeded' ? 'stopped: the run ended' : 'stopped: another step failed');
+        reject(new ExecutionFailure(message, credits, stepId, code));
       };
+
+      const stepFailed = (step: StepDefinition, error: unknown) => {
+        if (failed) return;
+        if (error instanceof StepError) {
+          credits += error.spent;
+          return fail(`${step.kind} step ${step.id}: ${error.message}`, error.code, step.id);
+        }
+        context.services.log.error({ err: error, run: context.run.uid, step: step.id }, 'step failed unexpectedly');
+        fail(`${step.kind} step ${step.id}: internal error`, 'Internal', step.id);
+      };
+
+      onAbort = () => fail(context.signal.reason instanceof Error ? context.signal.reason.message : 'the run was stopped', abortCode(context.signal.reason));
+      if (context.signal.aborted) return onAbort();
+      context.signal.addEventListener('abort', onAbort, { once: true });
 
       const start = (step: StepDefinition) => {
         started.add(step.id);
-        running++;
-        const executor = stepExecutors[step.kind];
-        const startedAt = new Date();
-        const stepContext: StepContext = { ...context, signal: controller.signal, input, steps: scopeSteps, execute: executeDefinition };
+        const kind = stepKind(step.kind);
+        if (!kind) return stepFailed(step, new StepError(step.id, `unknown step kind ${String(step.kind)}`));
+        tally.steps++;
+        if (tally.steps > budget.maxSteps) {
+          return stepFailed(step, new StepError(step.id, `the run reached its limit of ${budget.maxSteps} steps (embedded runs included)`));
+        }
+        const startedAt = new Date().toISOString();
+        running.set(step.id, { kind: step.kind, startedAt });
+        observer?.step({ step_id: step.id, kind: step.kind, status: 'started', started_at: startedAt });
+        const stepContext: StepContext = { ...context, tally, signal: controller.signal, input, steps: scopeSteps, runDefinition: executeDefinition };
         Promise.resolve()
-          .then(() => {
-            if (!executor) throw new StepError(step.id, `unknown step kind ${String(step.kind)}`);
-            return executor(step, stepContext);
-          })
+          .then(() => kind.execute(step, stepContext))
           .then((result) => {
             if (failed) return;
-            running--;
+            if (step.kind !== 'circuit') tally.outputBytes += jsonBytes(result.output); // an embedded run counted its own steps
+            if (tally.outputBytes > budget.maxResultBytes) {
+              throw new StepError(step.id, `the run's result would be larger than ${budget.maxResultBytes} bytes`);
+            }
+            running.delete(step.id);
             finished++;
             credits += result.credits;
             scopeSteps[step.id] = { output: result.output };
+            const endedAt = new Date().toISOString();
             records[step.id] = {
               kind: step.kind,
               output: result.output,
-              started_at: startedAt.toISOString(),
-              ended_at: new Date().toISOString(),
+              started_at: startedAt,
+              ended_at: endedAt,
               credits: result.credits,
               ...(result.usage
                 ? { usage: { prompt_tokens: result.usage.promptTokens, completion_tokens: result.usage.completionTokens, total_tokens: result.usage.totalTokens } }
                 : {}),
             };
+            observer?.step({ step_id: step.id, kind: step.kind, status: 'completed', started_at: startedAt, ended_at: endedAt, credits: result.credits });
             launch();
           })
-          .catch((error: unknown) => fail(error, step.id));
+          .catch((error: unknown) => stepFailed(step, error));
       };
 
       const launch = () => {
-        if (failed) return;
-        if (controller.signal.aborted) return fail(new Error('run cancelled'));
         for (const step of steps) {
+          if (failed) return;
           if (started.has(step.id)) continue;
           if ([...(dependencies.get(step.id) ?? [])].every((dep) => dep in scopeSteps)) start(step);
         }
+        if (failed) return;
         if (finished === steps.length) resolve();
-        else if (running === 0) fail(new Error('steps depend on each other in a cycle'));
+        else if (running.size === 0) fail('steps depend on each other in a cycle', 'StepFailed');
       };
 
       launch();
@@ -119,10 +134,14 @@ export async function executeDefinition(definition: CircuitDefinition, input: un
   let output: unknown;
   try {
     output = definition.output
-      ? await evaluateExpression(definition.output, { input, steps: scopeSteps })
+      ? await evaluateExpression(definition.output, { input, steps: scopeSteps }, sandboxLimits(context))
       : scopeSteps[steps[steps.length - 1].id]?.output ?? null;
   } catch (error) {
     throw new ExecutionFailure(`output: ${(error as Error).message}`, credits);
+  }
+  if (context.signal.aborted) throw new ExecutionFailure('the run was stopped', credits, undefined, abortCode(context.signal.reason));
+  if (context.depth === 0 && jsonBytes({ output, steps: records }) > budget.maxResultBytes) {
+    throw new ExecutionFailure(`the run's result is larger than ${budget.maxResultBytes} bytes`, credits);
   }
   return { output, steps: records, credits };
 }

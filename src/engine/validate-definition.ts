@@ -1,14 +1,19 @@
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
-import jsonata from 'jsonata';
+import Ajv2020, { type ErrorObject } from 'ajv/dist/2020';
 import { Op } from 'sequelize';
 import { Circuit, CircuitEmbed, CircuitVersion, User } from '../models';
 import { badInput } from '../errors';
 import { circuitPermits } from '../policies/circuit.policy';
 import { isUid } from '../ids';
-import { CircuitDefinition, STEP_KINDS, StepDefinition, StepKind } from './definition';
-import { checkTemplate, stringLeaves } from './render';
+import { checkSyntax } from '../sandbox/sandbox';
+import type { CircuitDefinition, StepDefinition } from './definition';
+import { annotatedDefinitionSchema, STEP_ID } from './definition-schema';
 import { referencedSteps, stepReferences } from './dependencies';
+import { querySchemaProblem } from './input-schema';
+import { stringLeaves } from './render';
+import { stepKind } from './steps/registry';
+import type { FieldSchema } from './steps/types';
+
+export { MAX_STEPS, STEP_ID } from './definition-schema';
 
 export interface ValidatedDefinition {
   definition: CircuitDefinition;
@@ -16,115 +21,94 @@ export interface ValidatedDefinition {
   embeddedCircuitUids: string[];
 }
 
-export const STEP_ID = /^[A-Za-z_][A-Za-z0-9_]*$/;
-export const MAX_STEPS = 100;
-const TOP_LEVEL_FIELDS = new Set(['query_schema', 'steps', 'output', 'description']);
-const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'];
-const LLM_ROLES = ['system', 'user', 'assistant'];
-
-/** The fields each step kind accepts besides `id` and `kind`: true = required. */
-const STEP_FIELDS: Record<StepKind, Record<string, boolean>> = {
-  template: { template: true },
-  transform: { expression: true },
-  llm: { model: true, messages: true, temperature: false, max_tokens: false },
-  http: { method: true, url: true, headers: false, body: false },
-  circuit: { circuit_uid: true, version_uid: false, input: false },
-  blob: { blob_uid: true },
-};
-
-/** One Ajv for compile checks only; each schema is removed again so the cache does not grow. */
-const ajv = new Ajv2020({ strict: false, allErrors: false });
-addFormats(ajv);
+const definitionAjv = new Ajv2020({ strict: false, allErrors: false, verbose: true });
+const validateShape = definitionAjv.compile(annotatedDefinitionSchema());
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Throws BadClientData naming `where` when a JSONata expression does not parse. */
-export function checkExpression(expression: unknown, where: string): void {
+/** The words of an annotated schema for a failing keyword. */
+function messageOf(schema: FieldSchema | undefined, keyword: string): string | undefined {
+  const message = schema?.['x-message'];
+  if (typeof message === 'string') return message;
+  return message?.[keyword] ?? message?.['*'];
+}
+
+/** `/steps/2/messages/0/role` → where the step is named (`step a`) and the path inside it (`.messages[0].role`). */
+function locate(instancePath: string, definition: unknown): { where: string; path: string } {
+  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const join = (rest: string[]) => rest.map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`)).join('');
+  if (parts[0] === 'steps' && parts.length >= 2) {
+    const step = (definition as { steps: unknown[] }).steps[Number(parts[1])] as { id?: unknown } | undefined;
+    const named = typeof step?.id === 'string' && STEP_ID.test(step.id);
+    return named ? { where: `step ${String(step!.id)}`, path: join(parts.slice(2)) } : { where: `definition.steps[${parts[1]}]`, path: join(parts.slice(2)) };
+  }
+  return { where: 'definition', path: join(parts) };
+}
+
+/** One Ajv error as the sentence a publisher reads (naming the step and field). */
+function describe(error: ErrorObject, definition: unknown): { message: string; field?: string } {
+  const { where, path } = locate(error.instancePath, definition);
+  const at = `${where}${path}`;
+  const parent = error.parentSchema as FieldSchema | undefined;
+  const properties = (parent?.properties ?? {}) as Record<string, FieldSchema>;
+  const value = (text: string, data: unknown) => text.replace('{value}', JSON.stringify(data ?? null));
+  switch (error.keyword) {
+    case 'additionalProperties': {
+      const extra = String((error.params as { additionalProperty: string }).additionalProperty);
+      const allowed = Object.keys(properties).filter((k) => !(parent?.['x-kind'] && (k === 'id' || k === 'kind')));
+      const kind = parent?.['x-kind'] ? ` for a ${String(parent['x-kind'])} step` : '';
+      return { message: `${at}: unknown field ${extra}${kind} (allowed: ${allowed.join(', ')})`, field: where === 'definition' && path === '' ? extra : undefined };
+    }
+    case 'required': {
+      const missing = String((error.params as { missingProperty: string }).missingProperty);
+      if (parent?.['x-kind']) return { message: `${at}: ${missing} is required for a ${String(parent['x-kind'])} step` };
+      const schema = properties[missing];
+      if (missing === 'kind') return { message: `${at}: ${messageOf(schema, 'required')}` };
+      return { message: `${at}.${missing} ${value(messageOf(schema, 'required') ?? 'is required', undefined)}`, field: where === 'definition' && path === '' ? missing : undefined };
+    }
+    default: {
+      if (path === '.kind' || path.endsWith('.kind') && error.keyword === 'enum') return { message: `${where}: ${messageOf(parent, error.keyword) ?? 'has an unknown kind'}` };
+      const message = messageOf(parent, error.keyword) ?? error.message ?? 'is invalid';
+      const field = where === 'definition' && path !== '' ? path.slice(1).split(/[.[]/)[0] : undefined;
+      return { message: `${at} ${value(message, error.data)}`, field };
+    }
+  }
+}
+
+/** Throws BadClientData naming `where` when a JSONata expression does not parse (parsed in the sandbox). */
+export async function checkExpression(expression: unknown, where: string): Promise<void> {
   if (typeof expression !== 'string' || expression.trim() === '') throw badInput(`${where} must be a non-empty JSONata expression`);
-  try {
-    jsonata(expression);
-  } catch (error) {
-    const e = error as { message?: string; position?: number };
-    throw badInput(`${where}: JSONata expression does not parse: ${e.message ?? 'syntax error'}${e.position !== undefined ? ` (at ${e.position})` : ''}`);
-  }
+  await checkTexts([{ kind: 'jsonata', text: expression, where }]);
 }
 
-function checkQuerySchema(schema: unknown): void {
-  if (!isObject(schema)) throw badInput('definition.query_schema must be a JSON Schema object', { field: 'query_schema' });
-  if (schema.type !== 'object') throw badInput('definition.query_schema must describe an object ("type": "object")', { field: 'query_schema' });
-  try {
-    ajv.compile(schema);
-  } catch (error) {
-    throw badInput(`definition.query_schema is not a valid JSON Schema (draft 2020-12): ${(error as Error).message}`, { field: 'query_schema' });
-  } finally {
-    try { ajv.removeSchema(schema); } catch { /* never added */ }
-  }
+interface Text { kind: 'template' | 'jsonata'; text: string; where: string }
+
+/** Parses every template and expression in one sandbox call (bounded by STEP_CPU_MS); throws on the first bad one. */
+async function checkTexts(texts: Text[]): Promise<void> {
+  const problem = await checkSyntax(texts.map(({ kind, text }) => ({ kind, text })));
+  if (!problem) return;
+  if (problem.index < 0) throw badInput(`definition: ${problem.message}`);
+  const text = texts[problem.index];
+  if (problem.kind === 'unavailable') throw badInput(`${text.where}: ${problem.message}`);
+  if (text.kind === 'template') throw badInput(`${text.where}: template does not parse: ${problem.message.split('\n')[0]}`);
+  throw badInput(`${text.where}: JSONata expression does not parse: ${problem.message}${problem.position !== undefined ? ` (at ${problem.position})` : ''}`);
 }
 
-function checkTemplateField(value: unknown, where: string): void {
-  if (typeof value !== 'string') throw badInput(`${where} must be a string template`);
-  checkTemplate(value, where);
-}
-
-function checkTemplateLeaves(value: unknown, where: string): void {
-  for (const [path, text] of stringLeaves(value, where)) checkTemplate(text, path);
-}
-
-function checkStepFields(step: StepDefinition, where: string): void {
-  const fields = STEP_FIELDS[step.kind];
-  for (const key of Object.keys(step)) {
-    if (key !== 'id' && key !== 'kind' && !(key in fields)) {
-      throw badInput(`${where}: unknown field ${key} for a ${step.kind} step (allowed: ${Object.keys(fields).join(', ')})`);
+/** The templates and expressions a value holds, by the annotations of its schema. */
+function textsOf(schema: FieldSchema, value: unknown, where: string, out: Text[]): void {
+  if (value === undefined) return;
+  if (schema['x-template'] && typeof value === 'string') out.push({ kind: 'template', text: value, where });
+  if (schema['x-jsonata'] && typeof value === 'string') out.push({ kind: 'jsonata', text: value, where });
+  if (schema['x-template-leaves']) for (const [path, text] of stringLeaves(value, where)) out.push({ kind: 'template', text, where: path });
+  if (Array.isArray(value) && isObject(schema.items)) value.forEach((item, i) => textsOf(schema.items as FieldSchema, item, `${where}[${i}]`, out));
+  if (isObject(value)) {
+    const properties = (schema.properties ?? {}) as Record<string, FieldSchema>;
+    for (const [key, item] of Object.entries(value)) {
+      const inner = properties[key] ?? (isObject(schema.additionalProperties) ? schema.additionalProperties as FieldSchema : undefined);
+      if (inner) textsOf(inner, item, `${where}.${key}`, out);
     }
-  }
-  for (const [key, required] of Object.entries(fields)) {
-    if (required && step[key] === undefined) throw badInput(`${where}: ${key} is required for a ${step.kind} step`);
-  }
-  switch (step.kind) {
-    case 'template':
-      checkTemplateField(step.template, `${where}.template`);
-      break;
-    case 'transform':
-      checkExpression(step.expression, `${where}.expression`);
-      break;
-    case 'llm': {
-      if (typeof step.model !== 'string' || step.model.trim() === '') throw badInput(`${where}.model must be a non-empty string`);
-      if (!Array.isArray(step.messages) || step.messages.length === 0) throw badInput(`${where}.messages must be a non-empty array`);
-      step.messages.forEach((message: unknown, i: number) => {
-        const at = `${where}.messages[${i}]`;
-        if (!isObject(message)) throw badInput(`${at} must be an object with role and content`);
-        const extra = Object.keys(message).filter((k) => k !== 'role' && k !== 'content');
-        if (extra.length > 0) throw badInput(`${at}: unknown field ${extra[0]} (allowed: role, content)`);
-        if (typeof message.role !== 'string' || !LLM_ROLES.includes(message.role)) throw badInput(`${at}.role must be one of ${LLM_ROLES.join(', ')}`);
-        checkTemplateField(message.content, `${at}.content`);
-      });
-      if (step.temperature !== undefined && (typeof step.temperature !== 'number' || !(step.temperature >= 0 && step.temperature <= 2))) {
-        throw badInput(`${where}.temperature must be a number from 0 to 2`);
-      }
-      if (step.max_tokens !== undefined && (!Number.isInteger(step.max_tokens) || (step.max_tokens as number) < 1)) {
-        throw badInput(`${where}.max_tokens must be a positive integer`);
-      }
-      break;
-    }
-    case 'http':
-      if (typeof step.method !== 'string' || !HTTP_METHODS.includes(step.method)) throw badInput(`${where}.method must be one of ${HTTP_METHODS.join(', ')}`);
-      checkTemplateField(step.url, `${where}.url`);
-      if (step.headers !== undefined) {
-        if (!isObject(step.headers)) throw badInput(`${where}.headers must be an object of string templates`);
-        for (const [name, value] of Object.entries(step.headers)) checkTemplateField(value, `${where}.headers.${name}`);
-      }
-      if (step.body !== undefined) checkTemplateLeaves(step.body, `${where}.body`);
-      break;
-    case 'circuit':
-      if (typeof step.circuit_uid !== 'string') throw badInput(`${where}.circuit_uid must be a circuit uid`);
-      if (step.version_uid !== undefined && typeof step.version_uid !== 'string') throw badInput(`${where}.version_uid must be a version uid`);
-      if (step.input !== undefined) checkTemplateLeaves(step.input, `${where}.input`);
-      break;
-    case 'blob':
-      checkTemplateField(step.blob_uid, `${where}.blob_uid`);
-      break;
   }
 }
 
@@ -185,33 +169,26 @@ async function checkEmbeds(steps: StepDefinition[], publisher: User, circuit: Ci
 
 /**
  * Checks a definition before it is published (DESIGN §4); each failure is BadClientData naming the
- * field or step at fault. Returns the definition and the circuits it embeds.
+ * field or step at fault. The shape is checked against the definition JSON Schema built from the step
+ * kinds; then step references, the query schema, every template and expression (parsed in the
+ * sandbox) and the embeds. Returns the definition and the circuits it embeds.
  */
 export async function validateDefinition(raw: unknown, publisher: User, circuit?: Circuit): Promise<ValidatedDefinition> {
-  if (!isObject(raw)) throw badInput('definition must be a JSON object');
-  const unknownTop = Object.keys(raw).filter((key) => !TOP_LEVEL_FIELDS.has(key));
-  if (unknownTop.length > 0) {
-    throw badInput(`definition: unknown field ${unknownTop[0]} (allowed: ${[...TOP_LEVEL_FIELDS].join(', ')})`, { field: unknownTop[0] });
+  if (!validateShape(raw)) {
+    const { message, field } = describe(validateShape.errors![0], raw);
+    throw badInput(message, field ? { field } : undefined);
   }
-  if (raw.description !== undefined && typeof raw.description !== 'string') throw badInput('definition.description must be a string');
-  checkQuerySchema(raw.query_schema);
+  const definition = raw as unknown as CircuitDefinition;
+  const problem = querySchemaProblem(definition.query_schema);
+  if (definition.query_schema.type !== 'object') throw badInput('definition.query_schema must describe an object ("type": "object")', { field: 'query_schema' });
+  if (problem) throw badInput(`definition.query_schema ${problem}`, { field: 'query_schema' });
 
-  if (!Array.isArray(raw.steps) || raw.steps.length === 0) throw badInput('definition.steps must be a non-empty array', { field: 'steps' });
-  if (raw.steps.length > MAX_STEPS) throw badInput(`definition.steps may hold at most ${MAX_STEPS} steps`, { field: 'steps' });
+  const steps = definition.steps;
   const ids = new Set<string>();
-  raw.steps.forEach((step: unknown, i: number) => {
-    if (!isObject(step)) throw badInput(`definition.steps[${i}] must be an object`);
-    if (typeof step.id !== 'string' || !STEP_ID.test(step.id)) {
-      throw badInput(`definition.steps[${i}].id must match ${STEP_ID.source} (got ${JSON.stringify(step.id ?? null)})`);
-    }
+  steps.forEach((step, i) => {
     if (ids.has(step.id)) throw badInput(`definition.steps[${i}]: duplicate step id ${step.id}`);
     ids.add(step.id);
-    if (typeof step.kind !== 'string' || !STEP_KINDS.includes(step.kind as StepKind)) {
-      throw badInput(`step ${step.id}: kind must be one of ${STEP_KINDS.join(', ')}`);
-    }
   });
-  const steps = raw.steps as StepDefinition[];
-  for (const step of steps) checkStepFields(step, `step ${step.id}`);
 
   const dependencies = new Map<string, Set<string>>();
   for (const step of steps) {
@@ -223,14 +200,19 @@ export async function validateDefinition(raw: unknown, publisher: User, circuit?
     dependencies.set(step.id, refs);
   }
   checkAcyclic(dependencies);
-
-  if (raw.output !== undefined) {
-    checkExpression(raw.output, 'definition.output');
-    for (const ref of referencedSteps(raw.output as string)) {
+  if (definition.output !== undefined) {
+    for (const ref of referencedSteps(definition.output)) {
       if (!ids.has(ref)) throw badInput(`definition.output references steps.${ref}, which is not a step of this definition`);
     }
   }
 
+  const texts: Text[] = [];
+  for (const step of steps) {
+    for (const [field, schema] of Object.entries(stepKind(step.kind)!.fields)) textsOf(schema, step[field], `step ${step.id}.${field}`, texts);
+  }
+  if (definition.output !== undefined) texts.push({ kind: 'jsonata', text: definition.output, where: 'definition.output' });
+  await checkTexts(texts);
+
   const embeddedCircuitUids = await checkEmbeds(steps, publisher, circuit);
-  return { definition: raw as unknown as CircuitDefinition, embeddedCircuitUids };
+  return { definition, embeddedCircuitUids };
 }

@@ -1,5 +1,6 @@
 import type { Job } from 'agenda' with { 'resolution-mode': 'import' };
 import { evaluateExpression } from '../engine/expression';
+import type { SandboxLimits } from '../sandbox/sandbox';
 import { ExecutionFailure, executeDefinition, type ExecutionResult } from '../engine/run-executor';
 import { isUid } from '../ids';
 import { CircuitRun, isTerminal } from '../models/CircuitRun';
@@ -16,13 +17,13 @@ export const RUN_BASE_CREDITS = 1;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Metric values of a completed run: each named JSONata expression over `{input, output, steps}`. */
-export async function computeMetrics(metrics: MetricExpression[], input: unknown, result: ExecutionResult): Promise<Record<string, unknown>> {
+export async function computeMetrics(metrics: MetricExpression[], input: unknown, result: ExecutionResult, limits?: SandboxLimits): Promise<Record<string, unknown>> {
   const scope = { input, output: result.output, steps: result.steps };
   const values: Record<string, unknown> = {};
   for (const metric of metrics) {
     if (!metric || typeof metric.name !== 'string' || typeof metric.expression !== 'string') continue;
     try {
-      values[metric.name] = await evaluateExpression(metric.expression, scope);
+      values[metric.name] = await evaluateExpression(metric.expression, scope, limits);
     } catch {
       values[metric.name] = null;
     }
@@ -81,8 +82,12 @@ async function executeClaimed(services: Services, claim: ClaimedRun, touch: () =
       run: { uid: claim.uid, userUid: claim.user_uid, circuitUid: claim.circuit_uid, versionUid: claim.circuit_version_uid },
       signal: controller.signal,
       depth: 0,
+      // Until the job layer wires credit holds and events (runctl, credits): budgets from config, holds always granted.
+      budget: { maxSteps: config.runMaxSteps, maxResultBytes: config.runMaxResultBytes, hold: async () => true },
     });
-    const metrics = plan.metrics?.length ? await computeMetrics(plan.metrics, claim.input, result) : null;
+    const metrics = plan.metrics?.length
+      ? await computeMetrics(plan.metrics, claim.input, result, { cpuMs: config.stepCpuMs, memoryMb: config.stepMemoryMb, maxOutputBytes: config.runMaxResultBytes })
+      : null;
     ending = {
       ...base,
       state: 'COMPLETED',

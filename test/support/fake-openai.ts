@@ -1,11 +1,20 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface FakeChatRequest { model: string; messages: { role: string; content: string }[]; temperature?: number; max_tokens?: number }
+export interface FakeChatRequest {
+  model: string;
+  messages: { role: string; content: string }[];
+  temperature?: number;
+  max_tokens?: number;
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
+}
 
 /**
  * An OpenAI-compatible chat-completions server on loopback: POST /v1/chat/completions answers with
- * `reply(request)` and a usage block. `baseUrl` is what OPENAI_BASE_URL takes.
+ * `reply(request)` and a usage block; with `"stream": true` as server-sent events, one chunk per
+ * `chunkSize` characters every `chunkDelayMs`, then the usage chunk (when `stream_options.include_usage`)
+ * and `data: [DONE]`. `baseUrl` is what OPENAI_BASE_URL takes. `open` counts requests still in flight.
  */
 export async function startFakeOpenAI(options: {
   reply?: (request: FakeChatRequest) => string;
@@ -13,8 +22,13 @@ export async function startFakeOpenAI(options: {
   status?: number;
   /** Models answered with HTTP 400 (a non-retried failure). */
   failModels?: string[];
+  /** Characters per streamed chunk (default 4). */
+  chunkSize?: number;
+  /** Pause between streamed chunks (default 0). */
+  chunkDelayMs?: number;
 } = {}) {
   const requests: { body: FakeChatRequest; authorization?: string }[] = [];
+  const state = { open: 0, aborted: 0 };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -32,14 +46,42 @@ export async function startFakeOpenAI(options: {
       }
       const content = options.reply ? options.reply(body) : `echo: ${body.messages.at(-1)?.content ?? ''}`;
       const usage = options.usage ?? { prompt_tokens: 1200, completion_tokens: 300 };
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
-        id: `chatcmpl-${requests.length}`,
-        object: 'chat.completion',
-        created: Math.floor(Date.now() / 1000),
-        model: body.model,
-        choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
-        usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
-      }));
+      const totals = { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
+      const id = `chatcmpl-${requests.length}`;
+      const created = Math.floor(Date.now() / 1000);
+      if (!body.stream) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
+          id, object: 'chat.completion', created, model: body.model,
+          choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+          usage: totals,
+        }));
+        return;
+      }
+      state.open++;
+      let ended = false;
+      const end = () => { if (!ended) { ended = true; state.open--; } };
+      res.on('close', () => { if (!res.writableFinished) state.aborted++; end(); });
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      const send = (data: unknown) => res.write(`data: ${JSON.stringify(data)}\n\n`);
+      const chunk = (delta: Record<string, unknown>, finish: string | null) => ({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }] });
+      const size = options.chunkSize ?? 4;
+      const pieces: string[] = [];
+      for (let i = 0; i < content.length; i += size) pieces.push(content.slice(i, i + size));
+      send(chunk({ role: 'assistant', content: '' }, null));
+      let next = 0;
+      const step = () => {
+        if (res.destroyed) return;
+        if (next < pieces.length) {
+          send(chunk({ content: pieces[next++] }, null));
+          setTimeout(step, options.chunkDelayMs ?? 0);
+          return;
+        }
+        send(chunk({}, 'stop'));
+        if (body.stream_options?.include_usage) send({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage: totals });
+        res.end('data: [DONE]\n\n');
+        end();
+      };
+      step();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -47,6 +89,8 @@ export async function startFakeOpenAI(options: {
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
+    /** Streams in flight, and streams the client closed before the end. */
+    state,
     close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
 }

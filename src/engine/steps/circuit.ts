@@ -2,44 +2,74 @@ import { Circuit, CircuitVersion, User } from '../../models';
 import { circuitPermits } from '../../policies/circuit.policy';
 import { isUid } from '../../ids';
 import { checkInput } from '../input-schema';
-import { renderLeaves } from '../render';
-import { ExecutionFailure } from '../execution-failure';
-import { StepError, type StepExecutor } from './types';
+import { renderLeaves, templateFailure } from '../render';
+import { ExecutionFailure } from '../run-control';
+import { templateLeavesField } from './field-schemas';
+import { defineStepKind, holdCredits, sandboxLimits, StepError } from './types';
 
 /** How deep embedded circuits may nest (the top-level run is depth 0). */
 export const MAX_CIRCUIT_DEPTH = 5;
+/** An embedded run's base cost, held before it starts. */
+export const EMBEDDED_RUN_BASE_CREDITS = 1;
 
 /**
  * `circuit`: runs another circuit's version inline (`version_uid`, else its primary) on the input
  * leaves rendered over `{input, steps}`, validated against that version's query schema. Output is the
  * embedded run's result_blob; it costs 1 credit plus the embedded steps' credits. The run's user must
- * be allowed to run the embedded circuit.
+ * be allowed to run the embedded circuit; the embedded steps count towards this run's budget.
  */
-export const circuitStep: StepExecutor = async (step, ctx) => {
-  if (ctx.depth + 1 > MAX_CIRCUIT_DEPTH) throw new StepError(step.id, `embedded circuits nest deeper than ${MAX_CIRCUIT_DEPTH}`);
-  const circuit = isUid(step.circuit_uid) ? await Circuit.findByPk(step.circuit_uid) : null;
-  if (!circuit) throw new StepError(step.id, `circuit ${String(step.circuit_uid)} does not exist`);
-  const user = await User.findByPk(ctx.run.userUid);
-  if (!circuitPermits(user, circuit, 'run')) throw new StepError(step.id, `not allowed to run circuit ${circuit.uid}`);
-  const versionUid = step.version_uid ?? circuit.primary_version_uid;
-  const version = isUid(versionUid) ? await CircuitVersion.findByPk(versionUid) : null;
-  if (!version || version.circuit_uid !== circuit.uid) throw new StepError(step.id, `circuit ${circuit.uid} has no version ${String(versionUid ?? '(primary)')}`);
+export const circuitStep = defineStepKind({
+  kind: 'circuit',
+  summary: "Runs another circuit (embeds it); the output is the embedded run's result_blob. Costs 1 credit plus the embedded run's steps.",
+  fields: {
+    circuit_uid: { type: 'string', description: 'The circuit to run.', 'x-message': 'must be a circuit uid' },
+    version_uid: { type: 'string', description: 'A version of that circuit; its primary version when absent.', 'x-message': 'must be a version uid' },
+    input: templateLeavesField("The embedded run's input (checked against that version's query_schema)."),
+  },
+  required: ['circuit_uid'],
+  async execute(step, ctx) {
+    if (ctx.depth + 1 > MAX_CIRCUIT_DEPTH) throw new StepError(step.id, `embedded circuits nest deeper than ${MAX_CIRCUIT_DEPTH}`);
+    if (!ctx.runDefinition) throw new StepError(step.id, 'embedded circuits cannot run here', 'Internal');
+    const circuit = isUid(step.circuit_uid) ? await Circuit.findByPk(step.circuit_uid) : null;
+    if (!circuit) throw new StepError(step.id, `circuit ${String(step.circuit_uid)} does not exist`);
+    const user = await User.findByPk(ctx.run.userUid);
+    if (!circuitPermits(user, circuit, 'run')) throw new StepError(step.id, `not allowed to run circuit ${circuit.uid}`);
+    const versionUid = step.version_uid ?? circuit.primary_version_uid;
+    const version = isUid(versionUid) ? await CircuitVersion.findByPk(versionUid) : null;
+    if (!version || version.circuit_uid !== circuit.uid) throw new StepError(step.id, `circuit ${circuit.uid} has no version ${String(versionUid ?? '(primary)')}`);
 
-  const input = renderLeaves(step.input ?? {}, { input: ctx.input, steps: ctx.steps });
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new StepError(step.id, 'input must be an object');
-  const invalid = checkInput(version.uid, version.definition.query_schema, input, 'input');
-  if (invalid) throw new StepError(step.id, `embedded circuit input: ${invalid.message}`);
+    let input: unknown;
+    try {
+      input = await renderLeaves(step.input ?? {}, { input: ctx.input, steps: ctx.steps }, sandboxLimits(ctx));
+    } catch (error) {
+      throw new StepError(step.id, `input: ${templateFailure(error)}`);
+    }
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new StepError(step.id, 'input must be an object');
+    const invalid = checkInput(version.uid, version.definition.query_schema, input, 'input');
+    if (invalid) throw new StepError(step.id, `embedded circuit input: ${invalid.message}`);
+    await holdCredits(ctx, step.id, EMBEDDED_RUN_BASE_CREDITS);
 
-  try {
-    if (!ctx.execute) throw new StepError(step.id, 'embedded circuits run only inside the run executor');
-    const result = await ctx.execute(version.definition, input, {
-      ...ctx,
-      depth: ctx.depth + 1,
-      run: { ...ctx.run, circuitUid: circuit.uid, versionUid: version.uid },
-    });
-    return { output: { output: result.output, steps: result.steps }, credits: 1 + result.credits };
-  } catch (error) {
-    if (error instanceof ExecutionFailure) throw new StepError(step.id, `embedded circuit ${circuit.name} failed: ${error.message}`);
-    throw error;
-  }
-};
+    try {
+      const result = await ctx.runDefinition(version.definition, input, {
+        services: ctx.services,
+        signal: ctx.signal,
+        budget: ctx.budget,
+        tally: ctx.tally,
+        depth: ctx.depth + 1,
+        run: { ...ctx.run, circuitUid: circuit.uid, versionUid: version.uid },
+      });
+      return { output: { output: result.output, steps: result.steps }, credits: EMBEDDED_RUN_BASE_CREDITS + result.credits };
+    } catch (error) {
+      if (error instanceof ExecutionFailure) {
+        if (error.code !== 'StepFailed') throw new StepError(step.id, error.message, error.code, error.credits);
+        throw new StepError(step.id, `embedded circuit ${circuit.name} failed: ${error.message}`, 'StepFailed', error.credits);
+      }
+      throw error;
+    }
+  },
+  describe: (step, say) => {
+    const name = say.nameCircuit(String(step.circuit_uid)) ?? `circuit ${String(step.circuit_uid)}`;
+    const version = step.version_uid ? `version ${String(step.version_uid)}` : 'its primary version';
+    return `Runs the circuit ${name} (${version}) and takes its result`;
+  },
+});

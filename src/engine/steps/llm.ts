@@ -1,11 +1,25 @@
 import OpenAI from 'openai';
-import { renderTemplate } from '../render';
-import { StepError, type StepExecutor } from './types';
+import { renderTemplates } from '../../sandbox/sandbox';
+import { templateFailure } from '../render';
+import { templateField } from './field-schemas';
+import { defineStepKind, holdCredits, sandboxLimits, StepError, type StepContext } from './types';
 
 export const LLM_TIMEOUT_MS = 60_000;
 export const LLM_MAX_RETRIES = 2;
+/** The reply limit sent when a step sets no max_tokens, so the credits held always cover the reply. */
+export const LLM_DEFAULT_MAX_TOKENS = 1024;
+/** At most one `output` event per this many ms per step (DESIGN §7.2: ~20 a second). */
+export const OUTPUT_EVENT_INTERVAL_MS = 50;
+export const LLM_ROLES = ['system', 'user', 'assistant'] as const;
+type Role = (typeof LLM_ROLES)[number];
+
 /** Credits an llm step costs: one per started thousand tokens. */
 export const creditsForTokens = (totalTokens: number): number => Math.ceil(Math.max(0, totalTokens) / 1000);
+
+/** A generous token estimate for the prompt (about 3 bytes a token, plus per-message overhead). */
+export function estimatePromptTokens(messages: { content: string }[]): number {
+  return messages.reduce((sum, m) => sum + Math.ceil(Buffer.byteLength(m.content) / 3) + 8, 0);
+}
 
 const clients = new Map<string, OpenAI>();
 
@@ -19,42 +33,131 @@ function clientFor(baseURL: string, apiKey: string): OpenAI {
   return client;
 }
 
-type Role = 'system' | 'user' | 'assistant';
+/** Joins text deltas so an observer sees at most one per interval, and the rest at the end. */
+class DeltaCoalescer {
+  private pending = '';
+  private last = 0;
+  private timer: NodeJS.Timeout | undefined;
 
-/** `llm`: one chat completion on the OpenAI-compatible endpoint of OPENAI_BASE_URL; output is the reply text. */
-export const llmStep: StepExecutor = async (step, ctx) => {
-  if (typeof step.model !== 'string' || !step.model) throw new StepError(step.id, 'model must be a string');
-  if (!Array.isArray(step.messages) || step.messages.length === 0) throw new StepError(step.id, 'messages must be a non-empty array');
-  const scope = { input: ctx.input, steps: ctx.steps };
-  const messages = step.messages.map((raw, i) => {
-    const message = raw as { role?: unknown; content?: unknown };
-    if (!['system', 'user', 'assistant'].includes(String(message.role)) || typeof message.content !== 'string') {
-      throw new StepError(step.id, `messages[${i}] needs a role (system, user or assistant) and a string content`);
-    }
-    return { role: message.role as Role, content: renderTemplate(message.content, scope) };
-  });
-  const { config } = ctx.services;
-  let completion: OpenAI.Chat.Completions.ChatCompletion;
-  try {
-    completion = await clientFor(config.openaiBaseUrl, config.openaiApiKey).chat.completions.create(
-      {
-        model: step.model,
-        messages,
-        ...(typeof step.temperature === 'number' ? { temperature: step.temperature } : {}),
-        ...(typeof step.max_tokens === 'number' ? { max_tokens: step.max_tokens } : {}),
-      },
-      { signal: ctx.signal },
-    );
-  } catch (error) {
-    const e = error as { status?: number; message?: string };
-    throw new StepError(step.id, `model call failed${e.status ? ` (HTTP ${e.status})` : ''}: ${e.message ?? String(error)}`);
+  constructor(private readonly emit: (delta: string) => void) {}
+
+  push(text: string): void {
+    this.pending += text;
+    if (this.timer) return;
+    const wait = Math.max(0, this.last + OUTPUT_EVENT_INTERVAL_MS - Date.now());
+    this.timer = setTimeout(() => this.flush(), wait);
   }
-  const output = completion.choices?.[0]?.message?.content;
-  if (typeof output !== 'string') throw new StepError(step.id, 'the model returned no text');
-  const usage = {
-    promptTokens: completion.usage?.prompt_tokens ?? 0,
-    completionTokens: completion.usage?.completion_tokens ?? 0,
-    totalTokens: completion.usage?.total_tokens ?? 0,
-  };
-  return { output, credits: creditsForTokens(usage.totalTokens), usage };
-};
+
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.pending === '') return;
+    const delta = this.pending;
+    this.pending = '';
+    this.last = Date.now();
+    this.emit(delta);
+  }
+}
+
+/** The failure of a model call in words that carry no key, URL or upstream text. */
+function modelFailure(error: unknown, ctx: StepContext): string {
+  if (ctx.signal.aborted) return 'model call was stopped: the run ended';
+  if (error instanceof OpenAI.APIConnectionTimeoutError) return `model call timed out after ${LLM_TIMEOUT_MS / 1000} s`;
+  if (error instanceof OpenAI.APIConnectionError) return 'model call failed: the model endpoint could not be reached';
+  const status = (error as { status?: unknown }).status;
+  if (typeof status === 'number') return `model call failed (HTTP ${status})`;
+  return 'model call failed';
+}
+
+/**
+ * `llm`: one chat completion on the OpenAI-compatible endpoint of OPENAI_BASE_URL, streamed; the
+ * output is the whole reply text and text deltas go to the run's observer as they arrive. The
+ * credits for the prompt and `max_tokens` are held before the call.
+ */
+export const llmStep = defineStepKind({
+  kind: 'llm',
+  summary: `Asks a chat model (OpenAI-compatible endpoint) for a reply; the output is the reply text. Usage is recorded; 1 credit per started 1,000 tokens; max_tokens defaults to ${LLM_DEFAULT_MAX_TOKENS}.`,
+  fields: {
+    model: { type: 'string', pattern: '\\S', description: 'The model name.', 'x-message': 'must be a non-empty string' },
+    messages: {
+      type: 'array',
+      minItems: 1,
+      description: 'The conversation, in order.',
+      'x-message': 'must be a non-empty array',
+      items: {
+        type: 'object',
+        required: ['role', 'content'],
+        additionalProperties: false,
+        'x-message': 'must be an object with role and content',
+        properties: {
+          role: { enum: [...LLM_ROLES], 'x-message': `must be one of ${LLM_ROLES.join(', ')}` },
+          content: templateField('The message text.'),
+        },
+      },
+    },
+    temperature: { type: 'number', minimum: 0, maximum: 2, description: 'Sampling temperature.', 'x-message': 'must be a number from 0 to 2' },
+    max_tokens: { type: 'integer', minimum: 1, description: 'The longest reply, in tokens.', 'x-message': 'must be a positive integer' },
+  },
+  required: ['model', 'messages'],
+  async execute(step, ctx) {
+    if (typeof step.model !== 'string' || !step.model) throw new StepError(step.id, 'model must be a string');
+    if (!Array.isArray(step.messages) || step.messages.length === 0) throw new StepError(step.id, 'messages must be a non-empty array');
+    const raw = step.messages.map((m, i) => {
+      const message = m as { role?: unknown; content?: unknown };
+      if (!(LLM_ROLES as readonly string[]).includes(String(message.role)) || typeof message.content !== 'string') {
+        throw new StepError(step.id, `messages[${i}] needs a role (${LLM_ROLES.join(', ')}) and a string content`);
+      }
+      return { role: message.role as Role, content: message.content };
+    });
+    let contents: string[];
+    try {
+      contents = await renderTemplates(raw.map((m) => m.content), { input: ctx.input, steps: ctx.steps }, sandboxLimits(ctx));
+    } catch (error) {
+      throw new StepError(step.id, `messages: ${templateFailure(error)}`);
+    }
+    const messages = raw.map((m, i) => ({ role: m.role, content: contents[i] }));
+    const maxTokens = typeof step.max_tokens === 'number' ? step.max_tokens : LLM_DEFAULT_MAX_TOKENS;
+    await holdCredits(ctx, step.id, creditsForTokens(estimatePromptTokens(messages) + maxTokens));
+
+    const { config } = ctx.services;
+    const observer = ctx.observer;
+    const coalescer = observer ? new DeltaCoalescer((delta) => observer.output(step.id, delta)) : undefined;
+    let text = '';
+    let usage: OpenAI.CompletionUsage | undefined;
+    try {
+      const stream = await clientFor(config.openaiBaseUrl, config.openaiApiKey).chat.completions.create(
+        {
+          model: step.model,
+          messages,
+          max_tokens: maxTokens,
+          stream: true,
+          stream_options: { include_usage: true },
+          ...(typeof step.temperature === 'number' ? { temperature: step.temperature } : {}),
+        },
+        { signal: ctx.signal },
+      );
+      for await (const chunk of stream) {
+        const delta = chunk.choices?.[0]?.delta?.content;
+        if (delta) {
+          text += delta;
+          coalescer?.push(delta);
+        }
+        if (chunk.usage) usage = chunk.usage;
+      }
+    } catch (error) {
+      throw new StepError(step.id, modelFailure(error, ctx));
+    } finally {
+      coalescer?.flush();
+    }
+    const totals = {
+      promptTokens: usage?.prompt_tokens ?? 0,
+      completionTokens: usage?.completion_tokens ?? 0,
+      totalTokens: usage?.total_tokens ?? 0,
+    };
+    return { output: text, credits: creditsForTokens(totals.totalTokens), usage: totals };
+  },
+  describe: (step) => {
+    const count = Array.isArray(step.messages) ? step.messages.length : 0;
+    return `Asks the language model ${String(step.model)} for a reply to ${count} message${count === 1 ? '' : 's'}`;
+  },
+});

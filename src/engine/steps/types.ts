@@ -1,17 +1,51 @@
 import type { Services } from '../../services';
+import type { SandboxLimits } from '../../sandbox/sandbox';
 import type { CircuitDefinition, StepDefinition } from '../definition';
+import type { RunBudget, RunErrorCode, RunObserver } from '../run-control';
 
-/** What a step sees: the run's input, the outputs of steps already finished, and the services. */
-export interface StepContext {
-  input: unknown;
-  steps: Record<string, { output: unknown }>;
+/** Counted over a whole run, embedded runs included (one object shared by every level). */
+export interface RunTally {
+  steps: number;
+  /** JSON bytes of the step outputs so far: the result_blob is at least this big. */
+  outputBytes: number;
+}
+
+/** What result_blob.steps holds for each step (DESIGN §4). */
+export interface StepRecord {
+  kind: string;
+  output: unknown;
+  started_at: string;
+  ended_at: string;
+  credits: number;
+  usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+}
+
+export interface ExecutionResult {
+  output: unknown;
+  steps: Record<string, StepRecord>;
+  /** Credits of the steps (the run's base cost is added by the caller). */
+  credits: number;
+}
+
+/** What the job layer hands the engine to execute a run. */
+export interface ExecutionContext {
   run: { uid: string; userUid: string; circuitUid: string; versionUid: string };
   services: Services;
   signal: AbortSignal;
   /** Nesting depth of embedded circuits; the `circuit` step refuses past a limit. */
   depth: number;
-  /** Runs an embedded definition: the executor passes itself in, so no step module imports it (no cycle). */
-  execute?(definition: CircuitDefinition, input: unknown, context: Omit<StepContext, 'input' | 'steps' | 'execute'>): Promise<{ output: unknown; steps: Record<string, unknown>; credits: number }>;
+  observer?: RunObserver;
+  budget: RunBudget;
+  /** Set by the executor at depth 0 and shared with embedded runs. */
+  tally?: RunTally;
+}
+
+/** What a step sees: the run's input, the outputs of steps already finished, and the services. */
+export interface StepContext extends ExecutionContext {
+  input: unknown;
+  steps: Record<string, { output: unknown }>;
+  /** Runs another definition inside this run (the `circuit` step), sharing its budget and signal. */
+  runDefinition?: (definition: CircuitDefinition, input: unknown, context: ExecutionContext) => Promise<ExecutionResult>;
 }
 
 export interface StepResult {
@@ -21,12 +55,72 @@ export interface StepResult {
   usage?: { promptTokens: number; completionTokens: number; totalTokens: number };
 }
 
-/** One module per step kind under src/engine/steps/<kind>.ts exports one of these. */
 export type StepExecutor = (step: StepDefinition, ctx: StepContext) => Promise<StepResult>;
 
-/** A failure inside a step: the reason is logged for the owner, never shown to callers (spec 2.1). */
+/**
+ * A step's failure. The message says what the step saw and is shown to the run's owner, so it never
+ * carries a stack, a key, a header value or an internal address; the executor prefixes "<kind> step <id>: ".
+ */
 export class StepError extends Error {
-  constructor(readonly stepId: string, message: string) {
-    super(`step ${stepId}: ${message}`);
+  /** `spent`: credits used before the failure that the run still pays (an embedded run's finished steps). */
+  constructor(readonly stepId: string, message: string, readonly code: RunErrorCode = 'StepFailed', readonly spent = 0) {
+    super(message);
+    this.name = 'StepError';
+  }
+}
+
+/** JSON Schema of one field, with the annotations validation and the published schema read. */
+export interface FieldSchema {
+  [keyword: string]: unknown;
+  description?: string;
+  /** The text after the field's path when a value fails (per Ajv keyword, or `*` for any). */
+  'x-message'?: string | Record<string, string>;
+  /** A Handlebars template over `{input, steps}`. */
+  'x-template'?: boolean;
+  /** JSON whose string leaves are templates. */
+  'x-template-leaves'?: boolean;
+  /** A JSONata expression over `{input, steps}`. */
+  'x-jsonata'?: boolean;
+}
+
+/** Words explain uses for a step. */
+export interface DescribeHelpers {
+  /** A short quoted excerpt of user text. */
+  quote(text: string): string;
+  /** How a `circuit` step's target is named in words, e.g. `alice/summarize`. */
+  nameCircuit(circuitUid: string): string | undefined;
+}
+
+/**
+ * One step kind (DESIGN §4): its name, the JSON Schema of its fields (validation and the published
+ * definition schema), its executor and its sentence for explain. A new kind is one module exporting
+ * one of these plus one line in ./registry.ts.
+ */
+export interface StepKindModule<K extends string = string> {
+  kind: K;
+  /** One line for the published definition schema. */
+  summary: string;
+  fields: Record<string, FieldSchema>;
+  required: string[];
+  execute: StepExecutor;
+  /** What the step does, in words (explain), without the inputs it reads (added by explain). */
+  describe(step: StepDefinition, helpers: DescribeHelpers): string;
+}
+
+export function defineStepKind<K extends string>(module: StepKindModule<K>): StepKindModule<K> {
+  return module;
+}
+
+/** The sandbox limits for user logic in this run (STEP_CPU_MS, STEP_MEMORY_MB; outputs within RUN_MAX_RESULT_BYTES). */
+export function sandboxLimits(ctx: Pick<ExecutionContext, 'services' | 'budget'>): SandboxLimits {
+  const { config } = ctx.services;
+  return { cpuMs: config.stepCpuMs, memoryMb: config.stepMemoryMb, maxOutputBytes: ctx.budget.maxResultBytes };
+}
+
+/** Reserves credits before a step that costs them; throws InsufficientCredits when they cannot be held. */
+export async function holdCredits(ctx: StepContext, stepId: string, credits: number): Promise<void> {
+  if (credits <= 0) return;
+  if (!(await ctx.budget.hold(credits))) {
+    throw new StepError(stepId, `the balance cannot cover the ${credits} credit${credits === 1 ? '' : 's'} this step needs`, 'InsufficientCredits');
   }
 }

@@ -1,0 +1,79 @@
+import { allStepKinds } from './steps/registry';
+import type { FieldSchema } from './steps/types';
+
+/** Step ids: what `steps.<id>` can reference. */
+export const STEP_ID = /^[A-Za-z_][A-Za-z0-9_]*$/;
+export const MAX_STEPS = 100;
+
+const STEP_COMMON = {
+  id: { type: 'string', pattern: STEP_ID.source, description: 'Unique within the definition; other steps read this one as steps.<id>.', 'x-message': `must match ${STEP_ID.source} (got {value})` },
+  kind: { type: 'string', description: 'The step kind.' },
+};
+
+function stepSchemas(): FieldSchema[] {
+  return allStepKinds().map((kind) => ({
+    if: { type: 'object', properties: { kind: { const: kind.kind } }, required: ['kind'] },
+    then: {
+      title: kind.kind,
+      description: kind.summary,
+      type: 'object',
+      properties: { ...STEP_COMMON, kind: { const: kind.kind }, ...kind.fields },
+      required: kind.required,
+      additionalProperties: false,
+      'x-kind': kind.kind,
+    },
+  }));
+}
+
+/**
+ * The JSON Schema of a whole circuit definition (DESIGN §4), annotated for validation: `x-message`
+ * words a failure, `x-template`/`x-template-leaves`/`x-jsonata` mark user logic to parse. Built from
+ * the step-kind registry; validate-definition compiles it once.
+ */
+export function annotatedDefinitionSchema(): FieldSchema {
+  const kinds = allStepKinds().map((k) => k.kind);
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    title: 'Circuit definition',
+    description: 'The body of a circuit version. Templates are Handlebars over {input, steps} (helpers: each, if, unless, with, lookup); expressions are JSONata over {input, steps}. Steps read each other only through steps.<id> and must not form a cycle; independent steps run concurrently.',
+    type: 'object',
+    'x-message': 'must be a JSON object',
+    properties: {
+      query_schema: { type: 'object', description: 'JSON Schema (draft 2020-12) of a run\'s input; "type" must be "object". Patterns are RE2 regular expressions.', 'x-message': 'must be a JSON Schema object' },
+      steps: {
+        type: 'array',
+        minItems: 1,
+        maxItems: MAX_STEPS,
+        description: `The steps, 1 to ${MAX_STEPS}. Each has an id and a kind; the kind decides its other fields.`,
+        'x-message': { maxItems: `may hold at most ${MAX_STEPS} steps`, '*': 'must be a non-empty array' },
+        items: {
+          // allOf runs in order: the common fields are checked before the kind's own.
+          allOf: [
+            {
+              type: 'object',
+              'x-message': 'must be an object',
+              required: ['id', 'kind'],
+              properties: { id: STEP_COMMON.id, kind: { enum: kinds, description: `One of ${kinds.join(', ')}.`, 'x-message': `kind must be one of ${kinds.join(', ')}` } },
+            },
+            ...stepSchemas(),
+          ],
+        },
+      },
+      output: { type: 'string', pattern: '\\S', description: "JSONata over {input, steps}: the run's output. Absent: the last step's output.", 'x-jsonata': true, 'x-message': 'must be a non-empty JSONata expression' },
+      description: { type: 'string', description: 'Free text about this version.', 'x-message': 'must be a string' },
+    },
+    required: ['query_schema', 'steps'],
+    additionalProperties: false,
+  };
+}
+
+function withoutAnnotations(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutAnnotations);
+  if (!node || typeof node !== 'object') return node;
+  return Object.fromEntries(Object.entries(node).filter(([key]) => !key.startsWith('x-')).map(([key, value]) => [key, withoutAnnotations(value)]));
+}
+
+/** The published JSON Schema of the definition format (GET /api/v1/definition-schema.json). */
+export function definitionJsonSchema(): object {
+  return withoutAnnotations(annotatedDefinitionSchema()) as object;
+}
