@@ -1,0 +1,17 @@
+import Ajv2020 from 'ajv/dist/2020';
+import { definitionJsonSchema } from '../src/engine/definition-schema';
+import { STEP_KINDS } from '../src/engine/steps/registry';
+import { HELLO_DEFINITION } from './support/factories';
+
+const schema = definitionJsonSchema() as { properties: { steps: { items: { allOf: { then?: { title: string; description: string } }[] } } } };
+
+test('the published definition schema is a strict draft 2020-12 schema documenting every step kind', () => {
+  const validate = new Ajv2020({ strict: true, strictTypes: false }).compile(schema);
+  const documented = schema.properties.steps.items.allOf.flatMap((s) => (s.then ? [s.then.title] : []));
+  expect(documented).toEqual(STEP_KINDS);
+  for (const kind of schema.properties.steps.items.allOf.flatMap((s) => (s.then ? [s.then] : []))) expect(kind.description.length).toBeGreaterThan(20);
+  expect(JSON.stringify(schema)).not.toContain('x-message');
+  expect(validate(HELLO_DEFINITION)).toBe(true);
+  expect(validate({ ...HELLO_DEFINITION, steps: [{ id: 'a', kind: 'http', method: 'FETCH', url: 'x' }] })).toBe(false);
+  expect(validate({ ...HELLO_DEFINITION, steps: [{ id: 'a', kind: 'template', template: 'x', extra: 1 }] })).toBe(false);
+});
