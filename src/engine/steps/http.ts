@@ -6,6 +6,9 @@ import { renderLeaves, templateFailure } from '../render';
 import { templateField, templateLeavesField } from './field-schemas';
 import { defineStepKind, sandboxLimits, StepError } from './types';
 
+/** The SSRF guard lives in ../net-guard (webhooks use it too); re-exported for callers that found it here. */
+export { isNonPublicAddress } from '../net-guard';
+
 export const HTTP_STEP_TIMEOUT_MS = 30_000;
 export const HTTP_STEP_MAX_BYTES = 1024 * 1024;
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
