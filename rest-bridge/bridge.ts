@@ -3,7 +3,8 @@ import type { AppContext } from '../src/graphql/context';
 import { toPublicError } from '../src/graphql/format-error';
 import { AppError } from '../src/errors';
 import { ERROR_STATUS } from './error-status';
-import type { Route, RouteInput } from './route';
+import type { Route } from './route';
+import { checkRequest } from './validate';
 
 export interface RawRequest {
   params: Record<string, string>;
@@ -22,32 +23,7 @@ export function errorResponse(error: AppError | { code: keyof typeof ERROR_STATU
   return { status: ERROR_STATUS[error.code], headers, body: { error: { message: error.message, code: error.code } } };
 }
 
-function decodeQuery(route: Route, raw: Record<string, unknown>): RouteInput['query'] {
-  const decoded: RouteInput['query'] = {};
-  for (const [name, spec] of Object.entries(route.query ?? {})) {
-    const value = raw[name];
-    if (value === undefined || value === '') {
-      if (spec.required) throw new AppError('BadClientData', `query parameter ${name} is required`, { field: name });
-      continue;
-    }
-    if (typeof value !== 'string') throw new AppError('BadClientData', `query parameter ${name} must be given once`, { field: name });
-    if (spec.type === 'int') {
-      if (!/^-?\d+$/.test(value)) throw new AppError('BadClientData', `${name} must be an integer`, { field: name });
-      decoded[name] = Number(value);
-    } else if (spec.type === 'boolean') {
-      if (value !== 'true' && value !== 'false') throw new AppError('BadClientData', `${name} must be true or false`, { field: name });
-      decoded[name] = value === 'true';
-    } else {
-      if (spec.oneOf && !spec.oneOf.includes(value)) {
-        throw new AppError('BadClientData', `${name} must be one of ${spec.oneOf.join(', ')}`, { field: name });
-      }
-      decoded[name] = value;
-    }
-  }
-  return decoded;
-}
-
-function decodeHeaders(raw: RawRequest['headers'] = {}): RouteInput['headers'] {
+function decodeHeaders(raw: RawRequest['headers'] = {}): Record<string, string | undefined> {
   return Object.fromEntries(Object.entries(raw).map(([name, value]) => [name.toLowerCase(), Array.isArray(value) ? value.join(', ') : value]));
 }
 
@@ -58,26 +34,10 @@ function omitNulls(value: unknown, fields: string[] | undefined): unknown {
   return copy;
 }
 
-function decodeBody(route: Route, raw: unknown): Record<string, unknown> {
-  if (!route.body) return {};
-  if (raw === undefined || raw === null || raw === '') raw = {};
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw new AppError('BadClientData', 'The request body must be a JSON object');
-  const body = raw as Record<string, unknown>;
-  const unknown = Object.keys(body).filter((key) => !(key in route.body!));
-  if (unknown.length > 0) {
-    throw new AppError('BadClientData', `Unknown field${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`, { field: unknown[0] });
-  }
-  for (const [name, spec] of Object.entries(route.body)) {
-    if (spec.required && (body[name] === undefined || body[name] === null)) {
-      throw new AppError('BadClientData', `${name} is required`, { field: name });
-    }
-  }
-  return body;
-}
-
 /**
- * Runs one route: decode the request, execute its operation in-process on the shared schema with
- * the caller's context, and shape the result or the error as REST. Nothing here decides a rule.
+ * Runs one route: check the request against the route's schemas (rest-bridge/validate.ts), execute
+ * its operation in-process on the shared schema with the caller's context, and shape the result or
+ * the error as REST. Nothing here decides a rule.
  */
 export async function runRoute(
   schema: GraphQLSchema,
@@ -89,7 +49,7 @@ export async function runRoute(
 ): Promise<BridgeResponse> {
   let variableValues: Record<string, unknown>;
   try {
-    const input: RouteInput = { params: request.params, query: decodeQuery(route, request.query), body: decodeBody(route, request.body), headers: decodeHeaders(request.headers) };
+    const input = checkRequest(route, { params: request.params, query: request.query, body: request.body, headers: decodeHeaders(request.headers) });
     variableValues = route.variables(input);
   } catch (error) {
     if (error instanceof AppError) return errorResponse(error);

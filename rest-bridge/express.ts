@@ -5,8 +5,17 @@ import type { Services } from '../src/services';
 import { errorResponse, runRoute, BridgeResponse } from './bridge';
 import type { Route } from './route';
 import { buildOpenApi } from './openapi';
+import { compileRoute } from './validate';
 
 export const API_PREFIX = '/api/v1';
+
+/** Media types a body may come in: JSON (RFC 8259), also as a `+json` structured syntax suffix. */
+export const JSON_TYPES = ['application/json', 'application/*+json'];
+
+/** A request with content: `Content-Length: 0` (what clients send with an empty PUT) has none. */
+function hasContent(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+}
 
 function send(res: Response, response: BridgeResponse): void {
   res.status(response.status).set(response.headers);
@@ -17,20 +26,28 @@ function send(res: Response, response: BridgeResponse): void {
 /** Mounts every route of the table under /api/v1, plus the envelope for bad JSON and unknown paths. */
 export function mountRestBridge(app: Express, schema: GraphQLSchema, document: DocumentNode, routes: Route[], services: Services): void {
   const router = express.Router();
-  router.use(express.json({ limit: '1mb', strict: false }));
+  router.use(express.json({ limit: '1mb', strict: false, type: JSON_TYPES }));
   let openApi: Record<string, unknown> | undefined;
   router.get('/openapi.json', (_req: Request, res: Response) => {
     res.locals.route = 'GET /openapi.json';
     res.json((openApi ??= buildOpenApi(routes, { schema, document })));
   });
   for (const route of routes) {
+    compileRoute(route);
+    if (route.shape === 'event-stream') continue;
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
     router[method](route.path, async (req: Request, res: Response, next: NextFunction) => {
       try {
+        res.locals.route = `${route.method} ${route.path}`;
+        // RFC 9110 §15.5.16: content in a format the route does not take is 415, not a guess at its fields.
+        if (route.body && hasContent(req) && !req.is(JSON_TYPES)) {
+          const type = req.headers['content-type'];
+          send(res, errorResponse({ code: 'UnsupportedMediaType', message: `The request body must be JSON: send Content-Type: application/json${type ? ` (not ${type})` : ''}` }));
+          return;
+        }
         const context = await buildContext(services, req);
         const response = await runRoute(schema, document, route, { params: req.params as Record<string, string>, query: req.query, body: req.body, headers: req.headers }, context, (error) =>
           req.log?.error({ err: error, route: route.path }, 'internal error in REST route'));
-        res.locals.route = `${route.method} ${route.path}`;
         send(res, response);
       } catch (error) {
         next(error);
@@ -41,6 +58,7 @@ export function mountRestBridge(app: Express, schema: GraphQLSchema, document: D
   router.use((error: Error & { type?: string; status?: number }, req: Request, res: Response, _next: NextFunction) => {
     if (error.type === 'entity.parse.failed') return send(res, errorResponse({ code: 'BadClientData', message: 'Malformed JSON body' }));
     if (error.type === 'entity.too.large') return send(res, errorResponse({ code: 'PayloadTooLarge', message: 'Request body too large' }));
+    if (error.status === 415) return send(res, errorResponse({ code: 'UnsupportedMediaType', message: error.message }));
     if (error.status && error.status >= 400 && error.status < 500) {
       return send(res, errorResponse({ code: 'BadClientData', message: error.message }));
     }

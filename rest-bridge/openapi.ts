@@ -20,10 +20,11 @@ import {
 import { ERROR_CODES, type ErrorCode } from '../src/errors';
 import { PROJECT_ROOT } from '../src/paths';
 import { ERROR_STATUS } from './error-status';
-import type { Route } from './route';
+import { COMMON_RESPONSE_HEADERS, HEADERS, SUCCESS_RESPONSE_HEADERS, type HeaderName } from './headers';
+import type { JsonSchema, Route } from './route';
+import { paramSchemas, pathParamNames } from './validate';
 
-/** A JSON Schema (draft 2020-12, as OpenAPI 3.1 uses it). */
-export type JsonSchema = Record<string, unknown>;
+export type { JsonSchema } from './route';
 
 export interface OpenApiOptions {
   /** With the schema and the operations, response payloads are typed from each operation's selection. */
@@ -39,8 +40,9 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   InsufficientCredits: 'The balance cannot cover the run',
   NotAllowed: 'The token is valid but not allowed to do this',
   NotFound: 'No such resource (or route)',
-  Conflict: 'The name is already taken',
-  PayloadTooLarge: 'The request body is too large',
+  Conflict: 'The request conflicts with the current state (see the route)',
+  PayloadTooLarge: 'The request body is over 1 MiB',
+  UnsupportedMediaType: 'The request body is not JSON (send Content-Type: application/json)',
   RateLimited: 'Rate limit hit; see Retry-After',
   Internal: 'Unexpected server error (details are logged, never shown)',
 };
@@ -50,9 +52,7 @@ export function openApiPath(expressPath: string): string {
   return expressPath.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
 }
 
-export function pathParams(expressPath: string): string[] {
-  return [...expressPath.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]);
-}
+export const pathParams = pathParamNames;
 
 function packageVersion(): string {
   try {
@@ -159,47 +159,84 @@ function errorRef(code: ErrorCode) {
   return { $ref: `#/components/responses/${code}` };
 }
 
+/** The codes every route of its kind may answer, then the row's own (with what they mean there). */
 function errorResponses(route: Route): Record<string, unknown> {
-  const codes: ErrorCode[] = ['BadClientData'];
-  if (route.auth !== 'none') codes.push('Unauthorized', 'NotAllowed');
-  codes.push('NotFound');
-  if (/\/query$/.test(route.path)) codes.push('InsufficientCredits');
-  if (route.method === 'POST' || route.method === 'PUT') codes.push('Conflict', 'PayloadTooLarge');
-  if (route.path === '/search') codes.push('RateLimited');
-  codes.push('Internal');
-  return Object.fromEntries(codes.map((code) => [String(ERROR_STATUS[code]), errorRef(code)]));
-}
-
-function querySchema(type: 'int' | 'string' | 'boolean'): JsonSchema {
-  return type === 'int' ? { type: 'integer' } : type === 'boolean' ? { type: 'boolean' } : { type: 'string' };
-}
-
-function bodySchema(route: Route): JsonSchema {
-  const properties: Record<string, JsonSchema> = {};
-  const required: string[] = [];
-  for (const [name, field] of Object.entries(route.body ?? {})) {
-    properties[name] = { type: field.type, ...(field.description ? { description: field.description } : {}) };
-    if (field.required) required.push(name);
+  const codes = new Map<ErrorCode, string | undefined>();
+  codes.set('BadClientData', undefined);
+  if (route.auth !== 'none') codes.set('Unauthorized', undefined);
+  if (route.auth === 'required') codes.set('NotAllowed', undefined);
+  codes.set('NotFound', undefined);
+  if (route.body) {
+    codes.set('PayloadTooLarge', undefined);
+    codes.set('UnsupportedMediaType', undefined);
   }
-  return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false };
+  for (const [code, description] of Object.entries(route.errors ?? {}) as Array<[ErrorCode, string]>) codes.set(code, description);
+  codes.set('Internal', undefined);
+  const sorted = [...codes].sort(([a], [b]) => ERROR_STATUS[a] - ERROR_STATUS[b]);
+  return Object.fromEntries(sorted.map(([code, description]) => [
+    String(ERROR_STATUS[code]),
+    description ? errorResponse(code, description) : errorRef(code),
+  ]));
+}
+
+function errorResponse(code: ErrorCode, description: string, extraHeaders: HeaderName[] = []): Record<string, unknown> {
+  return {
+    description: `${code}: ${description}`,
+    headers: headerRefs([...COMMON_RESPONSE_HEADERS, ...extraHeaders]),
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  };
+}
+
+function headerRefs(names: HeaderName[]): Record<string, unknown> {
+  return Object.fromEntries([...new Set(names)].map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+}
+
+/** A GraphQL-derived object schema with the fields the bridge leaves out while null made optional (and not null). */
+function withOptionalFields(schema: JsonSchema | undefined, fields: string[] | undefined): JsonSchema | undefined {
+  if (!schema || !fields?.length || schema.type !== 'object') return schema;
+  const properties = { ...(schema.properties as Record<string, JsonSchema>) };
+  for (const field of fields) {
+    const property = properties[field];
+    if (!property) continue;
+    if (Array.isArray(property.type)) {
+      const types = property.type.filter((t) => t !== 'null');
+      properties[field] = { ...property, type: types.length === 1 ? types[0] : types };
+    } else if (Array.isArray(property.anyOf)) {
+      const rest = (property.anyOf as JsonSchema[]).filter((s) => s.type !== 'null');
+      properties[field] = rest.length === 1 ? rest[0] : { ...property, anyOf: rest };
+    }
+  }
+  return { ...schema, properties, required: ((schema.required as string[]) ?? []).filter((name) => !fields.includes(name)) };
 }
 
 function successResponse(route: Route, payload: JsonSchema | undefined): Record<string, unknown> {
   const shape = route.shape ?? 'object';
+  const headers = headerRefs([...COMMON_RESPONSE_HEADERS, ...SUCCESS_RESPONSE_HEADERS, ...(route.responseHeaders ?? [])]);
   if (shape === 'redirect') {
+    return { '302': { description: 'Redirect to the target URL', headers: { ...headers, ...headerRefs(['Location']), Location: { $ref: '#/components/headers/Location', required: true } } } };
+  }
+  if (shape === 'event-stream') {
     return {
-      '302': {
-        description: 'Redirect to the target URL',
-        headers: { Location: { description: 'The target URL (a signed, expiring storage URL)', schema: { type: 'string', format: 'uri' } } },
+      '200': {
+        description:
+          'A `text/event-stream` (server-sent events). Each event\'s `data:` is one JSON object: for `event: state`, the same JSON as the payload of the route\'s GET. Comments (`: keep-alive`) keep the connection open; the stream closes after a terminal state.',
+        headers,
+        content: { 'text/event-stream': { schema: { type: 'string' } } },
+      },
+      '204': {
+        description:
+          'No Content: the `Last-Event-ID` sent names an event after which nothing more will come (the run had already ended); an EventSource stops reconnecting on 204 (HTML Living Standard, server-sent events).',
+        headers: headerRefs(COMMON_RESPONSE_HEADERS),
       },
     };
   }
   if (shape === 'page') {
     const pageData = payload && (payload.properties as Record<string, JsonSchema> | undefined)?.data;
-    const items = (pageData?.items as JsonSchema | undefined) ?? {};
+    const items = withOptionalFields(pageData?.items as JsonSchema | undefined, route.omitWhenNull) ?? {};
     return {
       '200': {
         description: 'One page of results',
+        headers,
         content: {
           'application/json': {
             schema: {
@@ -215,6 +252,7 @@ function successResponse(route: Route, payload: JsonSchema | undefined): Record<
   return {
     '200': {
       description: 'Success',
+      headers,
       content: {
         'application/json': {
           schema: {
@@ -222,7 +260,7 @@ function successResponse(route: Route, payload: JsonSchema | undefined): Record<
             required: ['status', 'payload'],
             properties: {
               status: { const: 'success' },
-              payload: payload ?? {},
+              payload: withOptionalFields(payload, route.omitWhenNull) ?? {},
               notices: { $ref: '#/components/schemas/Notices' },
             },
           },
@@ -238,27 +276,21 @@ function security(route: Route): Array<Record<string, string[]>> {
   return [];
 }
 
-/** Paths the route table cannot express (streams), documented beside it. */
-function extraPaths(): Record<string, Record<string, unknown>> {
-  return {
-    '/circuit-runs/{uid}/events': {
-      get: {
-        operationId: 'StreamCircuitRunEvents',
-        summary: 'Live updates of a run (server-sent events)',
-        description:
-          'A `text/event-stream`: the first event is the current run, then one `event: state` per state change whose `data:` is the same JSON as the payload of GET /circuit-runs/{uid}. The stream closes after a terminal state. Same authentication as the GET.',
-        tags: ['Runs'],
-        security: [{}, { bearerAuth: [] }],
-        parameters: [{ name: 'uid', in: 'path', required: true, schema: { type: 'string' } }],
-        responses: {
-          '200': { description: 'An event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } },
-          '401': errorRef('Unauthorized'),
-          '403': errorRef('NotAllowed'),
-          '404': errorRef('NotFound'),
-        },
-      },
-    },
-  };
+function parametersOf(route: Route): unknown[] {
+  const names = pathParamNames(route.path);
+  const pathSchemas = paramSchemas(route, names);
+  const parameters: unknown[] = names.map((name) => ({ name, in: 'path', required: true, schema: pathSchemas[name] }));
+  for (const [name, parameter] of Object.entries(route.query ?? {})) {
+    parameters.push({ name, in: 'query', required: parameter.required ?? false, schema: parameter.schema, ...(parameter.description ? { description: parameter.description } : {}) });
+  }
+  for (const name of route.requestHeaders ?? []) parameters.push({ $ref: `#/components/parameters/${name}` });
+  return parameters;
+}
+
+function description(route: Route): string | undefined {
+  const parts = [route.description, route.auth === 'optional' ? 'Authentication is optional: a bearer token widens what the caller can see.' : undefined];
+  const text = parts.filter(Boolean).join('\n\n');
+  return text || undefined;
 }
 
 /**
@@ -274,37 +306,30 @@ export function buildOpenApi(routes: Route[], options: OpenApiOptions = {}): Rec
     const count = seenIds.get(route.operation) ?? 0;
     seenIds.set(route.operation, count + 1);
     const operationId = count === 0 ? route.operation : `${route.operation}_${route.method.toLowerCase()}${count + 1}`;
-    const parameters: unknown[] = pathParams(route.path).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
-    for (const [name, spec] of Object.entries(route.query ?? {})) {
-      parameters.push({ name, in: 'query', required: spec.required ?? false, schema: spec.oneOf ? { type: 'string', enum: spec.oneOf } : querySchema(spec.type), ...(spec.description ? { description: spec.description } : {}) });
-    }
+    const parameters = parametersOf(route);
     const payload = converter && options.document ? converter.result(options.document, route) : undefined;
     const operation: Record<string, unknown> = {
       operationId,
       summary: route.summary,
       tags: [route.tag],
       security: security(route),
-      ...(route.auth === 'optional' ? { description: 'Authentication is optional: a bearer token widens what the caller can see.' } : {}),
+      ...(description(route) ? { description: description(route) } : {}),
       ...(parameters.length ? { parameters } : {}),
       responses: { ...successResponse(route, payload), ...errorResponses(route) },
       'x-graphql-operation': route.operation,
     };
     if (route.body) {
+      const { properties, required = [], description: bodyDescription } = route.body;
       operation.requestBody = {
-        required: Object.values(route.body).some((field) => field.required),
-        content: { 'application/json': { schema: bodySchema(route) } },
+        required: required.length > 0,
+        ...(bodyDescription ? { description: bodyDescription } : {}),
+        content: { 'application/json': { schema: { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false } } },
       };
     }
     const key = openApiPath(route.path);
     paths[key] = { ...paths[key], [route.method.toLowerCase()]: operation };
   }
-  for (const [key, item] of Object.entries(extraPaths())) {
-    for (const [method, operation] of Object.entries(item)) {
-      if (!paths[key]?.[method]) paths[key] = { ...paths[key], [method]: operation };
-    }
-  }
-
-  const tags = [...new Set(routes.map((r) => r.tag).concat(['Runs']))].map((name) => ({ name }));
+  const tags = [...new Set(routes.map((r) => r.tag))].map((name) => ({ name }));
   return {
     openapi: '3.1.0',
     info: {
@@ -344,9 +369,11 @@ export function buildOpenApi(routes: Route[], options: OpenApiOptions = {}): Rec
         },
       },
       responses: Object.fromEntries(ERROR_CODES.map((code) => [code, {
+        ...errorResponse(code, ERROR_DESCRIPTIONS[code], code === 'RateLimited' ? ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'] : []),
         description: `${ERROR_STATUS[code]} ${code}: ${ERROR_DESCRIPTIONS[code]}`,
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
       }])),
+      headers: Object.fromEntries(Object.entries(HEADERS).filter(([, h]) => h.in === 'response').map(([name, h]) => [name, { description: h.description, schema: h.schema }])),
+      parameters: Object.fromEntries(Object.entries(HEADERS).filter(([, h]) => h.in === 'request').map(([name, h]) => [name, { name, in: 'header', required: false, description: h.description, schema: h.schema }])),
     },
   };
 }

@@ -1,35 +1,80 @@
-/** What the bridge hands a route's `variables` function: the decoded request. */
+import type { ErrorCode } from '../src/errors';
+import type { HeaderName } from './headers';
+
+/** A JSON Schema (draft 2020-12, the dialect of OpenAPI 3.1 and of the edge validator, Ajv 2020). */
+export type JsonSchema = Record<string, unknown>;
+
+/** What the bridge hands a route's `variables` function: the request after the edge checked it. */
 export interface RouteInput {
   params: Record<string, string>;
-  query: Record<string, string | number | boolean | undefined>;
+  /** Query parameters converted to their declared types (`"10"` → 10 for an integer). */
+  query: Record<string, unknown>;
   body: Record<string, unknown>;
   /** Request headers, lower-case names (e.g. `idempotency-key`); always set by the bridge. */
   headers?: Record<string, string | undefined>;
 }
 
-export type QueryParamType = 'int' | 'string' | 'boolean';
+/** One query parameter, as an OpenAPI parameter object has it. */
+export interface QueryParameter {
+  /** JSON Schema of the value; `integer`, `number` and `boolean` are converted from the query string first. */
+  schema: JsonSchema;
+  required?: boolean;
+  description?: string;
+}
+
+/** The JSON object a route accepts as its body. */
+export interface BodySchema {
+  /** One JSON Schema per field (nested objects are ordinary JSON Schema, with their own `required`). */
+  properties: Record<string, JsonSchema>;
+  /** Top-level fields that must be present. */
+  required?: string[];
+  description?: string;
+}
 
 /**
- * One documented REST path. The bridge runs `operation` (a named operation in
- * schema/operations/*.graphql) with `variables(input)` and wraps `data[result]`:
+ * One documented REST path: the single source of its validation, its execution and its OpenAPI
+ * operation (rest-bridge/openapi.ts).
+ *
+ * How a row declares its input (checked at the edge by Ajv, rest-bridge/validate.ts, before the
+ * operation runs; errors name the REST field in snake_case, e.g. `is_private must be boolean`):
+ * - `params`: JSON Schema per `:name` in the path; a parameter left out is `{type: "string"}`.
+ *   A value that fails its schema names nothing, so it is 404 (a malformed uid, DESIGN §6).
+ *   Use `UID` from rest-bridge/schemas.ts for uids.
+ * - `query`: per parameter `{schema, required?, description?}`; `PAGE_QUERY` for `limit`/`page`.
+ *   Unknown query parameters are ignored; a parameter given twice is 400.
+ * - `body`: `{properties, required?}` of a JSON object; any other top-level field is 400
+ *   (`additionalProperties: false` is implied; say it yourself in nested objects). A row without
+ *   `body` takes no body and ignores one; a row with `body` refuses a body that is not JSON (415).
+ * - `requestHeaders` / `responseHeaders`: names from rest-bridge/headers.ts (documented there once).
+ * - `errors`: the codes this route answers beyond the ones every route of its kind may answer
+ *   (400, 404, 500; 401/403 with auth; 413/415 with a body), each with what it means here.
+ *
+ * The bridge runs `operation` (a named operation in schema/operations/*.graphql) with
+ * `variables(input)` and wraps `data[result]`:
  * - `object`: `{status: "success", payload}` (plus `notices` when the operation added any);
  * - `page`: the result holds `total_count`, `limit`, `page`, `data` → `{meta: {...}, data}`;
- * - `redirect`: the result is a URL → 302 with `Location`.
+ * - `redirect`: the result is a URL → 302 with `Location`;
+ * - `event-stream`: documented and validated here but served by its own handler (server-sent
+ *   events whose `data:` is the operation's result); the bridge does not mount it.
  */
 export interface Route {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   operation: string;
   summary: string;
+  /** Longer text for the reference, when the summary is not enough. */
+  description?: string;
   auth: 'none' | 'optional' | 'required';
-  /** Query parameters, decoded and checked by type (and `oneOf`, for enumerations) before the operation runs. */
-  query?: Record<string, { type: QueryParamType; required?: boolean; oneOf?: string[]; description?: string }>;
-  /** Body fields accepted; any other field is rejected as BadClientData. */
-  body?: Record<string, { type: 'string' | 'boolean' | 'integer' | 'object'; required?: boolean; description?: string }>;
+  params?: Record<string, JsonSchema>;
+  query?: Record<string, QueryParameter>;
+  body?: BodySchema;
+  requestHeaders?: HeaderName[];
+  responseHeaders?: HeaderName[];
+  errors?: Partial<Record<ErrorCode, string>>;
   variables: (input: RouteInput) => Record<string, unknown>;
   result: string;
-  shape?: 'object' | 'page' | 'redirect';
-  /** Payload fields left out while null (spec: "absent while …"), in objects and in page items. */
+  shape?: 'object' | 'page' | 'redirect' | 'event-stream';
+  /** Payload fields left out while null (spec: "absent while …"), in objects and in page items; optional in the document. */
   omitWhenNull?: string[];
   tag: string;
 }

@@ -86,7 +86,7 @@ describe('POST /circuit-adaptors/{adaptor_uid}/query', () => {
     ['a missing required input field', { input: {} }, 'input.name is required'],
     ['a wrongly typed input field', { input: { name: 'a', age: 'old' } }, 'input.age must be integer'],
     ['a wrongly typed array item', { input: { name: 'a', tags: ['x', 3] } }, 'input.tags[1] must be string'],
-    ['an input that is not an object', { input: ['a'] }, 'JSONObject'],
+    ['an input that is not an object', { input: ['a'] }, 'input must be object'],
     ['an unknown context field', { context: { versio: 'x' }, input: { name: 'a' } }, 'versio'],
   ])('400 BadClientData for %s', async (_what, body, message) => {
     const { adaptorUid } = await makeRunnableCircuit(owner, AGE_DEFINITION);

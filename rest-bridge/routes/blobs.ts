@@ -1,4 +1,5 @@
 import type { Route } from '../route';
+import { uidParam } from '../schemas';
 
 const tag = 'Blobs';
 
@@ -11,6 +12,7 @@ export const blobRoutes: Route[] = [
     summary: 'Blob metadata; blob_type and path only for admin tokens. Each call counts in total_reads',
     auth: 'optional',
     tag,
+    params: { uid: uidParam('Blob') },
     variables: ({ params }) => ({ uid: params.uid }),
     result: 'blob',
     // Spec 2.6: these two are *included* only for admin tokens, not sent as null to others.
@@ -23,6 +25,7 @@ export const blobRoutes: Route[] = [
     summary: 'Redirects (302) to a signed, expiring URL of the content',
     auth: 'optional',
     tag,
+    params: { uid: uidParam('Blob') },
     variables: ({ params }) => ({ uid: params.uid }),
     result: 'blobDownloadUrl',
     shape: 'redirect',

@@ -1,18 +1,17 @@
 import type { Route } from '../route';
+import { BODY_UID, pageQuery, uidParam } from '../schemas';
 
 const tag = 'Boards';
 
-const page = {
-  limit: { type: 'int', description: 'Items per page (default 10, max 100)' },
-  page: { type: 'int', description: '1-based page (default 1)' },
-} as const;
+const page = pageQuery();
+const boardUid = { board_uid: uidParam('Board') };
 
 const boardFields = {
   name: { type: 'string', description: 'Unique per owner' },
   description: { type: 'string' },
   is_private: { type: 'boolean', description: 'Default false' },
   is_protected: { type: 'boolean', description: 'Protected from being copied. Default false' },
-} as const;
+};
 
 const boardInput = (body: Record<string, unknown>) => ({
   name: body.name,
@@ -31,7 +30,8 @@ export const boardRoutes: Route[] = [
     summary: 'Create a board owned by the caller (409 Conflict when the caller has a board of that name)',
     auth: 'required',
     tag,
-    body: { ...boardFields, name: { ...boardFields.name, required: true } },
+    body: { properties: boardFields, required: ['name'] },
+    errors: { Conflict: 'The caller already has a board of that name' },
     variables: ({ body }) => ({ input: boardInput(body) }),
     result: 'createBoard',
   },
@@ -64,6 +64,7 @@ export const boardRoutes: Route[] = [
     summary: 'Fetch a board by uid (private boards only to the owner)',
     auth: 'optional',
     tag,
+    params: boardUid,
     variables: ({ params }) => ({ uid: params.board_uid }),
     result: 'board',
   },
@@ -74,7 +75,9 @@ export const boardRoutes: Route[] = [
     summary: 'Change the fields sent (owner only; renaming onto a taken name is 409)',
     auth: 'required',
     tag,
-    body: boardFields,
+    params: boardUid,
+    body: { properties: boardFields },
+    errors: { Conflict: 'The caller already has a board of that name' },
     variables: ({ params, body }) => ({ uid: params.board_uid, input: boardInput(body) }),
     result: 'updateBoard',
   },
@@ -85,6 +88,7 @@ export const boardRoutes: Route[] = [
     summary: 'Delete a board with its memberships and stars, keeping its circuits (owner only); payload true',
     auth: 'required',
     tag,
+    params: boardUid,
     variables: ({ params }) => ({ uid: params.board_uid }),
     result: 'deleteBoard',
   },
@@ -95,6 +99,7 @@ export const boardRoutes: Route[] = [
     summary: 'List the circuits of a board that the caller may see (private boards only to the owner)',
     auth: 'optional',
     tag,
+    params: boardUid,
     query: page,
     variables: ({ params, query }) => ({ boardUid: params.board_uid, limit: query.limit, page: query.page }),
     result: 'boardCircuits',
@@ -107,7 +112,8 @@ export const boardRoutes: Route[] = [
     summary: 'Add a circuit to a board (owner only; idempotent); payload the board',
     auth: 'required',
     tag,
-    body: { circuit_uid: { type: 'string', required: true } },
+    params: boardUid,
+    body: { properties: { circuit_uid: BODY_UID }, required: ['circuit_uid'] },
     variables: ({ params, body }) => ({ boardUid: params.board_uid, circuitUid: body.circuit_uid }),
     result: 'addCircuitToBoard',
   },
@@ -118,6 +124,7 @@ export const boardRoutes: Route[] = [
     summary: 'Remove a circuit from a board, never the circuit (owner only; 404 when not in the board); payload the board',
     auth: 'required',
     tag,
+    params: { ...boardUid, circuit_uid: uidParam('Circuit') },
     variables: ({ params }) => ({ boardUid: params.board_uid, circuitUid: params.circuit_uid }),
     result: 'removeCircuitFromBoard',
   },

@@ -1,11 +1,10 @@
 import type { Route } from '../route';
+import { BODY_UID, pageQuery, uidParam } from '../schemas';
 
 const tag = 'Circuits';
 
-const page: Route['query'] = {
-  limit: { type: 'int', description: 'Items per page (default 10, at most 100 unless the list says otherwise)' },
-  page: { type: 'int', description: '1-based page number (default 1)' },
-};
+const page = pageQuery();
+const circuitUid = { circuit_uid: uidParam('Circuit') };
 
 export const circuitRoutes: Route[] = [
   {
@@ -16,13 +15,17 @@ export const circuitRoutes: Route[] = [
     auth: 'required',
     tag,
     body: {
-      name: { type: 'string', required: true },
-      description: { type: 'string' },
-      is_private: { type: 'boolean' },
-      is_protected: { type: 'boolean' },
-      license_type: { type: 'string' },
-      user_circuit_metric_uid: { type: 'string' },
+      properties: {
+        name: { type: 'string', description: 'Unique among the caller\'s circuits; url-safe' },
+        description: { type: 'string' },
+        is_private: { type: 'boolean', description: 'Default false: only the owner sees or runs a private circuit' },
+        is_protected: { type: 'boolean', description: 'Default false: listed and runnable by anyone, but its object, versions and explain need the owner\'s token' },
+        license_type: { type: 'string', description: 'A license identifier, e.g. MIT' },
+        user_circuit_metric_uid: { ...BODY_UID, description: 'An existing metric configuration of the caller to attach' },
+      },
+      required: ['name'],
     },
+    errors: { Conflict: 'The caller already has a circuit of that name' },
     variables: ({ body }) => ({
       input: {
         name: body.name,
@@ -42,6 +45,7 @@ export const circuitRoutes: Route[] = [
     summary: 'Fetch a circuit by uid',
     auth: 'optional',
     tag,
+    params: circuitUid,
     variables: ({ params }) => ({ uid: params.circuit_uid }),
     result: 'circuit',
   },
@@ -62,6 +66,7 @@ export const circuitRoutes: Route[] = [
     summary: 'The uid of the primary version (404 when the circuit has no version yet)',
     auth: 'optional',
     tag,
+    params: circuitUid,
     variables: ({ params }) => ({ uid: params.circuit_uid }),
     result: 'circuitPrimaryVersion',
   },
@@ -84,6 +89,7 @@ export const circuitRoutes: Route[] = [
     summary: 'The versions of a circuit, newest first',
     auth: 'optional',
     tag,
+    params: circuitUid,
     query: page,
     variables: ({ params, query }) => ({ circuitUid: params.circuit_uid, limit: query.limit, page: query.page }),
     result: 'circuitVersions',
@@ -97,10 +103,12 @@ export const circuitRoutes: Route[] = [
     auth: 'required',
     tag,
     body: {
-      description: { type: 'string' },
-      is_private: { type: 'boolean' },
-      is_protected: { type: 'boolean' },
-      license_type: { type: 'string' },
+      properties: {
+        description: { type: 'string' },
+        is_private: { type: 'boolean' },
+        is_protected: { type: 'boolean' },
+        license_type: { type: 'string' },
+      },
     },
     variables: ({ params, body }) => ({
       username: params.username,
@@ -121,7 +129,8 @@ export const circuitRoutes: Route[] = [
     summary: 'Deprecate a circuit and all its versions (owner only); they still run',
     auth: 'required',
     tag,
-    body: {},
+    params: circuitUid,
+    body: { properties: {} },
     variables: ({ params }) => ({ uid: params.circuit_uid }),
     result: 'deprecateCircuit',
   },
@@ -132,7 +141,7 @@ export const circuitRoutes: Route[] = [
     summary: 'Star a circuit (idempotent); payload {starred, star_count}',
     auth: 'required',
     tag,
-    body: {},
+    body: { properties: {} },
     variables: ({ params }) => ({ username: params.username, name: params.circuit_name }),
     result: 'starCircuit',
   },
@@ -143,7 +152,7 @@ export const circuitRoutes: Route[] = [
     summary: 'Unstar a circuit (idempotent); payload {starred, star_count}',
     auth: 'required',
     tag,
-    body: {},
+    body: { properties: {} },
     variables: ({ params }) => ({ username: params.username, name: params.circuit_name }),
     result: 'unstarCircuit',
   },
@@ -164,7 +173,7 @@ export const circuitRoutes: Route[] = [
     summary: "The caller's starred circuits, most recently starred first; pages of at most 50 (default 50)",
     auth: 'required',
     tag,
-    query: page,
+    query: pageQuery(50, 50),
     variables: ({ query }) => ({ limit: query.limit, page: query.page }),
     result: 'starredCircuits',
     shape: 'page',

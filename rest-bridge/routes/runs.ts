@@ -1,11 +1,12 @@
 import type { Route } from '../route';
+import { BODY_UID, pageQuery, uidParam } from '../schemas';
 
 const tag = 'Runs';
 
 /** Fields of a run that are absent, not null, until they exist (spec 2.1). */
 const RUN_OPTIONAL_FIELDS = ['ended_at', 'result_blob', 'metrics'];
 
-const page = { limit: { type: 'int' as const, description: 'Items per page (default 10, max 100)' }, page: { type: 'int' as const, description: '1-based page' } };
+const page = pageQuery();
 
 export const runRoutes: Route[] = [
   {
@@ -15,10 +16,23 @@ export const runRoutes: Route[] = [
     summary: "Start a run of the adaptor's circuit; returns {uid, state: PROVISIONED, is_public}. Send Idempotency-Key to make retries safe",
     auth: 'required',
     tag,
+    params: { adaptor_uid: uidParam('Circuit adaptor') },
     body: {
-      context: { type: 'object', description: '{version}: the circuit version to run; the primary version when absent' },
-      input: { type: 'object', required: true, description: "Key/value pairs matching the version's query schema" },
-      is_public: { type: 'boolean', description: 'Default false; only the circuit owner may set it' },
+      properties: {
+        context: {
+          type: 'object',
+          properties: { version: { ...BODY_UID, description: "The circuit version to run (one of this adaptor's circuit); the primary version when absent" } },
+          additionalProperties: false,
+        },
+        input: { type: 'object', description: "Key/value pairs matching the version's query schema" },
+        is_public: { type: 'boolean', description: 'Default false; only the circuit owner may set it' },
+      },
+      required: ['input'],
+    },
+    requestHeaders: ['Idempotency-Key'],
+    errors: {
+      InsufficientCredits: 'The balance cannot cover the base credit of a run',
+      Conflict: 'The Idempotency-Key was already used by the caller with a different request',
     },
     variables: ({ params, body, headers }) => ({
       adaptorUid: params.adaptor_uid,
@@ -36,6 +50,7 @@ export const runRoutes: Route[] = [
     summary: 'Fetch a run; private runs need the token of the user who started them',
     auth: 'optional',
     tag,
+    params: { uid: uidParam('Circuit run') },
     variables: ({ params }) => ({ uid: params.uid }),
     result: 'circuitRun',
     omitWhenNull: RUN_OPTIONAL_FIELDS,
@@ -43,6 +58,7 @@ export const runRoutes: Route[] = [
   {
     method: 'GET',
     path: '/circuit-versions/:version_uid/circuit-runs',
+    params: { version_uid: uidParam('Circuit version') },
     operation: 'ListCircuitVersionRuns',
     summary: 'List the completed public runs of a version, newest first',
     auth: 'optional',
@@ -56,6 +72,7 @@ export const runRoutes: Route[] = [
   {
     method: 'GET',
     path: '/circuits/:circuit_uid/circuit-runs',
+    params: { circuit_uid: uidParam('Circuit') },
     operation: 'ListCircuitRuns',
     summary: 'List the completed public runs of a circuit across its versions, newest first',
     auth: 'optional',
@@ -64,6 +81,21 @@ export const runRoutes: Route[] = [
     variables: ({ params, query }) => ({ circuitUid: params.circuit_uid, limit: query.limit, page: query.page }),
     result: 'circuitRuns',
     shape: 'page',
+    omitWhenNull: RUN_OPTIONAL_FIELDS,
+  },
+  {
+    method: 'GET',
+    path: '/circuit-runs/:uid/events',
+    operation: 'GetCircuitRun',
+    summary: 'Live updates of a run (server-sent events)',
+    description:
+      'A `text/event-stream`: the first event is the current run, then one `event: state` per state change whose `data:` is the same JSON as the payload of GET /circuit-runs/{uid}; `id:` lets a reconnecting client resume with `Last-Event-ID`. The stream closes after a terminal state. Same authentication as the GET. Served by src/http (see the route table\'s `event-stream` shape).',
+    auth: 'optional',
+    tag,
+    params: { uid: uidParam('Circuit run') },
+    variables: ({ params }) => ({ uid: params.uid }),
+    result: 'circuitRun',
+    shape: 'event-stream',
     omitWhenNull: RUN_OPTIONAL_FIELDS,
   },
 ];

@@ -1,4 +1,5 @@
 import type { Route } from '../route';
+import { pageQuery } from '../schemas';
 
 export const searchRoutes: Route[] = [
   {
@@ -9,11 +10,12 @@ export const searchRoutes: Route[] = [
     auth: 'none',
     tag: 'Search',
     query: {
-      search: { type: 'string', required: true, description: 'Query text; every word matches as a prefix' },
-      type: { type: 'string', oneOf: ['all', 'circuits', 'users'], description: 'all (default), circuits or users' },
-      limit: { type: 'int', description: 'Items per page (default 10, max 100)' },
-      page: { type: 'int', description: '1-based page (default 1)' },
+      search: { schema: { type: 'string' }, required: true, description: 'Query text; every word matches as a prefix' },
+      type: { schema: { type: 'string', enum: ['all', 'circuits', 'users'], default: 'all' }, description: 'all (default), circuits or users' },
+      ...pageQuery(),
     },
+    responseHeaders: ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'],
+    errors: { RateLimited: 'Too many searches from this client (the token\'s user, else the IP); see Retry-After' },
     variables: ({ query }) => ({ search: query.search, type: query.type, limit: query.limit, page: query.page }),
     result: 'search',
     shape: 'page',

@@ -1,0 +1,51 @@
+import type { JsonSchema } from './route';
+
+export interface HeaderSpec {
+  /** Sent by the client (a route lists it in `requestHeaders`) or by the service (`responseHeaders`). */
+  in: 'request' | 'response';
+  description: string;
+  schema: JsonSchema;
+}
+
+/**
+ * Every header the REST API reads or answers beyond plain HTTP, documented once: routes name them
+ * (`requestHeaders`, `responseHeaders`), the OpenAPI document carries each under
+ * `components.parameters` / `components.headers`, and the edge validates request headers.
+ */
+export const HEADERS = {
+  'Idempotency-Key': {
+    in: 'request',
+    description:
+      'Makes a retried POST safe: the same caller sending the same key (printable ASCII, at most 255 characters) within 24 hours gets the first answer again and starts no second run. The same key with a different request body is 409 Conflict.',
+    schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
+  },
+  Prefer: {
+    in: 'request',
+    description: 'RFC 7240 preferences; preferences the route does not know are ignored.',
+    schema: { type: 'string' },
+  },
+  'RateLimit-Limit': { in: 'response', description: 'Requests allowed in the current window.', schema: { type: 'string', pattern: '^[0-9]+$' } },
+  'RateLimit-Remaining': { in: 'response', description: 'Requests left in the current window.', schema: { type: 'string', pattern: '^[0-9]+$' } },
+  'RateLimit-Reset': { in: 'response', description: 'Seconds until the window resets.', schema: { type: 'string', pattern: '^[0-9]+$' } },
+  'Retry-After': { in: 'response', description: 'Seconds to wait before retrying (RFC 9110).', schema: { type: 'string', pattern: '^[0-9]+$' } },
+  Deprecation: {
+    in: 'response',
+    description:
+      'RFC 9745: present when the response is about a deprecated circuit, one of its versions or one of its runs; `@` and the Unix time (seconds) at which the circuit was deprecated. The body also carries a `deprecated` notice.',
+    schema: { type: 'string', pattern: '^@-?[0-9]+$' },
+  },
+  'Preference-Applied': { in: 'response', description: 'RFC 7240: the preferences of `Prefer` that were honoured, e.g. `wait=30`.', schema: { type: 'string' } },
+  Location: { in: 'response', description: 'The target URL (a signed, expiring storage URL).', schema: { type: 'string', format: 'uri' } },
+  'X-Request-Id': {
+    in: 'response',
+    description: 'The request id on every response and on the request’s log lines; a valid incoming `X-Request-Id` is echoed.',
+    schema: { type: 'string' },
+  },
+} as const satisfies Record<string, HeaderSpec>;
+
+export type HeaderName = keyof typeof HEADERS;
+
+/** Headers that may come on any response of the API, whatever the route. */
+export const COMMON_RESPONSE_HEADERS: HeaderName[] = ['X-Request-Id'];
+/** Headers that may come on any success response (a run or circuit may turn out deprecated). */
+export const SUCCESS_RESPONSE_HEADERS: HeaderName[] = ['Deprecation'];
