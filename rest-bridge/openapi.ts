@@ -163,8 +163,9 @@ function errorRef(code: ErrorCode) {
 function errorResponses(route: Route): Record<string, unknown> {
   const codes = new Map<ErrorCode, string | undefined>();
   codes.set('BadClientData', undefined);
-  if (route.auth !== 'none') codes.set('Unauthorized', undefined);
-  if (route.auth === 'required') codes.set('NotAllowed', undefined);
+  // A token that is sent is checked on every route, also where none is needed.
+  codes.set('Unauthorized', route.auth === 'none' ? 'An Authorization header was sent but its token is invalid or revoked (no token is needed here)' : undefined);
+  if (route.auth !== 'none') codes.set('NotAllowed', undefined);
   codes.set('NotFound', undefined);
   if (route.body) {
     codes.set('PayloadTooLarge', undefined);
@@ -173,16 +174,23 @@ function errorResponses(route: Route): Record<string, unknown> {
   for (const [code, description] of Object.entries(route.errors ?? {}) as Array<[ErrorCode, string]>) codes.set(code, description);
   codes.set('Internal', undefined);
   const sorted = [...codes].sort(([a], [b]) => ERROR_STATUS[a] - ERROR_STATUS[b]);
+  // A row's own response headers may come on its errors too (a search refused after it was counted).
+  const routeHeaders = route.responseHeaders ?? [];
   return Object.fromEntries(sorted.map(([code, description]) => [
     String(ERROR_STATUS[code]),
-    description ? errorResponse(code, description) : errorRef(code),
+    description || routeHeaders.length ? errorResponse(code, description ?? ERROR_DESCRIPTIONS[code], routeHeaders) : errorRef(code),
   ]));
 }
+
+/** Headers that come with an error whatever the route. */
+const ERROR_HEADERS: Partial<Record<ErrorCode, HeaderName[]>> = {
+  RateLimited: ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'],
+};
 
 function errorResponse(code: ErrorCode, description: string, extraHeaders: HeaderName[] = []): Record<string, unknown> {
   return {
     description: `${code}: ${description}`,
-    headers: headerRefs([...COMMON_RESPONSE_HEADERS, ...extraHeaders]),
+    headers: headerRefs([...COMMON_RESPONSE_HEADERS, ...(ERROR_HEADERS[code] ?? []), ...extraHeaders]),
     content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
   };
 }
@@ -193,7 +201,8 @@ function headerRefs(names: HeaderName[]): Record<string, unknown> {
 
 /** A GraphQL-derived object schema with the fields the bridge leaves out while null made optional (and not null). */
 function withOptionalFields(schema: JsonSchema | undefined, fields: string[] | undefined): JsonSchema | undefined {
-  if (!schema || !fields?.length || schema.type !== 'object') return schema;
+  const isObject = schema && (schema.type === 'object' || (Array.isArray(schema.type) && schema.type.includes('object')));
+  if (!schema || !fields?.length || !isObject) return schema;
   const properties = { ...(schema.properties as Record<string, JsonSchema>) };
   for (const field of fields) {
     const property = properties[field];
@@ -213,7 +222,8 @@ function successResponse(route: Route, payload: JsonSchema | undefined): Record<
   const shape = route.shape ?? 'object';
   const headers = headerRefs([...COMMON_RESPONSE_HEADERS, ...SUCCESS_RESPONSE_HEADERS, ...(route.responseHeaders ?? [])]);
   if (shape === 'redirect') {
-    return { '302': { description: 'Redirect to the target URL', headers: { ...headers, ...headerRefs(['Location']), Location: { $ref: '#/components/headers/Location', required: true } } } };
+    const { description: locationDescription, schema: locationSchema } = HEADERS.Location;
+    return { '302': { description: 'Redirect to the target URL', headers: { ...headers, Location: { description: locationDescription, schema: locationSchema, required: true } } } };
   }
   if (shape === 'event-stream') {
     return {
@@ -369,7 +379,7 @@ export function buildOpenApi(routes: Route[], options: OpenApiOptions = {}): Rec
         },
       },
       responses: Object.fromEntries(ERROR_CODES.map((code) => [code, {
-        ...errorResponse(code, ERROR_DESCRIPTIONS[code], code === 'RateLimited' ? ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'] : []),
+        ...errorResponse(code, ERROR_DESCRIPTIONS[code]),
         description: `${ERROR_STATUS[code]} ${code}: ${ERROR_DESCRIPTIONS[code]}`,
       }])),
       headers: Object.fromEntries(Object.entries(HEADERS).filter(([, h]) => h.in === 'response').map(([name, h]) => [name, { description: h.description, schema: h.schema }])),

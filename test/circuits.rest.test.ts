@@ -183,21 +183,27 @@ describe('PUT /circuits/:circuit_uid/deprecate', () => {
     expect(res.status).toBe(200);
     expect(res.body.payload).toMatchObject({ uid: circuit.uid, is_deprecated: true });
     expect(res.body.notices).toEqual([{ code: 'deprecated', message: expect.stringContaining(circuit.name) }]);
-    expect(res.headers.get('deprecation')).toBe('true');
+    // RFC 9745: `@` + the Unix time (seconds) of the deprecation, which a second PUT does not move.
+    const deprecatedAt = (await Circuit.findByPk(circuit.uid))!.deprecated_at!;
+    expect(res.headers.get('deprecation')).toBe(`@${Math.floor(deprecatedAt.getTime() / 1000)}`);
+    expect(Math.abs(deprecatedAt.getTime() - Date.now())).toBeLessThan(60_000);
 
     // idempotent
-    expect((await t.rest('PUT', `/circuits/${circuit.uid}/deprecate`, { token: owner.token })).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const again = await t.rest('PUT', `/circuits/${circuit.uid}/deprecate`, { token: owner.token });
+    expect(again.status).toBe(200);
+    expect(again.headers.get('deprecation')).toBe(res.headers.get('deprecation'));
 
     await publishAgain(owner, circuit);
     const versions = await t.rest('GET', `/circuits/${circuit.uid}/circuit-versions`);
     expect(versions.body.data.map((v: any) => v.is_deprecated)).toEqual([true, true, true]);
-    expect(versions.headers.get('deprecation')).toBe('true');
+    expect(versions.headers.get('deprecation')).toMatch(/^@\d+$/);
 
     for (const path of [`/circuits/${circuit.uid}`, `/users/${owner.username}/circuits/${circuit.name}`]) {
       const got = await t.rest('GET', path);
       expect(got.body.payload.is_deprecated).toBe(true);
       expect(got.body.notices[0].code).toBe('deprecated');
-      expect(got.headers.get('deprecation')).toBe('true');
+      expect(got.headers.get('deprecation')).toMatch(/^@\d+$/);
     }
     const primary = await t.rest('GET', `/circuits/${circuit.uid}/primary`);
     expect(primary.body.notices[0].code).toBe('deprecated');

@@ -49,7 +49,12 @@ export async function buildContext(services: Services, req: Pick<Request, 'heade
   };
 }
 
-export function addNotice(ctx: AppContext, notice: Notice): void {
+/** Adds a notice; a deprecation also sets `Deprecation: @<epoch seconds>` (RFC 9745), the earliest when several. */
+export function addNotice(ctx: AppContext, notice: Notice, deprecatedAt?: Date | null): void {
   if (!ctx.notices.some((n) => n.code === notice.code && n.message === notice.message)) ctx.notices.push(notice);
-  if (notice.code === 'deprecated') ctx.responseHeaders['Deprecation'] = 'true';
+  if (notice.code === 'deprecated') {
+    const seconds = Math.floor((deprecatedAt ?? new Date()).getTime() / 1000);
+    const current = ctx.responseHeaders['Deprecation'];
+    if (!current || seconds < Number(current.slice(1))) ctx.responseHeaders['Deprecation'] = `@${seconds}`;
+  }
 }

@@ -10,6 +10,7 @@ export class Circuit extends Model<InferAttributes<Circuit>, InferCreationAttrib
   declare license_type: CreationOptional<string | null>;
   declare user_circuit_metric_uid: CreationOptional<string | null>;
   declare is_deprecated: CreationOptional<boolean>;
+  declare deprecated_at: CreationOptional<Date | null>;
   declare star_count: CreationOptional<number>;
   declare primary_version_uid: CreationOptional<string | null>;
   declare created_at: CreationOptional<Date>;
@@ -27,6 +28,7 @@ export class Circuit extends Model<InferAttributes<Circuit>, InferCreationAttrib
         license_type: { type: DataTypes.TEXT, allowNull: true },
         user_circuit_metric_uid: { type: DataTypes.UUID, allowNull: true },
         is_deprecated: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
+        deprecated_at: { type: DataTypes.DATE, allowNull: true },
         star_count: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
         primary_version_uid: { type: DataTypes.UUID, allowNull: true },
         created_at: DataTypes.DATE,

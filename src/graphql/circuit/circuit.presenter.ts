@@ -14,6 +14,6 @@ export async function presentCircuit(ctx: AppContext, circuit: Circuit): Promise
 /** Deprecated circuits still work; every response about one says so (DESIGN §5). */
 export function noteIfDeprecated(ctx: AppContext, circuit: Circuit): void {
   if (circuit.is_deprecated) {
-    addNotice(ctx, { code: 'deprecated', message: `Circuit ${circuit.name} is deprecated and may be removed in the future` });
+    addNotice(ctx, { code: 'deprecated', message: `Circuit ${circuit.name} is deprecated and may be removed in the future` }, circuit.deprecated_at);
   }
 }
