@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import type { Logger } from '../logger';
+import { listen } from '../db/listen';
 import type { RunState } from '../models/CircuitRun';
 import { runPubSub } from './pubsub';
 
@@ -67,24 +68,16 @@ class LocalFanOut {
 /** PostgreSQL LISTEN/NOTIFY on a dedicated connection; reconnects when it drops. */
 export async function createPostgresRunEventBus(databaseUrl: string, log: Logger): Promise<RunEventBus> {
   const fanOut = new LocalFanOut(log);
-  let closed = false;
-  let listener: Client | undefined;
   let publisher: Client | undefined;
   let publisherReady: Promise<Client> | undefined;
 
-  const connectListener = async (): Promise<void> => {
-    const client = new Client({ connectionString: databaseUrl, application_name: 'circuit-run-events' });
-    client.on('notification', (msg) => { if (msg.channel === CHANNEL && msg.payload) fanOut.deliver(msg.payload); });
-    client.on('error', (error) => {
-      log.warn({ err: error }, 'run-event listener connection lost; reconnecting');
-      client.end().catch(() => {});
-      if (!closed) setTimeout(() => { void connectListener().catch((e: unknown) => log.error({ err: e }, 'run-event listener reconnect failed')); }, 500).unref();
-    });
-    await client.connect();
-    await client.query(`LISTEN ${CHANNEL}`);
-    listener = client;
-  };
-  await connectListener();
+  const listener = await listen({
+    databaseUrl,
+    channel: CHANNEL,
+    applicationName: 'circuit-run-events',
+    log,
+    onNotification: (payload) => { if (payload) fanOut.deliver(payload); },
+  });
 
   const getPublisher = (): Promise<Client> => {
     publisherReady ??= (async () => {
@@ -110,8 +103,7 @@ export async function createPostgresRunEventBus(databaseUrl: string, log: Logger
     },
     subscribe: (uid, handler) => fanOut.subscribe(uid, handler),
     async close() {
-      closed = true;
-      await Promise.all([listener?.end().catch(() => {}), publisher?.end().catch(() => {})]);
+      await Promise.all([listener.close(), publisher?.end().catch(() => {})]);
     },
   };
 }

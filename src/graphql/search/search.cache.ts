@@ -1,7 +1,8 @@
-import { Client } from 'pg';
 import type { Sequelize, Transaction } from 'sequelize';
 import type { Logger } from '../../logger';
+import { LRUCache } from 'lru-cache';
 import { Circuit, User } from '../../models';
+import { listen } from '../../db/listen';
 
 /** Migration 0003: every committed change to searchable circuits or users NOTIFYs this channel. */
 export const SEARCH_CHANGED_CHANNEL = 'search_changed';
@@ -17,9 +18,11 @@ export const SEARCH_CHANGED_CHANNEL = 'search_changed';
  */
 export class SearchCache<T> {
   private live = false;
-  private readonly entries = new Map<string, Promise<T>>();
+  private readonly entries: LRUCache<string, Promise<T>>;
 
-  constructor(private readonly maxEntries = 500) {}
+  constructor(maxEntries = 500) {
+    this.entries = new LRUCache({ max: maxEntries });
+  }
 
   /** Whether cached pages may be served (a listener hears every change). */
   setLive(live: boolean): void {
@@ -34,16 +37,10 @@ export class SearchCache<T> {
   get(key: string, compute: () => Promise<T>): Promise<T> {
     if (!this.live) return compute();
     const cached = this.entries.get(key);
-    if (cached) {
-      // Most recently used last: the Map's first key is the one to evict.
-      this.entries.delete(key);
-      this.entries.set(key, cached);
-      return cached;
-    }
+    if (cached) return cached;
     const pending = compute();
     this.entries.set(key, pending);
-    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-    pending.catch(() => { if (this.entries.get(key) === pending) this.entries.delete(key); });
+    pending.catch(() => { if (this.entries.peek(key) === pending) this.entries.delete(key); });
     return pending;
   }
 }
@@ -87,42 +84,23 @@ function installWriteHooks(): void {
 export async function startSearchInvalidation(sequelize: Sequelize, databaseUrl: string, log: Logger): Promise<() => Promise<void>> {
   installWriteHooks();
   const cache = searchCacheFor(sequelize);
-  let closed = false;
-  let client: Client | undefined;
-  const reconnectLater = () => {
-    if (closed) return;
-    setTimeout(() => {
-      connect().catch((error: unknown) => {
-        log.warn({ err: error }, 'search cache listener reconnect failed');
-        reconnectLater();
-      });
-    }, 500).unref();
+  const goLive = (live: boolean) => {
+    cache.setLive(live);
+    if (live) liveCaches.add(cache);
+    else liveCaches.delete(cache);
   };
-  const connect = async (): Promise<void> => {
-    const listener = new Client({ connectionString: databaseUrl, application_name: 'circuit-search-cache' });
-    listener.on('notification', () => cache.invalidate());
-    listener.on('error', (error) => {
-      cache.setLive(false);
-      liveCaches.delete(cache);
-      log.warn({ err: error }, 'search cache listener lost; searching uncached until it reconnects');
-      listener.end().catch(() => {});
-      reconnectLater();
-    });
-    await listener.connect();
-    await listener.query(`LISTEN ${SEARCH_CHANGED_CHANNEL}`);
-    client = listener;
-    if (closed) {
-      await listener.end();
-      return;
-    }
-    cache.setLive(true);
-    liveCaches.add(cache);
-  };
-  await connect();
+  const listening = await listen({
+    databaseUrl,
+    channel: SEARCH_CHANGED_CHANNEL,
+    applicationName: 'circuit-search-cache',
+    log,
+    onNotification: () => cache.invalidate(),
+    onListening: () => goLive(true),
+    // Searching uncached until it reconnects: a change could go unheard meanwhile.
+    onLost: () => goLive(false),
+  });
   return async () => {
-    closed = true;
-    cache.setLive(false);
-    liveCaches.delete(cache);
-    await client?.end().catch(() => {});
+    goLive(false);
+    await listening.close();
   };
 }
