@@ -6,6 +6,8 @@ import { errorResponse, runRoute, BridgeResponse } from './bridge';
 import type { Route } from './route';
 import { buildOpenApi } from './openapi';
 import { compileRoute } from './validate';
+import { mountApiDocs } from '../src/http/api-docs';
+import { definitionJsonSchema } from '../src/engine/definition-schema';
 
 export const API_PREFIX = '/api/v1';
 
@@ -32,6 +34,12 @@ export function mountRestBridge(app: Express, schema: GraphQLSchema, document: D
     res.locals.route = 'GET /openapi.json';
     res.json((openApi ??= buildOpenApi(routes, { schema, document })));
   });
+  let definitionSchema: object | undefined;
+  router.get('/definition-schema.json', (_req: Request, res: Response) => {
+    res.locals.route = 'GET /definition-schema.json';
+    res.type('application/schema+json').send(JSON.stringify((definitionSchema ??= definitionJsonSchema())));
+  });
+  mountApiDocs(router);
   for (const route of routes) {
     compileRoute(route);
     if (route.shape === 'event-stream') continue;

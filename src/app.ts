@@ -13,6 +13,7 @@ import { getSchema } from './graphql/schema';
 import { AppContext, buildContext } from './graphql/context';
 import { toPublicError } from './graphql/format-error';
 import { mountGraphiql } from './http/graphiql';
+import { mountLandingPage } from './http/landing-page';
 import { createMetrics, mountObservability } from './http/observability';
 import { loadOperations, assertOperationsValid } from '../rest-bridge/operations';
 import { mountRestBridge } from '../rest-bridge/express';
@@ -107,6 +108,7 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
     },
   });
   await apollo.start();
+  mountLandingPage(app);
   mountGraphiql(app);
   mountGraphqlStream(app, schema, services);
   app.use('/graphql', express.json({ limit: '1mb' }), expressMiddleware(apollo, { context: ({ req }) => buildContext(services, req) }));
