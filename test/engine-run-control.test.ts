@@ -118,6 +118,29 @@ test('a failure message names the kind and step and carries no key, stack or add
   for (const f of [down, refused, shape, gone]) expect(f.message).not.toMatch(/sk-secret|\bat \/|Error:/);
 });
 
+test('step events: a failing step is reported failed with its message, and steps still in flight as stopped', async () => {
+  const events = recorder();
+  const before = held.length;
+  const running = executeDefinition({
+    query_schema: anyObject,
+    steps: [
+      { id: 'wait', kind: 'http', method: 'GET', url: `${target.url}/hold-events` },
+      { id: 'first', kind: 'template', template: 'x' },
+      { id: 'boom', kind: 'transform', expression: '$error("no " & steps.first.output)' },
+    ],
+  }, {}, context({ observer: events.observer }));
+  const deadline = Date.now() + 10_000;
+  while (held.length === before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  const error = await failure(running);
+  expect(error).toMatchObject({ code: 'StepFailed', stepId: 'boom', message: 'transform step boom: JSONata: no x' });
+  const byStep = (id: string) => events.steps.filter((e) => e.step_id === id).map((e) => e.status);
+  expect(byStep('first')).toEqual(['started', 'completed']);
+  expect(byStep('boom')).toEqual(['started', 'failed']);
+  expect(events.steps.find((e) => e.step_id === 'boom' && e.status === 'failed')!.error).toBe('transform step boom: JSONata: no x');
+  expect(byStep('wait')).toEqual(['started', 'failed']);
+  expect(events.steps.find((e) => e.step_id === 'wait' && e.status === 'failed')!.error).toBe('stopped: another step failed');
+});
+
 describe('abort: the signal stops http, llm and embedded circuit steps within 1 s', () => {
   async function abortAfterStart(definition: CircuitDefinition, ready: () => boolean, reason: RunAborted) {
     const controller = new AbortController();
