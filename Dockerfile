@@ -28,6 +28,8 @@ COPY --from=build --chown=node:node /app/bin ./bin
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]
+# isolated-vm (the sandbox for user logic) asks for this on Node 20+: V8 shares snapshot data between isolates otherwise.
+ENV NODE_OPTIONS=--no-node-snapshot
 EXPOSE 4000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:' + (process.env.PORT || 4000) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
