@@ -1,8 +1,8 @@
-import { Client } from 'pg';
 import { LRUCache } from 'lru-cache';
 import type { Sequelize, Transaction } from 'sequelize';
 import type { Logger } from '../logger';
 import { ApiToken, User } from '../models';
+import { listen } from '../db/listen';
 
 /** What a valid token authenticates as, as read from the database. */
 export interface CachedAuthentication {
@@ -97,51 +97,30 @@ function installWriteHooks(): void {
 }
 
 /**
- * LISTENs to `auth_changed` on a dedicated connection and invalidates this pool's token cache; while
- * the connection is down the cache is bypassed, and it reconnects. Returns the function that stops it.
+ * LISTENs to `auth_changed` and invalidates this pool's token cache; while the connection is down the
+ * cache is bypassed (src/db/listen.ts reconnects). Returns the function that stops it.
  */
 export async function startTokenInvalidation(sequelize: Sequelize, databaseUrl: string, log: Logger): Promise<() => Promise<void>> {
   installWriteHooks();
   const cache = tokenCacheFor(sequelize);
-  let closed = false;
-  let client: Client | undefined;
-  const reconnectLater = () => {
-    if (closed) return;
-    setTimeout(() => {
-      connect().catch((error: unknown) => {
-        log.warn({ err: error }, 'token cache listener reconnect failed');
-        reconnectLater();
-      });
-    }, 500).unref();
-  };
-  const connect = async (): Promise<void> => {
-    const listener = new Client({ connectionString: databaseUrl, application_name: 'circuit-token-cache' });
-    listener.on('notification', (message) => {
-      if (message.payload) cache.invalidateUser(message.payload);
-      else cache.invalidateAll();
-    });
-    listener.on('error', (error) => {
+  const listening = await listen({
+    databaseUrl,
+    channel: AUTH_CHANGED_CHANNEL,
+    applicationName: 'circuit-token-cache',
+    log,
+    onNotification: (userUid) => (userUid ? cache.invalidateUser(userUid) : cache.invalidateAll()),
+    onListening: () => {
+      cache.setLive(true);
+      liveCaches.add(cache);
+    },
+    onLost: () => {
       cache.setLive(false);
       liveCaches.delete(cache);
-      if (!closed) log.warn({ err: error.message }, 'token cache listener lost; authenticating uncached until it reconnects');
-      listener.end().catch(() => {});
-      reconnectLater();
-    });
-    await listener.connect();
-    await listener.query(`LISTEN ${AUTH_CHANGED_CHANNEL}`);
-    client = listener;
-    if (closed) {
-      await listener.end();
-      return;
-    }
-    cache.setLive(true);
-    liveCaches.add(cache);
-  };
-  await connect();
+    },
+  });
   return async () => {
-    closed = true;
     cache.setLive(false);
     liveCaches.delete(cache);
-    await client?.end().catch(() => {});
+    await listening.close();
   };
 }
