@@ -39,7 +39,7 @@ export async function versionPublish(options: VersionPublishOptions) {
 export function register(parent: Command): void {
   parent
     .command('publish')
-    .description('publish the next version of a circuit from a definition file (DESIGN §4)')
+    .description('publish the next version of a circuit from a definition file (the format: README "Circuit definitions", or GET /api/v1/definition-schema.json)')
     .requiredOption('--username <username>', 'the circuit owner')
     .requiredOption('--circuit <name>', 'circuit name')
     .requiredOption('--file <definition.json>', 'the version definition as JSON')
