@@ -1,8 +1,6 @@
 import crypto from 'node:crypto';
 import type { Sequelize, Transaction } from 'sequelize';
-
-interface PgConnection { query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }> }
-interface ConnectionManager { getConnection(options: object): Promise<PgConnection>; releaseConnection(connection: PgConnection): void }
+import { sequelizeConnections, transactionConnection } from '../library-patches';
 
 const names = new Map<string, string>();
 
@@ -17,9 +15,9 @@ const names = new Map<string, string>();
 export async function preparedQuery<T>(sequelize: Sequelize, text: string, values: unknown[], transaction?: Transaction | null): Promise<T[]> {
   let name = names.get(text);
   if (!name) names.set(text, (name = `cs_${crypto.createHash('sha1').update(text).digest('hex').slice(0, 20)}`));
-  const inTransaction = (transaction as unknown as { connection?: PgConnection } | null | undefined)?.connection;
+  const inTransaction = transactionConnection(transaction);
   if (inTransaction) return (await inTransaction.query({ name, text, values })).rows as T[];
-  const manager = (sequelize as unknown as { connectionManager: ConnectionManager }).connectionManager;
+  const manager = sequelizeConnections(sequelize);
   const connection = await manager.getConnection({ type: 'SELECT' });
   try {
     return (await connection.query({ name, text, values })).rows as T[];

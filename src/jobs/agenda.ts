@@ -1,18 +1,23 @@
-import crypto from 'node:crypto';
-import type { AgendaBackend, Job } from 'agenda' with { 'resolution-mode': 'import' };
+import type { AgendaBackend, Job, NotificationChannel } from 'agenda' with { 'resolution-mode': 'import' };
 import type { Config } from '../config';
 import type { Logger } from '../logger';
+import {
+  dropJobStateEvents, fillCompletely, jobStorePool, mongoJobStoreDb, prepareJobStoreStatements,
+  type PatchableChannel, type PatchablePool, type PatchableRepository,
+} from '../library-patches';
+import { outboxSqlEnqueue, startOutboxRelay, type OutboxRelay } from './job-outbox';
 
 export const EXECUTE_RUN = 'executeRun';
 
 export interface ExecuteRunData { runUid: string }
 
 /**
- * With the PostgreSQL job store, the pieces of SQL that queue a run inside the statement that inserts
- * it (src/commands/create-run.ts): `jobCte` inserts, for every row of a CTE named `run`, the same job
- * row `agenda.now()` would; `notifyColumn` is a select-list expression over `job` that wakes the workers
- * exactly like Agenda's own NOTIFY (delivered on commit). Saves two round trips per run, and a run is
- * never left inserted but unqueued.
+ * The pieces of SQL that queue a run inside the statement that inserts it (src/commands/create-run.ts):
+ * `jobCte` inserts, for every row of a CTE named `run`, a row into a CTE named `job`; `notifyColumn`
+ * is a select-list expression over `job` that wakes whoever takes it from there (delivered on commit).
+ * PostgreSQL store: the job row itself, and the NOTIFY Agenda's own channel sends. MongoDB store: an
+ * outbox row (src/jobs/job-outbox.ts) and the NOTIFY its relay listens to. Either way a run is never
+ * accepted without a durable record that its job is due, and no extra round trip is spent.
  */
 export interface SqlEnqueue {
   jobCte: string;
@@ -23,7 +28,7 @@ export interface SqlEnqueue {
 export interface RunQueue {
   readonly backendName: string;
   enqueue(runUid: string): Promise<void>;
-  /** Set for the PostgreSQL job store only (see SqlEnqueue). */
+  /** How create-run queues a run in its insert statement (see SqlEnqueue); unset: it calls enqueue(). */
   readonly sqlEnqueue?: SqlEnqueue;
   /** Whether this process executes runs. */
   readonly worker: boolean;
@@ -44,26 +49,40 @@ export function processEveryMs(lockLifetimeMs: number): number {
   return Math.min(5_000, Math.max(250, Math.floor(lockLifetimeMs / 4)));
 }
 
-async function createBackend({ config, databaseUrl }: RunQueueOptions): Promise<AgendaBackend> {
+const JOBS_TABLE = 'agenda_jobs';
+/** How often a worker removes completed jobs from the PostgreSQL store. */
+const COMPLETED_JOBS_REMOVAL_MS = 2_000;
+const JOBS_CHANNEL = 'agenda_jobs';
+/** The MongoDB store's wake-ups travel over the service's PostgreSQL (LISTEN/NOTIFY): no replica set needed. */
+const MONGO_JOBS_CHANNEL = 'agenda_jobs_mongo';
+const MONGO_COLLECTION = 'agendaJobs';
+
+interface JobStore {
+  backend: AgendaBackend;
+  /** The channel workers hear new jobs on (PostgreSQL's own, or a PostgreSQL channel for MongoDB). */
+  channel: NotificationChannel & PatchableChannel;
+  /** Set when Agenda must be given the channel explicitly (the backend has none of its own). */
+  separateChannel: boolean;
+}
+
+async function createJobStore({ config, databaseUrl }: RunQueueOptions): Promise<JobStore> {
+  const { PostgresBackend, PostgresNotificationChannel } = await import('@agendajs/postgres-backend');
   if (config.mongodbUrl) {
     const { MongoBackend } = await import('@agendajs/mongo-backend');
-    return new MongoBackend({ address: config.mongodbUrl, collection: 'agendaJobs' });
+    const backend = new MongoBackend({ address: config.mongodbUrl, collection: MONGO_COLLECTION });
+    const channel = new PostgresNotificationChannel({ connectionString: databaseUrl, channelName: MONGO_JOBS_CHANNEL });
+    return { backend, channel: channel as NotificationChannel & PatchableChannel, separateChannel: true };
   }
-  const { PostgresBackend } = await import('@agendajs/postgres-backend');
   // The table is created by migration 0002 (serialised by the migration lock): processes starting
   // together on one database would otherwise race on the backend's own DDL.
-  return new PostgresBackend({
+  const backend = new PostgresBackend({
     ensureSchema: false,
     poolConfig: { connectionString: databaseUrl, max: Math.min(20, config.jobConcurrency + 4), application_name: 'circuit-jobs' },
     tableName: JOBS_TABLE,
     channelName: JOBS_CHANNEL,
   });
+  return { backend, channel: backend.notificationChannel as NotificationChannel & PatchableChannel, separateChannel: false };
 }
-
-const JOBS_TABLE = 'agenda_jobs';
-/** How often a worker removes completed jobs from the PostgreSQL store. */
-const COMPLETED_JOBS_REMOVAL_MS = 2_000;
-const JOBS_CHANNEL = 'agenda_jobs';
 
 const sqlLiteral = (value: string) => `'${value.replace(/'/g, "''")}'`;
 
@@ -79,106 +98,42 @@ function postgresSqlEnqueue(agendaName: string): SqlEnqueue {
   };
 }
 
-
-type Notification = { jobName: string; nextRunAt?: Date | null };
-type NotificationHandler = (notification: Notification) => Promise<void> | void;
-type NotificationSubscribe = (handler: NotificationHandler) => () => void;
-type JobRepository = { getNextJobToRun(...args: unknown[]): Promise<unknown> };
-
-/** How soon a fill stopped by the lock limit looks again (in memory only while still at the limit). */
-const REFILL_RETRY_MS = 20;
-
 /**
- * Agenda answers a job NOTIFY with a queue fill: it locks jobs one by one until a scan finds none or
- * its lock limit is reached. Two gaps under load, both closed here around the notification channel:
- *  - Fills started by a burst of notifications overlap, and each ends with its own empty scan (an
- *    UPDATE round trip that locks nothing). Coalesced per job name, one fill runs at a time, and
- *    notifications that arrive meanwhile cause exactly one more fill after it: no wake-up is lost.
- *  - A fill stopped by the lock limit is not resumed when jobs finish; the rest of a backlog would
- *    wait for the processEvery poll (seconds), 50 jobs per poll. So while the last fill ended without
- *    an empty scan, it is tried again shortly; at the limit such a try costs no database access.
+ * While PostgreSQL restarts, the job store's connections fail many times a second (the channel retries
+ * every 100 ms). One warning line per kind of trouble and outage, no stack: the supervisor and /readyz
+ * already say what is going on.
  */
-function fillCompletely(channel: { subscribe: NotificationSubscribe }, repository: JobRepository): void {
-  let drained = true;
-  const getNextJobToRun = repository.getNextJobToRun.bind(repository);
-  repository.getNextJobToRun = async (...args: unknown[]) => {
-    const job = await getNextJobToRun(...args);
-    drained = job === undefined;
-    return job;
-  };
-  const subscribe = channel.subscribe.bind(channel);
-  channel.subscribe = (handler) => {
-    const filling = new Map<string, { again: boolean }>();
-    let subscribed = true;
-    const fill = async (notification: Notification): Promise<void> => {
-      const current = filling.get(notification.jobName);
-      if (current) {
-        current.again = true;
-        return;
-      }
-      const state = { again: false };
-      filling.set(notification.jobName, state);
-      try {
-        do {
-          state.again = false;
-          drained = false;
-          await handler(notification);
-        } while (state.again);
-      } finally {
-        filling.delete(notification.jobName);
-      }
-      const due = !notification.nextRunAt || notification.nextRunAt.getTime() <= Date.now();
-      if (!drained && due && subscribed) setTimeout(() => { void fill(notification); }, REFILL_RETRY_MS).unref();
-    };
-    const unsubscribe = subscribe(fill);
-    return () => {
-      subscribed = false;
-      unsubscribe();
-    };
-  };
-}
-
-/**
- * The PostgreSQL job store sends each of its statements (lock, save state, remove: several per run)
- * as an unnamed statement, parsed and planned on every call. Its texts with parameters are a small
- * fixed set, so they are sent as named statements here: parsed once per connection, plan cached.
- * Texts without parameters (its NOTIFYs embed the payload) stay unnamed, so nothing accumulates.
- */
-function preparePooledStatements(pool: { query: (...args: unknown[]) => Promise<unknown> }): void {
-  const query = pool.query.bind(pool);
-  const names = new Map<string, string>();
-  pool.query = (text: unknown, values?: unknown, ...rest: unknown[]) => {
-    if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || rest.length > 0) return query(text, values, ...rest);
-    let name = names.get(text);
-    if (!name) names.set(text, (name = `agenda_${crypto.createHash('sha1').update(text).digest('hex').slice(0, 20)}`));
-    return query({ name, text, values });
+function outageLogger(log: Logger, quietMs = 30_000): (what: string, error: Error) => void {
+  const last = new Map<string, number>();
+  return (what, error) => {
+    const key = `${what}: ${error.message}`;
+    const now = Date.now();
+    if ((last.get(key) ?? 0) > now - quietMs) return;
+    last.set(key, now);
+    log.warn({ error: error.message }, what);
   };
 }
 
 export type RunJobHandler = (job: Job<ExecuteRunData>) => Promise<void>;
 
 /**
- * Builds the Agenda instance on the configured job store: PostgreSQL (LISTEN/NOTIFY, so a queued run
- * starts in milliseconds) by default, MongoDB when MONGODB_URL is set (polls every processEvery).
- * With `handler` this process is also a worker: jobs are handed to it (at-least-once delivery).
+ * Builds the Agenda instance on the configured job store: PostgreSQL by default, MongoDB when
+ * MONGODB_URL is set. Either way a queued run starts in milliseconds: workers hear new jobs over
+ * PostgreSQL LISTEN/NOTIFY (the MongoDB store has no channel of its own; a change stream would need
+ * a replica set). With `handler` this process is also a worker: jobs are handed to it (at-least-once).
  */
 export async function createRunQueue(options: RunQueueOptions, handler?: RunJobHandler): Promise<RunQueue> {
-  const { config, log } = options;
-  const backend = await createBackend(options);
+  const { config, log, databaseUrl } = options;
+  const { backend, channel, separateChannel } = await createJobStore(options);
   const lockLifetime = config.jobLockLifetimeMs;
-  const channel = backend.notificationChannel as { publishState?: unknown; subscribeState?: unknown; subscribe: NotificationSubscribe } | undefined;
-  if (channel) {
-    // Agenda would NOTIFY every listening process three more times per job (start, success,
-    // complete) for cross-process job events this service does not use; run states have their own bus.
-    channel.publishState = undefined;
-    channel.subscribeState = undefined;
-    fillCompletely(channel, backend.repository as unknown as JobRepository);
-  }
+  const mongo = Boolean(config.mongodbUrl);
+  dropJobStateEvents(channel);
+  fillCompletely(channel, backend.repository as unknown as PatchableRepository);
   const { Agenda } = await import('agenda');
   const name = `circuits-${process.pid}`;
-  const removeInBatches = !config.mongodbUrl;
   const agenda = new Agenda({
     backend,
+    ...(separateChannel ? { notificationChannel: channel } : {}),
     name,
     processEvery: processEveryMs(lockLifetime),
     maxConcurrency: config.jobConcurrency,
@@ -188,18 +143,37 @@ export async function createRunQueue(options: RunQueueOptions, handler?: RunJobH
     defaultLockLifetime: lockLifetime,
     // PostgreSQL store: completed jobs are removed in batches below (one DELETE every few seconds
     // instead of one round trip per run); MongoDB: by Agenda, one by one.
-    removeOnComplete: !removeInBatches,
+    removeOnComplete: mongo,
   });
-  agenda.on('error', (error: Error) => log.warn({ err: error }, 'job queue error'));
-  // The LISTEN client emits 'error' when PostgreSQL goes away (restart, or the embedded server stopping
-  // at shutdown); unhandled, that event would crash the process.
-  backend.notificationChannel?.on('error', (error: Error) => log.warn({ err: error }, 'job notification channel error'));
+  const trouble = outageLogger(log);
+  agenda.on('error', (error: Error) => trouble('job queue error', error));
+  // The LISTEN client emits 'error' when PostgreSQL goes away (a restart); unhandled, that would crash the process.
+  channel.on('error', (error: Error) => trouble('job notification channel error', error));
   await agenda.ready;
-  // Likewise an idle pooled job-store connection (PostgreSQL backend only).
-  type PoolLike = { on(event: 'error', listener: (error: Error) => void): unknown; query: (...args: unknown[]) => Promise<unknown> };
-  const pool = (backend.repository as { getPool?: () => PoolLike | undefined }).getPool?.();
-  pool?.on('error', (error) => log.warn({ err: error }, 'job store connection error'));
-  if (pool) preparePooledStatements(pool);
+  // Likewise an idle pooled job-store connection (PostgreSQL store only).
+  const pool = jobStorePool<PatchablePool & { on(event: 'error', listener: (error: Error) => void): unknown }>(backend.repository);
+  if (pool) {
+    pool.on('error', (error) => trouble('job store connection error', error));
+    prepareJobStoreStatements(pool);
+  }
+
+  let relay: OutboxRelay | undefined;
+  if (mongo) {
+    // One job per run however often the outbox relay hands it over (see src/jobs/job-outbox.ts).
+    await mongoJobStoreDb(backend.repository).collection(MONGO_COLLECTION).createIndex({ name: 1, 'data.runUid': 1 });
+    relay = await startOutboxRelay({
+      databaseUrl,
+      log,
+      enqueue: async (runUids) => {
+        await Promise.all(runUids.map(async (runUid) => {
+          await agenda.create<ExecuteRunData>(EXECUTE_RUN, { runUid })
+            .unique({ 'data.runUid': runUid }, { insertOnly: true })
+            .schedule(new Date())
+            .save();
+        }));
+      },
+    });
+  }
 
   let remover: NodeJS.Timeout | undefined;
   if (handler) {
@@ -209,26 +183,25 @@ export async function createRunQueue(options: RunQueueOptions, handler?: RunJobH
       lockLifetime,
     });
     await agenda.start();
-    if (removeInBatches && pool) {
+    if (!mongo && pool) {
       // Jobs that finished without failing (Agenda's removeOnComplete rule); failed ones stay for inspection.
       remover = setInterval(() => {
         pool.query(
           `DELETE FROM ${JOBS_TABLE} WHERE name = $1 AND next_run_at IS NULL AND locked_at IS NULL AND last_finished_at IS NOT NULL AND failed_at IS NULL`,
           [EXECUTE_RUN],
-        ).catch((error: unknown) => log.warn({ err: error }, 'could not remove completed jobs'));
+        ).catch((error: Error) => trouble('could not remove completed jobs', error));
       }, COMPLETED_JOBS_REMOVAL_MS);
       remover.unref();
     }
-  } else if (backend.notificationChannel) {
+  } else {
     // An enqueue-only process must connect the notification channel itself, or its jobs wait for a poll.
-    await backend.notificationChannel.connect();
+    await channel.connect();
   }
 
   return {
     backendName: backend.name,
     worker: handler !== undefined,
-    // Only when workers hear the NOTIFY (otherwise agenda.now() and its poll are the path).
-    sqlEnqueue: config.mongodbUrl || !backend.notificationChannel ? undefined : postgresSqlEnqueue(name),
+    sqlEnqueue: mongo ? outboxSqlEnqueue() : postgresSqlEnqueue(name),
     async enqueue(runUid) {
       await agenda.now<ExecuteRunData>(EXECUTE_RUN, { runUid });
     },
@@ -242,11 +215,12 @@ export async function createRunQueue(options: RunQueueOptions, handler?: RunJobH
     },
     async close(drainMs = 5_000) {
       if (remover) clearInterval(remover);
+      await relay?.close();
       if (handler) {
         const result = await agenda.drain({ timeout: drainMs });
         if (result.timedOut) log.warn({ running: result.running }, 'stopped with runs still executing; another worker takes them over');
       } else {
-        await backend.notificationChannel?.disconnect();
+        await channel.disconnect();
         await backend.disconnect();
       }
     },

@@ -1,0 +1,175 @@
+import crypto from 'node:crypto';
+
+/**
+ * Every place where the service reaches into a library's internals, in one module. Each patch was
+ * written against the versions in WRITTEN_FOR (pinned exactly in package.json), checks the shape it
+ * relies on when applied and throws LibraryInternalsChanged instead of silently doing nothing, and is
+ * exercised by test/library-patches.test.ts, which fails loudly on an upgrade that changes them.
+ */
+export const WRITTEN_FOR = {
+  agenda: '6.2.6',
+  '@agendajs/postgres-backend': '3.0.6',
+  '@agendajs/mongo-backend': '4.0.3',
+  sequelize: '6.37.8',
+} as const;
+
+export class LibraryInternalsChanged extends Error {
+  constructor(what: string) {
+    super(`library internals changed: ${what} (src/library-patches.ts was written for ${Object.entries(WRITTEN_FOR).map(([name, version]) => `${name}@${version}`).join(', ')})`);
+  }
+}
+
+function requireMethod(owner: unknown, method: string, what: string): void {
+  if (typeof (owner as Record<string, unknown> | undefined)?.[method] !== 'function') throw new LibraryInternalsChanged(`${what}.${method} is not a function`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Agenda: notification channel and job repository
+
+export type JobNotification = { jobName: string; nextRunAt?: Date | null };
+type NotificationHandler = (notification: JobNotification) => Promise<void> | void;
+export interface PatchableChannel {
+  subscribe(handler: NotificationHandler): () => void;
+  publishState?: unknown;
+  subscribeState?: unknown;
+}
+export interface PatchableRepository { getNextJobToRun(...args: unknown[]): Promise<unknown> }
+
+/**
+ * Agenda would NOTIFY every listening process three more times per job (start, success, complete)
+ * for cross-process job events this service does not use (run states have their own bus). Agenda
+ * skips them when the channel has no publishState/subscribeState (optional in its interface).
+ */
+export function dropJobStateEvents(channel: PatchableChannel): void {
+  requireMethod(channel, 'publishState', 'Agenda notification channel');
+  requireMethod(channel, 'subscribeState', 'Agenda notification channel');
+  channel.publishState = undefined;
+  channel.subscribeState = undefined;
+}
+
+/** How soon a fill stopped by the lock limit looks again (in memory only while still at the limit). */
+const REFILL_RETRY_MS = 20;
+
+/**
+ * Agenda answers a job notification with a queue fill: it locks jobs one by one until a scan finds
+ * none or its lock limit is reached. Two gaps under load, both closed here around the notification
+ * channel (Agenda's JobProcessor subscribes its handleNotification through channel.subscribe and
+ * fills through repository.getNextJobToRun):
+ *  - Fills started by a burst of notifications overlap, and each ends with its own empty scan (a
+ *    round trip that locks nothing). Coalesced per job name, one fill runs at a time, and
+ *    notifications that arrive meanwhile cause exactly one more fill after it: no wake-up is lost.
+ *  - A fill stopped by the lock limit is not resumed when jobs finish; the rest of a backlog would
+ *    wait for the processEvery poll (seconds). So while the last fill ended without an empty scan,
+ *    it is tried again shortly; at the limit such a try costs no database access.
+ */
+export function fillCompletely(channel: PatchableChannel, repository: PatchableRepository): void {
+  requireMethod(channel, 'subscribe', 'Agenda notification channel');
+  requireMethod(repository, 'getNextJobToRun', 'Agenda job repository');
+  let drained = true;
+  const getNextJobToRun = repository.getNextJobToRun.bind(repository);
+  repository.getNextJobToRun = async (...args: unknown[]) => {
+    const job = await getNextJobToRun(...args);
+    drained = job === undefined || job === null;
+    return job;
+  };
+  const subscribe = channel.subscribe.bind(channel);
+  channel.subscribe = (handler) => {
+    const filling = new Map<string, { again: boolean }>();
+    let subscribed = true;
+    const fill = async (notification: JobNotification): Promise<void> => {
+      const current = filling.get(notification.jobName);
+      if (current) {
+        current.again = true;
+        return;
+      }
+      const state = { again: false };
+      filling.set(notification.jobName, state);
+      try {
+        do {
+          state.again = false;
+          drained = false;
+          await handler(notification);
+        } while (state.again);
+      } finally {
+        filling.delete(notification.jobName);
+      }
+      const due = !notification.nextRunAt || notification.nextRunAt.getTime() <= Date.now();
+      if (!drained && due && subscribed) setTimeout(() => { void fill(notification); }, REFILL_RETRY_MS).unref();
+    };
+    const unsubscribe = subscribe(fill);
+    return () => {
+      subscribed = false;
+      unsubscribe();
+    };
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// pg: the PostgreSQL job store's pool
+
+export interface PatchablePool { query: (...args: unknown[]) => Promise<unknown> }
+
+/**
+ * The PostgreSQL job store sends each of its statements (lock, save state, remove: several per run)
+ * as an unnamed statement, parsed and planned on every call. Its texts with parameters are a small
+ * fixed set, so they are sent as named statements here: parsed once per connection, plan cached.
+ * Texts without parameters (its NOTIFYs embed the payload) stay unnamed, so nothing accumulates.
+ */
+export function prepareJobStoreStatements(pool: PatchablePool): void {
+  requireMethod(pool, 'query', 'pg Pool');
+  const query = pool.query.bind(pool);
+  const names = new Map<string, string>();
+  pool.query = (text: unknown, values?: unknown, ...rest: unknown[]) => {
+    if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || rest.length > 0) return query(text, values, ...rest);
+    let name = names.get(text);
+    if (!name) names.set(text, (name = `agenda_${crypto.createHash('sha1').update(text).digest('hex').slice(0, 20)}`));
+    return query({ name, text, values });
+  };
+}
+
+/** The PostgreSQL store's pool (PostgresJobRepository.getPool), undefined for other stores. */
+export function jobStorePool<T>(repository: unknown): T | undefined {
+  const getPool = (repository as { getPool?: () => T | undefined }).getPool;
+  if (getPool === undefined) return undefined;
+  if (typeof getPool !== 'function') throw new LibraryInternalsChanged('Agenda PostgresJobRepository.getPool is not a function');
+  const pool = getPool.call(repository);
+  if (pool) requireMethod(pool, 'query', 'pg Pool');
+  return pool;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sequelize: a raw connection of its pool (src/db/prepared.ts)
+
+export interface PgConnection { query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }> }
+export interface PooledConnections {
+  getConnection(options: object): Promise<PgConnection>;
+  releaseConnection(connection: PgConnection): void;
+}
+
+/** Sequelize's (undocumented) connectionManager: a raw node-postgres client from its pool. */
+export function sequelizeConnections(sequelize: unknown): PooledConnections {
+  const manager = (sequelize as { connectionManager?: PooledConnections }).connectionManager;
+  requireMethod(manager, 'getConnection', 'Sequelize connectionManager');
+  requireMethod(manager, 'releaseConnection', 'Sequelize connectionManager');
+  return manager!;
+}
+
+/** The node-postgres client a Sequelize transaction runs on (Transaction.connection, undocumented). */
+export function transactionConnection(transaction: unknown): PgConnection | undefined {
+  const connection = (transaction as { connection?: PgConnection } | null | undefined)?.connection;
+  if (transaction && connection === undefined) throw new LibraryInternalsChanged('Sequelize Transaction.connection is missing');
+  return connection;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Agenda's MongoDB store: its database handle (for the run-uid index the outbox relay relies on)
+
+export interface MongoDbLike { collection(name: string): { createIndex(spec: Record<string, 1 | -1>): Promise<unknown> } }
+
+/** MongoJobRepository.getDb (public, documented "for use by job logger"): the connected Db. */
+export function mongoJobStoreDb(repository: unknown): MongoDbLike {
+  requireMethod(repository, 'getDb', 'Agenda MongoJobRepository');
+  const db = (repository as { getDb(): MongoDbLike }).getDb();
+  requireMethod(db, 'collection', 'MongoDB Db');
+  return db;
+}

