@@ -24,6 +24,11 @@ export const HEADERS = {
     description: 'RFC 7240 preferences; preferences the route does not know are ignored.',
     schema: { type: 'string' },
   },
+  'Last-Event-ID': {
+    in: 'request',
+    description: 'Server-sent events: the `id:` of the last event the client received; the stream resumes after it (an EventSource sends it when it reconnects).',
+    schema: { type: 'string' },
+  },
   'RateLimit-Limit': { in: 'response', description: 'Requests allowed in the current window.', schema: { type: 'string', pattern: '^[0-9]+$' } },
   'RateLimit-Remaining': { in: 'response', description: 'Requests left in the current window.', schema: { type: 'string', pattern: '^[0-9]+$' } },
   'RateLimit-Reset': { in: 'response', description: 'Seconds until the window resets.', schema: { type: 'string', pattern: '^[0-9]+$' } },

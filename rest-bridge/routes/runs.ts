@@ -93,6 +93,7 @@ export const runRoutes: Route[] = [
     auth: 'optional',
     tag,
     params: { uid: uidParam('Circuit run') },
+    requestHeaders: ['Last-Event-ID'],
     variables: ({ params }) => ({ uid: params.uid }),
     result: 'circuitRun',
     shape: 'event-stream',
