@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -19,7 +20,26 @@ function withDatabase(url: string, name: string): string {
  * One PostgreSQL for the whole run: the embedded one (a fresh data dir), or the server named by
  * TEST_DATABASE_URL. A migrated template database is made once; each test file clones it.
  */
+/** True when a Redis server answers PING at host:port within a second. */
+function redisAnswers(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    let reply = '';
+    const done = (answer: boolean) => { socket.destroy(); resolve(answer); };
+    socket.setTimeout(1_000, () => done(false));
+    socket.once('error', () => done(false));
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (chunk) => { reply += chunk.toString(); if (reply.includes('\r\n')) done(reply.startsWith('+PONG')); });
+  });
+}
+
 export default async function globalSetup(): Promise<void> {
+  // What can run here must run here: the Redis paths (run events, rate limits) use a local Redis
+  // when one answers. TEST_REDIS=off keeps them skipped.
+  if (!process.env.REDIS_URL && process.env.TEST_REDIS !== 'off' && (await redisAnswers('127.0.0.1', 6379))) {
+    process.env.REDIS_URL = 'redis://127.0.0.1:6379';
+    console.log('\nusing the Redis at 127.0.0.1:6379 for the Redis run-event and rate-limit tests (REDIS_URL; TEST_REDIS=off to skip them)');
+  }
   let adminUrl = process.env.TEST_DATABASE_URL;
   if (!adminUrl) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'circuits-test-'));
@@ -40,7 +60,7 @@ export default async function globalSetup(): Promise<void> {
 
   // Jest hides console output of suites whose tests are all skipped: say here what will not run and why.
   if (!process.env.MONGODB_URL) console.log('\nskipped: the MongoDB job store test (test/run-optional-backends), because MONGODB_URL is unset and no MongoDB server can run here');
-  if (!process.env.REDIS_URL) console.log('skipped: the Redis run-event and Redis rate-limit tests, because REDIS_URL is unset (e.g. REDIS_URL=redis://127.0.0.1:6379 npm test)');
+  if (!process.env.REDIS_URL) console.log('skipped: the Redis run-event and Redis rate-limit tests, because no Redis answers at 127.0.0.1:6379 and REDIS_URL is unset');
 
   process.env.TEST_PG_ADMIN_URL = adminUrl;
   process.env.TEST_PG_TEMPLATE = TEMPLATE_DB;
