@@ -23,9 +23,9 @@ function literalPath(ancestors: readonly (ASTNode | readonly ASTNode[])[]): stri
  */
 export function InputHygieneRule(context: ValidationContext): ASTVisitor {
   return {
-    StringValue(node, _key, _parent, _path, ancestors) {
+    StringValue(node, _key, parent, _path, ancestors) {
       const problem = textFlaw(node.value);
-      if (problem) context.reportError(badInput(`${literalPath(ancestors)} ${problem}`));
+      if (problem) context.reportError(badInput(`${literalPath([...ancestors, ...(parent ? [parent] : [])])} ${problem}`));
     },
   };
 }
