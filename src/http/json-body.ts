@@ -83,7 +83,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 /** Parses a JSON body into `req.body`; other content types are left alone for their routes. */
 async function parseJsonBody(req: Request): Promise<void> {
   // As body-parser does: `body` is present (undefined) on every request; Apollo's adapter insists on it.
-  if (!('body' in req)) req.body = undefined;
+  if (!Object.prototype.hasOwnProperty.call(req, 'body')) req.body = undefined;
   if (!req.is('application/json')) return;
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(String(req.headers['content-type']))?.[1]?.toLowerCase();
   if (charset && charset !== 'utf-8' && charset !== 'utf8') throw badInput(`Unsupported charset "${charset}": send JSON as UTF-8`);
