@@ -43,6 +43,8 @@ export interface Config {
   publicUrl: string | undefined;
   /** Largest cost of one GraphQL operation (GRAPHQL_MAX_COST, src/graphql/operation-cost.ts). */
   graphqlMaxCost: number;
+  /** A graphql-sse stream reserved with PUT and not connected within this time is removed. */
+  streamReservationTtlMs: number;
 }
 
 /** Every problem found in the environment, one line each (the message joins them with newlines). */
@@ -194,5 +196,6 @@ function readConfig(env: NodeJS.ProcessEnv, http: boolean): Config {
     trustProxy: http ? trustProxy(env) : false,
     publicUrl: publicUrl(env),
     graphqlMaxCost: int(env, 'GRAPHQL_MAX_COST', 1000, 1),
+    streamReservationTtlMs: int(env, 'GRAPHQL_STREAM_RESERVATION_TTL_MS', 30_000, 100, 3_600_000),
   };
 }

@@ -1,6 +1,6 @@
 import { DocumentNode, getNamedType, GraphQLFieldConfig, GraphQLSchema, isLeafType } from 'graphql';
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
-import { fieldExtensionsEstimator, getComplexity } from 'graphql-query-complexity';
+import { fieldExtensionsEstimator, getComplexity, simpleEstimator } from 'graphql-query-complexity';
 import { AppError } from '../errors';
 
 /**
@@ -45,7 +45,8 @@ export function withOperationCosts(schema: GraphQLSchema): GraphQLSchema {
   });
 }
 
-const estimators = [fieldExtensionsEstimator()];
+// Meta fields (__typename) have no extensions: they cost nothing.
+const estimators = [fieldExtensionsEstimator(), simpleEstimator({ defaultComplexity: 0 })];
 
 /**
  * Refuses an operation whose cost exceeds `maxCost` before it executes (BadClientData); aliases and

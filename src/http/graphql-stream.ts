@@ -12,8 +12,6 @@ import { prepareOperation } from '../graphql/prepare-operation';
 
 export const GRAPHQL_STREAM_PATH = '/graphql/stream';
 
-/** A reserved stream (PUT) that no client connected to within this time is removed. */
-export const STREAM_RESERVATION_TTL_MS = 30_000;
 /** Streams (reserved or connected) at once per user with a token. */
 export const MAX_STREAMS_PER_USER = 10;
 /** Streams at once per anonymous client address, and for all anonymous clients together. */
@@ -119,7 +117,7 @@ export function mountGraphqlStream(app: Express, schema: GraphQLSchema, services
     // The stream token is always the server's: a client never names (or guesses) another's stream.
     const token = crypto.randomUUID();
     const reservation: Reservation = { client, anonymous: anonymousClient, operations: 0, connected: false };
-    reservation.expiry = setTimeout(() => void expire(token), STREAM_RESERVATION_TTL_MS).unref();
+    reservation.expiry = setTimeout(() => void expire(token), services.config.streamReservationTtlMs).unref();
     reservations.set(token, reservation);
     byClient.set(client, (byClient.get(client) ?? 0) + 1);
     if (anonymousClient) anonymous++;
