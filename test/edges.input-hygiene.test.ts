@@ -68,11 +68,11 @@ describe('REST', () => {
     expect(res.body.error).toEqual({ code: 'BadClientData', message: 'query parameter search contains a NUL character (U+0000)' });
   });
 
-  test('malformed JSON, invalid UTF-8 and a foreign charset are 400 with the envelope', async () => {
+  test('malformed JSON and invalid UTF-8 are 400, a foreign charset 415, all with the envelope', async () => {
     const malformed = await t.rest('POST', '/circuits', { token: owner.token, rawBody: '{"name":' });
     expect(malformed).toMatchObject({ status: 400, body: { error: { code: 'BadClientData', message: 'Malformed JSON body' } } });
     const latin1 = await t.rest('POST', '/circuits', { token: owner.token, rawBody: '{"name":"x"}', headers: { 'content-type': 'application/json; charset=latin1' } });
-    expect(latin1).toMatchObject({ status: 400, body: { error: { code: 'BadClientData', message: 'Unsupported charset "latin1": send JSON as UTF-8' } } });
+    expect(latin1).toMatchObject({ status: 415, body: { error: { code: 'UnsupportedMediaType', message: 'Unsupported charset "latin1": send JSON as UTF-8' } } });
     const res = await fetch(`${t.url}/api/v1/circuits`, {
       method: 'POST', headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' }, body: Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x7d]),
     });

@@ -18,10 +18,13 @@ import { GRAPHQL_STREAM_PATH } from './graphql-stream';
 const requestError = (message: string) => new AppError('BadClientData', message, { http: { status: ERROR_STATUS.BadClientData } });
 
 /**
- * Contexts of requests that prefer `application/json` to `application/graphql-response+json`:
- * GraphQL over HTTP asks that their parse, validation and variable-coercion failures be 200.
+ * Marks the context of a request that prefers `application/json` to `application/graphql-response+json`:
+ * GraphQL over HTTP asks that its parse, validation and variable-coercion failures be 200. A symbol
+ * property, not a WeakSet: Apollo hands plugins a shallow copy of the context.
  */
-const legacyJson = new WeakSet<AppContext>();
+const LEGACY_JSON = Symbol('prefers application/json');
+type GraphqlContext = AppContext & { [LEGACY_JSON]?: boolean };
+const DOCUMENT_FAILURES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT']);
 
 function servicePlugin(maxCost: number): ApolloServerPlugin<AppContext> {
   return {
@@ -37,13 +40,15 @@ function servicePlugin(maxCost: number): ApolloServerPlugin<AppContext> {
             throw requestError((error as Error).message);
           }
         },
-        async willSendResponse({ contextValue, response }) {
+        async willSendResponse({ contextValue, response, errors }) {
           for (const [name, value] of Object.entries(contextValue.responseHeaders ?? {})) response.http.headers.set(name, value);
           if (response.body.kind !== 'single') return;
           const result = response.body.singleResult;
           if (contextValue.notices?.length) result.extensions = { ...result.extensions, notices: contextValue.notices };
-          // Apollo answers 400 when it could not execute at all (no `data`): parse, validation, coercion, cost.
-          if (response.http.status === 400 && !('data' in result) && legacyJson.has(contextValue)) response.http.status = 200;
+          // A document that did not parse, validate, coerce its variables or fit the cost limit: 200 for legacy
+          // clients (GraphQL over HTTP); a malformed request (no query, say) stays 400.
+          const documentFailure = !!errors?.length && errors.every((error) => error instanceof AppError || DOCUMENT_FAILURES.has(String(error.extensions?.code)));
+          if (response.http.status === 400 && !('data' in result) && documentFailure && (contextValue as GraphqlContext)[LEGACY_JSON]) response.http.status = 200;
         },
       };
     },
@@ -86,8 +91,8 @@ function documentDepthGuard(req: Request, res: Response, next: NextFunction): vo
 export function mountGraphql(app: Express, apollo: ApolloServer<AppContext>, services: Services): void {
   app.use('/graphql', documentDepthGuard, expressMiddleware(apollo, {
     context: async ({ req }) => {
-      const context = await buildContext(services, req);
-      if (req.accepts(['application/json', 'application/graphql-response+json']) === 'application/json') legacyJson.add(context);
+      const context: GraphqlContext = await buildContext(services, req);
+      if (req.accepts(['application/json', 'application/graphql-response+json']) === 'application/json') context[LEGACY_JSON] = true;
       return context;
     },
   }));

@@ -51,7 +51,7 @@ function readBody(req: Request, limit: number): Promise<Buffer> {
     let decoder: Transform | undefined;
     if (encoding !== 'identity') {
       const makeDecoder = DECODERS[encoding];
-      if (!makeDecoder) return reject(badInput(`Unsupported Content-Encoding "${encoding}": send identity, gzip, deflate or br`));
+      if (!makeDecoder) return reject(new AppError('UnsupportedMediaType', `Unsupported Content-Encoding "${encoding}": send identity, gzip, deflate or br`));
       decoder = req.pipe(makeDecoder());
     }
     const stream: Readable = decoder ?? req;
@@ -78,15 +78,18 @@ function readBody(req: Request, limit: number): Promise<Buffer> {
   });
 }
 
+/** JSON (RFC 8259), also with a `+json` structured syntax suffix — the REST bridge's JSON_TYPES. */
+const JSON_TYPES = ['application/json', 'application/*+json'];
+
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Parses a JSON body into `req.body`; other content types are left alone for their routes. */
 async function parseJsonBody(req: Request): Promise<void> {
   // As body-parser does: `body` is present (undefined) on every request; Apollo's adapter insists on it.
   if (!Object.prototype.hasOwnProperty.call(req, 'body')) req.body = undefined;
-  if (!req.is('application/json')) return;
+  if (!req.is(JSON_TYPES)) return;
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(String(req.headers['content-type']))?.[1]?.toLowerCase();
-  if (charset && charset !== 'utf-8' && charset !== 'utf8') throw badInput(`Unsupported charset "${charset}": send JSON as UTF-8`);
+  if (charset && charset !== 'utf-8' && charset !== 'utf8') throw new AppError('UnsupportedMediaType', `Unsupported charset "${charset}": send JSON as UTF-8`);
   const bytes = await readBody(req, BODY_LIMIT_BYTES);
   if (bytes.length === 0) return;
   let text: string;
