@@ -1,17 +1,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import { expressMiddleware } from '@as-integrations/express5';
 import type { Config } from './config';
 import { createLogger, Logger } from './logger';
 import { createSequelize } from './db/sequelize';
 import { migrate } from './db/migrate';
 import { initModels } from './models';
 import { getSchema } from './graphql/schema';
-import { AppContext, buildContext } from './graphql/context';
-import { toPublicError } from './graphql/format-error';
 import { mountGraphiql } from './http/graphiql';
 import { mountLandingPage } from './http/landing-page';
 import { createMetrics, mountObservability } from './http/observability';
@@ -27,6 +22,8 @@ import { startTokenInvalidation } from './auth/token-cache';
 import { startRunRuntime } from './jobs/runtime';
 import { mountRunEvents } from './http/run-events.sse';
 import { mountGraphqlStream } from './http/graphql-stream';
+import { createApollo, mountGraphql } from './http/graphql';
+import { jsonBody, jsonErrors, refuseOversizedBodies } from './http/json-body';
 
 export interface RunningApp {
   url: string;
@@ -62,9 +59,12 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
 
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  // Whose X-Forwarded-For decides req.ip (rate limits, logs): nobody's unless TRUST_PROXY names them.
+  app.set('trust proxy', config.trustProxy);
   const metrics = createMetrics();
   mountObservability(app, log, metrics);
+  app.use(refuseOversizedBodies());
+  app.use(jsonBody());
 
   app.get('/healthz', (_req, res) => { res.json({ status: 'ok' }); });
   app.get('/readyz', async (_req, res) => {
@@ -81,45 +81,22 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
   });
 
   const server = http.createServer(app);
-  const apollo = new ApolloServer<AppContext>({
-    schema,
-    introspection: true,
-    // main.ts owns SIGINT/SIGTERM: Apollo's own handlers would stop it first and re-raise the signal mid-shutdown.
-    stopOnTerminationSignals: false,
-    plugins: [
-      ApolloServerPluginDrainHttpServer({ httpServer: server }),
-      {
-        async requestDidStart() {
-          return {
-            async willSendResponse({ contextValue, response }) {
-              for (const [name, value] of Object.entries(contextValue.responseHeaders ?? {})) response.http.headers.set(name, value);
-              if (contextValue.notices?.length && response.body.kind === 'single') {
-                response.body.singleResult.extensions = { ...response.body.singleResult.extensions, notices: contextValue.notices };
-              }
-            },
-          };
-        },
-      },
-    ],
-    formatError: (formatted, error) => {
-      const publicError = toPublicError(error as never);
-      if (publicError.code === 'Internal') log.error({ err: publicError.internal ?? error }, 'internal error in GraphQL');
-      return { ...formatted, message: publicError.message, extensions: { code: publicError.code } };
-    },
-  });
+  const apollo = createApollo(schema, services, server);
   await apollo.start();
   mountLandingPage(app);
   mountGraphiql(app);
-  mountGraphqlStream(app, schema, services);
-  app.use('/graphql', express.json({ limit: '1mb' }), expressMiddleware(apollo, { context: ({ req }) => buildContext(services, req) }));
+  const stream = mountGraphqlStream(app, schema, services);
+  mountGraphql(app, apollo, services);
 
   const web = mountWeb(app, services);
   mountRunEvents(app, schema, operations, services);
   mountRestBridge(app, schema, operations, routes, services);
+  app.use(jsonErrors());
 
   let closing: Promise<void> | undefined;
   const close = () => (closing ??= (async () => {
     server.closeIdleConnections();
+    stream.close();
     await apollo.stop();
     await runs.close();
     await searchRateLimiter.close();
@@ -141,5 +118,7 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
   }
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  // PUBLIC_URL's default is the address as listened (the port is only known now when PORT=0).
+  config.publicUrl ??= url;
   return { url, services, server, close };
 }

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import ipaddr from 'ipaddr.js';
 
 /** Everything the service reads from its environment, validated once at start. */
 export interface Config {
@@ -33,6 +34,17 @@ export interface Config {
   runMaxSteps: number;
   /** Largest result_blob a run may produce, in bytes of JSON (RUN_MAX_RESULT_BYTES). */
   runMaxResultBytes: number;
+  /**
+   * Express `trust proxy`: the proxies whose X-Forwarded-For / -Proto is believed (addresses, CIDRs or
+   * `loopback`, `linklocal`, `uniquelocal`). False (the default) trusts nobody: the client is the socket peer.
+   */
+  trustProxy: string[] | false;
+  /** Origin that absolute URLs are built from (download links); unset means `http://HOST:PORT` as listened. */
+  publicUrl: string | undefined;
+  /** Largest cost of one GraphQL operation (GRAPHQL_MAX_COST, src/graphql/operation-cost.ts). */
+  graphqlMaxCost: number;
+  /** A graphql-sse stream reserved with PUT and not connected within this time is removed. */
+  streamReservationTtlMs: number;
 }
 
 /** Every problem found in the environment, one line each (the message joins them with newlines). */
@@ -94,6 +106,34 @@ function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string 
   return raw;
 }
 
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+function isAddressOrRange(entry: string): boolean {
+  const [address, prefix, extra] = entry.split('/');
+  const v4 = ipaddr.IPv4.isValidFourPartDecimal(address);
+  if (extra !== undefined || (!v4 && !ipaddr.IPv6.isValid(address))) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (v4 ? 32 : 128));
+}
+
+function trustProxy(env: NodeJS.ProcessEnv): string[] | false {
+  const raw = env.TRUST_PROXY?.trim();
+  if (!raw) return false;
+  const entries = raw.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const bad = entries.find((entry) => !PROXY_NAMES.includes(entry) && !isAddressOrRange(entry));
+  if (bad !== undefined) return problem(`TRUST_PROXY must list proxy addresses, CIDR ranges or ${PROXY_NAMES.join('/')}, got "${bad}"`, false);
+  return entries;
+}
+
+function publicUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = url(env, 'PUBLIC_URL', ['http:', 'https:']);
+  if (!raw) return undefined;
+  const parsed = new URL(raw);
+  if (parsed.pathname !== '/' || parsed.search || parsed.hash || parsed.username || parsed.password) {
+    return problem('PUBLIC_URL must be an origin only, like https://circuits.example.com', undefined);
+  }
+  return parsed.origin;
+}
+
 /**
  * Reads and validates the environment; throws one ConfigError listing every bad variable, one line each.
  * New settings: one line in `readConfig` with the helpers above (they record problems, never throw).
@@ -153,5 +193,9 @@ function readConfig(env: NodeJS.ProcessEnv, http: boolean): Config {
     stepMemoryMb: int(env, 'STEP_MEMORY_MB', 64, 16, 4096),
     runMaxSteps: int(env, 'RUN_MAX_STEPS', 1000, 1, 1_000_000),
     runMaxResultBytes: int(env, 'RUN_MAX_RESULT_BYTES', 4 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    trustProxy: http ? trustProxy(env) : false,
+    publicUrl: publicUrl(env),
+    graphqlMaxCost: int(env, 'GRAPHQL_MAX_COST', 1000, 1),
+    streamReservationTtlMs: int(env, 'GRAPHQL_STREAM_RESERVATION_TTL_MS', 30_000, 100, 3_600_000),
   };
 }

@@ -130,7 +130,7 @@ describe('GET /blobs/:uid/download (local storage)', () => {
     expect(Buffer.from(await res.arrayBuffer()).equals(bytes)).toBe(true);
   });
 
-  test('builds the URL from the Host the caller used', async () => {
+  test('builds the URL from PUBLIC_URL (default: the listen address), never from a forged Host header', async () => {
     const blob = await makeBlob(storage(), owner.user);
     const port = new URL(t.url).port;
     const location = await new Promise<string | undefined>((resolve, reject) => {
@@ -139,7 +139,7 @@ describe('GET /blobs/:uid/download (local storage)', () => {
         resolve(res.headers.location);
       }).on('error', reject);
     });
-    expect(location?.startsWith(`http://files.example.test:${port}/blob-content/${blob.uid}?`)).toBe(true);
+    expect(location?.startsWith(`${t.url}/blob-content/${blob.uid}?`)).toBe(true);
   });
 
   test('a tampered, truncated or expired link is 403 with the error envelope', async () => {

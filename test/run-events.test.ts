@@ -139,7 +139,9 @@ describe('subscription circuitRunUpdated over /graphql/stream', () => {
     };
     expect(await codeOf(body.payload.uid)).toBe('Unauthorized');
     expect(await codeOf(body.payload.uid, other.token)).toBe('NotAllowed');
-    expect(await codeOf(body.payload.uid, 'cst_bad')).toBe('Unauthorized');
+    // An invalid token is refused before any stream opens: 401 JSON, as REST answers it.
+    const invalid = await subscribe(body.payload.uid, 'cst_bad');
+    expect(invalid).toMatchObject({ status: 401, body: { errors: [{ extensions: { code: 'Unauthorized' } }] } });
     expect(await codeOf('nope', owner.token)).toBe('NotFound');
   });
 });

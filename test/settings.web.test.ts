@@ -13,7 +13,8 @@ const PASSWORD = 'correct horse battery';
 
 beforeAll(async () => {
   data = tempDataDir();
-  t = await startTestApp({ dataDir: data.dir, signInRateLimitPerMinute: RATE_LIMIT, blobMaxBytes: MAX_BYTES });
+  // The tests speak for a TLS-terminating proxy on loopback (X-Forwarded-Proto), which must be trusted.
+  t = await startTestApp({ dataDir: data.dir, signInRateLimitPerMinute: RATE_LIMIT, blobMaxBytes: MAX_BYTES, trustProxy: ['loopback'] });
 });
 afterAll(async () => {
   await t.close();

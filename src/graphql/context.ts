@@ -19,23 +19,23 @@ export interface AppContext {
   notices: Notice[];
   /** Headers a resolver wants on the HTTP response (Retry-After, RateLimit-*, Deprecation). */
   responseHeaders: Record<string, string>;
-  /** The service's public origin as the caller reached it (`http://host:port`), for absolute URLs. */
+  /** The service's public origin (PUBLIC_URL), for absolute URLs. */
   baseUrl: string;
 }
 
-const HOST_HEADER = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
-
-/** `${protocol}://${host}` of the request; a missing or odd Host header falls back to the listen address. */
-function requestBaseUrl(services: Services, req: { headers: Request['headers']; protocol?: string }): string {
-  const protocol = req.protocol === 'https' ? 'https' : 'http';
-  const host = req.headers.host;
-  if (host && HOST_HEADER.test(host)) return `${protocol}://${host}`;
-  const { host: listenHost, port } = services.config;
-  return `${protocol}://${listenHost.includes(':') ? `[${listenHost}]` : listenHost}:${port}`;
+/** PUBLIC_URL, else `http://HOST:PORT` as listened — never the request's Host header, which the client writes. */
+function publicBaseUrl(services: Services): string {
+  const { publicUrl, host, port } = services.config;
+  return publicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
-export async function buildContext(services: Services, req: Pick<Request, 'headers' | 'ip'> & { id?: unknown; protocol?: string }): Promise<AppContext> {
-  const auth = await authenticate(req.headers.authorization);
+/** `auth` when the caller has already authenticated the request (graphql-sse does, to answer 401 early). */
+export async function buildContext(
+  services: Services,
+  req: Pick<Request, 'headers' | 'ip'> & { id?: unknown },
+  auth?: Authentication,
+): Promise<AppContext> {
+  auth ??= await authenticate(req.headers.authorization);
   return {
     requestId: typeof req.id === 'string' ? req.id : crypto.randomUUID(),
     auth,
@@ -45,7 +45,7 @@ export async function buildContext(services: Services, req: Pick<Request, 'heade
     loaders: createLoaders(),
     notices: [],
     responseHeaders: {},
-    baseUrl: requestBaseUrl(services, req),
+    baseUrl: publicBaseUrl(services),
   };
 }
 

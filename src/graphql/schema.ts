@@ -4,10 +4,14 @@ import { buildSchema } from 'type-graphql';
 import { authChecker, rejectInvalidToken } from './auth-checker';
 import { resolvers } from './resolvers';
 import { runPubSub } from '../events/pubsub';
+import { withOperationCosts } from './operation-cost';
 
 let built: Promise<GraphQLSchema> | undefined;
 
-/** The one schema behind /graphql, the REST bridge and /graphql/stream. */
+/**
+ * The one schema behind /graphql, the REST bridge and /graphql/stream, with each field's cost
+ * attached (operation-cost.ts) so every transport can bound an operation before executing it.
+ */
 export function getSchema(): Promise<GraphQLSchema> {
   built ??= buildSchema({
     resolvers,
@@ -16,6 +20,6 @@ export function getSchema(): Promise<GraphQLSchema> {
     globalMiddlewares: [rejectInvalidToken],
     validate: { forbidUnknownValues: false },
     pubSub: runPubSub,
-  });
+  }).then(withOperationCosts);
   return built;
 }

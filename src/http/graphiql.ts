@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Express } from 'express';
+import { GRAPHQL_STREAM_PATH } from './graphql-stream';
 
 const STATIC_PREFIX = '/graphiql-assets';
 
@@ -10,6 +11,7 @@ const ASSETS: Record<string, string> = {
   'react-dom.js': path.join(packageDir('react-dom'), 'umd', 'react-dom.production.min.js'),
   'graphiql.js': path.join(packageDir('graphiql'), 'graphiql.min.js'),
   'graphiql.css': path.join(packageDir('graphiql'), 'graphiql.min.css'),
+  'graphql-sse.js': path.join(packageDir('graphql-sse'), 'umd', 'graphql-sse.min.js'),
 };
 
 const PAGE = `<!doctype html>
@@ -26,11 +28,31 @@ const PAGE = `<!doctype html>
   <script src="${STATIC_PREFIX}/react.js"></script>
   <script src="${STATIC_PREFIX}/react-dom.js"></script>
   <script src="${STATIC_PREFIX}/graphiql.js"></script>
+  <script src="${STATIC_PREFIX}/graphql-sse.js"></script>
   <script>
-    const fetcher = GraphiQL.createFetcher({ url: '/graphql' });
+    // Queries and mutations over POST /graphql; subscriptions over graphql-sse at ${GRAPHQL_STREAM_PATH},
+    // one connection per subscription, with the headers from GraphiQL's header editor.
+    const http = GraphiQL.createFetcher({ url: '/graphql' });
+    const isSubscription = (params, opts) => {
+      const ast = opts && opts.documentAST;
+      if (ast) {
+        const operations = ast.definitions.filter((d) => d.kind === 'OperationDefinition');
+        const chosen = operations.find((d) => d.name && d.name.value === params.operationName) || operations[0];
+        return !!chosen && chosen.operation === 'subscription';
+      }
+      return /^\\s*subscription\\b/.test(params.query || '');
+    };
+    const fetcher = (params, opts) => {
+      if (!isSubscription(params, opts)) return http(params, opts);
+      const client = graphqlSse.createClient({ url: '${GRAPHQL_STREAM_PATH}', headers: (opts && opts.headers) || {}, retryAttempts: 0 });
+      const results = client.iterate(params);
+      const done = results.return.bind(results);
+      results.return = (value) => { client.dispose(); return done(value); };
+      return results;
+    };
     ReactDOM.createRoot(document.getElementById('graphiql')).render(
       React.createElement(GraphiQL, { fetcher, defaultEditorToolsVisibility: true, shouldPersistHeaders: true,
-        defaultQuery: '# Add an Authorization header ({"Authorization": "Bearer cst_…"}) below.\\nquery {\\n  viewer { username credits }\\n}\\n' }),
+        defaultQuery: '# Add an Authorization header ({"Authorization": "Bearer cst_…"}) below.\\n# Subscriptions (subscription { circuitRunUpdated(uid: "…") { state } }) run over ${GRAPHQL_STREAM_PATH}.\\nquery {\\n  viewer { username credits }\\n}\\n' }),
     );
   </script>
 </body>

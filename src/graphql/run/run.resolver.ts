@@ -33,7 +33,10 @@ async function publicCompletedRuns(ctx: AppContext, where: { circuit_uid: string
 async function subscribeToRun({ args, context }: SubscribeResolverData<unknown, { uid: string }, AppContext>): Promise<AsyncIterable<CircuitRun>> {
   if (context.auth.kind === 'invalid') throw unauthorized('The bearer token is invalid or revoked');
   const { uid } = await findRunFor(context, args.uid, 'read');
-  const events = runPubSub.subscribe('CIRCUIT_RUN_UPDATED', uid);
+  // A pubSub subscription only starts listening at its first next(): ask for it now, before the first
+  // read, or a run that ends between that read and the loop is never seen to end (the stream hangs).
+  const events = runPubSub.subscribe('CIRCUIT_RUN_UPDATED', uid)[Symbol.asyncIterator]();
+  let nextEvent = events.next();
   return (async function* () {
     let lastRank = -1;
     /** The states the run has reached since the last read: RUNNING too when it was passed between reads. */
@@ -49,7 +52,8 @@ async function subscribeToRun({ args, context }: SubscribeResolverData<unknown, 
     try {
       for (const run of await advanced()) yield run;
       if (lastRank >= stateRank('COMPLETED')) return;
-      for await (const _event of events) {
+      while (!(await nextEvent).done) {
+        nextEvent = events.next();
         for (const run of await advanced()) yield run;
         if (lastRank >= stateRank('COMPLETED')) return;
       }

@@ -1,0 +1,198 @@
+import type { Readable, Transform } from 'node:stream';
+import zlib from 'node:zlib';
+import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
+import { AppError, badInput } from '../errors';
+import { findInputFlaw } from '../input-hygiene';
+import { ERROR_STATUS } from '../../rest-bridge/error-status';
+
+/** The largest request body any endpoint reads (DESIGN §8); blob uploads in /settings have their own. */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+const LIMIT_TEXT = '1 MiB';
+
+/** Paths whose own parser enforces a larger, documented limit while streaming (BLOB_MAX_BYTES). */
+const OWN_LIMIT = new Set(['POST /settings/blobs']);
+
+const tooLarge = () => new AppError('PayloadTooLarge', `The request body is larger than ${LIMIT_TEXT}`);
+
+/**
+ * Refuses a body announced (Content-Length) larger than BODY_LIMIT_BYTES before reading any of it.
+ * Chunked bodies are cut off by each parser's own limit (the same constant) while streaming.
+ */
+export function refuseOversizedBodies(): RequestHandler {
+  return (req, _res, next) => {
+    const length = Number(req.headers['content-length'] ?? 0);
+    if (length > BODY_LIMIT_BYTES && !OWN_LIMIT.has(`${req.method} ${req.path}`)) return next(tooLarge());
+    next();
+  };
+}
+
+/** A body-parser error (a route's own parser, e.g. /settings forms) as the service's own error. */
+function fromBodyParser(error: Error & { type?: string; status?: number }): AppError | undefined {
+  if (error.type === 'entity.too.large') return tooLarge();
+  if (error.type === 'entity.parse.failed') return badInput('Malformed body');
+  return error.status && error.status >= 400 && error.status < 500 ? badInput('The request body could not be read') : undefined;
+}
+
+const DECODERS: Record<string, () => Transform> = {
+  gzip: () => zlib.createGunzip(),
+  'x-gzip': () => zlib.createGunzip(),
+  deflate: () => zlib.createInflate(),
+  br: () => zlib.createBrotliDecompress(),
+};
+
+/**
+ * Reads the body, at most `limit` bytes after decompression, and stops reading the moment it is
+ * over: body-parser instead reads a refused body to its end before answering, which lets one client
+ * keep the connection busy with hundreds of megabytes.
+ */
+function readBody(req: Request, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const encoding = String(req.headers['content-encoding'] ?? 'identity').toLowerCase();
+    let decoder: Transform | undefined;
+    if (encoding !== 'identity') {
+      const makeDecoder = DECODERS[encoding];
+      if (!makeDecoder) return reject(new AppError('UnsupportedMediaType', `Unsupported Content-Encoding "${encoding}": send identity, gzip, deflate or br`));
+      decoder = req.pipe(makeDecoder());
+    }
+    const stream: Readable = decoder ?? req;
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const finish = (error?: AppError) => {
+      stream.off('data', onData).off('end', onEnd).off('error', onError);
+      req.off('aborted', onAborted);
+      if (!error) return resolve(Buffer.concat(chunks));
+      if (decoder) { req.unpipe(decoder); decoder.destroy(); }
+      req.pause();
+      reject(error);
+    };
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > limit) finish(tooLarge());
+      else chunks.push(chunk);
+    };
+    const onEnd = () => finish();
+    const onError = () => finish(badInput('The request body could not be read'));
+    const onAborted = () => finish(badInput('The request body was cut short'));
+    stream.on('data', onData).on('end', onEnd).on('error', onError);
+    req.on('aborted', onAborted);
+  });
+}
+
+/** JSON (RFC 8259), also with a `+json` structured syntax suffix — the REST bridge's JSON_TYPES. */
+const JSON_TYPES = ['application/json', 'application/*+json'];
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Parses a JSON body into `req.body`; other content types are left alone for their routes. */
+async function parseJsonBody(req: Request): Promise<void> {
+  // As body-parser does: `body` is present (undefined) on every request; Apollo's adapter insists on it.
+  if (!Object.prototype.hasOwnProperty.call(req, 'body')) req.body = undefined;
+  if (!req.is(JSON_TYPES)) return;
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(String(req.headers['content-type']))?.[1]?.toLowerCase();
+  if (charset && charset !== 'utf-8' && charset !== 'utf8') throw new AppError('UnsupportedMediaType', `Unsupported charset "${charset}": send JSON as UTF-8`);
+  const bytes = await readBody(req, BODY_LIMIT_BYTES);
+  if (bytes.length === 0) return;
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw badInput('The request body is not valid UTF-8');
+  }
+  try {
+    req.body = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch {
+    throw badInput('Malformed JSON body');
+  }
+}
+
+const JSON_PARAMS = ['variables', 'extensions'];
+
+/** /graphql and /graphql/stream, wherever the middleware asking is mounted. */
+function isGraphqlPath(req: Request): boolean {
+  const path = req.originalUrl.split('?', 1)[0];
+  return path === '/graphql' || path.startsWith('/graphql/');
+}
+
+/**
+ * The edge's half of the input-hygiene pass: every JSON body (REST, /graphql, /graphql/stream) and
+ * every query parameter — including the JSON `variables` of a GraphQL GET — is refused with
+ * BadClientData naming the field when it holds NUL, a lone surrogate or nests deeper than 64.
+ */
+function checkHygiene(req: Request): void {
+  if (req.body !== undefined) {
+    const flaw = findInputFlaw(req.body);
+    if (flaw) throw badInput(flaw.path === 'value' ? `The request body ${flaw.problem}` : `${flaw.path} ${flaw.problem}`, { field: flaw.path });
+  }
+  const query = req.query as Record<string, unknown>;
+  for (const [name, value] of Object.entries(query)) {
+    const flaw = findInputFlaw(value, name) ?? findInputFlaw(name);
+    if (flaw) throw badInput(`query parameter ${flaw.path === 'value' ? name : flaw.path} ${flaw.problem}`, { field: name });
+    if (isGraphqlPath(req) && JSON_PARAMS.includes(name) && typeof value === 'string') {
+      let parsed: unknown;
+      try { parsed = JSON.parse(value); } catch { continue; /* the GraphQL server answers unparsable JSON */ }
+      const inner = findInputFlaw(parsed, name);
+      if (inner) throw badInput(`${inner.path} ${inner.problem}`, { field: inner.path });
+    }
+  }
+}
+
+/**
+ * Parses JSON bodies (at most BODY_LIMIT_BYTES, never buffering more) and runs the hygiene check.
+ * Mounted once in front of every route, so REST, GraphQL and graphql-sse share one parser.
+ */
+export function jsonBody(): RequestHandler {
+  return (req, _res, next) => {
+    parseJsonBody(req).then(() => checkHygiene(req)).then(() => next(), next);
+  };
+}
+
+/** What is read and dropped of an oversized body after the 413, so the client can read the answer first. */
+const DRAIN_BYTES = 4 * BODY_LIMIT_BYTES;
+const DRAIN_MS = 2000;
+
+/**
+ * After a 413 Node reads and discards the rest of the body for as long as the client sends it.
+ * Drop a little (closing at once would reset the connection before the client reads the answer),
+ * then close the connection.
+ */
+function cutOff(req: Request): void {
+  const socket = req.socket;
+  if (socket.destroyed) return;
+  let drained = 0;
+  const timer = setTimeout(() => socket.destroy(), DRAIN_MS).unref();
+  socket.once('close', () => clearTimeout(timer));
+  req.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > DRAIN_BYTES) socket.destroy();
+  });
+  req.resume();
+}
+
+/** Sends `error` in the envelope of the surface the request was for. */
+export function sendEdgeError(req: Request, res: Response, error: AppError): void {
+  const status = ERROR_STATUS[error.code];
+  if (error.code === 'PayloadTooLarge') {
+    res.set('Connection', 'close');
+    res.once('finish', () => cutOff(req));
+  }
+  res.status(status).set('Cache-Control', 'no-store');
+  if (isGraphqlPath(req)) {
+    res.json({ errors: [{ message: error.message, extensions: { code: error.code } }] });
+  } else {
+    res.json({ error: { message: error.message, code: error.code } });
+  }
+}
+
+/**
+ * The last error handler: answers the edge's own errors (body, hygiene) and anything else a route
+ * let through as JSON — never Express's HTML page with a stack trace — and logs the latter as
+ * structured fields.
+ */
+export function jsonErrors(): ErrorRequestHandler {
+  return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const known = error instanceof AppError ? error : fromBodyParser(error as Error);
+    if (!known) req.log?.error({ err: error }, 'unhandled error');
+    if (res.headersSent) return void res.end();
+    sendEdgeError(req, res, known ?? new AppError('Internal', 'Internal server error'));
+  };
+}

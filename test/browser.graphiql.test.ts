@@ -1,0 +1,58 @@
+import fs from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+import { startTestApp, TestApp } from './support/app';
+import { HELLO_DEFINITION, makeUser } from './support/factories';
+import { makeRunnableCircuit, submitRun, waitForRun } from './support/run-factories';
+
+const CHROMIUM = '/usr/bin/chromium';
+const available = fs.existsSync(CHROMIUM);
+if (!available) console.log(`browser.graphiql.test: skipped because ${CHROMIUM} is absent (apt-get install -y chromium)`);
+const maybe = available ? test : test.skip;
+
+let t: TestApp;
+let browser: Browser;
+beforeAll(async () => {
+  if (!available) return;
+  t = await startTestApp();
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+}, 60_000);
+afterAll(async () => {
+  if (!available) return;
+  await browser?.close();
+  await t?.close();
+});
+
+/** GraphiQL's editors are CodeMirror 5 instances; set their text directly (typing would auto-close brackets). */
+async function setEditor(page: import('playwright-core').Page, selector: string, text: string): Promise<void> {
+  await page.waitForSelector(`${selector} .CodeMirror`);
+  await page.evaluate(([sel, value]) => {
+    (document.querySelector(`${sel} .CodeMirror`) as unknown as { CodeMirror: { setValue(v: string): void } }).CodeMirror.setValue(value);
+  }, [selector, text] as const);
+}
+
+maybe('GraphiQL runs a subscription over graphql-sse with the token from its header editor', async () => {
+  const owner = await makeUser();
+  const { adaptorUid } = await makeRunnableCircuit(owner, HELLO_DEFINITION, { isPrivate: true });
+  const { body } = await submitRun(t, owner.token, adaptorUid, { input: { name: 'browser' } });
+  await waitForRun(t, body.payload.uid, owner.token);
+
+  const page = await browser.newPage();
+  try {
+    const streamRequests: string[] = [];
+    page.on('request', (request) => { if (request.url().endsWith('/graphql/stream')) streamRequests.push(request.method()); });
+    await page.goto(`${t.url}/graphql`);
+    await setEditor(page, '.graphiql-query-editor', `subscription { circuitRunUpdated(uid: "${body.payload.uid}") { uid state } }`);
+    await page.getByText('Headers', { exact: true }).click();
+    await setEditor(page, '.graphiql-editor-tool .graphiql-editor:not(.hidden)', JSON.stringify({ Authorization: `Bearer ${owner.token}` }));
+    await page.click('.graphiql-execute-button');
+    await page.waitForFunction(() => {
+      const response = document.querySelector('.graphiql-response .CodeMirror') as unknown as { CodeMirror: { getValue(): string } } | null;
+      return response?.CodeMirror.getValue().includes('COMPLETED');
+    }, undefined, { timeout: 15_000 });
+    const text = await page.evaluate(() => (document.querySelector('.graphiql-response .CodeMirror') as unknown as { CodeMirror: { getValue(): string } }).CodeMirror.getValue());
+    expect(JSON.parse(text)).toEqual({ data: { circuitRunUpdated: { uid: body.payload.uid, state: 'COMPLETED' } } });
+    expect(streamRequests).toContain('POST');
+  } finally {
+    await page.close();
+  }
+});
