@@ -3,7 +3,7 @@ import { CircuitRun } from '../../models/CircuitRun';
 import { badInput, unauthorized } from '../../errors';
 import { ledgerPage } from '../../credits/ledger';
 import { PageArgs, paged, pageWindow } from '../common/pagination';
-import { isUid } from '../common/uid';
+import { isUid } from '../../ids';
 import type { AppContext } from '../context';
 import { presentRun } from '../run/run.presenter';
 import { CircuitRunPage, CircuitRunState } from '../run/run.type';
