@@ -2,7 +2,7 @@ import { UniqueConstraintError } from 'sequelize';
 import { User } from '../models';
 import { badInput, conflict } from '../errors';
 import { hashPassword } from '../auth/passwords';
-import { grantCredits, MAX_GRANT } from '../credits/grants';
+import { grantCredits, MAX_BALANCE } from '../credits/grants';
 
 export const USERNAME = /^[a-z0-9][a-z0-9_-]{1,38}$/;
 
@@ -22,8 +22,8 @@ export async function createUser(input: CreateUserInput): Promise<User> {
   }
   if (input.password !== undefined && input.password.length < 8) throw badInput('password must be at least 8 characters', { field: 'password' });
   const credits = input.credits ?? 0;
-  if (!Number.isSafeInteger(credits) || credits < 0 || credits > MAX_GRANT) {
-    throw badInput(`credits must be a whole number from 0 to ${MAX_GRANT}`, { field: 'credits' });
+  if (!Number.isSafeInteger(credits) || credits < 0 || credits > MAX_BALANCE) {
+    throw badInput(`credits must be a whole number from 0 to ${MAX_BALANCE}`, { field: 'credits' });
   }
   const passwordHash = input.password ? await hashPassword(input.password) : null;
   try {
