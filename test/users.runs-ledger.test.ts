@@ -71,7 +71,9 @@ test('GET /users/circuit-runs and /users/credit-ledger need a token and check th
   expect(badState.body.error.code).toBe('BadClientData');
   const badCircuit = await t.rest('GET', '/users/circuit-runs?circuit_uid=nope', { token: caller.token });
   expect(badCircuit.status).toBe(400);
-  expect(badCircuit.body.error).toEqual({ code: 'BadClientData', message: 'circuit_uid must be a circuit uid' });
+  expect(badCircuit.body.error).toEqual({ code: 'BadClientData', message: 'circuit_uid must be a uuid' });
+  const badGql = await t.gql('{ viewer { runs(circuitUid: "nope") { totalCount } } }', {}, caller.token);
+  expect(badGql.code).toBe('BadClientData');
   expect((await t.gql('{ viewer { runs { totalCount } } }')).data.viewer).toBeNull();
   expect((await t.gql('{ viewerCreditLedger { totalCount } }')).code).toBe('Unauthorized');
 });

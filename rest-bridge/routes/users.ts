@@ -1,8 +1,7 @@
 import type { Route } from '../route';
+import { pageQuery } from '../schemas';
 
 const tag = 'Users';
-
-const page = { limit: { type: 'int' as const, description: 'Items per page (default 10, max 100)' }, page: { type: 'int' as const, description: '1-based page' } };
 
 /** The caller's own runs and credits (DESIGN §7.7). */
 export const userRoutes: Route[] = [
@@ -14,23 +13,24 @@ export const userRoutes: Route[] = [
     auth: 'required',
     tag,
     query: {
-      state: { type: 'string', oneOf: ['PROVISIONED', 'RUNNING', 'COMPLETED', 'EXCEPTION'], description: 'Only runs in this state' },
-      circuit_uid: { type: 'string', description: 'Only runs of this circuit' },
-      ...page,
+      state: { schema: { type: 'string', enum: ['PROVISIONED', 'RUNNING', 'COMPLETED', 'EXCEPTION'] }, description: 'Only runs in this state' },
+      circuit_uid: { schema: { type: 'string', format: 'uuid' }, description: 'Only runs of this circuit' },
+      ...pageQuery(),
     },
     variables: ({ query }) => ({ state: query.state, circuitUid: query.circuit_uid, limit: query.limit, page: query.page }),
     result: 'viewerRuns',
     shape: 'page',
-    omitWhenNull: ['ended_at', 'result_blob', 'metrics', 'error'],
+    omitWhenNull: ['ended_at', 'result_blob', 'metrics'],
   },
   {
     method: 'GET',
     path: '/users/credit-ledger',
     operation: 'ListMyCreditLedger',
     summary: 'List every change of your credit balance (grants and run charges), newest first',
+    description: 'Grants have a positive amount, run charges zero or less; for every user the amounts add up to the balance.',
     auth: 'required',
     tag,
-    query: page,
+    query: pageQuery(),
     variables: ({ query }) => ({ limit: query.limit, page: query.page }),
     result: 'viewerCreditLedger',
     shape: 'page',
