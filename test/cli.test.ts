@@ -116,6 +116,110 @@ test('credits grant adds to the balance and accepts only positive whole amounts'
   expectOneLineError(await cli(['credits', 'grant', '--username', 'ghost', '--amount', '1']), /^User ghost not found$/);
 });
 
+test('credits grant and user create --credits are ledger rows; credits show prints balance, held credits and the ledger', async () => {
+  await cli(['user', 'create', '--username', 'ledgered', '--credits', '3']);
+  await cli(['credits', 'grant', '--username', 'ledgered', '--amount', '4']);
+  const shown = await cli(['credits', 'show', '--username', 'ledgered']);
+  expect(shown.stderr).toBe('');
+  expect(shown.json).toMatchObject({ username: 'ledgered', credits: 7, credits_held: 0, available: 7 });
+  expect(shown.json.ledger.map((row: any) => [row.kind, row.amount, row.balance_after])).toEqual([['grant', 4, 7], ['grant', 3, 3]]);
+  expect((await cli(['credits', 'show', '--username', 'ledgered', '--ledger', '1'])).json.ledger).toHaveLength(1);
+  expectOneLineError(await cli(['credits', 'grant', '--username', 'ledgered', '--amount', '1000000000']), /at most 1000000000 credits/);
+  expectOneLineError(await cli(['credits', 'show', '--username', 'ghost']), /^User ghost not found$/);
+  expectOneLineError(await cli(['credits', 'show']), /required option '--username/);
+});
+
+test('user set-password lets a user created without one sign in, and rejects short passwords', async () => {
+  await cli(['user', 'create', '--username', 'late-pw']);
+  const set = await cli(['user', 'set-password', '--username', 'late-pw', '--password', 'a long password']);
+  expect(set.stderr).toBe('');
+  expect(set.json).toEqual({ username: 'late-pw', password_set: true });
+  const db = new Client({ connectionString: dbUrl });
+  await db.connect();
+  try {
+    const { rows } = await db.query('SELECT password_hash FROM users WHERE username = $1', ['late-pw']);
+    expect(rows[0].password_hash).toEqual(expect.any(String));
+  } finally {
+    await db.end();
+  }
+  expectOneLineError(await cli(['user', 'set-password', '--username', 'late-pw', '--password', 'short']), /at least 8 characters/);
+  expectOneLineError(await cli(['user', 'set-password', '--username', 'ghost', '--password', 'long enough']), /^User ghost not found$/);
+  expectOneLineError(await cli(['user', 'set-password', '--username', 'late-pw']), /required option '--password/);
+});
+
+test('token list shows uid, label and use without the token; token revoke ends one; --all shows revoked ones', async () => {
+  await cli(['user', 'create', '--username', 'tokens-of']);
+  const made = await cli(['token', 'create', '--username', 'tokens-of', '--label', 'laptop']);
+  const listed = await cli(['token', 'list', '--username', 'tokens-of']);
+  expect(listed.stderr).toBe('');
+  expect(listed.json.map((t: any) => t.label)).toEqual(['laptop', 'cli']);
+  expect(Object.keys(listed.json[0]).sort()).toEqual(['created_at', 'label', 'last_used_at', 'uid']);
+  expect(listed.stdout).not.toContain(made.json.token);
+
+  const laptop = listed.json[0].uid;
+  expect((await cli(['token', 'revoke', '--username', 'tokens-of', '--uid', laptop])).json).toEqual({ uid: laptop, revoked: true });
+  expect((await cli(['token', 'list', '--username', 'tokens-of'])).json.map((t: any) => t.label)).toEqual(['cli']);
+  const all = await cli(['token', 'list', '--username', 'tokens-of', '--all']);
+  expect(all.json.find((t: any) => t.uid === laptop).revoked_at).toEqual(expect.any(String));
+  expectOneLineError(await cli(['token', 'revoke', '--username', 'tokens-of', '--uid', laptop]), /not found/);
+  expectOneLineError(await cli(['token', 'revoke', '--username', 'tokens-of', '--uid', 'nope']), /not found/);
+  expectOneLineError(await cli(['token', 'revoke', '--username', 'tokens-of']), /required option '--uid/);
+});
+
+test('run show prints a run with the operator details; an unknown run fails on one line', async () => {
+  const created = await cli(['user', 'create', '--username', 'runner', '--credits', '5']);
+  const db = new Client({ connectionString: dbUrl });
+  await db.connect();
+  let runUid: string;
+  try {
+    const { rows: [circuit] } = await db.query(`INSERT INTO circuits (uid, owner_uid, name) VALUES (gen_random_uuid(), $1, 'shown') RETURNING uid`, [created.json.uid]);
+    const { rows: [version] } = await db.query(`INSERT INTO circuit_versions (uid, circuit_uid, number, definition) VALUES (gen_random_uuid(), $1, 1, '{}') RETURNING uid`, [circuit.uid]);
+    const { rows: [run] } = await db.query(
+      `INSERT INTO circuit_runs (uid, user_uid, circuit_uid, circuit_version_uid, input, state, ended_at, failure_reason, credits_cost, attempt)
+       VALUES (gen_random_uuid(), $1, $2, $3, '{}', 'EXCEPTION', now(), 'step a: JSONata: boom', 1, 1) RETURNING uid`,
+      [created.json.uid, circuit.uid, version.uid],
+    );
+    runUid = run.uid;
+  } finally {
+    await db.end();
+  }
+  const shown = await cli(['run', 'show', '--uid', runUid]);
+  expect(shown.stderr).toBe('');
+  expect(shown.json).toMatchObject({
+    uid: runUid, state: 'EXCEPTION', username: 'runner', failure_reason: 'step a: JSONata: boom', credits_cost: 1, attempt: 1, document_type: 'circuit_run',
+  });
+  expectOneLineError(await cli(['run', 'show', '--uid', '00000000-0000-4000-8000-000000000000']), /^Circuit run .* not found$/);
+  expectOneLineError(await cli(['run', 'show', '--uid', 'nope']), /not found/);
+});
+
+test('blob list prints a user’s blobs in the REST list shape', async () => {
+  await cli(['user', 'create', '--username', 'blob-lister']);
+  const empty = await cli(['blob', 'list', '--username', 'blob-lister']);
+  expect(empty.stderr).toBe('');
+  expect(empty.json).toEqual({ meta: { total_count: 0, limit: 10, page: 1 }, data: [] });
+  const file = path.join(tmp, 'listed.txt');
+  fs.writeFileSync(file, 'listed');
+  await cli(['blob', 'upload', '--username', 'blob-lister', file], { SECRET_KEY: 'test-secret' });
+  const listed = await cli(['blob', 'list', '--username', 'blob-lister', '--limit', '5']);
+  expect(listed.json.meta).toEqual({ total_count: 1, limit: 5, page: 1 });
+  expect(listed.json.data[0]).toMatchObject({ bytes: 6, blob_type: 'local' });
+  expectOneLineError(await cli(['blob', 'list', '--username', 'blob-lister', '--limit', '0']), /--limit/);
+  expectOneLineError(await cli(['blob', 'list', '--username', 'blob-lister', '--limit', '101']), /--limit must be at most 100/);
+});
+
+test('--version prints the package version; --help marks required options', async () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  const version = await cli(['--version']);
+  expect(version.code).toBe(0);
+  expect(version.stdout.trim()).toBe(pkg.version);
+  const help = await cli(['credits', 'grant', '--help']);
+  expect(help.stdout).toMatch(/--username <username>\s+the user to credit \(required\)/);
+  expect(help.stdout).not.toMatch(/--help.*\(required\)/);
+  const showHelp = await cli(['credits', 'show', '--help']);
+  expect(showHelp.stdout).toMatch(/--ledger <n>[^]*\(default: 10\)/);
+  expect(showHelp.stdout).not.toMatch(/--ledger[^-]*\(required\)/);
+});
+
 test('circuit create prints the circuit in REST shape; version publish prints versions and validates definitions', async () => {
   await cli(['user', 'create', '--username', 'maker']);
   const created = await cli(['circuit', 'create', '--username', 'maker', '--name', 'hello', '--description', 'greets', '--protected']);
@@ -200,7 +304,7 @@ test('blob upload stores a file and prints the blob in REST shape (when the blob
 test('--help lists every command', async () => {
   const help = await cli(['--help']);
   expect(help.code).toBe(0);
-  for (const command of ['user', 'token', 'credits', 'circuit', 'version', 'blob', 'migrate', 'worker']) expect(help.stdout).toContain(command);
+  for (const command of ['user', 'token', 'credits', 'circuit', 'version', 'blob', 'run', 'migrate', 'worker']) expect(help.stdout).toContain(command);
 });
 
 test('worker runs until SIGINT and then exits 0', async () => {

@@ -316,6 +316,23 @@ describe('search and blobs', () => {
   });
 });
 
+describe('my runs and my credits', () => {
+  test('the caller’s runs in any state (filters) and ledger; 400 and 401', async () => {
+    const runs = await expectStatus(call('GET', '/users/circuit-runs', {}, { token: owner.token }), 200);
+    expect(runs.body.data.length).toBeGreaterThan(0);
+    await expectStatus(call('GET', '/users/circuit-runs', {}, { token: owner.token, query: { state: 'COMPLETED', circuit_uid: NO_SUCH_UID, limit: 5, page: 1 } }), 200);
+    await expectStatus(call('GET', '/users/circuit-runs', {}, { token: owner.token, query: { state: 'DONE' } }), 400);
+    await expectStatus(call('GET', '/users/circuit-runs', {}, { token: owner.token, query: { circuit_uid: 'nope' } }), 400);
+    await expectStatus(call('GET', '/users/circuit-runs', {}), 401);
+    await expectStatus(call('GET', '/users/circuit-runs', {}, { token: BAD_TOKEN }), 401);
+
+    const ledger = await expectStatus(call('GET', '/users/credit-ledger', {}, { token: owner.token, query: { limit: 100 } }), 200);
+    expect(ledger.body.data.map((row: any) => row.kind)).toContain('grant');
+    await expectStatus(call('GET', '/users/credit-ledger', {}, { token: owner.token, query: { page: 0 } }), 400);
+    await expectStatus(call('GET', '/users/credit-ledger', {}), 401);
+  });
+});
+
 test('every answer matched the document: 0 violations', () => {
   expect(checker.violations).toEqual([]);
 });

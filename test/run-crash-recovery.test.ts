@@ -57,7 +57,7 @@ test('a run whose worker is SIGKILLed mid-run is taken over by another worker, e
   expect(stored!.attempt).toBe(2);
   const charges = await CreditLedger.findAll({ where: { run_uid: uid } });
   expect(charges).toHaveLength(1);
-  expect(Number(charges[0].amount)).toBe(1);
+  expect(Number(charges[0].amount)).toBe(-1);
   expect((await User.findByPk(owner.user.uid))!.creditBalance).toBe(9);
   // The job leaves the queue once the handler returns (a moment after the run ends).
   const jobsOf = async () => {

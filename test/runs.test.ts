@@ -317,21 +317,22 @@ describe('credits', () => {
     const { adaptorUid } = await makeRunnableCircuit(owner, HELLO_DEFINITION);
     const runs = await Promise.all([1, 2, 3].map(() => submitRun(t, caller.token, adaptorUid, { input: { name: 'c' } })));
     await Promise.all(runs.map((r) => waitForRun(t, r.body.payload.uid, caller.token)));
-    const ledger = await CreditLedger.findAll({ where: { user_uid: caller.user.uid } });
-    expect(ledger.map((l) => [Number(l.cost), Number(l.amount)])).toEqual([[1, 1], [1, 1], [1, 1]]);
-    expect(new Set(ledger.map((l) => l.run_uid))).toEqual(new Set(runs.map((r) => r.body.payload.uid)));
+    const charges = await CreditLedger.findAll({ where: { user_uid: caller.user.uid, kind: 'run' } });
+    expect(charges.map((l) => [Number(l.cost), Number(l.amount)])).toEqual([[1, -1], [1, -1], [1, -1]]);
+    expect(new Set(charges.map((l) => l.run_uid))).toEqual(new Set(runs.map((r) => r.body.payload.uid)));
     const viewer = await t.gql('{ viewer { credits } }', {}, caller.token);
     expect(viewer.data.viewer.credits).toBe(2);
   });
 
-  test('a balance never goes below 0: the last run takes what is left', async () => {
+  test('a balance is never overspent: with 1 credit, only one of two concurrent queries starts a run', async () => {
     const owner = await makeUser();
     const caller = await makeUser({ credits: 1 });
     const { adaptorUid } = await makeRunnableCircuit(owner, HELLO_DEFINITION);
-    const [a, b] = await Promise.all([1, 2].map(() => submitRun(t, caller.token, adaptorUid, { input: { name: 'c' } })));
-    await Promise.all([a, b].map((r) => waitForRun(t, r.body.payload.uid, caller.token)));
-    const ledger = await CreditLedger.findAll({ where: { user_uid: caller.user.uid } });
-    expect(ledger.map((l) => Number(l.amount)).sort()).toEqual([0, 1]);
+    const answers = await Promise.all([1, 2].map(() => submitRun(t, caller.token, adaptorUid, { input: { name: 'c' } })));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 402]);
+    await waitForRun(t, answers.find((a) => a.status === 200)!.body.payload.uid, caller.token);
+    const charges = await CreditLedger.findAll({ where: { user_uid: caller.user.uid, kind: 'run' } });
+    expect(charges.map((l) => Number(l.amount))).toEqual([-1]);
     expect((await User.findByPk(caller.user.uid))!.creditBalance).toBe(0);
     expect((await submitRun(t, caller.token, adaptorUid, { input: { name: 'c' } })).status).toBe(402);
   });

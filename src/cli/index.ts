@@ -1,9 +1,18 @@
 import 'reflect-metadata';
-import { Command, CommanderError } from 'commander';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Command, CommanderError, Help, type Option } from 'commander';
+import { PROJECT_ROOT } from '../paths';
 import { describeError } from './output';
 import * as userCreate from './user/create';
+import * as userSetPassword from './user/set-password';
 import * as tokenCreate from './token/create';
+import * as tokenList from './token/list';
+import * as tokenRevoke from './token/revoke';
 import * as creditsGrant from './credits/grant';
+import * as creditsShow from './credits/show';
+import * as runShow from './run/show';
+import * as blobList from './blob/list';
 import * as circuitCreate from './circuit/create';
 import * as versionPublish from './version/publish';
 import * as blobUpload from './blob/upload';
@@ -17,20 +26,38 @@ import * as worker from './worker';
 export function buildProgram(): Command {
   const program = new Command('circuits')
     .description('Circuit Service administration. Uses DATABASE_URL, else the embedded PostgreSQL of DATA_DIR (default ./.data).')
+    .version(packageVersion(), '-V, --version', 'print the version')
+    // Subcommands inherit this: required options say so in --help.
+    .configureHelp({ optionDescription: (option: Option) => `${new Help().optionDescription(option)}${option.mandatory ? ' (required)' : ''}` })
     .showSuggestionAfterError()
     .exitOverride();
 
   const noun = (name: string, description: string) => program.command(name).description(description).exitOverride();
-  userCreate.register(noun('user', 'manage users'));
-  tokenCreate.register(noun('token', 'manage API tokens'));
-  creditsGrant.register(noun('credits', 'manage credit balances'));
+  const user = noun('user', 'manage users');
+  userCreate.register(user);
+  userSetPassword.register(user);
+  const token = noun('token', 'manage API tokens');
+  tokenCreate.register(token);
+  tokenList.register(token);
+  tokenRevoke.register(token);
+  const credits = noun('credits', 'manage credit balances');
+  creditsGrant.register(credits);
+  creditsShow.register(credits);
   circuitCreate.register(noun('circuit', 'manage circuits'));
   versionPublish.register(noun('version', 'publish circuit versions'));
-  blobUpload.register(noun('blob', 'manage blobs'));
+  const blob = noun('blob', 'manage blobs');
+  blobUpload.register(blob);
+  blobList.register(blob);
+  runShow.register(noun('run', 'inspect runs'));
   migrate.register(program);
   worker.register(program);
   for (const command of program.commands) for (const sub of command.commands) sub.exitOverride();
   return program;
+}
+
+function packageVersion(): string {
+  const { version } = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
+  return version;
 }
 
 /** Parses argv and runs the command; resolves to the process exit code. */

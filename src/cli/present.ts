@@ -3,6 +3,8 @@ import type { Blob } from '../models/blobs';
 import { notFound } from '../errors';
 import { CircuitType, CircuitVersionType } from '../graphql/circuit/circuit.type';
 import { BlobType } from '../graphql/blob/blob.type';
+import { CircuitRunType } from '../graphql/run/run.type';
+import type { CircuitRun } from '../models/CircuitRun';
 import { storagePath } from '../storage';
 
 export async function findUser(username: string): Promise<User> {
@@ -44,4 +46,20 @@ export function restVersion(version: CircuitVersion, primaryVersionUid: string |
 export function restBlob(blob: Blob) {
   const { filename: _filename, ...view } = BlobType.from(blob, null);
   return { ...snakeKeys(view), blob_type: blob.blob_type, path: storagePath(blob.blob_type, blob.bucket, blob.uid) };
+}
+
+/**
+ * The run as its owner sees it over REST, plus what only the operator sees: why it failed in the
+ * worker's words, what it cost and held, and how often it was claimed.
+ */
+export function restRun(run: CircuitRun, username: string) {
+  return {
+    ...snakeKeys(CircuitRunType.from(run)),
+    username,
+    started_at: run.started_at ?? null,
+    attempt: run.attempt,
+    credits_cost: run.credits_cost === null || run.credits_cost === undefined ? null : Number(run.credits_cost),
+    credits_held: Number(run.get('credits_held') ?? 0),
+    failure_reason: run.failure_reason ?? null,
+  };
 }

@@ -8,7 +8,7 @@ import { authorize } from '../policies/authorize';
 import { startRunPermits } from '../policies/run.policy';
 import { isUid } from '../ids';
 import { checkInput } from '../engine/input-schema';
-import { RUN_BASE_CREDITS } from '../jobs/execute-run.job';
+import { RUN_BASE_CREDITS } from '../credits/holds';
 import { markNotEnqueued } from '../jobs/run-transitions';
 import type { Services } from '../services';
 import { preparedQuery } from '../db/prepared';
@@ -42,7 +42,26 @@ async function findReplay(viewer: User, key: string, hash: string): Promise<Circ
   const record = await IdempotencyKey.findOne({ where: { user_uid: viewer.uid, key } });
   if (!record || record.created_at.getTime() < Date.now() - IDEMPOTENCY_WINDOW_HOURS * 3600_000) return null;
   if (record.request_hash !== hash) throw conflict('This Idempotency-Key was already used with a different request');
-  return CircuitRun.findByPk(record.run_uid);
+  const run = await CircuitRun.findByPk(record.run_uid);
+  return run && asFirstAnswered(run);
+}
+
+/**
+ * A replay answers what the first request was answered (IETF Idempotency-Key draft, Stripe): the run
+ * as it was created, PROVISIONED, not as it is now. Only the fields a new run has are kept.
+ */
+function asFirstAnswered(run: CircuitRun): CircuitRun {
+  return CircuitRun.build({
+    uid: run.uid,
+    user_uid: run.user_uid,
+    circuit_uid: run.circuit_uid,
+    circuit_version_uid: run.circuit_version_uid,
+    input: run.input,
+    is_public: run.is_public,
+    state: 'PROVISIONED',
+    created_at: run.created_at,
+    updated_at: run.created_at,
+  }, { isNewRecord: false });
 }
 
 /** Versions are immutable (definition and circuit never change), so a run's version is cached by uid. */
@@ -80,28 +99,46 @@ async function circuitOfAdaptor(adaptorUid: string): Promise<Circuit | null> {
 
 type RunFields = Pick<CircuitRun, 'user_uid' | 'circuit_uid' | 'circuit_version_uid' | 'input' | 'is_public'>;
 
+/** Raises the user's held credits by the base cost when what is not held covers it (DESIGN §8). */
+const HOLD_BASE_CREDITS = `UPDATE users SET credits_held = credits_held + $7
+   WHERE uid = $2 AND credits - credits_held >= $7
+   RETURNING uid`;
+
 /**
- * Inserts the run PROVISIONED and, with the PostgreSQL job store, queues its job in the same statement
- * (see SqlEnqueue): the hot path of every submission, so one round trip instead of three. Returns
- * whether the job was queued too; otherwise the caller enqueues through Agenda.
+ * Holds the base credit and inserts the run PROVISIONED in one statement, so a caller's concurrent
+ * queries can never start more runs than the balance covers (the user row is locked by the hold; a
+ * concurrent query re-checks what is left once it gets the lock). With the PostgreSQL job store the
+ * run's job is queued in the same statement too (see SqlEnqueue): the hot path of every submission,
+ * one round trip. Null when the balance could not cover the hold; `queued` false means the caller
+ * enqueues through Agenda.
  */
-async function insertRun(services: Services, fields: RunFields, transaction?: Transaction): Promise<{ run: CircuitRun; queued: boolean }> {
+async function insertRun(services: Services, fields: RunFields, transaction?: Transaction): Promise<{ run: CircuitRun; queued: boolean } | null> {
   const sqlEnqueue = services.runQueue.sqlEnqueue;
   // Marked queued up front: either the job is inserted with the run, or enqueue follows at once (a
   // failed enqueue clears it for the sweeper).
-  if (!sqlEnqueue) return { run: await CircuitRun.create({ ...fields, enqueued_at: new Date() }, { transaction }), queued: false };
   const [row] = await preparedQuery<object>(
     services.sequelize,
-    `WITH run AS (
-       INSERT INTO circuit_runs (uid, user_uid, circuit_uid, circuit_version_uid, input, is_public, enqueued_at)
-       VALUES ($1, $2, $3, $4, $5::jsonb, $6, now())
-       RETURNING *),
+    `WITH hold AS (${HOLD_BASE_CREDITS}),
+     run AS (
+       INSERT INTO circuit_runs (uid, user_uid, circuit_uid, circuit_version_uid, input, is_public, credits_held, enqueued_at)
+       SELECT $1::uuid, hold.uid, $3::uuid, $4::uuid, $5::jsonb, $6::boolean, $7::bigint, now() FROM hold
+       RETURNING *)${sqlEnqueue ? `,
      job AS (${sqlEnqueue.jobCte})
-     SELECT run.* FROM run CROSS JOIN (SELECT ${sqlEnqueue.notifyColumn} FROM job) notified`,
-    [crypto.randomUUID(), fields.user_uid, fields.circuit_uid, fields.circuit_version_uid, JSON.stringify(fields.input), fields.is_public],
+     SELECT run.* FROM run CROSS JOIN (SELECT ${sqlEnqueue.notifyColumn} FROM job) notified` : `
+     SELECT run.* FROM run`}`,
+    [crypto.randomUUID(), fields.user_uid, fields.circuit_uid, fields.circuit_version_uid, JSON.stringify(fields.input), fields.is_public, RUN_BASE_CREDITS],
     transaction,
   );
-  return { run: CircuitRun.build(row as never, { isNewRecord: false, raw: true }), queued: true };
+  if (!row) return null;
+  return { run: CircuitRun.build(row as never, { isNewRecord: false, raw: true }), queued: sqlEnqueue !== undefined };
+}
+
+async function insufficientCredits(viewer: User): Promise<AppError> {
+  const user = await User.findByPk(viewer.uid, { attributes: ['credits', 'credits_held'] });
+  const balance = user?.creditBalance ?? 0;
+  const held = Number(user?.credits_held ?? 0);
+  const unheld = held > 0 ? ` (${held} held by runs in progress)` : '';
+  return new AppError('InsufficientCredits', `A run needs ${RUN_BASE_CREDITS} credit; your balance is ${balance}${unheld}`);
 }
 
 /**
@@ -130,17 +167,16 @@ export async function createRun(services: Services, viewer: User, input: CreateR
   const invalid = checkInput(version.uid, version.definition.query_schema, input.input);
   if (invalid) throw badInput(invalid.message, { field: invalid.field });
 
-  const balance = viewer.creditBalance;
-  if (balance < RUN_BASE_CREDITS) {
-    throw new AppError('InsufficientCredits', `A run costs at least ${RUN_BASE_CREDITS} credit; your balance is ${balance}`);
-  }
+  // The balance as loaded with the token: spares the write for a caller who certainly cannot pay.
+  if (viewer.creditBalance < RUN_BASE_CREDITS) throw await insufficientCredits(viewer);
 
-  let inserted: { run: CircuitRun; queued: boolean };
+  let inserted: { run: CircuitRun; queued: boolean } | null;
   try {
     const fields = { user_uid: viewer.uid, circuit_uid: circuit.uid, circuit_version_uid: version.uid, input: input.input, is_public: isPublic };
     // One INSERT is its own unit of work; with a key, the key row joins it in a transaction.
     inserted = key === null ? await insertRun(services, fields) : await services.sequelize.transaction(async (transaction) => {
       const created = await insertRun(services, fields, transaction);
+      if (!created) return null;
       const expired = new Date(Date.now() - IDEMPOTENCY_WINDOW_HOURS * 3600_000);
       await IdempotencyKey.destroy({ where: { user_uid: viewer.uid, key, created_at: { [Op.lt]: expired } }, transaction });
       await IdempotencyKey.create({ user_uid: viewer.uid, key, request_hash: hash, run_uid: created.run.uid }, { transaction });
@@ -155,6 +191,7 @@ export async function createRun(services: Services, viewer: User, input: CreateR
     throw error;
   }
 
+  if (!inserted) throw await insufficientCredits(viewer);
   const { run, queued } = inserted;
   if (queued) return { run, circuit, replayed: false };
   try {

@@ -1,5 +1,5 @@
 import type { NonEmptyArray } from 'type-graphql';
-import { UserResolver } from './user/user.resolver';
+import { userResolvers } from './user';
 import { circuitResolvers } from './circuit';
 import { runResolvers } from './run';
 import { boardResolvers } from './board';
@@ -9,7 +9,7 @@ import { blobResolvers } from './blob';
 /** Every resolver of the schema, grouped by domain; each domain's index lists its own. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
 export const resolvers: NonEmptyArray<Function> = [
-  UserResolver,
+  ...userResolvers,
   ...circuitResolvers,
   ...runResolvers,
   ...boardResolvers,

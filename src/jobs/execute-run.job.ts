@@ -7,12 +7,11 @@ import { CircuitRun, isTerminal } from '../models/CircuitRun';
 import type { MetricExpression } from '../models/CircuitMetric';
 import type { Services } from '../services';
 import type { ExecuteRunData } from './agenda';
+import { RUN_BASE_CREDITS } from '../credits/holds';
 import { claimRun, ClaimedRun, finishRun, heartbeatRun, RunEnding } from './run-transitions';
 
 /** A run taken over this many times (its workers kept dying) ends in EXCEPTION instead of running again. */
 export const MAX_ATTEMPTS = 3;
-/** The base cost of a run, on top of its steps' credits. */
-export const RUN_BASE_CREDITS = 1;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

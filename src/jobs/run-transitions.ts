@@ -1,5 +1,6 @@
 import { QueryTypes, Sequelize } from 'sequelize';
 import { preparedQuery } from '../db/prepared';
+import { chargeRunSql } from '../credits/charge';
 import type { RunState } from '../models/CircuitRun';
 import type { MetricExpression } from '../models/CircuitMetric';
 import type { CircuitDefinition } from '../engine/definition';
@@ -75,8 +76,9 @@ export interface RunCharge { userUid: string; cost: number; amount: number; bala
 
 /**
  * RUNNING → COMPLETED | EXCEPTION for the attempt holding the run, and its one charge, in one
- * transaction (with `notifyChannel`, the state event too: NOTIFY is delivered on commit). The balance never goes below 0: when it cannot cover the cost, what is left is taken
- * (the ledger records both `cost` and `amount`). Returns null when the run was not this attempt's to end.
+ * transaction (with `notifyChannel`, the state event too: NOTIFY is delivered on commit). The charge
+ * releases the run's credit hold and takes its cost (src/credits/charge.ts). Returns null when the run
+ * was not this attempt's to end.
  */
 export async function finishRun(sequelize: Sequelize, ending: RunEnding, notifyChannel?: string): Promise<RunCharge | null> {
   // One statement, so one transaction: the guarded end, the balance (locked, so concurrent charges
@@ -88,17 +90,9 @@ export async function finishRun(sequelize: Sequelize, ending: RunEnding, notifyC
           SET state = $3, ended_at = now(), updated_at = now(), heartbeat_at = NULL,
               result_blob = $4::jsonb, metrics = $5::jsonb, failure_reason = $6, credits_cost = $7
         WHERE uid = $1 AND state = 'RUNNING' AND attempt = $2
-        RETURNING uid, user_uid),
-     locked AS (
-       SELECT u.uid, u.credits FROM users u JOIN ended ON u.uid = ended.user_uid FOR UPDATE OF u),
-     charged AS (
-       UPDATE users u SET credits = locked.credits - LEAST(locked.credits, $7::bigint)
-         FROM locked WHERE u.uid = locked.uid
-         RETURNING u.uid, LEAST(locked.credits, $7::bigint) AS amount, u.credits AS balance_after)
-     INSERT INTO credit_ledger (user_uid, run_uid, cost, amount, balance_after)
-       SELECT charged.uid, $1, $7, charged.amount, charged.balance_after FROM charged
-     RETURNING user_uid, amount, balance_after${notifyChannel ? `,
-       pg_notify($8, json_build_object('uid', run_uid, 'state', $3::text)::text) AS notified` : ''}`,
+        RETURNING uid, user_uid, credits_held),
+     ${chargeRunSql({ ended: 'ended', cost: '$7', extraColumns: notifyChannel ? `,
+       pg_notify($8, json_build_object('uid', run_uid, 'state', $3::text)::text) AS notified` : '' })}`,
     [
       ending.uid,
       ending.attempt,

@@ -9,6 +9,8 @@ export class User extends Model<InferAttributes<User, { omit: 'creditBalance' }>
   declare is_admin: CreationOptional<boolean>;
   /** BIGINT arrives from pg as a string; read it through `creditBalance`. */
   declare credits: CreationOptional<string | number>;
+  /** What the user's in-flight runs have reserved of `credits` (src/credits/holds.ts). */
+  declare credits_held: CreationOptional<string | number>;
   declare password_hash: CreationOptional<string | null>;
   declare created_at: CreationOptional<Date>;
   declare updated_at: CreationOptional<Date>;
@@ -27,6 +29,7 @@ export class User extends Model<InferAttributes<User, { omit: 'creditBalance' }>
         is_private: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
         is_admin: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
         credits: { type: DataTypes.BIGINT, allowNull: false, defaultValue: 0 },
+        credits_held: { type: DataTypes.BIGINT, allowNull: false, defaultValue: 0 },
         password_hash: { type: DataTypes.TEXT, allowNull: true },
         created_at: DataTypes.DATE,
         updated_at: DataTypes.DATE,

@@ -23,10 +23,12 @@ export class Viewer extends UserProfile {
   @Field(() => Boolean) isPrivate!: boolean;
   @Field(() => Boolean) isAdmin!: boolean;
   @Field(() => Int, { description: 'Credit balance' }) credits!: number;
+  @Field(() => Int, { description: 'Credits your runs in progress have reserved; a new run or costly step needs credits - creditsHeld' })
+  creditsHeld!: number;
 
   static fromViewer(user: UserModel): Viewer {
     return Object.assign(new Viewer(), UserProfile.from(user), {
-      isPrivate: user.is_private, isAdmin: user.is_admin, credits: user.creditBalance,
+      isPrivate: user.is_private, isAdmin: user.is_admin, credits: user.creditBalance, creditsHeld: Number(user.credits_held ?? 0),
     });
   }
 }

@@ -1,0 +1,33 @@
+import type { Command } from 'commander';
+import { Blob } from '../../models/blobs';
+import { withDatabase } from '../database';
+import { findUser, restBlob } from '../present';
+import { positiveInteger } from '../options';
+import { CliError, printJson } from '../output';
+
+export interface BlobListOptions { username: string; limit: number; page: number }
+
+/** A user's blobs, newest first, in the REST list shape (with storage paths, as for an admin). */
+export async function blobList(options: BlobListOptions) {
+  if (options.limit > 100) throw new CliError('--limit must be at most 100');
+  return withDatabase(async () => {
+    const owner = await findUser(options.username);
+    const { rows, count } = await Blob.findAndCountAll({
+      where: { user_uid: owner.uid },
+      order: [['created_at', 'DESC'], ['uid', 'ASC']],
+      limit: options.limit,
+      offset: (options.page - 1) * options.limit,
+    });
+    return { meta: { total_count: count, limit: options.limit, page: options.page }, data: rows.map(restBlob) };
+  });
+}
+
+export function register(parent: Command): void {
+  parent
+    .command('list')
+    .description("list a user's blobs, newest first")
+    .requiredOption('--username <username>', 'the owner')
+    .option('--limit <n>', 'blobs per page (1-100)', positiveInteger, 10)
+    .option('--page <n>', '1-based page', positiveInteger, 1)
+    .action(async (options: BlobListOptions) => printJson(await blobList(options)));
+}

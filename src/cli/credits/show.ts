@@ -1,0 +1,41 @@
+import type { Command } from 'commander';
+import { ledgerPage } from '../../credits/ledger';
+import { withDatabase } from '../database';
+import { findUser } from '../present';
+import { wholeNumber } from '../options';
+import { printJson } from '../output';
+
+export interface CreditsShowOptions { username: string; ledger: number }
+
+/** A user's balance, what their runs in progress hold, and the latest ledger rows. */
+export async function creditsShow(options: CreditsShowOptions) {
+  return withDatabase(async () => {
+    const user = await findUser(options.username);
+    const credits = user.creditBalance;
+    const held = Number(user.credits_held);
+    const { rows } = await ledgerPage(user.uid, { limit: Math.min(options.ledger, 1000), offset: 0 });
+    return {
+      username: user.username,
+      credits,
+      credits_held: held,
+      available: Math.max(0, credits - held),
+      ledger: rows.map((row) => ({
+        uid: row.uid,
+        kind: row.kind,
+        ...(row.run_uid ? { run_uid: row.run_uid } : {}),
+        amount: Number(row.amount),
+        balance_after: Number(row.balance_after),
+        created_at: row.created_at,
+      })),
+    };
+  });
+}
+
+export function register(parent: Command): void {
+  parent
+    .command('show')
+    .description("show a user's balance, held credits and latest ledger rows")
+    .requiredOption('--username <username>', 'the user')
+    .option('--ledger <n>', 'how many ledger rows to show, newest first (max 1000)', wholeNumber, 10)
+    .action(async (options: CreditsShowOptions) => printJson(await creditsShow(options)));
+}

@@ -1,0 +1,28 @@
+import type { Command } from 'commander';
+import { User } from '../../models';
+import { CircuitRun } from '../../models/CircuitRun';
+import { notFound } from '../../errors';
+import { isUid } from '../../ids';
+import { withDatabase } from '../database';
+import { restRun } from '../present';
+import { printJson } from '../output';
+
+export interface RunShowOptions { uid: string }
+
+/** One run with the operator's details (failure reason, cost, attempts). */
+export async function runShow(options: RunShowOptions) {
+  return withDatabase(async () => {
+    const run = isUid(options.uid) ? await CircuitRun.findByPk(options.uid) : null;
+    if (!run) throw notFound(`Circuit run ${options.uid}`);
+    const user = await User.findByPk(run.user_uid, { attributes: ['username'] });
+    return restRun(run, user?.username ?? '');
+  });
+}
+
+export function register(parent: Command): void {
+  parent
+    .command('show')
+    .description('show a run with its failure reason, cost and attempts')
+    .requiredOption('--uid <uid>', 'the run uid')
+    .action(async (options: RunShowOptions) => printJson(await runShow(options)));
+}

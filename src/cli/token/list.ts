@@ -1,0 +1,34 @@
+import type { Command } from 'commander';
+import { ApiToken } from '../../models';
+import { withDatabase } from '../database';
+import { findUser } from '../present';
+import { printJson } from '../output';
+
+export interface TokenListOptions { username: string; all?: boolean }
+
+/** A user's API tokens, newest first; never the tokens themselves (only their hashes are stored). */
+export async function tokenList(options: TokenListOptions) {
+  return withDatabase(async () => {
+    const user = await findUser(options.username);
+    const tokens = await ApiToken.findAll({
+      where: { user_uid: user.uid, ...(options.all ? {} : { revoked_at: null }) },
+      order: [['created_at', 'DESC'], ['uid', 'ASC']],
+    });
+    return tokens.map((token) => ({
+      uid: token.uid,
+      label: token.label,
+      created_at: token.created_at,
+      last_used_at: token.last_used_at ?? null,
+      ...(options.all ? { revoked_at: token.revoked_at ?? null } : {}),
+    }));
+  });
+}
+
+export function register(parent: Command): void {
+  parent
+    .command('list')
+    .description("list a user's API tokens (uid, label, created, last used)")
+    .requiredOption('--username <username>', 'the owner of the tokens')
+    .option('--all', 'include revoked tokens')
+    .action(async (options: TokenListOptions) => printJson(await tokenList(options)));
+}

@@ -1,0 +1,28 @@
+import type { Command } from 'commander';
+import { revokeApiToken } from '../../commands/revoke-api-token';
+import { notFound } from '../../errors';
+import { isUid } from '../../ids';
+import { withDatabase } from '../database';
+import { findUser } from '../present';
+import { printJson } from '../output';
+
+export interface TokenRevokeOptions { username: string; uid: string }
+
+/** Revokes one of a user's tokens by uid (from `token list`); requests with it get 401 at once. */
+export async function tokenRevoke(options: TokenRevokeOptions) {
+  return withDatabase(async () => {
+    const user = await findUser(options.username);
+    const revoked = isUid(options.uid) && (await revokeApiToken(user, options.uid));
+    if (!revoked) throw notFound(`Active token ${options.uid} of ${user.username}`);
+    return { uid: options.uid, revoked: true };
+  });
+}
+
+export function register(parent: Command): void {
+  parent
+    .command('revoke')
+    .description('revoke an API token (its uid is in `token list`)')
+    .requiredOption('--username <username>', 'the owner of the token')
+    .requiredOption('--uid <uid>', 'the token uid')
+    .action(async (options: TokenRevokeOptions) => printJson(await tokenRevoke(options)));
+}
