@@ -2,7 +2,7 @@ import { DocumentNode, execute, GraphQLError, GraphQLSchema } from 'graphql';
 import type { AppContext } from '../src/graphql/context';
 import { toPublicError } from '../src/graphql/format-error';
 import { AppError } from '../src/errors';
-import { ERROR_STATUS } from './error-status';
+import { ERROR_STATUS, errorEnvelope } from './error-status';
 import type { Route } from './route';
 import { checkRequest } from './validate';
 
@@ -20,7 +20,7 @@ export interface BridgeResponse {
 }
 
 export function errorResponse(error: AppError | { code: keyof typeof ERROR_STATUS; message: string }, headers: Record<string, string> = {}): BridgeResponse {
-  return { status: ERROR_STATUS[error.code], headers, body: { error: { message: error.message, code: error.code } } };
+  return { ...errorEnvelope(error), headers };
 }
 
 function decodeHeaders(raw: RawRequest['headers'] = {}): Record<string, string | undefined> {

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../src/errors';
+import type { AppError, ErrorCode } from '../src/errors';
 
 /** The one table from an error code to its HTTP status (spec §7, DESIGN §5/§6). */
 export const ERROR_STATUS: Record<ErrorCode, number> = {
@@ -13,3 +13,8 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   RateLimited: 429,
   Internal: 500,
 };
+
+/** An error as every HTTP answer carries it: its status and the envelope `{"error":{"message","code"}}`. */
+export function errorEnvelope(error: AppError | { code: ErrorCode; message: string }): { status: number; body: { error: { message: string; code: ErrorCode } } } {
+  return { status: ERROR_STATUS[error.code], body: { error: { message: error.message, code: error.code } } };
+}

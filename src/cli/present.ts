@@ -1,11 +1,12 @@
 import { Circuit, CircuitAdaptor, CircuitVersion, User } from '../models';
 import type { Blob } from '../models/blobs';
 import { notFound } from '../errors';
-import { CircuitType, CircuitVersionType } from '../graphql/circuit/circuit.type';
-import { BlobType } from '../graphql/blob/blob.type';
 import { CircuitRunType } from '../graphql/run/run.type';
 import type { CircuitRun } from '../models/CircuitRun';
 import { storagePath } from '../storage';
+import { circuitView, versionView } from '../views/circuit.view';
+import { blobView } from '../views/blob.view';
+import { snakeKeys } from '../views/snake-keys';
 
 export async function findUser(username: string): Promise<User> {
   const user = await User.findOne({ where: { username } });
@@ -19,23 +20,15 @@ export async function findCircuit(owner: User, name: string): Promise<Circuit> {
   return circuit;
 }
 
-/**
- * REST field names are the snake_case of the GraphQL fields (schema/operations/*.graphql alias them
- * so), so the CLI prints the GraphQL presenters' views with snake_case keys: one mapping, not two.
- */
-function snakeKeys(view: object): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(view).map(([key, value]) => [key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), value]));
-}
-
 /** The circuit as REST returns it (fragment RestCircuit). */
 export async function restCircuit(circuit: Circuit, owner: User) {
   const adaptor = await CircuitAdaptor.findOne({ where: { circuit_uid: circuit.uid, kind: 'query' }, order: [['created_at', 'ASC']] });
-  return snakeKeys(CircuitType.from(circuit, owner.username, adaptor?.uid ?? ''));
+  return snakeKeys(circuitView(circuit, owner.username, adaptor?.uid ?? ''));
 }
 
 /** The version as REST returns it (fragment RestCircuitVersion). */
 export function restVersion(version: CircuitVersion, primaryVersionUid: string | null) {
-  const { querySchema: _querySchema, ...view } = CircuitVersionType.from(version, primaryVersionUid);
+  const { querySchema: _querySchema, ...view } = versionView(version, primaryVersionUid);
   return snakeKeys(view);
 }
 
@@ -44,7 +37,7 @@ export function restVersion(version: CircuitVersion, primaryVersionUid: string |
  * sees them: the operator at the CLI already has the storage in hand.
  */
 export function restBlob(blob: Blob) {
-  const { filename: _filename, ...view } = BlobType.from(blob, null);
+  const { filename: _filename, ...view } = blobView(blob, null);
   return { ...snakeKeys(view), blob_type: blob.blob_type, path: storagePath(blob.blob_type, blob.bucket, blob.uid) };
 }
 

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import type { GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { authChecker, rejectInvalidToken } from './auth-checker';
+import { noticesFromSubjects } from './notices';
 import { resolvers } from './resolvers';
 import { runPubSub } from '../events/pubsub';
 import { withOperationCosts } from './operation-cost';
@@ -17,7 +18,7 @@ export function getSchema(): Promise<GraphQLSchema> {
     resolvers,
     authChecker,
     authMode: 'error',
-    globalMiddlewares: [rejectInvalidToken],
+    globalMiddlewares: [rejectInvalidToken, noticesFromSubjects],
     validate: { forbidUnknownValues: false },
     pubSub: runPubSub,
   }).then(withOperationCosts);

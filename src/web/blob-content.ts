@@ -2,13 +2,13 @@ import fs from 'node:fs';
 import type { Express, Request, Response } from 'express';
 import { Blob } from '../models/blobs';
 import { AppError, notAllowed, notFound } from '../errors';
-import { errorResponse } from '../../rest-bridge/bridge';
+import { errorEnvelope } from '../../rest-bridge/error-status';
 import { isUid } from '../ids';
 import { LocalStorage, LOCAL_CONTENT_PATH } from '../storage';
 import type { Services } from '../services';
 
 function fail(res: Response, error: AppError): void {
-  const response = errorResponse(error);
+  const response = errorEnvelope(error);
   res.status(response.status).set('Cache-Control', 'no-store').json(response.body);
 }
 

@@ -1,8 +1,7 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 import type { User } from '../../models';
 import type { Blob as BlobModel } from '../../models/blobs';
-import { blobPermits } from '../../policies/blob.policy';
-import { storagePath } from '../../storage';
+import { blobView } from '../../views/blob.view';
 
 @ObjectType('Blob', { description: 'A stored file (spec 2.6)' })
 export class BlobType {
@@ -21,19 +20,6 @@ export class BlobType {
   @Field(() => String, { description: 'The uploaded file name' }) filename!: string;
 
   static from(blob: BlobModel, viewer: User | null): BlobType {
-    const seeStorage = blobPermits(viewer, blob, 'seeStorage');
-    return Object.assign(new BlobType(), {
-      uid: blob.uid,
-      blobType: seeStorage ? blob.blob_type : null,
-      path: seeStorage ? storagePath(blob.blob_type, blob.bucket, blob.uid) : null,
-      hash: blob.hash,
-      userUid: blob.user_uid,
-      createdAt: blob.created_at,
-      canDelete: blobPermits(viewer, blob, 'delete'),
-      bytes: blob.byteCount,
-      totalReads: blob.readCount,
-      mimeType: blob.mime_type ?? null,
-      filename: blob.filename,
-    });
+    return Object.assign(new BlobType(), blobView(blob, viewer));
   }
 }

@@ -4,7 +4,7 @@ import { explainDefinition } from '../../engine/explain';
 import { circuitPermits } from '../../policies/circuit.policy';
 import type { AppContext } from '../context';
 import { findCircuitByNameFor } from './circuit.access';
-import { noteIfDeprecated, presentCircuit } from './circuit.presenter';
+import { presentCircuit } from './circuit.presenter';
 import { CircuitExplanationType, ExplainedInputType, ExplainedStepType } from './circuit.type';
 
 @Resolver()
@@ -20,7 +20,6 @@ export class CircuitExplainResolver {
     const circuit = await findCircuitByNameFor(ctx, username, name, 'read');
     const version = circuit.primary_version_uid ? await ctx.loaders.version.load(circuit.primary_version_uid) : null;
     if (!version) throw notFound('Primary version');
-    noteIfDeprecated(ctx, circuit);
 
     // Embedded circuits are named only when the caller may list them; otherwise they stay anonymous.
     const names = new Map<string, string>();

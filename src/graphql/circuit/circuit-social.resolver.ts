@@ -6,7 +6,7 @@ import { circuitPermits, listableCircuitsSql } from '../../policies/circuit.poli
 import { PageArgs, pageWindow, paged } from '../common/pagination';
 import type { AppContext } from '../context';
 import { findCircuitByName, findCircuitByNameFor } from './circuit.access';
-import { noteIfDeprecated, presentCircuit } from './circuit.presenter';
+import { presentCircuit } from './circuit.presenter';
 import { CircuitPage, CircuitStarState } from './circuit.type';
 
 /** Spec §8: the starred list holds up to 50 (a page of at most 50; by default all 50). */
@@ -95,7 +95,6 @@ export class CircuitSocialResolver {
     @Ctx() ctx: AppContext,
   ): Promise<CircuitPage> {
     const circuit = await findCircuitByNameFor(ctx, username, name, 'list');
-    noteIfDeprecated(ctx, circuit);
     const window = pageWindow(args);
     const sequelize = ctx.services.sequelize;
     const listable = listableCircuitsSql('c', ctx.viewer);

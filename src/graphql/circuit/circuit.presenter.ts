@@ -1,5 +1,6 @@
 import type { Circuit } from '../../models';
-import { addNotice, AppContext } from '../context';
+import type { AppContext } from '../context';
+import { aboutCircuit } from '../notices';
 import { CircuitType } from './circuit.type';
 
 /** Builds the API view of a circuit, loading its owner and adaptor in batches. */
@@ -11,9 +12,8 @@ export async function presentCircuit(ctx: AppContext, circuit: Circuit): Promise
   return CircuitType.from(circuit, owner?.username ?? '', adaptor?.uid ?? '');
 }
 
-/** Deprecated circuits still work; every response about one says so (DESIGN §5). */
-export function noteIfDeprecated(ctx: AppContext, circuit: Circuit): void {
-  if (circuit.is_deprecated) {
-    addNotice(ctx, { code: 'deprecated', message: `Circuit ${circuit.name} is deprecated and may be removed in the future` }, circuit.deprecated_at);
-  }
-}
+/**
+ * @deprecated Notices follow from the response's subjects (graphql/notices.ts): a circuit found
+ * through circuit.access is one already; a presenter of something of a circuit calls aboutCircuit.
+ */
+export const noteIfDeprecated = aboutCircuit;

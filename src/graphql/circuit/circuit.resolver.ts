@@ -6,7 +6,6 @@ import { publishVersion } from '../../commands/publish-version';
 import { updateCircuit } from '../../commands/update-circuit';
 import { deprecateCircuit } from '../../commands/deprecate-circuit';
 import { notFound } from '../../errors';
-import { authorize } from '../../policies/authorize';
 import { circuitPermits, listableCircuitsWhere } from '../../policies/circuit.policy';
 import { JSONScalar } from '../common/scalars';
 import { isUid } from '../../ids';
@@ -14,7 +13,7 @@ import { PageArgs, pageWindow, paged } from '../common/pagination';
 import type { AppContext } from '../context';
 import { CreateCircuitInput, UpdateCircuitInput } from './circuit.input';
 import { findCircuitByNameFor, findCircuitFor } from './circuit.access';
-import { noteIfDeprecated, presentCircuit } from './circuit.presenter';
+import { presentCircuit } from './circuit.presenter';
 import { CircuitAdaptorType, CircuitPage, CircuitType, CircuitVersionPage, CircuitVersionType } from './circuit.type';
 
 @Resolver(() => CircuitType)
@@ -29,7 +28,6 @@ export class CircuitResolver {
   @Query(() => CircuitType, { description: 'A circuit by uid; private and protected circuits need the owner' })
   async circuit(@Arg('uid', () => ID) uid: string, @Ctx() ctx: AppContext): Promise<CircuitType> {
     const circuit = await findCircuitFor(ctx, uid, 'read');
-    noteIfDeprecated(ctx, circuit);
     return presentCircuit(ctx, circuit);
   }
 
@@ -40,7 +38,6 @@ export class CircuitResolver {
     @Ctx() ctx: AppContext,
   ): Promise<CircuitType> {
     const circuit = await findCircuitByNameFor(ctx, username, name, 'read');
-    noteIfDeprecated(ctx, circuit);
     return presentCircuit(ctx, circuit);
   }
 
@@ -48,11 +45,8 @@ export class CircuitResolver {
     description: 'The uid of the primary version (the one run when none is pinned). Allowed to whoever may read or run the circuit.',
   })
   async circuitPrimaryVersion(@Arg('uid', () => ID) uid: string, @Ctx() ctx: AppContext): Promise<string> {
-    const circuit = isUid(uid) ? await ctx.loaders.circuit.load(uid) : null;
-    if (!circuit) throw notFound('Circuit');
-    authorize(ctx.viewer, circuitPermits(ctx.viewer, circuit, 'read') || circuitPermits(ctx.viewer, circuit, 'run'));
+    const circuit = await findCircuitFor(ctx, uid, ['read', 'run']);
     if (!circuit.primary_version_uid) throw notFound('Primary version');
-    noteIfDeprecated(ctx, circuit);
     return circuit.primary_version_uid;
   }
 
@@ -84,7 +78,6 @@ export class CircuitResolver {
     @Ctx() ctx: AppContext,
   ): Promise<CircuitVersionPage> {
     const circuit = await findCircuitFor(ctx, circuitUid, 'read');
-    noteIfDeprecated(ctx, circuit);
     const window = pageWindow(args);
     const { rows, count } = await CircuitVersion.findAndCountAll({
       where: { circuit_uid: circuit.uid },
@@ -105,7 +98,6 @@ export class CircuitResolver {
   ): Promise<CircuitType> {
     const circuit = await findCircuitByNameFor(ctx, username, name, 'manage');
     await updateCircuit(circuit, input);
-    noteIfDeprecated(ctx, circuit);
     return presentCircuit(ctx, circuit);
   }
 
@@ -114,7 +106,6 @@ export class CircuitResolver {
   async deprecateCircuit(@Arg('uid', () => ID) uid: string, @Ctx() ctx: AppContext): Promise<CircuitType> {
     const circuit = await findCircuitFor(ctx, uid, 'manage');
     await deprecateCircuit(ctx.services.sequelize, circuit);
-    noteIfDeprecated(ctx, circuit);
     return presentCircuit(ctx, circuit);
   }
 
@@ -128,7 +119,6 @@ export class CircuitResolver {
   ): Promise<CircuitVersionType> {
     const circuit = await findCircuitFor(ctx, circuitUid, 'manage');
     const version = await publishVersion(ctx.services.sequelize, ctx.viewer!, circuit, definition, primary ?? false);
-    noteIfDeprecated(ctx, circuit);
     return CircuitVersionType.from(version, circuit.primary_version_uid);
   }
 
@@ -143,7 +133,6 @@ export class CircuitResolver {
     const version = isUid(versionUid) ? await CircuitVersion.findByPk(versionUid) : null;
     if (!version || version.circuit_uid !== circuit.uid) throw notFound('Circuit version');
     await circuit.update({ primary_version_uid: version.uid });
-    noteIfDeprecated(ctx, circuit);
     return presentCircuit(ctx, circuit);
   }
 

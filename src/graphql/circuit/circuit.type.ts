@@ -2,6 +2,7 @@ import { Field, ID, Int, ObjectType } from 'type-graphql';
 import type { Circuit as CircuitModel, CircuitAdaptor as AdaptorModel, CircuitVersion as VersionModel } from '../../models';
 import { JSONScalar } from '../common/scalars';
 import { PageOf } from '../common/pagination';
+import { circuitView, versionView } from '../../views/circuit.view';
 
 @ObjectType('Circuit')
 export class CircuitType {
@@ -21,22 +22,7 @@ export class CircuitType {
   @Field(() => Date) updatedAt!: Date;
 
   static from(circuit: CircuitModel, username: string, adaptorUid: string): CircuitType {
-    return Object.assign(new CircuitType(), {
-      uid: circuit.uid,
-      name: circuit.name,
-      description: circuit.description,
-      username,
-      isPrivate: circuit.is_private,
-      isProtected: circuit.is_protected,
-      licenseType: circuit.license_type ?? null,
-      userCircuitMetricUid: circuit.user_circuit_metric_uid ?? null,
-      isDeprecated: circuit.is_deprecated,
-      starCount: circuit.star_count,
-      adaptorUid,
-      primaryVersionUid: circuit.primary_version_uid ?? null,
-      createdAt: circuit.created_at,
-      updatedAt: circuit.updated_at,
-    });
+    return Object.assign(new CircuitType(), circuitView(circuit, username, adaptorUid));
   }
 }
 
@@ -67,16 +53,7 @@ export class CircuitVersionType {
   @Field(() => Date) createdAt!: Date;
 
   static from(version: VersionModel, primaryVersionUid: string | null): CircuitVersionType {
-    return Object.assign(new CircuitVersionType(), {
-      uid: version.uid,
-      circuitUid: version.circuit_uid,
-      number: version.number,
-      definition: version.definition,
-      querySchema: version.definition.query_schema,
-      isPrimary: version.uid === primaryVersionUid,
-      isDeprecated: version.is_deprecated,
-      createdAt: version.created_at,
-    });
+    return Object.assign(new CircuitVersionType(), versionView(version, primaryVersionUid));
   }
 }
 

@@ -1,0 +1,33 @@
+import type { MiddlewareFn } from 'type-graphql';
+import type { Circuit } from '../models';
+import { addNotice, type AppContext } from './context';
+
+/**
+ * Deprecation notices follow from what a response is about, not from calls placed by hand: a
+ * circuit named by the request (circuit.access) or presented as the owner of what is returned (a
+ * run's circuit) is a subject of the response. When a root field has resolved, every subject that
+ * is deprecated by then adds its notice and the `Deprecation` header (DESIGN §5) — so a response to
+ * the deprecate mutation itself carries it.
+ */
+const subjects = new WeakMap<AppContext, Set<Circuit>>();
+
+export function aboutCircuit(ctx: AppContext, circuit: Circuit): void {
+  let set = subjects.get(ctx);
+  if (!set) subjects.set(ctx, (set = new Set()));
+  set.add(circuit);
+}
+
+function settle(ctx: AppContext): void {
+  for (const circuit of subjects.get(ctx) ?? []) {
+    if (circuit.is_deprecated) {
+      addNotice(ctx, { code: 'deprecated', message: `Circuit ${circuit.name} is deprecated and may be removed in the future` }, circuit.deprecated_at);
+    }
+  }
+}
+
+/** Global middleware: settles the subjects' notices when a query or mutation field has succeeded. */
+export const noticesFromSubjects: MiddlewareFn<AppContext> = async ({ context, info }, next) => {
+  const result: unknown = await next();
+  if (info.parentType.name === 'Query' || info.parentType.name === 'Mutation') settle(context);
+  return result;
+};
