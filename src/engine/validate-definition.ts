@@ -69,7 +69,8 @@ function describe(error: ErrorObject, definition: unknown): { message: string; f
       return { message: `${at}.${missing} ${value(messageOf(schema, 'required') ?? 'is required', undefined)}`, field: where === 'definition' && path === '' ? missing : undefined };
     }
     default: {
-      if (path === '.kind' || path.endsWith('.kind') && error.keyword === 'enum') return { message: `${where}: ${messageOf(parent, error.keyword) ?? 'has an unknown kind'}` };
+      // "step a: kind must be one of …": the kind is about the step, not a field inside it.
+      if (path === '.kind') return { message: `${where}: ${messageOf(parent, error.keyword) ?? 'has an unknown kind'}` };
       const message = messageOf(parent, error.keyword) ?? error.message ?? 'is invalid';
       const field = where === 'definition' && path !== '' ? path.slice(1).split(/[.[]/)[0] : undefined;
       return { message: `${at} ${value(message, error.data)}`, field };
