@@ -4,6 +4,7 @@ import { runRoutes } from './routes/runs';
 import { boardRoutes } from './routes/boards';
 import { searchRoutes } from './routes/search';
 import { blobRoutes } from './routes/blobs';
+import { webhookRoutes } from './routes/webhooks';
 
 /** Every documented REST path (spec §4), relative to /api/v1. */
-export const routes: Route[] = [...circuitRoutes, ...runRoutes, ...boardRoutes, ...searchRoutes, ...blobRoutes];
+export const routes: Route[] = [...circuitRoutes, ...runRoutes, ...boardRoutes, ...searchRoutes, ...blobRoutes, ...webhookRoutes];

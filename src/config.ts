@@ -33,6 +33,10 @@ export interface Config {
   runMaxSteps: number;
   /** Largest result_blob a run may produce, in bytes of JSON (RUN_MAX_RESULT_BYTES). */
   runMaxResultBytes: number;
+  /** Delay before a failed webhook delivery's first retry; each later one waits 3 times longer. */
+  webhookRetryBaseMs: number;
+  /** Attempts per webhook message before it is given up (with the defaults, about a day of retries). */
+  webhookMaxAttempts: number;
 }
 
 /** Every problem found in the environment, one line each (the message joins them with newlines). */
@@ -153,5 +157,7 @@ function readConfig(env: NodeJS.ProcessEnv, http: boolean): Config {
     stepMemoryMb: int(env, 'STEP_MEMORY_MB', 64, 16, 4096),
     runMaxSteps: int(env, 'RUN_MAX_STEPS', 1000, 1, 1_000_000),
     runMaxResultBytes: int(env, 'RUN_MAX_RESULT_BYTES', 4 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    webhookRetryBaseMs: int(env, 'WEBHOOK_RETRY_BASE_MS', 10_000, 10, 3_600_000),
+    webhookMaxAttempts: int(env, 'WEBHOOK_MAX_ATTEMPTS', 10, 1, 30),
   };
 }

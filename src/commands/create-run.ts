@@ -12,6 +12,7 @@ import { RUN_BASE_CREDITS } from '../jobs/execute-run.job';
 import { markNotEnqueued } from '../jobs/run-transitions';
 import type { Services } from '../services';
 import { preparedQuery } from '../db/prepared';
+import { parseRunWebhook } from '../webhooks/events';
 
 export interface CreateRunInput {
   adaptorUid: string;
@@ -21,6 +22,9 @@ export interface CreateRunInput {
   isPublic?: boolean | null;
   /** Same caller + same key within IDEMPOTENCY_WINDOW_HOURS returns the same run. */
   idempotencyKey?: string | null;
+  /** Where to POST signed run events, and which (DESIGN §7.5). */
+  webhook?: string | null;
+  webhookEventsFilter?: string[] | null;
 }
 
 export interface CreateRunResult {
@@ -78,7 +82,7 @@ async function circuitOfAdaptor(adaptorUid: string): Promise<Circuit | null> {
   return row ? Circuit.build(row as never, { isNewRecord: false, raw: true }) : null;
 }
 
-type RunFields = Pick<CircuitRun, 'user_uid' | 'circuit_uid' | 'circuit_version_uid' | 'input' | 'is_public'>;
+type RunFields = Pick<CircuitRun, 'user_uid' | 'circuit_uid' | 'circuit_version_uid' | 'input' | 'is_public' | 'webhook_url' | 'webhook_events'>;
 
 /**
  * Inserts the run PROVISIONED and, with the PostgreSQL job store, queues its job in the same statement
@@ -93,12 +97,12 @@ async function insertRun(services: Services, fields: RunFields, transaction?: Tr
   const [row] = await preparedQuery<object>(
     services.sequelize,
     `WITH run AS (
-       INSERT INTO circuit_runs (uid, user_uid, circuit_uid, circuit_version_uid, input, is_public, enqueued_at)
-       VALUES ($1, $2, $3, $4, $5::jsonb, $6, now())
+       INSERT INTO circuit_runs (uid, user_uid, circuit_uid, circuit_version_uid, input, is_public, enqueued_at, webhook_url, webhook_events)
+       VALUES ($1, $2, $3, $4, $5::jsonb, $6, now(), $7, $8::text[])
        RETURNING *),
      job AS (${sqlEnqueue.jobCte})
      SELECT run.* FROM run CROSS JOIN (SELECT ${sqlEnqueue.notifyColumn} FROM job) notified`,
-    [crypto.randomUUID(), fields.user_uid, fields.circuit_uid, fields.circuit_version_uid, JSON.stringify(fields.input), fields.is_public],
+    [crypto.randomUUID(), fields.user_uid, fields.circuit_uid, fields.circuit_version_uid, JSON.stringify(fields.input), fields.is_public, fields.webhook_url, fields.webhook_events],
     transaction,
   );
   return { run: CircuitRun.build(row as never, { isNewRecord: false, raw: true }), queued: true };
@@ -126,6 +130,7 @@ export async function createRun(services: Services, viewer: User, input: CreateR
     if (replay) return { run: replay, circuit, replayed: true };
   }
 
+  const webhook = parseRunWebhook(input.webhook, input.webhookEventsFilter, services.config.httpStepAllowPrivate);
   const version = await resolveVersion(circuit, input.versionUid);
   const invalid = checkInput(version.uid, version.definition.query_schema, input.input);
   if (invalid) throw badInput(invalid.message, { field: invalid.field });
@@ -137,7 +142,10 @@ export async function createRun(services: Services, viewer: User, input: CreateR
 
   let inserted: { run: CircuitRun; queued: boolean };
   try {
-    const fields = { user_uid: viewer.uid, circuit_uid: circuit.uid, circuit_version_uid: version.uid, input: input.input, is_public: isPublic };
+    const fields = {
+      user_uid: viewer.uid, circuit_uid: circuit.uid, circuit_version_uid: version.uid, input: input.input, is_public: isPublic,
+      webhook_url: webhook?.url ?? null, webhook_events: webhook?.events ?? null,
+    };
     // One INSERT is its own unit of work; with a key, the key row joins it in a transaction.
     inserted = key === null ? await insertRun(services, fields) : await services.sequelize.transaction(async (transaction) => {
       const created = await insertRun(services, fields, transaction);

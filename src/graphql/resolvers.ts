@@ -5,6 +5,7 @@ import { runResolvers } from './run';
 import { boardResolvers } from './board';
 import { searchResolvers } from './search';
 import { blobResolvers } from './blob';
+import { webhookResolvers } from './webhook';
 
 /** Every resolver of the schema, grouped by domain; each domain's index lists its own. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -15,4 +16,5 @@ export const resolvers: NonEmptyArray<Function> = [
   ...boardResolvers,
   ...searchResolvers,
   ...blobResolvers,
+  ...webhookResolvers,
 ];
