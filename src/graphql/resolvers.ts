@@ -6,6 +6,7 @@ import { boardResolvers } from './board';
 import { searchResolvers } from './search';
 import { blobResolvers } from './blob';
 import { webhookResolvers } from './webhook';
+import { scheduleResolvers } from './schedule';
 
 /** Every resolver of the schema, grouped by domain; each domain's index lists its own. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -17,4 +18,5 @@ export const resolvers: NonEmptyArray<Function> = [
   ...searchResolvers,
   ...blobResolvers,
   ...webhookResolvers,
+  ...scheduleResolvers,
 ];

@@ -7,6 +7,7 @@ import { createRunQueue, type RunQueue } from './agenda';
 import { executeRunHandler } from './execute-run.job';
 import { claimRunsToRequeue } from './run-transitions';
 import { deliverWebhookJob, startWebhookSweeper } from '../webhooks/webhook-jobs';
+import { fireScheduleJob, startScheduleReconciler } from '../schedules/schedule-jobs';
 
 /** The pieces of the runs domain that go into Services. */
 export interface RunServices {
@@ -49,7 +50,7 @@ export async function startRunRuntime(options: RunRuntimeOptions): Promise<RunRu
     runQueue = await createRunQueue(
       { config, databaseUrl, log },
       worker ? async (job) => executeRunHandler(await servicesReady)(job) : undefined,
-      worker ? [deliverWebhookJob(servicesReady)] : [],
+      worker ? [deliverWebhookJob(servicesReady), fireScheduleJob(servicesReady)] : [],
     );
   } catch (error) {
     await runEvents.close();
@@ -75,7 +76,7 @@ export async function startRunRuntime(options: RunRuntimeOptions): Promise<RunRu
     attach(services) {
       attached(services);
       if (!worker) return;
-      stopBackground.push(startWebhookSweeper(services));
+      stopBackground.push(startWebhookSweeper(services), startScheduleReconciler(services));
       sweeper = setInterval(() => { sweeping ??= sweep().finally(() => { sweeping = undefined; }); }, sweepTimings(config.jobLockLifetimeMs).everyMs);
       sweeper.unref();
     },
