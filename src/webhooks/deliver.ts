@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import type { Services } from '../services';
 import { claimAttempt, fixBody, nextAttemptAt, recordAttempt, type AttemptOutcome, type ClaimedDelivery } from './deliveries';
+import { webhookId } from './queue';
 import { ownerViewOfRun } from './run-payload';
 import { webhookSecretOf } from './secret';
 import { sendWebhook, WEBHOOK_TIMEOUT_MS } from './send';
@@ -12,11 +13,6 @@ import { sendWebhook, WEBHOOK_TIMEOUT_MS } from './send';
 const ATTEMPT_LEASE_MS = WEBHOOK_TIMEOUT_MS + 5_000;
 /** Each retry waits this many times longer than the one before. */
 const BACKOFF_FACTOR = 3;
-
-/** The `webhook-id` of a message: the same for every attempt at it. */
-export function webhookId(deliveryUid: string): string {
-  return `msg_${deliveryUid.replace(/-/g, '')}`;
-}
 
 /** Wait before the retry that follows attempt `attempt` (1-based): base, 3×base, 9×base, … */
 export function retryDelayMs(baseMs: number, attempt: number): number {

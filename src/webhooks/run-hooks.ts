@@ -2,7 +2,7 @@ import type { RunLifecycleHook } from '../jobs/run-hooks';
 import type { Services } from '../services';
 import { insertStepDelivery, unattemptedDeliveries } from './deliveries';
 import type { WebhookEvent } from './events';
-import { queueDelivery } from './webhook-jobs';
+import { queueDelivery } from './queue';
 
 function queueEvent(services: Services, runUid: string, event: WebhookEvent): void {
   void (async () => {

@@ -4,14 +4,7 @@ import { isUid } from '../ids';
 import type { Services } from '../services';
 import { attemptDelivery } from './deliver';
 import { claimOverdueDeliveries } from './deliveries';
-
-export const DELIVER_WEBHOOK = 'deliverWebhook';
-interface DeliverWebhookData { deliveryUid: string }
-
-/** Queues an attempt at a message now. */
-export async function queueDelivery(services: Services, deliveryUid: string): Promise<void> {
-  await services.runQueue.agenda.now<DeliverWebhookData>(DELIVER_WEBHOOK, { deliveryUid });
-}
+import { DELIVER_WEBHOOK, queueDelivery, type DeliverWebhookData } from './queue';
 
 /**
  * The `deliverWebhook` job: one attempt per run of the job. A failed attempt moves the same job to

@@ -2,7 +2,7 @@ import { Arg, Args, Authorized, Ctx, ID, Query, Resolver } from 'type-graphql';
 import { authorize } from '../../policies/authorize';
 import { webhookPermits } from '../../policies/webhook.policy';
 import { attemptsOfRun } from '../../webhooks/deliveries';
-import { webhookId } from '../../webhooks/deliver';
+import { webhookId } from '../../webhooks/queue';
 import { webhookSecretOf } from '../../webhooks/secret';
 import { PageArgs, paged, pageWindow } from '../common/pagination';
 import type { AppContext } from '../context';
