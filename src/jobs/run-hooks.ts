@@ -1,3 +1,4 @@
+import type { StepEvent } from '../engine/run-control';
 import type { Services } from '../services';
 import { webhookRunHooks } from '../webhooks/run-hooks';
 
@@ -9,17 +10,6 @@ export interface HookedRun {
   webhook_events?: string[] | null;
 }
 
-/** A step event as DESIGN §7.2 shapes it. */
-export interface HookedStepEvent {
-  step_id: string;
-  kind: string;
-  status: 'started' | 'completed' | 'failed';
-  started_at: string;
-  ended_at?: string;
-  credits?: number;
-  error?: string;
-}
-
 /**
  * What other domains do when a run starts, emits a step event or ends (src/jobs/execute-run.job.ts
  * calls these). Hooks are synchronous and never throw: whatever they start runs on its own, so a
@@ -27,7 +17,7 @@ export interface HookedStepEvent {
  */
 export interface RunLifecycleHook {
   onStarted?(services: Services, run: HookedRun): void;
-  onStep?(services: Services, run: HookedRun, event: HookedStepEvent): void;
+  onStep?(services: Services, run: HookedRun, event: StepEvent): void;
   onEnded?(services: Services, run: HookedRun): void;
 }
 
@@ -37,7 +27,7 @@ export const runLifecycleHooks = {
   started(services: Services, run: HookedRun): void {
     for (const hook of hooks) hook.onStarted?.(services, run);
   },
-  step(services: Services, run: HookedRun, event: HookedStepEvent): void {
+  step(services: Services, run: HookedRun, event: StepEvent): void {
     for (const hook of hooks) hook.onStep?.(services, run, event);
   },
   ended(services: Services, run: HookedRun): void {

@@ -1,16 +1,32 @@
 import crypto from 'node:crypto';
 import type { DocumentNode, GraphQLSchema } from 'graphql';
 import { ApiToken, User } from '../models';
-import { createLoaders } from '../graphql/loaders';
-import { getSchema } from '../graphql/schema';
 import type { AppContext } from '../graphql/context';
-import { loadOperations } from '../../rest-bridge/operations';
-import { runRoute } from '../../rest-bridge/bridge';
-import { runRoutes } from '../../rest-bridge/routes/runs';
+import type * as Schema from '../graphql/schema';
+import type * as Loaders from '../graphql/loaders';
+import type * as Operations from '../../rest-bridge/operations';
+import type * as Bridge from '../../rest-bridge/bridge';
+import type * as RunRoutes from '../../rest-bridge/routes/runs';
+import type { Route } from '../../rest-bridge/route';
 import type { Services } from '../services';
 
-interface Reader { schema: GraphQLSchema; document: DocumentNode }
+interface Reader { schema: GraphQLSchema; document: DocumentNode; route: Route; runRoute: typeof Bridge.runRoute; createLoaders: typeof Loaders.createLoaders }
 let reader: Promise<Reader> | undefined;
+
+/**
+ * The GraphQL schema and the REST bridge, loaded on the first delivery: a worker that never delivers
+ * a webhook does not pay for loading them at start (seconds on a busy machine).
+ */
+async function loadReader(): Promise<Reader> {
+  const { getSchema } = require('../graphql/schema') as typeof Schema;
+  const { loadOperations } = require('../../rest-bridge/operations') as typeof Operations;
+  const { runRoute } = require('../../rest-bridge/bridge') as typeof Bridge;
+  const { runRoutes } = require('../../rest-bridge/routes/runs') as typeof RunRoutes;
+  const { createLoaders } = require('../graphql/loaders') as typeof Loaders;
+  const route = runRoutes.find((r) => r.operation === 'GetCircuitRun');
+  if (!route) throw new Error('the GetCircuitRun route is missing');
+  return { schema: await getSchema(), document: loadOperations(), route, runRoute, createLoaders };
+}
 
 /**
  * The run exactly as `GET /circuit-runs/{uid}` shows it to its owner (the REST payload, owner-only
@@ -18,8 +34,10 @@ let reader: Promise<Reader> | undefined;
  * its owner is gone.
  */
 export async function ownerViewOfRun(services: Services, runUid: string, ownerUid: string): Promise<Record<string, unknown> | null> {
-  const { schema, document } = await (reader ??= getSchema().then((schema) => ({ schema, document: loadOperations() })));
-  const route = runRoutes.find((r) => r.operation === 'GetCircuitRun')!;
+  const { schema, document, route, runRoute, createLoaders } = await (reader ??= loadReader().catch((error: unknown) => {
+    reader = undefined;
+    throw error;
+  }));
   const owner = await User.findByPk(ownerUid);
   if (!owner) return null;
   // Resolvers see the owner as if they had called with a token of theirs (no token exists or is made).
