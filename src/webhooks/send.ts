@@ -1,8 +1,7 @@
-import dns from 'node:dns';
+import type dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import net from 'node:net';
-import { isNonPublicAddress } from '../engine/steps/http';
+import { NetGuardError, pinnedLookup, resolvePublicTarget } from '../engine/net-guard';
 
 /** A receiver has this long to answer (DESIGN §7.5). */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
@@ -10,18 +9,6 @@ export const WEBHOOK_TIMEOUT_MS = 10_000;
 const MAX_REPLY_BYTES = 64 * 1024;
 
 export interface SendResult { statusCode: number | null; error: string | null }
-
-/** Resolves once and checks every address (the same guard as http steps); the request connects to exactly those. */
-async function resolveAllowed(url: URL, allowPrivate: boolean): Promise<dns.LookupAddress[]> {
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  const addresses = net.isIP(host) ? [{ address: host, family: net.isIP(host) }] : await dns.promises.lookup(host, { all: true, verbatim: true });
-  if (addresses.length === 0) throw new Error(`cannot resolve ${host}`);
-  if (!allowPrivate) {
-    const refused = addresses.find((a) => isNonPublicAddress(a.address));
-    if (refused) throw new Error(`refused: ${host} is a private, loopback or link-local address`);
-  }
-  return addresses;
-}
 
 /**
  * POSTs one signed message. Never throws: a refused target, a network failure or a timeout is an
@@ -35,17 +22,15 @@ export async function sendWebhook(rawUrl: string, headers: Record<string, string
   } catch {
     return { statusCode: null, error: 'invalid URL' };
   }
+  // The SSRF guard of http steps: resolved once, every address checked, the request pinned to them.
   let addresses: dns.LookupAddress[];
   try {
-    addresses = await resolveAllowed(url, allowPrivate);
+    addresses = await resolvePublicTarget(url, allowPrivate);
   } catch (error) {
-    const message = (error as Error).message;
-    return { statusCode: null, error: message.startsWith('refused') ? message : `cannot resolve ${url.hostname}` };
+    const message = error instanceof NetGuardError ? error.message : `cannot resolve ${url.hostname}`;
+    return { statusCode: null, error: message.startsWith('refusing') ? `refused: ${message}` : message };
   }
-  const lookup = ((_host: string, options: dns.LookupOptions, callback: (...args: unknown[]) => void) => {
-    if (options?.all) callback(null, addresses);
-    else callback(null, addresses[0].address, addresses[0].family);
-  }) as unknown as net.LookupFunction;
+  const lookup = pinnedLookup(addresses);
   const transport = url.protocol === 'https:' ? https : http;
   return new Promise<SendResult>((resolve) => {
     const req = transport.request(url, {
