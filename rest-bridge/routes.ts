@@ -5,6 +5,8 @@ import { boardRoutes } from './routes/boards';
 import { searchRoutes } from './routes/search';
 import { blobRoutes } from './routes/blobs';
 import { userRoutes } from './routes/users';
+import { webhookRoutes } from './routes/webhooks';
+import { scheduleRoutes } from './routes/schedules';
 
 /** Every documented REST path (spec §4), relative to /api/v1. */
-export const routes: Route[] = [...circuitRoutes, ...runRoutes, ...boardRoutes, ...searchRoutes, ...blobRoutes, ...userRoutes];
+export const routes: Route[] = [...circuitRoutes, ...runRoutes, ...boardRoutes, ...searchRoutes, ...blobRoutes, ...userRoutes, ...webhookRoutes, ...scheduleRoutes];

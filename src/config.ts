@@ -45,6 +45,10 @@ export interface Config {
   graphqlMaxCost: number;
   /** A graphql-sse stream reserved with PUT and not connected within this time is removed. */
   streamReservationTtlMs: number;
+  /** Delay before a failed webhook delivery's first retry; each later one waits 3 times longer. */
+  webhookRetryBaseMs: number;
+  /** Attempts per webhook message before it is given up (with the defaults, about a day of retries). */
+  webhookMaxAttempts: number;
 }
 
 /** Every problem found in the environment, one line each (the message joins them with newlines). */
@@ -197,5 +201,7 @@ function readConfig(env: NodeJS.ProcessEnv, http: boolean): Config {
     publicUrl: publicUrl(env),
     graphqlMaxCost: int(env, 'GRAPHQL_MAX_COST', 1000, 1),
     streamReservationTtlMs: int(env, 'GRAPHQL_STREAM_RESERVATION_TTL_MS', 30_000, 100, 3_600_000),
+    webhookRetryBaseMs: int(env, 'WEBHOOK_RETRY_BASE_MS', 10_000, 10, 3_600_000),
+    webhookMaxAttempts: int(env, 'WEBHOOK_MAX_ATTEMPTS', 10, 1, 30),
   };
 }

@@ -12,6 +12,7 @@ import { RUN_BASE_CREDITS } from '../credits/holds';
 import { markNotEnqueued } from '../jobs/run-transitions';
 import type { Services } from '../services';
 import { preparedQuery } from '../db/prepared';
+import { parseRunWebhook } from '../webhooks/events';
 
 export interface CreateRunInput {
   adaptorUid: string;
@@ -21,6 +22,9 @@ export interface CreateRunInput {
   isPublic?: boolean | null;
   /** Same caller + same key within IDEMPOTENCY_WINDOW_HOURS returns the same run. */
   idempotencyKey?: string | null;
+  /** Where to POST signed run events, and which (DESIGN §7.5). */
+  webhook?: string | null;
+  webhookEventsFilter?: string[] | null;
 }
 
 export interface CreateRunResult {
@@ -97,7 +101,7 @@ async function circuitOfAdaptor(adaptorUid: string): Promise<Circuit | null> {
   return row ? Circuit.build(row as never, { isNewRecord: false, raw: true }) : null;
 }
 
-type RunFields = Pick<CircuitRun, 'user_uid' | 'circuit_uid' | 'circuit_version_uid' | 'input' | 'is_public'>;
+type RunFields = Pick<CircuitRun, 'user_uid' | 'circuit_uid' | 'circuit_version_uid' | 'input' | 'is_public' | 'webhook_url' | 'webhook_events'>;
 
 /** Raises the user's held credits by the base cost when what is not held covers it (DESIGN §8). */
 const HOLD_BASE_CREDITS = `UPDATE users SET credits_held = credits_held + $7
@@ -120,13 +124,13 @@ async function insertRun(services: Services, fields: RunFields, transaction?: Tr
     services.sequelize,
     `WITH hold AS (${HOLD_BASE_CREDITS}),
      run AS (
-       INSERT INTO circuit_runs (uid, user_uid, circuit_uid, circuit_version_uid, input, is_public, credits_held, enqueued_at)
-       SELECT $1::uuid, hold.uid, $3::uuid, $4::uuid, $5::jsonb, $6::boolean, $7::bigint, now() FROM hold
+       INSERT INTO circuit_runs (uid, user_uid, circuit_uid, circuit_version_uid, input, is_public, credits_held, enqueued_at, webhook_url, webhook_events)
+       SELECT $1::uuid, hold.uid, $3::uuid, $4::uuid, $5::jsonb, $6::boolean, $7::bigint, now(), $8, $9::text[] FROM hold
        RETURNING *)${sqlEnqueue ? `,
      job AS (${sqlEnqueue.jobCte})
      SELECT run.* FROM run CROSS JOIN (SELECT ${sqlEnqueue.notifyColumn} FROM job) notified` : `
      SELECT run.* FROM run`}`,
-    [crypto.randomUUID(), fields.user_uid, fields.circuit_uid, fields.circuit_version_uid, JSON.stringify(fields.input), fields.is_public, RUN_BASE_CREDITS],
+    [crypto.randomUUID(), fields.user_uid, fields.circuit_uid, fields.circuit_version_uid, JSON.stringify(fields.input), fields.is_public, RUN_BASE_CREDITS, fields.webhook_url, fields.webhook_events],
     transaction,
   );
   if (!row) return null;
@@ -163,6 +167,7 @@ export async function createRun(services: Services, viewer: User, input: CreateR
     if (replay) return { run: replay, circuit, replayed: true };
   }
 
+  const webhook = parseRunWebhook(input.webhook, input.webhookEventsFilter, services.config.httpStepAllowPrivate);
   const version = await resolveVersion(circuit, input.versionUid);
   const invalid = checkInput(version.uid, version.definition.query_schema, input.input);
   if (invalid) throw badInput(invalid.message, { field: invalid.field });
@@ -172,7 +177,10 @@ export async function createRun(services: Services, viewer: User, input: CreateR
 
   let inserted: { run: CircuitRun; queued: boolean } | null;
   try {
-    const fields = { user_uid: viewer.uid, circuit_uid: circuit.uid, circuit_version_uid: version.uid, input: input.input, is_public: isPublic };
+    const fields = {
+      user_uid: viewer.uid, circuit_uid: circuit.uid, circuit_version_uid: version.uid, input: input.input, is_public: isPublic,
+      webhook_url: webhook?.url ?? null, webhook_events: webhook?.events ?? null,
+    };
     // One INSERT is its own unit of work; with a key, the key row joins it in a transaction.
     inserted = key === null ? await insertRun(services, fields) : await services.sequelize.transaction(async (transaction) => {
       const created = await insertRun(services, fields, transaction);

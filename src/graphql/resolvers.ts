@@ -5,6 +5,8 @@ import { runResolvers } from './run';
 import { boardResolvers } from './board';
 import { searchResolvers } from './search';
 import { blobResolvers } from './blob';
+import { webhookResolvers } from './webhook';
+import { scheduleResolvers } from './schedule';
 
 /** Every resolver of the schema, grouped by domain; each domain's index lists its own. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -15,4 +17,6 @@ export const resolvers: NonEmptyArray<Function> = [
   ...boardResolvers,
   ...searchResolvers,
   ...blobResolvers,
+  ...webhookResolvers,
+  ...scheduleResolvers,
 ];

@@ -1,4 +1,4 @@
-import type { AgendaBackend, Job, NotificationChannel } from 'agenda' with { 'resolution-mode': 'import' };
+import type { Agenda, AgendaBackend, Job, NotificationChannel } from 'agenda' with { 'resolution-mode': 'import' };
 import type { Config } from '../config';
 import type { Logger } from '../logger';
 import {
@@ -34,6 +34,8 @@ export interface RunQueue {
   readonly worker: boolean;
   /** Whether the job store answers (for /readyz). */
   ping(): Promise<boolean>;
+  /** The Agenda instance, for the other job kinds (webhook deliveries, schedules) to queue theirs. */
+  readonly agenda: Agenda;
   /** Stops taking jobs, waits up to `drainMs` for running ones, then disconnects. */
   close(drainMs?: number): Promise<void>;
 }
@@ -116,14 +118,24 @@ function outageLogger(log: Logger, quietMs = 30_000): (what: string, error: Erro
 
 export type RunJobHandler = (job: Job<ExecuteRunData>) => Promise<void>;
 
+/** A job kind of another domain (webhook deliveries, schedule fires), executed where runs are. */
+export interface JobDefinition {
+  name: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  handler: (job: Job<any>) => Promise<void>;
+  concurrency: number;
+}
+
 /**
  * Builds the Agenda instance on the configured job store: PostgreSQL by default, MongoDB when
  * MONGODB_URL is set. Either way a queued run starts in milliseconds: workers hear new jobs over
  * PostgreSQL LISTEN/NOTIFY (the MongoDB store has no channel of its own; a change stream would need
  * a replica set). With `handler` this process is also a worker: jobs are handed to it (at-least-once).
  */
-export async function createRunQueue(options: RunQueueOptions, handler?: RunJobHandler): Promise<RunQueue> {
+export async function createRunQueue(options: RunQueueOptions, handler?: RunJobHandler, jobs: JobDefinition[] = []): Promise<RunQueue> {
   const { config, log, databaseUrl } = options;
+  // Other job kinds get slots of their own, so a backlog of runs never delays a delivery or a fire.
+  const slots = config.jobConcurrency + (handler ? jobs.reduce((sum, job) => sum + job.concurrency, 0) : 0);
   const { backend, channel, separateChannel } = await createJobStore(options);
   const lockLifetime = config.jobLockLifetimeMs;
   const mongo = Boolean(config.mongodbUrl);
@@ -136,9 +148,9 @@ export async function createRunQueue(options: RunQueueOptions, handler?: RunJobH
     ...(separateChannel ? { notificationChannel: channel } : {}),
     name,
     processEvery: processEveryMs(lockLifetime),
-    maxConcurrency: config.jobConcurrency,
+    maxConcurrency: slots,
     defaultConcurrency: config.jobConcurrency,
-    lockLimit: config.jobConcurrency,
+    lockLimit: slots,
     defaultLockLimit: config.jobConcurrency,
     defaultLockLifetime: lockLifetime,
     // PostgreSQL store: completed jobs are removed in batches below (one DELETE every few seconds
@@ -182,6 +194,7 @@ export async function createRunQueue(options: RunQueueOptions, handler?: RunJobH
       lockLimit: config.jobConcurrency,
       lockLifetime,
     });
+    for (const job of jobs) agenda.define(job.name, job.handler, { concurrency: job.concurrency, lockLimit: job.concurrency, lockLifetime });
     await agenda.start();
     if (!mongo && pool) {
       // Jobs that finished without failing (Agenda's removeOnComplete rule); failed ones stay for inspection.
@@ -201,6 +214,7 @@ export async function createRunQueue(options: RunQueueOptions, handler?: RunJobH
   return {
     backendName: backend.name,
     worker: handler !== undefined,
+    agenda,
     sqlEnqueue: mongo ? outboxSqlEnqueue() : postgresSqlEnqueue(name),
     async enqueue(runUid) {
       await agenda.now<ExecuteRunData>(EXECUTE_RUN, { runUid });

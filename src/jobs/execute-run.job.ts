@@ -9,6 +9,7 @@ import type { Services } from '../services';
 import type { ExecuteRunData } from './agenda';
 import { RUN_BASE_CREDITS } from '../credits/holds';
 import { claimRun, ClaimedRun, finishRun, heartbeatRun, RunEnding } from './run-transitions';
+import { runLifecycleHooks } from './run-hooks';
 
 /** A run taken over this many times (its workers kept dying) ends in EXCEPTION instead of running again. */
 export const MAX_ATTEMPTS = 3;
@@ -116,7 +117,12 @@ export async function processRun(services: Services, uid: string, touch: () => P
   const giveUpAt = Date.now() + 3 * lease;
   for (;;) {
     const claim = await claimRun(services.sequelize, uid, lease, services.runEvents.sqlChannel);
-    if (claim) return executeClaimed(services, claim, touch);
+    if (claim) {
+      if (claim.attempt === 1) runLifecycleHooks.started(services, claim);
+      await executeClaimed(services, claim, touch);
+      runLifecycleHooks.ended(services, claim);
+      return;
+    }
     const run = await CircuitRun.findByPk(uid, { attributes: ['uid', 'state'] });
     if (!run || isTerminal(run.state)) return;
     if (Date.now() > giveUpAt) return; // still held by a live worker; the sweeper checks it again later

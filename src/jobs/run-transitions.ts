@@ -24,6 +24,8 @@ export interface ClaimedRun {
   /** The version's definition (null if the version is gone) and the circuit's metric expressions. */
   definition: CircuitDefinition | null;
   metrics: MetricExpression[] | null;
+  /** The events the run's webhook wants (null: no webhook), for the run hooks. */
+  webhook_events: string[] | null;
 }
 
 /**
@@ -40,7 +42,7 @@ export async function claimRun(sequelize: Sequelize, uid: string, staleAfterMs: 
         WHERE uid = $1
           AND (state = 'PROVISIONED'
                OR (state = 'RUNNING' AND (heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $2))))
-        RETURNING uid, user_uid, circuit_uid, circuit_version_uid, input, attempt)
+        RETURNING uid, user_uid, circuit_uid, circuit_version_uid, input, attempt, webhook_events)
      SELECT claimed.*, v.definition, m.metrics${notifyChannel ? `,
             CASE WHEN claimed.attempt = 1 THEN pg_notify($3, json_build_object('uid', claimed.uid, 'state', 'RUNNING')::text) END AS notified` : ''}
        FROM claimed

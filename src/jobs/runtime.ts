@@ -6,6 +6,8 @@ import { createRunEventBus, type RunEventBus } from '../events/run-event-bus';
 import { createRunQueue, type RunQueue } from './agenda';
 import { executeRunHandler } from './execute-run.job';
 import { claimRunsToRequeue } from './run-transitions';
+import { deliverWebhookJob, startWebhookSweeper } from '../webhooks/webhook-jobs';
+import { fireScheduleJob, startScheduleReconciler } from '../schedules/schedule-jobs';
 
 /** The pieces of the runs domain that go into Services. */
 export interface RunServices {
@@ -48,6 +50,7 @@ export async function startRunRuntime(options: RunRuntimeOptions): Promise<RunRu
     runQueue = await createRunQueue(
       { config, databaseUrl, log },
       worker ? async (job) => executeRunHandler(await servicesReady)(job) : undefined,
+      worker ? [deliverWebhookJob(servicesReady), fireScheduleJob(servicesReady)] : [],
     );
   } catch (error) {
     await runEvents.close();
@@ -56,6 +59,7 @@ export async function startRunRuntime(options: RunRuntimeOptions): Promise<RunRu
 
   let sweeper: NodeJS.Timeout | undefined;
   let sweeping: Promise<void> | undefined;
+  const stopBackground: (() => Promise<void>)[] = [];
   const sweep = async () => {
     const { graceMs, stuckAfterMs } = sweepTimings(config.jobLockLifetimeMs);
     try {
@@ -72,12 +76,14 @@ export async function startRunRuntime(options: RunRuntimeOptions): Promise<RunRu
     attach(services) {
       attached(services);
       if (!worker) return;
+      stopBackground.push(startWebhookSweeper(services), startScheduleReconciler(services));
       sweeper = setInterval(() => { sweeping ??= sweep().finally(() => { sweeping = undefined; }); }, sweepTimings(config.jobLockLifetimeMs).everyMs);
       sweeper.unref();
     },
     async close() {
       if (sweeper) clearInterval(sweeper);
       await sweeping;
+      await Promise.all(stopBackground.map((stop) => stop()));
       await runQueue.close();
       await runEvents.close();
     },

@@ -36,6 +36,9 @@ export class CircuitRun extends Model<InferAttributes<CircuitRun>, InferCreation
   declare heartbeat_at: CreationOptional<Date | null>;
   declare started_at: CreationOptional<Date | null>;
   declare ended_at: CreationOptional<Date | null>;
+  /** Where and what to deliver (DESIGN §7.5); null without a webhook. */
+  declare webhook_url: CreationOptional<string | null>;
+  declare webhook_events: CreationOptional<string[] | null>;
   declare created_at: CreationOptional<Date>;
   declare updated_at: CreationOptional<Date>;
 
@@ -58,6 +61,8 @@ export class CircuitRun extends Model<InferAttributes<CircuitRun>, InferCreation
         heartbeat_at: { type: DataTypes.DATE, allowNull: true },
         started_at: { type: DataTypes.DATE, allowNull: true },
         ended_at: { type: DataTypes.DATE, allowNull: true },
+        webhook_url: { type: DataTypes.TEXT, allowNull: true },
+        webhook_events: { type: DataTypes.ARRAY(DataTypes.TEXT), allowNull: true },
         created_at: DataTypes.DATE,
         updated_at: DataTypes.DATE,
       },

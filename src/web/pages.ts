@@ -2,7 +2,7 @@ import type { ApiToken, User } from '../models';
 import type { Blob } from '../models/blobs';
 import { formatBytes, html, SafeHtml, time } from './html';
 
-export type Section = 'tokens' | 'blobs';
+export type Section = 'tokens' | 'blobs' | 'webhooks';
 /** A message for the page; `code` is shown after it as copyable code (a new blob's uid). */
 export interface Flash { kind: 'ok' | 'error'; message: string; code?: string }
 
@@ -30,7 +30,7 @@ export function layout({ title, user, section, csrf, body }: LayoutOptions): str
 <body>
 <header class="topbar"><div class="topbar-inner">
   <a class="brand" href="/settings">Circuit Service <span>settings</span></a>
-  ${user ? html`<nav class="tabs" aria-label="Settings sections">${tab('tokens', '/settings/tokens', 'API Tokens')}${tab('blobs', '/settings/blobs', 'Blobs')}</nav>
+  ${user ? html`<nav class="tabs" aria-label="Settings sections">${tab('tokens', '/settings/tokens', 'API Tokens')}${tab('blobs', '/settings/blobs', 'Blobs')}${tab('webhooks', '/settings/webhooks', 'Webhooks')}</nav>
   <div class="who"><span>Signed in as <strong data-username>${user.username}</strong></span>
     <form class="inline" method="post" action="/settings/sign-out">${csrfField(csrf)}<button class="secondary small" type="submit">Sign out</button></form>
   </div>` : ''}
@@ -47,7 +47,7 @@ export function csrfField(csrf: string): SafeHtml {
   return html`<input type="hidden" name="_csrf" value="${csrf}">`;
 }
 
-function notice(flash: Flash | undefined): SafeHtml {
+export function notice(flash: Flash | undefined): SafeHtml {
   if (!flash) return html``;
   return html`<div class="notice ${flash.kind}" role="${flash.kind === 'error' ? 'alert' : 'status'}">${flash.message}
     ${flash.code ? html`<div class="secret"><code data-flash-code>${flash.code}</code>

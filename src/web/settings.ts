@@ -6,6 +6,7 @@ import { csrfToken } from './session';
 import { mountSignIn } from './settings/sign-in';
 import { mountTokens } from './settings/tokens';
 import { mountBlobs } from './settings/blobs';
+import { mountWebhooks } from './settings/webhooks';
 
 const SECURITY_HEADERS = {
   'Cache-Control': 'no-store',
@@ -40,6 +41,7 @@ export function settingsRouter(services: Services): Router {
   mountSignIn(router, services, form);
   mountTokens(router, form);
   mountBlobs(router, services.blobStorage);
+  mountWebhooks(router, services, form);
 
   router.use((req: Request, res: Response) => {
     res.status(404).send(messagePage({ title: 'Not found', message: 'There is no such settings page.', csrf: csrfToken(req), link: { href: '/settings', label: 'Back to settings' } }));

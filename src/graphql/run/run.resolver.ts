@@ -77,6 +77,9 @@ export class RunResolver {
     @Arg('isPublic', () => Boolean, { nullable: true, description: 'Only the circuit owner may set it' }) isPublic: boolean | null,
     @Arg('idempotencyKey', () => String, { nullable: true, description: 'The same key from the same caller within 24 hours returns the same run' })
     idempotencyKey: string | null,
+    @Arg('webhook', () => String, { nullable: true, description: 'An https URL to POST signed run events to (Standard Webhooks; DESIGN §7.5)' }) webhook: string | null,
+    @Arg('webhookEventsFilter', () => [String], { nullable: true, description: 'Which events to POST: start, step, completed (default [completed])' })
+    webhookEventsFilter: string[] | null,
     @Ctx() ctx: AppContext,
   ): Promise<CircuitRunType> {
     const { run, circuit } = await createRun(ctx.services, ctx.viewer!, {
@@ -85,6 +88,8 @@ export class RunResolver {
       input,
       isPublic,
       idempotencyKey,
+      webhook,
+      webhookEventsFilter,
     });
     noteIfDeprecated(ctx, circuit);
     return CircuitRunType.from(run);

@@ -1,0 +1,74 @@
+import { Webhook } from 'standardwebhooks';
+import type { Services } from '../services';
+import { claimAttempt, fixBody, nextAttemptAt, recordAttempt, type AttemptOutcome, type ClaimedDelivery } from './deliveries';
+import { webhookId } from './queue';
+import { ownerViewOfRun } from './run-payload';
+import { webhookSecretOf } from './secret';
+import { sendWebhook, WEBHOOK_TIMEOUT_MS } from './send';
+
+/**
+ * How long a claimed attempt holds its message: the timeout plus time to record the result. An
+ * attempt cut short by a dead worker is taken up again once it passes (its number is then skipped).
+ */
+const ATTEMPT_LEASE_MS = WEBHOOK_TIMEOUT_MS + 5_000;
+/** Each retry waits this many times longer than the one before. */
+const BACKOFF_FACTOR = 3;
+
+/** Wait before the retry that follows attempt `attempt` (1-based): base, 3×base, 9×base, … */
+export function retryDelayMs(baseMs: number, attempt: number): number {
+  return baseMs * BACKOFF_FACTOR ** (attempt - 1);
+}
+
+/**
+ * `{"type": "circuit_run.<event>", "timestamp", "data": <the run as its owner GETs it>}`; `start`
+ * shows the run as it was when it started, `step` carries the step event as `data.step`.
+ */
+async function buildBody(services: Services, delivery: ClaimedDelivery): Promise<string | null> {
+  const run = await ownerViewOfRun(services, delivery.run_uid, delivery.user_uid);
+  if (!run) return null;
+  let data: Record<string, unknown> = run;
+  if (delivery.event === 'start') {
+    const { ended_at: _e, result_blob: _r, metrics: _m, error: _err, ...rest } = run;
+    data = { ...rest, state: 'RUNNING' };
+  } else if (delivery.event === 'step') {
+    data = { ...run, step: delivery.step };
+  }
+  return JSON.stringify({ type: `circuit_run.${delivery.event}`, timestamp: new Date(delivery.created_at).toISOString(), data });
+}
+
+/**
+ * One attempt at a message, if it is due and no other attempt holds it: signs it with the owner's
+ * current secret (Standard Webhooks), POSTs it, records the attempt. Returns when to try again
+ * (exponential backoff, WEBHOOK_MAX_ATTEMPTS in all), or null when there is nothing more to do.
+ */
+export async function attemptDelivery(services: Services, deliveryUid: string): Promise<Date | null> {
+  const { sequelize, config, log } = services;
+  const delivery = await claimAttempt(sequelize, deliveryUid, ATTEMPT_LEASE_MS);
+  // Not due: another attempt holds it (or held it, in a worker that died): come back when that hold ends.
+  if (!delivery) return nextAttemptAt(sequelize, deliveryUid);
+  const built = delivery.body ?? (await buildBody(services, delivery));
+  if (built === null) {
+    await recordAttempt(sequelize, delivery, { statusCode: null, error: 'the run no longer exists' }, { status: 'failed' });
+    return null;
+  }
+  const body = delivery.body ?? (await fixBody(sequelize, delivery.uid, built));
+  const id = webhookId(delivery.uid);
+  const timestamp = new Date();
+  const signature = new Webhook(await webhookSecretOf(sequelize, delivery.user_uid)).sign(id, timestamp, body);
+  const result = await sendWebhook(delivery.url, {
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+    'webhook-signature': signature,
+  }, body, config.httpStepAllowPrivate);
+
+  const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+  // A refused target (private address) stays refused: retrying would only knock again.
+  const outcome: AttemptOutcome = ok
+    ? { status: 'delivered' }
+    : delivery.attempts >= config.webhookMaxAttempts || result.error?.startsWith('refused')
+      ? { status: 'failed' }
+      : { status: 'pending', retryInMs: retryDelayMs(config.webhookRetryBaseMs, delivery.attempts) };
+  await recordAttempt(sequelize, delivery, result, outcome);
+  if (!ok) log.info({ run: delivery.run_uid, event: delivery.event, attempt: delivery.attempts, statusCode: result.statusCode, error: result.error, outcome: outcome.status }, 'webhook attempt failed');
+  return outcome.status === 'pending' ? new Date(Date.now() + outcome.retryInMs) : null;
+}

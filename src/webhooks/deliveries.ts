@@ -1,0 +1,151 @@
+import { QueryTypes, type Sequelize } from 'sequelize';
+import { preparedQuery } from '../db/prepared';
+import type { WebhookEvent } from './events';
+
+/**
+ * The webhook outbox (migration 0007): one row per message, written with the run's transition
+ * (start, completed) or by the step hook (step); each attempt at it is claimed here first, so copies
+ * of its job (at-least-once queues, the sweeper) never attempt it twice at once.
+ */
+
+export interface ClaimedDelivery {
+  uid: string;
+  run_uid: string;
+  user_uid: string;
+  event: WebhookEvent;
+  step: Record<string, unknown> | null;
+  url: string;
+  body: string | null;
+  attempts: number;
+  created_at: Date;
+}
+
+/**
+ * Takes the next attempt at a pending message that is due: counts it and holds the message for
+ * `leaseMs` (longer than an attempt can take). Null when it is not due, done, or held by another attempt.
+ */
+export async function claimAttempt(sequelize: Sequelize, uid: string, leaseMs: number): Promise<ClaimedDelivery | null> {
+  const [row] = await preparedQuery<ClaimedDelivery>(
+    sequelize,
+    `UPDATE webhook_deliveries d
+        SET attempts = d.attempts + 1, next_attempt_at = now() + make_interval(secs => $2)
+       FROM circuit_runs r
+      WHERE d.uid = $1 AND d.status = 'pending' AND d.next_attempt_at <= now() + interval '1 second' AND r.uid = d.run_uid
+      RETURNING d.uid, d.run_uid, r.user_uid, d.event, d.step, d.url, d.body, d.attempts, d.created_at`,
+    [uid, leaseMs / 1000],
+  );
+  return row ?? null;
+}
+
+/** When a pending message is next due (e.g. the end of another attempt's hold); null when it is done or gone. */
+export async function nextAttemptAt(sequelize: Sequelize, uid: string): Promise<Date | null> {
+  const [row] = await preparedQuery<{ next_attempt_at: Date }>(
+    sequelize,
+    `SELECT next_attempt_at FROM webhook_deliveries WHERE uid = $1 AND status = 'pending'`,
+    [uid],
+  );
+  return row?.next_attempt_at ?? null;
+}
+
+/** Fixes the message body on its first attempt; returns the body every attempt sends. */
+export async function fixBody(sequelize: Sequelize, uid: string, body: string): Promise<string> {
+  const [row] = await preparedQuery<{ body: string }>(
+    sequelize,
+    `UPDATE webhook_deliveries SET body = COALESCE(body, $2) WHERE uid = $1 RETURNING body`,
+    [uid, body],
+  );
+  return row?.body ?? body;
+}
+
+export type AttemptOutcome = { status: 'delivered' | 'failed' } | { status: 'pending'; retryInMs: number };
+
+/** Records an attempt and what follows it, in one statement. */
+export async function recordAttempt(
+  sequelize: Sequelize,
+  delivery: Pick<ClaimedDelivery, 'uid' | 'attempts'>,
+  result: { statusCode: number | null; error: string | null },
+  outcome: AttemptOutcome,
+): Promise<void> {
+  await preparedQuery(
+    sequelize,
+    `WITH attempt AS (
+       INSERT INTO webhook_attempts (delivery_uid, attempt, status_code, error) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (delivery_uid, attempt) DO NOTHING)
+     UPDATE webhook_deliveries
+        SET status = $5, next_attempt_at = CASE WHEN $5 = 'pending' THEN now() + make_interval(secs => $6) ELSE next_attempt_at END
+      WHERE uid = $1 AND attempts = $2`,
+    [delivery.uid, delivery.attempts, result.statusCode, result.error, outcome.status, outcome.status === 'pending' ? outcome.retryInMs / 1000 : 0],
+  );
+}
+
+/** The messages of a run's `event` that no attempt has taken yet (to queue them at once). */
+export async function unattemptedDeliveries(sequelize: Sequelize, runUid: string, event: WebhookEvent): Promise<string[]> {
+  const rows = await preparedQuery<{ uid: string }>(
+    sequelize,
+    `SELECT uid FROM webhook_deliveries WHERE run_uid = $1 AND event = $2 AND status = 'pending' AND attempts = 0`,
+    [runUid, event],
+  );
+  return rows.map((row) => row.uid);
+}
+
+/** Writes the message for a step event of a run whose webhook wants step events; null when it does not (or it exists). */
+export async function insertStepDelivery(sequelize: Sequelize, runUid: string, step: { step_id: string; status: string }): Promise<string | null> {
+  const [row] = await preparedQuery<{ uid: string }>(
+    sequelize,
+    `INSERT INTO webhook_deliveries (run_uid, event, step_key, step, url)
+       SELECT uid, 'step', $2, $3::jsonb, webhook_url FROM circuit_runs WHERE uid = $1 AND 'step' = ANY (webhook_events)
+     ON CONFLICT DO NOTHING RETURNING uid`,
+    [runUid, `${step.step_id}:${step.status}`, JSON.stringify(step)],
+  );
+  return row?.uid ?? null;
+}
+
+/**
+ * Pending messages whose next attempt is overdue by `graceMs`: never queued (the process died
+ * between the run's transition and queueing) or whose job was lost. Marks them due now, so a
+ * sweep takes each once per grace period.
+ */
+export async function claimOverdueDeliveries(sequelize: Sequelize, graceMs: number, limit = 200): Promise<string[]> {
+  const rows = await sequelize.query<{ uid: string }>(
+    `UPDATE webhook_deliveries SET next_attempt_at = now()
+      WHERE uid IN (
+        SELECT uid FROM webhook_deliveries
+         WHERE status = 'pending' AND next_attempt_at < now() - make_interval(secs => $1)
+         ORDER BY next_attempt_at
+         LIMIT $2
+         FOR UPDATE SKIP LOCKED)
+      RETURNING uid`,
+    { bind: [graceMs / 1000, limit], type: QueryTypes.SELECT },
+  );
+  return rows.map((row) => row.uid);
+}
+
+export interface AttemptRow {
+  webhook_id: string;
+  event: WebhookEvent;
+  step_key: string;
+  attempt: number;
+  status_code: number | null;
+  error: string | null;
+  delivered_at: Date;
+}
+
+/** The attempts at a run's messages, oldest first. */
+export async function attemptsOfRun(sequelize: Sequelize, runUid: string, limit: number, offset: number): Promise<{ rows: AttemptRow[]; total: number }> {
+  const rows = await sequelize.query<AttemptRow & { total: string }>(
+    `SELECT d.uid AS webhook_id, d.event, d.step_key, a.attempt, a.status_code, a.error, a.delivered_at, count(*) OVER () AS total
+       FROM webhook_attempts a JOIN webhook_deliveries d ON d.uid = a.delivery_uid
+      WHERE d.run_uid = $1
+      ORDER BY a.delivered_at, d.uid, a.attempt
+      LIMIT $2 OFFSET $3`,
+    { bind: [runUid, limit, offset], type: QueryTypes.SELECT },
+  );
+  if (rows.length === 0 && offset > 0) {
+    const [{ n }] = await sequelize.query<{ n: string }>(
+      `SELECT count(*) AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.uid = a.delivery_uid WHERE d.run_uid = $1`,
+      { bind: [runUid], type: QueryTypes.SELECT },
+    );
+    return { rows: [], total: Number(n) };
+  }
+  return { rows, total: rows.length > 0 ? Number(rows[0].total) : 0 };
+}

@@ -1,0 +1,14 @@
+import type { Services } from '../services';
+
+export const DELIVER_WEBHOOK = 'deliverWebhook';
+export interface DeliverWebhookData { deliveryUid: string }
+
+/** Queues an attempt at a message now (the `deliverWebhook` job, src/webhooks/webhook-jobs.ts). */
+export async function queueDelivery(services: Services, deliveryUid: string): Promise<void> {
+  await services.runQueue.agenda.now<DeliverWebhookData>(DELIVER_WEBHOOK, { deliveryUid });
+}
+
+/** The `webhook-id` of a message: the same for every attempt at it. */
+export function webhookId(deliveryUid: string): string {
+  return `msg_${deliveryUid.replace(/-/g, '')}`;
+}
