@@ -16,7 +16,8 @@ export function queryAjv(): Ajv2020 {
   return ajv;
 }
 
-const ajv = queryAjv();
+/** Created on first use, so a process that validates no input does not pay for it. */
+let shared: Ajv2020 | undefined;
 
 /** The largest query_schema (JSON characters): validation time grows with schema size times input size. */
 export const MAX_QUERY_SCHEMA_CHARS = 64 * 1024;
@@ -93,7 +94,8 @@ const MAX_CACHED = 2_000;
 function validatorFor(versionUid: string, schema: unknown): ValidateFunction {
   let validate = compiled.get(versionUid);
   if (!validate) {
-    validate = ajv.compile(schema as object);
+    shared ??= queryAjv();
+    validate = shared.compile(schema as object);
     if (compiled.size >= MAX_CACHED) compiled.delete(compiled.keys().next().value!);
     compiled.set(versionUid, validate);
   }

@@ -1,4 +1,4 @@
-import Ajv2020, { type ErrorObject } from 'ajv/dist/2020';
+import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import { Op } from 'sequelize';
 import { Circuit, CircuitEmbed, CircuitVersion, User } from '../models';
 import { badInput } from '../errors';
@@ -21,8 +21,12 @@ export interface ValidatedDefinition {
   embeddedCircuitUids: string[];
 }
 
-const definitionAjv = new Ajv2020({ strict: false, allErrors: false, verbose: true });
-const validateShape = definitionAjv.compile(annotatedDefinitionSchema());
+/** Compiled on first use: processes that never publish (workers, most CLI commands) skip the cost. */
+let shapeValidator: ValidateFunction | undefined;
+function validateShape(raw: unknown): ErrorObject | null {
+  shapeValidator ??= new Ajv2020({ strict: false, allErrors: false, verbose: true }).compile(annotatedDefinitionSchema());
+  return shapeValidator(raw) ? null : shapeValidator.errors![0];
+}
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -175,8 +179,9 @@ async function checkEmbeds(steps: StepDefinition[], publisher: User, circuit: Ci
  * sandbox) and the embeds. Returns the definition and the circuits it embeds.
  */
 export async function validateDefinition(raw: unknown, publisher: User, circuit?: Circuit): Promise<ValidatedDefinition> {
-  if (!validateShape(raw)) {
-    const { message, field } = describe(validateShape.errors![0], raw);
+  const shapeError = validateShape(raw);
+  if (shapeError) {
+    const { message, field } = describe(shapeError, raw);
     throw badInput(message, field ? { field } : undefined);
   }
   const definition = raw as unknown as CircuitDefinition;
