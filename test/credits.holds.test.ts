@@ -12,7 +12,9 @@ let t: TestApp;
 let held: ServerResponse[] = [];
 let target: Awaited<ReturnType<typeof startHttpTarget>>;
 beforeAll(async () => {
-  t = await startTestApp();
+  // The operation cost bound alone refuses 200 aliases (test/edges.graphql-protocol); it is lifted
+  // here so that the holds are what stops them.
+  t = await startTestApp({ graphqlMaxCost: 1_000_000 });
   target = await startHttpTarget((req, res) => {
     if (req.url?.startsWith('/hold')) held.push(res);
     else res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
