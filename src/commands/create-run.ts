@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import crypto from 'node:crypto';
 import { Op, Transaction, UniqueConstraintError } from 'sequelize';
 import { Circuit, CircuitVersion, User } from '../models';
@@ -69,15 +70,13 @@ function asFirstAnswered(run: CircuitRun): CircuitRun {
 }
 
 /** Versions are immutable (definition and circuit never change), so a run's version is cached by uid. */
-const versionCache = new Map<string, Pick<CircuitVersion, 'uid' | 'circuit_uid' | 'definition'>>();
-const MAX_CACHED_VERSIONS = 2_000;
+const versionCache = new LRUCache<string, Pick<CircuitVersion, 'uid' | 'circuit_uid' | 'definition'>>({ max: 2_000 });
 
 async function loadVersion(uid: string): Promise<Pick<CircuitVersion, 'uid' | 'circuit_uid' | 'definition'> | null> {
   const cached = versionCache.get(uid);
   if (cached) return cached;
   const version = await CircuitVersion.findByPk(uid, { attributes: ['uid', 'circuit_uid', 'definition'] });
   if (!version) return null;
-  if (versionCache.size >= MAX_CACHED_VERSIONS) versionCache.delete(versionCache.keys().next().value!);
   const entry = { uid: version.uid, circuit_uid: version.circuit_uid, definition: version.definition };
   versionCache.set(uid, entry);
   return entry;
