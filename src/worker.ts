@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import fs from 'node:fs';
 import type { Config } from './config';
 import { createLogger, type Logger } from './logger';
 import { resolveDatabase } from './db/resolve-database';
@@ -32,10 +33,12 @@ export async function startWorkerProcess(config: Config, log: Logger = createLog
     const services: Services = { config, sequelize, log, searchRateLimiter, blobStorage: createBlobStorage(config), ...runs.services };
     runs.attach(services);
     log.info({ database: database.description, jobStore: runs.services.runQueue.backendName, concurrency: config.jobConcurrency }, 'circuit worker ready');
+    const heartbeat = config.workerHeartbeatFile ? startHeartbeat(config.workerHeartbeatFile, runs.services.runQueue.ping) : undefined;
     let closing: Promise<void> | undefined;
     return {
       services,
       close: () => (closing ??= (async () => {
+        heartbeat?.stop();
         await runs.close();
         await searchRateLimiter.close();
         await sequelize.close();
@@ -47,6 +50,26 @@ export async function startWorkerProcess(config: Config, log: Logger = createLog
     await database.stop().catch(() => {});
     throw error;
   }
+}
+
+/** How often the heartbeat file is rewritten; a healthcheck calls a worker dead after a few missed beats. */
+export const HEARTBEAT_EVERY_MS = 5_000;
+
+/**
+ * The worker's liveness signal for an operator or a container healthcheck (it serves no HTTP): a
+ * small JSON file rewritten every few seconds while the job store answers. Stale = stuck or cut off.
+ */
+function startHeartbeat(file: string, ping: () => Promise<boolean>): { stop(): void } {
+  const beat = async () => {
+    if (!(await ping())) return;
+    const tmp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, `${JSON.stringify({ pid: process.pid, at: new Date().toISOString() })}\n`);
+    fs.renameSync(tmp, file);
+  };
+  void beat().catch(() => {});
+  const timer = setInterval(() => { void beat().catch(() => {}); }, HEARTBEAT_EVERY_MS);
+  timer.unref();
+  return { stop: () => { clearInterval(timer); fs.rmSync(file, { force: true }); } };
 }
 
 /** Starts a worker and keeps it until SIGINT/SIGTERM; `npm run worker` and `circuits worker`. */
