@@ -12,7 +12,8 @@ import { nounOf } from './schemas';
  * be string`), never a GraphQL variable.
  */
 
-const ajv = new Ajv2020({ strict: true, allErrors: false, coerceTypes: false });
+// verbose: an anyOf failure carries its branches, so the message can list the types they allow.
+const ajv = new Ajv2020({ strict: true, allErrors: false, coerceTypes: false, verbose: true });
 addFormats(ajv);
 
 interface RouteValidators {
@@ -78,6 +79,12 @@ export function describeError(error: ErrorObject, what: string): { field: string
       const types = String(params.type).split(',');
       return { field: at, message: `${at} must be ${types.length > 1 ? `${types.slice(0, -1).join(', ')} or ${types.at(-1)}` : types[0]}` };
     }
+    case 'anyOf':
+    case 'oneOf': {
+      const types = Array.isArray(error.schema) ? (error.schema as JsonSchema[]).map((branch) => branch.type) : [];
+      if (at && types.length && types.every((type) => typeof type === 'string')) return { field: at, message: `${at} must be ${(types as string[]).join(' or ')}` };
+      return { field: at, message: `${at || `The ${what}`} ${error.message ?? 'is invalid'}` };
+    }
     case 'enum':
       return { field: at, message: `${at} must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}` };
     case 'format':
@@ -88,7 +95,10 @@ export function describeError(error: ErrorObject, what: string): { field: string
 }
 
 function fail(validate: ValidateFunction, what: string): never {
-  const { field, message } = describeError(validate.errors![0], what);
+  const errors = validate.errors!;
+  // An anyOf's own error comes after its branches' errors; it says what the field may be.
+  const choice = errors.find((e) => (e.keyword === 'anyOf' || e.keyword === 'oneOf') && e.instancePath === errors[0].instancePath);
+  const { field, message } = describeError(choice ?? errors[0], what);
   throw new AppError('BadClientData', message, field ? { field } : {});
 }
 

@@ -333,6 +333,45 @@ describe('my runs and my credits', () => {
   });
 });
 
+describe('schedules and webhooks', () => {
+  test('schedules: create, list, read, pause, delete', async () => {
+    const { circuit } = await makeCircuit(owner);
+    const values = { circuit_uid: circuit.uid };
+    const created = await expectStatus(call('POST', '/circuits/{circuit_uid}/schedules', values, { token: owner.token, body: { cron: '0 * * * *', input: { name: 'Ada' } } }), 200);
+    const uid = created.body.payload.uid;
+    await expectStatus(call('POST', '/circuits/{circuit_uid}/schedules', values, { token: owner.token, body: { cron: 'often', input: {} } }), 400);
+    await expectStatus(call('POST', '/circuits/{circuit_uid}/schedules', values, { body: { cron: '0 * * * *', input: {} } }), 401);
+    await expectStatus(call('POST', '/circuits/{circuit_uid}/schedules', values, { token: other.token, body: { cron: '0 * * * *', input: { name: 'x' } } }), 403);
+    await expectStatus(call('POST', '/circuits/{circuit_uid}/schedules', { circuit_uid: NO_SUCH_UID }, { token: owner.token, body: { cron: '0 * * * *', input: {} } }), 404);
+    await expectStatus(call('GET', '/circuits/{circuit_uid}/schedules', values, { token: owner.token }), 200);
+    await expectStatus(call('GET', '/circuits/{circuit_uid}/schedules', values), 401);
+    await expectStatus(call('GET', '/circuits/{circuit_uid}/schedules', values, { token: owner.token, query: { limit: 0 } }), 400);
+    await expectStatus(call('GET', '/schedules/{uid}', { uid }, { token: owner.token }), 200);
+    await expectStatus(call('GET', '/schedules/{uid}', { uid }), 401);
+    await expectStatus(call('GET', '/schedules/{uid}', { uid: NO_SUCH_UID }, { token: owner.token }), 404);
+    await expectStatus(call('PUT', '/schedules/{uid}', { uid }, { token: owner.token, body: { is_paused: true } }), 200);
+    await expectStatus(call('PUT', '/schedules/{uid}', { uid }, { token: owner.token, body: { is_paused: 'yes' } }), 400);
+    await expectStatus(call('PUT', '/schedules/{uid}', { uid }, { body: { is_paused: true } }), 401);
+    await expectStatus(call('DELETE', '/schedules/{uid}', { uid }, { token: owner.token }), 200);
+    await expectStatus(call('DELETE', '/schedules/{uid}', { uid }, { token: owner.token }), 404);
+    await expectStatus(call('DELETE', '/schedules/{uid}', { uid }), 401);
+  });
+
+  test('webhook secret and a run\'s deliveries', async () => {
+    await expectStatus(call('GET', '/webhooks/default/secret', {}, { token: owner.token }), 200);
+    await expectStatus(call('GET', '/webhooks/default/secret', {}), 401);
+    const { adaptorUid } = await makeRunnableCircuit(owner, {
+      query_schema: { type: 'object', properties: { name: { type: 'string' } } },
+      steps: [{ id: 'greet', kind: 'template', template: 'Hello {{input.name}}' }],
+    });
+    const run = await expectStatus(call('POST', '/circuit-adaptors/{adaptor_uid}/query', { adaptor_uid: adaptorUid }, { token: owner.token, body: { input: { name: 'x' } } }), 200);
+    const values = { uid: run.body.payload.uid };
+    await expectStatus(call('GET', '/circuit-runs/{uid}/webhook-deliveries', values, { token: owner.token }), 200);
+    await expectStatus(call('GET', '/circuit-runs/{uid}/webhook-deliveries', values), 401);
+    await expectStatus(call('GET', '/circuit-runs/{uid}/webhook-deliveries', { uid: NO_SUCH_UID }, { token: owner.token }), 404);
+  });
+});
+
 test('every answer matched the document: 0 violations', () => {
   expect(checker.violations).toEqual([]);
 });

@@ -39,11 +39,12 @@ describe('body fields are checked against the route schema, named as REST names 
     for (const route of routes.filter((r) => r.body && r.shape !== 'event-stream')) {
       const path = route.path.replace(/:([a-z_]+)/g, (_m, name: string) => (name === 'username' ? owner.username : name.endsWith('uid') ? circuit.uid : circuit.name));
       for (const [field, schema] of Object.entries(route.body!.properties)) {
-        const wrong = schema.type === 'string' ? 12 : 'text';
+        const types = schema.type ? [String(schema.type)] : ((schema.anyOf ?? []) as { type?: string }[]).map((branch) => String(branch.type));
+        const wrong = types.includes('string') ? 12 : 'text';
         const required = Object.fromEntries((route.body!.required ?? []).map((name) => [name, route.body!.properties[name].type === 'object' ? {} : 'x']));
         const res = await t.rest(route.method, path, { token: owner.token, body: { ...required, [field]: wrong } });
         const message: string = res.body?.error?.message ?? '';
-        if (res.status !== 400 || message !== `${field} must be ${String(schema.type)}`) problems.push(`${route.method} ${route.path} ${field}: ${res.status} ${message}`);
+        if (res.status !== 400 || message !== `${field} must be ${types.join(' or ')}`) problems.push(`${route.method} ${route.path} ${field}: ${res.status} ${message}`);
       }
     }
     expect(problems).toEqual([]);
