@@ -45,6 +45,10 @@ export interface Config {
   graphqlMaxCost: number;
   /** A graphql-sse stream reserved with PUT and not connected within this time is removed. */
   streamReservationTtlMs: number;
+  /** Default and ceiling of a run's deadline (query `deadline_s`). */
+  runDeadlineSeconds: number;
+  /** Step and output events older than this are deleted (state events stay with the run). */
+  runEventsRetentionDays: number;
 }
 
 /** Every problem found in the environment, one line each (the message joins them with newlines). */
@@ -197,5 +201,7 @@ function readConfig(env: NodeJS.ProcessEnv, http: boolean): Config {
     publicUrl: publicUrl(env),
     graphqlMaxCost: int(env, 'GRAPHQL_MAX_COST', 1000, 1),
     streamReservationTtlMs: int(env, 'GRAPHQL_STREAM_RESERVATION_TTL_MS', 30_000, 100, 3_600_000),
+    runDeadlineSeconds: int(env, 'RUN_DEADLINE_SECONDS', 600, 1, 3600),
+    runEventsRetentionDays: int(env, 'RUN_EVENTS_RETENTION_DAYS', 7, 1, 3650),
   };
 }

@@ -21,6 +21,8 @@ export interface CreateRunInput {
   isPublic?: boolean | null;
   /** Same caller + same key within IDEMPOTENCY_WINDOW_HOURS returns the same run. */
   idempotencyKey?: string | null;
+  /** `deadline_s` (1–3600): the run ends DeadlineExceeded this long after it was created; capped by RUN_DEADLINE_SECONDS, its default. */
+  deadlineSeconds?: number | null;
 }
 
 export interface CreateRunResult {
@@ -97,7 +99,7 @@ async function circuitOfAdaptor(adaptorUid: string): Promise<Circuit | null> {
   return row ? Circuit.build(row as never, { isNewRecord: false, raw: true }) : null;
 }
 
-type RunFields = Pick<CircuitRun, 'user_uid' | 'circuit_uid' | 'circuit_version_uid' | 'input' | 'is_public'>;
+type RunFields = Pick<CircuitRun, 'user_uid' | 'circuit_uid' | 'circuit_version_uid' | 'input' | 'is_public'> & { deadline_s: number };
 
 /** Raises the user's held credits by the base cost when what is not held covers it (DESIGN §8). */
 const HOLD_BASE_CREDITS = `UPDATE users SET credits_held = credits_held + $7
@@ -120,13 +122,13 @@ async function insertRun(services: Services, fields: RunFields, transaction?: Tr
     services.sequelize,
     `WITH hold AS (${HOLD_BASE_CREDITS}),
      run AS (
-       INSERT INTO circuit_runs (uid, user_uid, circuit_uid, circuit_version_uid, input, is_public, credits_held, enqueued_at)
-       SELECT $1::uuid, hold.uid, $3::uuid, $4::uuid, $5::jsonb, $6::boolean, $7::bigint, now() FROM hold
+       INSERT INTO circuit_runs (uid, user_uid, circuit_uid, circuit_version_uid, input, is_public, credits_held, enqueued_at, deadline_at)
+       SELECT $1::uuid, hold.uid, $3::uuid, $4::uuid, $5::jsonb, $6::boolean, $7::bigint, now(), now() + make_interval(secs => $8::int) FROM hold
        RETURNING *)${sqlEnqueue ? `,
      job AS (${sqlEnqueue.jobCte})
      SELECT run.* FROM run CROSS JOIN (SELECT ${sqlEnqueue.notifyColumn} FROM job) notified` : `
      SELECT run.* FROM run`}`,
-    [crypto.randomUUID(), fields.user_uid, fields.circuit_uid, fields.circuit_version_uid, JSON.stringify(fields.input), fields.is_public, RUN_BASE_CREDITS],
+    [crypto.randomUUID(), fields.user_uid, fields.circuit_uid, fields.circuit_version_uid, JSON.stringify(fields.input), fields.is_public, RUN_BASE_CREDITS, fields.deadline_s],
     transaction,
   );
   if (!row) return null;
@@ -167,12 +169,18 @@ export async function createRun(services: Services, viewer: User, input: CreateR
   const invalid = checkInput(version.uid, version.definition.query_schema, input.input);
   if (invalid) throw badInput(invalid.message, { field: invalid.field });
 
+  const deadline = input.deadlineSeconds ?? null;
+  if (deadline !== null && (!Number.isInteger(deadline) || deadline < 1 || deadline > 3600)) {
+    throw badInput('deadline_s must be a whole number of seconds from 1 to 3600', { field: 'deadline_s' });
+  }
+  const deadlineSeconds = Math.min(deadline ?? services.config.runDeadlineSeconds, services.config.runDeadlineSeconds);
+
   // The balance as loaded with the token: spares the write for a caller who certainly cannot pay.
   if (viewer.creditBalance < RUN_BASE_CREDITS) throw await insufficientCredits(viewer);
 
   let inserted: { run: CircuitRun; queued: boolean } | null;
   try {
-    const fields = { user_uid: viewer.uid, circuit_uid: circuit.uid, circuit_version_uid: version.uid, input: input.input, is_public: isPublic };
+    const fields = { user_uid: viewer.uid, circuit_uid: circuit.uid, circuit_version_uid: version.uid, input: input.input, is_public: isPublic, deadline_s: deadlineSeconds };
     // One INSERT is its own unit of work; with a key, the key row joins it in a transaction.
     inserted = key === null ? await insertRun(services, fields) : await services.sequelize.transaction(async (transaction) => {
       const created = await insertRun(services, fields, transaction);

@@ -156,7 +156,7 @@ export async function spawnServiceProcess(kind: 'api' | 'worker', databaseUrl: s
     proc.stdout!.on('data', onData);
     proc.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
     void exited.then((code) => reject(new Error(`${kind} exited (${code}) before it was ready:\n${output.join('\n')}`)));
-    setTimeout(() => reject(new Error(`${kind} not ready after 20 s:\n${output.join('\n')}`)), 20_000).unref();
+    setTimeout(() => reject(new Error(`${kind} not ready after 60 s:\n${output.join('\n')}`)), 60_000).unref();
   });
   const url = await ready;
   return {
