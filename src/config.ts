@@ -51,6 +51,10 @@ export interface Config {
   webhookMaxAttempts: number;
   /** A worker process rewrites this file every few seconds while its job store answers (WORKER_HEARTBEAT_FILE). */
   workerHeartbeatFile: string | undefined;
+  /** Default and ceiling of a run's deadline (query `deadline_s`). */
+  runDeadlineSeconds: number;
+  /** Step and output events older than this are deleted (state events stay with the run). */
+  runEventsRetentionDays: number;
 }
 
 /** Every problem found in the environment, one line each (the message joins them with newlines). */
@@ -206,5 +210,7 @@ function readConfig(env: NodeJS.ProcessEnv, http: boolean): Config {
     webhookRetryBaseMs: int(env, 'WEBHOOK_RETRY_BASE_MS', 10_000, 10, 3_600_000),
     webhookMaxAttempts: int(env, 'WEBHOOK_MAX_ATTEMPTS', 10, 1, 30),
     workerHeartbeatFile: env.WORKER_HEARTBEAT_FILE ? path.resolve(env.WORKER_HEARTBEAT_FILE) : undefined,
+    runDeadlineSeconds: int(env, 'RUN_DEADLINE_SECONDS', 600, 1, 3600),
+    runEventsRetentionDays: int(env, 'RUN_EVENTS_RETENTION_DAYS', 7, 1, 3650),
   };
 }

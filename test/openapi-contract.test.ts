@@ -211,6 +211,15 @@ describe('runs', () => {
     await expectStatus(call('GET', '/circuit-runs/{uid}', { uid: failed.body.payload.uid }, { token: BAD_TOKEN }), 401);
     await expectStatus(call('GET', '/circuit-runs/{uid}', { uid: NO_SUCH_UID }), 404);
 
+    // Cancel (owner only) and Prefer: wait answer the run as GET shows it.
+    await expectStatus(call('POST', '/circuit-runs/{uid}/cancel', { uid: failed.body.payload.uid }, { token: owner.token }), 200);
+    await expectStatus(call('POST', '/circuit-runs/{uid}/cancel', { uid: failed.body.payload.uid }, { token: other.token }), 403);
+    await expectStatus(call('POST', '/circuit-runs/{uid}/cancel', { uid: failed.body.payload.uid }), 401);
+    await expectStatus(call('POST', '/circuit-runs/{uid}/cancel', { uid: NO_SUCH_UID }, { token: owner.token }), 404);
+    const waited = await expectStatus(query(owner.token, { input: { path: 'fail' }, deadline_s: 30 }, { Prefer: 'wait=20' }), 200);
+    expect(waited.body.payload.state).toBe('EXCEPTION');
+    await expectStatus(query(owner.token, { input: { path: 'x' }, deadline_s: 0 }), 400);
+
     await expectStatus(call('GET', '/circuit-versions/{version_uid}/circuit-runs', { version_uid: slow.version.uid }), 200);
     await expectStatus(call('GET', '/circuit-versions/{version_uid}/circuit-runs', { version_uid: NO_SUCH_UID }), 404);
     await expectStatus(call('GET', '/circuit-versions/{version_uid}/circuit-runs', { version_uid: slow.version.uid }, { query: { limit: 'x' } }), 400);

@@ -41,18 +41,22 @@ async function releaseHeld(): Promise<void> {
 
 const holdDefinition = (): CircuitDefinition => ({ query_schema: { type: 'object' }, steps: [{ id: 'wait', kind: 'http', method: 'GET', url: target.url }] });
 
-test('GET /circuit-runs/{uid}/events: PROVISIONED, RUNNING, COMPLETED for the DESIGN §4 example, each the GET payload, then the stream closes', async () => {
+test('GET /circuit-runs/{uid}/events: PROVISIONED, RUNNING, COMPLETED for the DESIGN §4 example, ids 1, 2, 3, each the GET payload, then the stream closes', async () => {
   const { adaptorUid } = await makeRunnableCircuit(owner, HELLO_DEFINITION);
   const { body } = await submitRun(t, owner.token, adaptorUid, { input: { name: 'Ada' } });
   const uid = body.payload.uid;
   const stream = await readSse(`${t.url}/api/v1/circuit-runs/${uid}/events`, { token: owner.token, onOpen: () => void startWorker() });
   expect(stream.status).toBe(200);
   expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
-  expect(stream.events.map((e) => [e.id, e.event, JSON.parse(e.data!).state])).toEqual([
-    ['PROVISIONED', 'state', 'PROVISIONED'],
-    ['RUNNING', 'state', 'RUNNING'],
-    ['COMPLETED', 'state', 'COMPLETED'],
+  expect(stream.events.map((e) => [e.event, JSON.parse(e.data!).state])).toEqual([
+    ['state', 'PROVISIONED'],
+    ['state', 'RUNNING'],
+    ['state', 'COMPLETED'],
   ]);
+  // ids are the log's seqs: 1, 2, then after the step events in between.
+  const ids = stream.events.map((e) => Number(e.id));
+  expect(ids.slice(0, 2)).toEqual([1, 2]);
+  expect(ids[2]).toBeGreaterThan(2);
   const final = JSON.parse(stream.events[2].data!);
   expect(final.result_blob.output).toBe('HELLO ADA');
   const get = await t.rest('GET', `/circuit-runs/${uid}`, { token: owner.token });
@@ -60,18 +64,26 @@ test('GET /circuit-runs/{uid}/events: PROVISIONED, RUNNING, COMPLETED for the DE
   expect(JSON.parse(stream.events[0].data!)).not.toHaveProperty('ended_at');
 });
 
-test('Last-Event-ID: states already seen are not sent again; after the terminal state the answer is 204', async () => {
+test('Last-Event-ID (a seq, or a state name as before): events already seen are not sent again; after the terminal state the answer is 204', async () => {
   await startWorker();
   const { adaptorUid } = await makeRunnableCircuit(owner, HELLO_DEFINITION);
   const { body } = await submitRun(t, owner.token, adaptorUid, { input: { name: 'x' } });
   await waitForRun(t, body.payload.uid, owner.token);
   const url = `${t.url}/api/v1/circuit-runs/${body.payload.uid}/events`;
+  const stateOf = (e: { data?: string }) => JSON.parse(e.data!).state;
+  const replayed = await readSse(url, { token: owner.token, headers: { 'last-event-id': '0' } });
+  expect(replayed.events.map(stateOf)).toEqual(['PROVISIONED', 'RUNNING', 'COMPLETED']);
+  const last = replayed.events[2].id!;
   const plain = await readSse(url, { token: owner.token });
-  expect(plain.events.map((e) => e.id)).toEqual(['COMPLETED']);
+  expect(plain.events.map((e) => [e.id, stateOf(e)])).toEqual([[last, 'COMPLETED']]);
   const resumed = await readSse(url, { token: owner.token, headers: { 'last-event-id': 'RUNNING' } });
-  expect(resumed.events.map((e) => e.id)).toEqual(['COMPLETED']);
-  const done = await readSse(url, { token: owner.token, headers: { 'last-event-id': 'COMPLETED' } });
-  expect(done.status).toBe(204);
+  expect(resumed.events.map((e) => [e.id, stateOf(e)])).toEqual([[last, 'COMPLETED']]);
+  const afterOne = await readSse(url, { token: owner.token, headers: { 'last-event-id': '1' } });
+  expect(afterOne.events.map((e) => [e.id, stateOf(e)])).toEqual([['2', 'RUNNING'], [last, 'COMPLETED']]);
+  for (const seen of ['COMPLETED', last]) {
+    const done = await readSse(url, { token: owner.token, headers: { 'last-event-id': seen } });
+    expect(done.status).toBe(204);
+  }
 });
 
 test('a RUNNING run streams RUNNING, then its terminal state when it ends', async () => {
@@ -85,7 +97,7 @@ test('a RUNNING run streams RUNNING, then its terminal state when it ends', asyn
   const stream = readSse(`${t.url}/api/v1/circuit-runs/${body.payload.uid}/events`, { token: owner.token, headers: { 'last-event-id': 'PROVISIONED' }, onOpen: opened });
   await open;
   await releaseHeld();
-  expect((await stream).events.map((e) => e.id)).toEqual(['RUNNING', 'COMPLETED']);
+  expect((await stream).events.map((e) => JSON.parse(e.data!).state)).toEqual(['RUNNING', 'COMPLETED']);
 });
 
 test('same auth as the GET: 401, 403 and 404 as JSON envelopes before any streaming', async () => {
@@ -105,7 +117,7 @@ test('same auth as the GET: 401, 403 and 404 as JSON envelopes before any stream
   }
   const pub = await submitRun(t, owner.token, adaptorUid, { input: { name: 'p' }, is_public: true });
   await waitForRun(t, pub.body.payload.uid, owner.token);
-  expect((await readSse(url(pub.body.payload.uid))).events.map((e) => e.id)).toEqual(['COMPLETED']);
+  expect((await readSse(url(pub.body.payload.uid))).events.map((e) => JSON.parse(e.data!).state)).toEqual(['COMPLETED']);
 });
 
 describe('subscription circuitRunUpdated over /graphql/stream', () => {

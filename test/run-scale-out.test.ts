@@ -8,7 +8,7 @@ import { initModels } from '../src/models';
 import { CreditLedger } from '../src/models/CreditLedger';
 import type { Sequelize } from 'sequelize';
 
-jest.setTimeout(90_000);
+jest.setTimeout(150_000);
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let sequelize: Sequelize;
@@ -64,7 +64,8 @@ test('a run submitted to API 1 executes exactly once on one of two workers and i
   await open;
   held[0].writeHead(200, { 'content-type': 'application/json' }).end('{"held":false}');
   const { events } = await stream;
-  expect(events.map((e) => e.id)).toEqual(['RUNNING', 'COMPLETED']);
+  expect(events.map((e) => JSON.parse(e.data!).state)).toEqual(['RUNNING', 'COMPLETED']);
+  expect(Number(events[0].id)).toBe(2);
   expect(JSON.parse(events[1].data!).result_blob.output).toEqual({ held: false });
 
   // Many runs through API 1: each executes exactly once across the two workers.

@@ -253,22 +253,31 @@ describe('GET /circuit-runs/{uid}', () => {
     }
   });
 
-  test('a failing run ends in EXCEPTION with ended_at, without result_blob and without its reason', async () => {
+  test('a failing run ends in EXCEPTION with ended_at, without result_blob; its error {code, message, step_id} only for its owner', async () => {
     const failing: CircuitDefinition = {
       query_schema: { type: 'object' },
       steps: [{ id: 'boom', kind: 'transform', expression: '$error("secret failure detail")' }],
     };
     const { adaptorUid } = await makeRunnableCircuit(owner, failing);
-    const { body } = await submitRun(t, owner.token, adaptorUid, { input: {} });
+    const { body } = await submitRun(t, owner.token, adaptorUid, { input: {}, is_public: true });
     const run = await waitForRun(t, body.payload.uid, owner.token);
     expect(run.state).toBe('EXCEPTION');
     expect(run.ended_at).toEqual(expect.any(String));
     expect(run).not.toHaveProperty('result_blob');
-    expect(JSON.stringify(run)).not.toContain('secret failure detail');
+    expect(run.error).toEqual({ code: 'StepFailed', message: expect.stringContaining('secret failure detail'), step_id: 'boom' });
     const stored = await CircuitRun.findByPk(body.payload.uid);
     expect(stored!.failure_reason).toContain('secret failure detail');
-    const gql = await t.gql('query($u: ID!) { circuitRun(uid: $u) { state resultBlob endedAt } }', { u: body.payload.uid }, owner.token);
-    expect(JSON.stringify(gql)).not.toContain('secret failure detail');
+    const query = 'query($u: ID!) { circuitRun(uid: $u) { state resultBlob endedAt error { code message stepId } } }';
+    const gql = await t.gql(query, { u: body.payload.uid }, owner.token);
+    expect(gql.data.circuitRun.error).toEqual({ code: 'StepFailed', message: run.error.message, stepId: 'boom' });
+    // The run is public: others read it, without its error.
+    for (const token of [other.token, undefined]) {
+      const seen = await t.rest('GET', `/circuit-runs/${body.payload.uid}`, { token });
+      expect(seen.body.payload.state).toBe('EXCEPTION');
+      expect(seen.body.payload).not.toHaveProperty('error');
+      const viaGql = await t.gql(query, { u: body.payload.uid }, token);
+      expect((viaGql.data as any).circuitRun.error).toBeNull();
+    }
   });
 });
 

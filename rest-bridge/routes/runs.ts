@@ -3,8 +3,23 @@ import { BODY_UID, pageQuery, uidParam } from '../schemas';
 
 const tag = 'Runs';
 
-/** Fields of a run that are absent, not null, until they exist (spec 2.1). */
-const RUN_OPTIONAL_FIELDS = ['ended_at', 'result_blob', 'metrics'];
+/** Fields of a run that are absent, not null, until they exist (spec 2.1), or that the caller may not see (`error`: owner only). */
+export const RUN_OPTIONAL_FIELDS = ['ended_at', 'result_blob', 'metrics', 'error'];
+
+/**
+ * RFC 7240 `Prefer: wait` / `wait=N` → seconds (N 1–60; bare `wait`: 60). Other preferences, and a
+ * malformed wait, are ignored as the RFC asks; N over 60 is taken as 60.
+ */
+export function preferredWait(header: string | undefined): number | undefined {
+  for (const preference of (header ?? '').split(',')) {
+    const match = /^\s*wait\s*(?:=\s*"?(\d{1,6})"?)?\s*(?:;.*)?$/i.exec(preference);
+    if (!match) continue;
+    if (match[1] === undefined) return 60;
+    const seconds = Number(match[1]);
+    if (seconds >= 1) return Math.min(seconds, 60);
+  }
+  return undefined;
+}
 
 const page = pageQuery();
 
@@ -31,24 +46,50 @@ export const runRoutes: Route[] = [
           type: 'array', minItems: 1, maxItems: 3, uniqueItems: true, items: { enum: ['start', 'step', 'completed'] },
           description: 'Which events to POST (default ["completed"]); needs webhook',
         },
+        deadline_s: {
+          type: 'integer', minimum: 1, maximum: 3600,
+          description: 'The run ends EXCEPTION DeadlineExceeded this many seconds after it was created (default and ceiling RUN_DEADLINE_SECONDS, 600)',
+        },
       },
       required: ['input'],
     },
-    requestHeaders: ['Idempotency-Key'],
+    requestHeaders: ['Idempotency-Key', 'Prefer'],
+    responseHeaders: ['Preference-Applied'],
     errors: {
       InsufficientCredits: 'The balance cannot cover the base credit of a run',
       Conflict: 'The Idempotency-Key was already used by the caller with a different request',
     },
-    variables: ({ params, body, headers }) => ({
-      adaptorUid: params.adaptor_uid,
-      input: body.input,
-      context: body.context,
-      isPublic: body.is_public,
-      idempotencyKey: headers?.['idempotency-key'],
-      webhook: body.webhook,
-      webhookEventsFilter: body.webhook_events_filter,
-    }),
+    variables: ({ params, body, headers }) => {
+      // `Prefer: wait[=N]` (DESIGN §7.4): the answer is then the run as GET shows it.
+      const wait = preferredWait(headers?.prefer);
+      return {
+        adaptorUid: params.adaptor_uid,
+        input: body.input,
+        context: body.context,
+        isPublic: body.is_public,
+        idempotencyKey: headers?.['idempotency-key'],
+        webhook: body.webhook,
+        webhookEventsFilter: body.webhook_events_filter,
+        deadlineSeconds: body.deadline_s,
+        waitSeconds: wait,
+        waiting: wait !== undefined,
+      };
+    },
     result: 'queryCircuitAdaptor',
+    // Without `Prefer: wait` the answer is only {uid, state, is_public}: the other run fields are optional here.
+    omitWhenNull: [...RUN_OPTIONAL_FIELDS, 'user_uid', 'circuit_uid', 'circuit_version_uid', 'created_at', 'document_type'],
+  },
+  {
+    method: 'POST',
+    path: '/circuit-runs/:uid/cancel',
+    operation: 'CancelCircuitRun',
+    summary: 'Cancel a run (its owner only): PROVISIONED ends at once, RUNNING has its steps aborted; it ends EXCEPTION with error.code Canceled. A terminal run is answered as it is',
+    auth: 'required',
+    tag,
+    params: { uid: uidParam('Circuit run') },
+    variables: ({ params }) => ({ uid: params.uid }),
+    result: 'cancelCircuitRun',
+    omitWhenNull: RUN_OPTIONAL_FIELDS,
   },
   {
     method: 'GET',
@@ -96,11 +137,12 @@ export const runRoutes: Route[] = [
     operation: 'GetCircuitRun',
     summary: 'Live updates of a run (server-sent events)',
     description:
-      'A `text/event-stream`: the first event is the current run, then one `event: state` per state change whose `data:` is the same JSON as the payload of GET /circuit-runs/{uid}; `id:` lets a reconnecting client resume with `Last-Event-ID`. The stream closes after a terminal state. Same authentication as the GET. Served by src/http (see the route table\'s `event-stream` shape).',
+      'A `text/event-stream` of the run\'s event log (DESIGN §7.2): `id:` is the event\'s seq (1, 2, … without gaps), `event:` its kind. `state` events carry the same JSON as the payload of GET /circuit-runs/{uid}; `step` events `{step_id, kind, status, started_at, ended_at?, credits?, error? (owner only)}`; `output` events `{step_id, delta}`. Without `Last-Event-ID` the first event is the current run; `Last-Event-ID: N` replays every event after N, then follows live (a state name is accepted too). The stream closes after a terminal state; 204 when everything was seen. Same authentication as the GET. Served by src/http/run-events.sse.ts.',
     auth: 'optional',
     tag,
     params: { uid: uidParam('Circuit run') },
     requestHeaders: ['Last-Event-ID'],
+    query: { events: { schema: { type: 'string', pattern: '^(state|step|output)(,(state|step|output))*$', default: 'state' }, description: 'Comma-separated kinds: state, step, output (default state)' } },
     variables: ({ params }) => ({ uid: params.uid }),
     result: 'circuitRun',
     shape: 'event-stream',

@@ -47,7 +47,7 @@ export function restBlob(blob: Blob) {
  */
 export function restRun(run: CircuitRun, username: string) {
   return {
-    ...snakeKeys(CircuitRunType.from(run)),
+    ...snakeKeys(CircuitRunType.from(run, true)),
     username,
     started_at: run.started_at ?? null,
     attempt: run.attempt,

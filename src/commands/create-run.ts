@@ -26,6 +26,8 @@ export interface CreateRunInput {
   /** Where to POST signed run events, and which (DESIGN §7.5). */
   webhook?: string | null;
   webhookEventsFilter?: string[] | null;
+  /** `deadline_s` (1–3600): the run ends DeadlineExceeded this long after it was created; capped by RUN_DEADLINE_SECONDS, its default. */
+  deadlineSeconds?: number | null;
 }
 
 export interface CreateRunResult {
@@ -100,7 +102,7 @@ async function circuitOfAdaptor(adaptorUid: string): Promise<Circuit | null> {
   return row ? Circuit.build(row as never, { isNewRecord: false, raw: true }) : null;
 }
 
-type RunFields = Pick<CircuitRun, 'user_uid' | 'circuit_uid' | 'circuit_version_uid' | 'input' | 'is_public' | 'webhook_url' | 'webhook_events'>;
+type RunFields = Pick<CircuitRun, 'user_uid' | 'circuit_uid' | 'circuit_version_uid' | 'input' | 'is_public' | 'webhook_url' | 'webhook_events'> & { deadline_s: number };
 
 /** Raises the user's held credits by the base cost when what is not held covers it (DESIGN §8). */
 const HOLD_BASE_CREDITS = `UPDATE users SET credits_held = credits_held + $7
@@ -123,13 +125,13 @@ async function insertRun(services: Services, fields: RunFields, transaction?: Tr
     services.sequelize,
     `WITH hold AS (${HOLD_BASE_CREDITS}),
      run AS (
-       INSERT INTO circuit_runs (uid, user_uid, circuit_uid, circuit_version_uid, input, is_public, credits_held, enqueued_at, webhook_url, webhook_events)
-       SELECT $1::uuid, hold.uid, $3::uuid, $4::uuid, $5::jsonb, $6::boolean, $7::bigint, now(), $8, $9::text[] FROM hold
+       INSERT INTO circuit_runs (uid, user_uid, circuit_uid, circuit_version_uid, input, is_public, credits_held, enqueued_at, webhook_url, webhook_events, deadline_at)
+       SELECT $1::uuid, hold.uid, $3::uuid, $4::uuid, $5::jsonb, $6::boolean, $7::bigint, now(), $8, $9::text[], now() + make_interval(secs => $10::int) FROM hold
        RETURNING *)${sqlEnqueue ? `,
      job AS (${sqlEnqueue.jobCte})
      SELECT run.* FROM run CROSS JOIN (SELECT ${sqlEnqueue.notifyColumn} FROM job) notified` : `
      SELECT run.* FROM run`}`,
-    [crypto.randomUUID(), fields.user_uid, fields.circuit_uid, fields.circuit_version_uid, JSON.stringify(fields.input), fields.is_public, RUN_BASE_CREDITS, fields.webhook_url, fields.webhook_events],
+    [crypto.randomUUID(), fields.user_uid, fields.circuit_uid, fields.circuit_version_uid, JSON.stringify(fields.input), fields.is_public, RUN_BASE_CREDITS, fields.webhook_url, fields.webhook_events, fields.deadline_s],
     transaction,
   );
   if (!row) return null;
@@ -171,6 +173,12 @@ export async function createRun(services: Services, viewer: User, input: CreateR
   const invalid = checkInput(version.uid, version.definition.query_schema, input.input);
   if (invalid) throw badInput(invalid.message, { field: invalid.field });
 
+  const deadline = input.deadlineSeconds ?? null;
+  if (deadline !== null && (!Number.isInteger(deadline) || deadline < 1 || deadline > 3600)) {
+    throw badInput('deadline_s must be a whole number of seconds from 1 to 3600', { field: 'deadline_s' });
+  }
+  const deadlineSeconds = Math.min(deadline ?? services.config.runDeadlineSeconds, services.config.runDeadlineSeconds);
+
   // The balance as loaded with the token: spares the write for a caller who certainly cannot pay.
   if (viewer.creditBalance < RUN_BASE_CREDITS) throw await insufficientCredits(viewer);
 
@@ -178,7 +186,7 @@ export async function createRun(services: Services, viewer: User, input: CreateR
   try {
     const fields = {
       user_uid: viewer.uid, circuit_uid: circuit.uid, circuit_version_uid: version.uid, input: input.input, is_public: isPublic,
-      webhook_url: webhook?.url ?? null, webhook_events: webhook?.events ?? null,
+      webhook_url: webhook?.url ?? null, webhook_events: webhook?.events ?? null, deadline_s: deadlineSeconds,
     };
     // One INSERT is its own unit of work; with a key, the key row joins it in a transaction.
     inserted = key === null ? await insertRun(services, fields) : await services.sequelize.transaction(async (transaction) => {

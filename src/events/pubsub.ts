@@ -1,8 +1,7 @@
 import { createPubSub } from '@graphql-yoga/subscription';
-import type { RunStateEvent } from './run-event-bus';
 
 /**
- * The in-process pubSub behind GraphQL subscriptions (type-graphql's `buildSchema({ pubSub })`).
- * It is fed by the cross-process run-event bus (src/events/run-event-bus.ts), never published to directly.
+ * The pubSub type-graphql's `buildSchema({ pubSub })` wants. Run subscriptions do not use it: they
+ * read the run's event log (src/events/run-event-stream.ts), woken by the cross-process bus.
  */
-export const runPubSub = createPubSub<{ CIRCUIT_RUN_UPDATED: [uid: string, event: RunStateEvent] }>();
+export const runPubSub = createPubSub<Record<string, never>>();

@@ -2,16 +2,20 @@ import { Client } from 'pg';
 import type { Logger } from '../logger';
 import { listen } from '../db/listen';
 import type { RunState } from '../models/CircuitRun';
-import { runPubSub } from './pubsub';
 
-/** A run changed state. Subscribers re-read the run: the event names it, it does not carry it. */
-export interface RunStateEvent { uid: string; state: RunState }
+/**
+ * A message about one run. Subscribers re-read what they need: `state` when it changed state, `seq`
+ * when events up to it were appended to its log, `cancel` when its owner asked to stop it (heard by
+ * the worker running it).
+ */
+export interface RunStateEvent { uid: string; state?: RunState; seq?: number; cancel?: boolean }
 
 export type RunEventHandler = (event: RunStateEvent) => void;
 
 /**
- * Run-state changes across processes: a worker publishes, every API process hears it and hands it to
- * its local subscribers (REST SSE streams and the GraphQL subscription's pubSub).
+ * Run messages across processes: a worker publishes, every process hears it and hands it to its local
+ * subscribers (the run event stream behind REST SSE and the GraphQL subscriptions, waits, and the
+ * worker running a canceled run).
  */
 export interface RunEventBus {
   readonly kind: 'postgres' | 'redis';
@@ -44,7 +48,6 @@ class LocalFanOut {
       this.log.warn({ raw }, 'ignoring malformed run-state event');
       return;
     }
-    runPubSub.publish('CIRCUIT_RUN_UPDATED', event.uid, event);
     for (const handler of this.handlers.get(event.uid) ?? []) {
       try {
         handler(event);
@@ -99,7 +102,7 @@ export async function createPostgresRunEventBus(databaseUrl: string, log: Logger
     sqlChannel: CHANNEL,
     async publish(event) {
       const client = await getPublisher();
-      await client.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify({ uid: event.uid, state: event.state })]);
+      await client.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify(event)]);
     },
     subscribe: (uid, handler) => fanOut.subscribe(uid, handler),
     async close() {
@@ -122,7 +125,7 @@ export async function createRedisRunEventBus(redisUrl: string, log: Logger): Pro
   return {
     kind: 'redis',
     async publish(event) {
-      await publisher.publish(CHANNEL, JSON.stringify({ uid: event.uid, state: event.state }));
+      await publisher.publish(CHANNEL, JSON.stringify(event));
     },
     subscribe: (uid, handler) => fanOut.subscribe(uid, handler),
     async close() {

@@ -1,78 +1,101 @@
 import type { Express, Request, Response } from 'express';
-import type { DocumentNode, GraphQLSchema } from 'graphql';
+import { subscribe, type DocumentNode, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
 import { buildContext } from '../graphql/context';
-import { createLoaders } from '../graphql/loaders';
-import { runRoute, type BridgeResponse } from '../../rest-bridge/bridge';
+import { toPublicError } from '../graphql/format-error';
+import { isUid } from '../ids';
+import { errorResponse } from '../../rest-bridge/bridge';
 import { API_PREFIX } from '../../rest-bridge/express';
-import { runRoutes } from '../../rest-bridge/routes/runs';
-import { isTerminal, RUN_STATES, stateRank, type RunState } from '../models/CircuitRun';
+import { RUN_OPTIONAL_FIELDS } from '../../rest-bridge/routes/runs';
+import { isTerminal, RUN_STATES, type RunState } from '../models/CircuitRun';
+import { RUN_EVENT_KINDS, type RunEventKind } from '../models/RunEvent';
+import { readRunEvents, seqOfState } from '../events/run-event-log';
+import { AppError } from '../errors';
 import type { Services } from '../services';
 
 export const RUN_EVENTS_PATH = `${API_PREFIX}/circuit-runs/:uid/events`;
 
-function lastSeenRank(header: unknown): number {
+interface RestRunEvent { seq: number; kind: RunEventKind; run: Record<string, unknown> | null; data: Record<string, unknown> | null }
+
+/** `?events=state,step,output` (default `state`). */
+function requestedKinds(raw: unknown): RunEventKind[] {
+  if (raw === undefined || raw === '') return ['state'];
+  if (typeof raw !== 'string') throw new AppError('BadClientData', 'query parameter events must be given once', { field: 'events' });
+  const kinds = [...new Set(raw.split(',').map((k) => k.trim()))];
+  const unknown = kinds.filter((k) => !(RUN_EVENT_KINDS as readonly string[]).includes(k));
+  if (unknown.length > 0 || kinds.length === 0) {
+    throw new AppError('BadClientData', `events must be a comma-separated list of ${RUN_EVENT_KINDS.join(', ')}`, { field: 'events' });
+  }
+  return kinds as RunEventKind[];
+}
+
+/** `Last-Event-ID`: a seq; a state name (ids before event logs) means "after that state". Anything else: from the current state. */
+async function resumeAfter(services: Services, uid: string, header: unknown): Promise<number | null> {
   const id = typeof header === 'string' ? header.trim() : '';
-  return (RUN_STATES as readonly string[]).includes(id) ? stateRank(id as RunState) : -1;
+  if (/^\d{1,9}$/.test(id)) return Number(id);
+  if ((RUN_STATES as readonly string[]).includes(id) && isUid(uid)) return seqOfState(services.sequelize, uid, id as RunState);
+  return null;
+}
+
+function omitNulls(value: Record<string, unknown>): Record<string, unknown> {
+  const copy = { ...value };
+  for (const field of RUN_OPTIONAL_FIELDS) if (copy[field] === null) delete copy[field];
+  return copy;
 }
 
 /**
- * GET /api/v1/circuit-runs/{uid}/events (DESIGN §2): text/event-stream. The first event is the run
- * now, then one `event: state` per change; `data:` is exactly the GET /circuit-runs/{uid} payload
- * (each event re-runs that route's operation under the caller's token), `id:` is the state; a run
- * that went through RUNNING between two reads still gets its RUNNING event. A
- * `Last-Event-ID` skips states already seen; a client that saw the terminal state gets 204.
- * Comments keep the connection alive (every SSE_KEEP_ALIVE_MS, 15 s by default); the stream closes after a terminal state. Errors
- * before the stream starts are the route's JSON envelope (401/403/404).
+ * GET /api/v1/circuit-runs/{uid}/events (DESIGN §2, §7.2): a text/event-stream adapter over the
+ * `circuitRunEvents` subscription (one source for REST and GraphQL). `id:` is the event's seq;
+ * `event:` its kind; `data:` for state events exactly the GET /circuit-runs/{uid} payload (through the
+ * same REST fragment), else the step/output event. Without `Last-Event-ID` the first event is the run
+ * as it is now; with one, the log is replayed after it, then followed live. A client that has seen
+ * everything of a terminal run gets 204 (an EventSource then stops reconnecting). Keep-alive comments
+ * every SSE_KEEP_ALIVE_MS; the stream closes after the terminal state. Errors before the stream starts
+ * are the JSON envelope (400/401/403/404).
  */
 export function mountRunEvents(app: Express, schema: GraphQLSchema, operations: DocumentNode, services: Services): void {
-  const route = runRoutes.find((r) => r.operation === 'GetCircuitRun');
-  if (!route) throw new Error('the GetCircuitRun route is missing');
-
   app.get(RUN_EVENTS_PATH, async (req: Request, res: Response) => {
+    res.locals.route = `GET ${RUN_EVENTS_PATH}`;
     const uid = String(req.params.uid);
     const onInternal = (error: unknown) => services.log.error({ err: error, route: RUN_EVENTS_PATH }, 'internal error in run events');
-    let closed = false;
-    let dirty = false;
-    let wake: (() => void) | undefined;
-    const nudge = () => { dirty = true; wake?.(); };
-    // Subscribe before the first read so that no change between the two is missed.
-    const unsubscribe = services.runEvents.subscribe(uid, nudge);
+    const fail = (error: AppError | GraphQLError) => {
+      const publicError = error instanceof AppError ? error : toPublicError(error);
+      if (publicError.code === 'Internal') onInternal(error);
+      const response = errorResponse(publicError);
+      res.status(response.status).set(response.headers).json(response.body);
+    };
+    let iterator: AsyncIterator<ExecutionResult> | undefined;
     const timers: NodeJS.Timeout[] = [];
+    let closed = false;
     const finish = () => {
       if (closed) return;
       closed = true;
-      unsubscribe();
       for (const timer of timers) clearInterval(timer);
-      wake?.();
+      void iterator?.return?.();
       if (!res.writableEnded) res.end();
     };
     req.on('close', finish);
 
     try {
+      const kinds = requestedKinds(req.query.events);
+      const after = await resumeAfter(services, uid, req.headers['last-event-id']);
       const context = await buildContext(services, req);
-      const read = (): Promise<BridgeResponse> =>
-        runRoute(schema, operations, route, { params: { uid }, query: {}, body: undefined, headers: req.headers },
-          { ...context, loaders: createLoaders(), notices: [], responseHeaders: {} }, onInternal);
-
-      let response = await read();
-      if (response.status !== 200) {
-        unsubscribe();
+      const result = await subscribe({ schema, document: operations, operationName: 'RestCircuitRunEvents', variableValues: { uid, after, kinds: kinds.map((k) => k.toUpperCase()) }, contextValue: context });
+      if (!(Symbol.asyncIterator in result)) {
         closed = true;
-        res.status(response.status).set(response.headers).json(response.body);
-        return;
+        return fail(result.errors?.[0] ?? new AppError('Internal', 'Internal server error'));
       }
-      let lastRank = lastSeenRank(req.headers['last-event-id']);
-      const firstState = (response.body as { payload: { state: RunState } }).payload.state;
-      if (isTerminal(firstState) && stateRank(firstState) <= lastRank) {
-        // Everything was seen: 204 tells an EventSource to stop reconnecting.
-        unsubscribe();
-        closed = true;
-        res.status(204).end();
-        return;
+      iterator = result;
+      if (closed) return finish();
+      if (after !== null) {
+        const rest = await readRunEvents(services.sequelize, uid, after, kinds, 1);
+        if (rest.state && isTerminal(rest.state) && rest.events.length === 0) {
+          res.status(204);
+          return finish();
+        }
       }
 
       res.status(200).set({
-        ...response.headers,
+        ...context.responseHeaders,
         'Content-Type': 'text/event-stream; charset=utf-8',
         'Cache-Control': 'no-cache, no-transform',
         Connection: 'keep-alive',
@@ -80,40 +103,31 @@ export function mountRunEvents(app: Express, schema: GraphQLSchema, operations: 
       });
       res.flushHeaders();
       res.write('retry: 1000\n\n');
-      // Keep-alive comments; a periodic re-read also covers a notification lost while reconnecting.
-      timers.push(setInterval(() => { if (!closed) { res.write(': keep-alive\n\n'); nudge(); } }, services.config.sseKeepAliveMs));
+      timers.push(setInterval(() => { if (!closed) res.write(': keep-alive\n\n'); }, services.config.sseKeepAliveMs));
 
-      while (!closed) {
-        if (response.status !== 200) break;
-        const payload = (response.body as { payload: Record<string, unknown> & { state: RunState } }).payload;
-        const rank = stateRank(payload.state);
-        if (rank > lastRank) {
-          if (lastRank === stateRank('PROVISIONED') && rank > stateRank('RUNNING')) {
-            // The run passed through RUNNING between two reads; every state gets its event, so send
-            // RUNNING as GET showed it then (the same run without the fields that come at its end).
-            const { ended_at: _e, result_blob: _r, metrics: _m, ...running } = payload;
-            res.write(`id: RUNNING\nevent: state\ndata: ${JSON.stringify({ ...running, state: 'RUNNING' })}\n\n`);
-          }
-          lastRank = rank;
-          res.write(`id: ${payload.state}\nevent: state\ndata: ${JSON.stringify(payload)}\n\n`);
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done || closed) break;
+        if (next.value.errors?.length) {
+          onInternal(next.value.errors[0]);
+          break;
         }
-        if (isTerminal(payload.state)) break;
-        if (!dirty) await new Promise<void>((resolve) => { wake = resolve; });
-        wake = undefined;
-        if (closed) break;
-        dirty = false;
-        response = await read();
+        const event = (next.value.data as { circuitRunEvents: RestRunEvent }).circuitRunEvents;
+        const kind = event.kind.toLowerCase();
+        const data = kind === 'state' && event.run ? omitNulls(event.run) : event.data;
+        res.write(`id: ${event.seq}\nevent: ${kind}\ndata: ${JSON.stringify(data)}\n\n`);
       }
       finish();
     } catch (error) {
-      onInternal(error);
       if (!res.headersSent) {
-        unsubscribe();
         closed = true;
-        res.status(500).json({ error: { message: 'Internal server error', code: 'Internal' } });
-      } else {
-        finish();
+        void iterator?.return?.();
+        if (error instanceof AppError) return fail(error);
+        onInternal(error);
+        return fail(new AppError('Internal', 'Internal server error'));
       }
+      onInternal(error);
+      finish();
     }
   });
 }

@@ -1,7 +1,7 @@
 import { QueryTypes, Sequelize } from 'sequelize';
 import { preparedQuery } from '../db/prepared';
 import { chargeRunSql } from '../credits/charge';
-import type { RunState } from '../models/CircuitRun';
+import type { RunError, RunState } from '../models/CircuitRun';
 import type { MetricExpression } from '../models/CircuitMetric';
 import type { CircuitDefinition } from '../engine/definition';
 
@@ -21,6 +21,11 @@ export interface ClaimedRun {
   input: Record<string, unknown>;
   /** 1 on the first claim (the run just left PROVISIONED); higher when taken over from a dead worker. */
   attempt: number;
+  /** When the run must have ended (DeadlineExceeded past it); null for runs from before deadlines. */
+  deadline_at: Date | null;
+  created_at: Date;
+  /** Set when its owner asked to cancel it. */
+  cancel_requested_at: Date | null;
   /** The version's definition (null if the version is gone) and the circuit's metric expressions. */
   definition: CircuitDefinition | null;
   metrics: MetricExpression[] | null;
@@ -28,39 +33,49 @@ export interface ClaimedRun {
   webhook_events: string[] | null;
 }
 
+/** Who claims: shown in `circuit_runs.worker`, and the backend pid of its presence connection (see migration 0005). */
+export interface WorkerIdentity { name: string; backendPid: number | null }
+
 /**
- * PROVISIONED → RUNNING, or takes over a RUNNING run whose heartbeat is older than `staleAfterMs`;
- * returns what executing it needs in the same round trip. Null when the run is not claimable
- * (terminal, or held by a live worker).
+ * PROVISIONED → RUNNING, or takes over a RUNNING run whose heartbeat is older than `staleAfterMs`
+ * AND whose worker is gone (its presence connection's backend no longer exists): a worker that is
+ * alive but late to heartbeat keeps its run. The attempt is counted here, before executing, so a run
+ * that kills its workers runs out of attempts. Returns what executing needs in the same round trip;
+ * null when the run is not claimable (terminal, or held by a live worker).
  */
-export async function claimRun(sequelize: Sequelize, uid: string, staleAfterMs: number, notifyChannel?: string): Promise<ClaimedRun | null> {
+export async function claimRun(sequelize: Sequelize, uid: string, staleAfterMs: number, notifyChannel?: string, worker: WorkerIdentity = { name: 'unknown', backendPid: null }): Promise<ClaimedRun | null> {
   const rows = await preparedQuery<ClaimedRun>(
     sequelize,
     `WITH claimed AS (
        UPDATE circuit_runs
-          SET state = 'RUNNING', attempt = attempt + 1, heartbeat_at = now(), started_at = COALESCE(started_at, now()), updated_at = now()
+          SET state = 'RUNNING', attempt = attempt + 1, heartbeat_at = now(), started_at = COALESCE(started_at, now()), updated_at = now(),
+              worker = $3, worker_backend_pid = $4
         WHERE uid = $1
           AND (state = 'PROVISIONED'
-               OR (state = 'RUNNING' AND (heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $2))))
-        RETURNING uid, user_uid, circuit_uid, circuit_version_uid, input, attempt, webhook_events)
+               OR (state = 'RUNNING' AND (heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $2))
+                   AND (worker_backend_pid IS NULL OR NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = worker_backend_pid))))
+        RETURNING uid, user_uid, circuit_uid, circuit_version_uid, input, attempt, deadline_at, created_at, cancel_requested_at, webhook_events)
      SELECT claimed.*, v.definition, m.metrics${notifyChannel ? `,
-            CASE WHEN claimed.attempt = 1 THEN pg_notify($3, json_build_object('uid', claimed.uid, 'state', 'RUNNING')::text) END AS notified` : ''}
+            CASE WHEN claimed.attempt = 1 THEN pg_notify($5, json_build_object('uid', claimed.uid, 'state', 'RUNNING')::text) END AS notified` : ''}
        FROM claimed
        LEFT JOIN circuit_versions v ON v.uid = claimed.circuit_version_uid
        LEFT JOIN circuits c ON c.uid = claimed.circuit_uid
        LEFT JOIN circuit_metrics m ON m.uid = c.user_circuit_metric_uid`,
-    notifyChannel ? [uid, staleAfterMs / 1000, notifyChannel] : [uid, staleAfterMs / 1000],
+    [uid, staleAfterMs / 1000, worker.name, worker.backendPid, ...(notifyChannel ? [notifyChannel] : [])],
   );
   return rows[0] ?? null;
 }
 
-/** Keeps a claim alive; false when the run is no longer this attempt's (taken over or ended). */
-export async function heartbeatRun(sequelize: Sequelize, uid: string, attempt: number): Promise<boolean> {
-  const rows = await sequelize.query(
-    `UPDATE circuit_runs SET heartbeat_at = now() WHERE uid = $1 AND state = 'RUNNING' AND attempt = $2 RETURNING uid`,
+/**
+ * Keeps a claim alive; `held` is false when the run is no longer this attempt's (taken over or
+ * ended); `cancel` when its owner asked to stop it (a cancel message the worker missed).
+ */
+export async function heartbeatRun(sequelize: Sequelize, uid: string, attempt: number): Promise<{ held: boolean; cancel: boolean }> {
+  const rows = await sequelize.query<{ cancel: boolean }>(
+    `UPDATE circuit_runs SET heartbeat_at = now() WHERE uid = $1 AND state = 'RUNNING' AND attempt = $2 RETURNING cancel_requested_at IS NOT NULL AS cancel`,
     { bind: [uid, attempt], type: QueryTypes.SELECT },
   );
-  return rows.length === 1;
+  return { held: rows.length === 1, cancel: rows[0]?.cancel === true };
 }
 
 export interface RunEnding {
@@ -69,6 +84,9 @@ export interface RunEnding {
   state: Extract<RunState, 'COMPLETED' | 'EXCEPTION'>;
   resultBlob?: unknown;
   metrics?: Record<string, unknown> | null;
+  /** EXCEPTION: what the owner sees (DESIGN §7.1). */
+  error?: RunError | null;
+  /** EXCEPTION: the detail for the service log (may hold what the owner must not see). */
   failureReason?: string | null;
   /** What the run cost: 1 + its steps' credits. */
   cost: number;
@@ -77,7 +95,8 @@ export interface RunEnding {
 export interface RunCharge { userUid: string; cost: number; amount: number; balanceAfter: number }
 
 /**
- * RUNNING → COMPLETED | EXCEPTION for the attempt holding the run, and its one charge, in one
+ * RUNNING → COMPLETED | EXCEPTION for the attempt holding the run (or PROVISIONED → EXCEPTION, as
+ * `attempt` 0, for a cancel or deadline before any claim), and its one charge, in one
  * transaction (with `notifyChannel`, the state event too: NOTIFY is delivered on commit). The charge
  * releases the run's credit hold and takes its cost (src/credits/charge.ts). Returns null when the run
  * was not this attempt's to end.
@@ -90,11 +109,11 @@ export async function finishRun(sequelize: Sequelize, ending: RunEnding, notifyC
     `WITH ended AS (
        UPDATE circuit_runs
           SET state = $3, ended_at = now(), updated_at = now(), heartbeat_at = NULL,
-              result_blob = $4::jsonb, metrics = $5::jsonb, failure_reason = $6, credits_cost = $7
-        WHERE uid = $1 AND state = 'RUNNING' AND attempt = $2
+              result_blob = $4::jsonb, metrics = $5::jsonb, failure_reason = $6, credits_cost = $7, error = $8::jsonb
+        WHERE uid = $1 AND state IN ('PROVISIONED', 'RUNNING') AND attempt = $2
         RETURNING uid, user_uid, credits_held),
      ${chargeRunSql({ ended: 'ended', cost: '$7', extraColumns: notifyChannel ? `,
-       pg_notify($8, json_build_object('uid', run_uid, 'state', $3::text)::text) AS notified` : '' })}`,
+       pg_notify($9, json_build_object('uid', run_uid, 'state', $3::text)::text) AS notified` : '' })}`,
     [
       ending.uid,
       ending.attempt,
@@ -103,6 +122,7 @@ export async function finishRun(sequelize: Sequelize, ending: RunEnding, notifyC
       ending.state === 'COMPLETED' && ending.metrics ? JSON.stringify(ending.metrics) : null,
       ending.failureReason ?? null,
       ending.cost,
+      ending.state === 'EXCEPTION' ? JSON.stringify(ending.error ?? { code: 'Internal', message: 'The run failed' }) : null,
       ...(notifyChannel ? [notifyChannel] : []),
     ],
   );
@@ -137,4 +157,49 @@ export async function claimRunsToRequeue(sequelize: Sequelize, graceMs: number, 
 /** After a failed enqueue: the sweeper queues runs with no enqueued_at once their grace period passes. */
 export async function markNotEnqueued(sequelize: Sequelize, uid: string): Promise<void> {
   await sequelize.query(`UPDATE circuit_runs SET enqueued_at = NULL WHERE uid = $1 AND state = 'PROVISIONED'`, { bind: [uid] });
+}
+
+export interface OverdueRun { uid: string; state: RunState; attempt: number }
+
+/**
+ * Runs past their deadline that no live worker will end: PROVISIONED ones, and RUNNING ones whose
+ * worker stopped heartbeating for `staleAfterMs` or that are `hungAfterMs` past the deadline.
+ * The sweeper ends each EXCEPTION DeadlineExceeded through finishRun (fenced by `attempt`).
+ */
+export async function findOverdueRuns(sequelize: Sequelize, defaultDeadlineSeconds: number, staleAfterMs: number, hungAfterMs: number, limit = 100): Promise<OverdueRun[]> {
+  return sequelize.query<OverdueRun>(
+    `SELECT uid, state, attempt FROM circuit_runs
+      WHERE state IN ('PROVISIONED', 'RUNNING')
+        AND COALESCE(deadline_at, created_at + make_interval(secs => $1)) < now()
+        AND (state = 'PROVISIONED'
+             OR heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $2)
+             OR COALESCE(deadline_at, created_at + make_interval(secs => $1)) < now() - make_interval(secs => $3))
+      ORDER BY created_at
+      LIMIT $4`,
+    { bind: [defaultDeadlineSeconds, staleAfterMs / 1000, hungAfterMs / 1000, limit], type: QueryTypes.SELECT },
+  );
+}
+
+/**
+ * Marks a run's cancel request (DESIGN §7.3). Returns its state and attempt when it was still in
+ * flight (then the caller ends a PROVISIONED run at once or tells the worker), null when terminal.
+ */
+export async function requestRunCancel(sequelize: Sequelize, uid: string): Promise<{ state: RunState; attempt: number } | null> {
+  const rows = await sequelize.query<{ state: RunState; attempt: number }>(
+    `UPDATE circuit_runs SET cancel_requested_at = COALESCE(cancel_requested_at, now())
+      WHERE uid = $1 AND state IN ('PROVISIONED', 'RUNNING') RETURNING state, attempt`,
+    { bind: [uid], type: QueryTypes.SELECT },
+  );
+  return rows[0] ?? null;
+}
+
+/** The attempt of a RUNNING run whose worker is gone (its presence backend no longer exists), else null. */
+export async function abandonedAttempt(sequelize: Sequelize, uid: string): Promise<number | null> {
+  const rows = await sequelize.query<{ attempt: number }>(
+    `SELECT attempt FROM circuit_runs
+      WHERE uid = $1 AND state = 'RUNNING' AND worker_backend_pid IS NOT NULL
+        AND NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = worker_backend_pid)`,
+    { bind: [uid], type: QueryTypes.SELECT },
+  );
+  return rows[0]?.attempt ?? null;
 }

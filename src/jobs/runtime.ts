@@ -4,8 +4,10 @@ import type { Logger } from '../logger';
 import type { Services } from '../services';
 import { createRunEventBus, type RunEventBus } from '../events/run-event-bus';
 import { createRunQueue, type RunQueue } from './agenda';
-import { executeRunHandler } from './execute-run.job';
-import { claimRunsToRequeue } from './run-transitions';
+import { abortedError, endRun, executeRunHandler, failedEnding } from './execute-run.job';
+import { claimRunsToRequeue, findOverdueRuns } from './run-transitions';
+import { startWorkerPresence } from './worker-presence';
+import { pruneRunEvents } from '../events/run-event-log';
 import { deliverWebhookJob, startWebhookSweeper } from '../webhooks/webhook-jobs';
 import { fireScheduleJob, startScheduleReconciler } from '../schedules/schedule-jobs';
 
@@ -46,13 +48,17 @@ export async function startRunRuntime(options: RunRuntimeOptions): Promise<RunRu
   let attached!: (services: Services) => void;
   const servicesReady = new Promise<Services>((resolve) => { attached = resolve; });
   let runQueue: RunQueue;
+  let presence: Awaited<ReturnType<typeof startWorkerPresence>> | undefined;
   try {
+    if (worker) presence = await startWorkerPresence(databaseUrl, log);
+    const identity = presence;
     runQueue = await createRunQueue(
       { config, databaseUrl, log },
-      worker ? async (job) => executeRunHandler(await servicesReady)(job) : undefined,
+      identity ? async (job) => executeRunHandler(await servicesReady, identity)(job) : undefined,
       worker ? [deliverWebhookJob(servicesReady), fireScheduleJob(servicesReady)] : [],
     );
   } catch (error) {
+    await presence?.close();
     await runEvents.close();
     throw error;
   }
@@ -66,8 +72,18 @@ export async function startRunRuntime(options: RunRuntimeOptions): Promise<RunRu
       const uids = await claimRunsToRequeue(sequelize, graceMs, stuckAfterMs);
       for (const uid of uids) await runQueue.enqueue(uid);
       if (uids.length > 0) log.warn({ runs: uids.length }, 'queued runs again that were never queued or looked stuck');
+      await endOverdueRuns();
+      await pruneRunEvents(sequelize, config.runEventsRetentionDays);
     } catch (error) {
       log.warn({ err: error }, 'run sweeper failed');
+    }
+  };
+  /** Deadlines hold also when the worker died (DESIGN §7.3): runs past theirs that no live worker will end. */
+  const endOverdueRuns = async () => {
+    const services = await servicesReady;
+    const overdue = await findOverdueRuns(sequelize, config.runDeadlineSeconds, config.jobLockLifetimeMs, Math.max(30_000, 2 * config.jobLockLifetimeMs));
+    for (const run of overdue) {
+      await endRun(services, failedEnding({ uid: run.uid, attempt: run.attempt }, abortedError('DeadlineExceeded')));
     }
   };
 
@@ -85,6 +101,7 @@ export async function startRunRuntime(options: RunRuntimeOptions): Promise<RunRu
       await sweeping;
       await Promise.all(stopBackground.map((stop) => stop()));
       await runQueue.close();
+      await presence?.close();
       await runEvents.close();
     },
   };

@@ -1,4 +1,4 @@
-import { CreationOptional, DataTypes, InferAttributes, InferCreationAttributes, Model, Sequelize } from 'sequelize';
+import { CreationOptional, DataTypes, InferAttributes, InferCreationAttributes, Model, ModelAttributeColumnOptions, Sequelize } from 'sequelize';
 
 export const RUN_STATES = ['PROVISIONED', 'RUNNING', 'COMPLETED', 'EXCEPTION'] as const;
 export type RunState = (typeof RUN_STATES)[number];
@@ -12,6 +12,70 @@ export function stateRank(state: RunState): number {
 export function isTerminal(state: RunState): boolean {
   return TERMINAL_STATES.includes(state);
 }
+
+/** Why an EXCEPTION run ended (DESIGN §7.1); shown to the run's owner only. */
+export const RUN_ERROR_CODES = ['StepFailed', 'InsufficientCredits', 'Canceled', 'DeadlineExceeded', 'WorkerLost', 'Internal'] as const;
+export type RunErrorCode = (typeof RUN_ERROR_CODES)[number];
+export interface RunError { code: RunErrorCode; message: string; step_id?: string }
+
+/**
+ * How a column shows in the API (GraphQL field `name`, REST/event field = the column name):
+ * - `when`: the states in which it has a value (null, and absent in REST, otherwise);
+ * - `ownerOnly`: only the run's owner sees it (decided by the run policy's `debug` action).
+ * Columns without `api` never leave the service.
+ */
+export interface RunApiField { name: string; description?: string; when?: readonly RunState[]; ownerOnly?: boolean; enumOf?: 'state' }
+type RunColumn = ModelAttributeColumnOptions & { api?: RunApiField };
+
+/**
+ * THE declaration of a run's columns: the Sequelize model, the GraphQL `CircuitRun` type
+ * (src/graphql/run/run.type.ts builds its fields from `api`), and through the REST fragment
+ * (schema/operations/runs.graphql, checked against this table by test) REST payloads and event data.
+ */
+export const RUN_COLUMNS = {
+  uid: { type: DataTypes.UUID, primaryKey: true, defaultValue: DataTypes.UUIDV4, api: { name: 'uid' } },
+  user_uid: { type: DataTypes.UUID, allowNull: false, api: { name: 'userUid', description: 'The user who started the run' } },
+  circuit_uid: { type: DataTypes.UUID, allowNull: false, api: { name: 'circuitUid' } },
+  circuit_version_uid: { type: DataTypes.UUID, allowNull: false, api: { name: 'circuitVersionUid' } },
+  created_at: { type: DataTypes.DATE, api: { name: 'createdAt' } },
+  ended_at: { type: DataTypes.DATE, allowNull: true, api: { name: 'endedAt', when: TERMINAL_STATES, description: 'Set once the run is COMPLETED or EXCEPTION' } },
+  state: { type: DataTypes.TEXT, allowNull: false, defaultValue: 'PROVISIONED', api: { name: 'state', enumOf: 'state' } },
+  is_public: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false, api: { name: 'isPublic', description: 'Whether anyone may read the run' } },
+  input: { type: DataTypes.JSONB, allowNull: false },
+  result_blob: {
+    type: DataTypes.JSONB, allowNull: true,
+    api: { name: 'resultBlob', when: ['COMPLETED'], description: '{output, steps: {<id>: {kind, output, started_at, ended_at, credits}}}; only when COMPLETED' },
+  },
+  metrics: {
+    type: DataTypes.JSONB, allowNull: true,
+    api: { name: 'metrics', when: ['COMPLETED'], description: "Values of the circuit's metric configuration ({name: value}); completed runs only" },
+  },
+  error: {
+    type: DataTypes.JSONB, allowNull: true,
+    api: { name: 'error', when: ['EXCEPTION'], ownerOnly: true, description: 'Why the run failed ({code, message, step_id}); EXCEPTION runs, for their owner only' },
+  },
+  /** Internal detail of a failure for the service log; the owner sees `error`. */
+  failure_reason: { type: DataTypes.TEXT, allowNull: true },
+  /** What the run cost (1 + its steps' credits); what was taken from the balance is in the ledger. */
+  credits_cost: { type: DataTypes.BIGINT, allowNull: true },
+  /** Credits reserved for the run while it is in flight (src/credits/holds.ts). */
+  credits_held: { type: DataTypes.BIGINT, allowNull: false, defaultValue: 0 },
+  attempt: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
+  enqueued_at: { type: DataTypes.DATE, allowNull: true },
+  heartbeat_at: { type: DataTypes.DATE, allowNull: true },
+  started_at: { type: DataTypes.DATE, allowNull: true },
+  deadline_at: { type: DataTypes.DATE, allowNull: true },
+  cancel_requested_at: { type: DataTypes.DATE, allowNull: true },
+  worker: { type: DataTypes.TEXT, allowNull: true },
+  worker_backend_pid: { type: DataTypes.INTEGER, allowNull: true },
+  event_seq: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
+  /** Where and what to deliver (DESIGN §7.5); null without a webhook. */
+  webhook_url: { type: DataTypes.TEXT, allowNull: true },
+  webhook_events: { type: DataTypes.ARRAY(DataTypes.TEXT), allowNull: true },
+  updated_at: { type: DataTypes.DATE },
+} satisfies Record<string, RunColumn>;
+
+export type RunColumnName = keyof typeof RUN_COLUMNS;
 
 /**
  * One execution of a circuit version. State changes go through src/jobs/run-transitions.ts only
@@ -27,10 +91,10 @@ export class CircuitRun extends Model<InferAttributes<CircuitRun>, InferCreation
   declare input: Record<string, unknown>;
   declare result_blob: CreationOptional<Record<string, unknown> | null>;
   declare metrics: CreationOptional<Record<string, unknown> | null>;
-  /** Why a run ended in EXCEPTION: for logs and the owner's operators, never shown by the API. */
+  declare error: CreationOptional<RunError | null>;
   declare failure_reason: CreationOptional<string | null>;
-  /** What the run cost (1 + its steps' credits); what was taken from the balance is in the ledger. */
   declare credits_cost: CreationOptional<string | number | null>;
+  declare credits_held: CreationOptional<string | number>;
   declare attempt: CreationOptional<number>;
   declare enqueued_at: CreationOptional<Date | null>;
   declare heartbeat_at: CreationOptional<Date | null>;
@@ -39,34 +103,16 @@ export class CircuitRun extends Model<InferAttributes<CircuitRun>, InferCreation
   /** Where and what to deliver (DESIGN §7.5); null without a webhook. */
   declare webhook_url: CreationOptional<string | null>;
   declare webhook_events: CreationOptional<string[] | null>;
+  declare deadline_at: CreationOptional<Date | null>;
+  declare cancel_requested_at: CreationOptional<Date | null>;
+  declare worker: CreationOptional<string | null>;
+  declare worker_backend_pid: CreationOptional<number | null>;
+  declare event_seq: CreationOptional<number>;
   declare created_at: CreationOptional<Date>;
   declare updated_at: CreationOptional<Date>;
 
   static initModel(sequelize: Sequelize): void {
-    CircuitRun.init(
-      {
-        uid: { type: DataTypes.UUID, primaryKey: true, defaultValue: DataTypes.UUIDV4 },
-        user_uid: { type: DataTypes.UUID, allowNull: false },
-        circuit_uid: { type: DataTypes.UUID, allowNull: false },
-        circuit_version_uid: { type: DataTypes.UUID, allowNull: false },
-        state: { type: DataTypes.TEXT, allowNull: false, defaultValue: 'PROVISIONED' },
-        is_public: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
-        input: { type: DataTypes.JSONB, allowNull: false },
-        result_blob: { type: DataTypes.JSONB, allowNull: true },
-        metrics: { type: DataTypes.JSONB, allowNull: true },
-        failure_reason: { type: DataTypes.TEXT, allowNull: true },
-        credits_cost: { type: DataTypes.BIGINT, allowNull: true },
-        attempt: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
-        enqueued_at: { type: DataTypes.DATE, allowNull: true },
-        heartbeat_at: { type: DataTypes.DATE, allowNull: true },
-        started_at: { type: DataTypes.DATE, allowNull: true },
-        ended_at: { type: DataTypes.DATE, allowNull: true },
-        webhook_url: { type: DataTypes.TEXT, allowNull: true },
-        webhook_events: { type: DataTypes.ARRAY(DataTypes.TEXT), allowNull: true },
-        created_at: DataTypes.DATE,
-        updated_at: DataTypes.DATE,
-      },
-      { sequelize, tableName: 'circuit_runs' },
-    );
+    const attributes = Object.fromEntries(Object.entries(RUN_COLUMNS as Record<string, RunColumn>).map(([name, { api: _api, ...column }]) => [name, column]));
+    CircuitRun.init(attributes as never, { sequelize, tableName: 'circuit_runs' });
   }
 }

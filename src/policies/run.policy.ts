@@ -5,13 +5,18 @@ import { circuitPermits } from './circuit.policy';
 /**
  * - `read`: the run object (GET, GraphQL, SSE, subscription). Public runs: anyone, without a token.
  *   Private runs: only the user who started the run (spec §3).
+ * - `debug`: why it failed (`error`, and `error` inside step events): only the user who started it (DESIGN §7.1).
+ * - `cancel`: only the user who started it (DESIGN §7.3).
  */
-export type RunAction = 'read';
+export type RunAction = 'read' | 'debug' | 'cancel';
 
 export function runPermits(viewer: User | null, run: Pick<CircuitRun, 'user_uid' | 'is_public'>, action: RunAction): boolean {
   switch (action) {
     case 'read':
       return run.is_public || (viewer !== null && viewer.uid === run.user_uid);
+    case 'debug':
+    case 'cancel':
+      return viewer !== null && viewer.uid === run.user_uid;
   }
 }
 

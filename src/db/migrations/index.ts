@@ -3,6 +3,7 @@ import { runs } from './0002-runs';
 import { boards } from './0003-boards-search';
 import { blobs } from './0004-blobs-web';
 import { webhooksSchedules } from './0007-webhooks-schedules';
+import { runControl } from './0005-run-control';
 import { authChanged } from './0009-auth-changed';
 import { circuitDeprecatedAt } from './0010-circuit-deprecated-at';
 import { jobOutbox } from './0011-job-outbox';
@@ -13,4 +14,4 @@ import type { Migration } from './migration';
 export type { Migration };
 
 /** Append only: a migration once released is never edited. */
-export const migrations: Migration[] = [foundation, runs, boards, blobs, authChanged, circuitDeprecatedAt, jobOutbox, credits, webhooksSchedules].filter((m) => m.up.trim() !== '');
+export const migrations: Migration[] = [foundation, runs, boards, blobs, authChanged, circuitDeprecatedAt, jobOutbox, credits, webhooksSchedules, runControl].filter((m) => m.up.trim() !== '');

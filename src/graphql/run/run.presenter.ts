@@ -1,11 +1,34 @@
-import type { CircuitRun } from '../../models/CircuitRun';
+import { CircuitRun, type RunState } from '../../models/CircuitRun';
+import type { LoggedRunEvent } from '../../events/run-event-log';
+import { runPermits } from '../../policies/run.policy';
 import type { AppContext } from '../context';
 import { noteIfDeprecated } from '../circuit/circuit.presenter';
-import { CircuitRunType } from './run.type';
+import { CircuitRunEventType, CircuitRunType } from './run.type';
 
-/** The API view of a run; a run of a deprecated circuit carries the deprecation notice (DESIGN §5). */
+/**
+ * The one place a run is shaped for callers (GraphQL, and through the REST fragment REST, SSE and
+ * webhooks). Fields follow RUN_COLUMNS; owner-only ones (`error`) by the run policy's `debug`.
+ * A run of a deprecated circuit carries the deprecation notice (DESIGN §5).
+ */
 export async function presentRun(ctx: AppContext, run: CircuitRun): Promise<CircuitRunType> {
   const circuit = await ctx.loaders.circuit.load(run.circuit_uid);
   if (circuit) noteIfDeprecated(ctx, circuit);
-  return CircuitRunType.from(run);
+  return CircuitRunType.from(run, runPermits(ctx.viewer, run, 'debug'));
+}
+
+/** The run as it was in `state`: fields that come later (end, result, error) are left out by state. */
+export function runAsOf(run: CircuitRun, state: RunState): CircuitRun {
+  return state === run.state ? run : CircuitRun.build({ ...run.get(), state }, { isNewRecord: false, raw: true });
+}
+
+/** A logged event for this viewer: state events carry the run as of that state; `error` inside step events is the owner's. */
+export async function presentRunEvent(ctx: AppContext, run: CircuitRun, event: LoggedRunEvent): Promise<CircuitRunEventType> {
+  const view: CircuitRunEventType = Object.assign(new CircuitRunEventType(), { seq: event.seq, kind: event.kind, createdAt: event.created_at, run: null, data: null });
+  if (event.kind === 'state') {
+    view.run = await presentRun(ctx, runAsOf(run, event.data.state as RunState));
+  } else {
+    const { error, ...data } = event.data;
+    view.data = error !== undefined && runPermits(ctx.viewer, run, 'debug') ? { ...data, error } : data;
+  }
+  return view;
 }

@@ -1,10 +1,14 @@
-import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import type { SubscribeResolverData } from 'type-graphql';
 import { CircuitVersion } from '../../models';
-import { CircuitRun, stateRank } from '../../models/CircuitRun';
+import { CircuitRun, isTerminal, type RunState } from '../../models/CircuitRun';
+import { RUN_EVENT_KINDS, type RunEventKind } from '../../models/RunEvent';
 import { createRun } from '../../commands/create-run';
-import { notFound, unauthorized } from '../../errors';
-import { runPubSub } from '../../events/pubsub';
+import { badInput, notFound, unauthorized } from '../../errors';
+import { readRunEvents, type LoggedRunEvent } from '../../events/run-event-log';
+import { mapStream, runEventStream } from '../../events/run-event-stream';
+import { waitForRunEnd } from '../../events/wait-for-run';
+import { cancelRun } from '../../jobs/cancel-run';
 import { JSONObjectScalar } from '../common/scalars';
 import { PageArgs, paged, pageWindow, PageWindow } from '../common/pagination';
 import { isUid } from '../../ids';
@@ -12,8 +16,12 @@ import type { AppContext } from '../context';
 import { findCircuitFor } from '../circuit/circuit.access';
 import { noteIfDeprecated } from '../circuit/circuit.presenter';
 import { findRunFor } from './run.access';
-import { presentRun } from './run.presenter';
-import { CircuitRunContextInput, CircuitRunPage, CircuitRunType } from './run.type';
+import { presentRun, presentRunEvent, runAsOf } from './run.presenter';
+import { CircuitRunContextInput, CircuitRunEventType, CircuitRunPage, CircuitRunType, RunEventKindEnum } from './run.type';
+
+/** `Prefer: wait=N` / `waitSeconds`: 1–60 (DESIGN §7.4). */
+export const MAX_WAIT_SECONDS = 60;
+const MAX_EVENTS_PAGE = 500;
 
 async function publicCompletedRuns(ctx: AppContext, where: { circuit_uid: string } | { circuit_version_uid: string }, window: PageWindow): Promise<CircuitRunPage> {
   const { rows, count } = await CircuitRun.findAndCountAll({
@@ -26,41 +34,28 @@ async function publicCompletedRuns(ctx: AppContext, where: { circuit_uid: string
   return paged(await Promise.all(rows.map((run) => presentRun(ctx, run))), count, window);
 }
 
+/** A logged event with the run row it is presented against (re-read once the run is terminal). */
+interface RunEventRoot { event: LoggedRunEvent; run: CircuitRun }
+
+function kindsOf(kinds: string[] | null | undefined, fallback: readonly RunEventKind[]): RunEventKind[] {
+  if (!kinds || kinds.length === 0) return [...fallback];
+  return [...new Set(kinds)].filter((k): k is RunEventKind => (RUN_EVENT_KINDS as readonly string[]).includes(k));
+}
+
 /**
- * The run's current state, then each later state, ending after a terminal one. Read rules are
- * checked before the stream starts; events come from the cross-process bus through `runPubSub`.
+ * The one subscription behind `circuitRunEvents`, `circuitRunUpdated` and the REST SSE stream: read
+ * rules are checked before it starts, then the run's log is replayed and followed (runEventStream).
  */
-async function subscribeToRun({ args, context }: SubscribeResolverData<unknown, { uid: string }, AppContext>): Promise<AsyncIterable<CircuitRun>> {
+async function subscribeToRunEvents(context: AppContext, uid: string, after: number | null, kinds: readonly RunEventKind[]): Promise<AsyncIterableIterator<RunEventRoot>> {
   if (context.auth.kind === 'invalid') throw unauthorized('The bearer token is invalid or revoked');
-  const { uid } = await findRunFor(context, args.uid, 'read');
-  // A pubSub subscription only starts listening at its first next(): ask for it now, before the first
-  // read, or a run that ends between that read and the loop is never seen to end (the stream hangs).
-  const events = runPubSub.subscribe('CIRCUIT_RUN_UPDATED', uid)[Symbol.asyncIterator]();
-  let nextEvent = events.next();
-  return (async function* () {
-    let lastRank = -1;
-    /** The states the run has reached since the last read: RUNNING too when it was passed between reads. */
-    const advanced = async (): Promise<CircuitRun[]> => {
-      const run = await CircuitRun.findByPk(uid);
-      if (!run || stateRank(run.state) <= lastRank) return [];
-      const passed = lastRank === stateRank('PROVISIONED') && stateRank(run.state) > stateRank('RUNNING')
-        ? [CircuitRun.build({ ...run.get(), state: 'RUNNING', ended_at: null, result_blob: null, metrics: null }, { isNewRecord: false })]
-        : [];
-      lastRank = stateRank(run.state);
-      return [...passed, run];
-    };
-    try {
-      for (const run of await advanced()) yield run;
-      if (lastRank >= stateRank('COMPLETED')) return;
-      while (!(await nextEvent).done) {
-        nextEvent = events.next();
-        for (const run of await advanced()) yield run;
-        if (lastRank >= stateRank('COMPLETED')) return;
-      }
-    } finally {
-      await events.return?.();
-    }
-  })();
+  if (after !== null && (!Number.isInteger(after) || after < 0)) throw badInput('after must be a whole number ≥ 0', { field: 'after' });
+  let run = await findRunFor(context, uid, 'read');
+  const stream = runEventStream(context.services, run.uid, { after, kinds });
+  return mapStream(stream, async (event) => {
+    const state = event.kind === 'state' ? (event.data.state as RunState) : null;
+    if (state && isTerminal(state) && !isTerminal(run.state)) run = (await CircuitRun.findByPk(run.uid)) ?? run;
+    return { event, run };
+  });
 }
 
 @Resolver(() => CircuitRunType)
@@ -80,8 +75,15 @@ export class RunResolver {
     @Arg('webhook', () => String, { nullable: true, description: 'An https URL to POST signed run events to (Standard Webhooks; DESIGN §7.5)' }) webhook: string | null,
     @Arg('webhookEventsFilter', () => [String], { nullable: true, description: 'Which events to POST: start, step, completed (default [completed])' })
     webhookEventsFilter: string[] | null,
+    @Arg('deadlineSeconds', () => Int, { nullable: true, description: 'The run ends EXCEPTION DeadlineExceeded this many seconds after it was created (1–3600; default and ceiling RUN_DEADLINE_SECONDS)' })
+    deadlineSeconds: number | null,
+    @Arg('waitSeconds', () => Int, { nullable: true, description: 'Answer once the run is terminal or after this many seconds (1–60), with the run as circuitRun shows it (REST: Prefer: wait=N)' })
+    waitSeconds: number | null,
     @Ctx() ctx: AppContext,
   ): Promise<CircuitRunType> {
+    if (waitSeconds !== null && (waitSeconds < 1 || waitSeconds > MAX_WAIT_SECONDS)) {
+      throw badInput(`waitSeconds must be from 1 to ${MAX_WAIT_SECONDS}`, { field: 'waitSeconds' });
+    }
     const { run, circuit } = await createRun(ctx.services, ctx.viewer!, {
       adaptorUid,
       versionUid: runContext?.version ?? null,
@@ -90,9 +92,24 @@ export class RunResolver {
       idempotencyKey,
       webhook,
       webhookEventsFilter,
+      deadlineSeconds,
     });
     noteIfDeprecated(ctx, circuit);
-    return CircuitRunType.from(run);
+    if (waitSeconds === null) return presentRun(ctx, run);
+    await waitForRunEnd(ctx.services, run.uid, waitSeconds * 1000);
+    ctx.responseHeaders['Preference-Applied'] = `wait=${waitSeconds}`;
+    return presentRun(ctx, (await CircuitRun.findByPk(run.uid)) ?? run);
+  }
+
+  @Authorized()
+  @Mutation(() => CircuitRunType, {
+    description: 'Stops a run (its owner only): PROVISIONED ends at once, RUNNING has its steps aborted; it ends EXCEPTION with error.code Canceled. A terminal run is answered as it is',
+  })
+  async cancelCircuitRun(@Arg('uid', () => ID) uid: string, @Ctx() ctx: AppContext): Promise<CircuitRunType> {
+    const run = await findRunFor(ctx, uid, 'cancel');
+    if (isTerminal(run.state)) return presentRun(ctx, run);
+    await cancelRun(ctx.services, run.uid);
+    return presentRun(ctx, (await CircuitRun.findByPk(run.uid)) ?? run);
   }
 
   @Query(() => CircuitRunType, { nullable: true, description: 'A run; public runs to anyone, private runs to the user who started them' })
@@ -124,11 +141,42 @@ export class RunResolver {
     return publicCompletedRuns(ctx, { circuit_uid: circuit.uid }, pageWindow(args));
   }
 
+  @FieldResolver(() => [CircuitRunEventType], { description: "The run's event log after `after` (default 0), oldest first (limit default 100, max 500)" })
+  async events(
+    @Root() root: CircuitRunType,
+    @Arg('after', () => Int, { nullable: true }) after: number | null,
+    @Arg('limit', () => Int, { nullable: true }) limit: number | null,
+    @Ctx() ctx: AppContext,
+  ): Promise<CircuitRunEventType[]> {
+    if (after !== null && after < 0) throw badInput('after must be ≥ 0', { field: 'after' });
+    if (limit !== null && (limit < 1 || limit > MAX_EVENTS_PAGE)) throw badInput(`limit must be from 1 to ${MAX_EVENTS_PAGE}`, { field: 'limit' });
+    const read = await readRunEvents(ctx.services.sequelize, root.uid, after ?? 0, RUN_EVENT_KINDS, limit ?? 100);
+    if (read.events.length === 0) return [];
+    const run = await CircuitRun.findByPk(root.uid);
+    if (!run) return [];
+    return Promise.all(read.events.map((event) => presentRunEvent(ctx, run, event)));
+  }
+
+  @Subscription(() => CircuitRunEventType, {
+    description: "The run's events after `after` (default: from its current state), then live until its terminal state; same read rules as circuitRun",
+    subscribe: (({ args, context }: SubscribeResolverData<unknown, { uid: string; after?: number | null; kinds?: string[] | null }, AppContext>) =>
+      subscribeToRunEvents(context, args.uid, args.after ?? null, kindsOf(args.kinds, ['state', 'step', 'output']))) as never,
+  })
+  async circuitRunEvents(
+    @Root() root: RunEventRoot,
+    @Arg('uid', () => ID) _uid: string,
+    @Arg('after', () => Int, { nullable: true, description: 'Replay events after this seq (0: all)' }) _after: number | null,
+    @Arg('kinds', () => [RunEventKindEnum], { nullable: true, description: 'Default: all kinds' }) _kinds: string[] | null,
+    @Ctx() ctx: AppContext,
+  ): Promise<CircuitRunEventType> {
+    return presentRunEvent(ctx, root.run, root.event);
+  }
+
   @Subscription(() => CircuitRunType, {
     description: 'The run now, then on every state change until it is COMPLETED or EXCEPTION; same read rules as circuitRun',
-    subscribe: subscribeToRun as never,
+    subscribe: (({ args, context }: SubscribeResolverData<unknown, { uid: string }, AppContext>) => subscribeToRunEvents(context, args.uid, null, ['state'])) as never,
   })
-  async circuitRunUpdated(@Root() run: CircuitRun, @Arg('uid', () => ID) _uid: string, @Ctx() ctx: AppContext): Promise<CircuitRunType> {
-    return presentRun(ctx, run);
+  async circuitRunUpdated(@Root() root: RunEventRoot, @Arg('uid', () => ID) _uid: string, @Ctx() ctx: AppContext): Promise<CircuitRunType> {
+    return presentRun(ctx, runAsOf(root.run, root.event.data.state as RunState));
   }
 }

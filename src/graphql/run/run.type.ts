@@ -1,5 +1,8 @@
-import { Field, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
-import type { CircuitRun } from '../../models/CircuitRun';
+import { DataTypes } from 'sequelize';
+import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import type { GraphQLScalarType } from 'graphql';
+import { RUN_COLUMNS, RUN_ERROR_CODES, type CircuitRun, type RunApiField, type RunError } from '../../models/CircuitRun';
+import { RUN_EVENT_KINDS } from '../../models/RunEvent';
 import { JSONScalar } from '../common/scalars';
 import { PageOf } from '../common/pagination';
 
@@ -14,39 +17,64 @@ registerEnumType(CircuitRunState, {
   description: 'PROVISIONED → RUNNING → COMPLETED | EXCEPTION; COMPLETED and EXCEPTION are terminal',
 });
 
-/** A run as callers see it (spec 2.1). Its failure reason is never exposed. */
+export const RunErrorCodeEnum = Object.fromEntries(RUN_ERROR_CODES.map((c) => [c, c])) as { [K in (typeof RUN_ERROR_CODES)[number]]: K };
+registerEnumType(RunErrorCodeEnum, { name: 'RunErrorCode', description: 'Why a run ended in EXCEPTION (DESIGN §7.1)' });
+
+export const RunEventKindEnum = Object.fromEntries(RUN_EVENT_KINDS.map((k) => [k.toUpperCase(), k])) as Record<string, string>;
+registerEnumType(RunEventKindEnum, { name: 'RunEventKind', description: 'state: the run changed state; step: a step started or ended; output: text of a streaming llm step' });
+
+@ObjectType('CircuitRunError', { description: "Why a run failed; shown to the run's owner only" })
+export class CircuitRunErrorType {
+  @Field(() => RunErrorCodeEnum) code!: string;
+  @Field(() => String, { description: 'What went wrong, safe to show: no stack, key, header value or internal address' }) message!: string;
+  @Field(() => ID, { nullable: true, description: 'The step that failed, when one did' }) stepId!: string | null;
+
+  static from(error: RunError): CircuitRunErrorType {
+    return Object.assign(new CircuitRunErrorType(), { code: error.code, message: error.message, stepId: error.step_id ?? null });
+  }
+}
+
+/** A run as callers see it (spec 2.1); its fields are built from RUN_COLUMNS below. */
 @ObjectType('CircuitRun')
 export class CircuitRunType {
-  @Field(() => ID) uid!: string;
-  @Field(() => ID, { description: 'The user who started the run' }) userUid!: string;
-  @Field(() => ID) circuitUid!: string;
-  @Field(() => ID) circuitVersionUid!: string;
-  @Field(() => Date) createdAt!: Date;
-  @Field(() => Date, { nullable: true, description: 'Set once the run is COMPLETED or EXCEPTION' }) endedAt!: Date | null;
-  @Field(() => CircuitRunState) state!: CircuitRunState;
-  @Field(() => Boolean, { description: 'Whether anyone may read the run' }) isPublic!: boolean;
-  @Field(() => String, { description: 'Always circuit_run' }) documentType!: string;
-  @Field(() => JSONScalar, { nullable: true, description: '{output, steps: {<id>: {kind, output, started_at, ended_at, credits}}}; only when COMPLETED' })
-  resultBlob!: unknown;
-  @Field(() => JSONScalar, { nullable: true, description: "Values of the circuit's metric configuration ({name: value}); completed runs only" })
-  metrics!: Record<string, unknown> | null;
+  [field: string]: unknown;
+  declare uid: string;
+  declare userUid: string;
+  declare isPublic: boolean;
+  declare state: CircuitRunState;
 
-  static from(run: CircuitRun): CircuitRunType {
-    const completed = run.state === 'COMPLETED';
-    return Object.assign(new CircuitRunType(), {
-      uid: run.uid,
-      userUid: run.user_uid,
-      circuitUid: run.circuit_uid,
-      circuitVersionUid: run.circuit_version_uid,
-      createdAt: run.created_at,
-      endedAt: run.ended_at ?? null,
-      state: run.state as CircuitRunState,
-      isPublic: run.is_public,
-      documentType: 'circuit_run',
-      resultBlob: completed ? run.result_blob ?? null : null,
-      metrics: completed ? run.metrics ?? null : null,
-    });
+  @Field(() => String, { description: 'Always circuit_run' }) documentType!: string;
+
+  /** The API view of `run`; `mayDebug`: the viewer may see owner-only fields (run policy `debug`). */
+  static from(run: CircuitRun, mayDebug: boolean): CircuitRunType {
+    const view = Object.assign(new CircuitRunType(), { documentType: 'circuit_run' });
+    for (const [column, api] of API_FIELDS) {
+      const shown = (!api.when || api.when.includes(run.state)) && (!api.ownerOnly || mayDebug);
+      const value = shown ? (run.get(column) as unknown) ?? null : null;
+      view[api.name] = value !== null && column === 'error' ? CircuitRunErrorType.from(value as RunError) : value;
+    }
+    return view;
   }
+}
+
+/** Column → the API field it shows as. */
+const API_FIELDS = Object.entries(RUN_COLUMNS).flatMap(([column, spec]) => ('api' in spec && spec.api ? [[column, spec.api as RunApiField] as const] : []));
+
+function graphqlTypeOf(column: string, type: unknown, api: RunApiField): () => unknown {
+  if (column === 'error') return () => CircuitRunErrorType;
+  if (api.enumOf === 'state') return () => CircuitRunState;
+  if (type === DataTypes.UUID) return () => ID;
+  if (type === DataTypes.DATE) return () => Date;
+  if (type === DataTypes.BOOLEAN) return () => Boolean;
+  if (type === DataTypes.INTEGER) return () => Int;
+  if (type === DataTypes.JSONB) return () => JSONScalar as GraphQLScalarType;
+  return () => String;
+}
+
+for (const [column, api] of API_FIELDS) {
+  const spec = (RUN_COLUMNS as Record<string, { type: unknown; allowNull?: boolean }>)[column];
+  const nullable = Boolean(api.when || api.ownerOnly || spec.allowNull);
+  Field(graphqlTypeOf(column, spec.type, api) as never, { nullable, ...(api.description ? { description: api.description } : {}) })(CircuitRunType.prototype, api.name);
 }
 
 @InputType('CircuitRunContextInput')
@@ -57,3 +85,17 @@ export class CircuitRunContextInput {
 
 @ObjectType('CircuitRunPage')
 export class CircuitRunPage extends PageOf(CircuitRunType) {}
+
+/** One entry of a run's event log (DESIGN §7.2). */
+@ObjectType('CircuitRunEvent')
+export class CircuitRunEventType {
+  @Field(() => Int, { description: 'Position in the run\'s log: 1, 2, 3… without gaps' }) seq!: number;
+  @Field(() => RunEventKindEnum) kind!: string;
+  @Field(() => Date) createdAt!: Date;
+  @Field(() => CircuitRunType, { nullable: true, description: 'state events: the run as it was in that state' }) run!: CircuitRunType | null;
+  @Field(() => JSONScalar, {
+    nullable: true,
+    description: 'step events: {step_id, kind, status, started_at, ended_at?, credits?, error? (owner only)}; output events: {step_id, delta}',
+  })
+  data!: Record<string, unknown> | null;
+}

@@ -1,0 +1,111 @@
+import { QueryTypes, type Sequelize } from 'sequelize';
+import { preparedQuery } from '../db/prepared';
+import type { RunState } from '../models/CircuitRun';
+import type { RunEventKind } from '../models/RunEvent';
+import { toStorableText } from '../jobs/storable-json';
+
+/**
+ * The durable run event log (DESIGN §7.2), table `circuit_run_events`. `seq` is gap-free per run:
+ * `circuit_runs.event_seq` is raised under the run's row lock in the statement that inserts the events.
+ * State events are written by the triggers of migration 0005 inside each state change; step and
+ * output events are appended here in batches by the worker running the run.
+ */
+
+export interface LoggedRunEvent { seq: number; kind: RunEventKind; data: Record<string, unknown>; created_at: Date }
+
+export interface PendingRunEvent { kind: Exclude<RunEventKind, 'state'>; data: Record<string, unknown> }
+
+
+/**
+ * Appends step/output events for the attempt holding a RUNNING run; with `notifyChannel`, NOTIFYs
+ * `{uid, seq}` on commit. Returns the last seq written, or null when the run is no longer this
+ * attempt's (ended, taken over): its events are dropped, so nothing follows a terminal state.
+ */
+export async function appendRunEvents(sequelize: Sequelize, uid: string, attempt: number, events: PendingRunEvent[], notifyChannel?: string): Promise<number | null> {
+  if (events.length === 0) return null;
+  const rows = await preparedQuery<{ seq: number }>(
+    sequelize,
+    `WITH run AS (
+       UPDATE circuit_runs SET event_seq = event_seq + $3 WHERE uid = $1 AND state = 'RUNNING' AND attempt = $2
+       RETURNING uid, event_seq),
+     inserted AS (
+       INSERT INTO circuit_run_events (run_uid, seq, kind, data)
+       SELECT run.uid, run.event_seq - $3 + e.ord, e.value->>'kind', e.value->'data'
+         FROM run, jsonb_array_elements($4::jsonb) WITH ORDINALITY AS e(value, ord)
+       RETURNING seq)
+     SELECT max(seq) AS seq${notifyChannel ? `, pg_notify($5, json_build_object('uid', $1::text, 'seq', max(seq))::text) AS notified` : ''}
+       FROM inserted HAVING count(*) > 0`,
+    [uid, attempt, events.length, JSON.stringify(events.map((e) => ({ kind: e.kind, data: toStorableText(e.data) }))), ...(notifyChannel ? [notifyChannel] : [])],
+  );
+  return rows[0] ? Number(rows[0].seq) : null;
+}
+
+export interface RunLogRead {
+  /** Null when the run does not exist. */
+  state: RunState | null;
+  events: LoggedRunEvent[];
+  /** Whether more events may follow beyond `limit`. */
+  more: boolean;
+}
+
+/**
+ * Events after `after` of the given kinds, and the run's state, in one statement (one snapshot): when
+ * the state is terminal and nothing more is returned, the log is complete.
+ */
+export async function readRunEvents(sequelize: Sequelize, uid: string, after: number, kinds: readonly RunEventKind[], limit = 200): Promise<RunLogRead> {
+  const rows = await preparedQuery<{ state: RunState; seq: number | null; kind: RunEventKind | null; data: Record<string, unknown> | null; created_at: Date | null }>(
+    sequelize,
+    `SELECT r.state, e.seq, e.kind, e.data, e.created_at
+       FROM circuit_runs r
+       LEFT JOIN LATERAL (
+         SELECT seq, kind, data, created_at FROM circuit_run_events
+          WHERE run_uid = r.uid AND seq > $2 AND kind = ANY($3::text[])
+          ORDER BY seq LIMIT $4) e ON true
+      WHERE r.uid = $1
+      ORDER BY e.seq`,
+    [uid, after, kinds, limit],
+  );
+  if (rows.length === 0) return { state: null, events: [], more: false };
+  const events = rows.filter((r) => r.seq !== null).map((r) => ({ seq: Number(r.seq), kind: r.kind!, data: r.data!, created_at: r.created_at! }));
+  return { state: rows[0].state, events, more: events.length === limit };
+}
+
+/** Where a stream without a position starts: just before the run's current state event (DESIGN §2: "first event is the current run"). */
+export async function currentStateSeq(sequelize: Sequelize, uid: string): Promise<number> {
+  const [row] = await sequelize.query<{ seq: number | null }>(
+    `SELECT max(seq) AS seq FROM circuit_run_events WHERE run_uid = $1 AND kind = 'state'`,
+    { bind: [uid], type: QueryTypes.SELECT },
+  );
+  return Number(row?.seq ?? 1);
+}
+
+/**
+ * The seq of the last state event at or before `state` (a `Last-Event-ID` from before event ids were
+ * seqs named a state); 0 when there is none.
+ */
+export async function seqOfState(sequelize: Sequelize, uid: string, state: RunState): Promise<number> {
+  const [row] = await sequelize.query<{ seq: number | null }>(
+    `SELECT max(seq) AS seq FROM circuit_run_events
+      WHERE run_uid = $1 AND kind = 'state'
+        AND (CASE data->>'state' WHEN 'PROVISIONED' THEN 0 WHEN 'RUNNING' THEN 1 ELSE 2 END)
+            <= (CASE $2::text WHEN 'PROVISIONED' THEN 0 WHEN 'RUNNING' THEN 1 ELSE 2 END)`,
+    { bind: [uid, state], type: QueryTypes.SELECT },
+  );
+  return Number(row?.seq ?? 0);
+}
+
+/**
+ * Retention (README "Run events"): step and output events of runs that ended more than
+ * `retentionDays` ago are deleted; state events stay with the run. Deletes at most `limit` rows.
+ */
+export async function pruneRunEvents(sequelize: Sequelize, retentionDays: number, limit = 5_000): Promise<number> {
+  const rows = await sequelize.query<{ seq: number }>(
+    `DELETE FROM circuit_run_events WHERE ctid IN (
+       SELECT ctid FROM circuit_run_events
+        WHERE kind <> 'state' AND created_at < now() - make_interval(days => $1)
+        LIMIT $2)
+     RETURNING seq`,
+    { bind: [retentionDays, limit], type: QueryTypes.SELECT },
+  );
+  return rows.length;
+}

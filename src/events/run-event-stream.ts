@@ -1,0 +1,85 @@
+import type { Services } from '../services';
+import { isTerminal } from '../models/CircuitRun';
+import type { RunEventKind } from '../models/RunEvent';
+import { currentStateSeq, readRunEvents, type LoggedRunEvent } from './run-event-log';
+
+export interface RunEventStreamOptions {
+  /** Events after this seq; null = from the run's current state event (the run as it is now). */
+  after: number | null;
+  kinds: readonly RunEventKind[];
+  /** Re-read the log at least this often, covering a notification lost while the bus reconnected. */
+  pollMs?: number;
+}
+
+/**
+ * THE source of a run's events (DESIGN §7.2), behind the REST SSE stream, `circuitRunEvents` and
+ * `circuitRunUpdated`: replays the log after a position, then follows it live until the run's
+ * terminal state has been delivered. It subscribes to the bus BEFORE each read, so nothing that
+ * commits between a read and the wait is missed (the race of issue #14), and holds no database
+ * connection while it waits. `return()` ends it at once, also while it waits.
+ */
+export function runEventStream(services: Services, uid: string, options: RunEventStreamOptions): AsyncIterableIterator<LoggedRunEvent> {
+  const stopped = new AbortController();
+  let dirty = true;
+  let wake: (() => void) | undefined;
+  const nudge = () => { dirty = true; wake?.(); };
+  const unsubscribe = services.runEvents.subscribe(uid, (message) => { if (message.seq !== undefined || message.state !== undefined) nudge(); });
+  stopped.signal.addEventListener('abort', () => { unsubscribe(); wake?.(); }, { once: true });
+  const pollMs = options.pollMs ?? Math.max(1_000, services.config.sseKeepAliveMs);
+
+  const events = (async function* () {
+    try {
+      let after = options.after ?? (await currentStateSeq(services.sequelize, uid)) - 1;
+      while (!stopped.signal.aborted) {
+        dirty = false;
+        const read = await readRunEvents(services.sequelize, uid, after, options.kinds);
+        for (const event of read.events) {
+          if (stopped.signal.aborted) return;
+          after = event.seq;
+          yield event;
+        }
+        if (read.more) continue;
+        if (read.state === null || isTerminal(read.state)) return;
+        if (!dirty) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, pollMs);
+            wake = () => { clearTimeout(timer); resolve(); };
+            if (dirty || stopped.signal.aborted) wake();
+          });
+          wake = undefined;
+        }
+      }
+    } finally {
+      stopped.abort();
+    }
+  })();
+
+  return {
+    next: () => events.next(),
+    return: async (value?: unknown) => {
+      stopped.abort();
+      return events.return(value as never);
+    },
+    throw: (error?: unknown) => events.throw(error),
+    [Symbol.asyncIterator]() { return this; },
+  };
+}
+
+/** `inner` with each value mapped; `return()` reaches `inner` at once (ending a waiting stream). */
+export function mapStream<T, U>(inner: AsyncIterableIterator<T>, map: (value: T) => Promise<U>): AsyncIterableIterator<U> {
+  return {
+    async next() {
+      const result = await inner.next();
+      return result.done ? { done: true, value: undefined } : { done: false, value: await map(result.value) };
+    },
+    async return(value?: unknown) {
+      await inner.return?.(value);
+      return { done: true, value: undefined };
+    },
+    async throw(error?: unknown) {
+      await inner.return?.();
+      throw error;
+    },
+    [Symbol.asyncIterator]() { return this; },
+  };
+}

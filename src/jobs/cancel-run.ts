@@ -1,0 +1,25 @@
+import type { Services } from '../services';
+import { waitForRunEnd } from '../events/wait-for-run';
+import { abortedError, endRun, failedEnding } from './execute-run.job';
+import { abandonedAttempt, requestRunCancel } from './run-transitions';
+
+/** How long a cancel waits for a RUNNING run to end before answering it as it is. */
+export const CANCEL_WAIT_MS = 5_000;
+
+/**
+ * Cancels a run (DESIGN §7.3); the caller has checked the policy. The request is recorded on the run
+ * first, so a worker that claims it afterwards ends it at once; a PROVISIONED run is ended here; a
+ * RUNNING one is told over the bus, in whichever process runs it, whose worker aborts its steps and
+ * ends it EXCEPTION Canceled, charging base + finished steps (a RUNNING run whose worker is gone is
+ * ended here). A terminal run is left as it is.
+ */
+export async function cancelRun(services: Services, uid: string): Promise<void> {
+  const marked = await requestRunCancel(services.sequelize, uid);
+  if (!marked) return;
+  if (marked.state === 'PROVISIONED' && (await endRun(services, failedEnding({ uid, attempt: marked.attempt }, abortedError('Canceled'))))) return;
+  // Its worker may have died with it: then nobody hears the message, and the cancel ends it here.
+  const orphaned = await abandonedAttempt(services.sequelize, uid);
+  if (orphaned !== null && (await endRun(services, failedEnding({ uid, attempt: orphaned }, abortedError('Canceled'))))) return;
+  await services.runEvents.publish({ uid, cancel: true });
+  await waitForRunEnd(services, uid, CANCEL_WAIT_MS);
+}

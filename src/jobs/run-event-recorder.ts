@@ -1,0 +1,69 @@
+import type { Services } from '../services';
+import { appendRunEvents, type PendingRunEvent } from '../events/run-event-log';
+import type { RunObserver, StepEvent } from '../engine/run-control';
+import { runLifecycleHooks, type HookedRun } from './run-hooks';
+
+
+const FLUSH_EVERY_MS = 200;
+/** Past this many buffered events a flush starts at once (a wide fan-out). */
+const FLUSH_AT = 200;
+
+/**
+ * Collects a run's step and output events from the engine and appends them to the run's log in
+ * batches (one statement per FLUSH_EVERY_MS at most), merging consecutive output deltas of a step.
+ * Memory per run is the unflushed batch only. Flushes are serialized, so seqs follow call order.
+ */
+export class RunEventRecorder implements RunObserver {
+  private pending: PendingRunEvent[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private chain: Promise<void> = Promise.resolve();
+  private closed = false;
+
+  constructor(private readonly services: Services, private readonly uid: string, private readonly attempt: number, private readonly hooked?: HookedRun) {}
+
+  step(event: StepEvent): void {
+    this.push({ kind: 'step', data: { ...event } });
+    if (this.hooked && !this.closed) runLifecycleHooks.step(this.services, this.hooked, event);
+  }
+
+  output(stepId: string, delta: string): void {
+    if (!delta) return;
+    const last = this.pending[this.pending.length - 1];
+    if (last?.kind === 'output' && last.data.step_id === stepId) last.data.delta = `${String(last.data.delta)}${delta}`;
+    else this.push({ kind: 'output', data: { step_id: stepId, delta } });
+  }
+
+  /** Writes what is buffered; resolves when every earlier batch is written. Never rejects. */
+  flush(): Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length > 0) {
+      this.chain = this.chain.then(async () => {
+        try {
+          const seq = await appendRunEvents(this.services.sequelize, this.uid, this.attempt, batch, this.services.runEvents.sqlChannel);
+          if (seq !== null && !this.services.runEvents.sqlChannel) await this.services.runEvents.publish({ uid: this.uid, seq });
+        } catch (error) {
+          this.services.log.warn({ err: error, run: this.uid, events: batch.length }, 'could not record run events');
+        }
+      });
+    }
+    return this.chain;
+  }
+
+  /** Flushes and stops taking events: nothing may follow the run's terminal state. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.flush();
+  }
+
+  private push(event: PendingRunEvent): void {
+    if (this.closed) return;
+    this.pending.push(event);
+    if (this.pending.length >= FLUSH_AT) void this.flush();
+    else this.timer ??= setTimeout(() => { this.timer = undefined; void this.flush(); }, FLUSH_EVERY_MS);
+  }
+}
