@@ -1,5 +1,8 @@
 import { startTestApp, TestApp } from './support/app';
-import { makeUser } from './support/factories';
+import { makeUser, HELLO_DEFINITION } from './support/factories';
+import { makeRunnableCircuit, submitRun, waitForRun } from './support/run-factories';
+import { createApiToken } from '../src/commands/create-api-token';
+import { grantCredits } from '../src/credits/grants';
 import { sha256, tempDataDir } from './support/blob-factories';
 import { createUser } from '../src/commands/create-user';
 import { ApiToken } from '../src/models';
@@ -193,29 +196,46 @@ describe('CSRF', () => {
 });
 
 describe('API tokens', () => {
-  test('create shows the token once, it works against the API, the list shows it, revoke ends it', async () => {
-    const { username } = await userWithPassword();
+  test('create redirects (POST-redirect-GET) and the next page shows the token once; it works against the API; revoke asks first, then ends it', async () => {
+    const { username, user } = await userWithPassword();
     const web = new WebClient();
     await web.signIn(username);
     const created = await web.post('/settings/tokens', { label: 'laptop <b>&</b>' }, { csrfFrom: '/settings/tokens' });
-    expect(created.status).toBe(201);
-    const token = /data-new-token>(cst_[A-Za-z0-9_-]+)</.exec(created.text)![1];
-    expect(created.text).toContain('laptop &lt;b&gt;&amp;&lt;/b&gt;');
-    expect(created.text).not.toContain('<b>&</b>');
+    expect(created.status).toBe(303);
+    expect(created.location).toBe('/settings/tokens');
+    expect(created.text).not.toContain('cst_');
+    const shown = await web.get('/settings/tokens');
+    const token = /data-new-token>(cst_[A-Za-z0-9_-]+)</.exec(shown.text)![1];
+    expect(shown.text).toContain('laptop &lt;b&gt;&amp;&lt;/b&gt;');
+    expect(shown.text).not.toContain('<b>&</b>');
+    expect(await ApiToken.count({ where: { user_uid: user.uid } })).toBe(1);
 
     const viewer = await t.gql('{ viewer { username } }', {}, token);
     expect(viewer.data.viewer.username).toBe(username);
 
+    // A reload shows the list without the token and creates nothing.
     const list = await web.get('/settings/tokens');
     expect(list.text).not.toContain(token);
+    expect(await ApiToken.count({ where: { user_uid: user.uid } })).toBe(1);
     const row = new RegExp(`<tr data-token-uid="([0-9a-f-]{36})">\\s*<td data-label="Label">laptop &lt;b&gt;`).exec(list.text);
     expect(row).not.toBeNull();
     expect(list.text).toMatch(/Last used<\/td>|<time datetime=/);
+    expect(list.text).toContain(`href="/settings/tokens/${row![1]}/revoke"`);
 
-    const revoked = await web.post(`/settings/tokens/${row![1]}/revoke`, {}, { csrfFrom: '/settings/tokens' });
+    // Revoking asks first: the link shows a confirmation, which changes nothing.
+    const confirm = await web.get(`/settings/tokens/${row![1]}/revoke`);
+    expect(confirm.status).toBe(200);
+    expect(confirm.text).toContain('Revoke “laptop &lt;b&gt;&amp;&lt;/b&gt;”?');
+    expect(confirm.text).toContain(`action="/settings/tokens/${row![1]}/revoke"`);
+    expect((await t.gql('{ viewer { username } }', {}, token)).data.viewer.username).toBe(username);
+
+    const revoked = await web.post(`/settings/tokens/${row![1]}/revoke`, {}, { csrfFrom: `/settings/tokens/${row![1]}/revoke` });
     expect(revoked.status).toBe(303);
     expect((await web.get('/settings/tokens')).text).toContain('Token revoked.');
     expect((await t.gql('{ viewer { username } }', {}, token)).code).toBe('Unauthorized');
+    const again = await web.get(`/settings/tokens/${row![1]}/revoke`);
+    expect(again.status).toBe(303);
+    expect((await web.get('/settings/tokens')).text).toContain('does not exist or is already revoked');
   });
 
   test('a user cannot revoke another user’s token', async () => {
@@ -224,6 +244,8 @@ describe('API tokens', () => {
     const { username } = await userWithPassword();
     const web = new WebClient();
     await web.signIn(username);
+    expect((await web.get(`/settings/tokens/${victimToken!.uid}/revoke`)).status).toBe(303);
+    expect((await web.get('/settings/tokens')).text).toContain('does not exist or is already revoked');
     await web.post(`/settings/tokens/${victimToken!.uid}/revoke`, {}, { csrfFrom: '/settings/tokens' });
     expect((await web.get('/settings/tokens')).text).toContain('does not exist or is already revoked');
     expect((await t.gql('{ viewer { username } }', {}, victim.token)).data.viewer.username).toBe(victim.username);
@@ -309,6 +331,42 @@ describe('blobs', () => {
     const pageA = (await webA.get('/settings/blobs')).text;
     expect(pageA).toContain('&lt;img src=x onerror=alert(1)&gt;.txt');
     expect(pageA).not.toContain('<img src=x');
+  });
+});
+
+describe('runs and credits', () => {
+  test('the Runs page lists the user’s runs (state, circuit, failure, credits), filtered by state; the Credits page shows balance and ledger', async () => {
+    const owner = await makeUser();
+    const { username, user } = await userWithPassword();
+    await grantCredits(t.app.services.sequelize, { uid: user.uid }, 5);
+    const { token } = await createApiToken(user, 'runs');
+    const hello = await makeRunnableCircuit(owner, HELLO_DEFINITION);
+    const failing = await makeRunnableCircuit(owner, { query_schema: { type: 'object' }, steps: [{ id: 'boom', kind: 'transform', expression: '$error("boom")' }] });
+    const ok = await submitRun(t, token, hello.adaptorUid, { input: { name: 'x' } });
+    const bad = await submitRun(t, token, failing.adaptorUid, { input: {} });
+    await waitForRun(t, ok.body.payload.uid, token);
+    await waitForRun(t, bad.body.payload.uid, token);
+
+    const web = new WebClient();
+    expect((await web.get('/settings/runs')).status).toBe(303);
+    await web.signIn(username);
+    const runs = await web.get('/settings/runs');
+    expect(runs.status).toBe(200);
+    const uids = [...runs.text.matchAll(/<tr data-run-uid="([0-9a-f-]{36})">/g)].map((m) => m[1]);
+    expect(uids).toEqual([bad.body.payload.uid, ok.body.payload.uid]);
+    expect(runs.text).toContain(`${owner.username}/${hello.circuit.name}`);
+    expect(runs.text).toContain('<span class="state EXCEPTION">EXCEPTION</span>');
+    expect(runs.text).toMatch(/data-failure>[^<]*<span class="muted">[^<]+<\/span>/);
+    const failed = await web.get('/settings/runs?state=EXCEPTION');
+    expect([...failed.text.matchAll(/<tr data-run-uid="([0-9a-f-]{36})">/g)].map((m) => m[1])).toEqual([bad.body.payload.uid]);
+    expect((await web.get('/settings/runs?state=bogus&page=x')).status).toBe(200);
+
+    const credits = await web.get('/settings/credits');
+    expect(credits.status).toBe(200);
+    expect(credits.text).toContain('<strong data-balance>3</strong>');
+    expect(credits.text).toContain('<strong data-available>3</strong>');
+    const amounts = [...credits.text.matchAll(/data-label="Amount" class="num[^"]*">([^<]+)</g)].map((m) => m[1]);
+    expect(amounts).toEqual(['-1', '-1', '+5']);
   });
 });
 

@@ -37,9 +37,20 @@ button, .button {
   display: inline-block; font: inherit; font-weight: 600; padding: .6rem 1rem; border-radius: 8px; border: 1px solid var(--accent);
   background: var(--accent); color: var(--accent-text); cursor: pointer; text-decoration: none; white-space: nowrap;
 }
-button.secondary { background: #fff; color: var(--text); border-color: var(--line); }
-button.small { padding: .25rem .6rem; font-size: .85rem; }
-button.danger { background: #fff; color: var(--danger); border-color: var(--err-line); }
+button.secondary, .button.secondary { background: #fff; color: var(--text); border-color: var(--line); }
+button.small, .button.small { padding: .25rem .6rem; font-size: .85rem; }
+button.danger, .button.danger { background: #fff; color: var(--danger); border-color: var(--err-line); }
+.state { display: inline-block; padding: .1rem .5rem; border-radius: 999px; font-size: .8rem; font-weight: 600; background: #eef1f5; color: var(--muted); }
+.state.COMPLETED { background: var(--ok-bg); color: #067647; }
+.state.EXCEPTION { background: var(--err-bg); color: var(--danger); }
+.state.RUNNING { background: #e8eefc; color: var(--accent); }
+.balance { display: flex; gap: 2rem; flex-wrap: wrap; }
+.balance div { display: flex; flex-direction: column; }
+.balance strong { font-size: 1.6rem; font-variant-numeric: tabular-nums; }
+.filters { display: flex; gap: .5rem; flex-wrap: wrap; margin-bottom: 1rem; }
+.filters a { text-decoration: none; padding: .25rem .7rem; border-radius: 999px; border: 1px solid var(--line); color: var(--muted); font-size: .9rem; }
+.filters a[aria-current="page"] { background: #e8eefc; color: var(--accent); border-color: #c6d4f7; }
+.amount-pos { color: #067647; }
 form.inline { display: inline; margin: 0; }
 .notice { border-radius: 8px; padding: .75rem 1rem; margin-bottom: 1.25rem; border: 1px solid; overflow-wrap: anywhere; }
 .notice.ok { background: var(--ok-bg); border-color: var(--ok-line); }

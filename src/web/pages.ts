@@ -2,7 +2,7 @@ import type { ApiToken, User } from '../models';
 import type { Blob } from '../models/blobs';
 import { formatBytes, html, SafeHtml, time } from './html';
 
-export type Section = 'tokens' | 'blobs' | 'webhooks';
+export type Section = 'tokens' | 'blobs' | 'webhooks' | 'runs' | 'credits';
 /** A message for the page; `code` is shown after it as copyable code (a new blob's uid). */
 export interface Flash { kind: 'ok' | 'error'; message: string; code?: string }
 
@@ -30,7 +30,7 @@ export function layout({ title, user, section, csrf, body }: LayoutOptions): str
 <body>
 <header class="topbar"><div class="topbar-inner">
   <a class="brand" href="/settings">Circuit Service <span>settings</span></a>
-  ${user ? html`<nav class="tabs" aria-label="Settings sections">${tab('tokens', '/settings/tokens', 'API Tokens')}${tab('blobs', '/settings/blobs', 'Blobs')}${tab('webhooks', '/settings/webhooks', 'Webhooks')}</nav>
+  ${user ? html`<nav class="tabs" aria-label="Settings sections">${tab('tokens', '/settings/tokens', 'API Tokens')}${tab('blobs', '/settings/blobs', 'Blobs')}${tab('webhooks', '/settings/webhooks', 'Webhooks')}${tab('runs', '/settings/runs', 'Runs')}${tab('credits', '/settings/credits', 'Credits')}</nav>
   <div class="who"><span>Signed in as <strong data-username>${user.username}</strong></span>
     <form class="inline" method="post" action="/settings/sign-out">${csrfField(csrf)}<button class="secondary small" type="submit">Sign out</button></form>
   </div>` : ''}
@@ -84,8 +84,7 @@ export function tokensPage({ user, csrf, tokens, flash, created }: {
     <td data-label="Label">${t.label || html`<span class="muted">(no label)</span>`}</td>
     <td data-label="Created">${time(t.created_at)}</td>
     <td data-label="Last used">${time(t.last_used_at)}</td>
-    <td data-label=""><form class="inline" method="post" action="/settings/tokens/${t.uid}/revoke">${csrfField(csrf)}
-      <button class="danger small" type="submit" aria-label="Revoke ${t.label || 'token'}">Revoke</button></form></td>
+    <td data-label=""><a class="button danger small" href="/settings/tokens/${t.uid}/revoke" aria-label="Revoke ${t.label || 'token'}">Revoke</a></td>
   </tr>`);
   return layout({
     title: 'API Tokens',
@@ -114,6 +113,26 @@ ${created ? html`<div class="notice ok" role="status"><strong>Token “${created
     <thead><tr><th>Label</th><th>Created</th><th>Last used</th><th><span class="muted">Actions</span></th></tr></thead>
     <tbody>${rows}</tbody></table>`}
 </section>`,
+  });
+}
+
+/** The confirmation step before a token is revoked (revoking cannot be undone). */
+export function revokeTokenPage({ user, csrf, token }: { user: User; csrf: string; token: ApiToken }): string {
+  return layout({
+    title: 'Revoke token',
+    user,
+    section: 'tokens',
+    csrf,
+    body: html`<div class="narrow"><div class="card">
+  <h1>Revoke “${token.label || 'unlabelled'}”?</h1>
+  <p>Requests that send this token will be refused (401) at once. This cannot be undone.</p>
+  <p class="hint">Created ${time(token.created_at)} · last used ${time(token.last_used_at)}</p>
+  <form method="post" action="/settings/tokens/${token.uid}/revoke" class="row">
+    ${csrfField(csrf)}
+    <button class="danger" type="submit">Revoke token</button>
+    <a class="button secondary" href="/settings/tokens">Cancel</a>
+  </form>
+</div></div>`,
   });
 }
 

@@ -14,6 +14,8 @@ declare module 'express-session' {
     csrf?: string;
     /** One message for the next page shown. */
     flash?: { kind: 'ok' | 'error'; message: string; code?: string };
+    /** A token just created, shown once by the page the creation redirects to, then forgotten. */
+    newToken?: { token: string; label: string };
   }
 }
 

@@ -7,6 +7,7 @@ import { mountSignIn } from './settings/sign-in';
 import { mountTokens } from './settings/tokens';
 import { mountBlobs } from './settings/blobs';
 import { mountWebhooks } from './settings/webhooks';
+import { mountAccount } from './settings/account';
 
 const SECURITY_HEADERS = {
   'Cache-Control': 'no-store',
@@ -18,8 +19,8 @@ const SECURITY_HEADERS = {
 };
 
 /**
- * The settings web (DESIGN §2): sign-in with username and password, API tokens (create, list,
- * revoke) and blobs (upload, list). Server-rendered pages; every POST form carries the session's
+ * The settings web (DESIGN §2, §7.7): sign-in with username and password, API tokens (create, list,
+ * revoke), blobs (upload, list), runs and credits (balance, ledger). Server-rendered pages; every POST form carries the session's
  * CSRF token; sign-in attempts are rate limited per client IP and username.
  */
 export function settingsRouter(services: Services): Router {
@@ -42,6 +43,7 @@ export function settingsRouter(services: Services): Router {
   mountTokens(router, form);
   mountBlobs(router, services.blobStorage);
   mountWebhooks(router, services, form);
+  mountAccount(router);
 
   router.use((req: Request, res: Response) => {
     res.status(404).send(messagePage({ title: 'Not found', message: 'There is no such settings page.', csrf: csrfToken(req), link: { href: '/settings', label: 'Back to settings' } }));

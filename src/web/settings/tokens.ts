@@ -4,19 +4,31 @@ import { AppError } from '../../errors';
 import { createApiToken } from '../../commands/create-api-token';
 import { revokeApiToken } from '../../commands/revoke-api-token';
 import { isUid } from '../../ids';
-import { tokensPage } from '../pages';
+import { revokeTokenPage, tokensPage } from '../pages';
 import { csrfToken, save } from '../session';
 import { requireCsrf, requireUser, signedInUser, takeFlash } from './guards';
 
 const activeTokens = (user: User) =>
   ApiToken.findAll({ where: { user_uid: user.uid, revoked_at: null }, order: [['created_at', 'DESC']] });
 
-/** The API Tokens section: create with a label (shown once), list with last use, revoke. */
+const activeToken = (user: User, uid: string) =>
+  isUid(uid) ? ApiToken.findOne({ where: { uid, user_uid: user.uid, revoked_at: null } }) : Promise.resolve(null);
+
+/**
+ * The API Tokens section: create with a label, list with last use, revoke after a confirmation.
+ * Creating answers with a redirect (POST-redirect-GET), so reloading the page never creates a second
+ * token; the new token rides in the session to that one page view and is forgotten there.
+ */
 export function mountTokens(router: Router, form: RequestHandler): void {
   router.get('/tokens', requireUser, async (req, res, next) => {
     try {
       const user = signedInUser(res);
-      res.send(tokensPage({ user, csrf: csrfToken(req), tokens: await activeTokens(user), flash: takeFlash(req) }));
+      const created = req.session.newToken;
+      if (created) {
+        delete req.session.newToken;
+        await save(req);
+      }
+      res.send(tokensPage({ user, csrf: csrfToken(req), tokens: await activeTokens(user), flash: takeFlash(req), created }));
     } catch (error) {
       next(error);
     }
@@ -28,11 +40,27 @@ export function mountTokens(router: Router, form: RequestHandler): void {
     const label = (typeof raw === 'string' ? raw : '').trim();
     try {
       const { token } = await createApiToken(user, label);
-      // Shown on this response only; never stored or shown again.
-      res.status(201).send(tokensPage({ user, csrf: csrfToken(req), tokens: await activeTokens(user), created: { token, label } }));
+      req.session.newToken = { token, label };
+      await save(req);
+      res.redirect(303, '/settings/tokens');
     } catch (error) {
       if (!(error instanceof AppError) || error.code !== 'BadClientData') return next(error);
       res.status(400).send(tokensPage({ user, csrf: csrfToken(req), tokens: await activeTokens(user), flash: { kind: 'error', message: error.message } }));
+    }
+  });
+
+  router.get('/tokens/:uid/revoke', requireUser, async (req, res, next) => {
+    try {
+      const user = signedInUser(res);
+      const token = await activeToken(user, String(req.params.uid));
+      if (!token) {
+        req.session.flash = { kind: 'error', message: 'That token does not exist or is already revoked.' };
+        await save(req);
+        return res.redirect(303, '/settings/tokens');
+      }
+      res.send(revokeTokenPage({ user, csrf: csrfToken(req), token }));
+    } catch (error) {
+      next(error);
     }
   });
 
