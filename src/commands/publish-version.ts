@@ -1,6 +1,9 @@
 import { Sequelize } from 'sequelize';
 import { Circuit, CircuitEmbed, CircuitVersion, User } from '../models';
-import { validateDefinition } from '../engine/validate-definition';
+import { assertNoEmbedCycle, validateDefinition } from '../engine/validate-definition';
+
+/** Advisory lock key serialising publishes that add embeds: the embed graph is checked and extended under it. */
+const EMBEDS_LOCK = 0x636972_656d62; // 'cir' 'emb'
 
 /**
  * Publishes the next version of a circuit: validated, numbered, immutable. The first version
@@ -15,6 +18,10 @@ export async function publishVersion(
 ): Promise<CircuitVersion> {
   const { definition, embeddedCircuitUids } = await validateDefinition(rawDefinition, publisher, circuit);
   return sequelize.transaction(async (transaction) => {
+    // The cycle check during validation saw a snapshot. Publishes that add embeds take this lock first
+    // (before any row lock, so they cannot deadlock on the circuits their embeds reference) and check
+    // again under it: X→Y and Y→X published at once cannot both pass.
+    if (embeddedCircuitUids.length > 0) await sequelize.query('SELECT pg_advisory_xact_lock($1)', { bind: [EMBEDS_LOCK], transaction });
     // Lock the circuit so concurrent publishes number their versions one after the other.
     const locked = await Circuit.findByPk(circuit.uid, { transaction, lock: transaction.LOCK.UPDATE });
     if (!locked) throw new Error('circuit vanished while publishing');
@@ -24,6 +31,7 @@ export async function publishVersion(
       { transaction },
     );
     if (embeddedCircuitUids.length > 0) {
+      await assertNoEmbedCycle(circuit.uid, embeddedCircuitUids, transaction);
       await CircuitEmbed.bulkCreate(
         embeddedCircuitUids.map((embedded) => ({ version_uid: version.uid, circuit_uid: circuit.uid, embedded_circuit_uid: embedded })),
         { transaction },

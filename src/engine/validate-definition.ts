@@ -1,5 +1,5 @@
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
-import { Op } from 'sequelize';
+import { Op, type Transaction } from 'sequelize';
 import { Circuit, CircuitEmbed, CircuitVersion, User } from '../models';
 import { badInput } from '../errors';
 import { circuitPermits } from '../policies/circuit.policy';
@@ -133,6 +133,29 @@ function checkAcyclic(dependencies: Map<string, Set<string>>): void {
   for (const id of dependencies.keys()) visit(id, []);
 }
 
+/**
+ * Throws BadClientData when embedding `embedded` in circuit `circuitUid` would close a loop: walks what
+ * the embedded circuits embed (in any version). Publishing calls it again under the embeds lock, inside
+ * its transaction, so that two concurrent publishes (X embeds Y, Y embeds X) cannot both pass.
+ */
+export async function assertNoEmbedCycle(circuitUid: string, embedded: string[], transaction?: Transaction): Promise<void> {
+  const seen = new Set(embedded);
+  let frontier = [...embedded];
+  while (frontier.length > 0) {
+    const rows = await CircuitEmbed.findAll({ where: { circuit_uid: { [Op.in]: frontier } }, attributes: ['circuit_uid', 'embedded_circuit_uid'], transaction });
+    frontier = [];
+    for (const row of rows) {
+      if (row.embedded_circuit_uid === circuitUid) {
+        throw badInput(`definition.steps: embedding would form a cycle: circuit ${row.circuit_uid} already embeds this circuit`);
+      }
+      if (!seen.has(row.embedded_circuit_uid)) {
+        seen.add(row.embedded_circuit_uid);
+        frontier.push(row.embedded_circuit_uid);
+      }
+    }
+  }
+}
+
 /** Checks the embedded circuits exist, may be run by the publisher, and never lead back to `circuit`. */
 async function checkEmbeds(steps: StepDefinition[], publisher: User, circuit: Circuit | undefined): Promise<string[]> {
   const embedded = new Set<string>();
@@ -151,24 +174,7 @@ async function checkEmbeds(steps: StepDefinition[], publisher: User, circuit: Ci
     if (circuit && target.uid === circuit.uid) throw badInput(`${where}: a circuit may not embed itself`);
     embedded.add(target.uid);
   }
-  if (circuit && embedded.size > 0) {
-    // Walk what the embedded circuits embed (in any version); reaching `circuit` would close a loop.
-    const seen = new Set(embedded);
-    let frontier = [...embedded];
-    while (frontier.length > 0) {
-      const rows = await CircuitEmbed.findAll({ where: { circuit_uid: { [Op.in]: frontier } }, attributes: ['circuit_uid', 'embedded_circuit_uid'] });
-      frontier = [];
-      for (const row of rows) {
-        if (row.embedded_circuit_uid === circuit.uid) {
-          throw badInput(`definition.steps: embedding would form a cycle: circuit ${row.circuit_uid} already embeds this circuit`);
-        }
-        if (!seen.has(row.embedded_circuit_uid)) {
-          seen.add(row.embedded_circuit_uid);
-          frontier.push(row.embedded_circuit_uid);
-        }
-      }
-    }
-  }
+  if (circuit) await assertNoEmbedCycle(circuit.uid, [...embedded]);
   return [...embedded];
 }
 
