@@ -15,7 +15,7 @@ code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monosp
 .topbar-inner { max-width: 1080px; margin: 0 auto; padding: .75rem 1rem; display: flex; align-items: center; gap: 1rem; flex-wrap: wrap; }
 .brand { font-weight: 700; color: var(--text); text-decoration: none; margin-right: auto; }
 .brand span { color: var(--muted); font-weight: 400; }
-nav.tabs { display: flex; gap: .25rem; }
+nav.tabs { display: flex; flex-wrap: wrap; gap: .25rem; }
 nav.tabs a { text-decoration: none; color: var(--muted); padding: .4rem .75rem; border-radius: 999px; }
 nav.tabs a[aria-current="page"] { background: #e8eefc; color: var(--accent); font-weight: 600; }
 .who { display: flex; align-items: center; gap: .5rem; color: var(--muted); font-size: .9rem; }

@@ -78,10 +78,10 @@ export class RunResolver {
     @Arg('deadlineSeconds', () => Int, { nullable: true, description: 'The run ends EXCEPTION DeadlineExceeded this many seconds after it was created (1–3600; default and ceiling RUN_DEADLINE_SECONDS)' })
     deadlineSeconds: number | null,
     @Arg('waitSeconds', () => Int, { nullable: true, description: 'Answer once the run is terminal or after this many seconds (1–60), with the run as circuitRun shows it (REST: Prefer: wait=N)' })
-    waitSeconds: number | null,
+    waitSeconds: number | null | undefined,
     @Ctx() ctx: AppContext,
   ): Promise<CircuitRunType> {
-    if (waitSeconds !== null && (waitSeconds < 1 || waitSeconds > MAX_WAIT_SECONDS)) {
+    if (waitSeconds !== null && waitSeconds !== undefined && (waitSeconds < 1 || waitSeconds > MAX_WAIT_SECONDS)) {
       throw badInput(`waitSeconds must be from 1 to ${MAX_WAIT_SECONDS}`, { field: 'waitSeconds' });
     }
     const { run, circuit } = await createRun(ctx.services, ctx.viewer!, {
@@ -95,7 +95,7 @@ export class RunResolver {
       deadlineSeconds,
     });
     noteIfDeprecated(ctx, circuit);
-    if (waitSeconds === null) return presentRun(ctx, run);
+    if (waitSeconds === null || waitSeconds === undefined) return presentRun(ctx, run);
     await waitForRunEnd(ctx.services, run.uid, waitSeconds * 1000);
     ctx.responseHeaders['Preference-Applied'] = `wait=${waitSeconds}`;
     return presentRun(ctx, (await CircuitRun.findByPk(run.uid)) ?? run);
