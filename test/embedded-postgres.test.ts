@@ -156,7 +156,7 @@ test('the service restarts its embedded PostgreSQL after kill -9, loses no accep
     // (Which held call answered which run does not matter: run 1 may have been retried meanwhile.)
     expect(first).toMatchObject({ state: 'COMPLETED', result_blob: { output: { ok: expect.any(Number) } } });
     expect(second).toMatchObject({ state: 'COMPLETED', result_blob: { output: { ok: expect.any(Number) } } });
-    expect((await stream).events.at(-1)?.id).toBe('COMPLETED');
+    expect(JSON.parse((await stream).events.at(-1)?.data ?? '{}').state).toBe('COMPLETED');
   } finally {
     clearInterval(releaser);
   }
