@@ -144,7 +144,7 @@ test('the service restarts its embedded PostgreSQL after kill -9, loses no accep
   // Its events still arrive: the run-event listener reconnected to the restarted server.
   let streamOpen = false;
   const stream = readSse(`${service.url}/api/v1/circuit-runs/${after}/events`, { token, timeoutMs: 60_000, onOpen: () => { streamOpen = true; } })
-    .catch((error: unknown) => ({ events: [{ id: `stream failed: ${String(error)}` }] }));
+    .catch((error: unknown) => ({ events: [{ data: JSON.stringify({ state: `stream failed: ${String(error)}` }) }] }));
   await until('run 2 in its http step', async () => (held.length > 0 ? true : undefined));
   await until('the event stream of run 2', async () => (streamOpen ? true : undefined));
   for (const res of held.splice(0)) res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":2}');
