@@ -77,12 +77,12 @@ export function tokenCacheFor(sequelize: Sequelize): TokenCache {
   return cache;
 }
 
-let hooksInstalled = false;
-
-/** A revoke or user change made through the models in this process is seen by its next request, without waiting for the NOTIFY. */
+/**
+ * A revoke or user change made through the models in this process is seen by its next request, without
+ * waiting for the NOTIFY. Named hooks, replaced on every start: initModels() of a later app instance in
+ * the same process re-initialises the models and drops hooks added before it.
+ */
 function installWriteHooks(): void {
-  if (hooksInstalled) return;
-  hooksInstalled = true;
   const onWrite = (...args: unknown[]) => {
     const transaction = args.map((arg) => (arg as { transaction?: Transaction | null } | undefined)?.transaction).find(Boolean);
     const clearAll = () => { for (const cache of liveCaches) cache.invalidateAll(); };
@@ -91,7 +91,8 @@ function installWriteHooks(): void {
   };
   for (const model of [ApiToken, User] as const) {
     for (const hook of ['afterUpdate', 'afterDestroy', 'afterBulkUpdate', 'afterBulkDestroy', 'afterUpsert'] as const) {
-      (model.addHook as (name: string, fn: (...args: unknown[]) => void) => void)(hook, onWrite);
+      (model.removeHook as (name: string, id: string) => void).call(model, hook, 'token-cache');
+      (model.addHook as (name: string, id: string, fn: (...args: unknown[]) => void) => void).call(model, hook, 'token-cache', onWrite);
     }
   }
 }
