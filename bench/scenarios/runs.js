@@ -14,7 +14,6 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { spawn } = require('node:child_process');
 const { performance } = require('node:perf_hooks');
 
 const root = path.join(__dirname, '..', '..');
@@ -26,61 +25,7 @@ const INFLIGHT = Number(process.env.BENCH_INFLIGHT || 64);
 const JOB_CONCURRENCY = process.env.JOB_CONCURRENCY || '50';
 const CANCELS = Number(process.env.BENCH_CANCELS || 100);
 
-const HELLO = {
-  query_schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
-  steps: [
-    { id: 'greet', kind: 'template', template: 'Hello {{input.name}}' },
-    { id: 'shout', kind: 'transform', expression: '$uppercase(steps.greet.output)' },
-  ],
-  output: 'steps.shout.output',
-};
-
-const pct = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : NaN);
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const rssMb = (pid) => {
-  try {
-    const kb = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]);
-    return Math.round(kb / 1024);
-  } catch { return NaN; }
-};
-
-function spawnProcess(script, env) {
-  const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(" ") : []), path.join(dist, script)], {
-    cwd: root,
-    env: { ...process.env, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', REDIS_URL: '', MONGODB_URL: '', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let buffer = '';
-    child.stdout.on('data', (chunk) => {
-      buffer += chunk;
-      let i;
-      while ((i = buffer.indexOf('\n')) >= 0) {
-        const line = buffer.slice(0, i);
-        buffer = buffer.slice(i + 1);
-        try {
-          const entry = JSON.parse(line);
-          if (entry.msg === 'circuit service ready' || entry.msg === 'circuit worker ready') {
-            // From here on, logs are drained unread: parsing them would take CPU from the service being measured.
-            child.stdout.removeAllListeners('data');
-            child.stdout.resume();
-            resolve({ child, url: entry.url });
-            return;
-          }
-          if (entry.level >= 50) console.error(line);
-        } catch { /* ignore */ }
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
-  });
-}
-
-async function stopProcess(p) {
-  if (p.child.exitCode !== null) return;
-  const exited = new Promise((resolve) => p.child.once('exit', resolve));
-  p.child.kill('SIGTERM');
-  await exited;
-}
+const { HELLO, pct, sleep, rssMb, spawnService: spawnProcess, stopProcess } = require('../lib/harness');
 
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'circuits-bench-runs-'));
