@@ -1,13 +1,10 @@
-import fs from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
+import { browserTests, CHROMIUM } from './support/browser';
 import { startTestApp, TestApp } from './support/app';
 import { HELLO_DEFINITION, makeUser } from './support/factories';
 import { makeRunnableCircuit, submitRun, waitForRun } from './support/run-factories';
 
-const CHROMIUM = '/usr/bin/chromium';
-const available = fs.existsSync(CHROMIUM);
-if (!available) console.log(`browser.graphiql.test: skipped because ${CHROMIUM} is absent (apt-get install -y chromium)`);
-const maybe = available ? test : test.skip;
+const { available, maybe } = browserTests('browser.graphiql.test');
 
 let t: TestApp;
 let browser: Browser;

@@ -1,14 +1,11 @@
-import fs from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import Ajv2020 from 'ajv/dist/2020';
+import { browserTests, CHROMIUM } from './support/browser';
 import { startTestApp, TestApp } from './support/app';
 import { HELLO_DEFINITION } from './support/factories';
 import { definitionJsonSchema } from '../src/engine/definition-schema';
 
-const CHROMIUM = '/usr/bin/chromium';
-const available = fs.existsSync(CHROMIUM);
-if (!available) console.log(`browser.landing-docs.test: skipped because ${CHROMIUM} is absent (apt-get install -y chromium)`);
-const maybe = available ? test : test.skip;
+const { available, maybe } = browserTests('browser.landing-docs.test');
 
 let t: TestApp;
 let browser: Browser;

@@ -2,20 +2,18 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { browserTests, CHROMIUM } from './support/browser';
 import { startTestApp, TestApp } from './support/app';
 import { tempDataDir } from './support/blob-factories';
 import { createUser } from '../src/commands/create-user';
 import { PROJECT_ROOT } from '../src/paths';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = path.join(PROJECT_ROOT, 'docs', 'screenshots');
 const PASSWORD = 'browser-test-password';
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 const DESKTOP = { viewport: { width: 1280, height: 800 } };
 
-const available = fs.existsSync(CHROMIUM);
-if (!available) console.log(`browser.settings.test: skipped because ${CHROMIUM} is absent (apt-get install -y chromium)`);
-const maybe = available ? test : test.skip;
+const { available, maybe } = browserTests('browser.settings.test');
 
 let t: TestApp;
 let data: ReturnType<typeof tempDataDir>;

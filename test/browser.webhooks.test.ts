@@ -1,15 +1,12 @@
-import fs from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
+import { browserTests, CHROMIUM } from './support/browser';
 import { startTestApp, TestApp } from './support/app';
 import { tempDataDir } from './support/blob-factories';
 import { createUser } from '../src/commands/create-user';
 import { createApiToken } from '../src/commands/create-api-token';
 
-const CHROMIUM = '/usr/bin/chromium';
 const PASSWORD = 'browser-test-password';
-const available = fs.existsSync(CHROMIUM);
-if (!available) console.log(`browser.webhooks.test: skipped because ${CHROMIUM} is absent (apt-get install -y chromium)`);
-const maybe = available ? test : test.skip;
+const { available, maybe } = browserTests('browser.webhooks.test');
 
 let t: TestApp;
 let data: ReturnType<typeof tempDataDir>;
