@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import crypto from 'node:crypto';
-import { Op, Transaction, UniqueConstraintError } from 'sequelize';
+import { Op, UniqueConstraintError } from 'sequelize';
 import { Circuit, CircuitVersion, User } from '../models';
 import { CircuitRun } from '../models/CircuitRun';
 import { IdempotencyKey } from '../models/IdempotencyKey';
@@ -10,9 +10,11 @@ import { startRunPermits } from '../policies/run.policy';
 import { isUid } from '../ids';
 import { checkInput } from '../engine/input-schema';
 import { RUN_BASE_CREDITS } from '../credits/holds';
+import { readBalance } from '../credits/balance';
 import { markNotEnqueued } from '../jobs/run-transitions';
 import type { Services } from '../services';
 import { preparedQuery } from '../db/prepared';
+import { runAdmission, type AdmittedRun } from './run-admission';
 import { parseRunWebhook } from '../webhooks/events';
 
 export interface CreateRunInput {
@@ -102,46 +104,8 @@ async function circuitOfAdaptor(adaptorUid: string): Promise<Circuit | null> {
   return row ? Circuit.build(row as never, { isNewRecord: false, raw: true }) : null;
 }
 
-type RunFields = Pick<CircuitRun, 'user_uid' | 'circuit_uid' | 'circuit_version_uid' | 'input' | 'is_public' | 'webhook_url' | 'webhook_events'> & { deadline_s: number };
-
-/** Raises the user's held credits by the base cost when what is not held covers it (DESIGN §8). */
-const HOLD_BASE_CREDITS = `UPDATE users SET credits_held = credits_held + $7
-   WHERE uid = $2 AND credits - credits_held >= $7
-   RETURNING uid`;
-
-/**
- * Holds the base credit and inserts the run PROVISIONED in one statement, so a caller's concurrent
- * queries can never start more runs than the balance covers (the user row is locked by the hold; a
- * concurrent query re-checks what is left once it gets the lock). With the PostgreSQL job store the
- * run's job is queued in the same statement too (see SqlEnqueue): the hot path of every submission,
- * one round trip. Null when the balance could not cover the hold; `queued` false means the caller
- * enqueues through Agenda.
- */
-async function insertRun(services: Services, fields: RunFields, transaction?: Transaction): Promise<{ run: CircuitRun; queued: boolean } | null> {
-  const sqlEnqueue = services.runQueue.sqlEnqueue;
-  // Marked queued up front: either the job is inserted with the run, or enqueue follows at once (a
-  // failed enqueue clears it for the sweeper).
-  const [row] = await preparedQuery<object>(
-    services.sequelize,
-    `WITH hold AS (${HOLD_BASE_CREDITS}),
-     run AS (
-       INSERT INTO circuit_runs (uid, user_uid, circuit_uid, circuit_version_uid, input, is_public, credits_held, enqueued_at, webhook_url, webhook_events, deadline_at)
-       SELECT $1::uuid, hold.uid, $3::uuid, $4::uuid, $5::jsonb, $6::boolean, $7::bigint, now(), $8, $9::text[], now() + make_interval(secs => $10::int) FROM hold
-       RETURNING *)${sqlEnqueue ? `,
-     job AS (${sqlEnqueue.jobCte})
-     SELECT run.* FROM run CROSS JOIN (SELECT ${sqlEnqueue.notifyColumn} FROM job) notified` : `
-     SELECT run.* FROM run`}`,
-    [crypto.randomUUID(), fields.user_uid, fields.circuit_uid, fields.circuit_version_uid, JSON.stringify(fields.input), fields.is_public, RUN_BASE_CREDITS, fields.webhook_url, fields.webhook_events, fields.deadline_s],
-    transaction,
-  );
-  if (!row) return null;
-  return { run: CircuitRun.build(row as never, { isNewRecord: false, raw: true }), queued: sqlEnqueue !== undefined };
-}
-
-async function insufficientCredits(viewer: User): Promise<AppError> {
-  const user = await User.findByPk(viewer.uid, { attributes: ['credits', 'credits_held'] });
-  const balance = user?.creditBalance ?? 0;
-  const held = Number(user?.credits_held ?? 0);
+async function insufficientCredits(services: Services, viewer: User): Promise<AppError> {
+  const { credits: balance, held } = await readBalance(services.sequelize, viewer.uid);
   const unheld = held > 0 ? ` (${held} held by runs in progress)` : '';
   return new AppError('InsufficientCredits', `A run needs ${RUN_BASE_CREDITS} credit; your balance is ${balance}${unheld}`);
 }
@@ -179,18 +143,15 @@ export async function createRun(services: Services, viewer: User, input: CreateR
   }
   const deadlineSeconds = Math.min(deadline ?? services.config.runDeadlineSeconds, services.config.runDeadlineSeconds);
 
-  // The balance as loaded with the token: spares the write for a caller who certainly cannot pay.
-  if (viewer.creditBalance < RUN_BASE_CREDITS) throw await insufficientCredits(viewer);
-
-  let inserted: { run: CircuitRun; queued: boolean } | null;
+  let inserted: AdmittedRun | null;
   try {
     const fields = {
       user_uid: viewer.uid, circuit_uid: circuit.uid, circuit_version_uid: version.uid, input: input.input, is_public: isPublic,
       webhook_url: webhook?.url ?? null, webhook_events: webhook?.events ?? null, deadline_s: deadlineSeconds,
     };
     // One INSERT is its own unit of work; with a key, the key row joins it in a transaction.
-    inserted = key === null ? await insertRun(services, fields) : await services.sequelize.transaction(async (transaction) => {
-      const created = await insertRun(services, fields, transaction);
+    inserted = key === null ? await runAdmission(services).admit(fields) : await services.sequelize.transaction(async (transaction) => {
+      const created = await runAdmission(services).admit(fields, transaction);
       if (!created) return null;
       const expired = new Date(Date.now() - IDEMPOTENCY_WINDOW_HOURS * 3600_000);
       await IdempotencyKey.destroy({ where: { user_uid: viewer.uid, key, created_at: { [Op.lt]: expired } }, transaction });
@@ -206,7 +167,7 @@ export async function createRun(services: Services, viewer: User, input: CreateR
     throw error;
   }
 
-  if (!inserted) throw await insufficientCredits(viewer);
+  if (!inserted) throw await insufficientCredits(services, viewer);
   const { run, queued } = inserted;
   if (queued) return { run, circuit, replayed: false };
   try {

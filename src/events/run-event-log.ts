@@ -1,5 +1,6 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { preparedQuery } from '../db/prepared';
+import { ASYNC_COMMIT_COLUMN } from '../db/async-commit';
 import type { RunState } from '../models/CircuitRun';
 import type { RunEventKind } from '../models/RunEvent';
 import { toStorableText } from '../jobs/storable-json';
@@ -27,7 +28,7 @@ export async function appendRunEvents(sequelize: Sequelize, uid: string, attempt
     sequelize,
     `WITH run AS (
        UPDATE circuit_runs SET event_seq = event_seq + $3 WHERE uid = $1 AND state = 'RUNNING' AND attempt = $2
-       RETURNING uid, event_seq),
+       RETURNING uid, event_seq, ${ASYNC_COMMIT_COLUMN}),
      inserted AS (
        INSERT INTO circuit_run_events (run_uid, seq, kind, data)
        SELECT run.uid, run.event_seq - $3 + e.ord, e.value->>'kind', e.value->'data'

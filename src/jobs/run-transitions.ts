@@ -1,6 +1,7 @@
 import { QueryTypes, Sequelize } from 'sequelize';
 import { preparedQuery } from '../db/prepared';
 import { chargeRunSql } from '../credits/charge';
+import { ASYNC_COMMIT_COLUMN } from '../db/async-commit';
 import type { RunError, RunState } from '../models/CircuitRun';
 import type { MetricExpression } from '../models/CircuitMetric';
 import type { CircuitDefinition } from '../engine/definition';
@@ -54,7 +55,7 @@ export async function claimRun(sequelize: Sequelize, uid: string, staleAfterMs: 
           AND (state = 'PROVISIONED'
                OR (state = 'RUNNING' AND (heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $2))
                    AND (worker_backend_pid IS NULL OR NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = worker_backend_pid))))
-        RETURNING uid, user_uid, circuit_uid, circuit_version_uid, input, attempt, deadline_at, created_at, cancel_requested_at, webhook_events)
+        RETURNING uid, user_uid, circuit_uid, circuit_version_uid, input, attempt, deadline_at, created_at, cancel_requested_at, webhook_events, ${ASYNC_COMMIT_COLUMN})
      SELECT claimed.*, v.definition, m.metrics${notifyChannel ? `,
             CASE WHEN claimed.attempt = 1 THEN pg_notify($5, json_build_object('uid', claimed.uid, 'state', 'RUNNING')::text) END AS notified` : ''}
        FROM claimed
@@ -72,7 +73,7 @@ export async function claimRun(sequelize: Sequelize, uid: string, staleAfterMs: 
  */
 export async function heartbeatRun(sequelize: Sequelize, uid: string, attempt: number): Promise<{ held: boolean; cancel: boolean }> {
   const rows = await sequelize.query<{ cancel: boolean }>(
-    `UPDATE circuit_runs SET heartbeat_at = now() WHERE uid = $1 AND state = 'RUNNING' AND attempt = $2 RETURNING cancel_requested_at IS NOT NULL AS cancel`,
+    `UPDATE circuit_runs SET heartbeat_at = now() WHERE uid = $1 AND state = 'RUNNING' AND attempt = $2 RETURNING cancel_requested_at IS NOT NULL AS cancel, ${ASYNC_COMMIT_COLUMN}`,
     { bind: [uid, attempt], type: QueryTypes.SELECT },
   );
   return { held: rows.length === 1, cancel: rows[0]?.cancel === true };
@@ -111,7 +112,7 @@ export async function finishRun(sequelize: Sequelize, ending: RunEnding, notifyC
           SET state = $3, ended_at = now(), updated_at = now(), heartbeat_at = NULL,
               result_blob = $4::jsonb, metrics = $5::jsonb, failure_reason = $6, credits_cost = $7, error = $8::jsonb
         WHERE uid = $1 AND state IN ('PROVISIONED', 'RUNNING') AND attempt = $2
-        RETURNING uid, user_uid, credits_held),
+        RETURNING uid, user_uid, credits_held, ${ASYNC_COMMIT_COLUMN}),
      ${chargeRunSql({ ended: 'ended', cost: '$7', extraColumns: notifyChannel ? `,
        pg_notify($9, json_build_object('uid', run_uid, 'state', $3::text)::text) AS notified` : '' })}`,
     [

@@ -1,5 +1,6 @@
 import { Arg, Ctx, Query, Resolver } from 'type-graphql';
 import { User } from '../../models';
+import { readBalance } from '../../credits/balance';
 import { profileVisible } from '../../policies/user.policy';
 import type { AppContext } from '../context';
 import { UserProfile, Viewer } from './user.type';
@@ -7,8 +8,8 @@ import { UserProfile, Viewer } from './user.type';
 @Resolver()
 export class UserResolver {
   @Query(() => Viewer, { nullable: true, description: 'The caller, or null without a token' })
-  viewer(@Ctx() ctx: AppContext): Viewer | null {
-    return ctx.viewer ? Viewer.fromViewer(ctx.viewer) : null;
+  async viewer(@Ctx() ctx: AppContext): Promise<Viewer | null> {
+    return ctx.viewer ? Viewer.fromViewer(ctx.viewer, await readBalance(User.sequelize!, ctx.viewer.uid)) : null;
   }
 
   @Query(() => UserProfile, { nullable: true, description: 'A user by username (private profiles only to themselves)' })

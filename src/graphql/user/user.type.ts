@@ -1,5 +1,6 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 import type { User as UserModel } from '../../models';
+import type { Balance } from '../../credits/balance';
 
 /** A user's public profile. */
 @ObjectType('User')
@@ -26,9 +27,9 @@ export class Viewer extends UserProfile {
   @Field(() => Int, { description: 'Credits your runs in progress have reserved; a new run or costly step needs credits - creditsHeld' })
   creditsHeld!: number;
 
-  static fromViewer(user: UserModel): Viewer {
+  static fromViewer(user: UserModel, balance: Balance): Viewer {
     return Object.assign(new Viewer(), UserProfile.from(user), {
-      isPrivate: user.is_private, isAdmin: user.is_admin, credits: user.creditBalance, creditsHeld: Number(user.credits_held ?? 0),
+      isPrivate: user.is_private, isAdmin: user.is_admin, credits: balance.credits, creditsHeld: balance.held,
     });
   }
 }

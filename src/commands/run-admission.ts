@@ -1,0 +1,116 @@
+import crypto from 'node:crypto';
+import type { Transaction } from 'sequelize';
+import { CircuitRun } from '../models/CircuitRun';
+import { RUN_BASE_CREDITS } from '../credits/holds';
+import { preparedQuery } from '../db/prepared';
+import type { Services } from '../services';
+
+/** What a new run is made of, as create-run resolved it. */
+export type RunFields = Pick<CircuitRun, 'user_uid' | 'circuit_uid' | 'circuit_version_uid' | 'input' | 'is_public' | 'webhook_url' | 'webhook_events'> & { deadline_s: number };
+
+/** A run admitted: inserted PROVISIONED with its base credit held; `queued` false means the caller enqueues through Agenda. */
+export interface AdmittedRun { run: CircuitRun; queued: boolean }
+
+/** The largest number of one user's queries admitted by one statement. */
+const MAX_BATCH = 100;
+
+/**
+ * Holds the base credit of each run and inserts them PROVISIONED in one statement, so a caller's
+ * concurrent queries can never start more runs than the balance covers: the user row is locked first
+ * and the runs admitted in order while what is not held covers them. With the PostgreSQL job store
+ * each run's job is queued in the same statement too (see SqlEnqueue). Runs of one user only.
+ */
+function admitSql(services: Services): string {
+  const sqlEnqueue = services.runQueue.sqlEnqueue;
+  // Marked queued up front: either the job is inserted with the run, or enqueue follows at once (a
+  // failed enqueue clears it for the sweeper).
+  return `WITH wanted AS (
+       SELECT * FROM jsonb_to_recordset($2::jsonb) AS w(ord int, uid uuid, circuit_uid uuid, circuit_version_uid uuid, input jsonb,
+         is_public boolean, webhook_url text, webhook_events text[], deadline_s int)),
+     locked AS (
+       SELECT uid, credits - credits_held AS unheld FROM users WHERE uid = $1 FOR NO KEY UPDATE),
+     admitted AS (
+       SELECT wanted.* FROM wanted, locked WHERE wanted.ord * $3::bigint <= locked.unheld),
+     hold AS (
+       UPDATE users SET credits_held = credits_held + $3::bigint * (SELECT count(*) FROM admitted)
+        WHERE uid = $1 AND EXISTS (SELECT 1 FROM admitted)
+        RETURNING uid),
+     run AS (
+       INSERT INTO circuit_runs (uid, user_uid, circuit_uid, circuit_version_uid, input, is_public, credits_held, enqueued_at, webhook_url, webhook_events, deadline_at)
+       SELECT a.uid, hold.uid, a.circuit_uid, a.circuit_version_uid, a.input, a.is_public, $3::bigint, now(), a.webhook_url, a.webhook_events,
+              now() + make_interval(secs => a.deadline_s)
+         FROM admitted a CROSS JOIN hold
+       RETURNING *)${sqlEnqueue ? `,
+     job AS (${sqlEnqueue.jobCte})
+     SELECT run.* FROM run CROSS JOIN (SELECT count(${sqlEnqueue.notifyColumn}) FROM job) notified` : `
+     SELECT run.* FROM run`}`;
+}
+
+async function admitAll(services: Services, userUid: string, batch: RunFields[], transaction?: Transaction): Promise<Array<AdmittedRun | null>> {
+  const wanted = batch.map((fields, i) => ({
+    ord: i + 1, uid: crypto.randomUUID(), circuit_uid: fields.circuit_uid, circuit_version_uid: fields.circuit_version_uid,
+    input: fields.input, is_public: fields.is_public, webhook_url: fields.webhook_url, webhook_events: fields.webhook_events, deadline_s: fields.deadline_s,
+  }));
+  const rows = await preparedQuery<{ uid: string }>(services.sequelize, admitSql(services), [userUid, JSON.stringify(wanted), RUN_BASE_CREDITS], transaction);
+  const queued = services.runQueue.sqlEnqueue !== undefined;
+  const byUid = new Map(rows.map((row) => [row.uid, row]));
+  return wanted.map(({ uid }) => {
+    const row = byUid.get(uid);
+    return row ? { run: CircuitRun.build(row as never, { isNewRecord: false, raw: true }), queued } : null;
+  });
+}
+
+interface Waiting { fields: RunFields; resolve(result: AdmittedRun | null): void; reject(error: unknown): void }
+
+/**
+ * Admits runs, one statement in flight per user: queries of a user that arrive while one of theirs is
+ * being written wait and go together in the next statement. The user row is locked until a statement's
+ * commit is on disk, so one at a time per user is all the database allows anyway; batching makes a
+ * busy user's queries share that wait instead of queueing for one flush each. A lone query goes at once.
+ */
+export class RunAdmission {
+  private readonly busy = new Map<string, Waiting[]>();
+
+  constructor(private readonly services: Services) {}
+
+  /** Null when the balance could not cover the base credit. In a transaction: admitted alone, within it. */
+  admit(fields: RunFields, transaction?: Transaction): Promise<AdmittedRun | null> {
+    if (transaction) return admitAll(this.services, fields.user_uid, [fields], transaction).then(([one]) => one);
+    return new Promise((resolve, reject) => {
+      const waiting = this.busy.get(fields.user_uid);
+      if (waiting) {
+        waiting.push({ fields, resolve, reject });
+        return;
+      }
+      this.busy.set(fields.user_uid, []);
+      void this.write(fields.user_uid, [{ fields, resolve, reject }]);
+    });
+  }
+
+  private async write(userUid: string, batch: Waiting[]): Promise<void> {
+    try {
+      const results = await admitAll(this.services, userUid, batch.map((w) => w.fields));
+      batch.forEach((w, i) => w.resolve(results[i]));
+    } catch (error) {
+      if (batch.length === 1) batch[0].reject(error);
+      // One bad query (say, its circuit deleted meanwhile) must not fail the others: each goes alone.
+      else await Promise.all(batch.map((w) => admitAll(this.services, userUid, [w.fields]).then(([one]) => w.resolve(one), w.reject)));
+    }
+    const waiting = this.busy.get(userUid) ?? [];
+    if (waiting.length === 0) {
+      this.busy.delete(userUid);
+      return;
+    }
+    const next = waiting.splice(0, MAX_BATCH);
+    void this.write(userUid, next);
+  }
+}
+
+const admissions = new WeakMap<Services, RunAdmission>();
+
+/** The admission of one app instance. */
+export function runAdmission(services: Services): RunAdmission {
+  let admission = admissions.get(services);
+  if (!admission) admissions.set(services, (admission = new RunAdmission(services)));
+  return admission;
+}
