@@ -163,6 +163,14 @@ test('the service restarts its embedded PostgreSQL after kill -9, loses no accep
   const logged = service.lines();
   expect(logged).toContainEqual(expect.objectContaining({ component: 'postgres', msg: expect.stringMatching(/exited unexpectedly \(SIGKILL\); restarting it/) }));
   expect(logged).toContainEqual(expect.objectContaining({ component: 'postgres', msg: expect.stringMatching(/^embedded PostgreSQL restarted/) }));
+  // Each LISTEN connection logs the outage once each way, without a stack, and nothing per reconnect attempt.
+  const lost = logged.filter((entry) => entry.msg === 'LISTEN connection lost; reconnecting');
+  const restored = logged.filter((entry) => entry.msg === 'LISTEN connection restored');
+  expect(lost.length).toBeGreaterThan(0);
+  expect(lost.filter((entry) => 'err' in entry || entry.level !== 40)).toEqual([]);
+  expect(new Set(lost.map((entry) => entry.channel)).size).toBe(lost.length);
+  expect(restored.map((entry) => entry.channel).sort()).toEqual(lost.map((entry) => entry.channel).sort());
+  expect(logged.filter((entry) => /LISTEN reconnect/.test(String(entry.msg)))).toEqual([]);
 
   // Ctrl-C in a terminal: SIGINT to the whole process group. PostgreSQL (its own group) is stopped by
   // the service after its connections close, so nothing complains on the way down.

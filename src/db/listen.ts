@@ -24,19 +24,23 @@ export interface Listening {
 /**
  * LISTENs to one PostgreSQL channel on a dedicated connection (a pooled one would be handed to
  * others) and reconnects, every `retryMs`, whenever that connection drops. The first connect's
- * failure is thrown; later ones are logged and retried until close().
+ * failure is thrown; later ones are retried until close(). An outage is logged twice, whatever its
+ * length: one warn when the connection is lost, one info when LISTEN is back (a retry every
+ * `retryMs` while PostgreSQL restarts would otherwise flood the log).
  */
 export async function listen(options: ListenOptions): Promise<Listening> {
   const { log, retryMs = 500 } = options;
   let closed = false;
   let current: Client | undefined;
   let retry: NodeJS.Timeout | undefined;
+  /** Set while the connection is lost: since when, and how many reconnects failed. */
+  let outage: { since: number; failedAttempts: number } | undefined;
 
   const reconnectLater = () => {
     if (closed) return;
     retry = setTimeout(() => {
-      connect().catch((error: unknown) => {
-        log.warn({ err: error, channel: options.channel }, 'LISTEN reconnect failed; retrying');
+      connect().catch(() => {
+        if (outage) outage.failedAttempts += 1;
         reconnectLater();
       });
     }, retryMs);
@@ -53,7 +57,9 @@ export async function listen(options: ListenOptions): Promise<Listening> {
       lost = true;
       if (current === client) current = undefined;
       client.end().catch(() => {});
-      log.warn({ err: error, channel: options.channel }, 'LISTEN connection lost; reconnecting');
+      // The message says enough (the server went away); its stack is pg's internals.
+      outage = { since: Date.now(), failedAttempts: 0 };
+      log.warn({ channel: options.channel, reason: error.message }, 'LISTEN connection lost; reconnecting');
       options.onLost?.(error);
       reconnectLater();
     };
@@ -75,6 +81,10 @@ export async function listen(options: ListenOptions): Promise<Listening> {
     }
     listening = true;
     current = client;
+    if (outage) {
+      log.info({ channel: options.channel, outage_ms: Date.now() - outage.since, failed_attempts: outage.failedAttempts }, 'LISTEN connection restored');
+      outage = undefined;
+    }
     options.onListening?.();
   };
 
