@@ -6,6 +6,7 @@ import { browserTests, CHROMIUM } from './support/browser';
 import { startTestApp, TestApp } from './support/app';
 import { tempDataDir } from './support/blob-factories';
 import { createUser } from '../src/commands/create-user';
+import { ApiToken } from '../src/models';
 import { PROJECT_ROOT } from '../src/paths';
 
 const SCREENSHOTS = path.join(PROJECT_ROOT, 'docs', 'screenshots');
@@ -147,3 +148,55 @@ maybe('a user signs in, creates a token, uploads a file, and the API serves it w
 
   await Promise.all([desktop.close(), phone.close(), anonymousPhone.close()]);
 }, 90_000);
+
+maybe('creating a token answers with a redirect: reloading shows no second token and the value no more; revoking asks first', async () => {
+  const user = await createUser({ username: 'prg', password: PASSWORD });
+  const activeTokens = () => ApiToken.count({ where: { user_uid: user.uid, revoked_at: null } });
+  const context = await browser.newContext(DESKTOP);
+  const page = await context.newPage();
+  const posts: string[] = [];
+  page.on('request', (request) => { if (request.method() === 'POST') posts.push(new URL(request.url()).pathname); });
+  await signIn(page, 'prg');
+  expect(await activeTokens()).toBe(0);
+
+  await page.getByLabel('Label').fill('deploy');
+  await page.getByRole('button', { name: 'Create token' }).click();
+  await page.locator('[data-new-token]').waitFor();
+  expect(new URL(page.url()).pathname).toBe('/settings/tokens');
+  const token = (await page.locator('[data-new-token]').textContent())!.trim();
+  expect(token).toMatch(/^cst_/);
+  expect(await activeTokens()).toBe(1);
+  expect(await page.locator('tr[data-token-uid]').count()).toBe(1);
+  expect(posts.filter((p) => p === '/settings/tokens')).toHaveLength(1);
+
+  // The page on screen came from a GET: reloading it posts nothing and shows the token no more.
+  await page.reload();
+  await page.locator('tr[data-token-uid]').first().waitFor();
+  expect(posts.filter((p) => p === '/settings/tokens')).toHaveLength(1);
+  expect(await activeTokens()).toBe(1);
+  expect(await page.locator('tr[data-token-uid]').count()).toBe(1);
+  expect(await page.locator('[data-new-token]').count()).toBe(0);
+  expect(await page.content()).not.toContain(token);
+  expect((await t.rest('GET', '/users/credit-ledger', { token })).status).toBe(200);
+
+  // Revoke asks first; Cancel keeps the token.
+  await page.getByRole('link', { name: 'Revoke deploy' }).click();
+  await page.getByRole('heading', { name: 'Revoke “deploy”?' }).waitFor();
+  await page.getByRole('link', { name: 'Cancel' }).click();
+  await page.waitForURL('**/settings/tokens');
+  expect(await page.locator('tr[data-token-uid]').count()).toBe(1);
+  expect(await activeTokens()).toBe(1);
+  expect((await t.rest('GET', '/users/credit-ledger', { token })).status).toBe(200);
+
+  // Confirming revokes it, at once for the API too.
+  await page.getByRole('link', { name: 'Revoke deploy' }).click();
+  await page.getByRole('button', { name: 'Revoke token' }).click();
+  await page.waitForURL('**/settings/tokens');
+  await page.getByRole('status').filter({ hasText: 'Token revoked.' }).waitFor();
+  expect(await page.locator('tr[data-token-uid]').count()).toBe(0);
+  expect(await activeTokens()).toBe(0);
+  expect((await t.rest('GET', '/users/credit-ledger', { token })).status).toBe(401);
+  await page.reload();
+  expect(await page.getByRole('status').count()).toBe(0);
+  await context.close();
+}, 60_000);
