@@ -30,7 +30,8 @@ function pager(path: string, page: number, hasMore: boolean, extra = ''): SafeHt
 
 function failure(run: RunRow): SafeHtml | string {
   if (run.state !== 'EXCEPTION') return '';
-  if (run.error?.message) return html`<span class="muted">${run.error.code ?? 'Failed'}:</span> ${run.error.message}`;
+  // One element: on phones the cell is a flex row, which would split the code and the message into columns.
+  if (run.error?.message) return html`<span><span class="muted">${run.error.code ?? 'Failed'}:</span> ${run.error.message}</span>`;
   return html`<span class="muted">Failed</span>`;
 }
 
