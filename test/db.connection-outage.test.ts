@@ -4,6 +4,7 @@ import { Writable } from 'node:stream';
 import { Client } from 'pg';
 import pino from 'pino';
 import { listen, type Listening } from '../src/db/listen';
+import { startWorkerPresence } from '../src/jobs/worker-presence';
 
 /**
  * A TCP proxy in front of the test PostgreSQL: `cut()` drops every connection through it and refuses
@@ -124,4 +125,32 @@ test('closing the listener during an outage logs nothing more and stops retrying
   await sleep(100);
   expect(l.received).toEqual([]);
   expect(l.listenings()).toBe(1);
+});
+
+test("a worker's presence connection comes back after an outage of any length, logged the same way", async () => {
+  const { lines, log } = capture();
+  const presence = await startWorkerPresence(proxy.url, log);
+  try {
+    const before = presence.current().backendPid;
+    expect(before).toEqual(expect.any(Number));
+    proxy.cut();
+    await until('the presence to be lost', () => presence.current().backendPid === null);
+    // Several reconnect periods (500 ms each): every attempt fails while the proxy refuses connections.
+    await sleep(1_600);
+    proxy.restore();
+    await until('the presence to be back', () => presence.current().backendPid !== null, 5_000);
+    const after = presence.current().backendPid!;
+    expect(after).not.toBe(before);
+    const { rows } = await direct.query('SELECT application_name FROM pg_stat_activity WHERE pid = $1', [after]);
+    expect(rows).toEqual([{ application_name: 'circuit-worker-presence' }]);
+    expect(lines.map((line) => [line.level, line.msg])).toEqual([
+      [40, 'worker presence connection lost; reconnecting'],
+      [30, 'worker presence connection restored'],
+    ]);
+    expect(lines[0]).not.toHaveProperty('err');
+    expect(lines[1].failed_attempts).toBeGreaterThanOrEqual(2);
+  } finally {
+    proxy.restore();
+    await presence.close();
+  }
 });
