@@ -1,25 +1,15 @@
-import type { Logger } from '../logger';
-import { keepConnected } from './keep-connected';
+import { keepConnected, type KeepConnectedOptions, type KeptConnection } from './keep-connected';
 
-export interface ListenOptions {
-  databaseUrl: string;
+/** Notifications sent while the connection is lost (from onLost to the next onListening) are missed. */
+export interface ListenOptions extends Pick<KeepConnectedOptions, 'databaseUrl' | 'applicationName' | 'log' | 'onLost' | 'retryMs'> {
   channel: string;
-  /** Shown in pg_stat_activity. */
-  applicationName: string;
-  log: Logger;
   onNotification(payload: string | undefined): void;
   /** Each time LISTEN is in place (first connect and every reconnect). */
   onListening?(): void;
-  /** When the connection is lost; notifications sent until the next onListening are missed. */
-  onLost?(error: Error): void;
-  /** Delay between reconnect attempts. */
-  retryMs?: number;
 }
 
-export interface Listening {
-  /** Stops listening and ends the connection; no callback runs afterwards. */
-  close(): Promise<void>;
-}
+/** Stops listening and ends the connection; no callback runs afterwards. */
+export type Listening = KeptConnection;
 
 /**
  * LISTENs to one PostgreSQL channel on a dedicated connection, reconnecting whenever it drops (see
