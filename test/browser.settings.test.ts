@@ -6,6 +6,9 @@ import { browserTests, CHROMIUM } from './support/browser';
 import { startTestApp, TestApp } from './support/app';
 import { tempDataDir } from './support/blob-factories';
 import { createUser } from '../src/commands/create-user';
+import { ApiToken } from '../src/models';
+import { HELLO_DEFINITION, makeUser } from './support/factories';
+import { makeRunnableCircuit, submitRun, waitForRun } from './support/run-factories';
 import { PROJECT_ROOT } from '../src/paths';
 
 const SCREENSHOTS = path.join(PROJECT_ROOT, 'docs', 'screenshots');
@@ -147,3 +150,126 @@ maybe('a user signs in, creates a token, uploads a file, and the API serves it w
 
   await Promise.all([desktop.close(), phone.close(), anonymousPhone.close()]);
 }, 90_000);
+
+maybe('creating a token answers with a redirect: reloading shows no second token and the value no more; revoking asks first', async () => {
+  const user = await createUser({ username: 'prg', password: PASSWORD });
+  const activeTokens = () => ApiToken.count({ where: { user_uid: user.uid, revoked_at: null } });
+  const context = await browser.newContext(DESKTOP);
+  const page = await context.newPage();
+  const posts: string[] = [];
+  page.on('request', (request) => { if (request.method() === 'POST') posts.push(new URL(request.url()).pathname); });
+  await signIn(page, 'prg');
+  expect(await activeTokens()).toBe(0);
+
+  await page.getByLabel('Label').fill('deploy');
+  await page.getByRole('button', { name: 'Create token' }).click();
+  await page.locator('[data-new-token]').waitFor();
+  expect(new URL(page.url()).pathname).toBe('/settings/tokens');
+  const token = (await page.locator('[data-new-token]').textContent())!.trim();
+  expect(token).toMatch(/^cst_/);
+  expect(await activeTokens()).toBe(1);
+  expect(await page.locator('tr[data-token-uid]').count()).toBe(1);
+  expect(posts.filter((p) => p === '/settings/tokens')).toHaveLength(1);
+
+  // The page on screen came from a GET: reloading it posts nothing and shows the token no more.
+  await page.reload();
+  await page.locator('tr[data-token-uid]').first().waitFor();
+  expect(posts.filter((p) => p === '/settings/tokens')).toHaveLength(1);
+  expect(await activeTokens()).toBe(1);
+  expect(await page.locator('tr[data-token-uid]').count()).toBe(1);
+  expect(await page.locator('[data-new-token]').count()).toBe(0);
+  expect(await page.content()).not.toContain(token);
+  expect((await t.rest('GET', '/users/credit-ledger', { token })).status).toBe(200);
+
+  // Revoke asks first; Cancel keeps the token.
+  await page.getByRole('link', { name: 'Revoke deploy' }).click();
+  await page.getByRole('heading', { name: 'Revoke “deploy”?' }).waitFor();
+  await page.getByRole('link', { name: 'Cancel' }).click();
+  await page.waitForURL('**/settings/tokens');
+  expect(await page.locator('tr[data-token-uid]').count()).toBe(1);
+  expect(await activeTokens()).toBe(1);
+  expect((await t.rest('GET', '/users/credit-ledger', { token })).status).toBe(200);
+
+  // Confirming revokes it, at once for the API too.
+  await page.getByRole('link', { name: 'Revoke deploy' }).click();
+  await page.getByRole('button', { name: 'Revoke token' }).click();
+  await page.waitForURL('**/settings/tokens');
+  await page.getByRole('status').filter({ hasText: 'Token revoked.' }).waitFor();
+  expect(await page.locator('tr[data-token-uid]').count()).toBe(0);
+  expect(await activeTokens()).toBe(0);
+  expect((await t.rest('GET', '/users/credit-ledger', { token })).status).toBe(401);
+  await page.reload();
+  expect(await page.getByRole('status').count()).toBe(0);
+  await context.close();
+}, 60_000);
+
+maybe('the Runs and Credits pages show what the API says: state, circuit, failure reason, credits, balance', async () => {
+  const owner = await makeUser({ username: 'runner', password: PASSWORD, credits: 20 });
+  const greeter = await makeRunnableCircuit(owner, HELLO_DEFINITION, { name: 'greeter' });
+  const failing = await makeRunnableCircuit(owner, {
+    query_schema: { type: 'object' },
+    steps: [{ id: 'check', kind: 'transform', expression: '$error("the input has no order id")' }],
+  }, { name: 'order-check' });
+  const completed = await waitForRun(t, (await submitRun(t, owner.token, greeter.adaptorUid, { input: { name: 'Ada' } })).body.payload.uid, owner.token);
+  const failed = await waitForRun(t, (await submitRun(t, owner.token, failing.adaptorUid, { input: {} })).body.payload.uid, owner.token);
+  expect([completed.state, failed.state]).toEqual(['COMPLETED', 'EXCEPTION']);
+
+  const apiRuns = (await t.rest('GET', '/users/circuit-runs', { token: owner.token })).body.data as any[];
+  const ledger = (await t.rest('GET', '/users/credit-ledger', { token: owner.token })).body.data as any[];
+  expect(apiRuns.map((run) => run.uid)).toEqual([failed.uid, completed.uid]);
+  const charged = (uid: string) => -ledger.find((row) => row.run_uid === uid).amount as number;
+
+  const context = await browser.newContext(DESKTOP);
+  const page = await context.newPage();
+  await signIn(page, 'runner');
+  await page.getByRole('link', { name: 'Runs' }).click();
+  await page.waitForURL('**/settings/runs');
+  const rows = page.locator('tr[data-run-uid]');
+  expect(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-run-uid')))).toEqual(apiRuns.map((run) => run.uid));
+  const cells = async (uid: string) => {
+    const row = page.locator(`tr[data-run-uid="${uid}"]`);
+    const text = async (label: string) => (await row.locator(`td[data-label="${label}"]`).innerText()).trim();
+    return { circuit: await text('Circuit'), state: await text('State'), failure: await text('Failure'), credits: await text('Credits') };
+  };
+  for (const run of apiRuns) {
+    const shown = await cells(run.uid);
+    expect(shown.state).toBe(run.state);
+    expect(shown.circuit).toBe(`runner/${run.circuit_uid === greeter.circuit.uid ? 'greeter' : 'order-check'}`);
+    expect(shown.credits).toBe(String(charged(run.uid)));
+    if (run.state === 'EXCEPTION') {
+      expect(run.error.message).toContain('the input has no order id');
+      expect(shown.failure).toBe(`${run.error.code}: ${run.error.message}`);
+    } else {
+      expect(shown.failure).toBe('');
+    }
+  }
+  await shot(page, 'settings-runs-desktop');
+
+  // Filtering by state lists only those runs.
+  await page.getByRole('navigation', { name: 'Filter by state' }).getByRole('link', { name: 'Exception' }).click();
+  await page.waitForURL('**/settings/runs?state=EXCEPTION');
+  expect(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-run-uid')))).toEqual([failed.uid]);
+
+  await page.getByRole('link', { name: 'Credits' }).click();
+  await page.waitForURL('**/settings/credits');
+  const balance = ledger[0].balance_after as number;
+  expect(balance).toBe(20 - charged(completed.uid) - charged(failed.uid));
+  expect(ledger.reduce((sum, row) => sum + Number(row.amount), 0)).toBe(balance);
+  expect(Number(await page.locator('[data-balance]').innerText())).toBe(balance);
+  expect(Number(await page.locator('[data-held]').innerText())).toBe(0);
+  expect(Number(await page.locator('[data-available]').innerText())).toBe(balance);
+  const ledgerRows = await page.locator('tr[data-ledger-uid]').evaluateAll((trs) => trs.map((tr) => ({
+    uid: tr.getAttribute('data-ledger-uid'),
+    amount: Number(tr.querySelector('td[data-label="Amount"]')!.textContent!.replace('+', '')),
+    balance_after: Number(tr.querySelector('td[data-label="Balance after"]')!.textContent),
+  })));
+  expect(ledgerRows).toEqual(ledger.map((row) => ({ uid: row.uid, amount: Number(row.amount), balance_after: Number(row.balance_after) })));
+  await shot(page, 'settings-credits-desktop');
+
+  const phone = await browser.newContext({ ...PHONE, storageState: await context.storageState() });
+  const phonePage = await phone.newPage();
+  await phonePage.goto(`${t.url}/settings/runs`);
+  await shot(phonePage, 'settings-runs-phone');
+  expect(await phonePage.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+  await Promise.all([context.close(), phone.close()]);
+}, 60_000);

@@ -163,6 +163,16 @@ test('the service restarts its embedded PostgreSQL after kill -9, loses no accep
   const logged = service.lines();
   expect(logged).toContainEqual(expect.objectContaining({ component: 'postgres', msg: expect.stringMatching(/exited unexpectedly \(SIGKILL\); restarting it/) }));
   expect(logged).toContainEqual(expect.objectContaining({ component: 'postgres', msg: expect.stringMatching(/^embedded PostgreSQL restarted/) }));
+  // Each dedicated connection (LISTEN channels, the worker's presence) logs the outage once each way,
+  // without a stack, and nothing per reconnect attempt.
+  const connection = (entry: Record<string, any>) => `${String(entry.msg).replace(/ (lost; reconnecting|restored)$/, '')} ${entry.channel ?? ''}`;
+  const lost = logged.filter((entry) => / connection lost; reconnecting$/.test(String(entry.msg)));
+  const restored = logged.filter((entry) => / connection restored$/.test(String(entry.msg)));
+  expect(lost.map(connection)).toEqual(expect.arrayContaining(['LISTEN connection circuit_run_state', 'worker presence connection ']));
+  expect(lost.filter((entry) => 'err' in entry || entry.level !== 40)).toEqual([]);
+  expect(new Set(lost.map(connection)).size).toBe(lost.length);
+  expect(restored.map(connection).sort()).toEqual(lost.map(connection).sort());
+  expect(logged.filter((entry) => /reconnect failed/.test(String(entry.msg)))).toEqual([]);
 
   // Ctrl-C in a terminal: SIGINT to the whole process group. PostgreSQL (its own group) is stopped by
   // the service after its connections close, so nothing complains on the way down.

@@ -356,7 +356,7 @@ describe('runs and credits', () => {
     expect(uids).toEqual([bad.body.payload.uid, ok.body.payload.uid]);
     expect(runs.text).toContain(`${owner.username}/${hello.circuit.name}`);
     expect(runs.text).toContain('<span class="state EXCEPTION">EXCEPTION</span>');
-    expect(runs.text).toMatch(/data-failure>[^<]*<span class="muted">[^<]+<\/span>/);
+    expect(runs.text).toMatch(/data-failure><span><span class="muted">StepFailed:<\/span> [^<]+<\/span>/);
     const failed = await web.get('/settings/runs?state=EXCEPTION');
     expect([...failed.text.matchAll(/<tr data-run-uid="([0-9a-f-]{36})">/g)].map((m) => m[1])).toEqual([bad.body.payload.uid]);
     expect((await web.get('/settings/runs?state=bogus&page=x')).status).toBe(200);

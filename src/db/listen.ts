@@ -1,90 +1,42 @@
-import { Client } from 'pg';
-import type { Logger } from '../logger';
+import { keepConnected, type KeepConnectedOptions, type KeptConnection } from './keep-connected';
 
-export interface ListenOptions {
-  databaseUrl: string;
+/** Notifications sent while the connection is lost (from onLost to the next onListening) are missed. */
+export interface ListenOptions extends Pick<KeepConnectedOptions, 'databaseUrl' | 'applicationName' | 'log' | 'onLost' | 'retryMs'> {
   channel: string;
-  /** Shown in pg_stat_activity. */
-  applicationName: string;
-  log: Logger;
   onNotification(payload: string | undefined): void;
   /** Each time LISTEN is in place (first connect and every reconnect). */
   onListening?(): void;
-  /** When the connection is lost; notifications sent until the next onListening are missed. */
-  onLost?(error: Error): void;
-  /** Delay between reconnect attempts. */
-  retryMs?: number;
 }
 
-export interface Listening {
-  /** Stops listening and ends the connection; no callback runs afterwards. */
-  close(): Promise<void>;
-}
+/** Stops listening and ends the connection; no callback runs afterwards. */
+export type Listening = KeptConnection;
 
 /**
- * LISTENs to one PostgreSQL channel on a dedicated connection (a pooled one would be handed to
- * others) and reconnects, every `retryMs`, whenever that connection drops. The first connect's
- * failure is thrown; later ones are logged and retried until close().
+ * LISTENs to one PostgreSQL channel on a dedicated connection, reconnecting whenever it drops (see
+ * keepConnected: the first connect's failure is thrown; an outage is logged once each way).
  */
 export async function listen(options: ListenOptions): Promise<Listening> {
-  const { log, retryMs = 500 } = options;
   let closed = false;
-  let current: Client | undefined;
-  let retry: NodeJS.Timeout | undefined;
-
-  const reconnectLater = () => {
-    if (closed) return;
-    retry = setTimeout(() => {
-      connect().catch((error: unknown) => {
-        log.warn({ err: error, channel: options.channel }, 'LISTEN reconnect failed; retrying');
-        reconnectLater();
+  const kept = await keepConnected({
+    databaseUrl: options.databaseUrl,
+    applicationName: options.applicationName,
+    log: options.log,
+    name: 'LISTEN',
+    logFields: { channel: options.channel },
+    retryMs: options.retryMs,
+    setup: async (client) => {
+      client.on('notification', (message) => {
+        if (!closed && message.channel === options.channel) options.onNotification(message.payload);
       });
-    }, retryMs);
-    retry.unref();
-  };
-
-  const connect = async (): Promise<void> => {
-    const client = new Client({ connectionString: options.databaseUrl, application_name: options.applicationName });
-    let listening = false;
-    let lost = false;
-    // Errors before LISTEN is in place reject connect() instead (handled by its caller).
-    const onLost = (error: Error) => {
-      if (!listening || lost || closed) return;
-      lost = true;
-      if (current === client) current = undefined;
-      client.end().catch(() => {});
-      log.warn({ err: error, channel: options.channel }, 'LISTEN connection lost; reconnecting');
-      options.onLost?.(error);
-      reconnectLater();
-    };
-    client.on('notification', (message) => {
-      if (!closed && message.channel === options.channel) options.onNotification(message.payload);
-    });
-    client.on('error', onLost);
-    client.on('end', () => onLost(new Error('connection ended')));
-    try {
-      await client.connect();
       await client.query(`LISTEN "${options.channel.replace(/"/g, '""')}"`);
-    } catch (error) {
-      await client.end().catch(() => {});
-      throw error;
-    }
-    if (closed) {
-      await client.end().catch(() => {});
-      return;
-    }
-    listening = true;
-    current = client;
-    options.onListening?.();
-  };
-
-  await connect();
+    },
+    onUp: () => options.onListening?.(),
+    onLost: (error) => options.onLost?.(error),
+  });
   return {
     async close() {
       closed = true;
-      clearTimeout(retry);
-      await current?.end().catch(() => {});
-      current = undefined;
+      await kept.close();
     },
   };
 }

@@ -13,7 +13,7 @@ import { RunAborted, type RunBudget, type RunObserver } from '../engine/run-cont
 import { RunEventRecorder } from './run-event-recorder';
 import { runLifecycleHooks, type HookedRun } from './run-hooks';
 import { findUnstorableText } from './storable-json';
-import { claimRun, ClaimedRun, finishRun, heartbeatRun, RunEnding, type WorkerIdentity } from './run-transitions';
+import { claimRun, ClaimedRun, finishRun, heartbeatRun, RunEnding, type RunCharge, type WorkerIdentity } from './run-transitions';
 
 /** A run is executed at most this many times (attempts are counted at claim, before executing); the next claim ends it WorkerLost. */
 export const MAX_ATTEMPTS = 3;
@@ -39,19 +39,39 @@ export async function computeMetrics(metrics: MetricExpression[], input: unknown
   return values;
 }
 
+/** The run as its job knows it: its webhook events for the run hooks, its circuit and submission time for the log. */
+type EndingRun = HookedRun & Partial<Pick<ClaimedRun, 'circuit_uid' | 'created_at'>>;
+
+/**
+ * The one line an operator gets per run: ids, state, time since submission, what was charged and the
+ * error code. No failure message: it can quote the run's input or step outputs (the owner reads it
+ * in `error`, an operator in circuit_runs.failure_reason).
+ */
+async function logRunEnded(services: Services, ending: RunEnding, charge: RunCharge, run?: EndingRun): Promise<void> {
+  let known = run?.circuit_uid && run.created_at ? { circuit_uid: run.circuit_uid, created_at: run.created_at } : null;
+  // Ended before any claim (a cancel or a deadline sweep): the job does not know the run, the row does.
+  known ??= await CircuitRun.findByPk(ending.uid, { attributes: ['circuit_uid', 'created_at'] }).catch(() => null);
+  services.log.info({
+    run: ending.uid,
+    circuit: known?.circuit_uid ?? null,
+    state: ending.state,
+    duration_ms: known ? Date.now() - new Date(known.created_at).getTime() : null,
+    credits_charged: charge.amount,
+    attempt: ending.attempt,
+    ...(ending.state === 'EXCEPTION' ? { error_code: ending.error?.code ?? 'Internal' } : {}),
+  }, 'run ended');
+}
+
 /** Ends a run (and publishes its state when the bus is not PostgreSQL); false when it was not this attempt's to end. */
-/** `hooked`: the run as its job knows it (with its webhook events), for the run hooks. */
-export async function endRun(services: Services, ending: RunEnding, hooked?: HookedRun): Promise<boolean> {
+export async function endRun(services: Services, ending: RunEnding, run?: EndingRun): Promise<boolean> {
   const channel = services.runEvents.sqlChannel;
   const charge = await finishRun(services.sequelize, ending, channel);
   if (!charge) {
     services.log.info({ run: ending.uid, attempt: ending.attempt }, 'run was ended by another attempt; result dropped');
     return false;
   }
-  runLifecycleHooks.ended(services, hooked ?? { uid: ending.uid, user_uid: charge.userUid });
-  const log = { run: ending.uid, state: ending.state, cost: charge.cost, charged: charge.amount, attempt: ending.attempt };
-  if (ending.state === 'EXCEPTION') services.log.warn({ ...log, code: ending.error?.code, reason: ending.failureReason }, 'run failed');
-  else services.log.debug(log, 'run completed');
+  runLifecycleHooks.ended(services, run ?? { uid: ending.uid, user_uid: charge.userUid });
+  await logRunEnded(services, ending, charge, run);
   if (!channel) {
     await services.runEvents.publish({ uid: ending.uid, state: ending.state }).catch((error: unknown) =>
       services.log.warn({ err: error, run: ending.uid }, 'could not publish run state'));

@@ -1,7 +1,7 @@
 import type { User } from '../models';
 import type { CreditLedger } from '../models/CreditLedger';
 import { html, SafeHtml, time } from './html';
-import { layout } from './pages';
+import { sectionPage } from './pages';
 
 export const RUN_STATES = ['PROVISIONED', 'RUNNING', 'COMPLETED', 'EXCEPTION'] as const;
 
@@ -30,7 +30,8 @@ function pager(path: string, page: number, hasMore: boolean, extra = ''): SafeHt
 
 function failure(run: RunRow): SafeHtml | string {
   if (run.state !== 'EXCEPTION') return '';
-  if (run.error?.message) return html`<span class="muted">${run.error.code ?? 'Failed'}:</span> ${run.error.message}`;
+  // One element: on phones the cell is a flex row, which would split the code and the message into columns.
+  if (run.error?.message) return html`<span><span class="muted">${run.error.code ?? 'Failed'}:</span> ${run.error.message}</span>`;
   return html`<span class="muted">Failed</span>`;
 }
 
@@ -53,14 +54,12 @@ export function runsPage({ user, csrf, runs, page, hasMore, state }: {
     <td data-label="Uid"><span class="uid"><code>${run.uid.slice(0, 8)}…</code>
       <button type="button" class="secondary small" data-copy="${run.uid}" aria-label="Copy run uid ${run.uid}">Copy uid</button></span></td>
   </tr>`);
-  return layout({
-    title: 'Runs',
-    user,
+  return sectionPage({
     section: 'runs',
+    user,
     csrf,
-    body: html`<h1>Runs</h1>
-<p class="lead">Every run you started, newest first: private and failed ones too. The API lists the same at <code>GET /api/v1/users/circuit-runs</code>.</p>
-<nav class="filters" aria-label="Filter by state">${filter(null, 'All')}${RUN_STATES.map((s) => filter(s, s.charAt(0) + s.slice(1).toLowerCase()))}</nav>
+    lead: html`Every run you started, newest first: private and failed ones too. The API lists the same at <code>GET /api/v1/users/circuit-runs</code>.`,
+    body: html`<nav class="filters" aria-label="Filter by state">${filter(null, 'All')}${RUN_STATES.map((s) => filter(s, s.charAt(0) + s.slice(1).toLowerCase()))}</nav>
 <section class="card">
   ${runs.length === 0 ? html`<p class="empty">${page > 1 ? 'No more runs.' : 'No runs yet.'}</p>` : html`<table class="stack">
     <thead><tr><th>Started</th><th>Circuit</th><th>State</th><th>Failure</th><th class="num">Credits</th><th>Uid</th></tr></thead>
@@ -85,14 +84,12 @@ export function creditsPage({ user, csrf, ledger, page, hasMore }: {
     <td data-label="Balance after" class="num">${Number(row.balance_after)}</td>
   </tr>`;
   });
-  return layout({
-    title: 'Credits',
-    user,
+  return sectionPage({
     section: 'credits',
+    user,
     csrf,
-    body: html`<h1>Credits</h1>
-<p class="lead">A run costs 1 credit plus its steps' credits (llm steps by tokens). Credits are held while a run is in progress and charged when it ends.</p>
-<section class="card balance" aria-label="Balance">
+    lead: html`A run costs 1 credit plus its steps' credits (llm steps by tokens). Credits are held while a run is in progress and charged when it ends.`,
+    body: html`<section class="card balance" aria-label="Balance">
   <div><span class="muted">Balance</span><strong data-balance>${balance}</strong></div>
   <div><span class="muted">Held by runs in progress</span><strong data-held>${held}</strong></div>
   <div><span class="muted">Available</span><strong data-available>${Math.max(0, balance - held)}</strong></div>

@@ -2,7 +2,15 @@ import type { ApiToken, User } from '../models';
 import type { Blob } from '../models/blobs';
 import { formatBytes, html, SafeHtml, time } from './html';
 
-export type Section = 'tokens' | 'blobs' | 'webhooks' | 'runs' | 'credits';
+/** The signed-in sections, in tab order: each one's path under /settings and its title. */
+const SECTIONS = {
+  tokens: 'API Tokens',
+  blobs: 'Blobs',
+  webhooks: 'Webhooks',
+  runs: 'Runs',
+  credits: 'Credits',
+} as const;
+export type Section = keyof typeof SECTIONS;
 /** A message for the page; `code` is shown after it as copyable code (a new blob's uid). */
 export interface Flash { kind: 'ok' | 'error'; message: string; code?: string }
 
@@ -15,8 +23,8 @@ interface LayoutOptions {
 }
 
 export function layout({ title, user, section, csrf, body }: LayoutOptions): string {
-  const tab = (name: Section, href: string, label: string) =>
-    html`<a href="${href}" ${section === name ? new SafeHtml('aria-current="page"') : ''}>${label}</a>`;
+  const tabs = (Object.keys(SECTIONS) as Section[]).map((name) =>
+    html`<a href="/settings/${name}" ${section === name ? new SafeHtml('aria-current="page"') : ''}>${SECTIONS[name]}</a>`);
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -30,7 +38,7 @@ export function layout({ title, user, section, csrf, body }: LayoutOptions): str
 <body>
 <header class="topbar"><div class="topbar-inner">
   <a class="brand" href="/settings">Circuit Service <span>settings</span></a>
-  ${user ? html`<nav class="tabs" aria-label="Settings sections">${tab('tokens', '/settings/tokens', 'API Tokens')}${tab('blobs', '/settings/blobs', 'Blobs')}${tab('webhooks', '/settings/webhooks', 'Webhooks')}${tab('runs', '/settings/runs', 'Runs')}${tab('credits', '/settings/credits', 'Credits')}</nav>
+  ${user ? html`<nav class="tabs" aria-label="Settings sections">${tabs}</nav>
   <div class="who"><span>Signed in as <strong data-username>${user.username}</strong></span>
     <form class="inline" method="post" action="/settings/sign-out">${csrfField(csrf)}<button class="secondary small" type="submit">Sign out</button></form>
   </div>` : ''}
@@ -41,6 +49,20 @@ ${body}
 </body>
 </html>
 `.value;
+}
+
+/**
+ * A signed-in section's page: its tab selected, its title as the heading, a lead paragraph, the
+ * page's message if any, then `body`.
+ */
+export function sectionPage({ section, user, csrf, lead, flash, body }: {
+  section: Section; user: User; csrf: string; lead: SafeHtml; flash?: Flash; body: SafeHtml;
+}): string {
+  const title = SECTIONS[section];
+  return layout({ title, user, section, csrf, body: html`<h1>${title}</h1>
+<p class="lead">${lead}</p>
+${notice(flash)}
+${body}` });
 }
 
 export function csrfField(csrf: string): SafeHtml {
@@ -86,15 +108,13 @@ export function tokensPage({ user, csrf, tokens, flash, created }: {
     <td data-label="Last used">${time(t.last_used_at)}</td>
     <td data-label=""><a class="button danger small" href="/settings/tokens/${t.uid}/revoke" aria-label="Revoke ${t.label || 'token'}">Revoke</a></td>
   </tr>`);
-  return layout({
-    title: 'API Tokens',
-    user,
+  return sectionPage({
     section: 'tokens',
+    user,
     csrf,
-    body: html`<h1>API Tokens</h1>
-<p class="lead">Send a token as <code>Authorization: Bearer &lt;token&gt;</code>. Treat it like a password.</p>
-${notice(flash)}
-${created ? html`<div class="notice ok" role="status"><strong>Token “${created.label || 'unlabelled'}” created.</strong>
+    flash,
+    lead: html`Send a token as <code>Authorization: Bearer &lt;token&gt;</code>. Treat it like a password.`,
+    body: html`${created ? html`<div class="notice ok" role="status"><strong>Token “${created.label || 'unlabelled'}” created.</strong>
   Copy it now: it will not be shown again.
   <div class="secret"><code id="new-token" data-new-token>${created.token}</code>
   <button type="button" class="small" data-copy="${created.token}">Copy</button></div></div>` : ''}
@@ -149,15 +169,13 @@ export function blobsPage({ user, csrf, blobs, flash, maxBytes, page, hasMore }:
     <td data-label="Reads" class="num">${b.readCount}</td>
     <td data-label="Uploaded">${time(b.created_at)}</td>
   </tr>`);
-  return layout({
-    title: 'Blobs',
-    user,
+  return sectionPage({
     section: 'blobs',
+    user,
     csrf,
-    body: html`<h1>Blobs</h1>
-<p class="lead">Files that circuits can reference by uid (a <code>blob</code> step), and that anyone with the uid can download.</p>
-${notice(flash)}
-<section class="card">
+    flash,
+    lead: html`Files that circuits can reference by uid (a <code>blob</code> step), and that anyone with the uid can download.`,
+    body: html`<section class="card">
   <h2>Upload a file</h2>
   <form method="post" action="/settings/blobs" enctype="multipart/form-data" class="row">
     ${csrfField(csrf)}

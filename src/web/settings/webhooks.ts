@@ -3,21 +3,19 @@ import type { User } from '../../models';
 import type { Services } from '../../services';
 import { rotateWebhookSecret, webhookSecretOf } from '../../webhooks/secret';
 import { html } from '../html';
-import { csrfField, type Flash, layout, notice } from '../pages';
+import { csrfField, type Flash, sectionPage } from '../pages';
 import { csrfToken, save } from '../session';
 import { requireCsrf, requireUser, signedInUser, takeFlash } from './guards';
 
 function webhooksPage({ user, csrf, secret, flash }: { user: User; csrf: string; secret: string; flash?: Flash }): string {
-  return layout({
-    title: 'Webhooks',
-    user,
+  return sectionPage({
     section: 'webhooks',
+    user,
     csrf,
-    body: html`<h1>Webhooks</h1>
-<p class="lead">Runs started with a <code>webhook</code> URL POST their events there, signed with this secret
-  (Standard Webhooks: <code>webhook-id</code>, <code>webhook-timestamp</code>, <code>webhook-signature</code>).</p>
-${notice(flash)}
-<section class="card">
+    flash,
+    lead: html`Runs started with a <code>webhook</code> URL POST their events there, signed with this secret
+  (Standard Webhooks: <code>webhook-id</code>, <code>webhook-timestamp</code>, <code>webhook-signature</code>).`,
+    body: html`<section class="card">
   <h2>Signing secret</h2>
   <div class="secret"><code data-webhook-secret>${secret}</code>
   <button type="button" class="small" data-copy="${secret}">Copy</button></div>
