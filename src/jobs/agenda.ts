@@ -79,7 +79,9 @@ async function createJobStore({ config, databaseUrl }: RunQueueOptions): Promise
   // together on one database would otherwise race on the backend's own DDL.
   const backend = new PostgresBackend({
     ensureSchema: false,
-    poolConfig: { connectionString: databaseUrl, max: Math.min(20, config.jobConcurrency + 4), application_name: 'circuit-jobs' },
+    // Job rows only mirror what the run rows say (see src/db/async-commit.ts): a job update rolled back
+    // by a crash of PostgreSQL is redone by the run's recovery, so none waits for a WAL flush.
+    poolConfig: { connectionString: databaseUrl, max: Math.min(20, config.jobConcurrency + 4), application_name: 'circuit-jobs', options: '-c synchronous_commit=off' },
     tableName: JOBS_TABLE,
     channelName: JOBS_CHANNEL,
   });
