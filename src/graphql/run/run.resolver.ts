@@ -14,7 +14,6 @@ import { PageArgs, paged, pageWindow, PageWindow } from '../common/pagination';
 import { isUid } from '../../ids';
 import type { AppContext } from '../context';
 import { findCircuitFor } from '../circuit/circuit.access';
-import { noteIfDeprecated } from '../circuit/circuit.presenter';
 import { findRunFor } from './run.access';
 import { presentRun, presentRunEvent, runAsOf } from './run.presenter';
 import { CircuitRunContextInput, CircuitRunEventType, CircuitRunPage, CircuitRunType, RunEventKindEnum } from './run.type';
@@ -84,7 +83,7 @@ export class RunResolver {
     if (waitSeconds !== null && waitSeconds !== undefined && (waitSeconds < 1 || waitSeconds > MAX_WAIT_SECONDS)) {
       throw badInput(`waitSeconds must be from 1 to ${MAX_WAIT_SECONDS}`, { field: 'waitSeconds' });
     }
-    const { run, circuit } = await createRun(ctx.services, ctx.viewer!, {
+    const { run } = await createRun(ctx.services, ctx.viewer!, {
       adaptorUid,
       versionUid: runContext?.version ?? null,
       input,
@@ -94,7 +93,6 @@ export class RunResolver {
       webhookEventsFilter,
       deadlineSeconds,
     });
-    noteIfDeprecated(ctx, circuit);
     if (waitSeconds === null || waitSeconds === undefined) return presentRun(ctx, run);
     await waitForRunEnd(ctx.services, run.uid, waitSeconds * 1000);
     ctx.responseHeaders['Preference-Applied'] = `wait=${waitSeconds}`;
@@ -125,8 +123,7 @@ export class RunResolver {
   ): Promise<CircuitRunPage> {
     const version: CircuitVersion | null = isUid(versionUid) ? await ctx.loaders.version.load(versionUid) : null;
     if (!version) throw notFound('Circuit version');
-    const circuit = await findCircuitFor(ctx, version.circuit_uid, 'list');
-    noteIfDeprecated(ctx, circuit);
+    await findCircuitFor(ctx, version.circuit_uid, 'list');
     return publicCompletedRuns(ctx, { circuit_version_uid: version.uid }, pageWindow(args));
   }
 
@@ -137,7 +134,6 @@ export class RunResolver {
     @Ctx() ctx: AppContext,
   ): Promise<CircuitRunPage> {
     const circuit = await findCircuitFor(ctx, circuitUid, 'list');
-    noteIfDeprecated(ctx, circuit);
     return publicCompletedRuns(ctx, { circuit_uid: circuit.uid }, pageWindow(args));
   }
 
