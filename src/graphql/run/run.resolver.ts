@@ -9,6 +9,7 @@ import { readRunEvents, type LoggedRunEvent } from '../../events/run-event-log';
 import { mapStream, runEventStream } from '../../events/run-event-stream';
 import { waitForRunEnd } from '../../events/wait-for-run';
 import { cancelRun } from '../../jobs/cancel-run';
+import { readableRunsWhere } from '../../policies/run.policy';
 import { JSONObjectScalar } from '../common/scalars';
 import { PageArgs, paged, pageWindow, PageWindow } from '../common/pagination';
 import { isUid } from '../../ids';
@@ -24,7 +25,7 @@ const MAX_EVENTS_PAGE = 500;
 
 async function publicCompletedRuns(ctx: AppContext, where: { circuit_uid: string } | { circuit_version_uid: string }, window: PageWindow): Promise<CircuitRunPage> {
   const { rows, count } = await CircuitRun.findAndCountAll({
-    where: { ...where, state: 'COMPLETED', is_public: true },
+    where: { ...where, state: 'COMPLETED', ...readableRunsWhere(null) },
     attributes: { exclude: ['input', 'failure_reason'] },
     order: [['created_at', 'DESC'], ['uid', 'DESC']],
     limit: window.limit,
