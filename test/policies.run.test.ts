@@ -6,6 +6,7 @@ import { ruleSql } from '../src/policies/visibility';
 import { startTestApp, TestApp } from './support/app';
 import { makeUser, TestUser } from './support/factories';
 import { makeRunnableCircuit, readSse, submitRun, waitForRun } from './support/run-factories';
+import { cellsOf } from './support/policy-table';
 
 /**
  * The run policy as tables, through REST: who may read, debug, cancel and see the webhook deliveries
@@ -97,12 +98,7 @@ async function perform(action: Action, run: CircuitRun, token: string | undefine
   }
 }
 
-const cases: [Visibility, Role, Action, number | boolean][] = [];
-for (const [visibility, roles] of Object.entries(TABLE) as [Visibility, Record<Role, Row>][]) {
-  for (const [role, row] of Object.entries(roles) as [Role, Row][]) {
-    for (const [action, expected] of Object.entries(row) as [Action, number | boolean][]) cases.push([visibility, role, action, expected]);
-  }
-}
+const cases = cellsOf(TABLE);
 
 test.each(cases)('%s run, %s caller, %s → %p', async (visibility, role, action, expected) => {
   expect(await perform(action, runs[visibility], tokenOf(role, visibility))).toBe(expected);

@@ -3,6 +3,7 @@ import type { User } from '../src/models';
 import { profileVisible, visibleProfilesSql } from '../src/policies/user.policy';
 import { startTestApp, TestApp } from './support/app';
 import { makeUser, TestUser } from './support/factories';
+import { cellsOf } from './support/policy-table';
 
 /**
  * The profile policy as a table: role × visibility × action → what the caller gets (`profile`:
@@ -68,12 +69,7 @@ async function perform(action: Action, profile: TestUser, token: string | undefi
   }
 }
 
-const cases: [Visibility, Role, Action, boolean][] = [];
-for (const [visibility, roles] of Object.entries(TABLE) as [Visibility, Record<Role, Row>][]) {
-  for (const [role, row] of Object.entries(roles) as [Role, Row][]) {
-    for (const [action, expected] of Object.entries(row) as [Action, boolean][]) cases.push([visibility, role, action, expected]);
-  }
-}
+const cases = cellsOf(TABLE);
 
 test.each(cases)('%s profile, %s caller, %s → %p', async (visibility, role, action, expected) => {
   expect(await perform(action, profiles[visibility], tokenOf(role, visibility))).toBe(expected);
