@@ -1,6 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
-import { importX, createNodeResolver } from 'eslint-plugin-import-x';
+import noImportCycle from './eslint-rules/no-import-cycle.mjs';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.data/**', 'schema/**'] },
@@ -19,15 +19,10 @@ export default tseslint.config(
     // (an unhandled rejection ends the process); `void promise` is allowed only where a comment says why.
     files: ['**/*.ts'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
-    plugins: { 'import-x': importX },
-    settings: {
-      'import-x/extensions': ['.ts', '.js'],
-      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
-      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js', '.json'] })],
-    },
+    plugins: { local: { rules: { 'no-import-cycle': noImportCycle } } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
-      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'local/no-import-cycle': 'error',
     },
   },
   {

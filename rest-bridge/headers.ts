@@ -1,4 +1,4 @@
-import type { JsonSchema } from './route';
+import type { JsonSchema } from './json-schema';
 
 export interface HeaderSpec {
   /** Sent by the client (a route lists it in `requestHeaders`) or by the service (`responseHeaders`). */

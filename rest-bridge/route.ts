@@ -1,8 +1,8 @@
 import type { ErrorCode } from '../src/errors';
 import type { HeaderName } from './headers';
+import type { JsonSchema } from './json-schema';
 
-/** A JSON Schema (draft 2020-12, the dialect of OpenAPI 3.1 and of the edge validator, Ajv 2020). */
-export type JsonSchema = Record<string, unknown>;
+export type { JsonSchema } from './json-schema';
 
 /** What the bridge hands a route's `variables` function: the request after the edge checked it. */
 export interface RouteInput {

@@ -117,11 +117,22 @@ test('accepts every step kind with all optional fields', async () => {
   expect(embeds.map((e) => e.embedded_circuit_uid)).toEqual([embedded.uid]);
 });
 
-test('a query_schema with an $id can be published again (compile checks leave no state behind)', async () => {
+test('a query_schema with an $id can be published again and both versions take input (compile checks leave no state behind)', async () => {
   const definition = { query_schema: { $id: 'https://example.test/q', type: 'object', properties: { a: { type: 'string', format: 'date' } } }, steps: [tpl('a')] };
   const { circuit } = await makeCircuit(owner, {}, null);
-  expect((await publish(definition, circuit.uid)).errors).toBeUndefined();
-  expect((await publish(definition, circuit.uid)).errors).toBeUndefined();
+  const versions: string[] = [];
+  for (let i = 0; i < 2; i++) {
+    const res = await publish(definition, circuit.uid);
+    expect(res.errors).toBeUndefined();
+    versions.push(res.data.publishCircuitVersion.uid);
+  }
+  const adaptor = (await t.gql(`query($uid: ID!) { circuit(uid: $uid) { adaptorUid } }`, { uid: circuit.uid }, owner.token)).data.circuit.adaptorUid;
+  for (const version of versions) {
+    const ok = await t.rest('POST', `/circuit-adaptors/${adaptor}/query`, { token: owner.token, body: { input: { a: '2024-01-31' }, context: { version } } });
+    expect(ok.status).toBe(200);
+    const bad = await t.rest('POST', `/circuit-adaptors/${adaptor}/query`, { token: owner.token, body: { input: { a: 'soon' }, context: { version } } });
+    expect([bad.status, bad.body.error.message]).toEqual([400, 'input.a must match format "date"']);
+  }
 });
 
 test('a circuit step must name a circuit the publisher may run, and a version of it', async () => {

@@ -1,32 +1,7 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { startTestApp, TestApp } from './support/app';
+import { validateOpenApiDocument } from './support/openapi';
 import { routes } from '../rest-bridge/routes';
 import { openApiPath, pathParams } from '../rest-bridge/openapi';
-
-const ROOT = path.join(__dirname, '..');
-
-/**
- * Validates in a plain Node child: the validator is an ESM package that uses import.meta, which
- * Jest's CommonJS mode cannot load.
- */
-function validateOpenApi(document: unknown): Promise<{ valid: boolean; errors?: unknown }> {
-  const script = `
-    import { Validator } from '@seriousme/openapi-schema-validator';
-    let input = '';
-    for await (const chunk of process.stdin) input += chunk;
-    const validator = new Validator();
-    const result = await validator.validate(JSON.parse(input));
-    process.stdout.write(JSON.stringify({ ...result, version: validator.version }));
-  `;
-  return new Promise((resolve, reject) => {
-    const child = execFile(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, timeout: 30_000 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`validator failed: ${stderr || error.message}`));
-      else resolve(JSON.parse(stdout) as { valid: boolean; errors?: unknown });
-    });
-    child.stdin!.end(JSON.stringify(document));
-  });
-}
 
 let t: TestApp;
 let doc: any;
@@ -41,7 +16,7 @@ afterAll(async () => { await t?.close(); });
 
 test('GET /api/v1/openapi.json is a valid OpenAPI 3.1 document', async () => {
   expect(doc.openapi).toMatch(/^3\.1\./);
-  const result = await validateOpenApi(doc);
+  const result = await validateOpenApiDocument(doc);
   expect(result.errors).toBeUndefined();
   expect(result).toMatchObject({ valid: true, version: '3.1' });
 });

@@ -3,6 +3,7 @@ import type { Board } from '../src/models/boards';
 import { startTestApp, TestApp } from './support/app';
 import { makeBoard } from './support/board-factories';
 import { makeCircuit, makeUser, TestUser } from './support/factories';
+import { cellsOf } from './support/policy-table';
 
 /**
  * The board policy as a table: role × visibility × action → the exact HTTP status through REST
@@ -66,12 +67,7 @@ async function perform(action: Action, board: Board, token: string | undefined):
   }
 }
 
-const cases: [Visibility, Role, Action, number | boolean][] = [];
-for (const [visibility, roles] of Object.entries(TABLE) as [Visibility, Record<Role, Row>][]) {
-  for (const [role, row] of Object.entries(roles) as [Role, Row][]) {
-    for (const [action, expected] of Object.entries(row) as [Action, number | boolean][]) cases.push([visibility, role, action, expected]);
-  }
-}
+const cases = cellsOf(TABLE);
 
 test.each(cases)('%s board, %s caller, %s → %p', async (visibility, role, action, expected) => {
   const token = role === 'anonymous' ? undefined : users[role].token;

@@ -1,6 +1,7 @@
 import type { Circuit } from '../src/models';
 import { startTestApp, TestApp } from './support/app';
 import { makeCircuit, makeUser, TestUser } from './support/factories';
+import { cellsOf } from './support/policy-table';
 
 /**
  * The circuit policy as a table: role × visibility × action → the exact HTTP status through REST
@@ -69,12 +70,7 @@ async function perform(action: Action, circuit: Circuit, token: string | undefin
   }
 }
 
-const cases: [Visibility, Role, Action, number | boolean][] = [];
-for (const [visibility, roles] of Object.entries(TABLE) as [Visibility, Record<Role, Row>][]) {
-  for (const [role, row] of Object.entries(roles) as [Role, Row][]) {
-    for (const [action, expected] of Object.entries(row) as [Action, number | boolean][]) cases.push([visibility, role, action, expected]);
-  }
-}
+const cases = cellsOf(TABLE);
 
 test.each(cases)('%s circuit, %s caller, %s → %p', async (visibility, role, action, expected) => {
   const token = role === 'anonymous' ? undefined : users[role].token;

@@ -1,7 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { Circuit, User } from '../src/models';
 import { CIRCUIT_RULES, CircuitAction, circuitPermits, listableCircuitsSql, listableCircuitsWhere } from '../src/policies/circuit.policy';
-import { profileVisible, visibleProfilesSql } from '../src/policies/user.policy';
+import { visibleProfilesSql } from '../src/policies/user.policy';
 import { ruleSql } from '../src/policies/visibility';
 import { startTestApp, TestApp } from './support/app';
 import { makeCircuit, makeUser } from './support/factories';
@@ -70,18 +70,6 @@ describe.each(['anonymous', 'other', 'owner', 'admin'] as Viewer[])('%s viewer',
     expect(rows.map((r) => kindOf(r.uid)).sort()).toEqual(allowed(viewer, 'list'));
     const models = await Circuit.findAll({ where: { ...listableCircuitsWhere(viewers[viewer]), uid: ours() } as never });
     expect(models.map((c) => kindOf(c.uid)).sort()).toEqual(allowed(viewer, 'list'));
-  });
-
-  test('visibleProfilesSql shows what profileVisible allows', async () => {
-    const hidden = (await makeUser({ isPrivate: true })).user;
-    const shown = (await makeUser()).user;
-    const profiles = [hidden, shown, ...(viewers[viewer] ? [viewers[viewer]] : [])];
-    const visible = visibleProfilesSql('u', viewers[viewer]);
-    const rows = await t.app.services.sequelize.query<{ uid: string }>(
-      `SELECT u.uid FROM users u WHERE u.uid IN (:uids) AND ${visible.sql}`,
-      { type: QueryTypes.SELECT, replacements: { uids: profiles.map((u) => u.uid), ...visible.replacements } },
-    );
-    expect(rows.map((r) => r.uid).sort()).toEqual(profiles.filter((u) => profileVisible(viewers[viewer], u)).map((u) => u.uid).sort());
   });
 });
 

@@ -1,53 +1,23 @@
-import type { ServerResponse } from 'node:http';
-import { startTestApp, TestApp } from './support/app';
-import { makeUser, HELLO_DEFINITION, TestUser } from './support/factories';
-import { makeRunnableCircuit, readSse, startHttpTarget, submitRun, waitForRun } from './support/run-factories';
+import type { TestApp } from './support/app';
+import { HELLO_DEFINITION, TestUser } from './support/factories';
+import { makeRunnableCircuit, readSse, submitRun, waitForRun } from './support/run-factories';
+import { workerOnDemand } from './support/worker-on-demand';
 import { CircuitRun } from '../src/models/CircuitRun';
-import { startRunRuntime, RunRuntime } from '../src/jobs/runtime';
 import { CreditLedger } from '../src/models/CreditLedger';
-import type { CircuitDefinition } from '../src/engine/definition';
 
 jest.setTimeout(60_000);
 
+const setup = workerOnDemand((req, res) => {
+  if (req.url === '/nul') res.writeHead(200, { 'content-type': 'application/json' }).end('{"text": "a\\u0000b"}');
+  else if (req.url === '/surrogate') res.writeHead(200, { 'content-type': 'application/json' }).end('["ok", "\\ud800"]');
+  else return false;
+  return true;
+});
+const { held, startWorker, holdDefinition, untilHeld } = setup;
 let t: TestApp;
-let worker: RunRuntime | undefined;
-let target: Awaited<ReturnType<typeof startHttpTarget>>;
-const held: ServerResponse[] = [];
 let owner: TestUser;
 let other: TestUser;
-
-/** A worker in this process, started on demand: until then runs stay PROVISIONED. */
-async function startWorker(): Promise<void> {
-  if (worker) return;
-  const { config, sequelize, log } = t.app.services;
-  worker = await startRunRuntime({ config, sequelize, log, databaseUrl: t.databaseUrl, worker: true });
-  worker.attach({ ...t.app.services, ...worker.services });
-}
-
-beforeAll(async () => {
-  t = await startTestApp({ runWorker: false });
-  target = await startHttpTarget((req, res) => {
-    if (req.url === '/nul') res.writeHead(200, { 'content-type': 'application/json' }).end('{"text": "a\\u0000b"}');
-    else if (req.url === '/surrogate') res.writeHead(200, { 'content-type': 'application/json' }).end('["ok", "\\ud800"]');
-    else held.push(res);
-  });
-  owner = await makeUser();
-  other = await makeUser();
-});
-afterAll(async () => {
-  for (const res of held) res.destroy();
-  await worker?.close();
-  await target.close();
-  await t.close();
-});
-
-const holdDefinition = (): CircuitDefinition => ({ query_schema: { type: 'object' }, steps: [{ id: 'wait', kind: 'http', method: 'GET', url: target.url }] });
-
-async function untilHeld(count: number): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (held.length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-  expect(held.length).toBeGreaterThanOrEqual(count);
-}
+beforeAll(() => ({ t, owner, other } = setup));
 
 const chargesOf = async (uid: string) => (await CreditLedger.findAll({ where: { run_uid: uid } })).map((row) => Math.abs(Number(row.amount)));
 
@@ -185,7 +155,7 @@ describe('Prefer: wait (DESIGN §7.4)', () => {
 describe('outputs PostgreSQL cannot store (DESIGN §8)', () => {
   test.each([['nul', 'NUL'], ['surrogate', 'lone surrogate']])('a step output with a %s character ends the run EXCEPTION at once (attempt 1), naming the step', async (path, words) => {
     await startWorker();
-    const { adaptorUid } = await makeRunnableCircuit(owner, { query_schema: { type: 'object' }, steps: [{ id: 'fetch', kind: 'http', method: 'GET', url: `${target.url}/${path}` }] });
+    const { adaptorUid } = await makeRunnableCircuit(owner, { query_schema: { type: 'object' }, steps: [{ id: 'fetch', kind: 'http', method: 'GET', url: `${setup.target.url}/${path}` }] });
     const { body } = await submitRun(t, owner.token, adaptorUid, { input: {} });
     const run = await waitForRun(t, body.payload.uid, owner.token, 10_000);
     expect(run).toMatchObject({ state: 'EXCEPTION', error: { code: 'StepFailed', step_id: 'fetch', message: expect.stringContaining(words) } });

@@ -1,45 +1,14 @@
-import type { ServerResponse } from 'node:http';
-import { startTestApp, TestApp } from './support/app';
-import { makeUser, HELLO_DEFINITION, TestUser } from './support/factories';
-import { makeRunnableCircuit, readSse, startHttpTarget, submitRun, waitForRun } from './support/run-factories';
-import { startRunRuntime, RunRuntime } from '../src/jobs/runtime';
-import type { CircuitDefinition } from '../src/engine/definition';
+import type { TestApp } from './support/app';
+import { HELLO_DEFINITION, TestUser } from './support/factories';
+import { makeRunnableCircuit, readSse, submitRun, waitForRun } from './support/run-factories';
+import { workerOnDemand } from './support/worker-on-demand';
 
+const setup = workerOnDemand();
+const { startWorker, holdDefinition, releaseHeld } = setup;
 let t: TestApp;
-let worker: RunRuntime | undefined;
-let target: Awaited<ReturnType<typeof startHttpTarget>>;
-const held: ServerResponse[] = [];
 let owner: TestUser;
 let other: TestUser;
-
-/** A worker in this process, started on demand: until then runs stay PROVISIONED. */
-async function startWorker(): Promise<void> {
-  if (worker) return;
-  const { config, sequelize, log } = t.app.services;
-  worker = await startRunRuntime({ config, sequelize, log, databaseUrl: t.databaseUrl, worker: true });
-  worker.attach({ ...t.app.services, ...worker.services });
-}
-
-beforeAll(async () => {
-  t = await startTestApp({ runWorker: false });
-  target = await startHttpTarget((req, res) => { held.push(res); });
-  owner = await makeUser();
-  other = await makeUser();
-});
-afterAll(async () => {
-  for (const res of held) res.end('{}');
-  await worker?.close();
-  await target.close();
-  await t.close();
-});
-
-async function releaseHeld(): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (held.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-  for (const res of held.splice(0)) res.writeHead(200, { 'content-type': 'application/json' }).end('{"done":true}');
-}
-
-const holdDefinition = (): CircuitDefinition => ({ query_schema: { type: 'object' }, steps: [{ id: 'wait', kind: 'http', method: 'GET', url: target.url }] });
+beforeAll(() => ({ t, owner, other } = setup));
 
 test('GET /circuit-runs/{uid}/events: PROVISIONED, RUNNING, COMPLETED for the DESIGN §4 example, ids 1, 2, 3, each the GET payload, then the stream closes', async () => {
   const { adaptorUid } = await makeRunnableCircuit(owner, HELLO_DEFINITION);

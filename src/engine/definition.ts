@@ -1,7 +1,3 @@
-import type { StepKind } from './steps/registry';
-
-export type { StepKind } from './steps/registry';
-
 /** The body of a circuit version (DESIGN §4); definition-schema.ts publishes its JSON Schema. */
 export interface CircuitDefinition {
   query_schema: Record<string, unknown>;
@@ -13,6 +9,10 @@ export interface CircuitDefinition {
 
 export interface StepDefinition {
   id: string;
-  kind: StepKind;
+  /**
+   * One of STEP_KINDS (steps/registry.ts), as validation guarantees; typed as a string because the
+   * kinds' own modules take steps, so deriving the union here would make the definition import them.
+   */
+  kind: string;
   [field: string]: unknown;
 }

@@ -1,5 +1,6 @@
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
+import { LRUCache } from 'lru-cache';
 import RE2 from 're2';
 
 /**
@@ -9,9 +10,12 @@ import RE2 from 're2';
  */
 const re2Engine = Object.assign((pattern: string, flags: string) => new RE2(pattern, flags), { code: 'new RE2' });
 
-/** An Ajv for query schemas (draft 2020-12, RE2 patterns). */
+/**
+ * An Ajv for query schemas (draft 2020-12, RE2 patterns). A schema's `$id` is not registered: each
+ * version's schema stands alone, so two versions may carry the same `$id`.
+ */
 export function queryAjv(): Ajv2020 {
-  const ajv = new Ajv2020({ strict: false, allErrors: false, coerceTypes: false, useDefaults: false, code: { regExp: re2Engine } });
+  const ajv = new Ajv2020({ strict: false, allErrors: false, coerceTypes: false, useDefaults: false, addUsedSchema: false, code: { regExp: re2Engine } });
   addFormats(ajv);
   return ajv;
 }
@@ -88,15 +92,17 @@ export function querySchemaProblem(schema: Record<string, unknown>): string | nu
 }
 
 /** Compiled query schemas by version uid (versions are immutable, so the entry never goes stale). */
-const compiled = new Map<string, ValidateFunction>();
-const MAX_CACHED = 2_000;
+const compiled = new LRUCache<string, ValidateFunction>({
+  max: 2_000,
+  // Ajv keeps every schema it compiled; without this the cache's bound would not bound memory.
+  dispose: (validate) => { shared?.removeSchema(validate.schema as object); },
+});
 
 function validatorFor(versionUid: string, schema: unknown): ValidateFunction {
   let validate = compiled.get(versionUid);
   if (!validate) {
     shared ??= queryAjv();
     validate = shared.compile(schema as object);
-    if (compiled.size >= MAX_CACHED) compiled.delete(compiled.keys().next().value!);
     compiled.set(versionUid, validate);
   }
   return validate;

@@ -1,6 +1,8 @@
+import type { WhereOptions } from 'sequelize';
 import type { Circuit, User } from '../models';
 import type { CircuitRun } from '../models/CircuitRun';
 import { circuitPermits } from './circuit.policy';
+import { OWNER, any, flag, permits, ruleWhere, type Rule, type RuleTable } from './visibility';
 
 /**
  * - `read`: the run object (GET, GraphQL, SSE, subscription). Public runs: anyone, without a token.
@@ -10,14 +12,22 @@ import { circuitPermits } from './circuit.policy';
  */
 export type RunAction = 'read' | 'debug' | 'cancel';
 
+/** A run belongs to the user who started it: the circuit's owner and admins have no say over it. */
+const RUNS: RuleTable = { ownerColumn: 'user_uid' };
+
+export const RUN_RULES: Record<RunAction, Rule> = {
+  read: any(OWNER, flag('is_public')),
+  debug: OWNER,
+  cancel: OWNER,
+};
+
 export function runPermits(viewer: User | null, run: Pick<CircuitRun, 'user_uid' | 'is_public'>, action: RunAction): boolean {
-  switch (action) {
-    case 'read':
-      return run.is_public || (viewer !== null && viewer.uid === run.user_uid);
-    case 'debug':
-    case 'cancel':
-      return viewer !== null && viewer.uid === run.user_uid;
-  }
+  return permits(RUN_RULES[action], RUNS, viewer, run);
+}
+
+/** runPermits(viewer, run, 'read') as a Sequelize where clause on CircuitRun; with no viewer, the public runs. */
+export function readableRunsWhere(viewer: User | null): WhereOptions<CircuitRun> {
+  return ruleWhere<CircuitRun>(RUN_RULES.read, RUNS, viewer);
 }
 
 /**

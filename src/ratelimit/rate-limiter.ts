@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
 import type { Sequelize } from 'sequelize';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Logger } from '../logger';
@@ -96,10 +97,10 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   // so a busy client costs one store round trip per lease instead of one per request. A lease is at
   // most 1/LEASE_SHARE of what the store still allows (never more than MAX_LEASE), so near the limit
   // leases are single points and counting is exact; far from it, a process may hold a few points it
-  // has not used yet (counted as used by the others). Nothing is ever allowed that the store did not grant.
-  const leases = new Map<string, { left: number; storeRemaining: number; resetAt: number }>();
+  // has not used yet (counted as used by the others). Nothing is ever allowed that the store did not grant,
+  // so forgetting the least recently used keys' leases (the bound) only forgoes points already taken.
+  const leases = new LRUCache<string, { left: number; storeRemaining: number; resetAt: number; nextSize: number }>({ max: MAX_TRACKED_KEYS });
   const taking = new Map<string, Promise<unknown>>();
-  const nextLeaseSize = new Map<string, number>();
 
   const consumeLeased = async (key: string): Promise<RateLimitDecision> => {
     for (;;) {
@@ -114,7 +115,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
         await pending.catch(() => {});
         continue;
       }
-      const size = Math.min(nextLeaseSize.get(key) ?? 1, MAX_LEASE);
+      const size = Math.min(lease?.nextSize ?? 1, MAX_LEASE);
       const request = take(key, size);
       taking.set(key, request);
       try {
@@ -122,25 +123,13 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
         const storeRemaining = Math.max(0, res.remainingPoints);
         if (!allowed) {
           leases.delete(key);
-          nextLeaseSize.delete(key);
           return decision(res, false);
         }
-        if (leases.size >= MAX_TRACKED_KEYS) pruneExpired(now);
         // This request takes the first point of the lease.
-        leases.set(key, { left: size - 1, storeRemaining, resetAt: now + res.msBeforeNext });
-        nextLeaseSize.set(key, Math.max(1, Math.floor(storeRemaining / LEASE_SHARE)));
+        leases.set(key, { left: size - 1, storeRemaining, resetAt: now + res.msBeforeNext, nextSize: Math.max(1, Math.floor(storeRemaining / LEASE_SHARE)) });
         return { allowed: true, limit: points, remaining: storeRemaining + size - 1, resetMs: Math.max(0, res.msBeforeNext) };
       } finally {
         taking.delete(key);
-      }
-    }
-  };
-
-  const pruneExpired = (now: number) => {
-    for (const [key, lease] of leases) {
-      if (lease.resetAt <= now) {
-        leases.delete(key);
-        nextLeaseSize.delete(key);
       }
     }
   };

@@ -21,7 +21,7 @@ export function validateOpenApiDocument(document: unknown): Promise<{ valid: boo
   return new Promise((resolve, reject) => {
     const child = execFile(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, timeout: 30_000 }, (error, stdout, stderr) => {
       if (error) reject(new Error(`validator failed: ${stderr || error.message}`));
-      else resolve(JSON.parse(stdout) as { valid: boolean; errors?: unknown });
+      else resolve(JSON.parse(stdout) as { valid: boolean; errors?: unknown; version?: string });
     });
     child.stdin!.end(JSON.stringify(document));
   });

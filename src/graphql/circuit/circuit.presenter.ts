@@ -1,6 +1,5 @@
 import type { Circuit } from '../../models';
 import type { AppContext } from '../context';
-import { aboutCircuit } from '../notices';
 import { CircuitType } from './circuit.type';
 
 /** Builds the API view of a circuit, loading its owner and adaptor in batches. */
@@ -12,8 +11,3 @@ export async function presentCircuit(ctx: AppContext, circuit: Circuit): Promise
   return CircuitType.from(circuit, owner?.username ?? '', adaptor?.uid ?? '');
 }
 
-/**
- * @deprecated Notices follow from the response's subjects (graphql/notices.ts): a circuit found
- * through circuit.access is one already; a presenter of something of a circuit calls aboutCircuit.
- */
-export const noteIfDeprecated = aboutCircuit;

@@ -2,7 +2,7 @@ import { CircuitRun, type RunState } from '../../models/CircuitRun';
 import type { LoggedRunEvent } from '../../events/run-event-log';
 import { runPermits } from '../../policies/run.policy';
 import type { AppContext } from '../context';
-import { noteIfDeprecated } from '../circuit/circuit.presenter';
+import { aboutCircuit } from '../notices';
 import { CircuitRunEventType, CircuitRunType } from './run.type';
 
 /**
@@ -12,7 +12,7 @@ import { CircuitRunEventType, CircuitRunType } from './run.type';
  */
 export async function presentRun(ctx: AppContext, run: CircuitRun): Promise<CircuitRunType> {
   const circuit = await ctx.loaders.circuit.load(run.circuit_uid);
-  if (circuit) noteIfDeprecated(ctx, circuit);
+  if (circuit) aboutCircuit(ctx, circuit);
   return CircuitRunType.from(run, runPermits(ctx.viewer, run, 'debug'));
 }
 

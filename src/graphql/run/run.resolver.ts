@@ -9,12 +9,12 @@ import { readRunEvents, type LoggedRunEvent } from '../../events/run-event-log';
 import { mapStream, runEventStream } from '../../events/run-event-stream';
 import { waitForRunEnd } from '../../events/wait-for-run';
 import { cancelRun } from '../../jobs/cancel-run';
+import { readableRunsWhere } from '../../policies/run.policy';
 import { JSONObjectScalar } from '../common/scalars';
 import { PageArgs, paged, pageWindow, PageWindow } from '../common/pagination';
 import { isUid } from '../../ids';
 import type { AppContext } from '../context';
 import { findCircuitFor } from '../circuit/circuit.access';
-import { noteIfDeprecated } from '../circuit/circuit.presenter';
 import { findRunFor } from './run.access';
 import { presentRun, presentRunEvent, runAsOf } from './run.presenter';
 import { CircuitRunContextInput, CircuitRunEventType, CircuitRunPage, CircuitRunType, RunEventKindEnum } from './run.type';
@@ -25,7 +25,7 @@ const MAX_EVENTS_PAGE = 500;
 
 async function publicCompletedRuns(ctx: AppContext, where: { circuit_uid: string } | { circuit_version_uid: string }, window: PageWindow): Promise<CircuitRunPage> {
   const { rows, count } = await CircuitRun.findAndCountAll({
-    where: { ...where, state: 'COMPLETED', is_public: true },
+    where: { ...where, state: 'COMPLETED', ...readableRunsWhere(null) },
     attributes: { exclude: ['input', 'failure_reason'] },
     order: [['created_at', 'DESC'], ['uid', 'DESC']],
     limit: window.limit,
@@ -84,7 +84,7 @@ export class RunResolver {
     if (waitSeconds !== null && waitSeconds !== undefined && (waitSeconds < 1 || waitSeconds > MAX_WAIT_SECONDS)) {
       throw badInput(`waitSeconds must be from 1 to ${MAX_WAIT_SECONDS}`, { field: 'waitSeconds' });
     }
-    const { run, circuit } = await createRun(ctx.services, ctx.viewer!, {
+    const { run } = await createRun(ctx.services, ctx.viewer!, {
       adaptorUid,
       versionUid: runContext?.version ?? null,
       input,
@@ -94,7 +94,6 @@ export class RunResolver {
       webhookEventsFilter,
       deadlineSeconds,
     });
-    noteIfDeprecated(ctx, circuit);
     if (waitSeconds === null || waitSeconds === undefined) return presentRun(ctx, run);
     await waitForRunEnd(ctx.services, run.uid, waitSeconds * 1000);
     ctx.responseHeaders['Preference-Applied'] = `wait=${waitSeconds}`;
@@ -125,8 +124,7 @@ export class RunResolver {
   ): Promise<CircuitRunPage> {
     const version: CircuitVersion | null = isUid(versionUid) ? await ctx.loaders.version.load(versionUid) : null;
     if (!version) throw notFound('Circuit version');
-    const circuit = await findCircuitFor(ctx, version.circuit_uid, 'list');
-    noteIfDeprecated(ctx, circuit);
+    await findCircuitFor(ctx, version.circuit_uid, 'list');
     return publicCompletedRuns(ctx, { circuit_version_uid: version.uid }, pageWindow(args));
   }
 
@@ -137,7 +135,6 @@ export class RunResolver {
     @Ctx() ctx: AppContext,
   ): Promise<CircuitRunPage> {
     const circuit = await findCircuitFor(ctx, circuitUid, 'list');
-    noteIfDeprecated(ctx, circuit);
     return publicCompletedRuns(ctx, { circuit_uid: circuit.uid }, pageWindow(args));
   }
 
