@@ -26,9 +26,10 @@ const COST_TYPE_DEFS = /* GraphQL */ `
 interface CostArgs { args: Record<string, unknown>; childComplexity: number }
 
 /**
- * Composes the `@cost` definition onto the type-graphql schema (the SDL rebuild rejects an unknown
- * directive or a bad argument) and turns each field's cost into `extensions.complexity`, which
- * graphql-query-complexity's fieldExtensionsEstimator reads.
+ * Composes the `@cost` definition onto the type-graphql schema and turns each field's cost into
+ * `extensions.complexity`, which graphql-query-complexity's fieldExtensionsEstimator reads. A
+ * misspelt `@cost`, a missing or unknown argument (the SDL rebuild) or a weight that is not an Int
+ * (getDirective) fails the schema build, so no field silently falls back to the default cost.
  */
 export function withOperationCosts(schema: GraphQLSchema): GraphQLSchema {
   const composed = mergeSchemas({ schemas: [schema], typeDefs: COST_TYPE_DEFS });
