@@ -27,6 +27,14 @@ function decodeHeaders(raw: RawRequest['headers'] = {}): Record<string, string |
   return Object.fromEntries(Object.entries(raw).map(([name, value]) => [name.toLowerCase(), Array.isArray(value) ? value.join(', ') : value]));
 }
 
+/**
+ * A REST field left out is an absent variable, not a null one: GraphQL reads a variable whose value
+ * is `undefined` as null, which would make "keep its value" (absent) and "clear it" (JSON null) the same.
+ */
+function presentVariables(variables: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(variables).filter(([, value]) => value !== undefined));
+}
+
 function omitNulls(value: unknown, fields: string[] | undefined): unknown {
   if (!fields?.length || !value || typeof value !== 'object' || Array.isArray(value)) return value;
   const copy = { ...(value as Record<string, unknown>) };
@@ -50,7 +58,7 @@ export async function runRoute(
   let variableValues: Record<string, unknown>;
   try {
     const input = checkRequest(route, { params: request.params, query: request.query, body: request.body, headers: decodeHeaders(request.headers) });
-    variableValues = route.variables(input);
+    variableValues = presentVariables(route.variables(input));
   } catch (error) {
     if (error instanceof AppError) return errorResponse(error);
     throw error;

@@ -50,7 +50,9 @@ export interface BodySchema {
  *   (400, 404, 500; 401/403 with auth; 413/415 with a body), each with what it means here.
  *
  * The bridge runs `operation` (a named operation in schema/operations/*.graphql) with
- * `variables(input)` and wraps `data[result]`:
+ * `variables(input)` (a variable mapped to `undefined`, a field the client left out, is not sent, so
+ * its argument is absent, while a JSON `null` is sent as null: for a PUT, "unchanged" against "clear
+ * it", where the field's schema allows null) and wraps `data[result]`:
  * - `object`: `{status: "success", payload}` (plus `notices` when the operation added any);
  * - `page`: the result holds `total_count`, `limit`, `page`, `data` → `{meta: {...}, data}`;
  * - `redirect`: the result is a URL → 302 with `Location`;

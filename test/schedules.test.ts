@@ -62,6 +62,26 @@ test('a schedule is created, read, listed, paused, resumed, changed and deleted 
   expect(Number(n)).toBe(0);
 });
 
+test('PUT with version_uid pins a version and with version_uid null goes back to the primary version; absent keeps it', async () => {
+  const { circuit, version } = await makeCircuit(owner, {}, HELLO_DEFINITION);
+  const pinned = await create({ cron: '0 * * * *', input: { name: 'x' }, version_uid: version!.uid }, owner.token, circuit.uid);
+  expect(pinned.body.payload.version_uid).toBe(version!.uid);
+  const uid = pinned.body.payload.uid;
+  const kept = await t.rest('PUT', `/schedules/${uid}`, { token: owner.token, body: { is_paused: true } });
+  expect(kept.body.payload.version_uid).toBe(version!.uid);
+  const primary = await t.rest('PUT', `/schedules/${uid}`, { token: owner.token, body: { version_uid: null } });
+  expect([primary.status, primary.body.payload?.version_uid]).toEqual([200, null]);
+  expect((await t.rest('GET', `/schedules/${uid}`, { token: owner.token })).body.payload.version_uid).toBeNull();
+  const again = await t.rest('PUT', `/schedules/${uid}`, { token: owner.token, body: { version_uid: version!.uid } });
+  expect(again.body.payload.version_uid).toBe(version!.uid);
+  await t.rest('DELETE', `/schedules/${uid}`, { token: owner.token });
+
+  const openApi = (await t.http('GET', '/api/v1/openapi.json')).body;
+  const versionUid = openApi.paths['/schedules/{uid}'].put.requestBody.content['application/json'].schema.properties.version_uid;
+  expect(versionUid.anyOf).toContainEqual({ type: 'null' });
+  expect(versionUid.description).toMatch(/null: back to the circuit's primary version .*absent: unchanged/);
+});
+
 test('bad schedules are 400 naming the field; others may not see or touch one', async () => {
   const cases: [Record<string, unknown>, string][] = [
     [{ cron: '* * * * * * *', input: { name: 'x' } }, 'cron'],

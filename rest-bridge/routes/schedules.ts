@@ -62,7 +62,13 @@ export const scheduleRoutes: Route[] = [
     auth: 'required',
     tag,
     params: scheduleUid,
-    body: { properties: { ...scheduleFields, is_paused: { type: 'boolean', description: 'true pauses (no fires), false resumes' } } },
+    body: {
+      properties: {
+        ...scheduleFields,
+        version_uid: { ...scheduleFields.version_uid, description: "The version to run; null: back to the circuit's primary version at each fire; absent: unchanged" },
+        is_paused: { type: 'boolean', description: 'true pauses (no fires), false resumes' },
+      },
+    },
     variables: ({ params, body }) => ({
       uid: params.uid, cron: body.cron, timezone: body.timezone, input: body.input, versionUid: body.version_uid, isPublic: body.is_public, isPaused: body.is_paused,
     }),

@@ -1,40 +1,43 @@
 import { DocumentNode, getNamedType, GraphQLFieldConfig, GraphQLSchema, isLeafType } from 'graphql';
-import { MapperKind, mapSchema } from '@graphql-tools/utils';
+import { getDirective, MapperKind, mapSchema } from '@graphql-tools/utils';
+import { mergeSchemas } from '@graphql-tools/schema';
 import { fieldExtensionsEstimator, getComplexity, simpleEstimator } from 'graphql-query-complexity';
 import { AppError } from '../errors';
 
-/**
- * What a field costs beyond 1, where it does real work or moves a counter. Each alias of a field
- * costs again, so with GRAPHQL_MAX_COST 1000 one request starts at most 10 runs or counts at most
- * 10 blob reads.
- */
-export const FIELD_COSTS: Record<string, number> = {
-  'Mutation.queryCircuitAdaptor': 100,
-  'Query.blob': 100,
-  'Mutation.publishCircuitVersion': 50,
-  'Query.search': 10,
-  'Query.explainCircuit': 10,
-  'Subscription.circuitRunUpdated': 10,
-  'Subscription.circuitRunEvents': 10,
-};
-/** Any other mutation field. */
+/** Any mutation field without its own `@cost`. */
 const MUTATION_COST = 10;
 /** Pages without a `limit` argument count as this many items. */
 const DEFAULT_PAGE_ITEMS = 10;
 
+/**
+ * The cost model in the SDL, so a client reads what a field costs in schema/schema.graphql. Fields
+ * carry it with type-graphql's `@Directive('@cost(weight: N)')`.
+ */
+const COST_TYPE_DEFS = /* GraphQL */ `
+  """
+  What the field costs beyond what is selected in it, where it does real work or moves a counter. Without
+  it a leaf costs 0, an object 1 and a mutation ${MUTATION_COST}; a field with a \`limit\` argument multiplies
+  what is selected in it by the limit asked for (${DEFAULT_PAGE_ITEMS} when none), and each alias costs again.
+  An operation may cost at most GRAPHQL_MAX_COST (1000 by default).
+  """
+  directive @cost(weight: Int!) on FIELD_DEFINITION
+`;
+
 interface CostArgs { args: Record<string, unknown>; childComplexity: number }
 
 /**
- * Attaches each field's cost to the schema as `extensions.complexity` (read by
- * graphql-query-complexity's fieldExtensionsEstimator), so costs live in one table and not in
- * every resolver's decorators. Leaves cost nothing; an object field 1 plus what is selected in it;
- * a field with a `limit` argument multiplies what is selected by the limit asked for.
+ * Composes the `@cost` definition onto the type-graphql schema and turns each field's cost into
+ * `extensions.complexity`, which graphql-query-complexity's fieldExtensionsEstimator reads. A
+ * misspelt `@cost`, a missing or unknown argument (the SDL rebuild) or a weight that is not an Int
+ * (getDirective) fails the schema build, so no field silently falls back to the default cost.
  */
 export function withOperationCosts(schema: GraphQLSchema): GraphQLSchema {
-  const mutationType = schema.getMutationType()?.name;
-  return mapSchema(schema, {
+  const composed = mergeSchemas({ schemas: [schema], typeDefs: COST_TYPE_DEFS });
+  const mutationType = composed.getMutationType()?.name;
+  return mapSchema(composed, {
     [MapperKind.OBJECT_FIELD]: (field: GraphQLFieldConfig<unknown, unknown>, fieldName: string, typeName: string) => {
-      const own = FIELD_COSTS[`${typeName}.${fieldName}`] ?? (typeName === mutationType ? MUTATION_COST : isLeafType(getNamedType(field.type)) ? 0 : 1);
+      const weight = (getDirective(composed, field, 'cost')?.[0] as { weight: number } | undefined)?.weight;
+      const own = weight ?? (typeName === mutationType ? MUTATION_COST : isLeafType(getNamedType(field.type)) ? 0 : 1);
       const paged = field.args && 'limit' in field.args;
       const complexity = ({ args, childComplexity }: CostArgs) => {
         const items = paged ? (typeof args.limit === 'number' && args.limit > 0 ? args.limit : DEFAULT_PAGE_ITEMS) : 1;

@@ -1,4 +1,4 @@
-import { Arg, Ctx, ID, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, Directive, ID, Query, Resolver } from 'type-graphql';
 import { Blob } from '../../models/blobs';
 import { notFound } from '../../errors';
 import { authorize } from '../../policies/authorize';
@@ -9,6 +9,7 @@ import { BlobType } from './blob.type';
 
 @Resolver(() => BlobType)
 export class BlobResolver {
+  @Directive('@cost(weight: 100)')
   @Query(() => BlobType, { description: 'A blob by uid; each call counts as one read in totalReads (spec 2.6)' })
   async blob(@Arg('uid', () => ID) uid: string, @Ctx() ctx: AppContext): Promise<BlobType> {
     const blob = isUid(uid) ? await Blob.recordRead(uid) : null;

@@ -1,4 +1,4 @@
-import { Arg, Ctx, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, Directive, Query, Resolver } from 'type-graphql';
 import { notFound } from '../../errors';
 import { explainDefinition } from '../../engine/explain';
 import { circuitPermits } from '../../policies/circuit.policy';
@@ -9,6 +9,7 @@ import { CircuitExplanationType, ExplainedInputType, ExplainedStepType } from '.
 
 @Resolver()
 export class CircuitExplainResolver {
+  @Directive('@cost(weight: 10)')
   @Query(() => CircuitExplanationType, {
     description: "A plain-words breakdown of the circuit's primary version: its inputs, its steps and what it returns",
   })

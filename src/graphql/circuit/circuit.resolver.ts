@@ -1,4 +1,4 @@
-import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, Directive, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Op } from 'sequelize';
 import { Circuit, CircuitVersion, User } from '../../models';
 import { createCircuit } from '../../commands/create-circuit';
@@ -110,6 +110,7 @@ export class CircuitResolver {
   }
 
   @Authorized()
+  @Directive('@cost(weight: 50)')
   @Mutation(() => CircuitVersionType, { description: 'Publishes the next immutable version; the first becomes primary' })
   async publishCircuitVersion(
     @Arg('circuitUid', () => ID) circuitUid: string,

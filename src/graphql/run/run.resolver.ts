@@ -1,4 +1,4 @@
-import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, Directive, FieldResolver, ID, Int, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import type { SubscribeResolverData } from 'type-graphql';
 import { CircuitVersion } from '../../models';
 import { CircuitRun, isTerminal, type RunState } from '../../models/CircuitRun';
@@ -61,6 +61,7 @@ async function subscribeToRunEvents(context: AppContext, uid: string, after: num
 @Resolver(() => CircuitRunType)
 export class RunResolver {
   @Authorized()
+  @Directive('@cost(weight: 100)')
   @Mutation(() => CircuitRunType, {
     description: "Starts a run of the adaptor's circuit (POST /circuit-adaptors/{adaptor_uid}/query); it is PROVISIONED and executes asynchronously",
   })
@@ -154,6 +155,7 @@ export class RunResolver {
     return Promise.all(read.events.map((event) => presentRunEvent(ctx, run, event)));
   }
 
+  @Directive('@cost(weight: 10)')
   @Subscription(() => CircuitRunEventType, {
     description: "The run's events after `after` (default: from its current state), then live until its terminal state; same read rules as circuitRun",
     subscribe: (({ args, context }: SubscribeResolverData<unknown, { uid: string; after?: number | null; kinds?: string[] | null }, AppContext>) =>
@@ -169,6 +171,7 @@ export class RunResolver {
     return presentRunEvent(ctx, root.run, root.event);
   }
 
+  @Directive('@cost(weight: 10)')
   @Subscription(() => CircuitRunType, {
     description: 'The run now, then on every state change until it is COMPLETED or EXCEPTION; same read rules as circuitRun',
     subscribe: (({ args, context }: SubscribeResolverData<unknown, { uid: string }, AppContext>) => subscribeToRunEvents(context, args.uid, null, ['state'])) as never,

@@ -1,4 +1,4 @@
-import { Arg, Args, Ctx, Query, Resolver } from 'type-graphql';
+import { Arg, Args, Ctx, Directive, Query, Resolver } from 'type-graphql';
 import { badInput } from '../../errors';
 import { enforceRateLimit, rateLimitKey } from '../../ratelimit';
 import type { AppContext } from '../context';
@@ -10,6 +10,7 @@ const MAX_SEARCH_LENGTH = 200;
 
 @Resolver()
 export class SearchResolver {
+  @Directive('@cost(weight: 10)')
   @Query(() => SearchPage, {
     description:
       'Full-text search of public circuits and public user profiles, best match first (limit default 10, max 100). ' +
