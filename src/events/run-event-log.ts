@@ -17,6 +17,11 @@ export interface LoggedRunEvent { seq: number; kind: RunEventKind; data: Record<
 export interface PendingRunEvent { kind: Exclude<RunEventKind, 'state'>; data: Record<string, unknown> }
 
 
+/** A batch of events as the jsonb array the log's statements unpack (`[{kind, data}]`). */
+export function eventBatchJson(events: readonly PendingRunEvent[]): string {
+  return JSON.stringify(events.map((e) => ({ kind: e.kind, data: toStorableText(e.data) })));
+}
+
 /**
  * Appends step/output events for the attempt holding a RUNNING run; with `notifyChannel`, NOTIFYs
  * `{uid, seq}` on commit. Returns the last seq written, or null when the run is no longer this
@@ -36,7 +41,7 @@ export async function appendRunEvents(sequelize: Sequelize, uid: string, attempt
        RETURNING seq)
      SELECT max(seq) AS seq${notifyChannel ? `, pg_notify($5, json_build_object('uid', $1::text, 'seq', max(seq))::text) AS notified` : ''}
        FROM inserted HAVING count(*) > 0`,
-    [uid, attempt, events.length, JSON.stringify(events.map((e) => ({ kind: e.kind, data: toStorableText(e.data) }))), ...(notifyChannel ? [notifyChannel] : [])],
+    [uid, attempt, events.length, eventBatchJson(events), ...(notifyChannel ? [notifyChannel] : [])],
   );
   return rows[0] ? Number(rows[0].seq) : null;
 }

@@ -201,13 +201,13 @@ async function executeClaimed(services: Services, claim: ClaimedRun, touch: () =
     clearTimeout(deadlineTimer);
     unsubscribe();
   }
-  await recorder.close();
+  const events = await recorder.closeForEnding();
   try {
-    await endRun(services, ending, claim);
+    await endRun(services, { ...ending, events }, claim);
   } catch (error) {
     // A value jsonb rejects that the check above did not foresee: end the run now rather than on every retry.
     if (ending.state !== 'COMPLETED' || !String((error as { code?: unknown }).code ?? '').startsWith('22')) throw error;
-    await endRun(services, failedEnding(base, { code: 'StepFailed', message: "The run's result cannot be stored" }, Number(ending.cost) - RUN_BASE_CREDITS, String(error)), claim);
+    await endRun(services, { ...failedEnding(base, { code: 'StepFailed', message: "The run's result cannot be stored" }, Number(ending.cost) - RUN_BASE_CREDITS, String(error)), events }, claim);
   }
 }
 

@@ -54,10 +54,21 @@ export class RunEventRecorder implements RunObserver {
     return this.chain;
   }
 
-  /** Flushes and stops taking events: nothing may follow the run's terminal state. */
-  async close(): Promise<void> {
+  /**
+   * Stops taking events (nothing may follow the run's terminal state) and hands back those not yet
+   * written, once every earlier batch is: the statement that ends the run logs them (finishRun),
+   * which saves a round trip per run.
+   */
+  async closeForEnding(): Promise<PendingRunEvent[]> {
     this.closed = true;
-    await this.flush();
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    const rest = this.pending;
+    this.pending = [];
+    await this.chain;
+    return rest;
   }
 
   private push(event: PendingRunEvent): void {

@@ -2,6 +2,7 @@ import { QueryTypes, Sequelize } from 'sequelize';
 import { preparedQuery } from '../db/prepared';
 import { chargeRunSql } from '../credits/charge';
 import { ASYNC_COMMIT_COLUMN } from '../db/async-commit';
+import { eventBatchJson, type PendingRunEvent } from '../events/run-event-log';
 import type { RunError, RunState } from '../models/CircuitRun';
 import type { MetricExpression } from '../models/CircuitMetric';
 import type { CircuitDefinition } from '../engine/definition';
@@ -91,6 +92,8 @@ export interface RunEnding {
   failureReason?: string | null;
   /** What the run cost: 1 + its steps' credits. */
   cost: number;
+  /** Step/output events not yet logged: written in the same statement, just before the terminal state event. */
+  events?: readonly PendingRunEvent[];
 }
 
 export interface RunCharge { userUid: string; cost: number; amount: number; balanceAfter: number }
@@ -103,18 +106,25 @@ export interface RunCharge { userUid: string; cost: number; amount: number; bala
  * was not this attempt's to end.
  */
 export async function finishRun(sequelize: Sequelize, ending: RunEnding, notifyChannel?: string): Promise<RunCharge | null> {
-  // One statement, so one transaction: the guarded end, the balance (locked, so concurrent charges
-  // queue behind each other and each sees the latest balance) and the ledger row.
+  // One statement, so one transaction: the guarded end, the run's last events, the balance (locked,
+  // so concurrent charges queue behind each other and each sees the latest balance) and the ledger row.
+  // The state trigger (migration 0013) numbers the terminal state event after the events logged here.
+  const events = ending.events ?? [];
   const rows = await preparedQuery<{ user_uid: string; amount: string; balance_after: string }>(
     sequelize,
     `WITH ended AS (
        UPDATE circuit_runs
           SET state = $3, ended_at = now(), updated_at = now(), heartbeat_at = NULL,
               result_blob = $4::jsonb, metrics = $5::jsonb, failure_reason = $6, credits_cost = $7, error = $8::jsonb
+              , event_seq = event_seq + $9
         WHERE uid = $1 AND state IN ('PROVISIONED', 'RUNNING') AND attempt = $2
-        RETURNING uid, user_uid, credits_held, ${ASYNC_COMMIT_COLUMN}),
+        RETURNING uid, user_uid, credits_held, event_seq, ${ASYNC_COMMIT_COLUMN}),
+     logged AS (
+       INSERT INTO circuit_run_events (run_uid, seq, kind, data)
+       SELECT ended.uid, ended.event_seq - 1 - $9 + e.ord, e.value->>'kind', e.value->'data'
+         FROM ended, jsonb_array_elements($10::jsonb) WITH ORDINALITY AS e(value, ord)),
      ${chargeRunSql({ ended: 'ended', cost: '$7', extraColumns: notifyChannel ? `,
-       pg_notify($9, json_build_object('uid', run_uid, 'state', $3::text)::text) AS notified` : '' })}`,
+       pg_notify($11, json_build_object('uid', run_uid, 'state', $3::text)::text) AS notified` : '' })}`,
     [
       ending.uid,
       ending.attempt,
@@ -124,6 +134,8 @@ export async function finishRun(sequelize: Sequelize, ending: RunEnding, notifyC
       ending.failureReason ?? null,
       ending.cost,
       ending.state === 'EXCEPTION' ? JSON.stringify(ending.error ?? { code: 'Internal', message: 'The run failed' }) : null,
+      events.length,
+      eventBatchJson(events),
       ...(notifyChannel ? [notifyChannel] : []),
     ],
   );

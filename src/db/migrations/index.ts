@@ -9,10 +9,11 @@ import { circuitDeprecatedAt } from './0010-circuit-deprecated-at';
 import { jobOutbox } from './0011-job-outbox';
 import { credits } from './0006-credits';
 import { authChangedIgnoresBalance } from './0012-auth-changed-ignores-balance';
+import { stateEventAfterLoggedEvents } from './0013-state-event-after-logged-events';
 
 import type { Migration } from './migration';
 
 export type { Migration };
 
 /** Append only: a migration once released is never edited. */
-export const migrations: Migration[] = [foundation, runs, boards, blobs, authChanged, circuitDeprecatedAt, jobOutbox, credits, webhooksSchedules, runControl, authChangedIgnoresBalance].filter((m) => m.up.trim() !== '');
+export const migrations: Migration[] = [foundation, runs, boards, blobs, authChanged, circuitDeprecatedAt, jobOutbox, credits, webhooksSchedules, runControl, authChangedIgnoresBalance, stateEventAfterLoggedEvents].filter((m) => m.up.trim() !== '');

@@ -85,7 +85,7 @@ export class RunResolver {
     if (waitSeconds !== null && waitSeconds !== undefined && (waitSeconds < 1 || waitSeconds > MAX_WAIT_SECONDS)) {
       throw badInput(`waitSeconds must be from 1 to ${MAX_WAIT_SECONDS}`, { field: 'waitSeconds' });
     }
-    const { run } = await createRun(ctx.services, ctx.viewer!, {
+    const { run, circuit } = await createRun(ctx.services, ctx.viewer!, {
       adaptorUid,
       versionUid: runContext?.version ?? null,
       input,
@@ -95,6 +95,8 @@ export class RunResolver {
       webhookEventsFilter,
       deadlineSeconds,
     });
+    // The presenter looks the circuit up for its notices; createRun has just read it.
+    ctx.loaders.circuit.prime(circuit.uid, circuit);
     if (waitSeconds === null || waitSeconds === undefined) return presentRun(ctx, run);
     await waitForRunEnd(ctx.services, run.uid, waitSeconds * 1000);
     ctx.responseHeaders['Preference-Applied'] = `wait=${waitSeconds}`;
