@@ -62,6 +62,28 @@ describe('the token cache never outlives a revocation or a user change', () => {
     await within(1_000, async () => (await viewer(api2, carol.token)).data?.viewer?.isAdmin === true);
   });
 
+  it('balance changes (holds, charges, grants) notify nobody, and a cached viewer still shows the balance as committed', async () => {
+    const erin = await makeUser({ credits: 5 });
+    const heard: string[] = [];
+    const listener = new Client({ connectionString: api1.databaseUrl });
+    await listener.connect();
+    listener.on('notification', (message) => { if (message.payload) heard.push(message.payload); });
+    await listener.query('LISTEN auth_changed');
+    try {
+      const credits = async () => (await api1.gql<{ viewer: { credits: number; creditsHeld: number } }>('{ viewer { credits creditsHeld } }', {}, erin.token)).data?.viewer;
+      expect(await credits()).toEqual({ credits: 5, creditsHeld: 0 });
+      await sql.query('UPDATE users SET credits_held = credits_held + 2 WHERE uid = $1', [erin.user.uid]);
+      expect(await credits()).toEqual({ credits: 5, creditsHeld: 2 });
+      await sql.query('UPDATE users SET credits = credits - 1, credits_held = credits_held - 2, updated_at = now() WHERE uid = $1', [erin.user.uid]);
+      expect(await credits()).toEqual({ credits: 4, creditsHeld: 0 });
+      await sql.query("UPDATE users SET name = 'Erin' WHERE uid = $1", [erin.user.uid]);
+      await within(1_000, async () => heard.includes(erin.user.uid));
+      expect(heard).toEqual([erin.user.uid]);
+    } finally {
+      await listener.end();
+    }
+  });
+
   it('a deleted user is gone at once for every cached token', async () => {
     const dave = await makeUser();
     expect((await viewer(api1, dave.token)).data?.viewer?.username).toBe(dave.username);
