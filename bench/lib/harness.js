@@ -4,6 +4,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
+const { performance } = require('node:perf_hooks');
 
 const root = path.join(__dirname, '..', '..');
 const dist = path.join(root, 'dist', 'src');
@@ -25,8 +26,11 @@ const rssMb = (pid) => {
   } catch { return NaN; }
 };
 
-/** A temp dir with an embedded PostgreSQL, migrated, holding one user (token) and the example circuit. */
-async function startFixtures(prefix) {
+/**
+ * A temp dir with an embedded PostgreSQL, migrated, holding one user (token) and the example circuit.
+ * `circuits` ({name: definition}) publishes more circuits of that user; their adaptors are in `adaptors`.
+ */
+async function startFixtures(prefix, { circuits = {} } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `circuits-bench-${prefix}-`));
   const { startEmbeddedDatabase } = require(path.join(dist, 'db', 'embedded.js'));
   const db = await startEmbeddedDatabase(path.join(dir, 'data'));
@@ -46,16 +50,55 @@ async function startFixtures(prefix) {
   const circuit = await createCircuit(sequelize, user, { name: 'hello' });
   await publishVersion(sequelize, user, circuit, HELLO);
   const adaptor = await CircuitAdaptor.findOne({ where: { circuit_uid: circuit.uid } });
+  const adaptors = {};
+  for (const [name, definition] of Object.entries(circuits)) {
+    const extra = await createCircuit(sequelize, user, { name });
+    await publishVersion(sequelize, user, extra, definition);
+    adaptors[name] = (await CircuitAdaptor.findOne({ where: { circuit_uid: extra.uid } })).uid;
+  }
   await sequelize.close();
   return {
     dir,
     db,
     token,
     adaptorUid: adaptor.uid,
+    adaptors,
     env: { DATABASE_URL: db.url, DATA_DIR: path.join(dir, 'app') },
     async stop() {
       await db.stop();
       fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Asks `url` (a /healthz) every `everyMs` ms, one request at a time, until stop(); stop() resolves to
+ * the number of answers, their p99 and the slowest (ms), and how many were not 200 or failed.
+ */
+function pollHealth(url, everyMs = 50) {
+  const times = [];
+  let errors = 0;
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      const started = performance.now();
+      try {
+        const res = await fetch(url);
+        await res.arrayBuffer();
+        if (res.status !== 200) errors++;
+      } catch {
+        errors++;
+      }
+      times.push(performance.now() - started);
+      await sleep(everyMs);
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+      const sorted = [...times].sort((a, b) => a - b);
+      return { polls: sorted.length, p99_ms: +pct(sorted, 99).toFixed(1), max_ms: +(sorted.at(-1) ?? NaN).toFixed(1), errors };
     },
   };
 }
@@ -92,7 +135,7 @@ function spawnService(script, env) {
 }
 
 async function stopProcess(p) {
-  if (!p || p.child.exitCode !== null) return;
+  if (!p || p.child.exitCode !== null || p.child.signalCode !== null) return;
   const exited = new Promise((resolve) => p.child.once('exit', resolve));
   p.child.kill('SIGTERM');
   await exited;
@@ -143,4 +186,4 @@ async function helloBaseline({ seconds, connections }) {
   }
 }
 
-module.exports = { root, dist, HELLO, pct, sleep, rssMb, startFixtures, spawnService, stopProcess, measure, helloBaseline };
+module.exports = { root, dist, HELLO, pct, sleep, rssMb, startFixtures, pollHealth, spawnService, stopProcess, measure, helloBaseline };

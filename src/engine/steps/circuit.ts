@@ -30,6 +30,8 @@ export const circuitStep = defineStepKind({
   async execute(step, ctx) {
     if (ctx.depth + 1 > MAX_CIRCUIT_DEPTH) throw new StepError(step.id, `embedded circuits nest deeper than ${MAX_CIRCUIT_DEPTH}`);
     if (!ctx.runDefinition) throw new StepError(step.id, 'embedded circuits cannot run here', 'Internal');
+    // Held first: a fan-out the balance cannot cover stops here, before any lookup, render or check.
+    await holdCredits(ctx, step.id, EMBEDDED_RUN_BASE_CREDITS);
     const circuit = isUid(step.circuit_uid) ? await Circuit.findByPk(step.circuit_uid) : null;
     if (!circuit) throw new StepError(step.id, `circuit ${String(step.circuit_uid)} does not exist`);
     const user = await User.findByPk(ctx.run.userUid);
@@ -47,7 +49,6 @@ export const circuitStep = defineStepKind({
     if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new StepError(step.id, 'input must be an object');
     const invalid = checkInput(version.uid, version.definition.query_schema, input, 'input');
     if (invalid) throw new StepError(step.id, `embedded circuit input: ${invalid.message}`);
-    await holdCredits(ctx, step.id, EMBEDDED_RUN_BASE_CREDITS);
 
     try {
       const result = await ctx.runDefinition(version.definition, input, {
