@@ -1,4 +1,5 @@
 import { checkSyntax, closeSandboxes, evaluateJsonata, renderTemplates, SandboxError } from '../src/sandbox/sandbox';
+import { evaluateExpression } from '../src/engine/expression';
 
 const limits = { cpuMs: 300, memoryMb: 32 };
 afterAll(() => closeSandboxes());
@@ -25,6 +26,16 @@ test('JSONata and templates evaluate to plain JSON and text', async () => {
   expect(await evaluateJsonata('nothing', {}, limits)).toBeNull();
   expect(await renderTemplates(['Hi {{input.name}}', '{{#each input.xs}}[{{this}}]{{/each}}', '{{lookup input.m "k"}}{{#if input.name}}!{{/if}}'], { input: { name: 'A', xs: [1, 2], m: { k: 'v' } } }, limits))
     .toEqual(['Hi A', '[1][2]', 'v!']);
+});
+
+test('a bare field path answered without the sandbox means what JSONata says it means', async () => {
+  const scope = {
+    input: { name: 'ada', n: 0, nothing: null, flag: false, obj: { xs: [1, [2, 3]], deep: { k: 'v' } }, and: 1, list: [{ a: 1 }, { a: 2 }], one: [7] },
+    steps: { shout: { output: 'HELLO' }, rows: { output: [[1], [2]] }, obj: { output: { a: [1, { b: 2 }] } } },
+  };
+  const paths = ['steps.shout.output', 'steps.rows.output', 'steps.obj.output', 'input.name', 'input.n', 'input.nothing', 'input.flag', 'input.obj',
+    'input.obj.deep.k', 'input.obj.xs', 'input.and', 'input.list.a', 'input.one', 'input.missing', 'missing.path', 'input', 'steps.shout.output.x'];
+  for (const path of paths) expect([path, await evaluateExpression(path, scope, limits)]).toEqual([path, await evaluateJsonata(path, scope, limits)]);
 });
 
 test('a memory bomb ($pad) fails with a memory error; the process and the sandbox go on', async () => {
