@@ -28,10 +28,12 @@ export class UserSearchResult {
   @Field(() => String) bio!: string;
 }
 
+// No `resolveType`: type-graphql then resolves by class (the items are built as these classes), and
+// synchronously. Its wrapper around a given resolveType is async, which graphql-jit (the REST
+// bridge's compiled execution, rest-bridge/compiled.ts) cannot resolve.
 export const SearchResult = createUnionType({
   name: 'SearchResult',
   types: () => [CircuitSearchResult, UserSearchResult] as const,
-  resolveType: (value) => (value.type === 'circuit' ? CircuitSearchResult : UserSearchResult),
 });
 
 @ObjectType('SearchPage')
