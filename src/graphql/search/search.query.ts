@@ -1,6 +1,7 @@
-import { QueryTypes, Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
+import { preparedQuery } from '../../db/prepared';
 import type { PageWindow } from '../common/pagination';
-import { CircuitSearchResult, SearchType, UserSearchResult } from './search.type';
+import { CircuitSearchResult, SEARCH_MATCH_BOUND, SearchType, UserSearchResult } from './search.type';
 import { searchCacheFor } from './search.cache';
 import { listableCircuitsSql } from '../../policies/circuit.policy';
 import { visibleProfilesSql } from '../../policies/user.policy';
@@ -23,8 +24,8 @@ export function toPrefixTsQuery(text: string): string | null {
 }
 
 interface Row {
-  type: 'circuit' | 'user';
-  uid: string;
+  type: 'circuit' | 'user' | null;
+  uid: string | null;
   name: string;
   description: string | null;
   username: string;
@@ -32,26 +33,61 @@ interface Row {
   total: string;
 }
 
+export { SEARCH_MATCH_BOUND };
+
 // Search answers every caller alike (its pages are cached per process, not per viewer): it shows
 // what the policies let anyone list, which needs no parameter.
 const ANYONE_LISTS_CIRCUIT = listableCircuitsSql('c', null).sql;
 const ANYONE_SEES_PROFILE = visibleProfilesSql('u', null).sql;
 
-// Ranking reads only the matching rows' vectors and names; the display columns (and the owner's
-// username) are joined for the page's rows alone.
+// Parameters: $1 the tsquery, $2 the whole query lower-cased (exact name), $3 limit, $4 offset,
+// $5 SEARCH_MATCH_BOUND. Each kind ranks at most $5 matches, taken from the GIN index before any
+// ranking (LIMIT inside, so the heap is read and ts_rank computed for those rows only), plus its exact
+// name matches through the lower(name) index; UNION drops an exact match found both ways. Ranking
+// reads only the candidates' vectors and names; the display columns (and the owner's username) are
+// joined for the page's rows alone.
 const CIRCUITS = `
-    SELECT 'circuit' AS type, c.uid, c.name AS sort_name,
-           ts_rank(c.search_vector, to_tsquery('simple', :tsq))
-             + CASE WHEN lower(c.name) = :exact THEN ${EXACT_NAME_BOOST} ELSE 0 END AS rank
-      FROM circuits c
-     WHERE ${ANYONE_LISTS_CIRCUIT} AND c.search_vector @@ to_tsquery('simple', :tsq)`;
+    SELECT * FROM (
+      (SELECT 'circuit' AS type, c.uid, c.name AS sort_name, ts_rank(c.search_vector, q.q) AS r, lower(c.name) = $2 AS exact
+         FROM circuits c, q WHERE ${ANYONE_LISTS_CIRCUIT} AND c.search_vector @@ q.q LIMIT $5)
+      UNION
+      (SELECT 'circuit', c.uid, c.name, ts_rank(c.search_vector, q.q), true
+         FROM circuits c, q WHERE ${ANYONE_LISTS_CIRCUIT} AND lower(c.name) = $2 AND c.search_vector @@ q.q)) cm`;
 
 const USERS = `
-    SELECT 'user' AS type, u.uid, u.username AS sort_name,
-           ts_rank(u.search_vector, to_tsquery('simple', :tsq))
-             + CASE WHEN u.username = :exact OR lower(u.name) = :exact THEN ${EXACT_NAME_BOOST} ELSE 0 END AS rank
-      FROM users u
-     WHERE ${ANYONE_SEES_PROFILE} AND u.search_vector @@ to_tsquery('simple', :tsq)`;
+    SELECT * FROM (
+      (SELECT 'user' AS type, u.uid, u.username AS sort_name, ts_rank(u.search_vector, q.q) AS r, (u.username = $2 OR lower(u.name) = $2) AS exact
+         FROM users u, q WHERE ${ANYONE_SEES_PROFILE} AND u.search_vector @@ q.q LIMIT $5)
+      UNION
+      (SELECT 'user', u.uid, u.username, ts_rank(u.search_vector, q.q), true
+         FROM users u, q WHERE ${ANYONE_SEES_PROFILE} AND (u.username = $2 OR lower(u.name) = $2) AND u.search_vector @@ q.q)) um`;
+
+function searchSql(type: SearchType): string {
+  const parts = type === SearchType.circuits ? [CIRCUITS] : type === SearchType.users ? [USERS] : [CIRCUITS, USERS];
+  // One row per result of the page, each carrying the total; an empty page still yields one row
+  // (uid null) with the total.
+  return `
+WITH q AS MATERIALIZED (SELECT to_tsquery('simple', $1) AS q),
+m AS (${parts.join('\n    UNION ALL\n')}),
+top AS (
+  SELECT m.type, m.uid, m.sort_name, m.r + CASE WHEN m.exact THEN ${EXACT_NAME_BOOST} ELSE 0 END AS rank FROM m
+   ORDER BY rank DESC, m.sort_name, m.uid LIMIT least($3::int, greatest($5::int - $4::int, 0)) OFFSET $4)
+SELECT top.type, top.uid, coalesce(c.name, u.name) AS name, c.description, coalesce(owner.username, u.username) AS username,
+       u.bio, t.total
+  FROM (SELECT least(count(*), $5::int) AS total FROM m) t
+  LEFT JOIN top ON true
+  LEFT JOIN circuits c ON top.type = 'circuit' AND c.uid = top.uid
+  LEFT JOIN users owner ON owner.uid = c.owner_uid
+  LEFT JOIN users u ON top.type = 'user' AND u.uid = top.uid
+ ORDER BY top.rank DESC, top.sort_name, top.uid`;
+}
+
+/** The statement per search type (exported for EXPLAIN ANALYZE by hand). */
+export const SEARCH_SQL: Record<SearchType, string> = {
+  [SearchType.all]: searchSql(SearchType.all),
+  [SearchType.circuits]: searchSql(SearchType.circuits),
+  [SearchType.users]: searchSql(SearchType.users),
+};
 
 export interface SearchResults { items: (CircuitSearchResult | UserSearchResult)[]; totalCount: number }
 
@@ -73,26 +109,10 @@ export function searchPublic(
 }
 
 async function runSearch(sequelize: Sequelize, tsq: string, exact: string, type: SearchType, window: PageWindow): Promise<SearchResults> {
-  const parts = type === SearchType.circuits ? [CIRCUITS] : type === SearchType.users ? [USERS] : [CIRCUITS, USERS];
-  const matches = parts.join('\n    UNION ALL\n');
-  const replacements = { tsq, exact, limit: window.limit, offset: window.offset };
-  const rows = await sequelize.query<Row>(
-    `SELECT top.type, top.uid, coalesce(c.name, u.name) AS name, c.description, coalesce(owner.username, u.username) AS username,
-            u.bio, top.total
-       FROM (SELECT m.*, count(*) OVER () AS total FROM (${matches}) m
-              ORDER BY m.rank DESC, m.sort_name, m.uid LIMIT :limit OFFSET :offset) top
-       LEFT JOIN circuits c ON top.type = 'circuit' AND c.uid = top.uid
-       LEFT JOIN users owner ON owner.uid = c.owner_uid
-       LEFT JOIN users u ON top.type = 'user' AND u.uid = top.uid
-      ORDER BY top.rank DESC, top.sort_name, top.uid`,
-    { type: QueryTypes.SELECT, replacements },
-  );
-  let totalCount = rows.length ? Number(rows[0].total) : 0;
-  if (!rows.length && window.offset > 0) {
-    const [{ n }] = await sequelize.query<{ n: string }>(`SELECT count(*) AS n FROM (${matches}) m`, { type: QueryTypes.SELECT, replacements });
-    totalCount = Number(n);
-  }
-  const items = rows.map((r) =>
+  // A named statement: parsed and planned once per connection (planning this query cost more than running it).
+  const rows = await preparedQuery<Row>(sequelize, SEARCH_SQL[type], [tsq, exact, window.limit, window.offset, SEARCH_MATCH_BOUND]);
+  const totalCount = rows.length ? Number(rows[0].total) : 0;
+  const items = rows.filter((r) => r.uid !== null).map((r) =>
     r.type === 'circuit'
       ? Object.assign(new CircuitSearchResult(), { type: 'circuit', uid: r.uid, name: r.name, description: r.description ?? '', username: r.username })
       : Object.assign(new UserSearchResult(), { type: 'user', uid: r.uid, username: r.username, name: r.name, bio: r.bio ?? '' }),
