@@ -60,40 +60,4 @@ async function seedSearch(url, { circuits = 100_000, users = 10_000 } = {}) {
   }
 }
 
-/** CPU seconds (user + system) used so far by a process and, with `children`, by its child processes. */
-function cpuSeconds(pid, { children = false } = {}) {
-  const fs = require('node:fs');
-  const ticks = 100; // USER_HZ on Linux
-  const of = (p) => {
-    try {
-      const fields = fs.readFileSync(`/proc/${p}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
-      return (Number(fields[11]) + Number(fields[12])) / ticks;
-    } catch { return 0; }
-  };
-  let total = of(pid);
-  if (children) {
-    for (const entry of fs.readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        const fields = fs.readFileSync(`/proc/${entry}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
-        if (Number(fields[1]) === pid) total += of(entry);
-      } catch { /* gone */ }
-    }
-  }
-  return total;
-}
-
-/** The postmaster of the embedded PostgreSQL whose data directory lies under `dir`. */
-function postmasterPid(dir) {
-  const fs = require('node:fs');
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmd = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-      if (/postgres$/.test(cmd[0]) && cmd.some((a) => a.startsWith(dir))) return Number(entry);
-    } catch { /* gone */ }
-  }
-  return undefined;
-}
-
-module.exports = { WORDS, COMMON, RARE, seedSearch, cpuSeconds, postmasterPid };
+module.exports = { WORDS, COMMON, RARE, seedSearch };

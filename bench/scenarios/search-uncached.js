@@ -6,8 +6,8 @@
 // the machine than the latencies). `npm run bench search-uncached`.
 // Env: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 50).
 const os = require('node:os');
-const { startFixtures, spawnService, stopProcess, measure, helloBaseline } = require('../lib/harness');
-const { WORDS, seedSearch, cpuSeconds, postmasterPid } = require('../lib/search-seed');
+const { startFixtures, spawnService, stopProcess, measure, helloBaseline, postmasterPid } = require('../lib/harness');
+const { WORDS, seedSearch } = require('../lib/search-seed');
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 50);
@@ -25,24 +25,15 @@ async function main() {
     const rows = [];
     rows.push(await helloBaseline({ seconds: SECONDS, connections: CONNECTIONS }));
     const pick = () => WORDS[Math.floor(Math.random() * WORDS.length)];
-    const cpuBefore = { api: cpuSeconds(api.child.pid), db: postgres ? cpuSeconds(postgres, { children: true }) : NaN };
-    let requests = 0;
     const row = await measure({
       label: 'GET /search, 2 random words (uncached)',
       url: `${api.url}/api/v1/search?search=x`,
       seconds: SECONDS,
       connections: CONNECTIONS,
-      setupRequest: (req) => {
-        requests++;
-        return { ...req, path: `/api/v1/search?search=${pick()}%20${pick()}` };
-      },
+      setupRequest: (req) => ({ ...req, path: `/api/v1/search?search=${pick()}%20${pick()}` }),
+      cpu: { service: api.child.pid, postgres: { pid: postgres, children: true } },
     });
-    const cpu = {
-      api_ms_per_request: +((cpuSeconds(api.child.pid) - cpuBefore.api) * 1000 / requests).toFixed(2),
-      postgres_ms_per_request: +((cpuSeconds(postgres, { children: true }) - cpuBefore.db) * 1000 / requests).toFixed(2),
-    };
-    rows.push({ ...row, ...cpu });
-    console.log(`CPU per request (warm-up included): service ${cpu.api_ms_per_request} ms, PostgreSQL ${cpu.postgres_ms_per_request} ms`);
+    rows.push(row);
     console.log(`uncached p95 ${row.p95_ms} ms: target ≤ 50 ms ${row.p95_ms <= 50 && row.errors === 0 ? 'met' : 'NOT met'}`);
     console.log(JSON.stringify({ scenario: 'search-uncached', connections: CONNECTIONS, seconds: SECONDS, counts, results: rows }));
   } finally {
