@@ -131,6 +131,21 @@ test(`beyond ${SEARCH_MATCH_BOUND} matches total_count is the bound, pages end t
   expect(Number(n)).toBe(0);
 });
 
+test('a prefix finds words that appeared a moment ago: new circuits, updated descriptions, new and renamed users (search_lexemes)', async () => {
+  const owner = await makeUser({ username: 'lexi-owner', bio: 'quagga keeper' });
+  expect(names((await search('search=quag&type=users')).body)).toEqual(['lexi-owner']);
+  const { circuit } = await makeCircuit(owner, { name: 'numbat-counter', description: 'counts things' }, null);
+  expect(names((await search('search=numb&type=circuits')).body)).toEqual(['numbat-counter']);
+  await t.rest('PUT', '/users/lexi-owner/circuits/numbat-counter', { token: owner.token, body: { description: 'counts quolls' } });
+  expect(names((await search('search=quol&type=circuits')).body)).toEqual(['numbat-counter']);
+  await User.update({ username: 'wallaby-owner' }, { where: { uid: owner.user.uid } });
+  expect((await search('search=wallab&type=circuits')).body.data.map((d: any) => d.uid)).toEqual([circuit.uid]);
+  // A prefix standing for many words (more than are expanded) still matches them all.
+  const many = await makeUser({ username: 'prefix-many' });
+  for (let i = 0; i < 20; i++) await makeCircuit(many, { name: `kiwi${String.fromCharCode(97 + i)}-x` }, null);
+  expect((await search('search=kiwi&type=circuits&limit=100')).body.meta.total_count).toBe(20);
+});
+
 test('the owner username is searchable and follows a rename', async () => {
   const owner = await makeUser({ username: 'oldname-zz' });
   await makeCircuit(owner, { name: 'owned-thing' }, null);

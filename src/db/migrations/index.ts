@@ -8,10 +8,11 @@ import { authChanged } from './0009-auth-changed';
 import { circuitDeprecatedAt } from './0010-circuit-deprecated-at';
 import { jobOutbox } from './0011-job-outbox';
 import { credits } from './0006-credits';
+import { searchLexicon } from './0012-search-lexicon';
 
 import type { Migration } from './migration';
 
 export type { Migration };
 
 /** Append only: a migration once released is never edited. */
-export const migrations: Migration[] = [foundation, runs, boards, blobs, authChanged, circuitDeprecatedAt, jobOutbox, credits, webhooksSchedules, runControl].filter((m) => m.up.trim() !== '');
+export const migrations: Migration[] = [foundation, runs, boards, blobs, authChanged, circuitDeprecatedAt, jobOutbox, credits, webhooksSchedules, runControl, searchLexicon].filter((m) => m.up.trim() !== '');

@@ -12,16 +12,26 @@ const MAX_TERM_LENGTH = 64;
 const EXACT_NAME_BOOST = 10;
 
 /**
- * Turns free text into a safe tsquery: words are the runs of letters and digits (the same split
- * migration 0003 applies to the indexed text), each matched as a prefix, all required.
+ * The words of free text: the runs of letters and digits (the same split migration 0003 applies to
+ * the indexed text), lower-cased, at most MAX_TERMS of MAX_TERM_LENGTH characters.
+ */
+export function searchWords(text: string): string[] {
+  return [...new Set(text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean))]
+    .slice(0, MAX_TERMS)
+    .map((w) => w.slice(0, MAX_TERM_LENGTH));
+}
+
+/**
+ * Turns free text into a safe tsquery: each word matched as a prefix, all required.
  * Nothing of the input reaches to_tsquery but those words, so no input can be a tsquery syntax error.
  */
 export function toPrefixTsQuery(text: string): string | null {
-  const words = [...new Set(text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean))]
-    .slice(0, MAX_TERMS)
-    .map((w) => w.slice(0, MAX_TERM_LENGTH));
+  const words = searchWords(text);
   return words.length ? words.map((w) => `'${w}':*`).join(' & ') : null;
 }
+
+/** A prefix standing for at most this many words is expanded into them; a wider one stays a prefix. */
+const MAX_EXPANSIONS = 16;
 
 interface Row {
   type: 'circuit' | 'user' | null;
@@ -40,7 +50,10 @@ export { SEARCH_MATCH_BOUND };
 const ANYONE_LISTS_CIRCUIT = listableCircuitsSql('c', null).sql;
 const ANYONE_SEES_PROFILE = visibleProfilesSql('u', null).sql;
 
-// Parameters: $1 the tsquery, $2 the whole query lower-cased (exact name), $3 limit, $4 offset,
+// q.q matches: each word a prefix, expanded into the words it stands for when they are few (search_lexemes,
+// migration 0012), which GIN answers from posting lists instead of collecting a bitmap per prefix.
+// q.rq ranks: the same words as prefixes, so ranking is as before the expansion.
+// Parameters: $1 the query's words, $2 the whole query lower-cased (exact name), $3 limit, $4 offset,
 // $5 SEARCH_MATCH_BOUND. Each kind ranks at most $5 matches, taken from the GIN index before any
 // ranking (LIMIT inside, so the heap is read and ts_rank computed for those rows only), plus its exact
 // name matches through the lower(name) index; UNION drops an exact match found both ways. Ranking
@@ -48,18 +61,18 @@ const ANYONE_SEES_PROFILE = visibleProfilesSql('u', null).sql;
 // joined for the page's rows alone.
 const CIRCUITS = `
     SELECT * FROM (
-      (SELECT 'circuit' AS type, c.uid, c.name AS sort_name, ts_rank(c.search_vector, q.q) AS r, lower(c.name) = $2 AS exact
+      (SELECT 'circuit' AS type, c.uid, c.name AS sort_name, ts_rank(c.search_vector, q.rq) AS r, lower(c.name) = $2 AS exact
          FROM circuits c, q WHERE ${ANYONE_LISTS_CIRCUIT} AND c.search_vector @@ q.q LIMIT $5)
       UNION
-      (SELECT 'circuit', c.uid, c.name, ts_rank(c.search_vector, q.q), true
+      (SELECT 'circuit', c.uid, c.name, ts_rank(c.search_vector, q.rq), true
          FROM circuits c, q WHERE ${ANYONE_LISTS_CIRCUIT} AND lower(c.name) = $2 AND c.search_vector @@ q.q)) cm`;
 
 const USERS = `
     SELECT * FROM (
-      (SELECT 'user' AS type, u.uid, u.username AS sort_name, ts_rank(u.search_vector, q.q) AS r, (u.username = $2 OR lower(u.name) = $2) AS exact
+      (SELECT 'user' AS type, u.uid, u.username AS sort_name, ts_rank(u.search_vector, q.rq) AS r, (u.username = $2 OR lower(u.name) = $2) AS exact
          FROM users u, q WHERE ${ANYONE_SEES_PROFILE} AND u.search_vector @@ q.q LIMIT $5)
       UNION
-      (SELECT 'user', u.uid, u.username, ts_rank(u.search_vector, q.q), true
+      (SELECT 'user', u.uid, u.username, ts_rank(u.search_vector, q.rq), true
          FROM users u, q WHERE ${ANYONE_SEES_PROFILE} AND (u.username = $2 OR lower(u.name) = $2) AND u.search_vector @@ q.q)) um`;
 
 function searchSql(type: SearchType): string {
@@ -67,7 +80,13 @@ function searchSql(type: SearchType): string {
   // One row per result of the page, each carrying the total; an empty page still yields one row
   // (uid null) with the total.
   return `
-WITH q AS MATERIALIZED (SELECT to_tsquery('simple', $1) AS q),
+WITH q AS MATERIALIZED (
+  SELECT to_tsquery('simple', string_agg(e.alt, ' & ')) AS q, to_tsquery('simple', string_agg('''' || t.word || ''':*', ' & ')) AS rq
+    FROM unnest($1::text[]) AS t(word)
+   CROSS JOIN LATERAL (
+     SELECT CASE WHEN count(*) BETWEEN 1 AND ${MAX_EXPANSIONS} THEN '(' || string_agg('''' || l.word || '''', ' | ') || ')'
+                 ELSE '''' || t.word || ''':*' END AS alt
+       FROM (SELECT word FROM search_lexemes WHERE word >= t.word AND word < t.word || chr(1114111) LIMIT ${MAX_EXPANSIONS + 1}) l) e),
 m AS (${parts.join('\n    UNION ALL\n')}),
 top AS (
   SELECT m.type, m.uid, m.sort_name, m.r + CASE WHEN m.exact THEN ${EXACT_NAME_BOOST} ELSE 0 END AS rank FROM m
@@ -101,16 +120,16 @@ export function searchPublic(
   type: SearchType,
   window: PageWindow,
 ): Promise<SearchResults> {
-  const tsq = toPrefixTsQuery(text);
-  if (!tsq) return Promise.resolve({ items: [], totalCount: 0 });
+  const words = searchWords(text);
+  if (!words.length) return Promise.resolve({ items: [], totalCount: 0 });
   const exact = text.trim().toLowerCase();
-  const key = JSON.stringify([type, tsq, exact, window.limit, window.offset]);
-  return searchCacheFor<SearchResults>(sequelize).get(key, () => runSearch(sequelize, tsq, exact, type, window));
+  const key = JSON.stringify([type, words, exact, window.limit, window.offset]);
+  return searchCacheFor<SearchResults>(sequelize).get(key, () => runSearch(sequelize, words, exact, type, window));
 }
 
-async function runSearch(sequelize: Sequelize, tsq: string, exact: string, type: SearchType, window: PageWindow): Promise<SearchResults> {
+async function runSearch(sequelize: Sequelize, words: string[], exact: string, type: SearchType, window: PageWindow): Promise<SearchResults> {
   // A named statement: parsed and planned once per connection (planning this query cost more than running it).
-  const rows = await preparedQuery<Row>(sequelize, SEARCH_SQL[type], [tsq, exact, window.limit, window.offset, SEARCH_MATCH_BOUND]);
+  const rows = await preparedQuery<Row>(sequelize, SEARCH_SQL[type], [words, exact, window.limit, window.offset, SEARCH_MATCH_BOUND]);
   const totalCount = rows.length ? Number(rows[0].total) : 0;
   const items = rows.filter((r) => r.uid !== null).map((r) =>
     r.type === 'circuit'
