@@ -10,14 +10,12 @@ import type { AppContext } from '../src/graphql/context';
  * The compiled query calls the schema's own resolvers, so type-graphql's auth checker and global
  * middlewares (invalid token, notices), the policies and the resolvers' errors are the same.
  * Normal execution (graphql-js `execute`) is kept where the compiled one could differ:
- * - an operation graphql-jit cannot compile (or `BRIDGE_JIT=false`);
+ * - an operation graphql-jit cannot compile (test/bridge-compiled.test.ts checks that none is left);
  * - a result with an error that no field raised (variable coercion): re-executed with graphql-js, so
  *   the message is graphql-js's own. Such an error is raised before any resolver runs, so nothing
  *   has happened yet that running again would repeat.
  */
 const compiledByDocument = new WeakMap<DocumentNode, Map<string, CompiledQuery | null>>();
-
-export const JIT_ENABLED = process.env.BRIDGE_JIT !== 'false';
 
 function compiled(schema: GraphQLSchema, document: DocumentNode, operationName: string): CompiledQuery | null {
   let byName = compiledByDocument.get(document);
@@ -25,16 +23,14 @@ function compiled(schema: GraphQLSchema, document: DocumentNode, operationName: 
   let query = byName.get(operationName);
   if (query === undefined) {
     query = null;
-    if (JIT_ENABLED) {
-      try {
-        // Each operation compiles its own copy of the document: graphql-jit annotates the AST it
-        // compiles (a fragment spread under @include marks the fragment's fields), which would leak
-        // into other operations sharing the fragment and into graphql-js executing the shared document.
-        const result = compileQuery(schema, parse(print(document)), operationName, { useExperimentalPathBasedSkipInclude: true });
-        if (isCompiledQuery(result)) query = result;
-      } catch {
-        // graphql-jit does not handle something in this operation: graphql-js executes it.
-      }
+    try {
+      // Each operation compiles its own copy of the document: graphql-jit annotates the AST it
+      // compiles (a fragment spread under @include marks the fragment's fields), which would leak
+      // into other operations sharing the fragment and into graphql-js executing the shared document.
+      const result = compileQuery(schema, parse(print(document)), operationName, { useExperimentalPathBasedSkipInclude: true });
+      if (isCompiledQuery(result)) query = result;
+    } catch {
+      // graphql-jit does not handle something in this operation: graphql-js executes it.
     }
     byName.set(operationName, query);
   }
