@@ -25,6 +25,32 @@ function send(res: Response, response: BridgeResponse): void {
   else res.json(response.body);
 }
 
+/** `If-None-Match` holds `etag` (weak comparison, RFC 9110 §13.1.2), or is `*`. */
+function noneMatchHolds(header: string, etag: string): boolean {
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  return header.split(',').some((tag) => tag.trim() === '*' || opaque(tag) === opaque(etag));
+}
+
+/**
+ * A route that takes `If-None-Match` answers 304 when its answer would carry that ETag (the ETag
+ * Express gives the same body). Express does that itself, except when the request also says
+ * `Cache-Control: no-cache` — which fetch() adds to every conditional request — though that
+ * directive is meant for caches, not for the origin server evaluating the condition.
+ */
+function sendConditional(req: Request, res: Response, response: BridgeResponse): void {
+  const condition = req.headers['if-none-match'];
+  if (!condition || response.status !== 200 || response.body === undefined) return send(res, response);
+  const text = JSON.stringify(response.body);
+  const etagFn = req.app.get('etag fn') as ((body: Buffer, encoding: string) => string) | undefined;
+  const etag = etagFn?.(Buffer.from(text, 'utf8'), 'utf8');
+  res.status(response.status).set(response.headers);
+  if (etag && noneMatchHolds(condition, etag)) {
+    res.status(304).set('ETag', etag).end();
+    return;
+  }
+  res.type('application/json').send(text);
+}
+
 /** Mounts every route of the table under /api/v1, plus the envelope for bad JSON and unknown paths. */
 export function mountRestBridge(app: Express, schema: GraphQLSchema, document: DocumentNode, routes: Route[], services: Services): void {
   const router = express.Router();
@@ -56,7 +82,8 @@ export function mountRestBridge(app: Express, schema: GraphQLSchema, document: D
         const context = await buildContext(services, req);
         const response = await runRoute(schema, document, route, { params: req.params as Record<string, string>, query: req.query, body: req.body, headers: req.headers }, context, (error) =>
           req.log?.error({ err: error, route: route.path }, 'internal error in REST route'));
-        send(res, response);
+        if (route.requestHeaders?.includes('If-None-Match')) sendConditional(req, res, response);
+        else send(res, response);
       } catch (error) {
         next(error);
       }

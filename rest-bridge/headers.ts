@@ -24,6 +24,12 @@ export const HEADERS = {
     description: 'RFC 7240 preferences; preferences the route does not know are ignored.',
     schema: { type: 'string' },
   },
+  'If-None-Match': {
+    in: 'request',
+    description:
+      'RFC 9110 conditional GET: the `ETag` of the copy the client holds (or several, comma-separated, or `*`). When the answer would have that ETag it is 304 Not Modified without a body, so a client polling a run downloads it only when it changed.',
+    schema: { type: 'string' },
+  },
   'Last-Event-ID': {
     in: 'request',
     description: 'Server-sent events: the `id:` of the last event the client received; the stream resumes after it (an EventSource sends it when it reconnects).',
@@ -38,6 +44,11 @@ export const HEADERS = {
     description:
       'RFC 9745: present when the response is about a deprecated circuit, one of its versions or one of its runs; `@` and the Unix time (seconds) at which the circuit was deprecated. The body also carries a `deprecated` notice.',
     schema: { type: 'string', pattern: '^@-?[0-9]+$' },
+  },
+  ETag: {
+    in: 'response',
+    description: 'RFC 9110 weak entity tag of the response body: send it back in `If-None-Match` to be answered 304 while the body is the same.',
+    schema: { type: 'string', pattern: '^(W/)?"[^"]*"$' },
   },
   'Preference-Applied': { in: 'response', description: 'RFC 7240: the preferences of `Prefer` that were honoured, e.g. `wait=30`.', schema: { type: 'string' } },
   Location: { in: 'response', description: 'The target URL (a signed, expiring storage URL).', schema: { type: 'string', format: 'uri' } },

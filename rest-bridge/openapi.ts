@@ -218,6 +218,17 @@ function withOptionalFields(schema: JsonSchema | undefined, fields: string[] | u
   return { ...schema, properties, required: ((schema.required as string[]) ?? []).filter((name) => !fields.includes(name)) };
 }
 
+/** A 304 for a route that takes `If-None-Match` (a conditional GET; Express compares the ETag of the answer). */
+function notModifiedResponse(route: Route): Record<string, unknown> {
+  if (!route.requestHeaders?.includes('If-None-Match')) return {};
+  return {
+    '304': {
+      description: 'Not Modified: the answer has the ETag sent in `If-None-Match`; no body. The request was still authenticated and authorized.',
+      headers: headerRefs([...COMMON_RESPONSE_HEADERS, ...SUCCESS_RESPONSE_HEADERS, 'ETag']),
+    },
+  };
+}
+
 function successResponse(route: Route, payload: JsonSchema | undefined): Record<string, unknown> {
   const shape = route.shape ?? 'object';
   const headers = headerRefs([...COMMON_RESPONSE_HEADERS, ...SUCCESS_RESPONSE_HEADERS, ...(route.responseHeaders ?? [])]);
@@ -325,7 +336,7 @@ export function buildOpenApi(routes: Route[], options: OpenApiOptions = {}): Rec
       security: security(route),
       ...(description(route) ? { description: description(route) } : {}),
       ...(parameters.length ? { parameters } : {}),
-      responses: { ...successResponse(route, payload), ...errorResponses(route) },
+      responses: { ...successResponse(route, payload), ...notModifiedResponse(route), ...errorResponses(route) },
       'x-graphql-operation': route.operation,
     };
     if (route.body) {

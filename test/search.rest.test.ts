@@ -1,4 +1,6 @@
+import { QueryTypes } from 'sequelize';
 import { User } from '../src/models';
+import { SEARCH_MATCH_BOUND } from '../src/graphql/search/search.query';
 import { startTestApp, TestApp } from './support/app';
 import { makeCircuit, makeUser, TestUser } from './support/factories';
 
@@ -100,6 +102,48 @@ test('pagination: limit, page, total_count and the cap of 100', async () => {
   expect(beyond.body).toEqual({ meta: { total_count: 105, limit: 100, page: 5 }, data: [] });
   const defaults = await search('search=zebra');
   expect(defaults.body.meta).toEqual({ total_count: 105, limit: 10, page: 1 });
+});
+
+test(`beyond ${SEARCH_MATCH_BOUND} matches total_count is the bound, pages end there, and an exact name match still ranks first`, async () => {
+  const owner = await makeUser({ username: 'gnu-herder' });
+  await t.app.services.sequelize.query(
+    `INSERT INTO circuits (uid, owner_uid, name, description, is_private)
+     SELECT gen_random_uuid(), :owner, 'gnu-' || g, 'a wildebeest herd', g % 10 = 0 FROM generate_series(1, :n) g`,
+    { replacements: { owner: owner.user.uid, n: SEARCH_MATCH_BOUND + 300 } },
+  );
+  await makeCircuit(owner, { name: 'wildebeest', description: 'the exact one' }, null);
+  const first = await search('search=wildebeest&type=circuits&limit=100');
+  expect(first.body.meta).toEqual({ total_count: SEARCH_MATCH_BOUND, limit: 100, page: 1 });
+  expect(first.body.data[0]).toEqual(expect.objectContaining({ name: 'wildebeest', description: 'the exact one' }));
+  const last = await search(`search=wildebeest&type=circuits&limit=100&page=${SEARCH_MATCH_BOUND / 100}`);
+  expect(last.body.data).toHaveLength(100);
+  const beyond = await search(`search=wildebeest&type=circuits&limit=100&page=${SEARCH_MATCH_BOUND / 100 + 1}`);
+  expect(beyond.body).toEqual({ meta: { total_count: SEARCH_MATCH_BOUND, limit: 100, page: SEARCH_MATCH_BOUND / 100 + 1 }, data: [] });
+  // Every page comes from the same ranked candidates: no uid twice, none private.
+  const uids = new Set<string>();
+  for (let page = 1; page <= SEARCH_MATCH_BOUND / 100; page++) {
+    for (const item of (await search(`search=wildebeest&type=circuits&limit=100&page=${page}`)).body.data) uids.add(item.uid);
+  }
+  expect(uids.size).toBe(SEARCH_MATCH_BOUND);
+  const [{ n }] = await t.app.services.sequelize.query<{ n: string }>(
+    'SELECT count(*) AS n FROM circuits WHERE uid IN (:uids) AND is_private', { replacements: { uids: [...uids] }, type: QueryTypes.SELECT },
+  );
+  expect(Number(n)).toBe(0);
+});
+
+test('a prefix finds words that appeared a moment ago: new circuits, updated descriptions, new and renamed users (search_lexemes)', async () => {
+  const owner = await makeUser({ username: 'lexi-owner', bio: 'quagga keeper' });
+  expect(names((await search('search=quag&type=users')).body)).toEqual(['lexi-owner']);
+  const { circuit } = await makeCircuit(owner, { name: 'numbat-counter', description: 'counts things' }, null);
+  expect(names((await search('search=numb&type=circuits')).body)).toEqual(['numbat-counter']);
+  await t.rest('PUT', '/users/lexi-owner/circuits/numbat-counter', { token: owner.token, body: { description: 'counts quolls' } });
+  expect(names((await search('search=quol&type=circuits')).body)).toEqual(['numbat-counter']);
+  await User.update({ username: 'wallaby-owner' }, { where: { uid: owner.user.uid } });
+  expect((await search('search=wallab&type=circuits')).body.data.map((d: any) => d.uid)).toEqual([circuit.uid]);
+  // A prefix standing for many words (more than are expanded) still matches them all.
+  const many = await makeUser({ username: 'prefix-many' });
+  for (let i = 0; i < 20; i++) await makeCircuit(many, { name: `kiwi${String.fromCharCode(97 + i)}-x` }, null);
+  expect((await search('search=kiwi&type=circuits&limit=100')).body.meta.total_count).toBe(20);
 });
 
 test('the owner username is searchable and follows a rename', async () => {

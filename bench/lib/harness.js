@@ -141,8 +141,48 @@ async function stopProcess(p) {
   await exited;
 }
 
-/** autocannon for `seconds` after a 2 s warm-up; latency percentiles from every response. */
-async function measure({ label, url, method = 'GET', headers, body, seconds, connections, setupRequest }) {
+/** CPU seconds (user + system) used so far by a process and, with `children`, by its child processes. */
+function cpuSeconds(pid, { children = false } = {}) {
+  const fs = require('node:fs');
+  const ticks = 100; // USER_HZ on Linux
+  const of = (p) => {
+    try {
+      const fields = fs.readFileSync(`/proc/${p}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / ticks;
+    } catch { return 0; }
+  };
+  let total = of(pid);
+  if (children) {
+    for (const entry of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const fields = fs.readFileSync(`/proc/${entry}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+        if (Number(fields[1]) === pid) total += of(entry);
+      } catch { /* gone */ }
+    }
+  }
+  return total;
+}
+
+/** The postmaster of the embedded PostgreSQL whose data directory lies under `dir`. */
+function postmasterPid(dir) {
+  const fs = require('node:fs');
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmd = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (/postgres$/.test(cmd[0]) && cmd.some((a) => a.startsWith(dir))) return Number(entry);
+    } catch { /* gone */ }
+  }
+  return undefined;
+}
+
+/**
+ * autocannon for `seconds` after a 2 s warm-up; latency percentiles from every response. With `cpu`
+ * ({name: pid} or {name: {pid, children: true}}), also the CPU each measured request cost each process
+ * (from /proc: less sensitive to other load on the machine than the latencies).
+ */
+async function measure({ label, url, method = 'GET', headers, body, seconds, connections, setupRequest, cpu }) {
   const autocannon = require('autocannon');
   const latencies = [];
   let non2xx = 0;
@@ -157,7 +197,10 @@ async function measure({ label, url, method = 'GET', headers, body, seconds, con
     }
   });
   await run(2, false);
+  const cpuOf = () => Object.fromEntries(Object.entries(cpu ?? {}).map(([name, p]) => [name, typeof p === 'number' ? cpuSeconds(p) : cpuSeconds(p.pid, p)]));
+  const cpuBefore = cpuOf();
   const result = await run(seconds, true);
+  const cpuAfter = cpuOf();
   latencies.sort((a, b) => a - b);
   const row = {
     label,
@@ -167,7 +210,9 @@ async function measure({ label, url, method = 'GET', headers, body, seconds, con
     p99_ms: +pct(latencies, 99).toFixed(2),
     errors: non2xx,
   };
-  console.log(`${label.padEnd(44)} ${String(row.rps).padStart(6)} req/s  p50 ${row.p50_ms} ms  p95 ${row.p95_ms} ms  p99 ${row.p99_ms} ms  errors ${non2xx}`);
+  for (const name of Object.keys(cpuAfter)) row[`cpu_ms_per_request_${name}`] = +((cpuAfter[name] - cpuBefore[name]) * 1000 / latencies.length).toFixed(3);
+  const cpuText = Object.keys(cpuAfter).map((name) => `  CPU/req ${name} ${row[`cpu_ms_per_request_${name}`]} ms`).join('');
+  console.log(`${label.padEnd(44)} ${String(row.rps).padStart(6)} req/s  p50 ${row.p50_ms} ms  p95 ${row.p95_ms} ms  p99 ${row.p99_ms} ms  errors ${non2xx}${cpuText}`);
   return row;
 }
 
@@ -186,4 +231,4 @@ async function helloBaseline({ seconds, connections }) {
   }
 }
 
-module.exports = { root, dist, HELLO, pct, sleep, rssMb, startFixtures, pollHealth, spawnService, stopProcess, measure, helloBaseline };
+module.exports = { root, dist, HELLO, pct, sleep, rssMb, cpuSeconds, postmasterPid, startFixtures, pollHealth, spawnService, stopProcess, measure, helloBaseline };

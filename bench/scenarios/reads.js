@@ -3,7 +3,7 @@
 // `circuitRun`, and a conditional GET answered 304, side by side with an Express hello-world measured in
 // the same run. `npm run bench reads`. Env: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 50).
 const os = require('node:os');
-const { startFixtures, spawnService, stopProcess, measure, helloBaseline, sleep } = require('../lib/harness');
+const { startFixtures, spawnService, stopProcess, measure, helloBaseline, sleep, postmasterPid } = require('../lib/harness');
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 50);
@@ -27,12 +27,13 @@ async function main() {
     }
     const etag = (await fetch(`${api.url}/api/v1/circuit-runs/${uid}`, { headers: auth })).headers.get('etag');
 
+    const cpu = { service: api.child.pid, postgres: { pid: postmasterPid(fixtures.dir), children: true } };
     console.log(`${CONNECTIONS} connections, ${SECONDS} s each, ${os.cpus().length} cores (load generator on the same machine)`);
     const rows = [];
     rows.push(await helloBaseline({ seconds: SECONDS, connections: CONNECTIONS }));
-    rows.push(await measure({ label: 'GET /circuit-runs/{uid} (REST)', url: `${api.url}/api/v1/circuit-runs/${uid}`, headers: auth, seconds: SECONDS, connections: CONNECTIONS }));
+    rows.push(await measure({ label: 'GET /circuit-runs/{uid} (REST)', url: `${api.url}/api/v1/circuit-runs/${uid}`, headers: auth, seconds: SECONDS, connections: CONNECTIONS, cpu }));
     if (etag) {
-      rows.push(await measure({ label: 'GET /circuit-runs/{uid} If-None-Match → 304', url: `${api.url}/api/v1/circuit-runs/${uid}`, headers: { ...auth, 'if-none-match': etag }, seconds: SECONDS, connections: CONNECTIONS }));
+      rows.push(await measure({ label: 'GET /circuit-runs/{uid} If-None-Match → 304', url: `${api.url}/api/v1/circuit-runs/${uid}`, headers: { ...auth, 'if-none-match': etag }, seconds: SECONDS, connections: CONNECTIONS, cpu }));
     }
     rows.push(await measure({
       label: 'POST /graphql circuitRun',
@@ -42,6 +43,7 @@ async function main() {
       body: JSON.stringify({ query: 'query($uid: ID!) { circuitRun(uid: $uid) { uid state createdAt endedAt resultBlob } }', variables: { uid } }),
       seconds: SECONDS,
       connections: CONNECTIONS,
+      cpu,
     }));
     const baseline = rows[0].rps;
     const rest = rows[1];

@@ -99,6 +99,8 @@ export const runRoutes: Route[] = [
     auth: 'optional',
     tag,
     params: { uid: uidParam('Circuit run') },
+    requestHeaders: ['If-None-Match'],
+    responseHeaders: ['ETag'],
     variables: ({ params }) => ({ uid: params.uid }),
     result: 'circuitRun',
     omitWhenNull: RUN_OPTIONAL_FIELDS,

@@ -1,5 +1,8 @@
 import type { Route } from '../route';
 import { pageQuery } from '../schemas';
+import { SEARCH_MATCH_BOUND } from '../../src/graphql/search/search.query';
+
+const BOUND = SEARCH_MATCH_BOUND.toLocaleString('en-US');
 
 export const searchRoutes: Route[] = [
   {
@@ -7,6 +10,10 @@ export const searchRoutes: Route[] = [
     path: '/search',
     operation: 'Search',
     summary: 'Search public circuits and public user profiles (rate limited per client)',
+    description:
+      'Public circuits and public user profiles, best match first (an exact name match first of all). ' +
+      `\`meta.total_count\` is exact up to ${BOUND}; beyond, it is ${BOUND} (at least that many match) and pages end there. ` +
+      `When more than ${BOUND} circuits (or users) match, the ranking considers ${BOUND} of them plus every exact name match: refine the query to see others.`,
     auth: 'none',
     tag: 'Search',
     query: {

@@ -10,10 +10,11 @@ import { jobOutbox } from './0011-job-outbox';
 import { credits } from './0006-credits';
 import { authChangedIgnoresBalance } from './0012-auth-changed-ignores-balance';
 import { stateEventAfterLoggedEvents } from './0013-state-event-after-logged-events';
+import { searchLexicon } from './0014-search-lexicon';
 
 import type { Migration } from './migration';
 
 export type { Migration };
 
 /** Append only: a migration once released is never edited. */
-export const migrations: Migration[] = [foundation, runs, boards, blobs, authChanged, circuitDeprecatedAt, jobOutbox, credits, webhooksSchedules, runControl, authChangedIgnoresBalance, stateEventAfterLoggedEvents].filter((m) => m.up.trim() !== '');
+export const migrations: Migration[] = [foundation, runs, boards, blobs, authChanged, circuitDeprecatedAt, jobOutbox, credits, webhooksSchedules, runControl, authChangedIgnoresBalance, stateEventAfterLoggedEvents, searchLexicon].filter((m) => m.up.trim() !== '');

@@ -1,6 +1,7 @@
-import { QueryTypes, Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
+import { preparedQuery } from '../../db/prepared';
 import type { PageWindow } from '../common/pagination';
-import { CircuitSearchResult, SearchType, UserSearchResult } from './search.type';
+import { CircuitSearchResult, SEARCH_MATCH_BOUND, SearchType, UserSearchResult } from './search.type';
 import { searchCacheFor } from './search.cache';
 import { listableCircuitsSql } from '../../policies/circuit.policy';
 import { visibleProfilesSql } from '../../policies/user.policy';
@@ -11,20 +12,30 @@ const MAX_TERM_LENGTH = 64;
 const EXACT_NAME_BOOST = 10;
 
 /**
- * Turns free text into a safe tsquery: words are the runs of letters and digits (the same split
- * migration 0003 applies to the indexed text), each matched as a prefix, all required.
+ * The words of free text: the runs of letters and digits (the same split migration 0003 applies to
+ * the indexed text), lower-cased, at most MAX_TERMS of MAX_TERM_LENGTH characters.
+ */
+export function searchWords(text: string): string[] {
+  return [...new Set(text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean))]
+    .slice(0, MAX_TERMS)
+    .map((w) => w.slice(0, MAX_TERM_LENGTH));
+}
+
+/**
+ * Turns free text into a safe tsquery: each word matched as a prefix, all required.
  * Nothing of the input reaches to_tsquery but those words, so no input can be a tsquery syntax error.
  */
 export function toPrefixTsQuery(text: string): string | null {
-  const words = [...new Set(text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean))]
-    .slice(0, MAX_TERMS)
-    .map((w) => w.slice(0, MAX_TERM_LENGTH));
+  const words = searchWords(text);
   return words.length ? words.map((w) => `'${w}':*`).join(' & ') : null;
 }
 
+/** A prefix standing for at most this many words is expanded into them; a wider one stays a prefix. */
+const MAX_EXPANSIONS = 16;
+
 interface Row {
-  type: 'circuit' | 'user';
-  uid: string;
+  type: 'circuit' | 'user' | null;
+  uid: string | null;
   name: string;
   description: string | null;
   username: string;
@@ -32,26 +43,70 @@ interface Row {
   total: string;
 }
 
+export { SEARCH_MATCH_BOUND };
+
 // Search answers every caller alike (its pages are cached per process, not per viewer): it shows
 // what the policies let anyone list, which needs no parameter.
 const ANYONE_LISTS_CIRCUIT = listableCircuitsSql('c', null).sql;
 const ANYONE_SEES_PROFILE = visibleProfilesSql('u', null).sql;
 
-// Ranking reads only the matching rows' vectors and names; the display columns (and the owner's
-// username) are joined for the page's rows alone.
+// q.q matches: each word a prefix, expanded into the words it stands for when they are few (search_lexemes,
+// migration 0012), which GIN answers from posting lists instead of collecting a bitmap per prefix.
+// q.rq ranks: the same words as prefixes, so ranking is as before the expansion.
+// Parameters: $1 the query's words, $2 the whole query lower-cased (exact name), $3 limit, $4 offset,
+// $5 SEARCH_MATCH_BOUND. Each kind ranks at most $5 matches, taken from the GIN index before any
+// ranking (LIMIT inside, so the heap is read and ts_rank computed for those rows only), plus its exact
+// name matches through the lower(name) index; UNION drops an exact match found both ways. Ranking
+// reads only the candidates' vectors and names; the display columns (and the owner's username) are
+// joined for the page's rows alone.
 const CIRCUITS = `
-    SELECT 'circuit' AS type, c.uid, c.name AS sort_name,
-           ts_rank(c.search_vector, to_tsquery('simple', :tsq))
-             + CASE WHEN lower(c.name) = :exact THEN ${EXACT_NAME_BOOST} ELSE 0 END AS rank
-      FROM circuits c
-     WHERE ${ANYONE_LISTS_CIRCUIT} AND c.search_vector @@ to_tsquery('simple', :tsq)`;
+    SELECT * FROM (
+      (SELECT 'circuit' AS type, c.uid, c.name AS sort_name, ts_rank(c.search_vector, q.rq) AS r, lower(c.name) = $2 AS exact
+         FROM circuits c, q WHERE ${ANYONE_LISTS_CIRCUIT} AND c.search_vector @@ q.q LIMIT $5)
+      UNION
+      (SELECT 'circuit', c.uid, c.name, ts_rank(c.search_vector, q.rq), true
+         FROM circuits c, q WHERE ${ANYONE_LISTS_CIRCUIT} AND lower(c.name) = $2 AND c.search_vector @@ q.q)) cm`;
 
 const USERS = `
-    SELECT 'user' AS type, u.uid, u.username AS sort_name,
-           ts_rank(u.search_vector, to_tsquery('simple', :tsq))
-             + CASE WHEN u.username = :exact OR lower(u.name) = :exact THEN ${EXACT_NAME_BOOST} ELSE 0 END AS rank
-      FROM users u
-     WHERE ${ANYONE_SEES_PROFILE} AND u.search_vector @@ to_tsquery('simple', :tsq)`;
+    SELECT * FROM (
+      (SELECT 'user' AS type, u.uid, u.username AS sort_name, ts_rank(u.search_vector, q.rq) AS r, (u.username = $2 OR lower(u.name) = $2) AS exact
+         FROM users u, q WHERE ${ANYONE_SEES_PROFILE} AND u.search_vector @@ q.q LIMIT $5)
+      UNION
+      (SELECT 'user', u.uid, u.username, ts_rank(u.search_vector, q.rq), true
+         FROM users u, q WHERE ${ANYONE_SEES_PROFILE} AND (u.username = $2 OR lower(u.name) = $2) AND u.search_vector @@ q.q)) um`;
+
+function searchSql(type: SearchType): string {
+  const parts = type === SearchType.circuits ? [CIRCUITS] : type === SearchType.users ? [USERS] : [CIRCUITS, USERS];
+  // One row per result of the page, each carrying the total; an empty page still yields one row
+  // (uid null) with the total.
+  return `
+WITH q AS MATERIALIZED (
+  SELECT to_tsquery('simple', string_agg(e.alt, ' & ')) AS q, to_tsquery('simple', string_agg('''' || t.word || ''':*', ' & ')) AS rq
+    FROM unnest($1::text[]) AS t(word)
+   CROSS JOIN LATERAL (
+     SELECT CASE WHEN count(*) BETWEEN 1 AND ${MAX_EXPANSIONS} THEN '(' || string_agg('''' || l.word || '''', ' | ') || ')'
+                 ELSE '''' || t.word || ''':*' END AS alt
+       FROM (SELECT word FROM search_lexemes WHERE word >= t.word AND word < t.word || chr(1114111) LIMIT ${MAX_EXPANSIONS + 1}) l) e),
+m AS (${parts.join('\n    UNION ALL\n')}),
+top AS (
+  SELECT m.type, m.uid, m.sort_name, m.r + CASE WHEN m.exact THEN ${EXACT_NAME_BOOST} ELSE 0 END AS rank FROM m
+   ORDER BY rank DESC, m.sort_name, m.uid LIMIT least($3::int, greatest($5::int - $4::int, 0)) OFFSET $4)
+SELECT top.type, top.uid, coalesce(c.name, u.name) AS name, c.description, coalesce(owner.username, u.username) AS username,
+       u.bio, t.total
+  FROM (SELECT least(count(*), $5::int) AS total FROM m) t
+  LEFT JOIN top ON true
+  LEFT JOIN circuits c ON top.type = 'circuit' AND c.uid = top.uid
+  LEFT JOIN users owner ON owner.uid = c.owner_uid
+  LEFT JOIN users u ON top.type = 'user' AND u.uid = top.uid
+ ORDER BY top.rank DESC, top.sort_name, top.uid`;
+}
+
+/** The statement per search type (exported for EXPLAIN ANALYZE by hand). */
+export const SEARCH_SQL: Record<SearchType, string> = {
+  [SearchType.all]: searchSql(SearchType.all),
+  [SearchType.circuits]: searchSql(SearchType.circuits),
+  [SearchType.users]: searchSql(SearchType.users),
+};
 
 export interface SearchResults { items: (CircuitSearchResult | UserSearchResult)[]; totalCount: number }
 
@@ -65,34 +120,18 @@ export function searchPublic(
   type: SearchType,
   window: PageWindow,
 ): Promise<SearchResults> {
-  const tsq = toPrefixTsQuery(text);
-  if (!tsq) return Promise.resolve({ items: [], totalCount: 0 });
+  const words = searchWords(text);
+  if (!words.length) return Promise.resolve({ items: [], totalCount: 0 });
   const exact = text.trim().toLowerCase();
-  const key = JSON.stringify([type, tsq, exact, window.limit, window.offset]);
-  return searchCacheFor<SearchResults>(sequelize).get(key, () => runSearch(sequelize, tsq, exact, type, window));
+  const key = JSON.stringify([type, words, exact, window.limit, window.offset]);
+  return searchCacheFor<SearchResults>(sequelize).get(key, () => runSearch(sequelize, words, exact, type, window));
 }
 
-async function runSearch(sequelize: Sequelize, tsq: string, exact: string, type: SearchType, window: PageWindow): Promise<SearchResults> {
-  const parts = type === SearchType.circuits ? [CIRCUITS] : type === SearchType.users ? [USERS] : [CIRCUITS, USERS];
-  const matches = parts.join('\n    UNION ALL\n');
-  const replacements = { tsq, exact, limit: window.limit, offset: window.offset };
-  const rows = await sequelize.query<Row>(
-    `SELECT top.type, top.uid, coalesce(c.name, u.name) AS name, c.description, coalesce(owner.username, u.username) AS username,
-            u.bio, top.total
-       FROM (SELECT m.*, count(*) OVER () AS total FROM (${matches}) m
-              ORDER BY m.rank DESC, m.sort_name, m.uid LIMIT :limit OFFSET :offset) top
-       LEFT JOIN circuits c ON top.type = 'circuit' AND c.uid = top.uid
-       LEFT JOIN users owner ON owner.uid = c.owner_uid
-       LEFT JOIN users u ON top.type = 'user' AND u.uid = top.uid
-      ORDER BY top.rank DESC, top.sort_name, top.uid`,
-    { type: QueryTypes.SELECT, replacements },
-  );
-  let totalCount = rows.length ? Number(rows[0].total) : 0;
-  if (!rows.length && window.offset > 0) {
-    const [{ n }] = await sequelize.query<{ n: string }>(`SELECT count(*) AS n FROM (${matches}) m`, { type: QueryTypes.SELECT, replacements });
-    totalCount = Number(n);
-  }
-  const items = rows.map((r) =>
+async function runSearch(sequelize: Sequelize, words: string[], exact: string, type: SearchType, window: PageWindow): Promise<SearchResults> {
+  // A named statement: parsed and planned once per connection (planning this query cost more than running it).
+  const rows = await preparedQuery<Row>(sequelize, SEARCH_SQL[type], [words, exact, window.limit, window.offset, SEARCH_MATCH_BOUND]);
+  const totalCount = rows.length ? Number(rows[0].total) : 0;
+  const items = rows.filter((r) => r.uid !== null).map((r) =>
     r.type === 'circuit'
       ? Object.assign(new CircuitSearchResult(), { type: 'circuit', uid: r.uid, name: r.name, description: r.description ?? '', username: r.username })
       : Object.assign(new UserSearchResult(), { type: 'user', uid: r.uid, username: r.username, name: r.name, bio: r.bio ?? '' }),
