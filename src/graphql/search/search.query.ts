@@ -51,7 +51,7 @@ const ANYONE_LISTS_CIRCUIT = listableCircuitsSql('c', null).sql;
 const ANYONE_SEES_PROFILE = visibleProfilesSql('u', null).sql;
 
 // q.q matches: each word a prefix, expanded into the words it stands for when they are few (search_lexemes,
-// migration 0012), which GIN answers from posting lists instead of collecting a bitmap per prefix.
+// migration 0014), which GIN answers from posting lists instead of collecting a bitmap per prefix.
 // q.rq ranks: the same words as prefixes, so ranking is as before the expansion.
 // Parameters: $1 the query's words, $2 the whole query lower-cased (exact name), $3 limit, $4 offset,
 // $5 SEARCH_MATCH_BOUND. Each kind ranks at most $5 matches, taken from the GIN index before any
