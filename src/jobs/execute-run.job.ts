@@ -127,7 +127,8 @@ function deadlineOf(claim: ClaimedRun, defaultSeconds: number): { at: number; se
   return { at, seconds: Math.round((at - new Date(claim.created_at).getTime()) / 1000) };
 }
 
-async function executeClaimed(services: Services, claim: ClaimedRun, touch: () => Promise<void>): Promise<void> {
+/** Executes a claimed run and ends it; false when the end was refused (the run was not this attempt's any more). */
+async function executeClaimed(services: Services, claim: ClaimedRun, touch: () => Promise<void>): Promise<boolean> {
   const { log, sequelize, config } = services;
   const base = { uid: claim.uid, attempt: claim.attempt };
   if (claim.attempt === 1) {
@@ -139,13 +140,12 @@ async function executeClaimed(services: Services, claim: ClaimedRun, touch: () =
   }
   const deadline = deadlineOf(claim, config.runDeadlineSeconds);
   if (claim.attempt > MAX_ATTEMPTS) {
-    await endRun(services, failedEnding(base, { code: 'WorkerLost', message: `The run stopped its worker ${claim.attempt - 1} times; it is not retried again` }), claim);
-    return;
+    return endRun(services, failedEnding(base, { code: 'WorkerLost', message: `The run stopped its worker ${claim.attempt - 1} times; it is not retried again` }), claim);
   }
-  if (claim.cancel_requested_at) return void (await endRun(services, failedEnding(base, abortedError('Canceled')), claim));
-  if (deadline.at <= Date.now()) return void (await endRun(services, failedEnding(base, abortedError('DeadlineExceeded', deadline.seconds)), claim));
+  if (claim.cancel_requested_at) return endRun(services, failedEnding(base, abortedError('Canceled')), claim);
+  if (deadline.at <= Date.now()) return endRun(services, failedEnding(base, abortedError('DeadlineExceeded', deadline.seconds)), claim);
   const plan = claim.definition ? { definition: claim.definition, metrics: claim.metrics } : null;
-  if (!plan) return void (await endRun(services, failedEnding(base, { code: 'Internal', message: 'The circuit version of this run no longer exists' }), claim));
+  if (!plan) return endRun(services, failedEnding(base, { code: 'Internal', message: 'The circuit version of this run no longer exists' }), claim);
 
   const controller = new AbortController();
   const abort = (reason: unknown) => { if (!controller.signal.aborted) controller.abort(reason); };
@@ -203,11 +203,11 @@ async function executeClaimed(services: Services, claim: ClaimedRun, touch: () =
   }
   const events = await recorder.closeForEnding();
   try {
-    await endRun(services, { ...ending, events }, claim);
+    return await endRun(services, { ...ending, events }, claim);
   } catch (error) {
     // A value jsonb rejects that the check above did not foresee: end the run now rather than on every retry.
     if (ending.state !== 'COMPLETED' || !String((error as { code?: unknown }).code ?? '').startsWith('22')) throw error;
-    await endRun(services, { ...failedEnding(base, { code: 'StepFailed', message: "The run's result cannot be stored" }, Number(ending.cost) - RUN_BASE_CREDITS, String(error)), events }, claim);
+    return endRun(services, { ...failedEnding(base, { code: 'StepFailed', message: "The run's result cannot be stored" }, Number(ending.cost) - RUN_BASE_CREDITS, String(error)), events }, claim);
   }
 }
 
@@ -221,9 +221,15 @@ export async function processRun(services: Services, uid: string, touch: () => P
   const giveUpAt = Date.now() + 3 * lease;
   for (;;) {
     const claim = await claimRun(services.sequelize, uid, lease, services.runEvents.sqlChannel, worker.current());
-    if (claim) return executeClaimed(services, claim, touch);
+    if (claim && (await executeClaimed(services, claim, touch))) return;
     const run = await CircuitRun.findByPk(uid, { attributes: ['uid', 'state'] });
     if (!run || isTerminal(run.state)) return;
+    // A refused end of a run that is PROVISIONED again: a crash of PostgreSQL rolled the claim back
+    // (claims commit asynchronously, src/db/async-commit.ts), so it is claimed and executed anew.
+    if (claim) {
+      if (run.state === 'PROVISIONED') continue;
+      return; // taken over by another worker
+    }
     if (Date.now() > giveUpAt) return; // still held by a live worker; the sweeper checks it again later
     await sleep(run.state === 'PROVISIONED' ? 10 : Math.max(100, lease / 4));
     await touch().catch(() => {});
