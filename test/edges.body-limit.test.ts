@@ -54,13 +54,29 @@ function streamBody(path: string, method: string, totalBytes: number, headers: R
   });
 }
 
+/**
+ * streamBody, again when the server's hang-up reached the client's write before its 413 could be read
+ * (EPIPE/ECONNRESET: on a loaded machine the refusal sometimes arrives as the reset alone).
+ */
+async function streamRefused(path: string, method: string, totalBytes: number, headers: Record<string, string> = {}): Promise<Answer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await streamBody(path, method, totalBytes, headers);
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (attempt >= 3 || (code !== 'EPIPE' && code !== 'ECONNRESET')) throw error;
+      expect((error as { sentBytes: number }).sentBytes).toBeLessThan(64 * MiB);
+    }
+  }
+}
+
 async function healthy(): Promise<boolean> {
   const res = await fetch(`${service.url}/healthz`, { signal: AbortSignal.timeout(2000) }).catch(() => null);
   return res?.status === 200;
 }
 
 test('a 600 MB chunked POST to /graphql/stream is refused with 413 after about 1 MiB and the service stays up', async () => {
-  const answer = await streamBody('/graphql/stream', 'POST', 600 * MiB);
+  const answer = await streamRefused('/graphql/stream', 'POST', 600 * MiB);
   expect(answer.status).toBe(413);
   expect(answer.contentType).toMatch(/^application\/json/);
   expect(JSON.parse(answer.body)).toEqual({ errors: [{ message: expect.stringMatching(/1 MiB/), extensions: { code: 'PayloadTooLarge' } }] });
@@ -91,7 +107,7 @@ test('a body announced larger than 1 MiB is refused before any of it is read, on
 
 test('a 600 MB chunked POST to /graphql and to REST is refused with 413 and the service stays up', async () => {
   for (const path of ['/graphql', '/api/v1/circuits']) {
-    const answer = await streamBody(path, 'POST', 600 * MiB, { accept: 'application/json' });
+    const answer = await streamRefused(path, 'POST', 600 * MiB, { accept: 'application/json' });
     expect({ path, status: answer.status }).toEqual({ path, status: 413 });
     expect(answer.sentBytes).toBeLessThan(64 * MiB);
   }
