@@ -1,5 +1,6 @@
 import { checkSyntax, closeSandboxes, evaluateJsonata, renderTemplates, SandboxError } from '../src/sandbox/sandbox';
 import { evaluateExpression } from '../src/engine/expression';
+import { renderAll } from '../src/engine/render';
 
 const limits = { cpuMs: 300, memoryMb: 32 };
 afterAll(() => closeSandboxes());
@@ -36,6 +37,26 @@ test('a bare field path answered without the sandbox means what JSONata says it 
   const paths = ['steps.shout.output', 'steps.rows.output', 'steps.obj.output', 'input.name', 'input.n', 'input.nothing', 'input.flag', 'input.obj',
     'input.obj.deep.k', 'input.obj.xs', 'input.and', 'input.list.a', 'input.one', 'input.missing', 'missing.path', 'input', 'steps.shout.output.x'];
   for (const path of paths) expect([path, await evaluateExpression(path, scope, limits)]).toEqual([path, await evaluateJsonata(path, scope, limits)]);
+});
+
+test('templates of text and bare references rendered without the sandbox read exactly as Handlebars renders them', async () => {
+  const scope = {
+    input: { name: 'ada', n: 0, big: 12345678901234567890, neg: -1.5, nothing: null, no: false, yes: true, obj: { k: 'v', deep: { x: 1 } }, xs: [1, 2], s: 'a}}b', each: 'e' },
+    steps: { greet: { output: 'Hello ada' } },
+  };
+  const templates = ['Hello {{input.name}}!', '{{input.n}}/{{input.big}}/{{input.neg}}', '[{{input.nothing}}][{{input.missing}}][{{input.missing.deeper}}]',
+    '{{input.no}} {{input.yes}}', '{{input.obj.k}}{{input.obj.deep.x}}', '{{input.obj}}', '{{input.xs}}', '{{input.s}} and }} text', '{{steps.greet.output}}',
+    '{{input.name.length}}', '{{input.each}}', '{{ input.name }}', '\\{{input.name}}', 'plain text', '', '{{input.obj.deep}}', '{{#if input.yes}}y{{/if}}'];
+  for (const template of templates) {
+    expect([template, await renderAll([template], scope, limits)]).toEqual([template, await renderTemplates([template], scope, limits)]);
+  }
+  expect(await renderAll(templates, scope, limits)).toEqual(await renderTemplates(templates, scope, limits));
+});
+
+test('plain templates keep the output bound: a text past it is refused as the sandbox refuses it, never built whole', async () => {
+  const scope = { input: { x: 'x'.repeat(1024 * 1024) } };
+  const many = '{{input.x}}'.repeat(10_000);
+  await expect(renderAll([many], scope, { ...limits, maxOutputBytes: 4 * 1024 * 1024 })).rejects.toThrow(SandboxError);
 });
 
 test('a memory bomb ($pad) fails with a memory error; the process and the sandbox go on', async () => {

@@ -1,6 +1,5 @@
 import OpenAI from 'openai';
-import { renderTemplates } from '../../sandbox/sandbox';
-import { templateFailure } from '../render';
+import { renderAll, templateFailure } from '../render';
 import { templateField } from './field-schemas';
 import { defineStepKind, holdCredits, sandboxLimits, StepError, type StepContext } from './types';
 
@@ -111,7 +110,7 @@ export const llmStep = defineStepKind({
     });
     let contents: string[];
     try {
-      contents = await renderTemplates(raw.map((m) => m.content), { input: ctx.input, steps: ctx.steps }, sandboxLimits(ctx));
+      contents = await renderAll(raw.map((m) => m.content), { input: ctx.input, steps: ctx.steps }, sandboxLimits(ctx));
     } catch (error) {
       throw new StepError(step.id, `messages: ${templateFailure(error)}`);
     }
