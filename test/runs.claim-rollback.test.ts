@@ -7,7 +7,7 @@ import { CircuitRun } from '../src/models/CircuitRun';
 // Claims commit asynchronously (src/db/async-commit.ts): a crash of PostgreSQL can roll one back while
 // its worker goes on executing. Here the rollback is made by hand while the run waits in a step.
 let t: TestApp;
-let held: ServerResponse[] = [];
+const held: ServerResponse[] = [];
 let target: Awaited<ReturnType<typeof startHttpTarget>>;
 beforeAll(async () => {
   t = await startTestApp({ jobLockLifetimeMs: 60_000 });

@@ -41,7 +41,7 @@ test('a bare field path answered without the sandbox means what JSONata says it 
 
 test('templates of text and bare references rendered without the sandbox read exactly as Handlebars renders them', async () => {
   const scope = {
-    input: { name: 'ada', n: 0, big: 12345678901234567890, neg: -1.5, nothing: null, no: false, yes: true, obj: { k: 'v', deep: { x: 1 } }, xs: [1, 2], s: 'a}}b', each: 'e' },
+    input: { name: 'ada', n: 0, big: 1e21, neg: -1.5, nothing: null, no: false, yes: true, obj: { k: 'v', deep: { x: 1 } }, xs: [1, 2], s: 'a}}b', each: 'e' },
     steps: { greet: { output: 'Hello ada' } },
   };
   const templates = ['Hello {{input.name}}!', '{{input.n}}/{{input.big}}/{{input.neg}}', '[{{input.nothing}}][{{input.missing}}][{{input.missing.deeper}}]',
