@@ -40,6 +40,12 @@ maybe('GraphiQL runs a subscription over graphql-sse with the token from its hea
     await page.goto(`${t.url}/graphql`);
     await setEditor(page, '.graphiql-query-editor', `subscription { circuitRunUpdated(uid: "${body.payload.uid}") { uid state } }`);
     await page.getByText('Headers', { exact: true }).click();
+    // The tab switch is a re-render: write only once the headers editor (the second) is the one shown,
+    // or on a loaded machine the token can land in the variables editor.
+    await page.waitForFunction(() => {
+      const editors = document.querySelectorAll('.graphiql-editor-tool .graphiql-editor');
+      return editors.length === 2 && editors[0].classList.contains('hidden') && !editors[1].classList.contains('hidden');
+    });
     await setEditor(page, '.graphiql-editor-tool .graphiql-editor:not(.hidden)', JSON.stringify({ Authorization: `Bearer ${owner.token}` }));
     await page.click('.graphiql-execute-button');
     await page.waitForFunction(() => {
