@@ -69,6 +69,22 @@ test('a RUNNING run streams RUNNING, then its terminal state when it ends', asyn
   expect((await stream).events.map((e) => JSON.parse(e.data!).state)).toEqual(['RUNNING', 'COMPLETED']);
 });
 
+test('without Last-Event-ID the first event is the state the run had when the stream opened, even if it ends right then', async () => {
+  await startWorker();
+  const { adaptorUid } = await makeRunnableCircuit(owner, holdDefinition());
+  for (let i = 0; i < 5; i++) {
+    const { body } = await submitRun(t, owner.token, adaptorUid, { input: {} });
+    const deadline = Date.now() + 10_000;
+    while ((await t.rest('GET', `/circuit-runs/${body.payload.uid}`, { token: owner.token })).body.payload.state !== 'RUNNING' && Date.now() < deadline);
+    let opened!: () => void;
+    const open = new Promise<void>((resolve) => { opened = resolve; });
+    const stream = readSse(`${t.url}/api/v1/circuit-runs/${body.payload.uid}/events`, { token: owner.token, onOpen: opened });
+    await open;
+    await releaseHeld();
+    expect((await stream).events.map((e) => JSON.parse(e.data!).state)).toEqual(['RUNNING', 'COMPLETED']);
+  }
+});
+
 test('same auth as the GET: 401, 403 and 404 as JSON envelopes before any streaming', async () => {
   await startWorker();
   const { adaptorUid } = await makeRunnableCircuit(owner, HELLO_DEFINITION);

@@ -8,7 +8,7 @@ import { API_PREFIX } from '../../rest-bridge/express';
 import { RUN_OPTIONAL_FIELDS } from '../../rest-bridge/routes/runs';
 import { isTerminal, RUN_STATES, type RunState } from '../models/CircuitRun';
 import { RUN_EVENT_KINDS, type RunEventKind } from '../models/RunEvent';
-import { readRunEvents, seqOfState } from '../events/run-event-log';
+import { currentStateSeq, readRunEvents, seqOfState } from '../events/run-event-log';
 import { AppError } from '../errors';
 import type { Services } from '../services';
 
@@ -78,8 +78,12 @@ export function mountRunEvents(app: Express, schema: GraphQLSchema, operations: 
     try {
       const kinds = requestedKinds(req.query.events);
       const after = await resumeAfter(services, uid, req.headers['last-event-id']);
+      // Without Last-Event-ID the stream starts at the run's state as it is now, fixed before the
+      // headers go out: a client that acts once the stream is open (and so ends the run) still gets
+      // that state first.
+      const from = after ?? (isUid(uid) ? (await currentStateSeq(services.sequelize, uid)) - 1 : null);
       const context = await buildContext(services, req);
-      const result = await subscribe({ schema, document: operations, operationName: 'RestCircuitRunEvents', variableValues: { uid, after, kinds: kinds.map((k) => k.toUpperCase()) }, contextValue: context });
+      const result = await subscribe({ schema, document: operations, operationName: 'RestCircuitRunEvents', variableValues: { uid, after: from, kinds: kinds.map((k) => k.toUpperCase()) }, contextValue: context });
       if (!(Symbol.asyncIterator in result)) {
         closed = true;
         return fail(result.errors?.[0] ?? new AppError('Internal', 'Internal server error'));
