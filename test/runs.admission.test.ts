@@ -65,3 +65,20 @@ test('one query that cannot be written fails alone: the others of its batch are 
   expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
   expect(await settled(caller.user.uid)).toEqual({ credits: 7, held: 0, charged: 3 });
 });
+
+test('a burst of large inputs is split across statements by size, and every query is admitted with its own input', async () => {
+  const owner = await makeUser();
+  const caller = await makeUser({ credits: 20 });
+  const { circuit, version } = await makeRunnableCircuit(owner, HELLO_DEFINITION);
+  const admission = new RunAdmission(t.app.services);
+  const big = (i: number): RunFields => ({
+    user_uid: caller.user.uid, circuit_uid: circuit.uid, circuit_version_uid: version.uid, input: { name: `${i}`.padEnd(600_000, 'x') }, is_public: false,
+    webhook_url: null, webhook_events: null, deadline_s: 60,
+  });
+  // 12 × 600 kB: more than one statement's 4 MiB.
+  const admitted = await Promise.all(Array.from({ length: 12 }, (_, i) => admission.admit(big(i))));
+  expect(admitted.every((a) => a !== null)).toBe(true);
+  const names = await Promise.all(admitted.map(async (a) => ((await CircuitRun.findByPk(a!.run.uid))!.input as { name: string }).name.replace(/x+$/, '')));
+  expect(names).toEqual(Array.from({ length: 12 }, (_, i) => `${i}`));
+  expect(await settled(caller.user.uid)).toEqual({ credits: 8, held: 0, charged: 12 });
+});

@@ -11,8 +11,9 @@ export type RunFields = Pick<CircuitRun, 'user_uid' | 'circuit_uid' | 'circuit_v
 /** A run admitted: inserted PROVISIONED with its base credit held; `queued` false means the caller enqueues through Agenda. */
 export interface AdmittedRun { run: CircuitRun; queued: boolean }
 
-/** The largest number of one user's queries admitted by one statement. */
+/** The most of one user's queries admitted by one statement, and the most input bytes it carries. */
 const MAX_BATCH = 100;
+const MAX_BATCH_BYTES = 4 * 1024 * 1024;
 
 /**
  * Holds the base credit of each run and inserts them PROVISIONED in one statement, so a caller's
@@ -25,8 +26,9 @@ function admitSql(services: Services): string {
   // Marked queued up front: either the job is inserted with the run, or enqueue follows at once (a
   // failed enqueue clears it for the sweeper).
   return `WITH wanted AS (
-       SELECT * FROM jsonb_to_recordset($2::jsonb) AS w(ord int, uid uuid, circuit_uid uuid, circuit_version_uid uuid, input jsonb,
-         is_public boolean, webhook_url text, webhook_events text[], deadline_s int)),
+       SELECT e.ord, w.* FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS e(value, ord),
+         jsonb_to_record(e.value) AS w(uid uuid, circuit_uid uuid, circuit_version_uid uuid, input jsonb,
+           is_public boolean, webhook_url text, webhook_events text[], deadline_s int)),
      locked AS (
        SELECT uid, credits - credits_held AS unheld FROM users WHERE uid = $1 FOR NO KEY UPDATE),
      admitted AS (
@@ -46,21 +48,40 @@ function admitSql(services: Services): string {
      SELECT run.* FROM run`}`;
 }
 
-async function admitAll(services: Services, userUid: string, batch: RunFields[], transaction?: Transaction): Promise<Array<AdmittedRun | null>> {
-  const wanted = batch.map((fields, i) => ({
-    ord: i + 1, uid: crypto.randomUUID(), circuit_uid: fields.circuit_uid, circuit_version_uid: fields.circuit_version_uid,
-    input: fields.input, is_public: fields.is_public, webhook_url: fields.webhook_url, webhook_events: fields.webhook_events, deadline_s: fields.deadline_s,
-  }));
-  const rows = await preparedQuery<{ uid: string }>(services.sequelize, admitSql(services), [userUid, JSON.stringify(wanted), RUN_BASE_CREDITS], transaction);
+/** A query ready to be admitted: its run's uid and its row as JSON, serialised once whatever batch it joins. */
+interface Prepared { uid: string; json: string }
+
+function prepare(fields: RunFields): Prepared {
+  const uid = crypto.randomUUID();
+  const json = JSON.stringify({
+    uid, circuit_uid: fields.circuit_uid, circuit_version_uid: fields.circuit_version_uid, input: fields.input, is_public: fields.is_public,
+    webhook_url: fields.webhook_url, webhook_events: fields.webhook_events, deadline_s: fields.deadline_s,
+  });
+  return { uid, json };
+}
+
+async function admitAll(services: Services, userUid: string, batch: Prepared[], transaction?: Transaction): Promise<Array<AdmittedRun | null>> {
+  const rows = await preparedQuery<{ uid: string }>(services.sequelize, admitSql(services), [userUid, `[${batch.map((p) => p.json).join(',')}]`, RUN_BASE_CREDITS], transaction);
   const queued = services.runQueue.sqlEnqueue !== undefined;
   const byUid = new Map(rows.map((row) => [row.uid, row]));
-  return wanted.map(({ uid }) => {
+  return batch.map(({ uid }) => {
     const row = byUid.get(uid);
     return row ? { run: CircuitRun.build(row as never, { isNewRecord: false, raw: true }), queued } : null;
   });
 }
 
-interface Waiting { fields: RunFields; resolve(result: AdmittedRun | null): void; reject(error: unknown): void }
+interface Waiting { prepared: Prepared; resolve(result: AdmittedRun | null): void; reject(error: unknown): void }
+
+/** The next statement's share of what waits: in arrival order, at most MAX_BATCH queries and MAX_BATCH_BYTES (at least one). */
+function nextBatch(waiting: Waiting[]): Waiting[] {
+  let count = 0;
+  let bytes = 0;
+  while (count < waiting.length && count < MAX_BATCH && (count === 0 || bytes + waiting[count].prepared.json.length <= MAX_BATCH_BYTES)) {
+    bytes += waiting[count].prepared.json.length;
+    count++;
+  }
+  return waiting.splice(0, count);
+}
 
 /**
  * Admits runs, one statement in flight per user: queries of a user that arrive while one of theirs is
@@ -75,34 +96,34 @@ export class RunAdmission {
 
   /** Null when the balance could not cover the base credit. In a transaction: admitted alone, within it. */
   admit(fields: RunFields, transaction?: Transaction): Promise<AdmittedRun | null> {
-    if (transaction) return admitAll(this.services, fields.user_uid, [fields], transaction).then(([one]) => one);
+    const prepared = prepare(fields);
+    if (transaction) return admitAll(this.services, fields.user_uid, [prepared], transaction).then(([one]) => one);
     return new Promise((resolve, reject) => {
       const waiting = this.busy.get(fields.user_uid);
       if (waiting) {
-        waiting.push({ fields, resolve, reject });
+        waiting.push({ prepared, resolve, reject });
         return;
       }
       this.busy.set(fields.user_uid, []);
-      void this.write(fields.user_uid, [{ fields, resolve, reject }]);
+      void this.write(fields.user_uid, [{ prepared, resolve, reject }]);
     });
   }
 
   private async write(userUid: string, batch: Waiting[]): Promise<void> {
     try {
-      const results = await admitAll(this.services, userUid, batch.map((w) => w.fields));
+      const results = await admitAll(this.services, userUid, batch.map((w) => w.prepared));
       batch.forEach((w, i) => w.resolve(results[i]));
     } catch (error) {
       if (batch.length === 1) batch[0].reject(error);
       // One bad query (say, its circuit deleted meanwhile) must not fail the others: each goes alone.
-      else await Promise.all(batch.map((w) => admitAll(this.services, userUid, [w.fields]).then(([one]) => w.resolve(one), w.reject)));
+      else await Promise.all(batch.map((w) => admitAll(this.services, userUid, [w.prepared]).then(([one]) => w.resolve(one), w.reject)));
     }
     const waiting = this.busy.get(userUid) ?? [];
     if (waiting.length === 0) {
       this.busy.delete(userUid);
       return;
     }
-    const next = waiting.splice(0, MAX_BATCH);
-    void this.write(userUid, next);
+    void this.write(userUid, nextBatch(waiting));
   }
 }
 
