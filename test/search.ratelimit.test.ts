@@ -89,4 +89,4 @@ const redisUrl = process.env.REDIS_URL;
     }
   });
 });
-if (!redisUrl) console.log('search.ratelimit: the Redis case is skipped because REDIS_URL is unset');
+if (!redisUrl) console.log('search.ratelimit: the Redis case is skipped because REDIS_URL is unset (no Redis answered at 127.0.0.1:6379, or TEST_REDIS=off)');

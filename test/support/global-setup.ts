@@ -59,7 +59,7 @@ export default async function globalSetup(): Promise<void> {
   await sequelize.close();
 
   // Jest hides console output of suites whose tests are all skipped: say here what will not run and why.
-  if (!process.env.MONGODB_URL) console.log('\nskipped: the MongoDB job store test (test/run-optional-backends), because MONGODB_URL is unset and no MongoDB server can run here');
+  if (!process.env.MONGODB_URL) console.log('\nskipped: the 4 MongoDB job store tests (test/run-optional-backends), because MONGODB_URL is unset and no MongoDB server can run here');
   if (!process.env.REDIS_URL) console.log('skipped: the Redis run-event and Redis rate-limit tests, because no Redis answers at 127.0.0.1:6379 and REDIS_URL is unset');
 
   process.env.TEST_PG_ADMIN_URL = adminUrl;
