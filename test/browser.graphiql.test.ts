@@ -1,23 +1,9 @@
-import { chromium, type Browser } from 'playwright-core';
-import { browserTests, CHROMIUM } from './support/browser';
-import { startTestApp, TestApp } from './support/app';
+import { browserSuite } from './support/browser';
 import { HELLO_DEFINITION, makeUser } from './support/factories';
 import { makeRunnableCircuit, submitRun, waitForRun } from './support/run-factories';
 
-const { available, maybe } = browserTests('browser.graphiql.test');
-
-let t: TestApp;
-let browser: Browser;
-beforeAll(async () => {
-  if (!available) return;
-  t = await startTestApp();
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
-}, 60_000);
-afterAll(async () => {
-  if (!available) return;
-  await browser?.close();
-  await t?.close();
-});
+const suite = browserSuite('browser.graphiql.test');
+const { maybe } = suite;
 
 /** GraphiQL's editors are CodeMirror 5 instances; set their text directly (typing would auto-close brackets). */
 async function setEditor(page: import('playwright-core').Page, selector: string, text: string): Promise<void> {
@@ -30,14 +16,14 @@ async function setEditor(page: import('playwright-core').Page, selector: string,
 maybe('GraphiQL runs a subscription over graphql-sse with the token from its header editor', async () => {
   const owner = await makeUser();
   const { adaptorUid } = await makeRunnableCircuit(owner, HELLO_DEFINITION, { isPrivate: true });
-  const { body } = await submitRun(t, owner.token, adaptorUid, { input: { name: 'browser' } });
-  await waitForRun(t, body.payload.uid, owner.token);
+  const { body } = await submitRun(suite.t, owner.token, adaptorUid, { input: { name: 'browser' } });
+  await waitForRun(suite.t, body.payload.uid, owner.token);
 
-  const page = await browser.newPage();
+  const page = await suite.browser.newPage();
   try {
     const streamRequests: string[] = [];
     page.on('request', (request) => { if (request.url().endsWith('/graphql/stream')) streamRequests.push(request.method()); });
-    await page.goto(`${t.url}/graphql`);
+    await page.goto(`${suite.t.url}/graphql`);
     await setEditor(page, '.graphiql-query-editor', `subscription { circuitRunUpdated(uid: "${body.payload.uid}") { uid state } }`);
     await page.getByText('Headers', { exact: true }).click();
     // The tab switch is a re-render: write only once the headers editor (the second) is the one shown,

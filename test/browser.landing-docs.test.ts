@@ -1,28 +1,11 @@
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import Ajv2020 from 'ajv/dist/2020';
-import { browserTests, CHROMIUM } from './support/browser';
-import { startTestApp, TestApp } from './support/app';
+import { browserSuite } from './support/browser';
 import { HELLO_DEFINITION } from './support/factories';
 import { definitionJsonSchema } from '../src/engine/definition-schema';
 
-const { available, maybe } = browserTests('browser.landing-docs.test');
-
-let t: TestApp;
-let browser: Browser;
-
-beforeAll(async () => {
-  if (!available) return;
-  t = await startTestApp();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+const suite = browserSuite('browser.landing-docs.test');
+const { maybe } = suite;
 
 /** Every request the page makes, and which of them failed or left the service. */
 function watch(page: Page) {
@@ -30,7 +13,7 @@ function watch(page: Page) {
   const problems: string[] = [];
   page.on('request', (request) => {
     requests.push(request.url());
-    if (!request.url().startsWith(t.url) && !request.url().startsWith('data:')) problems.push(`off-site request: ${request.url()}`);
+    if (!request.url().startsWith(suite.t.url) && !request.url().startsWith('data:')) problems.push(`off-site request: ${request.url()}`);
   });
   page.on('requestfailed', (request) => problems.push(`failed: ${request.url()} ${request.failure()?.errorText}`));
   page.on('response', (response) => { if (response.status() >= 400) problems.push(`${response.status()}: ${response.url()}`); });
@@ -39,14 +22,14 @@ function watch(page: Page) {
 }
 
 maybe('GET / is a landing page whose links all answer', async () => {
-  const page = await browser.newPage();
+  const page = await suite.browser.newPage();
   const seen = watch(page);
-  await page.goto(`${t.url}/`);
+  await page.goto(`${suite.t.url}/`);
   await expect(page.title()).resolves.toBe('Circuit Service');
   const hrefs = await page.locator('dl a').evaluateAll((links) => links.map((a) => (a as HTMLAnchorElement).getAttribute('href')));
   expect(hrefs).toEqual(expect.arrayContaining(['/graphql', '/api/v1/docs', '/api/v1/openapi.json', '/settings', '/healthz']));
   for (const href of hrefs) {
-    const res = await fetch(`${t.url}${href}`, { headers: { accept: 'text/html,application/json' }, redirect: 'manual' });
+    const res = await fetch(`${suite.t.url}${href}`, { headers: { accept: 'text/html,application/json' }, redirect: 'manual' });
     expect({ href, ok: res.status < 400 }).toEqual({ href, ok: true });
   }
   expect(seen.problems).toEqual([]);
@@ -54,11 +37,11 @@ maybe('GET / is a landing page whose links all answer', async () => {
 });
 
 maybe('the REST reference renders every operation from the local OpenAPI document, offline', async () => {
-  const page = await browser.newPage();
+  const page = await suite.browser.newPage();
   const seen = watch(page);
-  await page.goto(`${t.url}/api/v1/docs`);
+  await page.goto(`${suite.t.url}/api/v1/docs`);
   await page.locator('.opblock').first().waitFor({ timeout: 30_000 });
-  const doc = (await (await fetch(`${t.url}/api/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+  const doc = (await (await fetch(`${suite.t.url}/api/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
   const operations = Object.values(doc.paths).reduce((n, item) => n + Object.keys(item).length, 0);
   await expect(page.locator('.opblock').count()).resolves.toBe(operations);
   await expect(page.locator('.opblock-summary-path').filter({ hasText: '/circuit-adaptors/{adaptor_uid}/query' }).count()).resolves.toBe(1);
@@ -68,7 +51,7 @@ maybe('the REST reference renders every operation from the local OpenAPI documen
 });
 
 test('GET / answers JSON links to a JSON client, and the docs assets are served locally', async () => {
-  const self = t ?? (t = await startTestApp());
+  const self = suite.t;
   const res = await fetch(`${self.url}/`, { headers: { accept: 'application/json' } });
   expect(res.status).toBe(200);
   expect((await res.json()).links).toEqual(expect.arrayContaining([{ href: '/api/v1/docs', title: 'REST reference' }]));
@@ -79,7 +62,7 @@ test('GET / answers JSON links to a JSON client, and the docs assets are served 
 });
 
 test('GET /api/v1/definition-schema.json publishes the definition format that publishing enforces', async () => {
-  const self = t ?? (t = await startTestApp());
+  const self = suite.t;
   const res = await fetch(`${self.url}/api/v1/definition-schema.json`);
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/^application\/schema\+json/);

@@ -1,10 +1,8 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { browserTests, CHROMIUM } from './support/browser';
-import { startTestApp, TestApp } from './support/app';
-import { tempDataDir } from './support/blob-factories';
+import type { BrowserContext, Page } from 'playwright-core';
+import { browserSuite } from './support/browser';
 import { createUser } from '../src/commands/create-user';
 import { ApiToken } from '../src/models';
 import { HELLO_DEFINITION, makeUser } from './support/factories';
@@ -16,42 +14,22 @@ const PASSWORD = 'browser-test-password';
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 const DESKTOP = { viewport: { width: 1280, height: 800 } };
 
-const { available, maybe } = browserTests('browser.settings.test');
-
-let t: TestApp;
-let data: ReturnType<typeof tempDataDir>;
-let browser: Browser;
-
-beforeAll(async () => {
-  if (!available) return;
-  data = tempDataDir();
-  t = await startTestApp({ dataDir: data.dir });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
-}, 60_000);
-afterAll(async () => {
-  if (!available) return;
-  await browser?.close();
-  await t?.close();
-  data?.remove();
-});
+const suite = browserSuite('browser.settings.test');
+const { maybe } = suite;
 
 /**
  * Screenshots go to docs/screenshots when missing or with UPDATE_SCREENSHOTS=1 (so ordinary runs
- * leave the checked-in images alone), else to data.dir.
+ * leave the checked-in images alone), else to suite.dataDir.
  */
 async function shot(page: Page, name: string): Promise<void> {
   const docs = path.join(SCREENSHOTS, `${name}.png`);
-  const target = process.env.UPDATE_SCREENSHOTS === '1' || !fs.existsSync(docs) ? docs : path.join(data.dir, `${name}.png`);
+  const target = process.env.UPDATE_SCREENSHOTS === '1' || !fs.existsSync(docs) ? docs : path.join(suite.dataDir, `${name}.png`);
   fs.mkdirSync(path.dirname(target), { recursive: true });
   await page.screenshot({ path: target, fullPage: true });
 }
 
 async function signIn(page: Page, username: string): Promise<void> {
-  await page.goto(`${t.url}/settings`);
+  await page.goto(`${suite.t.url}/settings`);
   await page.waitForURL('**/settings/sign-in');
   await page.getByLabel('Username').fill(username);
   await page.getByLabel('Password').fill(PASSWORD);
@@ -72,10 +50,10 @@ async function uploadFile(page: Page, name: string, mimeType: string, buffer: Bu
 
 maybe('a user signs in, creates a token, uploads a file, and the API serves it with that token', async () => {
   await createUser({ username: 'ada', name: 'Ada', password: PASSWORD });
-  const desktop: BrowserContext = await browser.newContext({ ...DESKTOP, permissions: ['clipboard-read', 'clipboard-write'] });
+  const desktop: BrowserContext = await suite.browser.newContext({ ...DESKTOP, permissions: ['clipboard-read', 'clipboard-write'] });
   const page = await desktop.newPage();
 
-  await page.goto(`${t.url}/settings`);
+  await page.goto(`${suite.t.url}/settings`);
   await page.waitForURL('**/settings/sign-in');
   await shot(page, 'settings-sign-in-desktop');
 
@@ -117,35 +95,35 @@ maybe('a user signs in, creates a token, uploads a file, and the API serves it w
   await page.getByText('Choose a file to upload.').waitFor();
 
   // The API, with the token made in the browser.
-  const meta = await t.rest('GET', `/blobs/${uid}`, { token });
+  const meta = await suite.t.rest('GET', `/blobs/${uid}`, { token });
   expect(meta.status).toBe(200);
   expect(meta.body.payload).toMatchObject({
     uid, bytes: content.length, hash: crypto.createHash('sha256').update(content).digest('hex'), can_delete: false, total_reads: 1,
   });
-  const download = await fetch(`${t.url}/api/v1/blobs/${uid}/download`, { headers: { authorization: `Bearer ${token}` } });
+  const download = await fetch(`${suite.t.url}/api/v1/blobs/${uid}/download`, { headers: { authorization: `Bearer ${token}` } });
   expect(download.status).toBe(200);
   expect(download.redirected).toBe(true);
   expect(Buffer.from(await download.arrayBuffer()).equals(content)).toBe(true);
 
   // The same pages at phone width.
   const state = await desktop.storageState();
-  const phone = await browser.newContext({ ...PHONE, storageState: state });
+  const phone = await suite.browser.newContext({ ...PHONE, storageState: state });
   const phonePage = await phone.newPage();
-  await phonePage.goto(`${t.url}/settings/tokens`);
+  await phonePage.goto(`${suite.t.url}/settings/tokens`);
   await shot(phonePage, 'settings-tokens-phone');
-  await phonePage.goto(`${t.url}/settings/blobs`);
+  await phonePage.goto(`${suite.t.url}/settings/blobs`);
   await shot(phonePage, 'settings-blobs-phone');
   const overflow = await phonePage.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   expect(overflow).toBeLessThanOrEqual(0);
-  const anonymousPhone = await browser.newContext(PHONE);
+  const anonymousPhone = await suite.browser.newContext(PHONE);
   const signInPhone = await anonymousPhone.newPage();
-  await signInPhone.goto(`${t.url}/settings/sign-in`);
+  await signInPhone.goto(`${suite.t.url}/settings/sign-in`);
   await shot(signInPhone, 'settings-sign-in-phone');
 
   // Sign out ends the session.
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.waitForURL('**/settings/sign-in');
-  await page.goto(`${t.url}/settings/tokens`);
+  await page.goto(`${suite.t.url}/settings/tokens`);
   expect(new URL(page.url()).pathname).toBe('/settings/sign-in');
 
   await Promise.all([desktop.close(), phone.close(), anonymousPhone.close()]);
@@ -154,7 +132,7 @@ maybe('a user signs in, creates a token, uploads a file, and the API serves it w
 maybe('creating a token answers with a redirect: reloading shows no second token and the value no more; revoking asks first', async () => {
   const user = await createUser({ username: 'prg', password: PASSWORD });
   const activeTokens = () => ApiToken.count({ where: { user_uid: user.uid, revoked_at: null } });
-  const context = await browser.newContext(DESKTOP);
+  const context = await suite.browser.newContext(DESKTOP);
   const page = await context.newPage();
   const posts: string[] = [];
   page.on('request', (request) => { if (request.method() === 'POST') posts.push(new URL(request.url()).pathname); });
@@ -179,7 +157,7 @@ maybe('creating a token answers with a redirect: reloading shows no second token
   expect(await page.locator('tr[data-token-uid]').count()).toBe(1);
   expect(await page.locator('[data-new-token]').count()).toBe(0);
   expect(await page.content()).not.toContain(token);
-  expect((await t.rest('GET', '/users/credit-ledger', { token })).status).toBe(200);
+  expect((await suite.t.rest('GET', '/users/credit-ledger', { token })).status).toBe(200);
 
   // Revoke asks first; Cancel keeps the token.
   await page.getByRole('link', { name: 'Revoke deploy' }).click();
@@ -188,7 +166,7 @@ maybe('creating a token answers with a redirect: reloading shows no second token
   await page.waitForURL('**/settings/tokens');
   expect(await page.locator('tr[data-token-uid]').count()).toBe(1);
   expect(await activeTokens()).toBe(1);
-  expect((await t.rest('GET', '/users/credit-ledger', { token })).status).toBe(200);
+  expect((await suite.t.rest('GET', '/users/credit-ledger', { token })).status).toBe(200);
 
   // Confirming revokes it, at once for the API too.
   await page.getByRole('link', { name: 'Revoke deploy' }).click();
@@ -197,7 +175,7 @@ maybe('creating a token answers with a redirect: reloading shows no second token
   await page.getByRole('status').filter({ hasText: 'Token revoked.' }).waitFor();
   expect(await page.locator('tr[data-token-uid]').count()).toBe(0);
   expect(await activeTokens()).toBe(0);
-  expect((await t.rest('GET', '/users/credit-ledger', { token })).status).toBe(401);
+  expect((await suite.t.rest('GET', '/users/credit-ledger', { token })).status).toBe(401);
   await page.reload();
   expect(await page.getByRole('status').count()).toBe(0);
   await context.close();
@@ -210,16 +188,16 @@ maybe('the Runs and Credits pages show what the API says: state, circuit, failur
     query_schema: { type: 'object' },
     steps: [{ id: 'check', kind: 'transform', expression: '$error("the input has no order id")' }],
   }, { name: 'order-check' });
-  const completed = await waitForRun(t, (await submitRun(t, owner.token, greeter.adaptorUid, { input: { name: 'Ada' } })).body.payload.uid, owner.token);
-  const failed = await waitForRun(t, (await submitRun(t, owner.token, failing.adaptorUid, { input: {} })).body.payload.uid, owner.token);
+  const completed = await waitForRun(suite.t, (await submitRun(suite.t, owner.token, greeter.adaptorUid, { input: { name: 'Ada' } })).body.payload.uid, owner.token);
+  const failed = await waitForRun(suite.t, (await submitRun(suite.t, owner.token, failing.adaptorUid, { input: {} })).body.payload.uid, owner.token);
   expect([completed.state, failed.state]).toEqual(['COMPLETED', 'EXCEPTION']);
 
-  const apiRuns = (await t.rest('GET', '/users/circuit-runs', { token: owner.token })).body.data as any[];
-  const ledger = (await t.rest('GET', '/users/credit-ledger', { token: owner.token })).body.data as any[];
+  const apiRuns = (await suite.t.rest('GET', '/users/circuit-runs', { token: owner.token })).body.data as any[];
+  const ledger = (await suite.t.rest('GET', '/users/credit-ledger', { token: owner.token })).body.data as any[];
   expect(apiRuns.map((run) => run.uid)).toEqual([failed.uid, completed.uid]);
   const charged = (uid: string) => -ledger.find((row) => row.run_uid === uid).amount as number;
 
-  const context = await browser.newContext(DESKTOP);
+  const context = await suite.browser.newContext(DESKTOP);
   const page = await context.newPage();
   await signIn(page, 'runner');
   await page.getByRole('link', { name: 'Runs' }).click();
@@ -266,9 +244,9 @@ maybe('the Runs and Credits pages show what the API says: state, circuit, failur
   expect(ledgerRows).toEqual(ledger.map((row) => ({ uid: row.uid, amount: Number(row.amount), balance_after: Number(row.balance_after) })));
   await shot(page, 'settings-credits-desktop');
 
-  const phone = await browser.newContext({ ...PHONE, storageState: await context.storageState() });
+  const phone = await suite.browser.newContext({ ...PHONE, storageState: await context.storageState() });
   const phonePage = await phone.newPage();
-  await phonePage.goto(`${t.url}/settings/runs`);
+  await phonePage.goto(`${suite.t.url}/settings/runs`);
   await shot(phonePage, 'settings-runs-phone');
   expect(await phonePage.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
   await Promise.all([context.close(), phone.close()]);

@@ -1,36 +1,17 @@
-import { chromium, type Browser } from 'playwright-core';
-import { browserTests, CHROMIUM } from './support/browser';
-import { startTestApp, TestApp } from './support/app';
-import { tempDataDir } from './support/blob-factories';
+import { browserSuite } from './support/browser';
 import { createUser } from '../src/commands/create-user';
 import { createApiToken } from '../src/commands/create-api-token';
 
 const PASSWORD = 'browser-test-password';
-const { available, maybe } = browserTests('browser.webhooks.test');
-
-let t: TestApp;
-let data: ReturnType<typeof tempDataDir>;
-let browser: Browser;
-
-beforeAll(async () => {
-  if (!available) return;
-  data = tempDataDir();
-  t = await startTestApp({ dataDir: data.dir });
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
-}, 60_000);
-afterAll(async () => {
-  if (!available) return;
-  await browser?.close();
-  await t?.close();
-  data?.remove();
-});
+const suite = browserSuite('browser.webhooks.test');
+const { maybe } = suite;
 
 maybe('a user sees their webhook secret in /settings and rotates it; the API then answers the new one', async () => {
   const user = await createUser({ username: 'hooky', name: 'Hooky', password: PASSWORD });
   const { token } = await createApiToken(user, 'api');
-  const apiSecret = async () => (await t.rest('GET', '/webhooks/default/secret', { token })).body.payload.key as string;
-  const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-  await page.goto(`${t.url}/settings`);
+  const apiSecret = async () => (await suite.t.rest('GET', '/webhooks/default/secret', { token })).body.payload.key as string;
+  const page = await (await suite.browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+  await page.goto(`${suite.t.url}/settings`);
   await page.getByLabel('Username').fill('hooky');
   await page.getByLabel('Password').fill(PASSWORD);
   await page.getByRole('button', { name: 'Sign in' }).click();
@@ -55,8 +36,8 @@ maybe('a user sees their webhook secret in /settings and rotates it; the API the
 maybe('rotating without the form token changes nothing', async () => {
   const user = await createUser({ username: 'forger', password: PASSWORD });
   const { token } = await createApiToken(user, 'api');
-  const before = (await t.rest('GET', '/webhooks/default/secret', { token })).body.payload.key;
-  const res = await fetch(`${t.url}/settings/webhooks/rotate`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '', redirect: 'manual' });
+  const before = (await suite.t.rest('GET', '/webhooks/default/secret', { token })).body.payload.key;
+  const res = await fetch(`${suite.t.url}/settings/webhooks/rotate`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '', redirect: 'manual' });
   expect([303, 403]).toContain(res.status);
-  expect((await t.rest('GET', '/webhooks/default/secret', { token })).body.payload.key).toBe(before);
+  expect((await suite.t.rest('GET', '/webhooks/default/secret', { token })).body.payload.key).toBe(before);
 });

@@ -1,18 +1,47 @@
 import fs from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
+import { startTestApp, type TestApp } from './app';
+import { tempDataDir } from './blob-factories';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
+/** Headless, and nothing of Chromium's own that reaches out (this machine's network is closed). */
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+export interface BrowserSuite {
+  /** `test`, or `test.skip` (its reason printed) where Chromium is not installed. */
+  maybe: jest.It;
+  /** The app under test, its data dir (uploads, screenshots) and Chromium (when installed), started in beforeAll. */
+  readonly t: TestApp;
+  readonly dataDir: string;
+  readonly browser: Browser;
+}
+
 /**
- * Debian's Chromium for the browser tests: `available` is false (and the reason printed) where it is not
- * installed, and `maybe` is then test.skip. `launch()` starts it headless.
+ * A browser test file's setup: a real app on a fresh database with its own data dir, and Debian's
+ * Chromium, started before its tests and closed after them. Where Chromium is absent, the app still
+ * starts (for a file's HTTP-only tests) and every `maybe` test is skipped with the reason printed.
  */
-export function browserTests(name: string) {
+export function browserSuite(name: string): BrowserSuite {
   const available = fs.existsSync(CHROMIUM);
   if (!available) console.log(`${name}: skipped because ${CHROMIUM} is absent (apt-get install -y chromium)`);
+  let t: TestApp | undefined;
+  let data: ReturnType<typeof tempDataDir> | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    data = tempDataDir();
+    t = await startTestApp({ dataDir: data.dir });
+    if (available) browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    data?.remove();
+  });
   return {
-    available,
     maybe: available ? test : test.skip,
-    launch: (): Promise<Browser> => chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] }),
+    get t() { return t!; },
+    get dataDir() { return data!.dir; },
+    get browser() { return browser!; },
   };
 }
