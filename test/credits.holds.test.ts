@@ -1,35 +1,23 @@
-import type { ServerResponse } from 'node:http';
 import { startTestApp, TestApp } from './support/app';
 import { makeUser, HELLO_DEFINITION } from './support/factories';
-import { makeRunnableCircuit, startHttpTarget, submitRun, waitForRun } from './support/run-factories';
+import { makeRunnableCircuit, startHoldingTarget, submitRun, waitForRun } from './support/run-factories';
 import { User } from '../src/models';
 import { CircuitRun } from '../src/models/CircuitRun';
 import { CreditLedger } from '../src/models/CreditLedger';
 import { holdCredits } from '../src/credits/holds';
-import type { CircuitDefinition } from '../src/engine/definition';
 
 let t: TestApp;
-let held: ServerResponse[] = [];
-let target: Awaited<ReturnType<typeof startHttpTarget>>;
+let target: Awaited<ReturnType<typeof startHoldingTarget>>;
 beforeAll(async () => {
   // The operation cost bound alone refuses 200 aliases (test/edges.graphql-protocol); it is lifted
   // here so that the holds are what stops them.
   t = await startTestApp({ graphqlMaxCost: 1_000_000 });
-  target = await startHttpTarget((req, res) => {
-    if (req.url?.startsWith('/hold')) held.push(res);
-    else res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-  });
+  target = await startHoldingTarget();
 });
 afterAll(async () => {
-  releaseHeld();
   await target.close();
   await t.close();
 });
-
-function releaseHeld() {
-  for (const res of held) res.writeHead(200, { 'content-type': 'application/json' }).end('{"released":true}');
-  held = [];
-}
 
 async function until(check: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -87,14 +75,14 @@ test('concurrent REST queries never start more runs than the balance covers', as
 test('a run in flight holds its base credit: the balance it holds cannot start another run', async () => {
   const owner = await makeUser();
   const caller = await makeUser({ credits: 1 });
-  const slow: CircuitDefinition = { query_schema: { type: 'object' }, steps: [{ id: 'wait', kind: 'http', method: 'GET', url: `${target.url}/hold` }] };
+  const slow = target.holdDefinition();
   const { adaptorUid } = await makeRunnableCircuit(owner, slow);
   const first = await submitRun(t, caller.token, adaptorUid, { input: {} });
   expect(first.status).toBe(200);
   expect(await books(caller.user.uid)).toMatchObject({ credits: 1, held: 1 });
   expect((await submitRun(t, caller.token, adaptorUid, { input: {} })).status).toBe(402);
-  await until(() => held.length > 0);
-  releaseHeld();
+  await target.untilHeld();
+  target.release();
   await waitForRun(t, first.body.payload.uid, caller.token);
   expect(await settled(caller.user.uid)).toEqual({ credits: 0, held: 0, ledgerSum: 0, charged: 1 });
 });
@@ -102,11 +90,11 @@ test('a run in flight holds its base credit: the balance it holds cannot start a
 test('holdCredits reserves only what is not held, only for a RUNNING run; the end releases every hold and charges the cost', async () => {
   const owner = await makeUser();
   const caller = await makeUser({ credits: 5 });
-  const slow: CircuitDefinition = { query_schema: { type: 'object' }, steps: [{ id: 'wait', kind: 'http', method: 'GET', url: `${target.url}/hold` }] };
+  const slow = target.holdDefinition();
   const { adaptorUid } = await makeRunnableCircuit(owner, slow);
   const submitted = await submitRun(t, caller.token, adaptorUid, { input: {} });
   const run = { uid: submitted.body.payload.uid as string, userUid: caller.user.uid };
-  await until(() => held.length > 0);
+  await target.untilHeld();
 
   const sequelize = t.app.services.sequelize;
   expect(await holdCredits(sequelize, run, 3)).toBe(true); // 1 (base) + 3 of 5
@@ -122,7 +110,7 @@ test('holdCredits reserves only what is not held, only for a RUNNING run; the en
   // Concurrent holds on a full balance: none succeeds, nothing is over-held.
   expect((await Promise.all(Array.from({ length: 10 }, () => holdCredits(sequelize, run, 1)))).filter(Boolean)).toHaveLength(0);
 
-  releaseHeld();
+  target.release();
   await waitForRun(t, run.uid, caller.token);
   // The run cost 1 (its http step is free): the hold is released and 1 is charged.
   expect(await settled(caller.user.uid)).toEqual({ credits: 4, held: 0, ledgerSum: 4, charged: 1 });
@@ -132,14 +120,14 @@ test('holdCredits reserves only what is not held, only for a RUNNING run; the en
 test('concurrent holds of two runs of one user never reserve more than the balance', async () => {
   const owner = await makeUser();
   const caller = await makeUser({ credits: 12 });
-  const slow: CircuitDefinition = { query_schema: { type: 'object' }, steps: [{ id: 'wait', kind: 'http', method: 'GET', url: `${target.url}/hold` }] };
+  const slow = target.holdDefinition();
   const { adaptorUid } = await makeRunnableCircuit(owner, slow);
   const uids = await Promise.all([1, 2].map(async () => (await submitRun(t, caller.token, adaptorUid, { input: {} })).body.payload.uid as string));
-  await until(() => held.length === 2);
+  await target.untilHeld(2);
   const sequelize = t.app.services.sequelize;
   const attempts = await Promise.all(Array.from({ length: 30 }, (_, i) => holdCredits(sequelize, { uid: uids[i % 2], userUid: caller.user.uid }, 1)));
   expect(attempts.filter(Boolean)).toHaveLength(10); // 12 - 2 base credits
   expect(await books(caller.user.uid)).toMatchObject({ credits: 12, held: 12 });
-  releaseHeld();
+  target.release();
   expect(await settled(caller.user.uid)).toEqual({ credits: 10, held: 0, ledgerSum: 10, charged: 2 });
 });

@@ -1,38 +1,21 @@
-import type { ServerResponse } from 'node:http';
 import { startTestApp, TestApp } from './support/app';
 import { makeUser, makeCircuit, HELLO_DEFINITION, TestUser } from './support/factories';
-import { makeRunnableCircuit, startHttpTarget, submitRun, waitForRun } from './support/run-factories';
+import { makeRunnableCircuit, startHoldingTarget, submitRun, waitForRun } from './support/run-factories';
 import { CircuitAdaptor, CircuitMetric, User } from '../src/models';
 import { CircuitRun } from '../src/models/CircuitRun';
 import { CreditLedger } from '../src/models/CreditLedger';
 import type { CircuitDefinition } from '../src/engine/definition';
 
 let t: TestApp;
-let held: ServerResponse[] = [];
-let target: Awaited<ReturnType<typeof startHttpTarget>>;
+let target: Awaited<ReturnType<typeof startHoldingTarget>>;
 beforeAll(async () => {
   t = await startTestApp();
-  target = await startHttpTarget((req, res) => {
-    if (req.url?.startsWith('/hold')) held.push(res);
-    else res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-  });
+  target = await startHoldingTarget();
 });
 afterAll(async () => {
-  releaseHeld();
   await target.close();
   await t.close();
 });
-
-async function releaseHeldWhenArrived() {
-  const deadline = Date.now() + 10_000;
-  while (held.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-  releaseHeld();
-}
-
-function releaseHeld() {
-  for (const res of held) res.writeHead(200, { 'content-type': 'application/json' }).end('{"released":true}');
-  held = [];
-}
 
 const AGE_DEFINITION: CircuitDefinition = {
   query_schema: {
@@ -43,10 +26,7 @@ const AGE_DEFINITION: CircuitDefinition = {
   steps: [{ id: 'greet', kind: 'template', template: '{{input.name}} is {{input.age}}' }],
 };
 
-const holdDefinition = (): CircuitDefinition => ({
-  query_schema: { type: 'object' },
-  steps: [{ id: 'wait', kind: 'http', method: 'GET', url: `${target.url}/hold` }],
-});
+const holdDefinition = () => target.holdDefinition();
 
 describe('POST /circuit-adaptors/{adaptor_uid}/query', () => {
   let owner: TestUser;
@@ -224,7 +204,8 @@ describe('GET /circuit-runs/{uid}', () => {
     expect(run.state).toBe('RUNNING');
     expect(run).not.toHaveProperty('ended_at');
     expect(run).not.toHaveProperty('result_blob');
-    await releaseHeldWhenArrived();
+    await target.untilHeld();
+    target.release();
     expect((await waitForRun(t, uid, owner.token)).result_blob.output).toEqual({ released: true });
   });
 

@@ -97,6 +97,39 @@ export async function startHttpTarget(handler: http.RequestListener): Promise<{ 
   };
 }
 
+/**
+ * An http-step target that holds every request to `/hold…` open (a run waiting in its step) until
+ * `release` answers them, and answers any other request `{"ok":true}` at once.
+ */
+export async function startHoldingTarget() {
+  const held: http.ServerResponse[] = [];
+  const target = await startHttpTarget((req, res) => {
+    if (req.url?.startsWith('/hold')) held.push(res);
+    else res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+  });
+  const release = (body = '{"released":true}') => {
+    for (const res of held.splice(0)) res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+  };
+  return {
+    url: target.url,
+    /** Requests held so far and not yet released, oldest first. */
+    held,
+    /** A definition whose one step waits at the target. */
+    holdDefinition: (): CircuitDefinition => ({ query_schema: { type: 'object' }, steps: [{ id: 'wait', kind: 'http', method: 'GET', url: `${target.url}/hold` }] }),
+    release,
+    /** Waits until `count` requests are held (10 s at most). */
+    async untilHeld(count = 1) {
+      const deadline = Date.now() + 10_000;
+      while (held.length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(held.length).toBeGreaterThanOrEqual(count);
+    },
+    async close() {
+      release();
+      await target.close();
+    },
+  };
+}
+
 export interface ServiceProcess {
   proc: ChildProcess;
   /** The HTTP base URL (API processes only). */
