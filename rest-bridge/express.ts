@@ -54,7 +54,7 @@ function sendConditional(req: Request, res: Response, response: BridgeResponse):
 /** Mounts every route of the table under /api/v1, plus the envelope for bad JSON and unknown paths. */
 export function mountRestBridge(app: Express, schema: GraphQLSchema, document: DocumentNode, routes: Route[], services: Services): void {
   const router = express.Router();
-  router.use(express.json({ limit: '1mb', strict: false, type: JSON_TYPES }));
+  // JSON bodies are parsed (and their limits kept) in front of every route: src/http/json-body.ts.
   let openApi: Record<string, unknown> | undefined;
   router.get('/openapi.json', (_req: Request, res: Response) => {
     res.locals.route = 'GET /openapi.json';

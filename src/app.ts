@@ -19,6 +19,7 @@ import { mountWeb } from './web';
 import { createSearchRateLimiter } from './ratelimit';
 import { startSearchInvalidation } from './graphql/search/search.cache';
 import { startTokenInvalidation } from './auth/token-cache';
+import { startRunReadInvalidation } from './graphql/run/run-read.cache';
 import { startRunRuntime } from './jobs/runtime';
 import { mountRunEvents } from './http/run-events.sse';
 import { mountGraphqlStream } from './http/graphql-stream';
@@ -50,6 +51,7 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
   const searchRateLimiter = createSearchRateLimiter(config, sequelize, log);
   const stopSearchInvalidation = await startSearchInvalidation(sequelize, databaseUrl, log);
   const stopTokenInvalidation = await startTokenInvalidation(sequelize, databaseUrl, log);
+  const stopRunReadInvalidation = await startRunReadInvalidation(sequelize, databaseUrl, log);
   const runs = await startRunRuntime({ config, sequelize, log, databaseUrl, worker: config.runWorker });
   const services: Services = { config, sequelize, log, searchRateLimiter, blobStorage: createBlobStorage(config), ...runs.services };
   runs.attach(services);
@@ -80,6 +82,10 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
 
+  // The REST paths first: a request walks the app's routes in order until one matches, and these are
+  // the ones clients poll. Every other mount has its own path, so the order changes nothing else.
+  mountRunEvents(app, schema, operations, services);
+  mountRestBridge(app, schema, operations, routes, services);
   const server = http.createServer(app);
   const apollo = createApollo(schema, services, server);
   await apollo.start();
@@ -87,10 +93,7 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
   mountGraphiql(app);
   const stream = mountGraphqlStream(app, schema, services);
   mountGraphql(app, apollo, services);
-
   const web = mountWeb(app, services);
-  mountRunEvents(app, schema, operations, services);
-  mountRestBridge(app, schema, operations, routes, services);
   app.use(jsonErrors());
 
   let closing: Promise<void> | undefined;
@@ -102,6 +105,7 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
     await searchRateLimiter.close();
     await stopSearchInvalidation();
     await stopTokenInvalidation();
+    await stopRunReadInvalidation();
     await web.close();
     await sequelize.close();
   })());

@@ -1,8 +1,8 @@
 import { LRUCache } from 'lru-cache';
-import type { Sequelize, Transaction } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import type { Logger } from '../logger';
 import { ApiToken, User } from '../models';
-import { listen } from '../db/listen';
+import { keepCacheCurrent, type NotifiedCache } from '../db/notified-cache';
 
 /** What a valid token authenticates as, as read from the database. */
 export interface CachedAuthentication {
@@ -20,7 +20,7 @@ export const AUTH_CHANGED_CHANNEL = 'auth_changed';
  * an invalidation of its user is not stored (it may have read the old row). While the listener is
  * down nothing is cached. Unknown tokens are never cached.
  */
-export class TokenCache {
+export class TokenCache implements NotifiedCache {
   private live = false;
   /** Bumped by every invalidation; a lookup remembers the value it started at. */
   private clock = 0;
@@ -61,6 +61,12 @@ export class TokenCache {
     for (const [hash, entry] of this.entries.entries()) if (entry.userUid === userUid) this.entries.delete(hash);
   }
 
+  /** A user's uid drops that user's entries; a write of this process, or a payload naming nobody, all. */
+  invalidate(userUid?: string): void {
+    if (userUid) this.invalidateUser(userUid);
+    else this.invalidateAll();
+  }
+
   invalidateAll(): void {
     this.forgottenBefore = ++this.clock;
     this.entries.clear();
@@ -68,7 +74,6 @@ export class TokenCache {
 }
 
 const caches = new WeakMap<Sequelize, TokenCache>();
-const liveCaches = new Set<TokenCache>();
 
 /** The cache of one connection pool (one per app instance). */
 export function tokenCacheFor(sequelize: Sequelize): TokenCache {
@@ -78,50 +83,17 @@ export function tokenCacheFor(sequelize: Sequelize): TokenCache {
 }
 
 /**
- * A revoke or user change made through the models in this process is seen by its next request, without
- * waiting for the NOTIFY. Named hooks, replaced on every start: initModels() of a later app instance in
- * the same process re-initialises the models and drops hooks added before it.
+ * LISTENs to `auth_changed` and invalidates this pool's token cache, also when a revoke or user change
+ * made through the models in this process commits; while the connection is down the cache is bypassed.
+ * Returns the function that stops it.
  */
-function installWriteHooks(): void {
-  const onWrite = (...args: unknown[]) => {
-    const transaction = args.map((arg) => (arg as { transaction?: Transaction | null } | undefined)?.transaction).find(Boolean);
-    const clearAll = () => { for (const cache of liveCaches) cache.invalidateAll(); };
-    if (transaction) transaction.afterCommit(clearAll);
-    else clearAll();
-  };
-  for (const model of [ApiToken, User] as const) {
-    for (const hook of ['afterUpdate', 'afterDestroy', 'afterBulkUpdate', 'afterBulkDestroy', 'afterUpsert'] as const) {
-      (model.removeHook as (name: string, id: string) => void).call(model, hook, 'token-cache');
-      (model.addHook as (name: string, id: string, fn: (...args: unknown[]) => void) => void).call(model, hook, 'token-cache', onWrite);
-    }
-  }
-}
-
-/**
- * LISTENs to `auth_changed` and invalidates this pool's token cache; while the connection is down the
- * cache is bypassed (src/db/listen.ts reconnects). Returns the function that stops it.
- */
-export async function startTokenInvalidation(sequelize: Sequelize, databaseUrl: string, log: Logger): Promise<() => Promise<void>> {
-  installWriteHooks();
-  const cache = tokenCacheFor(sequelize);
-  const listening = await listen({
+export function startTokenInvalidation(sequelize: Sequelize, databaseUrl: string, log: Logger): Promise<() => Promise<void>> {
+  return keepCacheCurrent({
     databaseUrl,
+    log,
     channel: AUTH_CHANGED_CHANNEL,
     applicationName: 'circuit-token-cache',
-    log,
-    onNotification: (userUid) => (userUid ? cache.invalidateUser(userUid) : cache.invalidateAll()),
-    onListening: () => {
-      cache.setLive(true);
-      liveCaches.add(cache);
-    },
-    onLost: () => {
-      cache.setLive(false);
-      liveCaches.delete(cache);
-    },
+    cache: tokenCacheFor(sequelize),
+    localWrites: [{ models: [ApiToken, User], hooks: ['afterUpdate', 'afterDestroy', 'afterBulkUpdate', 'afterBulkDestroy', 'afterUpsert'] }],
   });
-  return async () => {
-    cache.setLive(false);
-    liveCaches.delete(cache);
-    await listening.close();
-  };
 }

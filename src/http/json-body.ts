@@ -83,11 +83,8 @@ const JSON_TYPES = ['application/json', 'application/*+json'];
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Parses a JSON body into `req.body`; other content types are left alone for their routes. */
+/** Parses a JSON body into `req.body`. */
 async function parseJsonBody(req: Request): Promise<void> {
-  // As body-parser does: `body` is present (undefined) on every request; Apollo's adapter insists on it.
-  if (!Object.prototype.hasOwnProperty.call(req, 'body')) req.body = undefined;
-  if (!req.is(JSON_TYPES)) return;
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(String(req.headers['content-type']))?.[1]?.toLowerCase();
   if (charset && charset !== 'utf-8' && charset !== 'utf8') throw new AppError('UnsupportedMediaType', `Unsupported charset "${charset}": send JSON as UTF-8`);
   const bytes = await readBody(req, BODY_LIMIT_BYTES);
@@ -142,7 +139,18 @@ function checkHygiene(req: Request): void {
  */
 export function jsonBody(): RequestHandler {
   return (req, _res, next) => {
-    parseJsonBody(req).then(() => checkHygiene(req)).then(() => next(), next);
+    // As body-parser does: `body` is present (undefined) on every request; Apollo's adapter insists on it.
+    if (!Object.prototype.hasOwnProperty.call(req, 'body')) req.body = undefined;
+    if (req.is(JSON_TYPES)) {
+      parseJsonBody(req).then(() => checkHygiene(req)).then(() => next(), next);
+      return;
+    }
+    try {
+      checkHygiene(req);
+    } catch (error) {
+      return next(error);
+    }
+    next();
   };
 }
 

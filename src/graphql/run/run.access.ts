@@ -1,4 +1,5 @@
-import { CircuitRun } from '../../models/CircuitRun';
+import { CircuitRun, isTerminal, type RunState } from '../../models/CircuitRun';
+import { runReadCacheFor, type RunReadRows } from './run-read.cache';
 import { Circuit } from '../../models';
 import { notFound } from '../../errors';
 import { authorize } from '../../policies/authorize';
@@ -8,27 +9,42 @@ import { isUid } from '../../ids';
 import { preparedQuery } from '../../db/prepared';
 
 /**
- * One run by uid, with its circuit, in one named (prepared) statement: every GET of a run (and every
- * poll) reads both (the circuit for its deprecation notice), and a statement costs a round trip
- * (a socket write, measured as the largest item of a read's CPU) plus, through Sequelize's findByPk,
- * building and planning the same SELECT each time. The circuit primes the request's circuit loader.
+ * One run by uid, with its circuit (for its deprecation notice), in one named (prepared) statement:
+ * a statement costs a round trip (a socket write, measured as the largest item of a read's CPU) plus,
+ * through Sequelize's findByPk, building and planning the same SELECT each time. An ended run's rows
+ * come from the per-process cache (run-read.cache.ts) when it has them: polls and repeated GETs
+ * of a result cost no round trip. The circuit primes the request's circuit loader.
  */
 let runSelect: string | undefined;
 const CIRCUIT_PREFIX = 'circuit__';
-async function loadRun(ctx: AppContext, uid: string): Promise<CircuitRun | null> {
+async function readRunRows(uid: string): Promise<RunReadRows | null> {
   runSelect ??= `SELECT ${Object.keys(CircuitRun.getAttributes()).map((a) => `r."${a}"`).join(', ')}, ` +
     `${Object.keys(Circuit.getAttributes()).map((a) => `c."${a}" AS "${CIRCUIT_PREFIX}${a}"`).join(', ')} ` +
     'FROM circuit_runs r LEFT JOIN circuits c ON c.uid = r.circuit_uid WHERE r.uid = $1';
   const [row] = await preparedQuery<Record<string, unknown>>(CircuitRun.sequelize!, runSelect, [uid]);
   if (!row) return null;
-  const runRow: Record<string, unknown> = {};
-  const circuitRow: Record<string, unknown> = {};
+  const run: Record<string, unknown> = {};
+  const circuit: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(row)) {
-    if (key.startsWith(CIRCUIT_PREFIX)) circuitRow[key.slice(CIRCUIT_PREFIX.length)] = value;
-    else runRow[key] = value;
+    if (key.startsWith(CIRCUIT_PREFIX)) circuit[key.slice(CIRCUIT_PREFIX.length)] = value;
+    else run[key] = value;
   }
-  if (circuitRow.uid) ctx.loaders.circuit.prime(circuitRow.uid as string, Circuit.build(circuitRow as never, { isNewRecord: false, raw: true }));
-  return CircuitRun.build(runRow as never, { isNewRecord: false, raw: true });
+  return { run, circuit: circuit.uid ? circuit : null };
+}
+
+async function loadRun(ctx: AppContext, uid: string): Promise<CircuitRun | null> {
+  const cache = runReadCacheFor(CircuitRun.sequelize!);
+  let rows = cache.get(uid);
+  if (!rows) {
+    const begunAt = cache.begin();
+    const read = await readRunRows(uid);
+    if (!read) return null;
+    if (isTerminal(read.run.state as RunState)) cache.set(uid, read, begunAt);
+    rows = read;
+  }
+  // Shallow copies: an instance may set its own fields; the rows' nested values are frozen.
+  if (rows.circuit) ctx.loaders.circuit.prime(rows.circuit.uid as string, Circuit.build({ ...rows.circuit } as never, { isNewRecord: false, raw: true }));
+  return CircuitRun.build({ ...rows.run } as never, { isNewRecord: false, raw: true });
 }
 
 /** The run a request names, or NotFound; then the policy decides 401/403. */

@@ -1,8 +1,8 @@
-import type { Sequelize, Transaction } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import type { Logger } from '../../logger';
 import { LRUCache } from 'lru-cache';
 import { Circuit, User } from '../../models';
-import { listen } from '../../db/listen';
+import { keepCacheCurrent, type NotifiedCache } from '../../db/notified-cache';
 
 /** Migration 0003: every committed change to searchable circuits or users NOTIFYs this channel. */
 export const SEARCH_CHANGED_CHANNEL = 'search_changed';
@@ -16,7 +16,7 @@ export const SEARCH_CHANGED_CHANNEL = 'search_changed';
  * after that clears it too: a page computed from a snapshot older than a heard change is never kept.
  * Concurrent identical misses share one query.
  */
-export class SearchCache<T> {
+export class SearchCache<T> implements NotifiedCache {
   private live = false;
   private readonly entries: LRUCache<string, Promise<T>>;
 
@@ -46,7 +46,6 @@ export class SearchCache<T> {
 }
 
 const caches = new WeakMap<Sequelize, SearchCache<unknown>>();
-const liveCaches = new Set<SearchCache<unknown>>();
 
 /** The cache of one database connection pool (one per app instance). */
 export function searchCacheFor<T>(sequelize: Sequelize): SearchCache<T> {
@@ -55,52 +54,18 @@ export function searchCacheFor<T>(sequelize: Sequelize): SearchCache<T> {
   return cache as SearchCache<T>;
 }
 
-let hooksInstalled = false;
-
 /**
- * A write through the models in this process clears the caches as soon as it commits, without
- * waiting for the NOTIFY to come back (so this process's own next search never sees the old page).
+ * LISTENs to `search_changed` and clears this pool's search cache on each notification, and when a
+ * write through the Circuit or User model in this process commits; the cache is bypassed while the
+ * listener reconnects. Returns the function that stops it.
  */
-function installWriteHooks(): void {
-  if (hooksInstalled) return;
-  hooksInstalled = true;
-  const onWrite = (...args: unknown[]) => {
-    const transaction = args.map((arg) => (arg as { transaction?: Transaction | null } | undefined)?.transaction).find(Boolean);
-    const clearAll = () => { for (const cache of liveCaches) cache.invalidate(); };
-    if (transaction) transaction.afterCommit(clearAll);
-    else clearAll();
-  };
-  const hooks = ['afterCreate', 'afterUpdate', 'afterDestroy', 'afterUpsert', 'afterBulkCreate', 'afterBulkUpdate', 'afterBulkDestroy'] as const;
-  for (const model of [Circuit, User] as const) {
-    for (const hook of hooks) (model.addHook as (name: string, fn: (...args: unknown[]) => void) => void)(hook, onWrite);
-  }
-}
-
-/**
- * LISTENs to `search_changed` on a dedicated connection and clears this pool's search cache on each
- * notification; reconnects when the connection drops (the cache is bypassed meanwhile).
- * Returns the function that stops it.
- */
-export async function startSearchInvalidation(sequelize: Sequelize, databaseUrl: string, log: Logger): Promise<() => Promise<void>> {
-  installWriteHooks();
-  const cache = searchCacheFor(sequelize);
-  const goLive = (live: boolean) => {
-    cache.setLive(live);
-    if (live) liveCaches.add(cache);
-    else liveCaches.delete(cache);
-  };
-  const listening = await listen({
+export function startSearchInvalidation(sequelize: Sequelize, databaseUrl: string, log: Logger): Promise<() => Promise<void>> {
+  return keepCacheCurrent({
     databaseUrl,
+    log,
     channel: SEARCH_CHANGED_CHANNEL,
     applicationName: 'circuit-search-cache',
-    log,
-    onNotification: () => cache.invalidate(),
-    onListening: () => goLive(true),
-    // Searching uncached until it reconnects: a change could go unheard meanwhile.
-    onLost: () => goLive(false),
+    cache: searchCacheFor(sequelize),
+    localWrites: [{ models: [Circuit, User], hooks: ['afterCreate', 'afterUpdate', 'afterDestroy', 'afterUpsert', 'afterBulkCreate', 'afterBulkUpdate', 'afterBulkDestroy'] }],
   });
-  return async () => {
-    goLive(false);
-    await listening.close();
-  };
 }

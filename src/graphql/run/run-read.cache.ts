@@ -1,0 +1,99 @@
+import type { Sequelize } from 'sequelize';
+import { LRUCache } from 'lru-cache';
+import type { Logger } from '../../logger';
+import { Circuit, CircuitVersion, User } from '../../models';
+import { CircuitRun } from '../../models/CircuitRun';
+import { keepCacheCurrent, type NotifiedCache } from '../../db/notified-cache';
+
+/** Migration 0015: whatever could make a cached row of an ended run stale NOTIFYs this channel. */
+export const RUN_READS_CHANGED_CHANNEL = 'run_reads_changed';
+
+/** What a read of a run needs from the database: the run's row and its circuit's. */
+export interface RunReadRows {
+  run: Readonly<Record<string, unknown>>;
+  circuit: Readonly<Record<string, unknown>> | null;
+}
+
+/** A run whose rows take more than this (a large input or result) is read from the database each time. */
+const ENTRY_MAX_BYTES = 128 * 1024;
+const CACHE_MAX_BYTES = 32 * 1024 * 1024;
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value) && !(value instanceof Date)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/**
+ * Per-process cache of ended runs as read: the run never changes once it has ended, so a GET or poll
+ * of it needs no round trip. Only ended runs are kept, only while this process LISTENs to
+ * `run_reads_changed`, and the whole cache is dropped on each notification (a circuit changed or
+ * deleted, runs deleted). Who may read a run is decided on every request by the run policy, from the
+ * run's row, as for a run read from the database. A read that began before an invalidation is not
+ * kept (it may have read the old rows). Rows are frozen: requests share them.
+ */
+export class RunReadCache implements NotifiedCache {
+  private live = false;
+  /** Bumped by every invalidation; a read remembers the value it started at. */
+  private generation = 0;
+  private readonly entries = new LRUCache<string, RunReadRows>({
+    maxSize: CACHE_MAX_BYTES,
+    maxEntrySize: ENTRY_MAX_BYTES,
+    sizeCalculation: (rows) => JSON.stringify(rows).length,
+  });
+
+  setLive(live: boolean): void {
+    this.live = live;
+    this.invalidate();
+  }
+
+  invalidate(): void {
+    this.generation++;
+    this.entries.clear();
+  }
+
+  get(uid: string): RunReadRows | undefined {
+    return this.live ? this.entries.get(uid) : undefined;
+  }
+
+  /** The generation to hand back to `set` once the read that starts now has its rows. */
+  begin(): number {
+    return this.generation;
+  }
+
+  /** Keeps the rows of an ended run read since `begunAt` (anything else is ignored). */
+  set(uid: string, rows: RunReadRows, begunAt: number): void {
+    if (!this.live || begunAt !== this.generation) return;
+    this.entries.set(uid, deepFreeze(rows));
+  }
+}
+
+const caches = new WeakMap<Sequelize, RunReadCache>();
+
+/** The cache of one connection pool (one per app instance). */
+export function runReadCacheFor(sequelize: Sequelize): RunReadCache {
+  let cache = caches.get(sequelize);
+  if (!cache) caches.set(sequelize, (cache = new RunReadCache()));
+  return cache;
+}
+
+/**
+ * LISTENs to `run_reads_changed` and drops this pool's cache of ended runs on each notification, and
+ * when a change to a circuit, or a deletion that can take runs with it, commits in this process.
+ * Returns the function that stops it.
+ */
+export function startRunReadInvalidation(sequelize: Sequelize, databaseUrl: string, log: Logger): Promise<() => Promise<void>> {
+  return keepCacheCurrent({
+    databaseUrl,
+    log,
+    channel: RUN_READS_CHANGED_CHANNEL,
+    applicationName: 'circuit-run-read-cache',
+    cache: runReadCacheFor(sequelize),
+    localWrites: [
+      { models: [Circuit], hooks: ['afterUpdate', 'afterBulkUpdate', 'afterUpsert', 'afterDestroy', 'afterBulkDestroy'] },
+      { models: [CircuitRun, CircuitVersion, User], hooks: ['afterDestroy', 'afterBulkDestroy'] },
+    ],
+  });
+}
