@@ -118,3 +118,14 @@ test('a path parameter that is not a uid names nothing: 404 before any lookup', 
     expect({ route: `${route.method} ${route.path}`, status: res.status, code: res.body?.error?.code }).toEqual({ route: `${route.method} ${route.path}`, status: 404, code: 'NotFound' });
   }
 });
+
+describe('paths are matched as documented', () => {
+  test('a path that is not validly percent-encoded is 400, a documented path with a trailing slash is the same route, an unknown one 404', async () => {
+    expectBadInput(await t.rest('GET', '/circuit-runs/%E0%A4%A'), 'The path is not validly percent-encoded');
+    const { circuit } = await makeCircuit(owner);
+    const plain = await t.rest('GET', `/circuits/${circuit.uid}`, { token: owner.token });
+    const slashed = await t.rest('GET', `/circuits/${circuit.uid}/`, { token: owner.token });
+    expect({ status: slashed.status, uid: slashed.body.payload?.uid }).toEqual({ status: 200, uid: plain.body.payload.uid });
+    expect(await t.rest('GET', '/circuit-runz/x')).toMatchObject({ status: 404, body: { error: { code: 'NotFound', message: 'No such route' } } });
+  });
+});
