@@ -1,4 +1,4 @@
-import type { AuthChecker, MiddlewareFn } from 'type-graphql';
+import type { AuthChecker } from 'type-graphql';
 import { notAllowed, unauthorized } from '../errors';
 import type { AppContext } from './context';
 
@@ -11,10 +11,7 @@ export const authChecker: AuthChecker<AppContext> = ({ context }, roles) => {
   return true;
 };
 
-/** A bad bearer token is a 401 everywhere, even where a token is optional. */
-export const rejectInvalidToken: MiddlewareFn<AppContext> = async ({ context, info }, next) => {
-  if (info.parentType.name in { Query: 1, Mutation: 1, Subscription: 1 } && context.auth.kind === 'invalid') {
-    throw unauthorized('The bearer token is invalid or revoked');
-  }
-  return next();
-};
+/** A bad bearer token is a 401 everywhere, even where a token is optional (checked on every root field: root-fields.ts). */
+export function rejectInvalidToken(context: AppContext): void {
+  if (context.auth.kind === 'invalid') throw unauthorized('The bearer token is invalid or revoked');
+}

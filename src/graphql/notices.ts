@@ -1,4 +1,3 @@
-import type { MiddlewareFn } from 'type-graphql';
 import type { Circuit } from '../models';
 import { addNotice, type AppContext } from './context';
 
@@ -17,17 +16,11 @@ export function aboutCircuit(ctx: AppContext, circuit: Circuit): void {
   set.add(circuit);
 }
 
-function settle(ctx: AppContext): void {
+/** When a root field has resolved (root-fields.ts), every subject deprecated by then adds its notice. */
+export function settleNotices(ctx: AppContext): void {
   for (const circuit of subjects.get(ctx) ?? []) {
     if (circuit.is_deprecated) {
       addNotice(ctx, { code: 'deprecated', message: `Circuit ${circuit.name} is deprecated and may be removed in the future` }, circuit.deprecated_at);
     }
   }
 }
-
-/** Global middleware: settles the subjects' notices when a query or mutation field has succeeded. */
-export const noticesFromSubjects: MiddlewareFn<AppContext> = async ({ context, info }, next) => {
-  const result: unknown = await next();
-  if (info.parentType.name === 'Query' || info.parentType.name === 'Mutation') settle(context);
-  return result;
-};
