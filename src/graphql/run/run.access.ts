@@ -32,9 +32,26 @@ async function readRunRows(uid: string): Promise<RunReadRows | null> {
   return { run, circuit: circuit.uid ? circuit : null };
 }
 
+/**
+ * An ended run served from the cache is built once per entry and shared by the requests that read it:
+ * building a run instance cost more than the rest of its read from the cache. Its values are frozen, so
+ * a change would throw rather than reach another request.
+ */
+const sharedRuns = new WeakMap<RunReadRows, CircuitRun>();
+function sharedRun(rows: RunReadRows): CircuitRun {
+  let run = sharedRuns.get(rows);
+  if (!run) {
+    run = CircuitRun.build({ ...rows.run } as never, { isNewRecord: false, raw: true });
+    Object.freeze(run.dataValues);
+    sharedRuns.set(rows, run);
+  }
+  return run;
+}
+
 async function loadRun(ctx: AppContext, uid: string): Promise<CircuitRun | null> {
   const cache = runReadCacheFor(CircuitRun.sequelize!);
-  let rows = cache.get(uid);
+  const cached = cache.get(uid);
+  let rows = cached;
   if (!rows) {
     const begunAt = cache.begin();
     const read = await readRunRows(uid);
@@ -42,9 +59,9 @@ async function loadRun(ctx: AppContext, uid: string): Promise<CircuitRun | null>
     if (isTerminal(read.run.state as RunState)) cache.set(uid, read, begunAt);
     rows = read;
   }
-  // Shallow copies: an instance may set its own fields; the rows' nested values are frozen.
+  // The circuit is the request's own (a mutation in the same request may change it); its nested values are frozen.
   if (rows.circuit) ctx.loaders.circuit.prime(rows.circuit.uid as string, Circuit.build({ ...rows.circuit } as never, { isNewRecord: false, raw: true }));
-  return CircuitRun.build({ ...rows.run } as never, { isNewRecord: false, raw: true });
+  return cached ? sharedRun(cached) : CircuitRun.build({ ...rows.run } as never, { isNewRecord: false, raw: true });
 }
 
 /** The run a request names, or NotFound; then the policy decides 401/403. */
