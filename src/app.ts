@@ -24,7 +24,7 @@ import { startRunRuntime } from './jobs/runtime';
 import { mountRunEvents } from './http/run-events.sse';
 import { mountGraphqlStream } from './http/graphql-stream';
 import { createApollo, mountGraphql } from './http/graphql';
-import { jsonBody, jsonErrors, refuseOversizedBodies } from './http/json-body';
+import { jsonBody, jsonErrors } from './http/json-body';
 
 export interface RunningApp {
   url: string;
@@ -65,7 +65,6 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
   app.set('trust proxy', config.trustProxy);
   const metrics = createMetrics();
   mountObservability(app, log, metrics);
-  app.use(refuseOversizedBodies());
   app.use(jsonBody());
 
   app.get('/healthz', (_req, res) => { res.json({ status: 'ok' }); });

@@ -6,7 +6,7 @@ import { tokenCacheFor, type CachedAuthentication } from './token-cache';
 export type Authentication =
   | { kind: 'anonymous' }
   | { kind: 'invalid' }
-  | { kind: 'token'; user: User; token: ApiToken };
+  | { kind: 'token'; user: User };
 
 const TOUCH_INTERVAL_MS = 60_000;
 
@@ -44,14 +44,10 @@ export async function authenticate(header: string | undefined): Promise<Authenti
   }
   // Built per request: resolvers may treat the viewer as their own object.
   const user = User.build({ ...found.userRow } as never, { isNewRecord: false, raw: true });
-  const token = ApiToken.build(
-    { uid: found.token.uid, user_uid: user.uid, token_hash: '', label: found.token.label, last_used_at: found.token.last_used_at, created_at: found.token.created_at } as never,
-    { isNewRecord: false, raw: true },
-  );
   // last_used_at is shown in settings; writing it on every request would cost a write per read.
   if (!found.token.last_used_at || Date.now() - found.token.last_used_at.getTime() > TOUCH_INTERVAL_MS) {
     found.token.last_used_at = new Date();
-    await ApiToken.update({ last_used_at: found.token.last_used_at }, { where: { uid: token.uid }, hooks: false });
+    await ApiToken.update({ last_used_at: found.token.last_used_at }, { where: { uid: found.token.uid }, hooks: false });
   }
-  return { kind: 'token', user, token };
+  return { kind: 'token', user };
 }

@@ -15,15 +15,12 @@ const OWN_LIMIT = new Set(['POST /settings/blobs']);
 const tooLarge = () => new AppError('PayloadTooLarge', `The request body is larger than ${LIMIT_TEXT}`);
 
 /**
- * Refuses a body announced (Content-Length) larger than BODY_LIMIT_BYTES before reading any of it.
+ * A body announced (Content-Length) larger than BODY_LIMIT_BYTES, refused before reading any of it.
  * Chunked bodies are cut off by each parser's own limit (the same constant) while streaming.
  */
-export function refuseOversizedBodies(): RequestHandler {
-  return (req, _res, next) => {
-    const length = Number(req.headers['content-length'] ?? 0);
-    if (length > BODY_LIMIT_BYTES && !OWN_LIMIT.has(`${req.method} ${req.path}`)) return next(tooLarge());
-    next();
-  };
+function announcedTooLarge(req: Request): boolean {
+  const length = Number(req.headers['content-length'] ?? 0);
+  return length > BODY_LIMIT_BYTES && !OWN_LIMIT.has(`${req.method} ${req.path}`);
 }
 
 /** A body-parser error (a route's own parser, e.g. /settings forms) as the service's own error. */
@@ -134,11 +131,13 @@ function checkHygiene(req: Request): void {
 }
 
 /**
- * Parses JSON bodies (at most BODY_LIMIT_BYTES, never buffering more) and runs the hygiene check.
- * Mounted once in front of every route, so REST, GraphQL and graphql-sse share one parser.
+ * Refuses bodies announced too large, parses JSON bodies (at most BODY_LIMIT_BYTES, never buffering
+ * more) and runs the hygiene check. Mounted once in front of every route, so REST, GraphQL and
+ * graphql-sse share one parser.
  */
 export function jsonBody(): RequestHandler {
   return (req, _res, next) => {
+    if (announcedTooLarge(req)) return next(tooLarge());
     // As body-parser does: `body` is present (undefined) on every request; Apollo's adapter insists on it.
     if (!Object.prototype.hasOwnProperty.call(req, 'body')) req.body = undefined;
     if (req.is(JSON_TYPES)) {
