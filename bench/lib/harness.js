@@ -103,6 +103,30 @@ function pollHealth(url, everyMs = 50) {
   };
 }
 
+/**
+ * A keep-alive HTTP client as light as the load generator should be: fetch() cost ~1 ms of CPU per
+ * request in the bench process (more than the service's own read), on the same 2 cores as the service.
+ * Resolves {status, headers, body} with the body parsed as JSON when there is one.
+ */
+function jsonClient(maxSockets = 256) {
+  const http = require('node:http');
+  const agent = new http.Agent({ keepAlive: true, maxSockets });
+  return (method, url, { headers = {}, body } = {}) => new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = http.request(url, { method, agent, headers: payload ? { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : headers }, (res) => {
+      const chunks = [];
+      res.on('data', (chunk) => chunks.push(chunk));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({ status: res.statusCode, headers: res.headers, body: text ? JSON.parse(text) : undefined });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
 /** Starts dist/src/<script> and resolves once it logs that it is ready; later logs are drained unread. */
 function spawnService(script, env) {
   const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []), path.join(dist, script)], {
@@ -231,4 +255,4 @@ async function helloBaseline({ seconds, connections }) {
   }
 }
 
-module.exports = { root, dist, HELLO, pct, sleep, rssMb, cpuSeconds, postmasterPid, startFixtures, pollHealth, spawnService, stopProcess, measure, helloBaseline };
+module.exports = { root, dist, HELLO, pct, sleep, rssMb, cpuSeconds, postmasterPid, startFixtures, pollHealth, spawnService, stopProcess, measure, helloBaseline, jsonClient };

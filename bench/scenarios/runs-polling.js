@@ -5,7 +5,7 @@
 // One API process and one worker process. `npm run bench runs-polling`.
 const os = require('node:os');
 const { performance } = require('node:perf_hooks');
-const { startFixtures, spawnService, stopProcess, sleep, pct } = require('../lib/harness');
+const { startFixtures, spawnService, stopProcess, sleep, pct, cpuSeconds, postmasterPid, jsonClient } = require('../lib/harness');
 
 const RUNS = Number(process.env.BENCH_RUNS || 1000);
 const INFLIGHT = Number(process.env.BENCH_INFLIGHT || 100);
@@ -22,20 +22,20 @@ async function main() {
     let polls = 0;
     let notModified = 0;
     const latencies = [];
+    const request = jsonClient(INFLIGHT);
     const oneRun = async (i) => {
       const started = performance.now();
-      const res = await fetch(queryUrl, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ input: { name: `n${i}` } }) });
-      const { payload } = await res.json();
+      const { body: { payload } } = await request('POST', queryUrl, { headers: auth, body: { input: { name: `n${i}` } } });
       let delay = 10;
       let etag;
       for (;;) {
         await sleep(delay);
         delay = Math.min(100, delay * 2);
-        const poll = await fetch(`${api.url}/api/v1/circuit-runs/${payload.uid}`, { headers: etag ? { ...auth, 'if-none-match': etag } : auth });
+        const poll = await request('GET', `${api.url}/api/v1/circuit-runs/${payload.uid}`, { headers: etag ? { ...auth, 'if-none-match': etag } : auth });
         polls++;
         if (poll.status === 304) { notModified++; continue; }
-        etag = poll.headers.get('etag') ?? undefined;
-        const { payload: run } = await poll.json();
+        etag = poll.headers.etag ?? undefined;
+        const run = poll.body.payload;
         if (run.state === 'COMPLETED' || run.state === 'EXCEPTION') break;
       }
       latencies.push(performance.now() - started);
@@ -43,15 +43,22 @@ async function main() {
     // Warm-up.
     await Promise.all(Array.from({ length: 50 }, (_, i) => oneRun(-i)));
     polls = 0; notModified = 0; latencies.length = 0;
+    // Where the CPU goes, per run: this load generator (fetch), the API, the worker and PostgreSQL.
+    const pids = { client: process.pid, api: api.child.pid, worker: processes[1].child.pid, postgres: postmasterPid(fixtures.dir) };
+    const cpuNow = () => Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid, { children: name === 'postgres' })]));
+    const cpuBefore = cpuNow();
     const t0 = performance.now();
     let next = 0;
     await Promise.all(Array.from({ length: INFLIGHT }, async () => { while (next < RUNS) await oneRun(next++); }));
     const seconds = (performance.now() - t0) / 1000;
+    const cpuAfter = cpuNow();
+    const cpuMsPerRun = Object.fromEntries(Object.keys(pids).map((name) => [name, +((cpuAfter[name] - cpuBefore[name]) * 1000 / RUNS).toFixed(2)]));
     latencies.sort((a, b) => a - b);
     const result = {
       scenario: 'runs-polling', runs: RUNS, inflight: INFLIGHT, seconds: +seconds.toFixed(2),
       runs_per_s: Math.round(RUNS / seconds), polls_per_s: Math.round(polls / seconds), not_modified: notModified,
       observed_p50_ms: +pct(latencies, 50).toFixed(1), observed_p95_ms: +pct(latencies, 95).toFixed(1), cpus: os.cpus().length,
+      cpu_ms_per_run: cpuMsPerRun,
     };
     console.log(JSON.stringify(result, null, 2));
     console.log(`target ≥ 300 runs/s with polling clients: ${result.runs_per_s >= 300 ? 'met' : 'NOT met'}`);

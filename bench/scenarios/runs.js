@@ -29,7 +29,7 @@ const CANCELS = Number(process.env.BENCH_CANCELS || 100);
 const STALLS = Number(process.env.BENCH_STALLS || 3);
 const ORDINARY_RATE = 20;
 
-const { pct, sleep, rssMb, startFixtures, pollHealth, spawnService: spawnProcess, stopProcess } = require('../lib/harness');
+const { pct, sleep, rssMb, startFixtures, pollHealth, spawnService: spawnProcess, stopProcess, jsonClient } = require('../lib/harness');
 
 // Hostile runs (DESIGN §8): user logic that would stall a process for tens of seconds without the
 // sandbox, which stops each at STEP_CPU_MS (default 1000) or STEP_MEMORY_MB.
@@ -93,10 +93,11 @@ async function main() {
     const url = queryUrl(api.url, fixtures.adaptorUid);
     const headers = { authorization: `Bearer ${fixtures.token}`, 'content-type': 'application/json' };
     let seq = 0;
+    const request = jsonClient(INFLIGHT * 2);
     const submit = async (to = url, input = { name: `n${seq++}` }) => {
       const started = performance.now();
-      const res = await fetch(to, { method: 'POST', headers, body: JSON.stringify({ input }) });
-      const body = await res.json();
+      const res = await request('POST', to, { headers, body: { input } });
+      const body = res.body;
       if (res.status !== 200) throw new Error(`submit: ${res.status} ${JSON.stringify(body)}`);
       submittedAt.set(body.payload.uid, started);
       return body.payload.uid;
@@ -175,8 +176,7 @@ async function main() {
       while (batch.some((u) => !runningAt.has(u)) && Date.now() < deadline) await sleep(5);
       await Promise.all(batch.map(async (uid) => {
         const started = performance.now();
-        const res = await fetch(`${api.url}/api/v1/circuit-runs/${uid}/cancel`, { method: 'POST', headers });
-        await res.json();
+        await request('POST', `${api.url}/api/v1/circuit-runs/${uid}/cancel`, { headers });
         await waitAll([uid], 10_000);
         if (completedAt.has(uid)) cancelTimes.push(completedAt.get(uid) - started);
       }));
