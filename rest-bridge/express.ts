@@ -26,6 +26,7 @@ function send(res: Response, response: BridgeResponse): void {
   else res.json(response.body);
 }
 
+/** Whether every percent-escape of `path` decodes (Express answered 400 for one that does not). */
 function decodes(path: string): boolean {
   try {
     decodeURIComponent(path);
@@ -111,8 +112,6 @@ export function mountRestBridge(app: Express, schema: GraphQLSchema, document: D
   });
   router.use((_req: Request, res: Response) => send(res, errorResponse({ code: 'NotFound', message: 'No such route' })));
   router.use((error: Error & { type?: string; status?: number }, req: Request, res: Response, _next: NextFunction) => {
-    if (error.type === 'entity.parse.failed') return send(res, errorResponse({ code: 'BadClientData', message: 'Malformed JSON body' }));
-    if (error.type === 'entity.too.large') return send(res, errorResponse({ code: 'PayloadTooLarge', message: 'Request body too large' }));
     if (error.status === 415) return send(res, errorResponse({ code: 'UnsupportedMediaType', message: error.message }));
     if (error.status && error.status >= 400 && error.status < 500) {
       return send(res, errorResponse({ code: 'BadClientData', message: error.message }));

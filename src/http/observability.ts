@@ -66,9 +66,9 @@ function requestFields(req: http.IncomingMessage) {
 
 /*
  * A getter on the prototype rather than a property set on each request (adding properties to a request
- * was a measurable part of a read's CPU), and the child logger is
- * built only when something logs through it (pino-http built one up front for every request, ~6% of
- * the CPU of a cached search even with logging off).
+ * was a measurable part of a read's CPU), and the child logger is built only when something logs
+ * through it (pino-http built one up front for every request, ~6% of the CPU of a cached search even
+ * with logging off). Other IncomingMessages (responses to this process's own requests) have no app: undefined.
  */
 Object.defineProperty(http.IncomingMessage.prototype, 'log', {
   configurable: true,
@@ -83,8 +83,8 @@ Object.defineProperty(http.IncomingMessage.prototype, 'log', {
  * Each request gets an id (X-Request-Id, echoed when the client gave a sane one) and a `req.log` child
  * logger carrying `req: {id, method, url}`; when its response ends, one line ("request completed", or
  * "request errored" at error level from status 500) with `res` and `responseTime` — the lines
- * pino-http wrote — and the per-route metrics. One listener per request: each costs an allocation and
- * the response's emit.
+ * pino-http wrote — and the per-route metrics, from one pair of listeners (one middleware and one
+ * listener per concern each cost an allocation and an emit per request).
  */
 function observeRequests(log: Logger, metrics: Metrics) {
   const logCompleted = log.isLevelEnabled('info');
