@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { Sequelize } from 'sequelize';
 import type { Logger } from '../logger';
 import { ApiToken, User } from '../models';
-import { keepCacheCurrent, type NotifiedCache } from '../db/notified-cache';
+import { cachePerPool, keepCacheCurrent, type NotifiedCache } from '../db/notified-cache';
 
 /** What a valid token authenticates as, as read from the database. */
 export interface CachedAuthentication {
@@ -73,14 +73,8 @@ export class TokenCache implements NotifiedCache {
   }
 }
 
-const caches = new WeakMap<Sequelize, TokenCache>();
-
-/** The cache of one connection pool (one per app instance). */
-export function tokenCacheFor(sequelize: Sequelize): TokenCache {
-  let cache = caches.get(sequelize);
-  if (!cache) caches.set(sequelize, (cache = new TokenCache()));
-  return cache;
-}
+/** The cache of one connection pool. */
+export const tokenCacheFor = cachePerPool(() => new TokenCache());
 
 /**
  * LISTENs to `auth_changed` and invalidates this pool's token cache, also when a revoke or user change

@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import type { Logger } from '../../logger';
 import { Circuit, CircuitVersion, User } from '../../models';
 import { CircuitRun } from '../../models/CircuitRun';
-import { keepCacheCurrent, type NotifiedCache } from '../../db/notified-cache';
+import { cachePerPool, keepCacheCurrent, type NotifiedCache } from '../../db/notified-cache';
 
 /** Migration 0015: whatever could make a cached row of an ended run stale NOTIFYs this channel. */
 export const RUN_READS_CHANGED_CHANNEL = 'run_reads_changed';
@@ -70,14 +70,8 @@ export class RunReadCache implements NotifiedCache {
   }
 }
 
-const caches = new WeakMap<Sequelize, RunReadCache>();
-
-/** The cache of one connection pool (one per app instance). */
-export function runReadCacheFor(sequelize: Sequelize): RunReadCache {
-  let cache = caches.get(sequelize);
-  if (!cache) caches.set(sequelize, (cache = new RunReadCache()));
-  return cache;
-}
+/** The cache of one connection pool. */
+export const runReadCacheFor = cachePerPool(() => new RunReadCache());
 
 /**
  * LISTENs to `run_reads_changed` and drops this pool's cache of ended runs on each notification, and

@@ -2,7 +2,7 @@ import type { Sequelize } from 'sequelize';
 import type { Logger } from '../../logger';
 import { LRUCache } from 'lru-cache';
 import { Circuit, User } from '../../models';
-import { keepCacheCurrent, type NotifiedCache } from '../../db/notified-cache';
+import { cachePerPool, keepCacheCurrent, type NotifiedCache } from '../../db/notified-cache';
 
 /** Migration 0003: every committed change to searchable circuits or users NOTIFYs this channel. */
 export const SEARCH_CHANGED_CHANNEL = 'search_changed';
@@ -45,13 +45,11 @@ export class SearchCache<T> implements NotifiedCache {
   }
 }
 
-const caches = new WeakMap<Sequelize, SearchCache<unknown>>();
+const searchCacheOf = cachePerPool(() => new SearchCache<unknown>());
 
-/** The cache of one database connection pool (one per app instance). */
+/** The cache of one database connection pool. */
 export function searchCacheFor<T>(sequelize: Sequelize): SearchCache<T> {
-  let cache = caches.get(sequelize);
-  if (!cache) caches.set(sequelize, (cache = new SearchCache<unknown>()));
-  return cache as SearchCache<T>;
+  return searchCacheOf(sequelize) as SearchCache<T>;
 }
 
 /**
