@@ -55,10 +55,10 @@ function sendConditional(req: Request, res: Response, response: BridgeResponse):
   const etagFn = req.app.get('etag fn') as ((body: Buffer, encoding: string) => string) | undefined;
   const etag = etagFn?.(Buffer.from(text, 'utf8'), 'utf8');
   res.status(response.status).set(response.headers);
-  if (etag && noneMatchHolds(condition, etag)) {
-    res.status(304).set('ETag', etag).end();
-    return;
-  }
+  if (!etag) return void res.type('application/json').send(text);
+  // Set here, Express does not hash the body a second time.
+  res.set('ETag', etag);
+  if (noneMatchHolds(condition, etag)) return void res.status(304).end();
   res.type('application/json').send(text);
 }
 
