@@ -8,7 +8,7 @@ import { settleNotices } from './notices';
  * What every root field (query, mutation, subscription event) does around its resolver: refuse a bad
  * bearer token, and settle the deprecation notices of what it returned. On the root fields only: as
  * type-graphql global middlewares these ran around every field of every object returned, which made
- * each scalar field a chain of promises (a third of the GraphQL execution of a run's read).
+ * each scalar field a chain of promises and made every field of a result asynchronous.
  */
 export function withRootFieldRules(schema: GraphQLSchema): GraphQLSchema {
   return mapSchema(schema, {
