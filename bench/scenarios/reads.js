@@ -47,7 +47,10 @@ async function main() {
     }));
     const baseline = rows[0].rps;
     const rest = rows[1];
-    console.log(`REST GET: ${rest.rps} req/s = ${(rest.rps / baseline).toFixed(2)} × hello-world; target ≥ 3,000 req/s and p99 ≤ 50 ms: ${rest.rps >= 3000 && rest.p99_ms <= 50 ? 'met' : 'NOT met'}`);
+    // The issue's 3,000 req/s was 0.3 × the hello-world of its machine: both are printed, this machine's speed varies.
+    const verdict = (ok) => (ok ? 'met' : 'NOT met');
+    console.log(`REST GET: ${rest.rps} req/s = ${(rest.rps / baseline).toFixed(2)} × hello-world; ` +
+      `≥ 0.3 × hello-world: ${verdict(rest.rps >= 0.3 * baseline)}; ≥ 3,000 req/s: ${verdict(rest.rps >= 3000)}; p99 ≤ 50 ms: ${verdict(rest.p99_ms <= 50)}`);
     console.log(JSON.stringify({ scenario: 'reads', connections: CONNECTIONS, seconds: SECONDS, results: rows }));
   } finally {
     await stopProcess(api);
