@@ -1,4 +1,4 @@
-import { type ASTNode, DocumentNode, getNamedType, getVariableValues, GraphQLFieldConfig, GraphQLSchema, isLeafType, Kind, visit, type OperationDefinitionNode } from 'graphql';
+import { type ASTNode, DocumentNode, getNamedType, getOperationAST, getVariableValues, GraphQLFieldConfig, GraphQLSchema, isLeafType, visit, type OperationDefinitionNode } from 'graphql';
 import { getDirective, MapperKind, mapSchema } from '@graphql-tools/utils';
 import { mergeSchemas } from '@graphql-tools/schema';
 import { fieldExtensionsEstimator, getComplexity, simpleEstimator } from 'graphql-query-complexity';
@@ -65,26 +65,16 @@ function costReadsVariables(document: DocumentNode): boolean {
   return reads;
 }
 
-/**
- * Costs of documents whose cost no variable changes, per operation name. Keyed by the parsed document:
- * Apollo hands the same object for the same query text, and costing walked the whole document with
- * type information on every request (7 % of a GraphQL read's CPU).
- */
-const knownCosts = new WeakMap<DocumentNode, { readsVariables: boolean; byOperation: Map<string, number> }>();
+/** Whether a document's cost can change with its variables (costReadsVariables), once per parsed document. */
+const readsVariablesOf = new WeakMap<DocumentNode, boolean>();
 
 /**
- * The variables checked as getComplexity checks them (its message, its choice of operations), for a
- * cost that is already known: a request whose variables do not coerce is refused the same way whether
- * or not the document was costed before.
+ * Costs of operations no variable can change. Keyed by the operation's node in the parsed document:
+ * Apollo hands the same document object for the same query text, and costing walked the whole document
+ * with type information on every request (7 % of a GraphQL read's CPU). Only an operation the request
+ * names unambiguously is remembered, so what is kept is bounded by the documents Apollo keeps.
  */
-function assertVariablesCoerce(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown>, operationName: string | undefined): void {
-  const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
-  for (const operation of operations) {
-    if (operationName !== undefined && operationName !== operation.name?.value) continue;
-    const { errors } = getVariableValues(schema, operation.variableDefinitions ?? [], variables);
-    if (errors?.length) throw new AppError('BadClientData', `The operation cannot be costed: ${errors[errors.length - 1].message}`);
-  }
-}
+const knownCosts = new WeakMap<OperationDefinitionNode, number>();
 
 /**
  * Refuses an operation whose cost exceeds `maxCost` before it executes (BadClientData); aliases and
@@ -95,20 +85,22 @@ export function assertOperationCost(
   document: DocumentNode,
   { variables, operationName, maxCost }: { variables?: Record<string, unknown>; operationName?: string | null; maxCost: number },
 ): number {
-  let known = knownCosts.get(document);
-  if (!known) knownCosts.set(document, (known = { readsVariables: costReadsVariables(document), byOperation: new Map() }));
-  const name = operationName ?? undefined;
-  let cost = known.readsVariables ? undefined : known.byOperation.get(name ?? '');
-  if (cost !== undefined) {
-    assertVariablesCoerce(schema, document, variables ?? {}, name);
+  let readsVariables = readsVariablesOf.get(document);
+  if (readsVariables === undefined) readsVariablesOf.set(document, (readsVariables = costReadsVariables(document)));
+  const operation = readsVariables ? null : getOperationAST(document, operationName ?? undefined);
+  let cost = operation ? knownCosts.get(operation) : undefined;
+  if (operation && cost !== undefined) {
+    // Checked as getComplexity checks them, so variables that do not coerce are refused alike the first time and after.
+    const { errors } = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {});
+    if (errors?.length) throw new AppError('BadClientData', `The operation cannot be costed: ${errors[errors.length - 1].message}`);
   } else {
     try {
-      cost = getComplexity({ schema, query: document, variables: variables ?? {}, operationName: name, estimators });
+      cost = getComplexity({ schema, query: document, variables: variables ?? {}, operationName: operationName ?? undefined, estimators });
     } catch (error) {
       // Too many nodes to evaluate (fragment spreads multiply), or variables that do not coerce.
       throw new AppError('BadClientData', `The operation cannot be costed: ${(error as Error).message}`);
     }
-    if (!known.readsVariables) known.byOperation.set(name ?? '', cost);
+    if (operation) knownCosts.set(operation, cost);
   }
   if (cost > maxCost) {
     throw new AppError('BadClientData', `The operation costs ${cost}, more than the limit of ${maxCost} (GRAPHQL_MAX_COST); split it into several requests`);
