@@ -111,8 +111,7 @@ export function mountRestBridge(app: Express, schema: GraphQLSchema, document: D
     }
   });
   router.use((_req: Request, res: Response) => send(res, errorResponse({ code: 'NotFound', message: 'No such route' })));
-  router.use((error: Error & { type?: string; status?: number }, req: Request, res: Response, _next: NextFunction) => {
-    if (error.status === 415) return send(res, errorResponse({ code: 'UnsupportedMediaType', message: error.message }));
+  router.use((error: Error & { status?: number }, req: Request, res: Response, _next: NextFunction) => {
     if (error.status && error.status >= 400 && error.status < 500) {
       return send(res, errorResponse({ code: 'BadClientData', message: error.message }));
     }

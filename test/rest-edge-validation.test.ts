@@ -122,6 +122,9 @@ test('a path parameter that is not a uid names nothing: 404 before any lookup', 
 describe('paths are matched as documented', () => {
   test('a path that is not validly percent-encoded is 400, a documented path with a trailing slash is the same route, an unknown one 404', async () => {
     expectBadInput(await t.rest('GET', '/circuit-runs/%E0%A4%A'), 'The path is not validly percent-encoded');
+    expectBadInput(await t.rest('GET', '/circuit-runs/%ED%A0%80'), 'The path is not validly percent-encoded'); // a lone surrogate
+    expect(await t.rest('GET', '/circuit-runs/%00')).toMatchObject({ status: 404, body: { error: { code: 'NotFound' } } }); // NUL names no run
+    expect(await t.rest('GET', `/circuit-runs/${'a'.repeat(8000)}`)).toMatchObject({ status: 404, body: { error: { code: 'NotFound' } } });
     const { circuit } = await makeCircuit(owner);
     const plain = await t.rest('GET', `/circuits/${circuit.uid}`, { token: owner.token });
     const slashed = await t.rest('GET', `/circuits/${circuit.uid}/`, { token: owner.token });
