@@ -51,15 +51,20 @@ test('queries of different users are not held back by each other\'s batches', as
   for (const c of callers) expect(await settled(c.user.uid)).toEqual({ credits: 0, held: 0, charged: 5 });
 });
 
+/** What createRun hands the admission for a private run of `caller` without webhook. */
+function runFields(caller: { user: { uid: string } }, circuitUid: string, versionUid: string, input: Record<string, unknown>): RunFields {
+  return {
+    user_uid: caller.user.uid, circuit_uid: circuitUid, circuit_version_uid: versionUid, input, is_public: false,
+    webhook_url: null, webhook_events: null, deadline_s: 60,
+  };
+}
+
 test('one query that cannot be written fails alone: the others of its batch are admitted', async () => {
   const owner = await makeUser();
   const caller = await makeUser({ credits: 10 });
   const { circuit, version } = await makeRunnableCircuit(owner, HELLO_DEFINITION);
   const admission = new RunAdmission(t.app.services);
-  const fields = (versionUid: string): RunFields => ({
-    user_uid: caller.user.uid, circuit_uid: circuit.uid, circuit_version_uid: versionUid, input: { name: 'x' }, is_public: false,
-    webhook_url: null, webhook_events: null, deadline_s: 60,
-  });
+  const fields = (versionUid: string) => runFields(caller, circuit.uid, versionUid, { name: 'x' });
   // Queued behind the first, the next three go as one statement; the unknown version breaks it.
   const results = await Promise.allSettled([fields(version.uid), fields(version.uid), fields(crypto.randomUUID()), fields(version.uid)].map((f) => admission.admit(f)));
   expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
@@ -71,10 +76,7 @@ test('a burst of large inputs is split across statements by size, and every quer
   const caller = await makeUser({ credits: 20 });
   const { circuit, version } = await makeRunnableCircuit(owner, HELLO_DEFINITION);
   const admission = new RunAdmission(t.app.services);
-  const big = (i: number): RunFields => ({
-    user_uid: caller.user.uid, circuit_uid: circuit.uid, circuit_version_uid: version.uid, input: { name: `${i}`.padEnd(600_000, 'x') }, is_public: false,
-    webhook_url: null, webhook_events: null, deadline_s: 60,
-  });
+  const big = (i: number) => runFields(caller, circuit.uid, version.uid, { name: `${i}`.padEnd(600_000, 'x') });
   // 12 × 600 kB: more than one statement's 4 MiB.
   const admitted = await Promise.all(Array.from({ length: 12 }, (_, i) => admission.admit(big(i))));
   expect(admitted.every((a) => a !== null)).toBe(true);
