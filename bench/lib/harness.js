@@ -127,8 +127,13 @@ function jsonClient(maxSockets = 256) {
   });
 }
 
-/** Starts dist/src/<script> and resolves once it logs that it is ready; later logs are drained unread. */
-function spawnService(script, env) {
+/**
+ * Starts dist/src/<script> and resolves once it logs that it is ready (and every message of
+ * `alsoWaitFor`, e.g. 'search index loaded'); later logs are drained unread.
+ */
+function spawnService(script, env, { alsoWaitFor = [] } = {}) {
+  const awaited = new Set(alsoWaitFor);
+  let url;
   const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []), path.join(dist, script)], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', REDIS_URL: '', MONGODB_URL: '', ...env },
@@ -144,10 +149,12 @@ function spawnService(script, env) {
         buffer = buffer.slice(i + 1);
         try {
           const entry = JSON.parse(line);
-          if (entry.msg === 'circuit service ready' || entry.msg === 'circuit worker ready') {
+          if (entry.msg === 'circuit service ready' || entry.msg === 'circuit worker ready') url = entry.url;
+          awaited.delete(entry.msg);
+          if (url !== undefined && !awaited.size) {
             child.stdout.removeAllListeners('data');
             child.stdout.resume();
-            resolve({ child, url: entry.url });
+            resolve({ child, url });
             return;
           }
           if (entry.level >= 50) console.error(line);

@@ -12,10 +12,11 @@ import { authChangedIgnoresBalance } from './0012-auth-changed-ignores-balance';
 import { stateEventAfterLoggedEvents } from './0013-state-event-after-logged-events';
 import { searchLexicon } from './0014-search-lexicon';
 import { runReadsChanged } from './0015-run-reads-changed';
+import { searchChangedRows } from './0016-search-changed-rows';
 
 import type { Migration } from './migration';
 
 export type { Migration };
 
 /** Append only: a migration once released is never edited. */
-export const migrations: Migration[] = [foundation, runs, boards, blobs, authChanged, circuitDeprecatedAt, jobOutbox, credits, webhooksSchedules, runControl, authChangedIgnoresBalance, stateEventAfterLoggedEvents, searchLexicon, runReadsChanged].filter((m) => m.up.trim() !== '');
+export const migrations: Migration[] = [foundation, runs, boards, blobs, authChanged, circuitDeprecatedAt, jobOutbox, credits, webhooksSchedules, runControl, authChangedIgnoresBalance, stateEventAfterLoggedEvents, searchLexicon, runReadsChanged, searchChangedRows].filter((m) => m.up.trim() !== '');

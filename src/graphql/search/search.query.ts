@@ -2,14 +2,14 @@ import type { Sequelize } from 'sequelize';
 import { preparedQuery } from '../../db/prepared';
 import type { PageWindow } from '../common/pagination';
 import { CircuitSearchResult, SEARCH_MATCH_BOUND, SearchType, UserSearchResult } from './search.type';
-import { searchCacheFor } from './search.cache';
+import { searchCacheFor, searchIndexFor } from './search.cache';
+import type { SearchIndex } from './search.index';
+import { EXACT_NAME_BOOST } from './search.corpus';
 import { listableCircuitsSql } from '../../policies/circuit.policy';
 import { visibleProfilesSql } from '../../policies/user.policy';
 
 const MAX_TERMS = 8;
 const MAX_TERM_LENGTH = 64;
-/** Added to ts_rank when the whole query equals a name, so that exact match comes first. */
-const EXACT_NAME_BOOST = 10;
 
 /**
  * The words of free text: the runs of letters and digits (the same split migration 0003 applies to
@@ -90,7 +90,7 @@ WITH q AS MATERIALIZED (
 m AS (${parts.join('\n    UNION ALL\n')}),
 top AS (
   SELECT m.type, m.uid, m.sort_name, m.r + CASE WHEN m.exact THEN ${EXACT_NAME_BOOST} ELSE 0 END AS rank FROM m
-   ORDER BY rank DESC, m.sort_name, m.uid LIMIT least($3::int, greatest($5::int - $4::int, 0)) OFFSET $4)
+   ORDER BY rank DESC, m.sort_name COLLATE "C", m.uid LIMIT least($3::int, greatest($5::int - $4::int, 0)) OFFSET $4)
 SELECT top.type, top.uid, coalesce(c.name, u.name) AS name, c.description, coalesce(owner.username, u.username) AS username,
        u.bio, t.total
   FROM (SELECT least(count(*), $5::int) AS total FROM m) t
@@ -98,7 +98,7 @@ SELECT top.type, top.uid, coalesce(c.name, u.name) AS name, c.description, coale
   LEFT JOIN circuits c ON top.type = 'circuit' AND c.uid = top.uid
   LEFT JOIN users owner ON owner.uid = c.owner_uid
   LEFT JOIN users u ON top.type = 'user' AND u.uid = top.uid
- ORDER BY top.rank DESC, top.sort_name, top.uid`;
+ ORDER BY top.rank DESC, top.sort_name COLLATE "C", top.uid`;
 }
 
 /** The statement per search type (exported for EXPLAIN ANALYZE by hand). */
@@ -124,17 +124,30 @@ export function searchPublic(
   if (!words.length) return Promise.resolve({ items: [], totalCount: 0 });
   const exact = text.trim().toLowerCase();
   const key = JSON.stringify([type, words, exact, window.limit, window.offset]);
-  return searchCacheFor<SearchResults>(sequelize).get(key, () => runSearch(sequelize, words, exact, type, window));
+  return searchCacheFor<SearchResults>(sequelize).get(key, () => {
+    const page = searchInIndex(searchIndexFor(sequelize), words, exact, type, window);
+    return page ? Promise.resolve(page) : searchInSql(sequelize, words, exact, type, window);
+  });
 }
 
-async function runSearch(sequelize: Sequelize, words: string[], exact: string, type: SearchType, window: PageWindow): Promise<SearchResults> {
+/** The page from this process's index, or undefined when the index cannot answer this query now. */
+export function searchInIndex(index: SearchIndex | undefined, words: string[], exact: string, type: SearchType, window: PageWindow): SearchResults | undefined {
+  const page = index?.search(words, exact, type, window);
+  if (!page) return undefined;
+  return { items: page.rows.map(({ kind, row }) => toItem({ type: kind === 'circuits' ? 'circuit' : 'user', uid: row.uid, ...row.display })), totalCount: page.total };
+}
+
+function toItem(r: Omit<Row, 'total'>): CircuitSearchResult | UserSearchResult {
+  return r.type === 'circuit'
+    ? Object.assign(new CircuitSearchResult(), { type: 'circuit', uid: r.uid, name: r.name, description: r.description ?? '', username: r.username })
+    : Object.assign(new UserSearchResult(), { type: 'user', uid: r.uid, username: r.username, name: r.name, bio: r.bio ?? '' });
+}
+
+/** The page as the database computes it. */
+export async function searchInSql(sequelize: Sequelize, words: string[], exact: string, type: SearchType, window: PageWindow): Promise<SearchResults> {
   // A named statement: parsed and planned once per connection (planning this query cost more than running it).
   const rows = await preparedQuery<Row>(sequelize, SEARCH_SQL[type], [words, exact, window.limit, window.offset, SEARCH_MATCH_BOUND]);
   const totalCount = rows.length ? Number(rows[0].total) : 0;
-  const items = rows.filter((r) => r.uid !== null).map((r) =>
-    r.type === 'circuit'
-      ? Object.assign(new CircuitSearchResult(), { type: 'circuit', uid: r.uid, name: r.name, description: r.description ?? '', username: r.username })
-      : Object.assign(new UserSearchResult(), { type: 'user', uid: r.uid, username: r.username, name: r.name, bio: r.bio ?? '' }),
-  );
+  const items = rows.filter((r) => r.uid !== null).map(toItem);
   return { items, totalCount };
 }

@@ -1,0 +1,228 @@
+import { compareCodePoints, rankOperands, tsRankOperands, type TsVector } from './ts-rank';
+
+/** One searchable row as the index keeps it: what ranking and a result page need, nothing more. */
+export interface CorpusRow {
+  uid: string;
+  /** The result's name ordering ties (a circuit's name, a user's username). */
+  sortName: string;
+  /** Lower-cased by PostgreSQL, so an exact-name match compares exactly as `lower(name) = $2` does. */
+  exactNames: string[];
+  /** The row's search_vector (ts-rank.ts parses PostgreSQL's text form). */
+  vector: TsVector;
+  /** The display fields of a result. */
+  display: { name: string; username: string; description: string | null; bio: string | null };
+}
+
+export type CorpusKind = 'circuits' | 'users';
+
+export interface RankedRow {
+  kind: CorpusKind;
+  row: CorpusRow;
+  rank: number;
+}
+
+/** Added to the rank of an exact name match, as the SQL path does (search.query.ts). */
+export const EXACT_NAME_BOOST = 10;
+
+/**
+ * The searchable rows of one kind (circuits or users) with an inverted index: lexeme → the ids of
+ * the rows holding it. Matching and ranking give what the SQL path gives for the same rows (proved
+ * by test/search.index.test.ts): every query word a prefix of some lexeme of the row, ranked by
+ * ts_rank (ported exactly, ts-rank.ts) plus EXACT_NAME_BOOST for an exact name.
+ */
+export class Corpus {
+  private readonly rows: (CorpusRow | undefined)[] = [];
+  private readonly freeIds: number[] = [];
+  private readonly idOf = new Map<string, number>();
+  /** The ids holding each lexeme, and the lexeme's one string (rows' vectors share it). */
+  private readonly postings = new Map<string, { lexeme: string; ids: number[] }>();
+  /** Every lexeme with a posting, sorted, so a prefix is a contiguous range found by binary search. */
+  private readonly lexemes: string[] = [];
+  /** Rows by exact name: one id, or the ids when several rows share it (the common case costs no Set). */
+  private readonly exact = new Map<string, number | number[]>();
+  /** Per-row stamps of a query in progress (see matching), grown with the rows. */
+  private marks = new Uint32Array(1024);
+  private stamp = 0;
+
+  constructor(readonly kind: CorpusKind) {}
+
+  get size(): number {
+    return this.idOf.size;
+  }
+
+  /** A corpus of these rows, built at once (one sort of the lexemes instead of an insertion each). */
+  static of(kind: CorpusKind, rows: CorpusRow[]): Corpus {
+    const corpus = new Corpus(kind);
+    for (const row of rows) corpus.insert(row, false);
+    corpus.lexemes.push(...corpus.postings.keys());
+    corpus.lexemes.sort();
+    return corpus;
+  }
+
+  upsert(row: CorpusRow): void {
+    this.remove(row.uid);
+    this.insert(row, true);
+  }
+
+  private insert(row: CorpusRow, keepLexemesSorted: boolean): void {
+    const id = this.freeIds.pop() ?? this.rows.length;
+    this.rows[id] = row;
+    this.idOf.set(row.uid, id);
+    if (id >= this.marks.length) {
+      const grown = new Uint32Array(Math.max(id + 1, this.marks.length * 2));
+      grown.set(this.marks);
+      this.marks = grown;
+    }
+    const lexemes = row.vector.lexemes;
+    for (let i = 0; i < lexemes.length; i++) {
+      const posting = this.postings.get(lexemes[i]);
+      if (posting) {
+        posting.ids.push(id);
+        lexemes[i] = posting.lexeme;
+      } else {
+        this.postings.set(lexemes[i], { lexeme: lexemes[i], ids: [id] });
+        if (keepLexemesSorted) this.lexemes.splice(lowerBound(this.lexemes, lexemes[i]), 0, lexemes[i]);
+      }
+    }
+    for (const name of new Set(row.exactNames)) {
+      const ids = this.exact.get(name);
+      if (ids === undefined) this.exact.set(name, id);
+      else if (typeof ids === 'number') this.exact.set(name, [ids, id]);
+      else ids.push(id);
+    }
+  }
+
+  remove(uid: string): void {
+    const id = this.idOf.get(uid);
+    if (id === undefined) return;
+    const row = this.rows[id]!;
+    for (const lexeme of row.vector.lexemes) {
+      const list = this.postings.get(lexeme)!.ids;
+      list.splice(list.indexOf(id), 1);
+      if (!list.length) {
+        this.postings.delete(lexeme);
+        this.lexemes.splice(lowerBound(this.lexemes, lexeme), 1);
+      }
+    }
+    for (const name of new Set(row.exactNames)) {
+      const ids = this.exact.get(name)!;
+      if (typeof ids === 'number') this.exact.delete(name);
+      else {
+        ids.splice(ids.indexOf(id), 1);
+        if (ids.length === 1) this.exact.set(name, ids[0]);
+      }
+    }
+    this.rows[id] = undefined;
+    this.idOf.delete(uid);
+    this.freeIds.push(id);
+  }
+
+  /**
+   * The rows matching every word, ranked: at most `bound` of them (the lowest ids, as the SQL path
+   * takes whichever the GIN index yields first) plus every exact name match; and how many matched
+   * (counted up to `bound`).
+   */
+  search(words: readonly string[], exactText: string, bound: number, into: RankedRow[]): number {
+    const matches = this.match(words);
+    const last = this.stamp;
+    const taken = matches.length > bound ? matches.sort((a, b) => a - b).slice(0, bound) : matches;
+    const exact = this.exact.get(exactText);
+    const candidates = exact === undefined ? taken : [...new Set([...taken, ...[exact].flat().filter((id) => this.marks[id] === last)])];
+    const operands = rankOperands(words);
+    for (const id of candidates) {
+      const row = this.rows[id]!;
+      into.push({ kind: this.kind, row, rank: tsRankOperands(row.vector, operands) + (row.exactNames.includes(exactText) ? EXACT_NAME_BOOST : 0) });
+    }
+    return candidates.length;
+  }
+
+  /**
+   * Ids of the rows holding, for every word, a lexeme that starts with it. Word i marks a row with
+   * base + i only if word i - 1 marked it, so one pass per word over its postings intersects them
+   * (and a row holding several lexemes of one prefix is counted once); the last word's marks are
+   * left for exact-name candidates to be checked against.
+   */
+  private match(words: readonly string[]): number[] {
+    const lists = words.map((word) => this.postingsOfPrefix(word));
+    const base = this.nextStamps(words.length);
+    this.stamp = base + words.length - 1;
+    if (lists.some((l) => !l.length)) return [];
+    const order = lists.map((l) => ({ l, n: l.reduce((sum, p) => sum + p.length, 0) })).sort((a, b) => a.n - b.n);
+    const marks = this.marks;
+    const found: number[] = [];
+    for (let i = 0; i < order.length; i++) {
+      const want = base + i - 1;
+      const set = base + i;
+      const lastWord = i === order.length - 1;
+      for (const list of order[i].l) {
+        for (let j = 0; j < list.length; j++) {
+          const id = list[j];
+          const mark = marks[id];
+          if (i === 0 ? mark >= base : mark !== want) continue;
+          marks[id] = set;
+          if (lastWord) found.push(id);
+        }
+      }
+    }
+    return found;
+  }
+
+  private nextStamps(count: number): number {
+    if (this.stamp + count + 1 >= 0xffffffff) {
+      this.marks.fill(0);
+      this.stamp = 0;
+    }
+    const base = this.stamp + 1;
+    this.stamp += count;
+    return base;
+  }
+
+  private postingsOfPrefix(word: string): number[][] {
+    const lists: number[][] = [];
+    for (let i = lowerBound(this.lexemes, word); i < this.lexemes.length && this.lexemes[i].startsWith(word); i++) {
+      lists.push(this.postings.get(this.lexemes[i])!.ids);
+    }
+    return lists;
+  }
+}
+
+function lowerBound(sorted: string[], value: string): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (sorted[mid] < value) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+/**
+ * PostgreSQL's order of the results: rank, then the name in byte order (`COLLATE "C"`, which is
+ * code point order), then the uid.
+ */
+export function compareRanked(a: RankedRow, b: RankedRow): number {
+  if (a.rank !== b.rank) return b.rank - a.rank;
+  const byName = compareCodePoints(a.row.sortName, b.row.sortName);
+  if (byName) return byName;
+  return a.row.uid < b.row.uid ? -1 : a.row.uid > b.row.uid ? 1 : 0;
+}
+
+/** The first `count` of `rows` in compareRanked order, without sorting them all (a page is small). */
+export function firstRanked(rows: readonly RankedRow[], count: number): RankedRow[] {
+  const top: RankedRow[] = [];
+  if (count <= 0) return top;
+  for (const row of rows) {
+    if (top.length === count && compareRanked(row, top[count - 1]) >= 0) continue;
+    let low = 0;
+    let high = top.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (compareRanked(top[mid], row) <= 0) low = mid + 1;
+      else high = mid;
+    }
+    top.splice(low, 0, row);
+    if (top.length > count) top.pop();
+  }
+  return top;
+}

@@ -1,0 +1,51 @@
+import { QueryTypes, type Sequelize } from 'sequelize';
+import { listableCircuitsSql } from '../../policies/circuit.policy';
+import { visibleProfilesSql } from '../../policies/user.policy';
+import type { CorpusKind, CorpusRow } from './search.corpus';
+import { parseTsVector } from './ts-rank';
+
+// The index holds what anyone may list, as the SQL path searches it (the same policies).
+const ANYONE_LISTS_CIRCUIT = listableCircuitsSql('c', null).sql;
+const ANYONE_SEES_PROFILE = visibleProfilesSql('u', null).sql;
+
+const SELECT: Record<CorpusKind, string> = {
+  circuits: `
+    SELECT c.uid, c.name, lower(c.name) AS lower_name, c.description, o.username, c.search_vector::text AS vector
+      FROM circuits c JOIN users o ON o.uid = c.owner_uid
+     WHERE ${ANYONE_LISTS_CIRCUIT} AND c.search_vector IS NOT NULL`,
+  users: `
+    SELECT u.uid, u.username, u.name, lower(u.name) AS lower_name, u.bio, u.search_vector::text AS vector
+      FROM users u WHERE ${ANYONE_SEES_PROFILE}`,
+};
+
+const ALIAS: Record<CorpusKind, string> = { circuits: 'c', users: 'u' };
+
+interface Row {
+  uid: string;
+  name: string | null;
+  lower_name: string | null;
+  description?: string | null;
+  username: string;
+  bio?: string | null;
+  vector: string;
+}
+
+function toCorpusRow(kind: CorpusKind, r: Row): CorpusRow {
+  return kind === 'circuits'
+    ? { uid: r.uid, sortName: r.name ?? '', exactNames: r.lower_name === null ? [] : [r.lower_name], vector: parseTsVector(r.vector),
+        display: { name: r.name ?? '', description: r.description ?? null, username: r.username, bio: null } }
+    : { uid: r.uid, sortName: r.username, exactNames: r.lower_name === null ? [r.username] : [r.username, r.lower_name], vector: parseTsVector(r.vector),
+        display: { username: r.username, name: r.name ?? '', bio: r.bio ?? null, description: null } };
+}
+
+/** Every row of a kind the index may hold. */
+export async function readAllRows(sequelize: Sequelize, kind: CorpusKind): Promise<CorpusRow[]> {
+  const rows = await sequelize.query<Row>(SELECT[kind], { type: QueryTypes.SELECT });
+  return rows.map((r) => toCorpusRow(kind, r));
+}
+
+/** Those of `uids` the index may hold now (the others are to be dropped from it). */
+export async function readRows(sequelize: Sequelize, kind: CorpusKind, uids: string[]): Promise<CorpusRow[]> {
+  const rows = await sequelize.query<Row>(`${SELECT[kind]} AND ${ALIAS[kind]}.uid = ANY($1::uuid[])`, { type: QueryTypes.SELECT, bind: [uids] });
+  return rows.map((r) => toCorpusRow(kind, r));
+}

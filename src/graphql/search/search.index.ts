@@ -1,0 +1,174 @@
+import crypto from 'node:crypto';
+import type { Sequelize } from 'sequelize';
+import type { Logger } from '../../logger';
+import type { NotifiedCache } from '../../db/notified-cache';
+import type { PageWindow } from '../common/pagination';
+import { Corpus, firstRanked, type CorpusKind, type RankedRow } from './search.corpus';
+import { readAllRows, readRows } from './search.index-rows';
+import { SEARCH_MATCH_BOUND, SearchType } from './search.type';
+
+export interface IndexedPage {
+  rows: RankedRow[];
+  total: number;
+}
+
+/** Query words the index answers; others go to the database, whose parser they are left to. */
+const PLAIN_WORD = /^[a-z0-9]+$/;
+/** More changed rows than this in one notification batch reload everything instead. */
+const MAX_ROWS_PER_REFRESH = 5_000;
+const RETRY_MS = 1_000;
+
+/**
+ * The searchable rows of both kinds, held in this process so that a search costs no database round
+ * trip (src/graphql/search/search.corpus.ts answers as the SQL path would). Kept current through
+ * `search_changed` (migration 0016 names the changed rows): a named row leaves the index the moment
+ * its notification is heard — a circuit made private is gone at once, as from the page cache — and
+ * comes back once re-read. The index answers only while it is complete and current:
+ * - after its first load, and after every reconnect of the listener (a change may have gone unheard);
+ * - not after a write of this process has committed until the database has sent back a marker
+ *   notified after that commit (notifications arrive in commit order), so this process never
+ *   answers from before its own write;
+ * - not when holding more than `maxDocuments` rows (SEARCH_INDEX_MAX_DOCUMENTS; 0 turns it off).
+ * Until then searches run in SQL, as they always can.
+ */
+export class SearchIndex implements NotifiedCache {
+  private corpora: Record<CorpusKind, Corpus> = { circuits: new Corpus('circuits'), users: new Corpus('users') };
+  private live = false;
+  private loaded = false;
+  private generation = 0;
+  private work: Promise<void> = Promise.resolve();
+  private readonly pending: Record<CorpusKind, Set<string>> = { circuits: new Set(), users: new Set() };
+  private refreshQueued = false;
+  private readonly instance = crypto.randomBytes(6).toString('hex');
+  private markersSent = 0;
+  private markersHeard = 0;
+
+  constructor(
+    private readonly sequelize: Sequelize,
+    private readonly log: Logger,
+    private readonly maxDocuments: number,
+    /** Called whenever the rows the index answers from change (pages built from them are stale). */
+    private readonly onChange: () => void,
+  ) {}
+
+  /** Whether searches may be answered from here now. */
+  get usable(): boolean {
+    return this.live && this.loaded && this.markersHeard >= this.markersSent;
+  }
+
+  setLive(live: boolean): void {
+    this.live = live;
+    this.loaded = false;
+    this.generation++;
+    if (live && this.maxDocuments > 0) this.schedule(() => this.reload());
+  }
+
+  invalidate(payload?: string): void {
+    if (payload === undefined) return this.afterLocalWrite();
+    if (payload.startsWith('sync:')) {
+      const [, instance, count] = payload.split(':');
+      if (instance === this.instance) this.schedule(async () => { this.markersHeard = Math.max(this.markersHeard, Number(count)); });
+      return;
+    }
+    const separator = payload.indexOf(':');
+    const kind: CorpusKind | undefined = payload[0] === 'c' ? 'circuits' : payload[0] === 'u' ? 'users' : undefined;
+    const uids = payload.slice(separator + 1);
+    if (!kind || separator !== 1 || uids === '*') return this.reloadLater();
+    for (const uid of uids.split(',')) {
+      this.corpora[kind].remove(uid);
+      this.pending[kind].add(uid);
+    }
+    this.onChange();
+    if (this.pending[kind].size > MAX_ROWS_PER_REFRESH) return this.reloadLater();
+    if (!this.refreshQueued) {
+      this.refreshQueued = true;
+      this.schedule(() => this.refresh());
+    }
+  }
+
+  /** A page of the ranked matches, or undefined when the database must answer. */
+  search(words: string[], exactText: string, type: SearchType, window: PageWindow): IndexedPage | undefined {
+    if (!this.usable || !words.every((w) => PLAIN_WORD.test(w))) return undefined;
+    const kinds: CorpusKind[] = type === SearchType.circuits ? ['circuits'] : type === SearchType.users ? ['users'] : ['circuits', 'users'];
+    const ranked: RankedRow[] = [];
+    let matched = 0;
+    for (const kind of kinds) matched += this.corpora[kind].search(words, exactText, SEARCH_MATCH_BOUND, ranked);
+    const take = Math.min(window.limit, Math.max(SEARCH_MATCH_BOUND - window.offset, 0));
+    return { rows: firstRanked(ranked, window.offset + take).slice(window.offset), total: Math.min(matched, SEARCH_MATCH_BOUND) };
+  }
+
+  /** Resolves when everything scheduled so far has been applied (tests). */
+  settled(): Promise<void> {
+    return this.work;
+  }
+
+  private schedule(task: () => Promise<void>): void {
+    const generation = this.generation;
+    this.work = this.work.then(async () => {
+      if (generation !== this.generation) return;
+      try {
+        await task();
+      } catch (error) {
+        this.log.warn({ err: error }, 'search index: could not read the changed rows; searching in SQL until reloaded');
+        this.loaded = false;
+        setTimeout(() => { if (this.generation === generation) this.reloadLater(); }, RETRY_MS).unref();
+      }
+    });
+  }
+
+  private reloadLater(): void {
+    this.loaded = false;
+    this.onChange();
+    this.generation++;
+    if (this.live && this.maxDocuments > 0) this.schedule(() => this.reload());
+  }
+
+  private async reload(): Promise<void> {
+    this.pending.circuits.clear();
+    this.pending.users.clear();
+    this.refreshQueued = false;
+    // This load reads after every local write committed so far: their markers need not be awaited.
+    const markers = this.markersSent;
+    const started = Date.now();
+    const [circuits, users] = await Promise.all([readAllRows(this.sequelize, 'circuits'), readAllRows(this.sequelize, 'users')]);
+    if (circuits.length + users.length > this.maxDocuments) {
+      this.log.warn({ documents: circuits.length + users.length, max: this.maxDocuments }, 'search index: too many rows to hold (SEARCH_INDEX_MAX_DOCUMENTS); searching in SQL');
+      return;
+    }
+    const corpora = { circuits: Corpus.of('circuits', circuits), users: Corpus.of('users', users) };
+    // Rows named while this load read the tables may be older in it than the change: drop them until re-read.
+    for (const kind of ['circuits', 'users'] as const) for (const uid of this.pending[kind]) corpora[kind].remove(uid);
+    this.corpora = corpora;
+    this.markersHeard = Math.max(this.markersHeard, markers);
+    this.loaded = true;
+    this.onChange();
+    this.log.info({ circuits: circuits.length, users: users.length, ms: Date.now() - started }, 'search index loaded');
+  }
+
+  private async refresh(): Promise<void> {
+    this.refreshQueued = false;
+    for (const kind of ['circuits', 'users'] as const) {
+      const uids = [...this.pending[kind]];
+      if (!uids.length) continue;
+      this.pending[kind].clear();
+      const rows = await readRows(this.sequelize, kind, uids);
+      // A uid named again while this read ran stays out until its own re-read.
+      for (const row of rows) if (!this.pending[kind].has(row.uid)) this.corpora[kind].upsert(row);
+    }
+    if (this.corpora.circuits.size + this.corpora.users.size > this.maxDocuments) return this.reloadLater();
+    this.onChange();
+  }
+
+  /**
+   * A write of this process has committed: answer in SQL until a marker notified after it comes back,
+   * by when every notification of that write has been applied.
+   */
+  private afterLocalWrite(): void {
+    if (!this.loaded) return;
+    const marker = ++this.markersSent;
+    this.sequelize.query(`SELECT pg_notify('search_changed', $1)`, { bind: [`sync:${this.instance}:${marker}`] }).catch((error: unknown) => {
+      this.log.warn({ err: error }, 'search index: could not send its marker; searching in SQL until reloaded');
+      this.reloadLater();
+    });
+  }
+}

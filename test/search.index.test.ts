@@ -1,0 +1,211 @@
+import { Client } from 'pg';
+import type { Sequelize } from 'sequelize';
+import { createSequelize } from '../src/db/sequelize';
+import { createLogger } from '../src/logger';
+import { searchIndexFor } from '../src/graphql/search/search.cache';
+import { SearchIndex } from '../src/graphql/search/search.index';
+import { searchInIndex, searchInSql, searchWords, SEARCH_MATCH_BOUND } from '../src/graphql/search/search.query';
+import { SearchType } from '../src/graphql/search/search.type';
+import { compareCodePoints } from '../src/graphql/search/ts-rank';
+import { createTestDatabase } from './support/database';
+import { startTestApp, type TestApp } from './support/app';
+import { makeCircuit, makeUser } from './support/factories';
+
+async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** A deterministic generator, so a failure can be replayed. */
+function random(seed: number) {
+  let s = seed >>> 0;
+  const next = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return { next, int: (n: number) => Math.floor(next() * n), pick: <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)] };
+}
+
+// Words that share prefixes, repeat, carry digits, and some that the index leaves to the database.
+const VOCABULARY = ['sun', 'sunset', 'sunny', 'summit', 'sum', 'river', 'rivet', 'rival', 'alpha', 'alps', 'al', 'model', 'mod',
+  'data', 'database', 'date', 'x1', '1', '12', '123', '2024', 'v2', 'a', 'ab', 'abc', 'zebra', 'café', 'straße', '東京', 'naïve'];
+
+describe('the in-process index answers exactly as the SQL path', () => {
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let sequelize: Sequelize;
+  let index: SearchIndex;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    const client = new Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      await seed(client);
+    } finally {
+      await client.end();
+    }
+    sequelize = createSequelize(db.url, 2);
+    index = new SearchIndex(sequelize, createLogger('silent'), 1_000_000, () => {});
+    index.setLive(true);
+    await index.settled();
+    expect(index.usable).toBe(true);
+  });
+  afterAll(async () => {
+    await sequelize?.close();
+    await db.drop();
+  });
+
+  async function seed(client: Client): Promise<void> {
+    const r = random(7);
+    const text = (n: number) => Array.from({ length: n }, () => r.pick(VOCABULARY)).join(r.pick([' ', '-', ', ', ' ']));
+    const users: unknown[][] = [];
+    for (let i = 0; i < 300; i++) {
+      users.push([`${r.pick(VOCABULARY.slice(0, 25))}_${i}`, r.next() < 0.2 ? 'Sun River' : text(2), text(r.int(6)), r.next() < 0.1]);
+    }
+    const { rows: owners } = await client.query(
+      `INSERT INTO users (uid, username, name, bio, is_private)
+       SELECT gen_random_uuid(), u->>0, u->>1, u->>2, (u->>3)::boolean FROM jsonb_array_elements($1::jsonb) u RETURNING uid`,
+      [JSON.stringify(users)],
+    );
+    const circuits: unknown[][] = [];
+    for (let i = 0; i < 3000; i++) {
+      const name = r.next() < 0.05 ? r.pick(['sun river', 'Sun River', 'SUN-river', 'model', 'Model']) : `${text(2)}-${i}`;
+      const description = r.next() < 0.01 ? Array(300).fill(r.pick(VOCABULARY)).join(' ') : r.next() < 0.4 ? `${text(r.int(10))} model` : text(r.int(10));
+      circuits.push([owners[r.int(owners.length)].uid, name, description, r.next() < 0.1]);
+    }
+    await client.query(
+      `INSERT INTO circuits (uid, owner_uid, name, description, is_private)
+       SELECT gen_random_uuid(), (c->>0)::uuid, c->>1, c->>2, (c->>3)::boolean FROM jsonb_array_elements($1::jsonb) c
+       ON CONFLICT DO NOTHING`,
+      [JSON.stringify(circuits)],
+    );
+  }
+
+  test('for a thousand random queries: the same items in the same order, and the same total', async () => {
+    const r = random(42);
+    const word = () => {
+      const w = r.pick([...VOCABULARY, 'zzz', 'q']);
+      return r.next() < 0.4 ? w.slice(0, 1 + r.int(w.length)) : w;
+    };
+    let compared = 0;
+    let atBound = 0;
+    for (let i = 0; i < 1000; i++) {
+      const text = r.next() < 0.1 ? r.pick(['sun river', 'Sun River ', 'sun-river', 'model', 'MODEL']) : Array.from({ length: 1 + r.int(3) }, word).join(r.pick([' ', '-', ' ']));
+      const words = searchWords(text);
+      if (!words.length) continue;
+      const exact = text.trim().toLowerCase();
+      const type = r.pick([SearchType.all, SearchType.circuits, SearchType.users]);
+      const window = { limit: 1 + r.int(30), page: 1, offset: r.pick([0, 0, 0, r.int(50), 990 + r.int(20)]) };
+      const fromIndex = searchInIndex(index, words, exact, type, window);
+      if (!words.every((w) => /^[a-z0-9]+$/.test(w))) {
+        expect(fromIndex).toBeUndefined();
+        continue;
+      }
+      const fromSql = await searchInSql(sequelize, words, exact, type, window);
+      compared++;
+      if (fromSql.totalCount === SEARCH_MATCH_BOUND) {
+        // Past the bound, which matches get ranked is the order an index yields them in (documented).
+        atBound++;
+        expect({ text, type, window, total: fromIndex!.totalCount, size: fromIndex!.items.length }).toEqual({ text, type, window, total: fromSql.totalCount, size: fromSql.items.length });
+        continue;
+      }
+      expect({ text, type, window, ...fromIndex }).toEqual({ text, type, window, ...fromSql });
+    }
+    expect(compared).toBeGreaterThan(700);
+    expect(atBound).toBeGreaterThan(0);
+  });
+
+  test('past the bound an exact name match still comes first and the total is the bound', async () => {
+    const page = searchInIndex(index, ['model'], 'model', SearchType.circuits, { limit: 5, page: 1, offset: 0 })!;
+    expect(page.totalCount).toBe(SEARCH_MATCH_BOUND);
+    expect(page.items[0]).toMatchObject({ type: 'circuit', name: expect.stringMatching(/^model$/i) });
+  });
+
+  test('ties are ordered by code point, as COLLATE "C" orders them', () => {
+    expect(['b', 'a', '\u{1F600}', '\uFF21', 'Z', 'é'].sort(compareCodePoints)).toEqual(['Z', 'a', 'b', 'é', '\uFF21', '\u{1F600}']);
+  });
+});
+
+describe('the index of a running service stays current', () => {
+  let t: TestApp;
+  let client: Client;
+  const index = () => searchIndexFor(t.app.services.sequelize)!;
+  const find = async (text: string) => (await t.rest('GET', `/search?search=${encodeURIComponent(text)}&limit=100`)).body.data as { uid: string; name?: string; description?: string; username: string }[];
+
+  beforeAll(async () => {
+    t = await startTestApp({ searchRateLimitPerMinute: 100_000 });
+    client = new Client({ connectionString: t.databaseUrl });
+    await client.connect();
+    await until(() => index().usable);
+  });
+  afterAll(async () => {
+    await client.end();
+    await t.close();
+  });
+
+  test('changes committed by another process reach it row by row, and it keeps answering', async () => {
+    const owner = await makeUser({ username: 'quokka-owner' });
+    const { circuit } = await makeCircuit(owner, { name: 'quokka-finder', description: 'finds quokkas' }, null);
+    await until(async () => (await find('quokka finder')).some((c) => c.uid === circuit.uid));
+
+    await client.query(`UPDATE circuits SET is_private = true WHERE uid = $1`, [circuit.uid]);
+    await until(async () => !(await find('quokka')).some((c) => c.uid === circuit.uid));
+    await client.query(`UPDATE circuits SET is_private = false, description = 'spots wombats' WHERE uid = $1`, [circuit.uid]);
+    await until(async () => (await find('wombat')).some((c) => c.uid === circuit.uid));
+    expect(await find('finds')).toEqual([]);
+
+    await client.query(`UPDATE users SET username = 'wombat-owner' WHERE uid = $1`, [owner.user.uid]);
+    await until(async () => (await find('wombat')).find((c) => c.uid === circuit.uid)?.username === 'wombat-owner');
+
+    await client.query(`DELETE FROM circuits WHERE uid = $1`, [circuit.uid]);
+    await until(async () => !(await find('wombat')).some((c) => c.uid === circuit.uid));
+    await index().settled();
+    expect(index().usable).toBe(true);
+    expect(searchInIndex(index(), ['wombat'], 'wombat', SearchType.circuits, { limit: 10, page: 1, offset: 0 })).toEqual({ items: [], totalCount: 0 });
+  });
+
+  test('a statement over more than 100 rows reloads the index, which answers again afterwards', async () => {
+    const owner = await makeUser({ username: 'bulk-owner' });
+    await client.query(
+      `INSERT INTO circuits (uid, owner_uid, name, description) SELECT gen_random_uuid(), $1, 'bulky-' || g, 'numbat' FROM generate_series(1, 150) g`,
+      [owner.user.uid],
+    );
+    await until(async () => index().usable && searchInIndex(index(), ['numbat'], 'numbat', SearchType.circuits, { limit: 1, page: 1, offset: 0 })?.totalCount === 150);
+  });
+
+  test("this process's own write is seen by its very next search", async () => {
+    const owner = await makeUser({ username: 'local-owner' });
+    const { circuit } = await makeCircuit(owner, { name: 'local-one', description: 'echidna' }, null);
+    await until(async () => (await find('echidna')).length === 1);
+    for (const word of ['platypus', 'bilby', 'dingo']) {
+      const res = await t.rest('PUT', '/users/local-owner/circuits/local-one', { token: owner.token, body: { description: word } });
+      expect(res.status).toBe(200);
+      expect((await find(word)).map((c) => c.uid)).toEqual([circuit.uid]);
+    }
+    await until(() => index().usable);
+  });
+
+  test('while the listener is down the index does not answer; it reloads when the listener is back', async () => {
+    await client.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'circuit-search-cache' AND datname = current_database()`);
+    await until(() => !index().usable);
+    const owner = await makeUser({ username: 'gap-owner' });
+    await client.query(`INSERT INTO circuits (uid, owner_uid, name, description) VALUES (gen_random_uuid(), $1, 'gap-circuit', 'bandicoot')`, [owner.user.uid]);
+    expect((await find('bandicoot')).map((c) => c.name)).toEqual(['gap-circuit']);
+    await until(() => index().usable, 15_000);
+    expect(searchInIndex(index(), ['bandicoot'], 'bandicoot', SearchType.all, { limit: 10, page: 1, offset: 0 })?.totalCount).toBe(1);
+  });
+});
+
+test('over SEARCH_INDEX_MAX_DOCUMENTS the index stays off and search runs in SQL', async () => {
+  const t = await startTestApp({ searchRateLimitPerMinute: 100_000, searchIndexMaxDocuments: 1 });
+  try {
+    const owner = await makeUser({ username: 'capped-owner' });
+    await makeCircuit(owner, { name: 'capped', description: 'kookaburra' }, null);
+    await searchIndexFor(t.app.services.sequelize)!.settled();
+    expect(searchIndexFor(t.app.services.sequelize)!.usable).toBe(false);
+    const res = await t.rest('GET', '/search?search=kookaburra');
+    expect(res.body.data.map((d: { name: string }) => d.name)).toEqual(['capped']);
+  } finally {
+    await t.close();
+  }
+});
