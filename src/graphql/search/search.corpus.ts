@@ -1,19 +1,29 @@
-import { compareCodePoints, rankOperands, tsRankOperands, type TsVector } from './ts-rank';
+import { compareCodePoints, packVector, rankOperands, tsRankPacked, type TsVector } from './ts-rank';
 
-/** One searchable row as the index keeps it: what ranking and a result page need, nothing more. */
+/** A row to index and its search_vector (ts-rank.ts parses PostgreSQL's text form). */
+export interface IndexedRow {
+  row: CorpusRow;
+  vector: TsVector;
+}
+
+/** One searchable row as the index keeps it: what ordering and a result page need, nothing more. */
 export interface CorpusRow {
   uid: string;
   /** The result's name ordering ties (a circuit's name, a user's username). */
   sortName: string;
   /** Lower-cased by PostgreSQL, so an exact-name match compares exactly as `lower(name) = $2` does. */
   exactNames: string[];
-  /** The row's search_vector (ts-rank.ts parses PostgreSQL's text form). */
-  vector: TsVector;
   /** The display fields of a result. */
   display: { name: string; username: string; description: string | null; bio: string | null };
 }
 
 export type CorpusKind = 'circuits' | 'users';
+
+interface Posting {
+  readonly lexeme: string;
+  readonly ids: number[];
+  readonly entries: number[];
+}
 
 export interface RankedRow {
   kind: CorpusKind;
@@ -32,10 +42,24 @@ export const EXACT_NAME_BOOST = 10;
  */
 export class Corpus {
   private readonly rows: (CorpusRow | undefined)[] = [];
+  /** Each row's lexemes (for its removal, and for ranking a word that matched several of them). */
+  private readonly lexemesOf: (string[] | undefined)[] = [];
+  /**
+   * Each row's vector as a block of one array (packVector), so that ranking a candidate reads one
+   * contiguous block instead of chasing objects across the heap (which cost more than the ranking).
+   * Blocks of removed rows are garbage until a compaction.
+   */
+  private arena = new Int32Array(1 << 16);
+  private arenaUsed = 0;
+  private arenaGarbage = 0;
+  private offsetOf = new Int32Array(1024);
   private readonly freeIds: number[] = [];
   private readonly idOf = new Map<string, number>();
-  /** The ids holding each lexeme, and the lexeme's one string (rows' vectors share it). */
-  private readonly postings = new Map<string, { lexeme: string; ids: number[] }>();
+  /**
+   * Per lexeme: the ids of the rows holding it, where it stands in each row's vector (so ranking need
+   * not search the vector for it), and the lexeme's one string (rows' vectors share it).
+   */
+  private readonly postings = new Map<string, Posting>();
   /** Every lexeme with a posting, sorted, so a prefix is a contiguous range found by binary search. */
   private readonly lexemes: string[] = [];
   /** Rows by exact name: one id, or the ids when several rows share it (the common case costs no Set). */
@@ -43,6 +67,8 @@ export class Corpus {
   /** Per-row stamps of a query in progress (see matching), grown with the rows. */
   private marks = new Uint32Array(1024);
   private stamp = 0;
+  /** Per query operand, per row: the one lexeme of the row it matched, or -1 for several (see matching). */
+  private readonly known: Int32Array[] = [];
 
   constructor(readonly kind: CorpusKind) {}
 
@@ -51,36 +77,44 @@ export class Corpus {
   }
 
   /** A corpus of these rows, built at once (one sort of the lexemes instead of an insertion each). */
-  static of(kind: CorpusKind, rows: CorpusRow[]): Corpus {
+  static of(kind: CorpusKind, rows: IndexedRow[]): Corpus {
     const corpus = new Corpus(kind);
-    for (const row of rows) corpus.insert(row, false);
+    for (const { row, vector } of rows) corpus.insert(row, vector, false);
     corpus.lexemes.push(...corpus.postings.keys());
     corpus.lexemes.sort();
     return corpus;
   }
 
-  upsert(row: CorpusRow): void {
+  upsert({ row, vector }: IndexedRow): void {
     this.remove(row.uid);
-    this.insert(row, true);
+    this.insert(row, vector, true);
   }
 
-  private insert(row: CorpusRow, keepLexemesSorted: boolean): void {
+  private insert(row: CorpusRow, vector: TsVector, keepLexemesSorted: boolean): void {
     const id = this.freeIds.pop() ?? this.rows.length;
     this.rows[id] = row;
     this.idOf.set(row.uid, id);
     if (id >= this.marks.length) {
-      const grown = new Uint32Array(Math.max(id + 1, this.marks.length * 2));
-      grown.set(this.marks);
-      this.marks = grown;
+      const size = Math.max(id + 1, this.marks.length * 2);
+      this.marks = grow(this.marks, size);
+      this.offsetOf = grow(this.offsetOf, size);
+      this.known.length = 0;
     }
-    const lexemes = row.vector.lexemes;
+    const block = packVector(vector);
+    if (this.arenaUsed + block.length > this.arena.length) this.arena = grow(this.arena, Math.max(this.arenaUsed + block.length, this.arena.length * 2));
+    this.arena.set(block, this.arenaUsed);
+    this.offsetOf[id] = this.arenaUsed;
+    this.arenaUsed += block.length;
+    const lexemes = vector.lexemes;
+    this.lexemesOf[id] = lexemes;
     for (let i = 0; i < lexemes.length; i++) {
       const posting = this.postings.get(lexemes[i]);
       if (posting) {
         posting.ids.push(id);
+        posting.entries.push(i);
         lexemes[i] = posting.lexeme;
       } else {
-        this.postings.set(lexemes[i], { lexeme: lexemes[i], ids: [id] });
+        this.postings.set(lexemes[i], { lexeme: lexemes[i], ids: [id], entries: [i] });
         if (keepLexemesSorted) this.lexemes.splice(lowerBound(this.lexemes, lexemes[i]), 0, lexemes[i]);
       }
     }
@@ -96,10 +130,12 @@ export class Corpus {
     const id = this.idOf.get(uid);
     if (id === undefined) return;
     const row = this.rows[id]!;
-    for (const lexeme of row.vector.lexemes) {
-      const list = this.postings.get(lexeme)!.ids;
-      list.splice(list.indexOf(id), 1);
-      if (!list.length) {
+    for (const lexeme of this.lexemesOf[id]!) {
+      const posting = this.postings.get(lexeme)!;
+      const at = posting.ids.indexOf(id);
+      posting.ids.splice(at, 1);
+      posting.entries.splice(at, 1);
+      if (!posting.ids.length) {
         this.postings.delete(lexeme);
         this.lexemes.splice(lowerBound(this.lexemes, lexeme), 1);
       }
@@ -112,9 +148,28 @@ export class Corpus {
         if (ids.length === 1) this.exact.set(name, ids[0]);
       }
     }
+    this.arenaGarbage += blockLength(this.arena, this.offsetOf[id]);
     this.rows[id] = undefined;
+    this.lexemesOf[id] = undefined;
     this.idOf.delete(uid);
     this.freeIds.push(id);
+    if (this.arenaGarbage > 1 << 16 && this.arenaGarbage * 2 > this.arenaUsed) this.compact();
+  }
+
+  /** Copies the live blocks into a new arena, in id order. */
+  private compact(): void {
+    const arena = new Int32Array(Math.max(1 << 16, (this.arenaUsed - this.arenaGarbage) * 2));
+    let used = 0;
+    for (const id of this.idOf.values()) {
+      const from = this.offsetOf[id];
+      const length = blockLength(this.arena, from);
+      arena.set(this.arena.subarray(from, from + length), used);
+      this.offsetOf[id] = used;
+      used += length;
+    }
+    this.arena = arena;
+    this.arenaUsed = used;
+    this.arenaGarbage = 0;
   }
 
   /**
@@ -123,15 +178,20 @@ export class Corpus {
    * (counted up to `bound`).
    */
   search(words: readonly string[], exactText: string, bound: number, into: RankedRow[]): number {
-    const matches = this.match(words);
+    const operands = rankOperands(words);
+    const matches = this.match(operands);
     const last = this.stamp;
     const taken = matches.length > bound ? matches.sort((a, b) => a - b).slice(0, bound) : matches;
-    const exact = this.exact.get(exactText);
-    const candidates = exact === undefined ? taken : [...new Set([...taken, ...[exact].flat().filter((id) => this.marks[id] === last)])];
-    const operands = rankOperands(words);
+    const exactIds = this.exact.get(exactText);
+    const exact = new Set(exactIds === undefined ? [] : [exactIds].flat().filter((id) => this.marks[id] === last));
+    const candidates = exact.size ? [...new Set([...taken, ...exact])] : taken;
+    // In id order, which is mostly arena order: the blocks are read front to back.
+    candidates.sort((a, b) => a - b);
+    const known = new Int32Array(operands.length);
     for (const id of candidates) {
-      const row = this.rows[id]!;
-      into.push({ kind: this.kind, row, rank: tsRankOperands(row.vector, operands) + (row.exactNames.includes(exactText) ? EXACT_NAME_BOOST : 0) });
+      for (let i = 0; i < operands.length; i++) known[i] = this.known[i][id];
+      const rank = tsRankPacked(this.arena, this.offsetOf[id], operands, known, () => this.lexemesOf[id]!);
+      into.push({ kind: this.kind, row: this.rows[id]!, rank: rank + (exact.has(id) ? EXACT_NAME_BOOST : 0) });
     }
     return candidates.length;
   }
@@ -140,26 +200,30 @@ export class Corpus {
    * Ids of the rows holding, for every word, a lexeme that starts with it. Word i marks a row with
    * base + i only if word i - 1 marked it, so one pass per word over its postings intersects them
    * (and a row holding several lexemes of one prefix is counted once); the last word's marks are
-   * left for exact-name candidates to be checked against.
+   * left for exact-name candidates to be checked against. Each pass also notes, per row, the lexeme
+   * of the row the word matched, or -1 when it matched several (ranking then searches the vector).
    */
   private match(words: readonly string[]): number[] {
     const lists = words.map((word) => this.postingsOfPrefix(word));
     const base = this.nextStamps(words.length);
     this.stamp = base + words.length - 1;
     if (lists.some((l) => !l.length)) return [];
-    const order = lists.map((l) => ({ l, n: l.reduce((sum, p) => sum + p.length, 0) })).sort((a, b) => a.n - b.n);
+    const order = lists.map((l, slot) => ({ l, slot, n: l.reduce((sum, p) => sum + p.ids.length, 0) })).sort((a, b) => a.n - b.n);
     const marks = this.marks;
     const found: number[] = [];
     for (let i = 0; i < order.length; i++) {
       const want = base + i - 1;
       const set = base + i;
       const lastWord = i === order.length - 1;
-      for (const list of order[i].l) {
-        for (let j = 0; j < list.length; j++) {
-          const id = list[j];
+      const known = (this.known[order[i].slot] ??= new Int32Array(marks.length));
+      for (const { ids, entries } of order[i].l) {
+        for (let j = 0; j < ids.length; j++) {
+          const id = ids[j];
           const mark = marks[id];
+          if (mark === set) known[id] = -1;
           if (i === 0 ? mark >= base : mark !== want) continue;
           marks[id] = set;
+          known[id] = entries[j];
           if (lastWord) found.push(id);
         }
       }
@@ -177,13 +241,25 @@ export class Corpus {
     return base;
   }
 
-  private postingsOfPrefix(word: string): number[][] {
-    const lists: number[][] = [];
+  private postingsOfPrefix(word: string): Posting[] {
+    const lists: Posting[] = [];
     for (let i = lowerBound(this.lexemes, word); i < this.lexemes.length && this.lexemes[i].startsWith(word); i++) {
-      lists.push(this.postings.get(this.lexemes[i])!.ids);
+      lists.push(this.postings.get(this.lexemes[i])!);
     }
     return lists;
   }
+}
+
+function grow<T extends Int32Array | Uint32Array>(array: T, size: number): T {
+  const grown = new (array.constructor as new (size: number) => T)(size);
+  grown.set(array);
+  return grown;
+}
+
+/** A block's length: its lexeme count, the count's position ends, then the positions (the last end). */
+function blockLength(arena: Int32Array, offset: number): number {
+  const n = arena[offset];
+  return 1 + n + (n ? arena[offset + n] : 0);
 }
 
 function lowerBound(sorted: string[], value: string): number {

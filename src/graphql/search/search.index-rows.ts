@@ -1,7 +1,7 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { listableCircuitsSql } from '../../policies/circuit.policy';
 import { visibleProfilesSql } from '../../policies/user.policy';
-import type { CorpusKind, CorpusRow } from './search.corpus';
+import type { CorpusKind, IndexedRow } from './search.corpus';
 import { parseTsVector } from './ts-rank';
 
 // The index holds what anyone may list, as the SQL path searches it (the same policies).
@@ -30,22 +30,23 @@ interface Row {
   vector: string;
 }
 
-function toCorpusRow(kind: CorpusKind, r: Row): CorpusRow {
-  return kind === 'circuits'
-    ? { uid: r.uid, sortName: r.name ?? '', exactNames: r.lower_name === null ? [] : [r.lower_name], vector: parseTsVector(r.vector),
+function toIndexedRow(kind: CorpusKind, r: Row): IndexedRow {
+  const row = kind === 'circuits'
+    ? { uid: r.uid, sortName: r.name ?? '', exactNames: r.lower_name === null ? [] : [r.lower_name],
         display: { name: r.name ?? '', description: r.description ?? null, username: r.username, bio: null } }
-    : { uid: r.uid, sortName: r.username, exactNames: r.lower_name === null ? [r.username] : [r.username, r.lower_name], vector: parseTsVector(r.vector),
+    : { uid: r.uid, sortName: r.username, exactNames: r.lower_name === null ? [r.username] : [r.username, r.lower_name],
         display: { username: r.username, name: r.name ?? '', bio: r.bio ?? null, description: null } };
+  return { row, vector: parseTsVector(r.vector) };
 }
 
 /** Every row of a kind the index may hold. */
-export async function readAllRows(sequelize: Sequelize, kind: CorpusKind): Promise<CorpusRow[]> {
+export async function readAllRows(sequelize: Sequelize, kind: CorpusKind): Promise<IndexedRow[]> {
   const rows = await sequelize.query<Row>(SELECT[kind], { type: QueryTypes.SELECT });
-  return rows.map((r) => toCorpusRow(kind, r));
+  return rows.map((r) => toIndexedRow(kind, r));
 }
 
 /** Those of `uids` the index may hold now (the others are to be dropped from it). */
-export async function readRows(sequelize: Sequelize, kind: CorpusKind, uids: string[]): Promise<CorpusRow[]> {
+export async function readRows(sequelize: Sequelize, kind: CorpusKind, uids: string[]): Promise<IndexedRow[]> {
   const rows = await sequelize.query<Row>(`${SELECT[kind]} AND ${ALIAS[kind]}.uid = ANY($1::uuid[])`, { type: QueryTypes.SELECT, bind: [uids] });
-  return rows.map((r) => toCorpusRow(kind, r));
+  return rows.map((r) => toIndexedRow(kind, r));
 }

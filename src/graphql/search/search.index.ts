@@ -153,7 +153,7 @@ export class SearchIndex implements NotifiedCache {
       this.pending[kind].clear();
       const rows = await readRows(this.sequelize, kind, uids);
       // A uid named again while this read ran stays out until its own re-read.
-      for (const row of rows) if (!this.pending[kind].has(row.uid)) this.corpora[kind].upsert(row);
+      for (const row of rows) if (!this.pending[kind].has(row.row.uid)) this.corpora[kind].upsert(row);
     }
     if (this.corpora.circuits.size + this.corpora.users.size > this.maxDocuments) return this.reloadLater();
     this.onChange();

@@ -94,28 +94,57 @@ const wordDistance = (dist: number) => (dist > 100 ? f(1e-30) : WORD_DISTANCE[di
 /** POSNULL's one WordEntryPos: weight D, the last position. */
 const POSNULL = MAXENTRYPOS - 1;
 
+/**
+ * find_wordentry for a prefix operand: the lexemes starting with it are consecutive in byte order
+ * (code point order), from the first one not below it; `startsWith` on whole code points is a
+ * byte-prefix test.
+ */
+function firstAtOrAfter(lexemes: readonly string[], operand: string): number {
+  let low = 0;
+  let high = lexemes.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (compareCodePoints(lexemes[mid]!, operand) < 0) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+/**
+ * What ranking reads of one vector: `packed` from `base` holds the `n` lexemes' position ends and
+ * then the positions (TsVector.packed from 0, or a vector's block in an index's arena). `known[i]`,
+ * when not negative, is the one lexeme operand i matches (an inverted index knows it); otherwise
+ * the lexemes are searched, and only then read (an index keeps them elsewhere).
+ */
+interface RankView {
+  packed: ArrayLike<number>;
+  base: number;
+  n: number;
+  known: ArrayLike<number> | undefined;
+  lexemes: () => readonly string[];
+}
+
+/** Calls `each(entry)` for every lexeme operand i matches, in the vector's order. */
+function forEachMatch(view: RankView, operand: string, i: number, each: (entry: number) => void): void {
+  const known = view.known?.[i] ?? -1;
+  if (known >= 0) return each(known);
+  const lexemes = view.lexemes();
+  for (let e = firstAtOrAfter(lexemes, operand); e < view.n && lexemes[e]!.startsWith(operand); e++) each(e);
+}
+
 /** calc_rank_or. Its dummy position for a lexeme without positions is 0, not POSNULL's, but it reads weights only. */
-function rankOr(vector: TsVector, operands: readonly string[]): number {
-  const { lexemes, packed } = vector;
-  const n = lexemes.length;
+function rankOr(view: RankView, operands: readonly string[]): number {
+  const { packed, base, n } = view;
   let res = 0;
-  for (const operand of operands) {
-    // find_wordentry for a prefix operand: the lexemes starting with it are consecutive in byte order,
-    // and `startsWith` on whole code points is a byte-prefix test, so one scan finds them in C's order.
-    let seen = false;
-    for (let e = 0; e < n; e++) {
-      if (!lexemes[e]!.startsWith(operand)) {
-        if (seen) break;
-        continue;
-      }
-      seen = true;
-      const from = n + (e ? packed[e - 1]! : 0);
-      const count = n + packed[e]! - from || 1;
+  for (let i = 0; i < operands.length; i++) {
+    forEachMatch(view, operands[i]!, i, (e) => {
+      const from = base + n + (e ? packed[base + e - 1]! : 0);
+      const to = base + n + packed[base + e]!;
       let resj = 0;
       let wjm = -1;
       let jm = 0;
-      for (let j = 0; j < count; j++) {
-        const w = weight(from === n + packed[e]! ? POSNULL : packed[from + j]!);
+      for (let j = 0; j < (to - from || 1); j++) {
+        const w = weight(from === to ? POSNULL : packed[from + j]!);
         resj = f(resj + f(w / ((j + 1) * (j + 1))));
         if (w > wjm) {
           wjm = w;
@@ -123,7 +152,7 @@ function rankOr(vector: TsVector, operands: readonly string[]): number {
         }
       }
       res = f(res + f(f(wjm + resj) - f(wjm / ((jm + 1) * (jm + 1)))) / 1.64493406685);
-    }
+    });
   }
   return operands.length > 0 ? f(res / operands.length) : res;
 }
@@ -137,22 +166,15 @@ const lastTo = new Int32Array(64);
  * several lexemes pairs each with the other operands' *last* matched lexeme only, as in C. A lexeme
  * without positions is POSNULL's one occurrence, marked by from = -1.
  */
-function rankAnd(vector: TsVector, operands: readonly string[]): number {
-  const { lexemes, packed } = vector;
-  const n = lexemes.length;
+function rankAnd(view: RankView, operands: readonly string[]): number {
+  const { packed, base, n } = view;
   if (operands.length > lastFrom.length) throw new RangeError(`ts_rank here takes at most ${lastFrom.length} words`);
   let res = -1;
   for (let i = 0; i < operands.length; i++) {
     lastFrom[i] = -2; // no lexeme matched yet
-    let seen = false;
-    for (let e = 0; e < n; e++) {
-      if (!lexemes[e]!.startsWith(operands[i]!)) {
-        if (seen) break;
-        continue;
-      }
-      seen = true;
-      const start = n + (e ? packed[e - 1]! : 0);
-      const end = n + packed[e]!;
+    forEachMatch(view, operands[i]!, i, (e) => {
+      const start = base + n + (e ? packed[base + e - 1]! : 0);
+      const end = base + n + packed[base + e]!;
       const from = start === end ? -1 : start;
       const to = start === end ? 0 : end;
       lastFrom[i] = from;
@@ -174,9 +196,15 @@ function rankAnd(vector: TsVector, operands: readonly string[]): number {
           }
         }
       }
-    }
+    });
   }
   return res;
+}
+
+function rank(view: RankView, operands: readonly string[]): number {
+  if (view.n === 0 || operands.length === 0) return 0;
+  const res = operands.length < 2 ? rankOr(view, operands) : rankAnd(view, operands);
+  return res < 0 ? f(1e-20) : res;
 }
 
 /** Code point order, which is the byte order of UTF-8 (JavaScript's `<` compares UTF-16 units, which differs above U+D7FF). */
@@ -201,14 +229,20 @@ export function rankOperands(words: readonly string[]): string[] {
   return [...words].sort(compareCodePoints).filter((word, i, sorted) => i === 0 || word !== sorted[i - 1]);
 }
 
-/** ts_rank(vector, query) for the operands of rankOperands(words). */
-export function tsRankOperands(vector: TsVector, operands: readonly string[]): number {
-  if (vector.lexemes.length === 0 || operands.length === 0) return 0;
-  const res = operands.length < 2 ? rankOr(vector, operands) : rankAnd(vector, operands);
-  return res < 0 ? f(1e-20) : res;
+/**
+ * ts_rank of the vector whose block starts at `offset` in an index's arena (see packVector), for
+ * the operands of rankOperands(words); `known` and `lexemes` as in RankView.
+ */
+export function tsRankPacked(arena: ArrayLike<number>, offset: number, operands: readonly string[], known: ArrayLike<number>, lexemes: () => readonly string[]): number {
+  return rank({ packed: arena, base: offset + 1, n: arena[offset]!, known, lexemes }, operands);
+}
+
+/** A vector's block for an index's arena: its lexeme count, then TsVector.packed. */
+export function packVector(vector: TsVector): number[] {
+  return [vector.lexemes.length, ...vector.packed];
 }
 
 /** ts_rank(vector, 'w1':* & 'w2':* & ...) exactly as PostgreSQL 18 computes it (a float4, returned as the number that float4 holds). `words`: distinct non-empty strings. */
 export function tsRankPrefixAnd(vector: TsVector, words: readonly string[]): number {
-  return tsRankOperands(vector, rankOperands(words));
+  return rank({ packed: vector.packed, base: 0, n: vector.lexemes.length, known: undefined, lexemes: () => vector.lexemes }, rankOperands(words));
 }
