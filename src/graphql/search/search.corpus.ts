@@ -189,8 +189,12 @@ export class Corpus {
     candidates.sort((a, b) => a - b);
     const known = new Int32Array(operands.length);
     for (const id of candidates) {
-      for (let i = 0; i < operands.length; i++) known[i] = this.known[i][id];
-      const rank = tsRankPacked(this.arena, this.offsetOf[id], operands, known, () => this.lexemesOf[id]!);
+      let searched = false;
+      for (let i = 0; i < operands.length; i++) {
+        known[i] = this.known[i][id];
+        if (known[i] < 0) searched = true;
+      }
+      const rank = tsRankPacked(this.arena, this.offsetOf[id], operands, known, searched ? this.lexemesOf[id] : undefined);
       into.push({ kind: this.kind, row: this.rows[id]!, rank: rank + (exact.has(id) ? EXACT_NAME_BOOST : 0) });
     }
     return candidates.length;

@@ -113,31 +113,39 @@ function firstAtOrAfter(lexemes: readonly string[], operand: string): number {
 /**
  * What ranking reads of one vector: `packed` from `base` holds the `n` lexemes' position ends and
  * then the positions (TsVector.packed from 0, or a vector's block in an index's arena). `known[i]`,
- * when not negative, is the one lexeme operand i matches (an inverted index knows it); otherwise
- * the lexemes are searched, and only then read (an index keeps them elsewhere).
+ * when not negative, is the one lexeme operand i matches (an inverted index knows it); otherwise the
+ * vector's lexemes are searched. One object, filled per call: ranking runs for every candidate of
+ * every search and allocates nothing.
  */
-interface RankView {
-  packed: ArrayLike<number>;
-  base: number;
-  n: number;
-  known: ArrayLike<number> | undefined;
-  lexemes: () => readonly string[];
-}
+const view = {
+  packed: [] as ArrayLike<number>,
+  base: 0,
+  n: 0,
+  known: undefined as ArrayLike<number> | undefined,
+  lexemes: undefined as readonly string[] | undefined,
+};
 
-/** Calls `each(entry)` for every lexeme operand i matches, in the vector's order. */
-function forEachMatch(view: RankView, operand: string, i: number, each: (entry: number) => void): void {
-  const known = view.known?.[i] ?? -1;
-  if (known >= 0) return each(known);
-  const lexemes = view.lexemes();
-  for (let e = firstAtOrAfter(lexemes, operand); e < view.n && lexemes[e]!.startsWith(operand); e++) each(e);
+/** The lexemes operand i matches are `first` to the returned end (exclusive), in the vector's order. */
+let first = 0;
+function matchRange(operand: string, i: number): number {
+  const known = view.known ? view.known[i]! : -1;
+  if (known >= 0) {
+    first = known;
+    return known + 1;
+  }
+  const lexemes = view.lexemes!;
+  let e = (first = firstAtOrAfter(lexemes, operand));
+  while (e < view.n && lexemes[e]!.startsWith(operand)) e++;
+  return e;
 }
 
 /** calc_rank_or. Its dummy position for a lexeme without positions is 0, not POSNULL's, but it reads weights only. */
-function rankOr(view: RankView, operands: readonly string[]): number {
+function rankOr(operands: readonly string[]): number {
   const { packed, base, n } = view;
   let res = 0;
   for (let i = 0; i < operands.length; i++) {
-    forEachMatch(view, operands[i]!, i, (e) => {
+    const stop = matchRange(operands[i]!, i);
+    for (let e = first; e < stop; e++) {
       const from = base + n + (e ? packed[base + e - 1]! : 0);
       const to = base + n + packed[base + e]!;
       let resj = 0;
@@ -152,7 +160,7 @@ function rankOr(view: RankView, operands: readonly string[]): number {
         }
       }
       res = f(res + f(f(wjm + resj) - f(wjm / ((jm + 1) * (jm + 1)))) / 1.64493406685);
-    });
+    }
   }
   return operands.length > 0 ? f(res / operands.length) : res;
 }
@@ -166,13 +174,14 @@ const lastTo = new Int32Array(64);
  * several lexemes pairs each with the other operands' *last* matched lexeme only, as in C. A lexeme
  * without positions is POSNULL's one occurrence, marked by from = -1.
  */
-function rankAnd(view: RankView, operands: readonly string[]): number {
+function rankAnd(operands: readonly string[]): number {
   const { packed, base, n } = view;
   if (operands.length > lastFrom.length) throw new RangeError(`ts_rank here takes at most ${lastFrom.length} words`);
   let res = -1;
   for (let i = 0; i < operands.length; i++) {
     lastFrom[i] = -2; // no lexeme matched yet
-    forEachMatch(view, operands[i]!, i, (e) => {
+    const stop = matchRange(operands[i]!, i);
+    for (let e = first; e < stop; e++) {
       const start = base + n + (e ? packed[base + e - 1]! : 0);
       const end = base + n + packed[base + e]!;
       const from = start === end ? -1 : start;
@@ -196,14 +205,21 @@ function rankAnd(view: RankView, operands: readonly string[]): number {
           }
         }
       }
-    });
+    }
   }
   return res;
 }
 
-function rank(view: RankView, operands: readonly string[]): number {
-  if (view.n === 0 || operands.length === 0) return 0;
-  const res = operands.length < 2 ? rankOr(view, operands) : rankAnd(view, operands);
+function rank(packed: ArrayLike<number>, base: number, n: number, known: ArrayLike<number> | undefined, lexemes: readonly string[] | undefined, operands: readonly string[]): number {
+  if (n === 0 || operands.length === 0) return 0;
+  view.packed = packed;
+  view.base = base;
+  view.n = n;
+  view.known = known;
+  view.lexemes = lexemes;
+  const res = operands.length < 2 ? rankOr(operands) : rankAnd(operands);
+  view.packed = [];
+  view.known = view.lexemes = undefined;
   return res < 0 ? f(1e-20) : res;
 }
 
@@ -231,10 +247,11 @@ export function rankOperands(words: readonly string[]): string[] {
 
 /**
  * ts_rank of the vector whose block starts at `offset` in an index's arena (see packVector), for
- * the operands of rankOperands(words); `known` and `lexemes` as in RankView.
+ * the operands of rankOperands(words). `known[i]`, when not negative, is the one lexeme of the
+ * vector operand i matches; `lexemes` (the vector's) are needed only when one is negative.
  */
-export function tsRankPacked(arena: ArrayLike<number>, offset: number, operands: readonly string[], known: ArrayLike<number>, lexemes: () => readonly string[]): number {
-  return rank({ packed: arena, base: offset + 1, n: arena[offset]!, known, lexemes }, operands);
+export function tsRankPacked(arena: ArrayLike<number>, offset: number, operands: readonly string[], known: ArrayLike<number>, lexemes: readonly string[] | undefined): number {
+  return rank(arena, offset + 1, arena[offset]!, known, lexemes, operands);
 }
 
 /** A vector's block for an index's arena: its lexeme count, then TsVector.packed. */
@@ -244,5 +261,5 @@ export function packVector(vector: TsVector): number[] {
 
 /** ts_rank(vector, 'w1':* & 'w2':* & ...) exactly as PostgreSQL 18 computes it (a float4, returned as the number that float4 holds). `words`: distinct non-empty strings. */
 export function tsRankPrefixAnd(vector: TsVector, words: readonly string[]): number {
-  return rank({ packed: vector.packed, base: 0, n: vector.lexemes.length, known: undefined, lexemes: () => vector.lexemes }, rankOperands(words));
+  return rank(vector.packed, 0, vector.lexemes.length, undefined, vector.lexemes, rankOperands(words));
 }
