@@ -49,7 +49,7 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
   await migrate(sequelize);
 
   const searchRateLimiter = createSearchRateLimiter(config, sequelize, log);
-  const stopSearchInvalidation = await startSearchInvalidation(sequelize, databaseUrl, log, config.searchIndexMaxDocuments);
+  const stopSearchInvalidation = await startSearchInvalidation(sequelize, databaseUrl, log, config.searchIndexMaxMb * 2 ** 20);
   const stopTokenInvalidation = await startTokenInvalidation(sequelize, databaseUrl, log);
   const stopRunReadInvalidation = await startRunReadInvalidation(sequelize, databaseUrl, log);
   const runs = await startRunRuntime({ config, sequelize, log, databaseUrl, worker: config.runWorker });

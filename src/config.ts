@@ -14,8 +14,8 @@ export interface Config {
   openaiBaseUrl: string;
   openaiApiKey: string;
   searchRateLimitPerMinute: number;
-  /** Rows (circuits and users) an API process holds in its search index; beyond, or 0, search runs in SQL. */
-  searchIndexMaxDocuments: number;
+  /** Memory (MiB, estimated) an API process's search index may take; beyond, or 0, search runs in SQL. */
+  searchIndexMaxMb: number;
   signInRateLimitPerMinute: number;
   logLevel: string;
   /** Secret for signing local blob URLs and session cookies; generated into DATA_DIR when unset. */
@@ -192,7 +192,7 @@ function readConfig(env: NodeJS.ProcessEnv, http: boolean): Config {
     openaiBaseUrl: url(env, 'OPENAI_BASE_URL', ['http:', 'https:']) ?? DEFAULT_OPENAI_BASE_URL,
     openaiApiKey: env.OPENAI_API_KEY || OPENAI_API_KEY_UNSET,
     searchRateLimitPerMinute: int(env, 'SEARCH_RATE_LIMIT_PER_MINUTE', 60, 1),
-    searchIndexMaxDocuments: int(env, 'SEARCH_INDEX_MAX_DOCUMENTS', 500_000, 0),
+    searchIndexMaxMb: int(env, 'SEARCH_INDEX_MAX_MB', 256, 0, 64 * 1024),
     signInRateLimitPerMinute: int(env, 'SIGNIN_RATE_LIMIT_PER_MINUTE', 10, 1),
     logLevel,
     secret: env.SECRET_KEY || undefined,

@@ -45,7 +45,7 @@ describe('the in-process index answers exactly as the SQL path', () => {
       await client.end();
     }
     sequelize = createSequelize(db.url, 2);
-    index = new SearchIndex(sequelize, createLogger('silent'), 1_000_000, () => {});
+    index = new SearchIndex(sequelize, createLogger('silent'), 2 ** 30, () => {});
     index.setLive(true);
     await index.settled();
     expect(index.usable).toBe(true);
@@ -119,6 +119,15 @@ describe('the in-process index answers exactly as the SQL path', () => {
     const page = searchInIndex(index, ['model'], 'model', SearchType.circuits, { limit: 5, page: 1, offset: 0 })!;
     expect(page.totalCount).toBe(SEARCH_MATCH_BOUND);
     expect(page.items[0]).toMatchObject({ type: 'circuit', name: expect.stringMatching(/^model$/i) });
+  });
+
+  test('rows over the memory budget leave the index off (and empty); searches then go to SQL', async () => {
+    const small = new SearchIndex(sequelize, createLogger('silent'), 100_000, () => {});
+    small.setLive(true);
+    await small.settled();
+    expect(small.usable).toBe(false);
+    expect(searchInIndex(small, ['sun'], 'sun', SearchType.all, { limit: 10, page: 1, offset: 0 })).toBeUndefined();
+    small.setLive(false);
   });
 
   test('ties are ordered by code point, as COLLATE "C" orders them', () => {
@@ -196,8 +205,8 @@ describe('the index of a running service stays current', () => {
   });
 });
 
-test('over SEARCH_INDEX_MAX_DOCUMENTS the index stays off and search runs in SQL', async () => {
-  const t = await startTestApp({ searchRateLimitPerMinute: 100_000, searchIndexMaxDocuments: 1 });
+test('with SEARCH_INDEX_MAX_MB=0 the index is off and search runs in SQL', async () => {
+  const t = await startTestApp({ searchRateLimitPerMinute: 100_000, searchIndexMaxMb: 0 });
   try {
     const owner = await makeUser({ username: 'capped-owner' });
     await makeCircuit(owner, { name: 'capped', description: 'kookaburra' }, null);

@@ -4,15 +4,15 @@
 // 10,000 users, side by side with an Express hello-world measured in the same run. Also prints the
 // CPU each request cost the service and PostgreSQL (from /proc, so less sensitive to other load on
 // the machine than the latencies). `npm run bench search-uncached`.
-// Env: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 50), SEARCH_INDEX_MAX_DOCUMENTS (0: the SQL path alone).
+// Env: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 50), SEARCH_INDEX_MAX_MB (0: the SQL path alone).
 const os = require('node:os');
 const { startFixtures, spawnService, stopProcess, measure, helloBaseline, postmasterPid } = require('../lib/harness');
 const { WORDS, seedSearch } = require('../lib/search-seed');
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 50);
-// SEARCH_INDEX_MAX_DOCUMENTS=0 measures the SQL path alone.
-const INDEX_ENV = process.env.SEARCH_INDEX_MAX_DOCUMENTS !== undefined ? { SEARCH_INDEX_MAX_DOCUMENTS: process.env.SEARCH_INDEX_MAX_DOCUMENTS } : {};
+// SEARCH_INDEX_MAX_MB=0 measures the SQL path alone.
+const INDEX_ENV = process.env.SEARCH_INDEX_MAX_MB !== undefined ? { SEARCH_INDEX_MAX_MB: process.env.SEARCH_INDEX_MAX_MB } : {};
 
 async function main() {
   const fixtures = await startFixtures('search-uncached');
@@ -21,8 +21,8 @@ async function main() {
     const { seededIn, counts } = await seedSearch(fixtures.db.url);
     console.log(`seeded ${counts.circuits} circuits and ${counts.users} users in ${(seededIn / 1000).toFixed(1)} s`);
     const started = Date.now();
-    api = await spawnService('main.js', { ...fixtures.env, RUN_WORKER: 'false', SEARCH_RATE_LIMIT_PER_MINUTE: '1000000000', ...INDEX_ENV }, { alsoWaitFor: INDEX_ENV.SEARCH_INDEX_MAX_DOCUMENTS === '0' ? [] : ['search index loaded'] });
-    console.log(`service ready${INDEX_ENV.SEARCH_INDEX_MAX_DOCUMENTS === '0' ? ' (in-process index off: SQL path)' : ' with its search index loaded'} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    api = await spawnService('main.js', { ...fixtures.env, RUN_WORKER: 'false', SEARCH_RATE_LIMIT_PER_MINUTE: '1000000000', ...INDEX_ENV }, { alsoWaitFor: INDEX_ENV.SEARCH_INDEX_MAX_MB === '0' ? [] : ['search index loaded'] });
+    console.log(`service ready${INDEX_ENV.SEARCH_INDEX_MAX_MB === '0' ? ' (in-process index off: SQL path)' : ' with its search index loaded'} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     const postgres = postmasterPid(fixtures.dir);
 
     console.log(`${CONNECTIONS} connections, ${SECONDS} s each, ${os.cpus().length} cores (load generator on the same machine)`);

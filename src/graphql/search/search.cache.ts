@@ -65,9 +65,9 @@ export function searchIndexFor(sequelize: Sequelize): SearchIndex | undefined {
  * on each notification, and when a write through the Circuit or User model in this process commits;
  * both are bypassed while the listener reconnects. Returns the function that stops it.
  */
-export function startSearchInvalidation(sequelize: Sequelize, databaseUrl: string, log: Logger, maxIndexDocuments: number): Promise<() => Promise<void>> {
+export function startSearchInvalidation(sequelize: Sequelize, databaseUrl: string, log: Logger, maxIndexBytes: number): Promise<() => Promise<void>> {
   const pages = searchCacheFor(sequelize);
-  const index = new SearchIndex(sequelize, log, maxIndexDocuments, () => pages.invalidate());
+  const index = new SearchIndex(sequelize, log, maxIndexBytes, () => pages.invalidate());
   searchIndexes.set(sequelize, index);
   return keepCacheCurrent({
     databaseUrl,

@@ -53,6 +53,7 @@ export class Corpus {
   private arenaUsed = 0;
   private arenaGarbage = 0;
   private offsetOf = new Int32Array(1024);
+  private bytesOf = new Int32Array(1024);
   private readonly freeIds: number[] = [];
   private readonly idOf = new Map<string, number>();
   /**
@@ -69,6 +70,7 @@ export class Corpus {
   private stamp = 0;
   /** Per query operand, per row: the one lexeme of the row it matched, or -1 for several (see matching). */
   private readonly known: Int32Array[] = [];
+  private heldBytes = 0;
 
   constructor(readonly kind: CorpusKind) {}
 
@@ -76,13 +78,24 @@ export class Corpus {
     return this.idOf.size;
   }
 
-  /** A corpus of these rows, built at once (one sort of the lexemes instead of an insertion each). */
-  static of(kind: CorpusKind, rows: IndexedRow[]): Corpus {
+  /**
+   * A corpus of these rows, built at once (one sort of the lexemes instead of an insertion each), a
+   * slice at a time so that requests keep being served while it builds.
+   */
+  static async of(kind: CorpusKind, rows: IndexedRow[]): Promise<Corpus> {
     const corpus = new Corpus(kind);
-    for (const { row, vector } of rows) corpus.insert(row, vector, false);
+    for (let i = 0; i < rows.length; i++) {
+      corpus.insert(rows[i].row, rows[i].vector, false);
+      if (i % 5_000 === 4_999) await new Promise((resolve) => setImmediate(resolve));
+    }
     corpus.lexemes.push(...corpus.postings.keys());
     corpus.lexemes.sort();
     return corpus;
+  }
+
+  /** What the rows held take of memory, roughly (see estimatedBytes). */
+  get bytes(): number {
+    return this.heldBytes;
   }
 
   upsert({ row, vector }: IndexedRow): void {
@@ -98,6 +111,7 @@ export class Corpus {
       const size = Math.max(id + 1, this.marks.length * 2);
       this.marks = grow(this.marks, size);
       this.offsetOf = grow(this.offsetOf, size);
+      this.bytesOf = grow(this.bytesOf, size);
       this.known.length = 0;
     }
     const block = packVector(vector);
@@ -107,6 +121,8 @@ export class Corpus {
     this.arenaUsed += block.length;
     const lexemes = vector.lexemes;
     this.lexemesOf[id] = lexemes;
+    this.bytesOf[id] = estimatedBytes({ row, vector });
+    this.heldBytes += this.bytesOf[id];
     for (let i = 0; i < lexemes.length; i++) {
       const posting = this.postings.get(lexemes[i]);
       if (posting) {
@@ -149,6 +165,7 @@ export class Corpus {
       }
     }
     this.arenaGarbage += blockLength(this.arena, this.offsetOf[id]);
+    this.heldBytes -= this.bytesOf[id];
     this.rows[id] = undefined;
     this.lexemesOf[id] = undefined;
     this.idOf.delete(uid);
@@ -252,6 +269,18 @@ export class Corpus {
     }
     return lists;
   }
+}
+
+/**
+ * Roughly what one row costs the index in memory: its strings (two bytes a character at most), a
+ * posting and a reference per lexeme, its arena block, and the objects around them. Measured
+ * against the heap on the search bench's 110,000 rows (README): within 20 %.
+ */
+export function estimatedBytes({ row, vector }: IndexedRow): number {
+  const d = row.display;
+  const characters = row.uid.length + row.sortName.length + row.exactNames.reduce((sum, n) => sum + n.length, 0)
+    + d.name.length + d.username.length + (d.description?.length ?? 0) + (d.bio?.length ?? 0);
+  return 2 * characters + 64 * vector.lexemes.length + 4 * (1 + vector.packed.length) + 480;
 }
 
 function grow<T extends Int32Array | Uint32Array>(array: T, size: number): T {

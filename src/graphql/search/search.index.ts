@@ -3,7 +3,7 @@ import type { Sequelize } from 'sequelize';
 import type { Logger } from '../../logger';
 import type { NotifiedCache } from '../../db/notified-cache';
 import type { PageWindow } from '../common/pagination';
-import { Corpus, firstRanked, type CorpusKind, type RankedRow } from './search.corpus';
+import { Corpus, estimatedBytes, firstRanked, type CorpusKind, type RankedRow } from './search.corpus';
 import { readAllRows, readRows } from './search.index-rows';
 import { SEARCH_MATCH_BOUND, SearchType } from './search.type';
 
@@ -17,6 +17,7 @@ const PLAIN_WORD = /^[a-z0-9]+$/;
 /** More changed rows than this in one notification batch reload everything instead. */
 const MAX_ROWS_PER_REFRESH = 5_000;
 const RETRY_MS = 1_000;
+const OVER_BUDGET_RETRY_MS = 10 * 60_000;
 
 /**
  * The searchable rows of both kinds, held in this process so that a search costs no database round
@@ -28,7 +29,8 @@ const RETRY_MS = 1_000;
  * - not after a write of this process has committed until the database has sent back a marker
  *   notified after that commit (notifications arrive in commit order), so this process never
  *   answers from before its own write;
- * - not when holding more than `maxDocuments` rows (SEARCH_INDEX_MAX_DOCUMENTS; 0 turns it off).
+ * - not when its rows would take more than `maxBytes` of memory (SEARCH_INDEX_MAX_MB, estimated per
+ *   row; 0 turns the index off): it is then dropped, and a load is tried again every OVER_BUDGET_RETRY_MS.
  * Until then searches run in SQL, as they always can.
  */
 export class SearchIndex implements NotifiedCache {
@@ -46,7 +48,7 @@ export class SearchIndex implements NotifiedCache {
   constructor(
     private readonly sequelize: Sequelize,
     private readonly log: Logger,
-    private readonly maxDocuments: number,
+    private readonly maxBytes: number,
     /** Called whenever the rows the index answers from change (pages built from them are stale). */
     private readonly onChange: () => void,
   ) {}
@@ -60,7 +62,7 @@ export class SearchIndex implements NotifiedCache {
     this.live = live;
     this.loaded = false;
     this.generation++;
-    if (live && this.maxDocuments > 0) this.schedule(() => this.reload());
+    if (live && this.maxBytes > 0) this.schedule(() => this.reload());
   }
 
   invalidate(payload?: string): void {
@@ -120,7 +122,7 @@ export class SearchIndex implements NotifiedCache {
     this.loaded = false;
     this.onChange();
     this.generation++;
-    if (this.live && this.maxDocuments > 0) this.schedule(() => this.reload());
+    if (this.live && this.maxBytes > 0) this.schedule(() => this.reload());
   }
 
   private async reload(): Promise<void> {
@@ -131,18 +133,16 @@ export class SearchIndex implements NotifiedCache {
     const markers = this.markersSent;
     const started = Date.now();
     const [circuits, users] = await Promise.all([readAllRows(this.sequelize, 'circuits'), readAllRows(this.sequelize, 'users')]);
-    if (circuits.length + users.length > this.maxDocuments) {
-      this.log.warn({ documents: circuits.length + users.length, max: this.maxDocuments }, 'search index: too many rows to hold (SEARCH_INDEX_MAX_DOCUMENTS); searching in SQL');
-      return;
-    }
-    const corpora = { circuits: Corpus.of('circuits', circuits), users: Corpus.of('users', users) };
+    const bytes = [...circuits, ...users].reduce((sum, row) => sum + estimatedBytes(row), 0);
+    if (bytes > this.maxBytes) return this.overBudget(bytes);
+    const corpora = { circuits: await Corpus.of('circuits', circuits), users: await Corpus.of('users', users) };
     // Rows named while this load read the tables may be older in it than the change: drop them until re-read.
     for (const kind of ['circuits', 'users'] as const) for (const uid of this.pending[kind]) corpora[kind].remove(uid);
     this.corpora = corpora;
     this.markersHeard = Math.max(this.markersHeard, markers);
     this.loaded = true;
     this.onChange();
-    this.log.info({ circuits: circuits.length, users: users.length, ms: Date.now() - started }, 'search index loaded');
+    this.log.info({ circuits: circuits.length, users: users.length, estimatedMb: Math.round(bytes / 2 ** 20), ms: Date.now() - started }, 'search index loaded');
   }
 
   private async refresh(): Promise<void> {
@@ -155,8 +155,20 @@ export class SearchIndex implements NotifiedCache {
       // A uid named again while this read ran stays out until its own re-read.
       for (const row of rows) if (!this.pending[kind].has(row.row.uid)) this.corpora[kind].upsert(row);
     }
-    if (this.corpora.circuits.size + this.corpora.users.size > this.maxDocuments) return this.reloadLater();
+    const bytes = this.corpora.circuits.bytes + this.corpora.users.bytes;
+    if (bytes > this.maxBytes) return this.overBudget(bytes);
     this.onChange();
+  }
+
+  /** Drops the index (its memory too) and tries a load again later: rows may have gone by then. */
+  private overBudget(bytes: number): void {
+    this.log.warn({ estimatedMb: Math.round(bytes / 2 ** 20), maxMb: Math.round(this.maxBytes / 2 ** 20) }, 'search index: the rows exceed SEARCH_INDEX_MAX_MB; searching in SQL');
+    this.loaded = false;
+    this.corpora = { circuits: new Corpus('circuits'), users: new Corpus('users') };
+    this.generation++;
+    this.onChange();
+    const generation = this.generation;
+    setTimeout(() => { if (this.generation === generation) this.reloadLater(); }, OVER_BUDGET_RETRY_MS).unref();
   }
 
   /**
