@@ -1,4 +1,4 @@
-import { compareCodePoints, packVector, rankOperands, tsRankPacked, type TsVector } from './ts-rank';
+import { compareCodePoints, firstAtOrAfter, packVector, rankOperands, tsRankPacked, type TsVector } from './ts-rank';
 
 /** A row to index and its search_vector (ts-rank.ts parses PostgreSQL's text form). */
 export interface IndexedRow {
@@ -31,6 +31,9 @@ export interface RankedRow {
   rank: number;
 }
 
+/** A lookup of a word in one row's lexemes (a binary search) against a step through one posting. */
+const CHECK_COST = 8;
+
 /** Added to the rank of an exact name match, as the SQL path does (search.query.ts). */
 export const EXACT_NAME_BOOST = 10;
 
@@ -61,8 +64,8 @@ export class Corpus {
    * not search the vector for it), and the lexeme's one string (rows' vectors share it).
    */
   private readonly postings = new Map<string, Posting>();
-  /** Every lexeme with a posting, sorted, so a prefix is a contiguous range found by binary search. */
-  private readonly lexemes: string[] = [];
+  /** Every posting, sorted by lexeme, so a prefix is a contiguous range found by binary search. */
+  private readonly lexicon: Posting[] = [];
   /** Rows by exact name: one id, or the ids when several rows share it (the common case costs no Set). */
   private readonly exact = new Map<string, number | number[]>();
   /** Per-row stamps of a query in progress (see matching), grown with the rows. */
@@ -88,8 +91,8 @@ export class Corpus {
       corpus.insert(rows[i].row, rows[i].vector, false);
       if (i % 5_000 === 4_999) await new Promise((resolve) => setImmediate(resolve));
     }
-    corpus.lexemes.push(...corpus.postings.keys());
-    corpus.lexemes.sort();
+    corpus.lexicon.push(...corpus.postings.values());
+    corpus.lexicon.sort((a, b) => (a.lexeme < b.lexeme ? -1 : a.lexeme > b.lexeme ? 1 : 0));
     return corpus;
   }
 
@@ -130,8 +133,9 @@ export class Corpus {
         posting.entries.push(i);
         lexemes[i] = posting.lexeme;
       } else {
-        this.postings.set(lexemes[i], { lexeme: lexemes[i], ids: [id], entries: [i] });
-        if (keepLexemesSorted) this.lexemes.splice(lowerBound(this.lexemes, lexemes[i]), 0, lexemes[i]);
+        const created = { lexeme: lexemes[i], ids: [id], entries: [i] };
+        this.postings.set(lexemes[i], created);
+        if (keepLexemesSorted) this.lexicon.splice(lowerBound(this.lexicon, lexemes[i]), 0, created);
       }
     }
     for (const name of new Set(row.exactNames)) {
@@ -153,7 +157,7 @@ export class Corpus {
       posting.entries.splice(at, 1);
       if (!posting.ids.length) {
         this.postings.delete(lexeme);
-        this.lexemes.splice(lowerBound(this.lexemes, lexeme), 1);
+        this.lexicon.splice(lowerBound(this.lexicon, lexeme), 1);
       }
     }
     for (const name of new Set(row.exactNames)) {
@@ -198,7 +202,7 @@ export class Corpus {
     const operands = rankOperands(words);
     const matches = this.match(operands);
     const last = this.stamp;
-    const taken = matches.length > bound ? matches.sort((a, b) => a - b).slice(0, bound) : matches;
+    const taken = matches.length > bound ? this.lowestMatched(bound) : matches;
     const exactIds = this.exact.get(exactText);
     const exact = new Set(exactIds === undefined ? [] : [exactIds].flat().filter((id) => this.marks[id] === last));
     const candidates = exact.size ? [...new Set([...taken, ...exact])] : taken;
@@ -223,6 +227,8 @@ export class Corpus {
    * (and a row holding several lexemes of one prefix is counted once); the last word's marks are
    * left for exact-name candidates to be checked against. Each pass also notes, per row, the lexeme
    * of the row the word matched, or -1 when it matched several (ranking then searches the vector).
+   * Once fewer rows remain than a word has postings, the word is looked up in those rows instead, so
+   * a query of many short, common prefixes costs about its rarest word.
    */
   private match(words: readonly string[]): number[] {
     const lists = words.map((word) => this.postingsOfPrefix(word));
@@ -231,25 +237,49 @@ export class Corpus {
     if (lists.some((l) => !l.length)) return [];
     const order = lists.map((l, slot) => ({ l, slot, n: l.reduce((sum, p) => sum + p.ids.length, 0) })).sort((a, b) => a.n - b.n);
     const marks = this.marks;
-    const found: number[] = [];
+    let current: number[] | undefined;
     for (let i = 0; i < order.length; i++) {
       const want = base + i - 1;
       const set = base + i;
-      const lastWord = i === order.length - 1;
       const known = (this.known[order[i].slot] ??= new Int32Array(marks.length));
-      for (const { ids, entries } of order[i].l) {
-        for (let j = 0; j < ids.length; j++) {
-          const id = ids[j];
-          const mark = marks[id];
-          if (mark === set) known[id] = -1;
-          if (i === 0 ? mark >= base : mark !== want) continue;
+      // The rows passing this word are listed only if the next word may be looked up in them (their
+      // count is at most this word's postings) and for the last word; otherwise only marked.
+      const next: number[] | undefined = i === order.length - 1 || order[i].n * CHECK_COST < order[i + 1].n ? [] : undefined;
+      if (current && current.length * CHECK_COST < order[i].n) {
+        // Fewer rows left than this word has postings: look the word up in each row instead.
+        const word = words[order[i].slot];
+        for (const id of current) {
+          const lexemes = this.lexemesOf[id]!;
+          const e = firstAtOrAfter(lexemes, word);
+          if (e >= lexemes.length || !lexemes[e].startsWith(word)) continue;
           marks[id] = set;
-          known[id] = entries[j];
-          if (lastWord) found.push(id);
+          known[id] = e + 1 < lexemes.length && lexemes[e + 1].startsWith(word) ? -1 : e;
+          next?.push(id);
+        }
+      } else {
+        for (const { ids, entries } of order[i].l) {
+          for (let j = 0; j < ids.length; j++) {
+            const id = ids[j];
+            const mark = marks[id];
+            if (mark === set) known[id] = -1;
+            if (i === 0 ? mark >= base : mark !== want) continue;
+            marks[id] = set;
+            known[id] = entries[j];
+            next?.push(id);
+          }
         }
       }
+      current = next;
+      if (current && !current.length) break;
     }
-    return found;
+    return current ?? [];
+  }
+
+  /** The `count` lowest ids the last match marked as matching every word (ids in order, no sort). */
+  private lowestMatched(count: number): number[] {
+    const taken: number[] = [];
+    for (let id = 0; id < this.rows.length && taken.length < count; id++) if (this.marks[id] === this.stamp) taken.push(id);
+    return taken;
   }
 
   private nextStamps(count: number): number {
@@ -264,8 +294,8 @@ export class Corpus {
 
   private postingsOfPrefix(word: string): Posting[] {
     const lists: Posting[] = [];
-    for (let i = lowerBound(this.lexemes, word); i < this.lexemes.length && this.lexemes[i].startsWith(word); i++) {
-      lists.push(this.postings.get(this.lexemes[i])!);
+    for (let i = lowerBound(this.lexicon, word); i < this.lexicon.length && this.lexicon[i].lexeme.startsWith(word); i++) {
+      lists.push(this.lexicon[i]);
     }
     return lists;
   }
@@ -295,12 +325,12 @@ function blockLength(arena: Int32Array, offset: number): number {
   return 1 + n + (n ? arena[offset + n] : 0);
 }
 
-function lowerBound(sorted: string[], value: string): number {
+function lowerBound(sorted: readonly Posting[], value: string): number {
   let low = 0;
   let high = sorted.length;
   while (low < high) {
     const mid = (low + high) >>> 1;
-    if (sorted[mid] < value) low = mid + 1;
+    if (sorted[mid].lexeme < value) low = mid + 1;
     else high = mid;
   }
   return low;

@@ -99,7 +99,7 @@ const POSNULL = MAXENTRYPOS - 1;
  * (code point order), from the first one not below it; `startsWith` on whole code points is a
  * byte-prefix test.
  */
-function firstAtOrAfter(lexemes: readonly string[], operand: string): number {
+export function firstAtOrAfter(lexemes: readonly string[], operand: string): number {
   let low = 0;
   let high = lexemes.length;
   while (low < high) {
