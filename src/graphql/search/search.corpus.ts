@@ -89,10 +89,9 @@ export class Corpus {
     const corpus = new Corpus(kind);
     for (let i = 0; i < rows.length; i++) {
       corpus.insert(rows[i].row, rows[i].vector, false);
-      if (i % 5_000 === 4_999) await new Promise((resolve) => setImmediate(resolve));
+      if (i % 1_000 === 999) await yieldToRequests();
     }
-    corpus.lexicon.push(...corpus.postings.values());
-    corpus.lexicon.sort((a, b) => (a.lexeme < b.lexeme ? -1 : a.lexeme > b.lexeme ? 1 : 0));
+    corpus.lexicon.push(...(await sortedInSlices([...corpus.postings.values()], (a, b) => (a.lexeme < b.lexeme ? -1 : a.lexeme > b.lexeme ? 1 : 0))));
     return corpus;
   }
 
@@ -311,6 +310,40 @@ export function estimatedBytes({ row, vector }: IndexedRow): number {
   const characters = row.uid.length + row.sortName.length + row.exactNames.reduce((sum, n) => sum + n.length, 0)
     + d.name.length + d.username.length + (d.description?.length ?? 0) + (d.bio?.length ?? 0);
   return 2 * characters + 64 * vector.lexemes.length + 4 * (1 + vector.packed.length) + 480;
+}
+
+const yieldToRequests = () => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * `items` sorted, a slice at a time: slices of SLICE sorted alone, then merged pairwise, yielding to
+ * the event loop in between (one sort of 100,000 lexemes held it for ~100 ms).
+ */
+async function sortedInSlices<T>(items: T[], compare: (a: T, b: T) => number): Promise<T[]> {
+  const SLICE = 8_192;
+  let runs: T[][] = [];
+  for (let i = 0; i < items.length; i += SLICE) {
+    runs.push(items.slice(i, i + SLICE).sort(compare));
+    await yieldToRequests();
+  }
+  while (runs.length > 1) {
+    const merged: T[][] = [];
+    for (let i = 0; i < runs.length; i += 2) {
+      merged.push(i + 1 < runs.length ? merge(runs[i], runs[i + 1], compare) : runs[i]);
+      await yieldToRequests();
+    }
+    runs = merged;
+  }
+  return runs[0] ?? [];
+}
+
+function merge<T>(a: T[], b: T[], compare: (a: T, b: T) => number): T[] {
+  const out: T[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) out.push(compare(a[i], b[j]) <= 0 ? a[i++] : b[j++]);
+  while (i < a.length) out.push(a[i++]);
+  while (j < b.length) out.push(b[j++]);
+  return out;
 }
 
 function grow<T extends Int32Array | Uint32Array>(array: T, size: number): T {

@@ -39,10 +39,22 @@ function toIndexedRow(kind: CorpusKind, r: Row): IndexedRow {
   return { row, vector: parseTsVector(r.vector) };
 }
 
-/** Every row of a kind the index may hold. */
+const PAGE_ROWS = 2_000;
+
+/**
+ * Every row of a kind the index may hold, read and parsed a page at a time (by uid) so that requests
+ * keep being served meanwhile. The pages are not one snapshot: a row changed during the read is named
+ * by its notification, and the index re-reads it after the load.
+ */
 export async function readAllRows(sequelize: Sequelize, kind: CorpusKind): Promise<IndexedRow[]> {
-  const rows = await sequelize.query<Row>(SELECT[kind], { type: QueryTypes.SELECT });
-  return rows.map((r) => toIndexedRow(kind, r));
+  const indexed: IndexedRow[] = [];
+  let after = '00000000-0000-0000-0000-000000000000';
+  for (;;) {
+    const rows = await sequelize.query<Row>(`${SELECT[kind]} AND ${ALIAS[kind]}.uid > $1::uuid ORDER BY ${ALIAS[kind]}.uid LIMIT ${PAGE_ROWS}`, { type: QueryTypes.SELECT, bind: [after] });
+    for (const row of rows) indexed.push(toIndexedRow(kind, row));
+    if (rows.length < PAGE_ROWS) return indexed;
+    after = rows[rows.length - 1].uid;
+  }
 }
 
 /** Those of `uids` the index may hold now (the others are to be dropped from it). */
