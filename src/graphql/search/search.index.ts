@@ -131,11 +131,15 @@ export class SearchIndex implements NotifiedCache {
     this.refreshQueued = false;
     // This load reads after every local write committed so far: their markers need not be awaited.
     const markers = this.markersSent;
+    const generation = this.generation;
     const started = Date.now();
     const [circuits, users] = await Promise.all([readAllRows(this.sequelize, 'circuits'), readAllRows(this.sequelize, 'users')]);
+    // Superseded while reading (the listener dropped, or a statement changed too many rows): the next load answers.
+    if (generation !== this.generation) return;
     const bytes = [...circuits, ...users].reduce((sum, row) => sum + estimatedBytes(row), 0);
     if (bytes > this.maxBytes) return this.overBudget(bytes);
     const corpora = { circuits: await Corpus.of('circuits', circuits), users: await Corpus.of('users', users) };
+    if (generation !== this.generation) return;
     // Rows named while this load read the tables may be older in it than the change: drop them until re-read.
     for (const kind of ['circuits', 'users'] as const) for (const uid of this.pending[kind]) corpora[kind].remove(uid);
     this.corpora = corpora;
@@ -147,11 +151,13 @@ export class SearchIndex implements NotifiedCache {
 
   private async refresh(): Promise<void> {
     this.refreshQueued = false;
+    const generation = this.generation;
     for (const kind of ['circuits', 'users'] as const) {
       const uids = [...this.pending[kind]];
       if (!uids.length) continue;
       this.pending[kind].clear();
       const rows = await readRows(this.sequelize, kind, uids);
+      if (generation !== this.generation) return;
       // A uid named again while this read ran stays out until its own re-read.
       for (const row of rows) if (!this.pending[kind].has(row.row.uid)) this.corpora[kind].upsert(row);
     }
