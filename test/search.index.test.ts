@@ -6,7 +6,8 @@ import { searchIndexFor } from '../src/graphql/search/search.cache';
 import { SearchIndex } from '../src/graphql/search/search.index';
 import { searchInIndex, searchInSql, searchWords, SEARCH_MATCH_BOUND } from '../src/graphql/search/search.query';
 import { SearchType } from '../src/graphql/search/search.type';
-import { compareCodePoints } from '../src/graphql/search/ts-rank';
+import { compareCodePoints, parseTsVector } from '../src/graphql/search/ts-rank';
+import { Corpus, type IndexedRow, type RankedRow } from '../src/graphql/search/search.corpus';
 import { createTestDatabase } from './support/database';
 import { startTestApp, type TestApp } from './support/app';
 import { makeCircuit, makeUser } from './support/factories';
@@ -133,6 +134,38 @@ describe('the in-process index answers exactly as the SQL path', () => {
   test('ties are ordered by code point, as COLLATE "C" orders them', () => {
     expect(['b', 'a', '\u{1F600}', '\uFF21', 'Z', 'é'].sort(compareCodePoints)).toEqual(['Z', 'a', 'b', 'é', '\uFF21', '\u{1F600}']);
   });
+});
+
+test('a corpus after many updates and removals (its arena compacted) answers as one built from the rows left', async () => {
+  const r = random(3);
+  const words = ['sun', 'sunset', 'river', 'rival', 'moon', 'alpha', 'al'];
+  const rowOf = (i: number, version: number): IndexedRow => {
+    const lexemes = [...new Set(Array.from({ length: 2 + r.int(6) }, () => r.pick(words)))].sort();
+    const text = lexemes.map((l) => `'${l}':${Array.from({ length: 1 + r.int(40) }, (_, k) => `${k * 3 + 1 + r.int(3)}${r.pick(['A', 'B', 'C', ''])}`).join(',')}`).join(' ');
+    const name = `row-${i}-${version}`;
+    return { row: { uid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, sortName: name, exactNames: [name], display: { name, username: 'u', description: null, bio: null } }, vector: parseTsVector(text) };
+  };
+  const corpus = new Corpus('circuits');
+  const current = new Map<number, IndexedRow>();
+  for (let i = 0; i < 3000; i++) corpus.upsert(current.set(i, rowOf(i, 0)).get(i)!);
+  for (let round = 1; round <= 3; round++) {
+    for (let i = 0; i < 3000; i++) {
+      if (r.next() < 0.5) {
+        corpus.remove(current.get(i)?.row.uid ?? '');
+        current.delete(i);
+      } else corpus.upsert(current.set(i, rowOf(i, round)).get(i)!);
+    }
+  }
+  const rebuilt = await Corpus.of('circuits', [...current.values()]);
+  const ranked = (c: Corpus, query: string[]) => {
+    const into: RankedRow[] = [];
+    const matched = c.search(query, 'row-1-1', 10_000, into);
+    return { matched, rows: into.map((x) => [x.row.uid, x.rank]).sort() };
+  };
+  expect(corpus.size).toBe(current.size);
+  for (const query of [['sun'], ['su', 'ri'], ['al'], ['alpha', 'moon', 'river'], ['s', 'r', 'm', 'a']]) {
+    expect(ranked(corpus, query)).toEqual(ranked(rebuilt, query));
+  }
 });
 
 describe('the index of a running service stays current', () => {
