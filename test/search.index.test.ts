@@ -156,6 +156,13 @@ test('a corpus after many updates and removals (its arena compacted) answers as 
       } else corpus.upsert(current.set(i, rowOf(i, round)).get(i)!);
     }
   }
+  // Then removals alone (nine rows in ten), so that a compaction moves rows it did not just write.
+  for (let i = 0; i < 3000; i++) {
+    if (i % 10) {
+      corpus.remove(current.get(i)?.row.uid ?? '');
+      current.delete(i);
+    }
+  }
   const rebuilt = await Corpus.of('circuits', [...current.values()]);
   const ranked = (c: Corpus, query: string[]) => {
     const into: RankedRow[] = [];
