@@ -133,7 +133,7 @@ function jsonClient(maxSockets = 256) {
  */
 function spawnService(script, env, { alsoWaitFor = [] } = {}) {
   const awaited = new Set(alsoWaitFor);
-  let url;
+  let ready;
   const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []), path.join(dist, script)], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', REDIS_URL: '', MONGODB_URL: '', ...env },
@@ -149,12 +149,12 @@ function spawnService(script, env, { alsoWaitFor = [] } = {}) {
         buffer = buffer.slice(i + 1);
         try {
           const entry = JSON.parse(line);
-          if (entry.msg === 'circuit service ready' || entry.msg === 'circuit worker ready') url = entry.url;
+          if (entry.msg === 'circuit service ready' || entry.msg === 'circuit worker ready') ready = { url: entry.url };
           awaited.delete(entry.msg);
-          if (url !== undefined && !awaited.size) {
+          if (ready && !awaited.size) {
             child.stdout.removeAllListeners('data');
             child.stdout.resume();
-            resolve({ child, url });
+            resolve({ child, url: ready.url });
             return;
           }
           if (entry.level >= 50) console.error(line);
