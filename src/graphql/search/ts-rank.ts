@@ -16,7 +16,7 @@
  * them) and, packed in one array of small integers, where each lexeme's positions end, then the
  * positions (WordEntryPos: weight << 14 | position; weight 3 = A, 2 = B, 1 = C, 0 = D). Lexeme i has
  * packed[n + (i ? packed[i - 1] : 0)] up to packed[n + packed[i]], none when the vector holds no
- * positions for it. One array per vector: an index holds a hundred thousand of them.
+ * positions for it. An index copies `packed` into one shared arena (packVector, tsRankPacked).
  */
 export interface TsVector {
   /** Mutable so that an index can make its vectors share one string per lexeme. */
