@@ -234,6 +234,42 @@ describe('the index of a running service stays current', () => {
     await until(() => index().usable);
   });
 
+  test('after hundreds of changes made while it answers searches, it answers as the SQL path', async () => {
+    const owner = await makeUser({ username: 'churn-owner' });
+    const r = random(11);
+    const words = ['kiwi', 'kiwano', 'kumquat', 'lime', 'lychee'];
+    const text = () => Array.from({ length: 1 + r.int(4) }, () => r.pick(words)).join(' ');
+    const { rows } = await client.query<{ uid: string }>(
+      `INSERT INTO circuits (uid, owner_uid, name, description) SELECT gen_random_uuid(), $1, 'churn-' || g, $2 FROM generate_series(1, 60) g RETURNING uid`,
+      [owner.user.uid, 'kiwi lime'],
+    );
+    const uids = rows.map((row) => row.uid);
+    const changes = Array.from({ length: 300 }, async (_, i) => {
+      const uid = r.pick(uids);
+      const change = r.int(5);
+      if (change === 0) await client.query(`UPDATE circuits SET is_private = NOT is_private WHERE uid = $1`, [uid]);
+      else if (change === 1) await client.query(`UPDATE circuits SET description = $2 WHERE uid = $1`, [uid, text()]);
+      else if (change === 2) await client.query(`UPDATE circuits SET name = $2 WHERE uid = $1`, [uid, `churn-${i}-${r.pick(words)}`]).catch(() => {});
+      else if (change === 3) await client.query(`DELETE FROM circuits WHERE uid = $1`, [uid]);
+      else {
+        const { rows: [added] } = await client.query<{ uid: string }>(
+          `INSERT INTO circuits (uid, owner_uid, name, description) VALUES (gen_random_uuid(), $1, $2, $3) RETURNING uid`, [owner.user.uid, `churn-new-${i}`, text()]);
+        uids.push(added.uid);
+      }
+    });
+    const searches = Array.from({ length: 300 }, () => find(r.pick(words)));
+    await Promise.all([...changes, ...searches]);
+    await until(async () => {
+      await index().settled();
+      return index().usable;
+    });
+    for (const query of [...words, 'kiwi lime', 'k', 'churn', 'l ky']) {
+      const w = searchWords(query);
+      const window = { limit: 100, page: 1, offset: 0 };
+      expect({ query, ...searchInIndex(index(), w, query, SearchType.all, window) }).toEqual({ query, ...(await searchInSql(t.app.services.sequelize, w, query, SearchType.all, window)) });
+    }
+  });
+
   test('while the listener is down the index does not answer; it reloads when the listener is back', async () => {
     await client.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'circuit-search-cache' AND datname = current_database()`);
     await until(() => !index().usable);
