@@ -1,7 +1,7 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { listableCircuitsSql } from '../../policies/circuit.policy';
 import { visibleProfilesSql } from '../../policies/user.policy';
-import type { CorpusKind, IndexedRow } from './search.corpus';
+import { estimatedBytes, type CorpusKind, type IndexedRow } from './search.corpus';
 import { parseTsVector } from './ts-rank';
 
 // The index holds what anyone may list, as the SQL path searches it (the same policies).
@@ -43,16 +43,24 @@ const PAGE_ROWS = 2_000;
 
 /**
  * Every row of a kind the index may hold, read and parsed a page at a time (by uid) so that requests
- * keep being served meanwhile. The pages are not one snapshot: a row changed during the read is named
- * by its notification, and the index re-reads it after the load.
+ * keep being served meanwhile; or, as soon as they would take more than `maxBytes` (estimatedBytes),
+ * `over` with no rows, so that a database too large to hold is not read whole. The pages are not one
+ * snapshot: a row changed during the read is named by its notification, and the index re-reads it
+ * after the load.
  */
-export async function readAllRows(sequelize: Sequelize, kind: CorpusKind): Promise<IndexedRow[]> {
+export async function readAllRows(sequelize: Sequelize, kind: CorpusKind, maxBytes: number): Promise<{ rows: IndexedRow[]; bytes: number; over: boolean }> {
   const indexed: IndexedRow[] = [];
+  let bytes = 0;
   let after = '00000000-0000-0000-0000-000000000000';
   for (;;) {
     const rows = await sequelize.query<Row>(`${SELECT[kind]} AND ${ALIAS[kind]}.uid > $1::uuid ORDER BY ${ALIAS[kind]}.uid LIMIT ${PAGE_ROWS}`, { type: QueryTypes.SELECT, bind: [after] });
-    for (const row of rows) indexed.push(toIndexedRow(kind, row));
-    if (rows.length < PAGE_ROWS) return indexed;
+    for (const row of rows) {
+      const parsed = toIndexedRow(kind, row);
+      bytes += estimatedBytes(parsed);
+      if (bytes > maxBytes) return { rows: [], bytes, over: true };
+      indexed.push(parsed);
+    }
+    if (rows.length < PAGE_ROWS) return { rows: indexed, bytes, over: false };
     after = rows[rows.length - 1].uid;
   }
 }

@@ -3,7 +3,7 @@ import type { Sequelize } from 'sequelize';
 import type { Logger } from '../../logger';
 import type { NotifiedCache } from '../../db/notified-cache';
 import type { PageWindow } from '../common/pagination';
-import { Corpus, estimatedBytes, firstRanked, type CorpusKind, type RankedRow } from './search.corpus';
+import { Corpus, firstRanked, type CorpusKind, type RankedRow } from './search.corpus';
 import { readAllRows, readRows } from './search.index-rows';
 import { SEARCH_MATCH_BOUND, SearchType } from './search.type';
 
@@ -133,12 +133,15 @@ export class SearchIndex implements NotifiedCache {
     const markers = this.markersSent;
     const generation = this.generation;
     const started = Date.now();
-    const [circuits, users] = await Promise.all([readAllRows(this.sequelize, 'circuits'), readAllRows(this.sequelize, 'users')]);
+    const circuits = await readAllRows(this.sequelize, 'circuits', this.maxBytes);
+    if (generation !== this.generation) return;
+    if (circuits.over) return this.overBudget(circuits.bytes);
+    const users = await readAllRows(this.sequelize, 'users', this.maxBytes - circuits.bytes);
     // Superseded while reading (the listener dropped, or a statement changed too many rows): the next load answers.
     if (generation !== this.generation) return;
-    const bytes = [...circuits, ...users].reduce((sum, row) => sum + estimatedBytes(row), 0);
-    if (bytes > this.maxBytes) return this.overBudget(bytes);
-    const corpora = { circuits: await Corpus.of('circuits', circuits), users: await Corpus.of('users', users) };
+    const bytes = circuits.bytes + users.bytes;
+    if (users.over) return this.overBudget(bytes);
+    const corpora = { circuits: await Corpus.of('circuits', circuits.rows), users: await Corpus.of('users', users.rows) };
     if (generation !== this.generation) return;
     // Rows named while this load read the tables may be older in it than the change: drop them until re-read.
     for (const kind of ['circuits', 'users'] as const) for (const uid of this.pending[kind]) corpora[kind].remove(uid);
@@ -146,7 +149,7 @@ export class SearchIndex implements NotifiedCache {
     this.markersHeard = Math.max(this.markersHeard, markers);
     this.loaded = true;
     this.onChange();
-    this.log.info({ circuits: circuits.length, users: users.length, estimatedMb: Math.round(bytes / 2 ** 20), ms: Date.now() - started }, 'search index loaded');
+    this.log.info({ circuits: circuits.rows.length, users: users.rows.length, estimatedMb: Math.round(bytes / 2 ** 20), ms: Date.now() - started }, 'search index loaded');
   }
 
   private async refresh(): Promise<void> {
