@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import pino from 'pino';
 import type { Sequelize } from 'sequelize';
 import { createSequelize } from '../src/db/sequelize';
 import { createLogger } from '../src/logger';
@@ -279,6 +280,27 @@ describe('the index of a running service stays current', () => {
     await until(() => index().usable, 15_000);
     expect(searchInIndex(index(), ['bandicoot'], 'bandicoot', SearchType.all, { limit: 10, page: 1, offset: 0 })?.totalCount).toBe(1);
   });
+});
+
+test('a load that keeps failing is retried ever less often, and the index meanwhile does not answer', async () => {
+  const db = await createTestDatabase();
+  const sequelize = createSequelize(db.url, 1);
+  await db.drop();
+  const lines: { msg: string; retryMs?: number }[] = [];
+  const log = pino({ level: 'warn' }, { write: (line: string) => { lines.push(JSON.parse(line)); } });
+  const index = new SearchIndex(sequelize, log, 2 ** 30, () => {});
+  try {
+    index.setLive(true);
+    await until(() => lines.length >= 2, 5_000);
+    expect(index.usable).toBe(false);
+    expect(lines.slice(0, 2).map((l) => [l.msg, l.retryMs])).toEqual([
+      ['search index: could not read the rows; searching in SQL until a load succeeds', 1000],
+      ['search index: could not read the rows; searching in SQL until a load succeeds', 2000],
+    ]);
+  } finally {
+    index.setLive(false);
+    await sequelize.close();
+  }
 });
 
 test('with SEARCH_INDEX_MAX_MB=0 the index is off and search runs in SQL', async () => {

@@ -16,7 +16,9 @@ export interface IndexedPage {
 const PLAIN_WORD = /^[a-z0-9]+$/;
 /** More changed rows than this in one notification batch reload everything instead. */
 const MAX_ROWS_PER_REFRESH = 5_000;
+/** After a failed read the index retries a load after RETRY_MS, doubling up to MAX_RETRY_MS while it keeps failing. */
 const RETRY_MS = 1_000;
+const MAX_RETRY_MS = 10 * 60_000;
 const OVER_BUDGET_RETRY_MS = 10 * 60_000;
 
 /**
@@ -44,6 +46,7 @@ export class SearchIndex implements NotifiedCache {
   private readonly instance = crypto.randomBytes(6).toString('hex');
   private markersSent = 0;
   private markersHeard = 0;
+  private retryMs = RETRY_MS;
 
   constructor(
     private readonly sequelize: Sequelize,
@@ -111,9 +114,12 @@ export class SearchIndex implements NotifiedCache {
       try {
         await task();
       } catch (error) {
-        this.log.warn({ err: error }, 'search index: could not read the changed rows; searching in SQL until reloaded');
+        // A failure that repeats (a database down, a row it cannot read) must not become a load per second.
+        const retryMs = this.retryMs;
+        this.retryMs = Math.min(retryMs * 2, MAX_RETRY_MS);
+        this.log.warn({ err: error, retryMs }, 'search index: could not read the rows; searching in SQL until a load succeeds');
         this.loaded = false;
-        setTimeout(() => { if (this.generation === generation) this.reloadLater(); }, RETRY_MS).unref();
+        setTimeout(() => { if (this.generation === generation) this.reloadLater(); }, retryMs).unref();
       }
     });
   }
@@ -148,6 +154,7 @@ export class SearchIndex implements NotifiedCache {
     this.corpora = corpora;
     this.markersHeard = Math.max(this.markersHeard, markers);
     this.loaded = true;
+    this.retryMs = RETRY_MS;
     this.onChange();
     this.log.info({ circuits: circuits.rows.length, users: users.rows.length, estimatedMb: Math.round(bytes / 2 ** 20), ms: Date.now() - started }, 'search index loaded');
   }
