@@ -271,6 +271,20 @@ describe('the index of a running service stays current', () => {
     }
   });
 
+  test("this process's own write made while the index reloads is seen by its next search", async () => {
+    const owner = await makeUser({ username: 'reload-owner' });
+    for (let round = 0; round < 8; round++) {
+      // More than 100 rows in one statement: every process reloads its index.
+      await t.app.services.sequelize.query(
+        `INSERT INTO circuits (uid, owner_uid, name, description) SELECT gen_random_uuid(), :owner, 'filler-${round}-' || g, 'filler' FROM generate_series(1, 150) g`,
+        { replacements: { owner: owner.user.uid } },
+      );
+      await new Promise((resolve) => setTimeout(resolve, round * 3));
+      const { circuit } = await makeCircuit(owner, { name: `quoll-${round}`, description: `quoll${round}` }, null);
+      expect((await find(`quoll${round}`)).map((c) => c.uid)).toEqual([circuit.uid]);
+    }
+  });
+
   test('while the listener is down the index does not answer; it reloads when the listener is back', async () => {
     await client.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'circuit-search-cache' AND datname = current_database()`);
     await until(() => !index().usable);

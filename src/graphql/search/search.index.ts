@@ -153,6 +153,9 @@ export class SearchIndex implements NotifiedCache {
     for (const kind of ['circuits', 'users'] as const) for (const uid of this.pending[kind]) corpora[kind].remove(uid);
     this.corpora = corpora;
     this.markersHeard = Math.max(this.markersHeard, markers);
+    // ...and read them before answering: one may be this process's own write, made during the load.
+    await this.refresh();
+    if (generation !== this.generation) return;
     this.loaded = true;
     this.retryMs = RETRY_MS;
     this.onChange();
@@ -192,7 +195,6 @@ export class SearchIndex implements NotifiedCache {
    * by when every notification of that write has been applied.
    */
   private afterLocalWrite(): void {
-    if (!this.loaded) return;
     const marker = ++this.markersSent;
     this.sequelize.query(`SELECT pg_notify('search_changed', $1)`, { bind: [`sync:${this.instance}:${marker}`] }).catch((error: unknown) => {
       this.log.warn({ err: error }, 'search index: could not send its marker; searching in SQL until reloaded');
