@@ -19,7 +19,7 @@ import { mountWeb } from './web';
 import { createSearchRateLimiter } from './ratelimit';
 import { startSearchInvalidation } from './graphql/search/search.cache';
 import { startTokenInvalidation } from './auth/token-cache';
-import { startRunReadInvalidation } from './graphql/run/run-read.cache';
+import { startRunReadInvalidation } from './db/run-read.cache';
 import { startRunRuntime } from './jobs/runtime';
 import { mountRunEvents } from './http/run-events.sse';
 import { mountGraphqlStream } from './http/graphql-stream';

@@ -104,6 +104,38 @@ export function fillCompletely(channel: PatchableChannel, repository: PatchableR
   };
 }
 
+/** The job attributes Agenda hands to repository.saveJobState (JobParameters, the fields read here). */
+export interface SavedJobState { _id?: unknown; name: string; lockedAt?: Date | null; nextRunAt?: Date | null; lastFinishedAt?: Date | null; failedAt?: Date | null }
+export interface SavingRepository { saveJobState(job: SavedJobState, options?: unknown): Promise<void> }
+
+/**
+ * Agenda writes a job's row twice around its handler (Job.run: lastRunAt when it starts, lastFinishedAt
+ * and the unlock when it ends), and a job that succeeded is deleted right after. For `jobName` jobs
+ * those two UPDATEs are skipped: the lock taken by the fill already keeps the job from other workers
+ * (a lost worker's job is re-delivered when the lock expires, as before), and a success is handed to
+ * `finished` (the row's id) to be deleted instead of updated. Failures, retries and touch() (a
+ * running job extends its lock) are saved as Agenda saves them. Agenda saves the same attrs object
+ * from start to end, so the first locked save of an attrs object is its start.
+ */
+export function skipRunStateSaves(repository: SavingRepository, jobName: string, finished: (id: string) => void): void {
+  requireMethod(repository, 'saveJobState', 'Agenda job repository');
+  const saveJobState = repository.saveJobState.bind(repository);
+  const started = new WeakSet<SavedJobState>();
+  repository.saveJobState = async (job, options) => {
+    if (job.name !== jobName || job._id === undefined || job._id === null) return saveJobState(job, options);
+    if (job.lockedAt) {
+      if (started.has(job)) return saveJobState(job, options);
+      started.add(job);
+      return;
+    }
+    if (job.lastFinishedAt && !job.nextRunAt && !job.failedAt) {
+      finished(String(job._id as string));
+      return;
+    }
+    return saveJobState(job, options);
+  };
+}
+
 // ---------------------------------------------------------------------------------------------
 // pg: the PostgreSQL job store's pool
 

@@ -4,6 +4,7 @@ import { makeUser } from './support/factories';
 import { ApiToken } from '../src/models';
 import { revokeApiToken } from '../src/commands/revoke-api-token';
 import { TokenCache } from '../src/auth/token-cache';
+import { AUTH_COLUMNS } from '../src/db/migrations/0017-auth-changed-by-column';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -82,6 +83,18 @@ describe('the token cache never outlives a revocation or a user change', () => {
     } finally {
       await listener.end();
     }
+  });
+
+  it('every column of users but the balance fires the auth_changed trigger (a new column must join AUTH_COLUMNS, migration 0017)', async () => {
+    const { rows } = await sql.query<{ column_name: string }>(
+      "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'users' ORDER BY column_name",
+    );
+    const fired = await sql.query<{ column_name: string }>(`
+      SELECT a.attname AS column_name FROM pg_trigger t JOIN pg_attribute a ON a.attrelid = t.tgrelid AND a.attnum = ANY (t.tgattr)
+       WHERE t.tgname = 'users_auth_changed_update' ORDER BY a.attname`);
+    const balance = ['credits', 'credits_held', 'updated_at'];
+    expect(fired.rows.map((r) => r.column_name)).toEqual(rows.map((r) => r.column_name).filter((name) => !balance.includes(name)));
+    expect([...AUTH_COLUMNS].sort()).toEqual(fired.rows.map((r) => r.column_name));
   });
 
   it('a deleted user is gone at once for every cached token', async () => {

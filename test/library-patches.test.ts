@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import {
-  WRITTEN_FOR, dropJobStateEvents, fillCompletely, jobStorePool, prepareJobStoreStatements, sequelizeConnections, transactionConnection,
-  type PatchableChannel, type PatchablePool, type PatchableRepository,
+  WRITTEN_FOR, dropJobStateEvents, fillCompletely, jobStorePool, prepareJobStoreStatements, sequelizeConnections, skipRunStateSaves, transactionConnection,
+  type PatchableChannel, type PatchablePool, type PatchableRepository, type SavingRepository,
 } from '../src/library-patches';
 import { createSequelize } from '../src/db/sequelize';
 import { postgresBinaries } from '../src/db/postgres-server';
@@ -31,7 +31,7 @@ test('the patched libraries are exactly the versions the patches were written fo
   expect(installed).toEqual(WRITTEN_FOR);
 });
 
-async function postgresAgenda(options: { lockLimit: number; processEvery: number }) {
+async function postgresAgenda(options: { lockLimit: number; processEvery: number; finished?: (id: string) => void }) {
   const { PostgresBackend } = await import('@agendajs/postgres-backend');
   const { Agenda } = await import('agenda');
   const backend = new PostgresBackend({ ensureSchema: false, poolConfig: { connectionString: database.url, max: 4 }, tableName: 'agenda_jobs', channelName: 'canary_jobs' });
@@ -47,6 +47,7 @@ async function postgresAgenda(options: { lockLimit: number; processEvery: number
   fillCompletely(channel, repository);
   const agenda = new Agenda({ backend, name: 'canary', processEvery: options.processEvery, maxConcurrency: options.lockLimit, lockLimit: options.lockLimit, defaultLockLimit: options.lockLimit, defaultLockLifetime: 1_000 });
   await agenda.ready;
+  if (options.finished) skipRunStateSaves(backend.repository as unknown as SavingRepository, 'canary_run', options.finished);
   const pool = jobStorePool<PatchablePool>(backend.repository)!;
   expect(pool).toBeDefined();
   const query = pool.query.bind(pool);
@@ -111,6 +112,41 @@ test('with publishState/subscribeState dropped, a finished job sends no cross-pr
   } finally {
     await agenda.stop();
     await listener.end();
+  }
+});
+
+test('Agenda still saves a job through repository.saveJobState at its start, on touch() and at its end: the patch skips the start and hands a success over instead of saving it', async () => {
+  const finished: string[] = [];
+  const { agenda } = await postgresAgenda({ lockLimit: 3, processEvery: 60_000, finished: (id) => finished.push(id) });
+  const ran: string[] = [];
+  agenda.define<{ mode: string }>('canary_run', async (job) => {
+    if (job.attrs.data.mode === 'touch') await job.touch(50);
+    ran.push(job.attrs.data.mode);
+    if (job.attrs.data.mode === 'fail') throw new Error('canary failure');
+  }, { concurrency: 3, lockLimit: 3 });
+  await agenda.start();
+  const sql = new Client({ connectionString: database.url });
+  await sql.connect();
+  try {
+    const ids = Object.fromEntries(await Promise.all(['ok', 'touch', 'fail'].map(async (mode) => [mode, String((await agenda.now('canary_run', { mode })).attrs._id)])));
+    const began = Date.now();
+    while ((ran.length < 3 || finished.length < 2) && Date.now() - began < 10_000) await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(finished.sort()).toEqual([ids.ok, ids.touch].sort());
+    const { rows } = await sql.query<{ id: string; locked: boolean; last_run_at: Date | null; progress: number | null; failed: boolean }>(
+      "SELECT id::text, locked_at IS NOT NULL AS locked, last_run_at, progress, failed_at IS NOT NULL AS failed FROM agenda_jobs WHERE name = 'canary_run'");
+    const row = (id: string) => rows.find((r) => r.id === id);
+    // A success: neither dated at its start nor unlocked at its end (its row is the caller's to delete).
+    expect(row(ids.ok)).toMatchObject({ locked: true, last_run_at: null, failed: false });
+    // touch() is saved (the lock of a long job must be extended).
+    expect(row(ids.touch)).toMatchObject({ locked: true, progress: 50, failed: false });
+    // A failure is saved as Agenda saves it: unlocked and marked failed.
+    expect(row(ids.fail)).toMatchObject({ locked: false, failed: true });
+    expect(row(ids.fail)!.last_run_at).not.toBeNull();
+  } finally {
+    await agenda.stop();
+    await sql.query("DELETE FROM agenda_jobs WHERE name = 'canary_run'");
+    await sql.end();
   }
 });
 

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { RunReadCache, runReadCacheFor } from '../src/graphql/run/run-read.cache';
+import { RunReadCache, runReadCacheFor } from '../src/db/run-read.cache';
 import { deprecateCircuit } from '../src/commands/deprecate-circuit';
 import { Circuit } from '../src/models';
 import { CircuitRun } from '../src/models/CircuitRun';
@@ -8,7 +8,7 @@ import { HELLO_DEFINITION, makeUser, TestUser } from './support/factories';
 import { makeRunnableCircuit, readSse, startHoldingTarget, submitRun, waitForRun } from './support/run-factories';
 
 /**
- * The per-process cache of ended runs (src/graphql/run/run-read.cache.ts, migration 0015) never
+ * The per-process cache of ended runs (src/db/run-read.cache.ts, migration 0015) never
  * answers with anything stale or private:
  *  - only ended runs are kept, and a second read of one comes from the cache;
  *  - a circuit deprecated by SQL from another connection (no model hooks, only the NOTIFY) shows its
@@ -263,6 +263,44 @@ describe('nothing private', () => {
       expect((await getRun(api2, uid, token)).body.payload).toEqual(fresh.body.payload);
       expect((await queryRun(api2, uid, token)).run).toEqual({ uid, state: 'COMPLETED' });
     }
+  });
+});
+
+describe('starting a run', () => {
+  // The circuit behind an adaptor is kept with the ended runs (the same notifications drop it); the
+  // run policy decides from it on every request.
+  const start = (adaptorUid: string, by: TestUser) => submitRun(api1, by.token, adaptorUid, { input: { name: 'Ada' } });
+
+  test('a circuit made private by SQL elsewhere refuses other users\' runs within the NOTIFY, as uncached', async () => {
+    const hello = await makeRunnableCircuit(owner, HELLO_DEFINITION);
+    expect((await start(hello.adaptorUid, stranger)).status).toBe(200);
+    expect(cache().circuitOfAdaptor(hello.adaptorUid)).toMatchObject({ uid: hello.circuit.uid, is_private: false });
+    await sql.query('UPDATE circuits SET is_private = true WHERE uid = $1', [hello.circuit.uid]);
+    let refused: Awaited<ReturnType<typeof start>> | undefined;
+    await within(1_000, async () => (refused = await start(hello.adaptorUid, stranger)).status !== 200);
+    cache().invalidate();
+    const uncached = await start(hello.adaptorUid, stranger);
+    expect({ status: refused!.status, body: refused!.body }).toEqual({ status: uncached.status, body: uncached.body });
+    expect((await start(hello.adaptorUid, owner)).status).toBe(200);
+  });
+
+  test('made private through this process, it refuses the very next run (notifications held back)', async () => {
+    const hello = await makeRunnableCircuit(owner, HELLO_DEFINITION);
+    await withNotifiesHeldBack(async () => {
+      expect((await start(hello.adaptorUid, stranger)).status).toBe(200);
+      expect(cache().circuitOfAdaptor(hello.adaptorUid)).toBeDefined();
+      const updated = await api2.rest('PUT', `/users/${owner.username}/circuits/${hello.circuit.name}`, { token: owner.token, body: { is_private: true } });
+      expect(updated.status).toBe(200);
+      expect(cache().circuitOfAdaptor(hello.adaptorUid)).toBeUndefined();
+      expect((await start(hello.adaptorUid, stranger)).status).not.toBe(200);
+    });
+  });
+
+  test('a deleted circuit\'s adaptor is 404 within the NOTIFY', async () => {
+    const hello = await makeRunnableCircuit(owner, HELLO_DEFINITION);
+    expect((await start(hello.adaptorUid, owner)).status).toBe(200);
+    await sql.query('DELETE FROM circuits WHERE uid = $1', [hello.circuit.uid]);
+    await within(1_000, async () => (await start(hello.adaptorUid, owner)).status === 404);
   });
 });
 

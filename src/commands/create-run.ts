@@ -16,6 +16,7 @@ import type { Services } from '../services';
 import { preparedQuery } from '../db/prepared';
 import { runAdmission, type AdmittedRun } from './run-admission';
 import { parseRunWebhook } from '../webhooks/events';
+import { runReadCacheFor, type CircuitRow } from '../db/run-read.cache';
 
 export interface CreateRunInput {
   adaptorUid: string;
@@ -97,11 +98,19 @@ async function resolveVersion(circuit: Circuit, versionUid: string | null | unde
   return primary;
 }
 
-/** The circuit behind an adaptor, in one query. */
+/** The circuit behind an adaptor, in one query or from the per-process cache that changes to circuits clear. */
 async function circuitOfAdaptor(adaptorUid: string): Promise<Circuit | null> {
   if (!isUid(adaptorUid)) return null;
-  const [row] = await preparedQuery<object>(Circuit.sequelize!, 'SELECT c.* FROM circuits c JOIN circuit_adaptors a ON a.circuit_uid = c.uid WHERE a.uid = $1', [adaptorUid]);
-  return row ? Circuit.build(row as never, { isNewRecord: false, raw: true }) : null;
+  const cache = runReadCacheFor(Circuit.sequelize!);
+  let row = cache.circuitOfAdaptor(adaptorUid);
+  if (!row) {
+    const begunAt = cache.begin();
+    [row] = await preparedQuery<CircuitRow>(Circuit.sequelize!, 'SELECT c.* FROM circuits c JOIN circuit_adaptors a ON a.circuit_uid = c.uid WHERE a.uid = $1', [adaptorUid]);
+    if (!row) return null;
+    cache.setCircuitOfAdaptor(adaptorUid, row, begunAt);
+  }
+  // A copy: the cached row is frozen and shared.
+  return Circuit.build({ ...row } as never, { isNewRecord: false, raw: true });
 }
 
 async function insufficientCredits(services: Services, viewer: User): Promise<AppError> {

@@ -2,9 +2,10 @@ import type { Agenda, AgendaBackend, Job, NotificationChannel } from 'agenda' wi
 import type { Config } from '../config';
 import type { Logger } from '../logger';
 import {
-  dropJobStateEvents, fillCompletely, jobStorePool, mongoJobStoreDb, prepareJobStoreStatements,
-  type PatchableChannel, type PatchablePool, type PatchableRepository,
+  dropJobStateEvents, fillCompletely, jobStorePool, mongoJobStoreDb, prepareJobStoreStatements, skipRunStateSaves,
+  type PatchableChannel, type PatchablePool, type PatchableRepository, type SavingRepository,
 } from '../library-patches';
+import { finishedJobs } from './finished-jobs';
 import { outboxSqlEnqueue, startOutboxRelay, type OutboxRelay } from './job-outbox';
 
 export const EXECUTE_RUN = 'executeRun';
@@ -52,8 +53,6 @@ export function processEveryMs(lockLifetimeMs: number): number {
 }
 
 const JOBS_TABLE = 'agenda_jobs';
-/** How often a worker removes completed jobs from the PostgreSQL store. */
-const COMPLETED_JOBS_REMOVAL_MS = 2_000;
 const JOBS_CHANNEL = 'agenda_jobs';
 /** The MongoDB store's wake-ups travel over the service's PostgreSQL (LISTEN/NOTIFY): no replica set needed. */
 const MONGO_JOBS_CHANNEL = 'agenda_jobs_mongo';
@@ -155,8 +154,8 @@ export async function createRunQueue(options: RunQueueOptions, handler?: RunJobH
     lockLimit: slots,
     defaultLockLimit: config.jobConcurrency,
     defaultLockLifetime: lockLifetime,
-    // PostgreSQL store: completed jobs are removed in batches below (one DELETE every few seconds
-    // instead of one round trip per run); MongoDB: by Agenda, one by one.
+    // PostgreSQL store: finished run jobs are removed in batches (src/jobs/finished-jobs.ts) instead
+    // of one round trip per run; MongoDB: by Agenda, one by one.
     removeOnComplete: mongo,
   });
   const trouble = outageLogger(log);
@@ -189,8 +188,21 @@ export async function createRunQueue(options: RunQueueOptions, handler?: RunJobH
     });
   }
 
-  let remover: NodeJS.Timeout | undefined;
   if (handler) {
+    if (!mongo && pool) {
+      // A run job's end is one batched DELETE instead of Agenda's two UPDATEs and a removal (see skipRunStateSaves).
+      const finished = finishedJobs({ query: (text, values) => pool.query(text, values), table: JOBS_TABLE, jobName: EXECUTE_RUN, onError: (error) => trouble('could not remove finished jobs', error) });
+      skipRunStateSaves(backend.repository as unknown as SavingRepository, EXECUTE_RUN, finished.add);
+      // Agenda's drain disconnects the store once the last job has finished: their batch goes first.
+      const disconnect = backend.disconnect.bind(backend);
+      const flush = finished.flush;
+      backend.disconnect = async () => { await flush(); await disconnect(); };
+      // Run jobs finished the way Agenda finishes them (by an earlier version): unlocked and dated, not failed.
+      await pool.query(
+        `DELETE FROM ${JOBS_TABLE} WHERE name = $1 AND next_run_at IS NULL AND locked_at IS NULL AND last_finished_at IS NOT NULL AND failed_at IS NULL`,
+        [EXECUTE_RUN],
+      ).catch((error: Error) => trouble('could not remove completed jobs', error));
+    }
     agenda.define<ExecuteRunData>(EXECUTE_RUN, handler, {
       concurrency: config.jobConcurrency,
       lockLimit: config.jobConcurrency,
@@ -198,16 +210,6 @@ export async function createRunQueue(options: RunQueueOptions, handler?: RunJobH
     });
     for (const job of jobs) agenda.define(job.name, job.handler, { concurrency: job.concurrency, lockLimit: job.concurrency, lockLifetime });
     await agenda.start();
-    if (!mongo && pool) {
-      // Jobs that finished without failing (Agenda's removeOnComplete rule); failed ones stay for inspection.
-      remover = setInterval(() => {
-        pool.query(
-          `DELETE FROM ${JOBS_TABLE} WHERE name = $1 AND next_run_at IS NULL AND locked_at IS NULL AND last_finished_at IS NOT NULL AND failed_at IS NULL`,
-          [EXECUTE_RUN],
-        ).catch((error: Error) => trouble('could not remove completed jobs', error));
-      }, COMPLETED_JOBS_REMOVAL_MS);
-      remover.unref();
-    }
   } else {
     // An enqueue-only process must connect the notification channel itself, or its jobs wait for a poll.
     await channel.connect();
@@ -230,7 +232,6 @@ export async function createRunQueue(options: RunQueueOptions, handler?: RunJobH
       }
     },
     async close(drainMs = 5_000) {
-      if (remover) clearInterval(remover);
       await relay?.close();
       if (handler) {
         const result = await agenda.drain({ timeout: drainMs });

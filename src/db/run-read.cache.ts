@@ -1,9 +1,9 @@
 import type { Sequelize } from 'sequelize';
 import { LRUCache } from 'lru-cache';
-import type { Logger } from '../../logger';
-import { Circuit, CircuitVersion, User } from '../../models';
-import { CircuitRun } from '../../models/CircuitRun';
-import { cachePerPool, keepCacheCurrent, type NotifiedCache } from '../../db/notified-cache';
+import type { Logger } from '../logger';
+import { Circuit, CircuitVersion, User } from '../models';
+import { CircuitRun } from '../models/CircuitRun';
+import { cachePerPool, keepCacheCurrent, type NotifiedCache } from './notified-cache';
 
 /** Migration 0015: whatever could make a cached row of an ended run stale NOTIFYs this channel. */
 export const RUN_READS_CHANGED_CHANNEL = 'run_reads_changed';
@@ -13,6 +13,9 @@ export interface RunReadRows {
   run: Readonly<Record<string, unknown>>;
   circuit: Readonly<Record<string, unknown>> | null;
 }
+
+/** A circuit's row as starting a run reads it (through one of its adaptors). */
+export type CircuitRow = Readonly<Record<string, unknown>>;
 
 /** A run whose rows take more than this (a large input or result) is read from the database each time. */
 const ENTRY_MAX_BYTES = 128 * 1024;
@@ -33,6 +36,10 @@ function deepFreeze<T>(value: T): T {
  * deleted, runs deleted). Who may read a run is decided on every request by the run policy, from the
  * run's row, as for a run read from the database. A read that began before an invalidation is not
  * kept (it may have read the old rows). Rows are frozen: requests share them.
+ *
+ * Starting a run reads the circuit behind the adaptor it names: the same notifications (any change to
+ * circuits) drop those rows too, so a circuit made private or deleted is refused as soon as this
+ * process hears of it, and at once after a write of its own. The policy decides from the row each time.
  */
 export class RunReadCache implements NotifiedCache {
   private live = false;
@@ -43,6 +50,7 @@ export class RunReadCache implements NotifiedCache {
     maxEntrySize: ENTRY_MAX_BYTES,
     sizeCalculation: (rows) => JSON.stringify(rows).length,
   });
+  private readonly circuitsByAdaptor = new LRUCache<string, CircuitRow>({ max: 2_000 });
 
   setLive(live: boolean): void {
     this.live = live;
@@ -52,6 +60,7 @@ export class RunReadCache implements NotifiedCache {
   invalidate(): void {
     this.generation++;
     this.entries.clear();
+    this.circuitsByAdaptor.clear();
   }
 
   get(uid: string): RunReadRows | undefined {
@@ -67,6 +76,16 @@ export class RunReadCache implements NotifiedCache {
   set(uid: string, rows: RunReadRows, begunAt: number): void {
     if (!this.live || begunAt !== this.generation) return;
     this.entries.set(uid, deepFreeze(rows));
+  }
+
+  circuitOfAdaptor(adaptorUid: string): CircuitRow | undefined {
+    return this.live ? this.circuitsByAdaptor.get(adaptorUid) : undefined;
+  }
+
+  /** Keeps the circuit row behind an adaptor, read since `begunAt` (adaptors never move to another circuit). */
+  setCircuitOfAdaptor(adaptorUid: string, row: CircuitRow, begunAt: number): void {
+    if (!this.live || begunAt !== this.generation) return;
+    this.circuitsByAdaptor.set(adaptorUid, deepFreeze(row));
   }
 }
 
