@@ -275,6 +275,7 @@ describe('starting a run', () => {
     const hello = await makeRunnableCircuit(owner, HELLO_DEFINITION);
     expect((await start(hello.adaptorUid, stranger)).status).toBe(200);
     expect(cache().circuitOfAdaptor(hello.adaptorUid)).toMatchObject({ uid: hello.circuit.uid, is_private: false });
+    expect(cache().circuitOfAdaptor(hello.adaptorUid)).not.toHaveProperty('search_vector');
     await sql.query('UPDATE circuits SET is_private = true WHERE uid = $1', [hello.circuit.uid]);
     let refused: Awaited<ReturnType<typeof start>> | undefined;
     await within(1_000, async () => (refused = await start(hello.adaptorUid, stranger)).status !== 200);

@@ -99,13 +99,16 @@ async function resolveVersion(circuit: Circuit, versionUid: string | null | unde
 }
 
 /** The circuit behind an adaptor, in one query or from the per-process cache that changes to circuits clear. */
+let circuitOfAdaptorSelect: string | undefined;
 async function circuitOfAdaptor(adaptorUid: string): Promise<Circuit | null> {
   if (!isUid(adaptorUid)) return null;
+  // The model's columns only: `c.*` would also carry (and the cache keep) the circuit's search vector.
+  circuitOfAdaptorSelect ??= `SELECT ${Object.keys(Circuit.getAttributes()).map((a) => `c."${a}"`).join(', ')} FROM circuits c JOIN circuit_adaptors a ON a.circuit_uid = c.uid WHERE a.uid = $1`;
   const cache = runReadCacheFor(Circuit.sequelize!);
   let row = cache.circuitOfAdaptor(adaptorUid);
   if (!row) {
     const begunAt = cache.begin();
-    [row] = await preparedQuery<CircuitRow>(Circuit.sequelize!, 'SELECT c.* FROM circuits c JOIN circuit_adaptors a ON a.circuit_uid = c.uid WHERE a.uid = $1', [adaptorUid]);
+    [row] = await preparedQuery<CircuitRow>(Circuit.sequelize!, circuitOfAdaptorSelect, [adaptorUid]);
     if (!row) return null;
     cache.setCircuitOfAdaptor(adaptorUid, row, begunAt);
   }
