@@ -29,6 +29,7 @@ function requireMethod(owner: unknown, method: string, what: string): void {
 export type JobNotification = { jobName: string; nextRunAt?: Date | null };
 type NotificationHandler = (notification: JobNotification) => Promise<void> | void;
 export interface PatchableChannel {
+  connect(): Promise<void>;
   subscribe(handler: NotificationHandler): () => void;
   publishState?: unknown;
   subscribeState?: unknown;
@@ -45,6 +46,24 @@ export function dropJobStateEvents(channel: PatchableChannel): void {
   requireMethod(channel, 'subscribeState', 'Agenda notification channel');
   channel.publishState = undefined;
   channel.subscribeState = undefined;
+}
+
+/**
+ * A process that only enqueues (the API with RUN_WORKER=false) publishes on Agenda's notification
+ * channel but takes no jobs, yet connecting the channel also LISTENs: every job's NOTIFY then woke
+ * this process and its PostgreSQL backend for nothing (PostgreSQL signals each listening backend of
+ * the database on every NOTIFY). After each connect, reconnects included, the channel's connection
+ * stops listening; publishing goes through the channel's pool and is unaffected.
+ */
+export function publishOnly(channel: PatchableChannel): void {
+  requireMethod(channel, 'connect', 'Agenda notification channel');
+  const connect = channel.connect.bind(channel);
+  channel.connect = async () => {
+    await connect();
+    const listening = (channel as { listenClient?: { query(text: string): Promise<unknown> } }).listenClient;
+    if (!listening) throw new LibraryInternalsChanged('the Agenda notification channel has no listenClient after connect()');
+    await listening.query('UNLISTEN *');
+  };
 }
 
 /** How soon a fill stopped by the lock limit looks again (in memory only while still at the limit). */

@@ -1,3 +1,4 @@
+import './debug-colors';
 import 'reflect-metadata';
 import { createLogger } from './logger';
 import { resolveDatabase } from './db/resolve-database';

@@ -1,3 +1,4 @@
+import './debug-colors';
 import 'reflect-metadata';
 import fs from 'node:fs';
 import type { Config } from './config';

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import {
-  WRITTEN_FOR, dropJobStateEvents, fillCompletely, jobStorePool, prepareJobStoreStatements, sequelizeConnections, skipRunStateSaves, transactionConnection,
+  WRITTEN_FOR, dropJobStateEvents, fillCompletely, jobStorePool, prepareJobStoreStatements, publishOnly, sequelizeConnections, skipRunStateSaves, transactionConnection,
   type PatchableChannel, type PatchablePool, type PatchableRepository, type SavingRepository,
 } from '../src/library-patches';
 import { createSequelize } from '../src/db/sequelize';
@@ -112,6 +112,57 @@ test('with publishState/subscribeState dropped, a finished job sends no cross-pr
   } finally {
     await agenda.stop();
     await listener.end();
+  }
+});
+
+test("publishOnly: an enqueue-only process publishes on Agenda's channel without hearing its jobs, also after the channel reconnects", async () => {
+  const { PostgresBackend } = await import('@agendajs/postgres-backend');
+  const { Agenda } = await import('agenda');
+  type Channel = PatchableChannel & { listenClient?: { processID: number }; state: string; on(event: 'error', fn: () => void): void; publish(n: object): Promise<void>; disconnect(): Promise<void> };
+  const connected = async (publishing: boolean) => {
+    const backend = new PostgresBackend({ ensureSchema: false, poolConfig: { connectionString: database.url, max: 2 }, tableName: 'agenda_jobs', channelName: 'canary_publish' });
+    const channel = backend.notificationChannel as unknown as Channel;
+    const agenda = new Agenda({ backend, name: 'canary-publish', processEvery: 60_000 });
+    await agenda.ready;
+    channel.on('error', () => {}); // as src/jobs/agenda.ts does: a dropped connection is reported, then reconnected
+    if (publishing) publishOnly(channel);
+    await channel.connect();
+    const heard: string[] = [];
+    channel.subscribe((n) => { heard.push(n.jobName); });
+    return { channel, heard, stop: async () => { await channel.disconnect(); await backend.disconnect(); } };
+  };
+  const other = new Client({ connectionString: database.url });
+  await other.connect();
+  const published: string[] = [];
+  other.on('notification', (message) => { published.push(JSON.parse(message.payload ?? '{}').jobName); });
+  await other.query('LISTEN canary_publish');
+  const notify = (jobName: string) => other.query(`SELECT pg_notify('canary_publish', $1)`, [JSON.stringify({ jobId: '00000000-0000-4000-8000-000000000000', jobName, nextRunAt: null, priority: 0, timestamp: new Date().toISOString() })]);
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+  const listening = await connected(false);
+  const quiet = await connected(true);
+  try {
+    await notify('first');
+    await settle();
+    expect(listening.heard).toEqual(['first']); // Agenda's own channel hears jobs: the control
+    expect(quiet.heard).toEqual([]);
+    await quiet.channel.publish({ jobId: '00000000-0000-4000-8000-000000000001', jobName: 'sent', nextRunAt: null, priority: 0, timestamp: new Date() });
+    await settle();
+    expect(published).toContain('sent');
+    // The channel reconnects when its connection drops, and its new connection does not listen either.
+    const pid = quiet.channel.listenClient!.processID;
+    await other.query('SELECT pg_terminate_backend($1)', [pid]);
+    const began = Date.now();
+    while ((quiet.channel.listenClient?.processID ?? pid) === pid || quiet.channel.state !== 'connected') {
+      if (Date.now() - began > 10_000) throw new Error('the channel did not reconnect');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await notify('second');
+    await settle();
+    expect(listening.heard).toEqual(['first', 'sent', 'second']);
+    expect(quiet.heard).toEqual([]);
+  } finally {
+    await Promise.all([listening.stop(), quiet.stop()]);
+    await other.end();
   }
 });
 

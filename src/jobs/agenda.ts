@@ -2,7 +2,7 @@ import type { Agenda, AgendaBackend, Job, NotificationChannel } from 'agenda' wi
 import type { Config } from '../config';
 import type { Logger } from '../logger';
 import {
-  dropJobStateEvents, fillCompletely, jobStorePool, mongoJobStoreDb, prepareJobStoreStatements, skipRunStateSaves,
+  dropJobStateEvents, fillCompletely, jobStorePool, publishOnly, mongoJobStoreDb, prepareJobStoreStatements, skipRunStateSaves,
   type PatchableChannel, type PatchablePool, type PatchableRepository, type SavingRepository,
 } from '../library-patches';
 import { finishedJobs } from './finished-jobs';
@@ -211,7 +211,9 @@ export async function createRunQueue(options: RunQueueOptions, handler?: RunJobH
     for (const job of jobs) agenda.define(job.name, job.handler, { concurrency: job.concurrency, lockLimit: job.concurrency, lockLifetime });
     await agenda.start();
   } else {
-    // An enqueue-only process must connect the notification channel itself, or its jobs wait for a poll.
+    // An enqueue-only process must connect the notification channel itself, or its jobs wait for a poll;
+    // it takes no jobs, so it does not listen to them.
+    publishOnly(channel);
     await channel.connect();
   }
 
