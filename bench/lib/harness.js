@@ -179,7 +179,9 @@ function cpuSeconds(pid, { children = false } = {}) {
   const of = (p) => {
     try {
       const fields = fs.readFileSync(`/proc/${p}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
-      return (Number(fields[11]) + Number(fields[12])) / ticks;
+      // utime + stime; for a parent counted with its children, also cutime + cstime: what its exited
+      // children used (PostgreSQL backends of closed connections), which would otherwise drop out.
+      return (Number(fields[11]) + Number(fields[12]) + (p === pid && children ? Number(fields[13]) + Number(fields[14]) : 0)) / ticks;
     } catch { return 0; }
   };
   let total = of(pid);
