@@ -15,7 +15,7 @@
 // p99 and slowest answer, `healthz_worst_ms` the slowest of all (DESIGN §8: within 1 s during hostile runs).
 // Env: BENCH_RATE (default 50/s), BENCH_SECONDS (default 10), BENCH_RUNS (throughput batch, default 3000),
 // BENCH_INFLIGHT (concurrent submissions in the throughput phase, default 64), JOB_CONCURRENCY (default 50),
-// BENCH_CANCELS (default 100), BENCH_STALLS (rounds of hostile runs, default 3).
+// BENCH_CANCELS (default 100), BENCH_STALLS (rounds of hostile runs, default 3), BENCH_WARMUP_RUNS (default 200).
 const http = require('node:http');
 const os = require('node:os');
 const { performance } = require('node:perf_hooks');
@@ -110,8 +110,10 @@ async function main() {
       return uids.filter((u) => !completedAt.has(u)).length;
     };
 
-    // Warm-up.
-    await waitAll(await Promise.all(Array.from({ length: 200 }, () => submit())), 30_000);
+    // Warm-up: BENCH_WARMUP_RUNS (default 200), in batches of 200.
+    for (let warm = 0; warm < Number(process.env.BENCH_WARMUP_RUNS || 200); warm += 200) {
+      await waitAll(await Promise.all(Array.from({ length: 200 }, () => submit())), 30_000);
+    }
 
     // /healthz of the API process is asked every 50 ms during each phase; the worst answer is reported.
     const healthz = {};
