@@ -39,6 +39,30 @@ test('a bare field path answered without the sandbox means what JSONata says it 
   for (const path of paths) expect([path, await evaluateExpression(path, scope, limits)]).toEqual([path, await evaluateJsonata(path, scope, limits)]);
 });
 
+test('$uppercase, $lowercase and $trim of a bare field path, answered without the sandbox, mean what JSONata says they mean', async () => {
+  const texts = ['ada', 'Straße', 'ǅemal', 'İstanbul ı', 'ﬁne', 'ŉ', 'Ω and ω', '😀 x', '', ' \t a \n\r  b  ', '\u00a0nbsp\u00a0', '\u2003em space\u2003', 'a\u0307'];
+  const scope = { input: { texts, n: 5, nothing: null, list: ['a', 'b'], obj: { s: 'x' } }, steps: { greet: { output: 'Hello ada' } } };
+  const expressions = [
+    ...texts.flatMap((_, i) => [`$uppercase(input.t${i})`, `$lowercase(input.t${i})`, `$trim(input.t${i})`]),
+    '$uppercase(steps.greet.output)', '$uppercase( steps.greet.output )', '$trim(input.n)', '$uppercase(input.nothing)', '$lowercase(input.missing)',
+    '$uppercase(input.list)', '$uppercase(input.obj)', '$uppercase(input.obj.s)', '$uppercase(true)', '$uppercase(steps.greet.output) & "!"',
+  ];
+  Object.assign(scope.input, Object.fromEntries(texts.map((text, i) => [`t${i}`, text])));
+  const outcome = (promise: Promise<unknown>) => promise.then((value) => ({ value }), (error: Error) => ({ error: error.message }));
+  for (const expression of expressions) {
+    const direct = await outcome(evaluateJsonata(expression, scope, limits));
+    expect([expression, await outcome(evaluateExpression(expression, scope, limits))]).toEqual([expression, 'error' in direct ? { error: `JSONata: ${direct.error}` } : direct]);
+  }
+  // Answered without a sandbox call: with 1 MB no isolate can even start.
+  const noSandbox = { cpuMs: 300, memoryMb: 1 };
+  await expect(evaluateJsonata('$uppercase(steps.greet.output)', scope, noSandbox)).rejects.toThrow();
+  expect(await evaluateExpression('$uppercase(steps.greet.output)', scope, noSandbox)).toBe('HELLO ADA');
+  // Past the output bound the sandbox answers, and refuses as it always does ('ß' doubles when upper-cased).
+  const big = { input: { s: 'ß'.repeat(600) } };
+  expect(await evaluateExpression('$lowercase(input.s)', big, { ...limits, maxOutputBytes: 1000 })).toHaveLength(600);
+  await expect(evaluateExpression('$uppercase(input.s)', big, { ...limits, maxOutputBytes: 1000 })).rejects.toThrow('JSONata: output is larger than 1000 bytes');
+});
+
 test('templates of text and bare references rendered without the sandbox read exactly as Handlebars renders them', async () => {
   const scope = {
     input: { name: 'ada', n: 0, big: 1e21, neg: -1.5, nothing: null, no: false, yes: true, obj: { k: 'v', deep: { x: 1 } }, xs: [1, 2], s: 'a}}b', each: 'e' },
