@@ -1,4 +1,4 @@
-import './debug-colors';
+import '../debug-colors';
 import 'reflect-metadata';
 import fs from 'node:fs';
 import path from 'node:path';
