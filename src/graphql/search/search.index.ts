@@ -3,7 +3,7 @@ import type { Sequelize } from 'sequelize';
 import type { Logger } from '../../logger';
 import type { NotifiedCache } from '../../db/notified-cache';
 import type { PageWindow } from '../common/pagination';
-import { Corpus, firstRanked, type CorpusKind, type RankedRow } from './search.corpus';
+import { Corpus, type CorpusKind, type RankedRow } from './search.corpus';
 import { readAllRows, readRows } from './search.index-rows';
 import { SEARCH_MATCH_BOUND, SearchType } from './search.type';
 
@@ -95,11 +95,12 @@ export class SearchIndex implements NotifiedCache {
   search(words: string[], exactText: string, type: SearchType, window: PageWindow): IndexedPage | undefined {
     if (!this.usable || !words.every((w) => PLAIN_WORD.test(w))) return undefined;
     const kinds: CorpusKind[] = type === SearchType.circuits ? ['circuits'] : type === SearchType.users ? ['users'] : ['circuits', 'users'];
+    const take = Math.min(window.limit, Math.max(SEARCH_MATCH_BOUND - window.offset, 0));
+    // The first offset + take of every kind's matches, in order: the page is what follows the offset.
     const ranked: RankedRow[] = [];
     let matched = 0;
-    for (const kind of kinds) matched += this.corpora[kind].search(words, exactText, SEARCH_MATCH_BOUND, ranked);
-    const take = Math.min(window.limit, Math.max(SEARCH_MATCH_BOUND - window.offset, 0));
-    return { rows: firstRanked(ranked, window.offset + take).slice(window.offset), total: Math.min(matched, SEARCH_MATCH_BOUND) };
+    for (const kind of kinds) matched += this.corpora[kind].search(words, exactText, SEARCH_MATCH_BOUND, ranked, window.offset + take);
+    return { rows: ranked.slice(window.offset), total: Math.min(matched, SEARCH_MATCH_BOUND) };
   }
 
   /** Resolves when everything scheduled so far has been applied (tests). */
