@@ -40,7 +40,7 @@ test('a bare field path answered without the sandbox means what JSONata says it 
 });
 
 test('$uppercase, $lowercase and $trim of a bare field path, answered without the sandbox, mean what JSONata says they mean', async () => {
-  const texts = ['ada', 'Straße', 'ǅemal', 'İstanbul ı', 'ﬁne', 'ŉ', 'Ω and ω', '😀 x', '', ' \t a \n\r  b  ', '\u00a0nbsp\u00a0', '\u2003em space\u2003', 'a\u0307'];
+  const texts = ['ada', 'Straße', 'ǅemal', 'İstanbul ı', 'ﬁne', 'ŉ', 'Ω and ω', '😀 x', '', ' \t a \n\r  b  ', '\u00a0nbsp\u00a0', '\u2003em space\u2003', 'a\u0307', 'nul\u0000 in', '\ud800 lone high', 'lone low \udfff', 'ǈ'.repeat(10_000)];
   const scope = { input: { texts, n: 5, nothing: null, list: ['a', 'b'], obj: { s: 'x' } }, steps: { greet: { output: 'Hello ada' } } };
   const expressions = [
     ...texts.flatMap((_, i) => [`$uppercase(input.t${i})`, `$lowercase(input.t${i})`, `$trim(input.t${i})`]),
