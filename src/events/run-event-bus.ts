@@ -1,4 +1,4 @@
-import { Client } from 'pg';
+import { Pool } from 'pg';
 import type { Logger } from '../logger';
 import { listen } from '../db/listen';
 import type { RunState } from '../models/CircuitRun';
@@ -71,8 +71,6 @@ class LocalFanOut {
 /** PostgreSQL LISTEN/NOTIFY on a dedicated connection; reconnects when it drops. */
 export async function createPostgresRunEventBus(databaseUrl: string, log: Logger): Promise<RunEventBus> {
   const fanOut = new LocalFanOut(log);
-  let publisher: Client | undefined;
-  let publisherReady: Promise<Client> | undefined;
 
   const listener = await listen({
     databaseUrl,
@@ -82,31 +80,21 @@ export async function createPostgresRunEventBus(databaseUrl: string, log: Logger
     onNotification: (payload) => { if (payload) fanOut.deliver(payload); },
   });
 
-  const getPublisher = (): Promise<Client> => {
-    publisherReady ??= (async () => {
-      const client = new Client({ connectionString: databaseUrl, application_name: 'circuit-run-events-publish' });
-      client.on('error', (error) => {
-        log.warn({ err: error }, 'run-event publisher connection lost');
-        publisherReady = undefined;
-        client.end().catch(() => {});
-      });
-      await client.connect();
-      publisher = client;
-      return client;
-    })().catch((error: unknown) => { publisherReady = undefined; throw error; });
-    return publisherReady;
-  };
+  // A pool, not one Client: publishes overlap (cancels, run ends), and a pool queues them and replaces
+  // a connection that dropped. One Client would be handed a query while still executing the last one,
+  // which pg deprecates (removed in pg 9).
+  const publisher = new Pool({ connectionString: databaseUrl, max: 2, application_name: 'circuit-run-events-publish' });
+  publisher.on('error', (error) => log.warn({ err: error }, 'run-event publisher connection lost'));
 
   return {
     kind: 'postgres',
     sqlChannel: CHANNEL,
     async publish(event) {
-      const client = await getPublisher();
-      await client.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify(event)]);
+      await publisher.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify(event)]);
     },
     subscribe: (uid, handler) => fanOut.subscribe(uid, handler),
     async close() {
-      await Promise.all([listener.close(), publisher?.end().catch(() => {})]);
+      await Promise.all([listener.close(), publisher.end().catch(() => {})]);
     },
   };
 }
