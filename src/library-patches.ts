@@ -123,6 +123,86 @@ export function fillCompletely(channel: PatchableChannel, repository: PatchableR
   };
 }
 
+/** The PostgreSQL store's repository as lockInBatches uses it. */
+export interface BatchLockingRepository extends PatchableRepository {
+  tableName: string;
+  sort: { nextRunAt?: string; priority?: string };
+  rowToJob(row: Record<string, unknown>): unknown;
+  unlockJobs(ids: string[]): Promise<void>;
+}
+
+/** The most jobs one lock statement takes. */
+const MAX_LOCK_BATCH = 50;
+
+/**
+ * Agenda's queue fill locks one job per round trip (getNextJobToRun), and ends with a scan that finds
+ * none. For `jobName` on the PostgreSQL store, one statement locks as many due jobs as the processor
+ * has room for (`room()`), and the fill takes them one by one from memory before it scans again (a
+ * fill of n queued jobs costs two statements instead of n + 1). A job kept in memory for half its
+ * lock lifetime is dropped (its lock expires and any worker takes it), and `release()` unlocks what
+ * is kept when the worker stops.
+ */
+export function lockInBatches(repository: BatchLockingRepository, query: (text: string, values: unknown[]) => Promise<{ rows: unknown[] }>, jobName: string, room: () => number): { release(): Promise<void> } {
+  requireMethod(repository, 'getNextJobToRun', 'Agenda job repository');
+  requireMethod(repository, 'rowToJob', 'Agenda PostgresJobRepository');
+  requireMethod(repository, 'unlockJobs', 'Agenda PostgresJobRepository');
+  if (typeof repository.tableName !== 'string') throw new LibraryInternalsChanged('Agenda PostgresJobRepository.tableName is not a string');
+  const { nextRunAt = 'asc', priority = 'desc' } = repository.sort ?? {};
+  if (nextRunAt !== 'asc' || priority !== 'desc') throw new LibraryInternalsChanged(`Agenda PostgresJobRepository.sort is not the default (${nextRunAt}, ${priority})`);
+  const table = `"${repository.tableName.replace(/"/g, '""')}"`;
+  const sql = `UPDATE ${table} SET locked_at = $1, last_modified_by = $5
+     WHERE id IN (
+       SELECT id FROM ${table}
+        WHERE name = $2 AND disabled = FALSE AND ((locked_at IS NULL AND next_run_at <= $3) OR locked_at <= $4)
+        ORDER BY next_run_at ASC NULLS LAST, priority DESC
+        LIMIT $6
+        FOR UPDATE SKIP LOCKED)
+     RETURNING *`;
+  type Row = Record<string, unknown> & { id: string; next_run_at: Date | null; priority: number };
+  let kept: Array<{ row: Row; lockedAt: number }> = [];
+  const getNextJobToRun = repository.getNextJobToRun.bind(repository);
+  repository.getNextJobToRun = async (...args: unknown[]) => {
+    const [name, nextScanAt, lockDeadline, now, options] = args as [string, Date, Date, Date | undefined, { lastModifiedBy?: string } | undefined];
+    if (name !== jobName) return getNextJobToRun(...args);
+    const lifetimeMs = Date.now() - lockDeadline.getTime();
+    while (kept.length > 0) {
+      const next = kept.shift()!;
+      if (Date.now() - next.lockedAt < lifetimeMs / 2) return repository.rowToJob(next.row);
+    }
+    const lockTime = now ?? new Date();
+    const limit = Math.max(1, Math.min(MAX_LOCK_BATCH, room()));
+    const rows = (await query(sql, [lockTime, name, nextScanAt, lockDeadline, options?.lastModifiedBy ?? null, limit])).rows as Row[];
+    // RETURNING does not keep the subquery's order: the fill takes them in Agenda's order.
+    rows.sort((a, b) => (a.next_run_at?.getTime() ?? Infinity) - (b.next_run_at?.getTime() ?? Infinity) || b.priority - a.priority);
+    kept = rows.slice(1).map((row) => ({ row, lockedAt: lockTime.getTime() }));
+    return rows.length > 0 ? repository.rowToJob(rows[0]) : undefined;
+  };
+  return {
+    async release() {
+      const ids = kept.map((k) => k.row.id);
+      kept = [];
+      if (ids.length > 0) await repository.unlockJobs(ids);
+    },
+  };
+}
+
+/**
+ * How many more `jobName` jobs Agenda's processor may lock now: what its shouldLock() checks, as a
+ * count (the job's lockLimit and the processor's total lock limit). 1 before the processor exists.
+ */
+export function agendaLockRoom(agenda: unknown, jobName: string): number {
+  type Processor = { lockedJobs?: unknown[]; totalLockLimit?: number; jobStatus?: Record<string, { locked?: number } | undefined> };
+  const { jobProcessor: processor, definitions } = agenda as { jobProcessor?: Processor; definitions?: Record<string, { lockLimit?: number } | undefined> };
+  if (!processor) return 1;
+  if (!Array.isArray(processor.lockedJobs) || typeof processor.jobStatus !== 'object' || typeof definitions !== 'object') {
+    throw new LibraryInternalsChanged('Agenda JobProcessor has no lockedJobs/jobStatus, or Agenda no definitions');
+  }
+  const lockLimit = definitions[jobName]?.lockLimit;
+  const byJob = lockLimit ? lockLimit - (processor.jobStatus[jobName]?.locked ?? 0) : Infinity;
+  const total = processor.totalLockLimit ? processor.totalLockLimit - processor.lockedJobs.length : Infinity;
+  return Math.max(0, Math.min(byJob, total));
+}
+
 /** The job attributes Agenda hands to repository.saveJobState (JobParameters, the fields read here). */
 export interface SavedJobState { _id?: unknown; name: string; lockedAt?: Date | null; nextRunAt?: Date | null; lastFinishedAt?: Date | null; failedAt?: Date | null }
 export interface SavingRepository { saveJobState(job: SavedJobState, options?: unknown): Promise<void> }

@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import {
-  WRITTEN_FOR, dropJobStateEvents, fillCompletely, jobStorePool, prepareJobStoreStatements, publishOnly, sequelizeConnections, skipRunStateSaves, transactionConnection,
-  type PatchableChannel, type PatchablePool, type PatchableRepository, type SavingRepository,
+  WRITTEN_FOR, agendaLockRoom, dropJobStateEvents, fillCompletely, jobStorePool, lockInBatches, prepareJobStoreStatements, publishOnly, sequelizeConnections, skipRunStateSaves, transactionConnection,
+  type BatchLockingRepository, type PatchableChannel, type PatchablePool, type PatchableRepository, type SavingRepository,
 } from '../src/library-patches';
 import { createSequelize } from '../src/db/sequelize';
 import { postgresBinaries } from '../src/db/postgres-server';
@@ -31,7 +31,7 @@ test('the patched libraries are exactly the versions the patches were written fo
   expect(installed).toEqual(WRITTEN_FOR);
 });
 
-async function postgresAgenda(options: { lockLimit: number; processEvery: number; finished?: (id: string) => void }) {
+async function postgresAgenda(options: { lockLimit: number; processEvery: number; finished?: (id: string) => void; lockInBatchesFor?: string }) {
   const { PostgresBackend } = await import('@agendajs/postgres-backend');
   const { Agenda } = await import('agenda');
   const backend = new PostgresBackend({ ensureSchema: false, poolConfig: { connectionString: database.url, max: 4 }, tableName: 'agenda_jobs', channelName: 'canary_jobs' });
@@ -44,8 +44,12 @@ async function postgresAgenda(options: { lockLimit: number; processEvery: number
   const next = repository.getNextJobToRun.bind(repository);
   repository.getNextJobToRun = async (...args) => { seen.scans += 1; return next(...args); };
   dropJobStateEvents(channel);
-  fillCompletely(channel, repository);
   const agenda = new Agenda({ backend, name: 'canary', processEvery: options.processEvery, maxConcurrency: options.lockLimit, lockLimit: options.lockLimit, defaultLockLimit: options.lockLimit, defaultLockLifetime: 1_000 });
+  if (options.lockInBatchesFor) {
+    lockInBatches(repository as BatchLockingRepository, (text, values) => jobStorePool<PatchablePool>(backend.repository)!.query(text, values) as Promise<{ rows: unknown[] }>,
+      options.lockInBatchesFor, () => agendaLockRoom(agenda, options.lockInBatchesFor!));
+  }
+  fillCompletely(channel, repository);
   await agenda.ready;
   if (options.finished) skipRunStateSaves(backend.repository as unknown as SavingRepository, 'canary_run', options.finished);
   const pool = jobStorePool<PatchablePool>(backend.repository)!;
@@ -71,6 +75,73 @@ test('Agenda still fills through channel.subscribe and repository.getNextJobToRu
     expect(seen.scans).toBeGreaterThanOrEqual(8);
   } finally {
     await agenda.stop();
+  }
+});
+
+test('lockInBatches: a backlog is locked many jobs per statement, within the lock limit, and every job runs exactly once', async () => {
+  const { agenda, seen } = await postgresAgenda({ lockLimit: 5, processEvery: 60_000, lockInBatchesFor: 'canary_batch' });
+  const ran: number[] = [];
+  let running = 0;
+  let mostRunning = 0;
+  agenda.define('canary_batch', async (job: { attrs: { data: { i: number } } }) => {
+    running += 1;
+    mostRunning = Math.max(mostRunning, running);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    ran.push(job.attrs.data.i);
+    running -= 1;
+  }, { concurrency: 5, lockLimit: 5 });
+  await agenda.start();
+  try {
+    // Queued at once: their NOTIFYs start fills that find several due.
+    await Promise.all(Array.from({ length: 20 }, (_, i) => agenda.now('canary_batch', { i })));
+    const began = Date.now();
+    while (ran.length < 20 && Date.now() - began < 15_000) await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect([...ran].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(mostRunning).toBeLessThanOrEqual(5);
+    const lockStatements = seen.statements.filter((s) => /WHERE id IN \(/.test(typeof s === 'string' ? s : (s as { text: string }).text));
+    // One job per statement would be 20 (plus a closing scan per fill); at most 5 at a time fit the lock limit.
+    expect(lockStatements.length).toBeGreaterThanOrEqual(4);
+    expect(lockStatements.length).toBeLessThan(20);
+  } finally {
+    await agenda.stop();
+  }
+});
+
+test('lockInBatches: a job kept in memory past half its lock lifetime is not handed out, and release() unlocks the jobs kept', async () => {
+  const { PostgresBackend } = await import('@agendajs/postgres-backend');
+  const backend = new PostgresBackend({ ensureSchema: false, poolConfig: { connectionString: database.url, max: 2 }, tableName: 'agenda_jobs', channelName: 'canary_kept' });
+  const repository = backend.repository as unknown as BatchLockingRepository;
+  const pool = jobStorePool<PatchablePool>(backend.repository)!;
+  const query = (text: string, values: unknown[]) => pool.query(text, values) as Promise<{ rows: unknown[] }>;
+  const locks = lockInBatches(repository, query, 'canary_kept', () => 10);
+  const sql = new Client({ connectionString: database.url });
+  await sql.connect();
+  try {
+    const queue = (n: number) => sql.query(`INSERT INTO agenda_jobs (name, data, next_run_at, type) SELECT 'canary_kept', jsonb_build_object('i', i), now() - make_interval(secs => 100 - i), 'normal' FROM generate_series(1, $1) i`, [n]);
+    const lockedIds = async () => (await sql.query<{ id: string }>(`SELECT id FROM agenda_jobs WHERE name = 'canary_kept' AND locked_at IS NOT NULL ORDER BY id`)).rows.map((r) => r.id);
+    const lifetimeMs = 400;
+    const next = () => repository.getNextJobToRun('canary_kept', new Date(Date.now() + 1_000), new Date(Date.now() - lifetimeMs)) as Promise<{ _id: unknown; data: { i: number } } | undefined>;
+
+    await queue(3);
+    const first = await next();
+    expect(first?.data.i).toBe(1); // the earliest next_run_at first
+    expect(await lockedIds()).toHaveLength(3); // one statement locked all three
+    expect((await next())?.data.i).toBe(2); // from memory
+    await new Promise((resolve) => setTimeout(resolve, lifetimeMs / 2 + 50));
+    // The third was kept too long: dropped, not handed out; its lock is still live, so the scan finds nothing.
+    expect(await next()).toBeUndefined();
+
+    await sql.query(`DELETE FROM agenda_jobs WHERE name = 'canary_kept'`);
+    await queue(4);
+    expect((await next())?.data.i).toBe(1);
+    expect(await lockedIds()).toHaveLength(4);
+    await locks.release();
+    expect(await lockedIds()).toHaveLength(1); // the one handed out stays locked; the three kept are free again
+  } finally {
+    await sql.query(`DELETE FROM agenda_jobs WHERE name = 'canary_kept'`);
+    await sql.end();
+    await backend.disconnect();
   }
 });
 

@@ -4,6 +4,7 @@ import { CircuitRun } from '../models/CircuitRun';
 import { RUN_BASE_CREDITS } from '../credits/holds';
 import { preparedQuery } from '../db/prepared';
 import type { Services } from '../services';
+import { StatementBatcher } from '../db/statement-batcher';
 
 /** What a new run is made of, as create-run resolved it. */
 export type RunFields = Pick<CircuitRun, 'user_uid' | 'circuit_uid' | 'circuit_version_uid' | 'input' | 'is_public' | 'webhook_url' | 'webhook_events'> & { deadline_s: number };
@@ -70,60 +71,27 @@ async function admitAll(services: Services, userUid: string, batch: Prepared[], 
   });
 }
 
-interface Waiting { prepared: Prepared; resolve(result: AdmittedRun | null): void; reject(error: unknown): void }
-
-/** The next statement's share of what waits: in arrival order, at most MAX_BATCH queries and MAX_BATCH_BYTES (at least one). */
-function nextBatch(waiting: Waiting[]): Waiting[] {
-  let count = 0;
-  let bytes = 0;
-  while (count < waiting.length && count < MAX_BATCH && (count === 0 || bytes + waiting[count].prepared.json.length <= MAX_BATCH_BYTES)) {
-    bytes += waiting[count].prepared.json.length;
-    count++;
-  }
-  return waiting.splice(0, count);
-}
-
 /**
- * Admits runs, one statement in flight per user: queries of a user that arrive while one of theirs is
- * being written wait and go together in the next statement. The user row is locked until a statement's
- * commit is on disk, so one at a time per user is all the database allows anyway; batching makes a
- * busy user's queries share that wait instead of queueing for one flush each. A lone query goes at once.
+ * Admits runs, one statement in flight per user (src/db/statement-batcher.ts): queries of a user that
+ * arrive while one of theirs is being written wait and go together in the next statement. The user row
+ * is locked until a statement's commit is on disk, so one at a time per user is all the database allows
+ * anyway; batching makes a busy user's queries share that wait instead of queueing for one flush each.
+ * A lone query goes at once; one bad query (say, its circuit deleted meanwhile) fails only itself.
  */
 export class RunAdmission {
-  private readonly busy = new Map<string, Waiting[]>();
+  private readonly batcher: StatementBatcher<Prepared, AdmittedRun | null>;
 
-  constructor(private readonly services: Services) {}
+  constructor(private readonly services: Services) {
+    this.batcher = new StatementBatcher((userUid, batch) => admitAll(this.services, userUid, batch), {
+      maxItems: MAX_BATCH, weight: (prepared) => prepared.json.length, maxWeight: MAX_BATCH_BYTES,
+    });
+  }
 
   /** Null when the balance could not cover the base credit. In a transaction: admitted alone, within it. */
   admit(fields: RunFields, transaction?: Transaction): Promise<AdmittedRun | null> {
     const prepared = prepare(fields);
     if (transaction) return admitAll(this.services, fields.user_uid, [prepared], transaction).then(([one]) => one);
-    return new Promise((resolve, reject) => {
-      const waiting = this.busy.get(fields.user_uid);
-      if (waiting) {
-        waiting.push({ prepared, resolve, reject });
-        return;
-      }
-      this.busy.set(fields.user_uid, []);
-      void this.write(fields.user_uid, [{ prepared, resolve, reject }]);
-    });
-  }
-
-  private async write(userUid: string, batch: Waiting[]): Promise<void> {
-    try {
-      const results = await admitAll(this.services, userUid, batch.map((w) => w.prepared));
-      batch.forEach((w, i) => w.resolve(results[i]));
-    } catch (error) {
-      if (batch.length === 1) batch[0].reject(error);
-      // One bad query (say, its circuit deleted meanwhile) must not fail the others: each goes alone.
-      else await Promise.all(batch.map((w) => admitAll(this.services, userUid, [w.prepared]).then(([one]) => w.resolve(one), w.reject)));
-    }
-    const waiting = this.busy.get(userUid) ?? [];
-    if (waiting.length === 0) {
-      this.busy.delete(userUid);
-      return;
-    }
-    void this.write(userUid, nextBatch(waiting));
+    return this.batcher.submit(fields.user_uid, prepared);
   }
 }
 

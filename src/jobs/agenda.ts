@@ -2,8 +2,8 @@ import type { Agenda, AgendaBackend, Job, NotificationChannel } from 'agenda' wi
 import type { Config } from '../config';
 import type { Logger } from '../logger';
 import {
-  dropJobStateEvents, fillCompletely, jobStorePool, publishOnly, mongoJobStoreDb, prepareJobStoreStatements, skipRunStateSaves,
-  type PatchableChannel, type PatchablePool, type PatchableRepository, type SavingRepository,
+  agendaLockRoom, dropJobStateEvents, fillCompletely, jobStorePool, lockInBatches, publishOnly, mongoJobStoreDb, prepareJobStoreStatements, skipRunStateSaves,
+  type BatchLockingRepository, type PatchableChannel, type PatchablePool, type PatchableRepository, type SavingRepository,
 } from '../library-patches';
 import { finishedJobs } from './finished-jobs';
 import { outboxSqlEnqueue, startOutboxRelay, type OutboxRelay } from './job-outbox';
@@ -141,7 +141,6 @@ export async function createRunQueue(options: RunQueueOptions, handler?: RunJobH
   const lockLifetime = config.jobLockLifetimeMs;
   const mongo = Boolean(config.mongodbUrl);
   dropJobStateEvents(channel);
-  fillCompletely(channel, backend.repository as unknown as PatchableRepository);
   const { Agenda } = await import('agenda');
   const name = `circuits-${process.pid}`;
   const agenda = new Agenda({
@@ -158,6 +157,12 @@ export async function createRunQueue(options: RunQueueOptions, handler?: RunJobH
     // of one round trip per run; MongoDB: by Agenda, one by one.
     removeOnComplete: mongo,
   });
+  // Before start(), which subscribes to the channel: run jobs are locked many per statement (PostgreSQL
+  // store, workers), set up before fillCompletely wraps the same repository method.
+  const runLocks = handler && !mongo
+    ? lockInBatches(backend.repository as unknown as BatchLockingRepository, (text, values) => (jobStorePool<PatchablePool>(backend.repository)!.query(text, values) as Promise<{ rows: unknown[] }>), EXECUTE_RUN, () => agendaLockRoom(agenda, EXECUTE_RUN))
+    : undefined;
+  fillCompletely(channel, backend.repository as unknown as PatchableRepository);
   const trouble = outageLogger(log);
   agenda.on('error', (error: Error) => trouble('job queue error', error));
   // The LISTEN client emits 'error' when PostgreSQL goes away (a restart); unhandled, that would crash the process.
@@ -236,6 +241,7 @@ export async function createRunQueue(options: RunQueueOptions, handler?: RunJobH
     async close(drainMs = 5_000) {
       await relay?.close();
       if (handler) {
+        await runLocks?.release().catch((error: Error) => trouble('could not unlock run jobs held for this worker', error));
         const result = await agenda.drain({ timeout: drainMs });
         if (result.timedOut) log.warn({ running: result.running }, 'stopped with runs still executing; another worker takes them over');
       } else {

@@ -1,5 +1,6 @@
 import { QueryTypes, Sequelize } from 'sequelize';
 import { preparedQuery } from '../db/prepared';
+import { StatementBatcher } from '../db/statement-batcher';
 import { chargeRunSql } from '../credits/charge';
 import { ASYNC_COMMIT_COLUMN } from '../db/async-commit';
 import { eventBatchJson, type PendingRunEvent } from '../events/run-event-log';
@@ -38,21 +39,49 @@ export interface ClaimedRun {
 /** Who claims: shown in `circuit_runs.worker`, and the backend pid of its presence connection (see migration 0005). */
 export interface WorkerIdentity { name: string; backendPid: number | null }
 
+/** The most runs one claim statement takes (a worker claims at most its JOB_CONCURRENCY at a time). */
+const MAX_CLAIM_BATCH = 50;
+
+interface ClaimSettings { staleAfterMs: number; notifyChannel?: string; worker: WorkerIdentity }
+
+const claimBatchers = new WeakMap<Sequelize, StatementBatcher<{ uid: string; settings: ClaimSettings }, ClaimedRun | null>>();
+
 /**
  * PROVISIONED → RUNNING, or takes over a RUNNING run whose heartbeat is older than `staleAfterMs`
  * AND whose worker is gone (its presence connection's backend no longer exists): a worker that is
  * alive but late to heartbeat keeps its run. The attempt is counted here, before executing, so a run
  * that kills its workers runs out of attempts. Returns what executing needs in the same round trip;
  * null when the run is not claimable (terminal, or held by a live worker).
+ * Claims made while another is being written go together in the next statement (StatementBatcher):
+ * each row is judged on its own by the same guarded UPDATE.
  */
-export async function claimRun(sequelize: Sequelize, uid: string, staleAfterMs: number, notifyChannel?: string, worker: WorkerIdentity = { name: 'unknown', backendPid: null }): Promise<ClaimedRun | null> {
+export function claimRun(sequelize: Sequelize, uid: string, staleAfterMs: number, notifyChannel?: string, worker: WorkerIdentity = { name: 'unknown', backendPid: null }): Promise<ClaimedRun | null> {
+  let batcher = claimBatchers.get(sequelize);
+  if (!batcher) {
+    batcher = new StatementBatcher(async (_key, items) => {
+      const claimed = await claimRuns(sequelize, [...new Set(items.map((item) => item.uid))], items[0].settings);
+      // A run asked for twice in one batch (delivered twice) is claimed once: the second asker gets
+      // null, as it would from a statement of its own after the first.
+      return items.map((item) => {
+        const claim = claimed.get(item.uid) ?? null;
+        claimed.delete(item.uid);
+        return claim;
+      });
+    }, { maxItems: MAX_CLAIM_BATCH });
+    claimBatchers.set(sequelize, batcher);
+  }
+  const key = JSON.stringify([staleAfterMs, notifyChannel ?? null, worker.name, worker.backendPid]);
+  return batcher.submit(key, { uid, settings: { staleAfterMs, notifyChannel, worker } });
+}
+
+async function claimRuns(sequelize: Sequelize, uids: string[], { staleAfterMs, notifyChannel, worker }: ClaimSettings): Promise<Map<string, ClaimedRun>> {
   const rows = await preparedQuery<ClaimedRun>(
     sequelize,
     `WITH claimed AS (
        UPDATE circuit_runs
           SET state = 'RUNNING', attempt = attempt + 1, heartbeat_at = now(), started_at = COALESCE(started_at, now()), updated_at = now(),
               worker = $3, worker_backend_pid = $4
-        WHERE uid = $1
+        WHERE uid = ANY($1::uuid[])
           AND (state = 'PROVISIONED'
                OR (state = 'RUNNING' AND (heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $2))
                    AND (worker_backend_pid IS NULL OR NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = worker_backend_pid))))
@@ -63,9 +92,9 @@ export async function claimRun(sequelize: Sequelize, uid: string, staleAfterMs: 
        LEFT JOIN circuit_versions v ON v.uid = claimed.circuit_version_uid
        LEFT JOIN circuits c ON c.uid = claimed.circuit_uid
        LEFT JOIN circuit_metrics m ON m.uid = c.user_circuit_metric_uid`,
-    [uid, staleAfterMs / 1000, worker.name, worker.backendPid, ...(notifyChannel ? [notifyChannel] : [])],
+    [uids, staleAfterMs / 1000, worker.name, worker.backendPid, ...(notifyChannel ? [notifyChannel] : [])],
   );
-  return rows[0] ?? null;
+  return new Map(rows.map((row) => [row.uid, row]));
 }
 
 /**
