@@ -1,5 +1,6 @@
 import { QueryTypes, Sequelize } from 'sequelize';
 import { preparedQuery } from '../db/prepared';
+import { pipelinedQuery } from '../db/pipelined';
 import { StatementBatcher } from '../db/statement-batcher';
 import { chargeRunSql } from '../credits/charge';
 import { ASYNC_COMMIT_COLUMN } from '../db/async-commit';
@@ -139,9 +140,7 @@ export async function finishRun(sequelize: Sequelize, ending: RunEnding, notifyC
   // so concurrent charges queue behind each other and each sees the latest balance) and the ledger row.
   // The state trigger (migration 0013) numbers the terminal state event after the events logged here.
   const events = ending.events ?? [];
-  const rows = await preparedQuery<{ user_uid: string; amount: string; balance_after: string }>(
-    sequelize,
-    `WITH ended AS (
+  const text = `WITH ended AS (
        UPDATE circuit_runs
           SET state = $3, ended_at = now(), updated_at = now(), heartbeat_at = NULL,
               result_blob = $4::jsonb, metrics = $5::jsonb, failure_reason = $6, credits_cost = $7, error = $8::jsonb
@@ -153,21 +152,24 @@ export async function finishRun(sequelize: Sequelize, ending: RunEnding, notifyC
        SELECT ended.uid, ended.event_seq - 1 - $9 + e.ord, e.value->>'kind', e.value->'data'
          FROM ended, jsonb_array_elements($10::jsonb) WITH ORDINALITY AS e(value, ord)),
      ${chargeRunSql({ ended: 'ended', cost: '$7', extraColumns: notifyChannel ? `,
-       pg_notify($11, json_build_object('uid', run_uid, 'state', $3::text)::text) AS notified` : '' })}`,
-    [
-      ending.uid,
-      ending.attempt,
-      ending.state,
-      ending.state === 'COMPLETED' ? JSON.stringify(ending.resultBlob ?? null) : null,
-      ending.state === 'COMPLETED' && ending.metrics ? JSON.stringify(ending.metrics) : null,
-      ending.failureReason ?? null,
-      ending.cost,
-      ending.state === 'EXCEPTION' ? JSON.stringify(ending.error ?? { code: 'Internal', message: 'The run failed' }) : null,
-      events.length,
-      eventBatchJson(events),
-      ...(notifyChannel ? [notifyChannel] : []),
-    ],
-  );
+       pg_notify($11, json_build_object('uid', run_uid, 'state', $3::text)::text) AS notified` : '' })}`;
+  const values = [
+    ending.uid,
+    ending.attempt,
+    ending.state,
+    ending.state === 'COMPLETED' ? JSON.stringify(ending.resultBlob ?? null) : null,
+    ending.state === 'COMPLETED' && ending.metrics ? JSON.stringify(ending.metrics) : null,
+    ending.failureReason ?? null,
+    ending.cost,
+    ending.state === 'EXCEPTION' ? JSON.stringify(ending.error ?? { code: 'Internal', message: 'The run failed' }) : null,
+    events.length,
+    eventBatchJson(events),
+    ...(notifyChannel ? [notifyChannel] : []),
+  ];
+  // Runs ending together mostly charge the same user: one pipelined backend takes them in turn
+  // instead of many queueing on that user's row (src/db/pipelined.ts).
+  type Charged = { user_uid: string; amount: string; balance_after: string };
+  const rows = await pipelinedQuery<Charged>(sequelize, text, values, () => preparedQuery<Charged>(sequelize, text, values));
   const row = rows[0];
   if (!row) return null;
   return { userUid: row.user_uid, cost: ending.cost, amount: Number(row.amount), balanceAfter: Number(row.balance_after) };

@@ -2,23 +2,26 @@ import { startTestApp, TestApp } from './support/app';
 import { makeUser, HELLO_DEFINITION } from './support/factories';
 import { makeRunnableCircuit, submitRun } from './support/run-factories';
 import { claimRun } from '../src/jobs/run-transitions';
+import { endRun } from '../src/jobs/execute-run.job';
+import { User } from '../src/models';
 import { sequelizeConnections, type PgConnection } from '../src/library-patches';
 import { CircuitRun } from '../src/models/CircuitRun';
 
 jest.setTimeout(60_000);
 
 /**
- * Claims made while another is being written go together in one statement (src/jobs/run-transitions.ts,
- * src/db/statement-batcher.ts). Batching must not change what a claim decides: each run is claimed
- * once, a run asked for twice (delivered twice) is given to one asker, and a run that is not
- * claimable in a batch gets null while the others are claimed.
+ * A worker's writes for runs arriving together: claims made while another is being written go
+ * together in one statement (src/db/statement-batcher.ts), and runs' ends go down one pipelined
+ * connection (src/db/pipelined.ts). Neither may change what a write decides: each run is claimed once,
+ * a run asked for twice (delivered twice) is given to one asker, a run that is not claimable in a
+ * batch gets null while the others are claimed, and runs ending at once are each charged exactly once.
  */
 let t: TestApp;
 beforeAll(async () => { t = await startTestApp({ runWorker: false }); });
 afterAll(async () => { await t.close(); });
 
-async function provisionedRuns(count: number): Promise<string[]> {
-  const owner = await makeUser({ credits: 100 });
+async function provisionedRuns(count: number, owner?: Awaited<ReturnType<typeof makeUser>>): Promise<string[]> {
+  owner ??= await makeUser({ credits: 100 });
   const { adaptorUid } = await makeRunnableCircuit(owner, HELLO_DEFINITION);
   const uids: string[] = [];
   for (let i = 0; i < count; i++) uids.push((await submitRun(t, owner.token, adaptorUid, { input: { name: `n${i}` } })).body.payload.uid as string);
@@ -72,4 +75,23 @@ test('in one batch, a run that is not claimable (already ended) gets null and th
   const claims = await Promise.all([ended, ...others].map((uid) => claimRun(sequelize, uid, 60_000, runEvents.sqlChannel)));
   expect(claims[0]).toBeNull();
   expect(claims.slice(1).map((c) => c?.uid)).toEqual(others);
+});
+
+test('thirty runs of one user ending at once are each charged exactly once, in turn: the ledger steps down one credit at a time', async () => {
+  const owner = await makeUser({ credits: 100 });
+  const uids = await provisionedRuns(30, owner);
+  const { sequelize, runEvents } = t.app.services;
+  await Promise.all(uids.map((uid) => claimRun(sequelize, uid, 60_000, runEvents.sqlChannel)));
+  const ended = await Promise.all(uids.map((uid, i) => endRun(t.app.services, {
+    uid, attempt: 1, state: 'COMPLETED', resultBlob: { output: `r${i}`, steps: {} }, metrics: null, cost: 1,
+  })));
+  expect(ended.every(Boolean)).toBe(true);
+  // Ending again (a second delivery) changes nothing.
+  expect(await endRun(t.app.services, { uid: uids[0], attempt: 1, state: 'COMPLETED', resultBlob: { output: 'again', steps: {} }, cost: 1 })).toBe(false);
+  const user = await User.findByPk(owner.user.uid, { attributes: ['credits', 'credits_held'] });
+  expect([Number(user!.credits), Number(user!.credits_held)]).toEqual([70, 0]);
+  const [ledger] = await sequelize.query(`SELECT amount, balance_after FROM credit_ledger WHERE user_uid = $1 AND kind = 'run' ORDER BY seq`, { bind: [owner.user.uid] });
+  expect(ledger).toEqual(Array.from({ length: 30 }, (_, i) => ({ amount: '-1', balance_after: String(99 - i) })));
+  const runs = await CircuitRun.findAll({ where: { uid: uids }, attributes: ['uid', 'state', 'credits_cost'] });
+  expect(runs.every((r) => r.state === 'COMPLETED' && Number(r.credits_cost) === 1)).toBe(true);
 });
