@@ -174,7 +174,9 @@ export function lockInBatches(repository: BatchLockingRepository, query: (text: 
     const rows = (await query(sql, [lockTime, name, nextScanAt, lockDeadline, options?.lastModifiedBy ?? null, limit])).rows as Row[];
     // RETURNING does not keep the subquery's order: the fill takes them in Agenda's order.
     rows.sort((a, b) => (a.next_run_at?.getTime() ?? Infinity) - (b.next_run_at?.getTime() ?? Infinity) || b.priority - a.priority);
-    kept = rows.slice(1).map((row) => ({ row, lockedAt: lockTime.getTime() }));
+    // Appended: a fill started by the processEvery poll can overlap one started by a NOTIFY, and what
+    // either locked must be handed out, or it would wait for its lock to expire.
+    kept.push(...rows.slice(1).map((row) => ({ row, lockedAt: lockTime.getTime() })));
     return rows.length > 0 ? repository.rowToJob(rows[0]) : undefined;
   };
   return {

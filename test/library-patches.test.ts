@@ -108,7 +108,7 @@ test('lockInBatches: a backlog is locked many jobs per statement, within the loc
   }
 });
 
-test('lockInBatches: a job kept in memory past half its lock lifetime is not handed out, and release() unlocks the jobs kept', async () => {
+test('lockInBatches: a job kept in memory past half its lock lifetime is not handed out, overlapping fills lose no job, and release() unlocks the jobs kept', async () => {
   const { PostgresBackend } = await import('@agendajs/postgres-backend');
   const backend = new PostgresBackend({ ensureSchema: false, poolConfig: { connectionString: database.url, max: 2 }, tableName: 'agenda_jobs', channelName: 'canary_kept' });
   const repository = backend.repository as unknown as BatchLockingRepository;
@@ -131,6 +131,13 @@ test('lockInBatches: a job kept in memory past half its lock lifetime is not han
     await new Promise((resolve) => setTimeout(resolve, lifetimeMs / 2 + 50));
     // The third was kept too long: dropped, not handed out; its lock is still live, so the scan finds nothing.
     expect(await next()).toBeUndefined();
+
+    // Two fills at once (a NOTIFY's and the poll's): whatever either statement locked is handed out.
+    await sql.query(`DELETE FROM agenda_jobs WHERE name = 'canary_kept'`);
+    await queue(6);
+    const handed = (await Promise.all([next(), next()])).filter(Boolean);
+    for (let job = await next(); job; job = await next()) handed.push(job);
+    expect(handed.map((job) => job!.data.i).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6]);
 
     await sql.query(`DELETE FROM agenda_jobs WHERE name = 'canary_kept'`);
     await queue(4);
