@@ -1,4 +1,4 @@
-import { Client } from 'pg';
+import { Client, Pool } from 'pg';
 import pino from 'pino';
 import type { Sequelize } from 'sequelize';
 import { createSequelize } from '../src/db/sequelize';
@@ -245,21 +245,24 @@ describe('the index of a running service stays current', () => {
       [owner.user.uid, 'kiwi lime'],
     );
     const uids = rows.map((row) => row.uid);
+    // Changes from several connections at once (one Client takes one query at a time).
+    const pool = new Pool({ connectionString: t.databaseUrl, max: 4 });
     const changes = Array.from({ length: 300 }, async (_, i) => {
       const uid = r.pick(uids);
       const change = r.int(5);
-      if (change === 0) await client.query(`UPDATE circuits SET is_private = NOT is_private WHERE uid = $1`, [uid]);
-      else if (change === 1) await client.query(`UPDATE circuits SET description = $2 WHERE uid = $1`, [uid, text()]);
-      else if (change === 2) await client.query(`UPDATE circuits SET name = $2 WHERE uid = $1`, [uid, `churn-${i}-${r.pick(words)}`]).catch(() => {});
-      else if (change === 3) await client.query(`DELETE FROM circuits WHERE uid = $1`, [uid]);
+      if (change === 0) await pool.query(`UPDATE circuits SET is_private = NOT is_private WHERE uid = $1`, [uid]);
+      else if (change === 1) await pool.query(`UPDATE circuits SET description = $2 WHERE uid = $1`, [uid, text()]);
+      else if (change === 2) await pool.query(`UPDATE circuits SET name = $2 WHERE uid = $1`, [uid, `churn-${i}-${r.pick(words)}`]).catch(() => {});
+      else if (change === 3) await pool.query(`DELETE FROM circuits WHERE uid = $1`, [uid]);
       else {
-        const { rows: [added] } = await client.query<{ uid: string }>(
+        const { rows: [added] } = await pool.query<{ uid: string }>(
           `INSERT INTO circuits (uid, owner_uid, name, description) VALUES (gen_random_uuid(), $1, $2, $3) RETURNING uid`, [owner.user.uid, `churn-new-${i}`, text()]);
         uids.push(added.uid);
       }
     });
     const searches = Array.from({ length: 300 }, () => find(r.pick(words)));
     await Promise.all([...changes, ...searches]);
+    await pool.end();
     // The last changes' notifications may still be on their way: the answers must agree once they are in.
     const answers = async (query: string) => {
       const w = searchWords(query);
