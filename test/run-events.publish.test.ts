@@ -20,9 +20,10 @@ const query = Client.prototype.query;
 beforeAll(async () => {
   database = await createTestDatabase();
   bus = await createPostgresRunEventBus(database.url, pino({ level: 'silent' }));
-  // Counted by pg's own test for its notice (a query in progress or queued on the same connection).
-  jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client & { activeQuery?: unknown; _queryQueue?: unknown[] }, ...args: unknown[]) {
-    if (this.activeQuery || (this._queryQueue?.length ?? 0) > 0) overlapping += 1;
+  // Counted from the fields pg's own notice reads (a query in progress or queued on the same connection;
+  // the public getters for them are deprecated too).
+  jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client & { _activeQuery?: unknown; _queryQueue?: unknown[] }, ...args: unknown[]) {
+    if (this._activeQuery || (this._queryQueue?.length ?? 0) > 0) overlapping += 1;
     return (query as (...a: unknown[]) => unknown).apply(this, args);
   } as never);
 });
