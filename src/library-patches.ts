@@ -128,7 +128,6 @@ export interface BatchLockingRepository extends PatchableRepository {
   tableName: string;
   sort: { nextRunAt?: string; priority?: string };
   rowToJob(row: Record<string, unknown>): unknown;
-  unlockJobs(ids: string[]): Promise<void>;
 }
 
 /** The most jobs one lock statement takes. */
@@ -137,20 +136,20 @@ const MAX_LOCK_BATCH = 50;
 /**
  * Agenda's queue fill locks one job per round trip (getNextJobToRun), and ends with a scan that finds
  * none. For `jobName` on the PostgreSQL store, one statement locks as many due jobs as the processor
- * has room for (`room()`), and the fill takes them one by one from memory before it scans again (a
- * fill of n queued jobs costs two statements instead of n + 1). A job kept in memory for half its
- * lock lifetime is dropped (its lock expires and any worker takes it), and `release()` unlocks what
- * is kept when the worker stops.
+ * has room for (`room()`, less what statements still in flight asked for), and the fill takes them
+ * one by one from memory before it scans again (a fill of n queued jobs costs two statements instead
+ * of n + 1). A job kept in memory for half its lock lifetime is not handed out but unlocked, as is
+ * what is kept when the worker stops (`release()`); either unlock leaves a job alone if its lock is
+ * no longer the one taken here.
  */
 export function lockInBatches(repository: BatchLockingRepository, query: (text: string, values: unknown[]) => Promise<{ rows: unknown[] }>, jobName: string, room: () => number): { release(): Promise<void> } {
   requireMethod(repository, 'getNextJobToRun', 'Agenda job repository');
   requireMethod(repository, 'rowToJob', 'Agenda PostgresJobRepository');
-  requireMethod(repository, 'unlockJobs', 'Agenda PostgresJobRepository');
   if (typeof repository.tableName !== 'string') throw new LibraryInternalsChanged('Agenda PostgresJobRepository.tableName is not a string');
   const { nextRunAt = 'asc', priority = 'desc' } = repository.sort ?? {};
   if (nextRunAt !== 'asc' || priority !== 'desc') throw new LibraryInternalsChanged(`Agenda PostgresJobRepository.sort is not the default (${nextRunAt}, ${priority})`);
   const table = `"${repository.tableName.replace(/"/g, '""')}"`;
-  const sql = `UPDATE ${table} SET locked_at = $1, last_modified_by = $5
+  const lockSql = `UPDATE ${table} SET locked_at = $1, last_modified_by = $5
      WHERE id IN (
        SELECT id FROM ${table}
         WHERE name = $2 AND disabled = FALSE AND ((locked_at IS NULL AND next_run_at <= $3) OR locked_at <= $4)
@@ -158,32 +157,52 @@ export function lockInBatches(repository: BatchLockingRepository, query: (text: 
         LIMIT $6
         FOR UPDATE SKIP LOCKED)
      RETURNING *`;
+  const unlockSql = `UPDATE ${table} t SET locked_at = NULL
+     FROM unnest($1::uuid[], $2::timestamptz[]) AS k(id, locked_at)
+     WHERE t.id = k.id AND t.locked_at = k.locked_at`;
   type Row = Record<string, unknown> & { id: string; next_run_at: Date | null; priority: number };
-  let kept: Array<{ row: Row; lockedAt: number }> = [];
+  type Kept = { row: Row; lockedAt: Date };
+  let kept: Kept[] = [];
+  let asked = 0;
+  const unlock = async (jobs: Kept[]) => {
+    if (jobs.length > 0) await query(unlockSql, [jobs.map((k) => k.row.id), jobs.map((k) => k.lockedAt)]);
+  };
   const getNextJobToRun = repository.getNextJobToRun.bind(repository);
   repository.getNextJobToRun = async (...args: unknown[]) => {
     const [name, nextScanAt, lockDeadline, now, options] = args as [string, Date, Date, Date | undefined, { lastModifiedBy?: string } | undefined];
     if (name !== jobName) return getNextJobToRun(...args);
     const lifetimeMs = Date.now() - lockDeadline.getTime();
-    while (kept.length > 0) {
+    const stale: Kept[] = [];
+    let handed: Kept | undefined;
+    while (!handed && kept.length > 0) {
       const next = kept.shift()!;
-      if (Date.now() - next.lockedAt < lifetimeMs / 2) return repository.rowToJob(next.row);
+      if (Date.now() - next.lockedAt.getTime() < lifetimeMs / 2) handed = next;
+      else stale.push(next);
     }
+    // Unlocked now, not left to expire: the scan below (or any worker's) takes them again.
+    await unlock(stale);
+    if (handed) return repository.rowToJob(handed.row);
     const lockTime = now ?? new Date();
-    const limit = Math.max(1, Math.min(MAX_LOCK_BATCH, room()));
-    const rows = (await query(sql, [lockTime, name, nextScanAt, lockDeadline, options?.lastModifiedBy ?? null, limit])).rows as Row[];
+    const limit = Math.max(1, Math.min(MAX_LOCK_BATCH, room() - asked));
+    asked += limit;
+    let rows: Row[];
+    try {
+      rows = (await query(lockSql, [lockTime, name, nextScanAt, lockDeadline, options?.lastModifiedBy ?? null, limit])).rows as Row[];
+    } finally {
+      asked -= limit;
+    }
     // RETURNING does not keep the subquery's order: the fill takes them in Agenda's order.
     rows.sort((a, b) => (a.next_run_at?.getTime() ?? Infinity) - (b.next_run_at?.getTime() ?? Infinity) || b.priority - a.priority);
     // Appended: a fill started by the processEvery poll can overlap one started by a NOTIFY, and what
     // either locked must be handed out, or it would wait for its lock to expire.
-    kept.push(...rows.slice(1).map((row) => ({ row, lockedAt: lockTime.getTime() })));
+    kept.push(...rows.slice(1).map((row) => ({ row, lockedAt: lockTime })));
     return rows.length > 0 ? repository.rowToJob(rows[0]) : undefined;
   };
   return {
     async release() {
-      const ids = kept.map((k) => k.row.id);
+      const jobs = kept;
       kept = [];
-      if (ids.length > 0) await repository.unlockJobs(ids);
+      await unlock(jobs);
     },
   };
 }

@@ -108,7 +108,7 @@ test('lockInBatches: a backlog is locked many jobs per statement, within the loc
   }
 });
 
-test('lockInBatches: a job kept in memory past half its lock lifetime is not handed out, overlapping fills lose no job, and release() unlocks the jobs kept', async () => {
+test('lockInBatches: a job kept in memory past half its lock lifetime is unlocked and locked anew, overlapping fills lose no job, and release() unlocks the jobs kept unless locked elsewhere since', async () => {
   const { PostgresBackend } = await import('@agendajs/postgres-backend');
   const backend = new PostgresBackend({ ensureSchema: false, poolConfig: { connectionString: database.url, max: 2 }, tableName: 'agenda_jobs', channelName: 'canary_kept' });
   const repository = backend.repository as unknown as BatchLockingRepository;
@@ -121,7 +121,7 @@ test('lockInBatches: a job kept in memory past half its lock lifetime is not han
     const queue = (n: number) => sql.query(`INSERT INTO agenda_jobs (name, data, next_run_at, type) SELECT 'canary_kept', jsonb_build_object('i', i), now() - make_interval(secs => 100 - i), 'normal' FROM generate_series(1, $1) i`, [n]);
     const lockedIds = async () => (await sql.query<{ id: string }>(`SELECT id FROM agenda_jobs WHERE name = 'canary_kept' AND locked_at IS NOT NULL ORDER BY id`)).rows.map((r) => r.id);
     const lifetimeMs = 400;
-    const next = () => repository.getNextJobToRun('canary_kept', new Date(Date.now() + 1_000), new Date(Date.now() - lifetimeMs)) as Promise<{ _id: unknown; data: { i: number } } | undefined>;
+    const next = () => repository.getNextJobToRun('canary_kept', new Date(Date.now() + 1_000), new Date(Date.now() - lifetimeMs)) as Promise<{ _id: unknown; data: { i: number }; lockedAt?: Date } | undefined>;
 
     await queue(3);
     const first = await next();
@@ -129,7 +129,10 @@ test('lockInBatches: a job kept in memory past half its lock lifetime is not han
     expect(await lockedIds()).toHaveLength(3); // one statement locked all three
     expect((await next())?.data.i).toBe(2); // from memory
     await new Promise((resolve) => setTimeout(resolve, lifetimeMs / 2 + 50));
-    // The third was kept too long: dropped, not handed out; its lock is still live, so the scan finds nothing.
+    // The third was kept too long: not handed out with its old lock, but unlocked, so the scan locks it anew.
+    const third = await next();
+    expect(third?.data.i).toBe(3);
+    expect(third!.lockedAt!.getTime()).toBeGreaterThan(first!.lockedAt!.getTime() + lifetimeMs / 2);
     expect(await next()).toBeUndefined();
 
     // Two fills at once (a NOTIFY's and the poll's): whatever either statement locked is handed out.
@@ -143,8 +146,11 @@ test('lockInBatches: a job kept in memory past half its lock lifetime is not han
     await queue(4);
     expect((await next())?.data.i).toBe(1);
     expect(await lockedIds()).toHaveLength(4);
+    // One kept job meanwhile locked anew elsewhere (its lock had expired, say): release() leaves it alone.
+    await sql.query(`UPDATE agenda_jobs SET locked_at = now() + interval '1 second' WHERE name = 'canary_kept' AND data->>'i' = '2'`);
     await locks.release();
-    expect(await lockedIds()).toHaveLength(1); // the one handed out stays locked; the three kept are free again
+    // The one handed out and the one locked elsewhere stay locked; the two others kept are free again.
+    expect(await lockedIds()).toHaveLength(2);
   } finally {
     await sql.query(`DELETE FROM agenda_jobs WHERE name = 'canary_kept'`);
     await sql.end();
