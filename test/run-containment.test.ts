@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { QueryTypes } from 'sequelize';
 import { startTestApp, TestApp } from './support/app';
 import { makeUser, TestUser } from './support/factories';
 import { makeRunnableCircuit, ServiceProcess, spawnServiceProcess, startHttpTarget, submitRun, waitForRun } from './support/run-factories';
@@ -159,7 +160,12 @@ test('canceling a RUNNING run whose worker was SIGKILLed ends it EXCEPTION Cance
   };
   const { body } = await submitRun(t, owner.token, hold.adaptorUid, { input: {} });
   await until(() => orphan.length === 1);
+  const { worker_backend_pid: presencePid } = (await CircuitRun.findByPk(body.payload.uid, { attributes: ['worker_backend_pid'] }))!;
   await (await workerRunning(body.payload.uid)).kill('SIGKILL');
+  // The cancel tells a dead worker by its presence backend being gone. The earlier tests left this the
+  // only worker, so nothing else can end the run: wait until PostgreSQL has noticed the death (under
+  // load that took longer than the cancel request, and the run stayed RUNNING).
+  await until(async () => (await t.app.services.sequelize.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1`, { bind: [presencePid], type: QueryTypes.SELECT })).length === 0);
   const res = await t.rest('POST', `/circuit-runs/${body.payload.uid}/cancel`, { token: owner.token });
   const run = res.body.payload.state === 'EXCEPTION' ? res.body.payload : await waitForRun(t, body.payload.uid, owner.token, 20_000);
   expect(run).toMatchObject({ state: 'EXCEPTION', error: { code: 'Canceled' } });
