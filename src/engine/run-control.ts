@@ -3,7 +3,9 @@
  * the failure codes, the abort reason, step events and the budget.
  */
 
-export type RunErrorCode = 'StepFailed' | 'InsufficientCredits' | 'Canceled' | 'DeadlineExceeded' | 'WorkerLost' | 'Internal';
+import type { RunErrorCode } from '../models/CircuitRun';
+
+export type { RunErrorCode };
 
 /** Thrown as AbortSignal reason by the job layer to stop a run. */
 export class RunAborted extends Error {
@@ -16,11 +18,19 @@ export class RunAborted extends Error {
 export interface StepEvent {
   step_id: string;
   kind: string;
-  status: 'started' | 'completed' | 'failed';
+  status: 'started' | 'completed' | 'failed' | 'retrying' | 'waiting';
   started_at: string;
   ended_at?: string;
   credits?: number;
   error?: string;
+  /** retrying: the attempt that failed (1-based) and when the next one starts (DESIGN §9.3). */
+  attempt?: number;
+  retry_at?: string;
+  /** waiting (an approval step, DESIGN §9.4): what the person is asked, and when it times out. */
+  prompt?: string;
+  expires_at?: string;
+  /** completed from the step cache or a durable record (DESIGN §9.5). */
+  cached?: boolean;
 }
 
 /** Sync, cheap, never throws. */
