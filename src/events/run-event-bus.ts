@@ -6,9 +6,10 @@ import type { RunState } from '../models/CircuitRun';
 /**
  * A message about one run. Subscribers re-read what they need: `state` when it changed state, `seq`
  * when events up to it were appended to its log, `cancel` when its owner asked to stop it (heard by
- * the worker running it).
+ * the worker running it), `wake` when one of its approval steps was decided (heard by the worker
+ * running it, which re-reads its waiting steps).
  */
-export interface RunStateEvent { uid: string; state?: RunState; seq?: number; cancel?: boolean }
+export interface RunStateEvent { uid: string; state?: RunState; seq?: number; cancel?: boolean; wake?: boolean }
 
 export type RunEventHandler = (event: RunStateEvent) => void;
 
