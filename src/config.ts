@@ -25,7 +25,10 @@ export interface Config {
   httpStepAllowPrivate: boolean;
   /** Agenda lock lifetime; a run whose worker died is taken over after it. */
   jobLockLifetimeMs: number;
+  /** Runs a worker claims at once (its run-job slots); claiming is quick, executing is detached (RUN_MAX_INFLIGHT). */
   jobConcurrency: number;
+  /** Runs one worker process executes at once, waiting ones included (RUN_MAX_INFLIGHT, DESIGN §9.1). */
+  runMaxInflight: number;
   /** Interval of keep-alive comments on server-sent event streams. */
   sseKeepAliveMs: number;
   /** Time a template/transform step (or any user expression) may run in the sandbox (STEP_CPU_MS). */
@@ -201,6 +204,7 @@ function readConfig(env: NodeJS.ProcessEnv, http: boolean): Config {
     httpStepAllowPrivate: bool(env, 'HTTP_STEP_ALLOW_PRIVATE', false),
     jobLockLifetimeMs: int(env, 'JOB_LOCK_LIFETIME_MS', 60_000, 1000),
     jobConcurrency: int(env, 'JOB_CONCURRENCY', 20, 1, 1000),
+    runMaxInflight: int(env, 'RUN_MAX_INFLIGHT', 10_000, 1, 1_000_000),
     sseKeepAliveMs: int(env, 'SSE_KEEP_ALIVE_MS', 15_000, 50, 600_000),
     stepCpuMs: int(env, 'STEP_CPU_MS', 1000, 10, 60_000),
     stepMemoryMb: int(env, 'STEP_MEMORY_MB', 64, 16, 4096),

@@ -64,3 +64,45 @@ export class ExecutionFailure extends Error {
 export function abortCode(reason: unknown): RunErrorCode {
   return reason instanceof RunAborted ? reason.code : 'Internal';
 }
+
+/** A step as an earlier attempt of the run recorded it (DESIGN §9.2), or an approval's state (§9.4). */
+export interface JournalEntry {
+  status: 'completed' | 'waiting' | 'approved' | 'rejected';
+  kind: string;
+  output: unknown;
+  credits: number;
+  usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  started_at: string;
+  ended_at?: string;
+  prompt?: string;
+  expires_at?: string;
+  decision?: ApprovalDecision;
+}
+
+export interface ApprovalRequest { prompt: string; timeoutSeconds: number; onTimeout: 'approve' | 'reject' }
+
+/** A person's decision on an approval step, or its timeout's (`timed_out`). */
+export interface ApprovalDecision {
+  approved: boolean;
+  comment: string | null;
+  data: Record<string, unknown> | null;
+  resolved_at: string;
+  timed_out?: boolean;
+}
+
+/**
+ * The durable record of a run's steps, kept by the job layer. Paths name steps across embedded runs
+ * (`outer/inner`). Absent in contexts that run nothing durable (metrics, tests of the engine alone).
+ */
+export interface StepJournal {
+  /** What an earlier attempt recorded at this path, if anything. */
+  recorded(path: string): JournalEntry | undefined;
+  /** Records a completed step; resolves once it is durable (never rejects for a run that moved on). */
+  complete(path: string, record: { kind: string; output: unknown; started_at: string; ended_at: string; credits: number; usage?: JournalEntry['usage'] }): Promise<void>;
+  /**
+   * Waits until the approval step at `path` is decided (by a person or its timeout), holding nothing
+   * but memory meanwhile; `onWaiting` is called once, when it first starts waiting. Rejects with the
+   * signal's reason when the run is stopped.
+   */
+  waitForApproval(path: string, request: ApprovalRequest, signal: AbortSignal, onWaiting: (entry: JournalEntry) => void): Promise<ApprovalDecision>;
+}

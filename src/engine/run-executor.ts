@@ -81,34 +81,46 @@ export async function executeDefinition(definition: CircuitDefinition, input: un
         if (tally.steps > budget.maxSteps) {
           return stepFailed(step, new StepError(step.id, `the run reached its limit of ${budget.maxSteps} steps (embedded runs included)`));
         }
-        const startedAt = new Date().toISOString();
+        // Finished by an earlier attempt of this run (its worker died): its recorded output is reused,
+        // with no second upstream call, charge or `started` event (DESIGN §9.2).
+        const path = `${context.path ?? ''}${step.id}`;
+        // An approval an earlier attempt left waiting goes on waiting, also without a second `started`.
+        const recorded = context.journal?.recorded(path);
+        const reused = kind.durable && recorded?.status === 'completed' ? recorded : undefined;
+        const startedAt = recorded?.started_at ?? new Date().toISOString();
         running.set(step.id, { kind: step.kind, startedAt });
-        observer?.step({ step_id: step.id, kind: step.kind, status: 'started', started_at: startedAt });
+        if (!recorded) observer?.step({ step_id: step.id, kind: step.kind, status: 'started', started_at: startedAt });
         const stepContext: StepContext = { ...context, tally, signal: controller.signal, input, steps: scopeSteps, runDefinition: executeDefinition };
         Promise.resolve()
-          .then(() => kind.execute(step, stepContext))
-          .then((result) => {
+          .then(() => (reused ? null : kind.execute(step, stepContext)))
+          .then(async (result) => {
             if (failed) return;
-            if (step.kind !== 'circuit') tally.outputBytes += jsonBytes(result.output); // an embedded run counted its own steps
+            const output = reused ? reused.output : result!.output;
+            if (step.kind !== 'circuit') tally.outputBytes += jsonBytes(output); // an embedded run counted its own steps
             if (tally.outputBytes > budget.maxResultBytes) {
               throw new StepError(step.id, `the run's result would be larger than ${budget.maxResultBytes} bytes`);
             }
+            const usage = reused ? reused.usage : result!.usage
+              && { prompt_tokens: result!.usage.promptTokens, completion_tokens: result!.usage.completionTokens, total_tokens: result!.usage.totalTokens };
+            const record: StepRecord = {
+              kind: step.kind,
+              output,
+              started_at: startedAt,
+              ended_at: reused?.ended_at ?? new Date().toISOString(),
+              credits: reused ? reused.credits : result!.credits,
+              ...(usage ? { usage } : {}),
+            };
+            if (kind.durable && !reused && context.journal) {
+              await context.journal.complete(path, record).catch((error: unknown) =>
+                context.services.log.warn({ err: error, run: context.run.uid, step: path }, 'could not record a completed step'));
+              if (failed) return;
+            }
             running.delete(step.id);
             finished++;
-            credits += result.credits;
-            scopeSteps[step.id] = { output: result.output };
-            const endedAt = new Date().toISOString();
-            records[step.id] = {
-              kind: step.kind,
-              output: result.output,
-              started_at: startedAt,
-              ended_at: endedAt,
-              credits: result.credits,
-              ...(result.usage
-                ? { usage: { prompt_tokens: result.usage.promptTokens, completion_tokens: result.usage.completionTokens, total_tokens: result.usage.totalTokens } }
-                : {}),
-            };
-            observer?.step({ step_id: step.id, kind: step.kind, status: 'completed', started_at: startedAt, ended_at: endedAt, credits: result.credits });
+            credits += record.credits;
+            scopeSteps[step.id] = { output };
+            records[step.id] = record;
+            if (!reused) observer?.step({ step_id: step.id, kind: step.kind, status: 'completed', started_at: startedAt, ended_at: record.ended_at, credits: record.credits });
             launch();
           })
           .catch((error: unknown) => stepFailed(step, error));

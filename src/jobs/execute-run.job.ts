@@ -1,28 +1,25 @@
-import os from 'node:os';
 import type { Job } from 'agenda' with { 'resolution-mode': 'import' };
 import { evaluateExpression } from '../engine/expression';
 import type { SandboxLimits } from '../sandbox/sandbox';
 import { ExecutionFailure, executeDefinition, type ExecutionResult } from '../engine/run-executor';
 import { isUid } from '../ids';
-import { CircuitRun, isTerminal, RUN_ERROR_CODES, type RunError, type RunErrorCode } from '../models/CircuitRun';
+import { CircuitRun, RUN_ERROR_CODES, type RunError, type RunErrorCode } from '../models/CircuitRun';
 import type { MetricExpression } from '../models/CircuitMetric';
 import type { Services } from '../services';
 import type { ExecuteRunData } from './agenda';
 import { holdCredits, RUN_BASE_CREDITS } from '../credits/holds';
-import { RunAborted, type RunBudget, type RunObserver } from '../engine/run-control';
+import { RunAborted, type JournalEntry, type RunBudget, type RunObserver } from '../engine/run-control';
 import { RunEventRecorder } from './run-event-recorder';
 import { runLifecycleHooks, type HookedRun } from './run-hooks';
 import { findUnstorableText } from './storable-json';
-import { claimRun, ClaimedRun, finishRun, heartbeatRun, RunEnding, type RunCharge, type WorkerIdentity } from './run-transitions';
+import { ClaimedRun, finishRun, RunEnding, type RunCharge, type WorkerIdentity } from './run-transitions';
+import { loadStepJournal, runJournal } from '../runs/step-journal';
 
 /** A run is executed at most this many times (attempts are counted at claim, before executing); the next claim ends it WorkerLost. */
 export const MAX_ATTEMPTS = 3;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** How this worker process identifies itself on the runs it claims (see claimRun). */
 export interface RunWorkerIdentity { current(): WorkerIdentity }
-const anonymousWorker: RunWorkerIdentity = { current: () => ({ name: `${os.hostname()}:${process.pid}`, backendPid: null }) };
 
 /** Metric values of a completed run: each named JSONata expression over `{input, output, steps}`. */
 export async function computeMetrics(metrics: MetricExpression[], input: unknown, result: ExecutionResult, limits?: SandboxLimits): Promise<Record<string, unknown>> {
@@ -127,10 +124,56 @@ function deadlineOf(claim: ClaimedRun, defaultSeconds: number): { at: number; se
   return { at, seconds: Math.round((at - new Date(claim.created_at).getTime()) / 1000) };
 }
 
-/** Executes a claimed run and ends it; false when the end was refused (the run was not this attempt's any more). */
-async function executeClaimed(services: Services, claim: ClaimedRun, touch: () => Promise<void>): Promise<boolean> {
+/** The abort reason of a run that a stopping worker gives back unfinished (another attempt goes on with it). */
+export class RunHandedBack extends Error {
+  constructor() {
+    super('the worker is stopping; the run goes on elsewhere');
+    this.name = 'RunHandedBack';
+  }
+}
+
+/** A run's deadline timer, paused while an approval step waits (DESIGN §9.4). */
+class RunDeadline {
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private at: number, private readonly onPassed: () => void, private paused: boolean) {
+    if (!paused) this.arm();
+  }
+
+  passed(): boolean { return !this.paused && this.at <= Date.now(); }
+
+  pause(): void {
+    this.paused = true;
+    clearTimeout(this.timer);
+  }
+
+  resume(at: Date): void {
+    this.at = at.getTime();
+    this.paused = false;
+    this.arm();
+  }
+
+  stop(): void { clearTimeout(this.timer); }
+
+  private arm(): void {
+    clearTimeout(this.timer);
+    // setTimeout holds at most ~24.8 days; deadlines are at most an hour (plus pauses) away.
+    this.timer = setTimeout(this.onPassed, Math.min(2 ** 31 - 1, Math.max(0, this.at - Date.now())));
+  }
+}
+
+/** How an attempt of a run ended for this worker. */
+export type AttemptOutcome = 'ended' | 'refused' | 'handedBack';
+
+/**
+ * Executes a claimed run and ends it. `control` is the attempt's abort controller, held by the
+ * worker's in-flight set (src/runs/inflight-runs.ts): cancel, losing the run, or a stopping worker
+ * abort it. 'refused': the end was refused (the run was not this attempt's any more).
+ */
+export async function executeClaimed(services: Services, claim: ClaimedRun, control: AbortController): Promise<AttemptOutcome> {
   const { log, sequelize, config } = services;
   const base = { uid: claim.uid, attempt: claim.attempt };
+  const ended = async (ending: RunEnding): Promise<AttemptOutcome> => ((await endRun(services, ending, claim)) ? 'ended' : 'refused');
   if (claim.attempt === 1) {
     if (!services.runEvents.sqlChannel) await services.runEvents.publish({ uid: claim.uid, state: 'RUNNING' }).catch((error: unknown) =>
       log.warn({ err: error, run: claim.uid }, 'could not publish run state'));
@@ -138,37 +181,25 @@ async function executeClaimed(services: Services, claim: ClaimedRun, touch: () =
   } else {
     log.warn({ run: claim.uid, attempt: claim.attempt }, 'taking over a run whose worker is gone');
   }
-  const deadline = deadlineOf(claim, config.runDeadlineSeconds);
-  if (claim.attempt > MAX_ATTEMPTS) {
-    return endRun(services, failedEnding(base, { code: 'WorkerLost', message: `The run stopped its worker ${claim.attempt - 1} times; it is not retried again` }), claim);
+  const deadlineAt = deadlineOf(claim, config.runDeadlineSeconds);
+  const crashes = claim.attempt - 1 - Number(claim.handed_back ?? 0);
+  if (crashes >= MAX_ATTEMPTS) {
+    return ended(failedEnding(base, { code: 'WorkerLost', message: `The run stopped its worker ${crashes} times; it is not retried again` }));
   }
-  if (claim.cancel_requested_at) return endRun(services, failedEnding(base, abortedError('Canceled')), claim);
-  if (deadline.at <= Date.now()) return endRun(services, failedEnding(base, abortedError('DeadlineExceeded', deadline.seconds)), claim);
+  if (claim.cancel_requested_at) return ended(failedEnding(base, abortedError('Canceled')));
+  if (!claim.paused_at && deadlineAt.at <= Date.now()) return ended(failedEnding(base, abortedError('DeadlineExceeded', deadlineAt.seconds)));
   const plan = claim.definition ? { definition: claim.definition, metrics: claim.metrics } : null;
-  if (!plan) return endRun(services, failedEnding(base, { code: 'Internal', message: 'The circuit version of this run no longer exists' }), claim);
+  if (!plan) return ended(failedEnding(base, { code: 'Internal', message: 'The circuit version of this run no longer exists' }));
 
-  const controller = new AbortController();
-  const abort = (reason: unknown) => { if (!controller.signal.aborted) controller.abort(reason); };
+  const abort = (reason: unknown) => { if (!control.signal.aborted) control.abort(reason); };
   const unsubscribe = services.runEvents.subscribe(claim.uid, (message) => { if (message.cancel) abort(new RunAborted('Canceled')); });
-  const deadlineTimer = setTimeout(() => abort(new RunAborted('DeadlineExceeded')), Math.max(0, deadline.at - Date.now()));
-  const beat = setInterval(() => {
-    void (async () => {
-      try {
-        const { held, cancel } = await heartbeatRun(sequelize, claim.uid, claim.attempt);
-        if (!held) abort(new Error('lost the run to another worker'));
-        else if (cancel) abort(new RunAborted('Canceled'));
-        await touch();
-      } catch (error) {
-        log.warn({ err: error, run: claim.uid }, 'run heartbeat failed');
-      }
-    })();
-  }, Math.max(200, Math.floor(config.jobLockLifetimeMs / 4)));
-  beat.unref();
+  const deadline = new RunDeadline(deadlineAt.at, () => abort(new RunAborted('DeadlineExceeded')), claim.paused_at !== null);
   const recorder = new RunEventRecorder(services, claim.uid, claim.attempt, claim);
 
   let ending: RunEnding;
   try {
-    // The run's budget (DESIGN §8) and its observer, which feeds the event log.
+    const entries = claim.attempt > 1 ? await loadStepJournal(sequelize, claim.uid) : new Map<string, JournalEntry>();
+    // The run's budget (DESIGN §8), its observer, which feeds the event log, and its step journal (§9.2).
     const budget: RunBudget = {
       maxSteps: config.runMaxSteps,
       maxResultBytes: config.runMaxResultBytes,
@@ -177,10 +208,14 @@ async function executeClaimed(services: Services, claim: ClaimedRun, touch: () =
     const context = {
       services,
       run: { uid: claim.uid, userUid: claim.user_uid, circuitUid: claim.circuit_uid, versionUid: claim.circuit_version_uid },
-      signal: controller.signal,
+      signal: control.signal,
       depth: 0,
       observer: recorder satisfies RunObserver,
       budget,
+      journal: runJournal({
+        sequelize, runEvents: services.runEvents, runUid: claim.uid, attempt: claim.attempt,
+        defaultDeadlineSeconds: config.runDeadlineSeconds, entries, deadline,
+      }),
     };
     const result = await executeDefinition(plan.definition, claim.input, context);
     const metrics = plan.metrics?.length
@@ -194,50 +229,35 @@ async function executeClaimed(services: Services, claim: ClaimedRun, touch: () =
       cost: RUN_BASE_CREDITS + result.credits,
     }, result);
   } catch (error) {
-    const failed = errorOf(error, controller.signal, deadline.seconds);
+    if (control.signal.reason instanceof RunHandedBack) {
+      await recorder.flush();
+      return 'handedBack';
+    }
+    const failed = errorOf(error, control.signal, deadlineAt.seconds);
     ending = failedEnding(base, failed.error, failed.credits, error instanceof Error ? error.message : String(error));
   } finally {
-    clearInterval(beat);
-    clearTimeout(deadlineTimer);
+    deadline.stop();
     unsubscribe();
   }
   const events = await recorder.closeForEnding();
   try {
-    return await endRun(services, { ...ending, events }, claim);
+    return await ended({ ...ending, events });
   } catch (error) {
     // A value jsonb rejects that the check above did not foresee: end the run now rather than on every retry.
     if (ending.state !== 'COMPLETED' || !String((error as { code?: unknown }).code ?? '').startsWith('22')) throw error;
-    return endRun(services, { ...failedEnding(base, { code: 'StepFailed', message: "The run's result cannot be stored" }, Number(ending.cost) - RUN_BASE_CREDITS, String(error)), events }, claim);
+    return ended({ ...failedEnding(base, { code: 'StepFailed', message: "The run's result cannot be stored" }, Number(ending.cost) - RUN_BASE_CREDITS, String(error)), events });
   }
 }
+
+/** What takes a run off the queue: the worker's in-flight set (src/runs/inflight-runs.ts). */
+export interface RunTaker { take(uid: string): Promise<void> }
 
 /**
- * Executes one run, idempotently: Agenda delivers at least once, so the run is claimed first
- * (PROVISIONED → RUNNING, or a takeover when its worker is gone). A run that is terminal is left
- * alone; one held by a live worker is waited on, and taken over if that worker goes away.
+ * The Agenda handler for `executeRun` jobs: hands the run to the worker's in-flight set, which claims
+ * it and executes it detached from the job. The job ends once the run is claimed (or found terminal,
+ * or held by a live worker), so a run that waits holds no job slot (DESIGN §9.1).
  */
-export async function processRun(services: Services, uid: string, touch: () => Promise<void> = async () => {}, worker: RunWorkerIdentity = anonymousWorker): Promise<void> {
-  const lease = services.config.jobLockLifetimeMs;
-  const giveUpAt = Date.now() + 3 * lease;
-  for (;;) {
-    const claim = await claimRun(services.sequelize, uid, lease, services.runEvents.sqlChannel, worker.current());
-    if (claim && (await executeClaimed(services, claim, touch))) return;
-    const run = await CircuitRun.findByPk(uid, { attributes: ['uid', 'state'] });
-    if (!run || isTerminal(run.state)) return;
-    // A refused end of a run that is PROVISIONED again: a crash of PostgreSQL rolled the claim back
-    // (claims commit asynchronously, src/db/async-commit.ts), so it is claimed and executed anew.
-    if (claim) {
-      if (run.state === 'PROVISIONED') continue;
-      return; // taken over by another worker
-    }
-    if (Date.now() > giveUpAt) return; // still held by a live worker; the sweeper checks it again later
-    await sleep(run.state === 'PROVISIONED' ? 10 : Math.max(100, lease / 4));
-    await touch().catch(() => {});
-  }
-}
-
-/** The Agenda handler for `executeRun` jobs. */
-export function executeRunHandler(services: Services, worker: RunWorkerIdentity = anonymousWorker) {
+export function executeRunHandler(services: Services, runs: RunTaker) {
   return async (job: Job<ExecuteRunData>): Promise<void> => {
     const uid = job.attrs.data?.runUid;
     if (!isUid(uid)) {
@@ -245,7 +265,7 @@ export function executeRunHandler(services: Services, worker: RunWorkerIdentity 
       return;
     }
     try {
-      await processRun(services, uid, () => job.touch(), worker);
+      await runs.take(uid);
     } catch (error) {
       // Left to the lock expiry / sweeper: the run is re-delivered and claimed again.
       services.log.error({ err: error, run: uid }, 'run execution failed unexpectedly');

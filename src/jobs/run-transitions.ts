@@ -35,6 +35,10 @@ export interface ClaimedRun {
   metrics: MetricExpression[] | null;
   /** The events the run's webhook wants (null: no webhook), for the run hooks. */
   webhook_events: string[] | null;
+  /** Attempts that stopping workers gave back unfinished (not counted by poison containment). */
+  handed_back: number;
+  /** Set while an approval step holds the run: its deadline is paused (DESIGN §9.4). */
+  paused_at: Date | null;
 }
 
 /** Who claims: shown in `circuit_runs.worker`, and the backend pid of its presence connection (see migration 0005). */
@@ -86,7 +90,7 @@ async function claimRuns(sequelize: Sequelize, uids: string[], { staleAfterMs, n
           AND (state = 'PROVISIONED'
                OR (state = 'RUNNING' AND (heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $2))
                    AND (worker_backend_pid IS NULL OR NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = worker_backend_pid))))
-        RETURNING uid, user_uid, circuit_uid, circuit_version_uid, input, attempt, deadline_at, created_at, cancel_requested_at, webhook_events, ${ASYNC_COMMIT_COLUMN})
+        RETURNING uid, user_uid, circuit_uid, circuit_version_uid, input, attempt, deadline_at, created_at, cancel_requested_at, webhook_events, handed_back, paused_at, ${ASYNC_COMMIT_COLUMN})
      SELECT claimed.*, v.definition, m.metrics${notifyChannel ? `,
             CASE WHEN claimed.attempt = 1 THEN pg_notify($5, json_build_object('uid', claimed.uid, 'state', 'RUNNING')::text) END AS notified` : ''}
        FROM claimed
@@ -98,16 +102,68 @@ async function claimRuns(sequelize: Sequelize, uids: string[], { staleAfterMs, n
   return new Map(rows.map((row) => [row.uid, row]));
 }
 
+/** A run this worker holds, as its heartbeat names it. */
+export interface HeldAttempt { uid: string; attempt: number }
+
 /**
- * Keeps a claim alive; `held` is false when the run is no longer this attempt's (taken over or
- * ended); `cancel` when its owner asked to stop it (a cancel message the worker missed).
+ * Keeps every claim of one worker alive in one statement (DESIGN §9.1: a worker holds thousands of
+ * runs), and writes its current presence backend on them (it changes when that connection is
+ * re-made). Answers the runs still held by these attempts, with whether their owner asked to stop
+ * them (a cancel message the worker missed); a run missing from the answer is no longer this worker's.
  */
-export async function heartbeatRun(sequelize: Sequelize, uid: string, attempt: number): Promise<{ held: boolean; cancel: boolean }> {
-  const rows = await sequelize.query<{ cancel: boolean }>(
-    `UPDATE circuit_runs SET heartbeat_at = now() WHERE uid = $1 AND state = 'RUNNING' AND attempt = $2 RETURNING cancel_requested_at IS NOT NULL AS cancel, ${ASYNC_COMMIT_COLUMN}`,
-    { bind: [uid, attempt], type: QueryTypes.SELECT },
+export async function heartbeatRuns(sequelize: Sequelize, held: readonly HeldAttempt[], backendPid: number | null): Promise<Map<string, { cancel: boolean }>> {
+  if (held.length === 0) return new Map();
+  const rows = await preparedQuery<{ uid: string; cancel: boolean }>(
+    sequelize,
+    `UPDATE circuit_runs r SET heartbeat_at = now(), worker_backend_pid = COALESCE($3, r.worker_backend_pid)
+       FROM unnest($1::uuid[], $2::int[]) AS h(uid, attempt)
+      WHERE r.uid = h.uid AND r.attempt = h.attempt AND r.state = 'RUNNING'
+      RETURNING r.uid, r.cancel_requested_at IS NOT NULL AS cancel, ${ASYNC_COMMIT_COLUMN}`,
+    [held.map((h) => h.uid), held.map((h) => h.attempt), backendPid],
   );
-  return { held: rows.length === 1, cancel: rows[0]?.cancel === true };
+  return new Map(rows.map((row) => [row.uid, { cancel: row.cancel }]));
+}
+
+/**
+ * A stopping worker gives back the runs it still holds: each is claimable at once by any worker (no
+ * heartbeat, no presence), and the attempt is not counted against poison containment. Returns the
+ * runs given back, for their jobs to be queued again.
+ */
+export async function handBackRuns(sequelize: Sequelize, held: readonly HeldAttempt[]): Promise<string[]> {
+  if (held.length === 0) return [];
+  const rows = await preparedQuery<{ uid: string }>(
+    sequelize,
+    `UPDATE circuit_runs r SET heartbeat_at = NULL, worker_backend_pid = NULL, handed_back = r.handed_back + 1, enqueued_at = now()
+       FROM unnest($1::uuid[], $2::int[]) AS h(uid, attempt)
+      WHERE r.uid = h.uid AND r.attempt = h.attempt AND r.state = 'RUNNING'
+      RETURNING r.uid`,
+    [held.map((h) => h.uid), held.map((h) => h.attempt)],
+  );
+  return rows.map((row) => row.uid);
+}
+
+/**
+ * RUNNING runs whose worker is gone (its presence backend no longer exists, or it never had one and
+ * its heartbeat is older than `staleAfterMs`) and that were not queued again within `staleAfterMs`:
+ * marked queued now and returned, for their jobs to be queued again. What makes a crashed worker's
+ * runs move on within seconds, now that a run's job ends once the run is claimed.
+ */
+export async function claimOrphanedRuns(sequelize: Sequelize, staleAfterMs: number, limit = 500): Promise<string[]> {
+  const rows = await sequelize.query<{ uid: string }>(
+    `UPDATE circuit_runs SET enqueued_at = now()
+      WHERE uid IN (
+        SELECT uid FROM circuit_runs
+         WHERE state = 'RUNNING'
+           AND (heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $1))
+           AND (worker_backend_pid IS NULL OR NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = worker_backend_pid))
+           AND (enqueued_at IS NULL OR enqueued_at < now() - make_interval(secs => $1))
+         ORDER BY created_at
+         LIMIT $2
+         FOR UPDATE SKIP LOCKED)
+      RETURNING uid`,
+    { bind: [staleAfterMs / 1000, limit], type: QueryTypes.SELECT },
+  );
+  return rows.map((r) => r.uid);
 }
 
 export interface RunEnding {
@@ -215,6 +271,7 @@ export async function findOverdueRuns(sequelize: Sequelize, defaultDeadlineSecon
     `SELECT uid, state, attempt FROM circuit_runs
       WHERE state IN ('PROVISIONED', 'RUNNING')
         AND COALESCE(deadline_at, created_at + make_interval(secs => $1)) < now()
+        AND paused_at IS NULL
         AND (state = 'PROVISIONED'
              OR heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $2)
              OR COALESCE(deadline_at, created_at + make_interval(secs => $1)) < now() - make_interval(secs => $3))

@@ -5,7 +5,8 @@ import type { Services } from '../services';
 import { createRunEventBus, type RunEventBus } from '../events/run-event-bus';
 import { createRunQueue, type RunQueue } from './agenda';
 import { abortedError, endRun, executeRunHandler, failedEnding } from './execute-run.job';
-import { claimRunsToRequeue, findOverdueRuns } from './run-transitions';
+import { claimOrphanedRuns, claimRunsToRequeue, findOverdueRuns } from './run-transitions';
+import { InflightRuns } from '../runs/inflight-runs';
 import { startWorkerPresence } from './worker-presence';
 import { pruneRunEvents } from '../events/run-event-log';
 import { deliverWebhookJob, startWebhookSweeper } from '../webhooks/webhook-jobs';
@@ -33,6 +34,9 @@ export interface RunRuntimeOptions {
   worker: boolean;
 }
 
+/** How long a stopping worker waits for its runs to end before giving the rest back. */
+export const RUN_DRAIN_MS = 5_000;
+
 /** How long a PROVISIONED run may wait unqueued, and how long any in-flight run may look stuck, before the sweeper queues it again. */
 export function sweepTimings(lockLifetimeMs: number) {
   return { graceMs: Math.max(10_000, lockLifetimeMs), stuckAfterMs: Math.max(5 * 60_000, 5 * lockLifetimeMs), everyMs: Math.max(5_000, lockLifetimeMs) };
@@ -49,12 +53,18 @@ export async function startRunRuntime(options: RunRuntimeOptions): Promise<RunRu
   const servicesReady = new Promise<Services>((resolve) => { attached = resolve; });
   let runQueue: RunQueue;
   let presence: Awaited<ReturnType<typeof startWorkerPresence>> | undefined;
+  let inflight: InflightRuns | undefined;
   try {
     if (worker) presence = await startWorkerPresence(databaseUrl, log);
     const identity = presence;
+    const inflightReady = identity
+      ? servicesReady.then((services) => (inflight = new InflightRuns({
+        services, worker: identity, maxInflight: config.runMaxInflight, heartbeatEveryMs: Math.max(200, Math.floor(config.jobLockLifetimeMs / 4)),
+      })))
+      : undefined;
     runQueue = await createRunQueue(
       { config, databaseUrl, log },
-      identity ? async (job) => executeRunHandler(await servicesReady, identity)(job) : undefined,
+      inflightReady ? async (job) => executeRunHandler(await servicesReady, await inflightReady)(job) : undefined,
       worker ? [deliverWebhookJob(servicesReady), fireScheduleJob(servicesReady)] : [],
     );
   } catch (error) {
@@ -69,6 +79,9 @@ export async function startRunRuntime(options: RunRuntimeOptions): Promise<RunRu
   const sweep = async () => {
     const { graceMs, stuckAfterMs } = sweepTimings(config.jobLockLifetimeMs);
     try {
+      const orphans = await claimOrphanedRuns(sequelize, config.jobLockLifetimeMs);
+      for (const uid of orphans) await runQueue.enqueue(uid);
+      if (orphans.length > 0) log.warn({ runs: orphans.length }, 'queued runs again whose worker is gone');
       const uids = await claimRunsToRequeue(sequelize, graceMs, stuckAfterMs);
       for (const uid of uids) await runQueue.enqueue(uid);
       if (uids.length > 0) log.warn({ runs: uids.length }, 'queued runs again that were never queued or looked stuck');
@@ -93,13 +106,17 @@ export async function startRunRuntime(options: RunRuntimeOptions): Promise<RunRu
       attached(services);
       if (!worker) return;
       stopBackground.push(startWebhookSweeper(services), startScheduleReconciler(services));
-      sweeper = setInterval(() => { sweeping ??= sweep().finally(() => { sweeping = undefined; }); }, sweepTimings(config.jobLockLifetimeMs).everyMs);
+      const sweepNow = () => { sweeping ??= sweep().finally(() => { sweeping = undefined; }); };
+      sweeper = setInterval(sweepNow, sweepTimings(config.jobLockLifetimeMs).everyMs);
       sweeper.unref();
+      // At start too: the runs of a worker that died (this process's previous life, say) go on at once.
+      sweepNow();
     },
     async close() {
       if (sweeper) clearInterval(sweeper);
       await sweeping;
       await Promise.all(stopBackground.map((stop) => stop()));
+      await inflight?.close(RUN_DRAIN_MS);
       await runQueue.close();
       await presence?.close();
       await runEvents.close();

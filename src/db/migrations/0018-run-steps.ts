@@ -7,6 +7,8 @@ import type { Migration } from './migration';
  * (§9.4) is a row from the moment it starts waiting until a person (or its timeout) decides.
  * `path` is the step id, prefixed by the embedding step ids inside embedded runs (`outer/inner`).
  * `circuit_runs.paused_at`: since when an approval has held the run; the deadline does not run meanwhile.
+ * `circuit_runs.handed_back`: attempts that a stopping worker gave back unfinished (a restart, not a
+ * crash), which poison containment (MAX_ATTEMPTS) does not count.
  */
 export const runSteps: Migration = {
   name: '0018-run-steps',
@@ -29,8 +31,10 @@ CREATE TABLE circuit_run_steps (
   PRIMARY KEY (run_uid, path)
 );
 ALTER TABLE circuit_runs ADD COLUMN paused_at timestamptz;
+ALTER TABLE circuit_runs ADD COLUMN handed_back integer NOT NULL DEFAULT 0;
 `,
   down: `
+ALTER TABLE circuit_runs DROP COLUMN handed_back;
 ALTER TABLE circuit_runs DROP COLUMN paused_at;
 DROP TABLE circuit_run_steps;
 `,

@@ -18,6 +18,7 @@ export function isJsonMimeType(mimeType: string | null | undefined): boolean {
  */
 export const blobStep = defineStepKind({
   kind: 'blob',
+  durable: true,
   summary: 'Reads a stored blob; the output is its content as text, parsed when the blob is JSON.',
   fields: { blob_uid: templateField('The uid of the blob.') },
   required: ['blob_uid'],

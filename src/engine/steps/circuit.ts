@@ -20,6 +20,7 @@ export const EMBEDDED_RUN_BASE_CREDITS = 1;
  */
 export const circuitStep = defineStepKind({
   kind: 'circuit',
+  durable: true,
   summary: "Runs another circuit (embeds it); the output is the embedded run's result_blob. Costs 1 credit plus the embedded run's steps.",
   fields: {
     circuit_uid: { type: 'string', description: 'The circuit to run.', 'x-message': 'must be a circuit uid' },
@@ -56,6 +57,8 @@ export const circuitStep = defineStepKind({
         signal: ctx.signal,
         budget: ctx.budget,
         tally: ctx.tally,
+        journal: ctx.journal,
+        path: `${ctx.path ?? ''}${step.id}/`,
         depth: ctx.depth + 1,
         run: { ...ctx.run, circuitUid: circuit.uid, versionUid: version.uid },
       });

@@ -72,6 +72,7 @@ function send(url: URL, method: string, headers: Record<string, string>, body: s
  */
 export const httpStep = defineStepKind({
   kind: 'http',
+  durable: true,
   summary: 'Calls a URL; the output is the response body, parsed when it is JSON. A non-2xx answer fails the step. Only public addresses; 1 MiB, 30 s; redirects are not followed.',
   fields: {
     method: { enum: [...HTTP_METHODS], description: 'The HTTP method.', 'x-message': `must be one of ${HTTP_METHODS.join(', ')}` },

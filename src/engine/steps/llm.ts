@@ -75,6 +75,7 @@ function modelFailure(error: unknown, ctx: StepContext): string {
  */
 export const llmStep = defineStepKind({
   kind: 'llm',
+  durable: true,
   summary: `Asks a chat model (OpenAI-compatible endpoint) for a reply; the output is the reply text. Usage is recorded; 1 credit per started 1,000 tokens; max_tokens defaults to ${LLM_DEFAULT_MAX_TOKENS}.`,
   fields: {
     model: { type: 'string', pattern: '\\S', description: 'The model name.', 'x-message': 'must be a non-empty string' },

@@ -1,3 +1,4 @@
+import { approvalStep } from './approval';
 import { blobStep } from './blob';
 import { circuitStep } from './circuit';
 import { httpStep } from './http';
@@ -7,7 +8,7 @@ import { transformStep } from './transform';
 import type { StepKindModule } from './types';
 
 /** Every step kind (DESIGN §4), in the order the definition schema documents them. A new kind: one module, one line here. */
-const KINDS = [templateStep, transformStep, llmStep, httpStep, circuitStep, blobStep] as const;
+const KINDS = [templateStep, transformStep, llmStep, httpStep, circuitStep, blobStep, approvalStep] as const;
 
 export type StepKind = (typeof KINDS)[number]['kind'];
 export const STEP_KINDS: StepKind[] = KINDS.map((k) => k.kind);

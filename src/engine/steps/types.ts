@@ -1,7 +1,7 @@
 import type { Services } from '../../services';
 import type { SandboxLimits } from '../../sandbox/sandbox';
 import type { CircuitDefinition, StepDefinition } from '../definition';
-import type { RunBudget, RunErrorCode, RunObserver } from '../run-control';
+import type { RunBudget, RunErrorCode, RunObserver, StepJournal } from '../run-control';
 
 /** Counted over a whole run, embedded runs included (one object shared by every level). */
 export interface RunTally {
@@ -38,6 +38,10 @@ export interface ExecutionContext {
   budget: RunBudget;
   /** Set by the executor at depth 0 and shared with embedded runs. */
   tally?: RunTally;
+  /** The run's durable step record (DESIGN §9.2), shared with embedded runs. */
+  journal?: StepJournal;
+  /** Prefix of this level's step paths in the journal: '' at the top, `<step id>/` inside an embedded run. */
+  path?: string;
 }
 
 /** What a step sees: the run's input, the outputs of steps already finished, and the services. */
@@ -103,6 +107,12 @@ export interface StepKindModule<K extends string = string> {
   fields: Record<string, FieldSchema>;
   required: string[];
   execute: StepExecutor;
+  /**
+   * The step has an effect outside the run (an upstream call, a read, an embedded run): its output is
+   * recorded as it completes, and an attempt after a worker's death reuses it instead of executing it
+   * again (DESIGN §9.2). Steps that only compute over the run's data are executed again.
+   */
+  durable?: boolean;
   /** What the step does, in words (explain), without the inputs it reads (added by explain). */
   describe(step: StepDefinition, helpers: DescribeHelpers): string;
 }
