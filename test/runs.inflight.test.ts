@@ -1,6 +1,6 @@
 import { startTestApp, TestApp } from './support/app';
 import { makeUser } from './support/factories';
-import { makeRunnableCircuit, ServiceProcess, spawnServiceProcess, startHoldingTarget, submitRun, waitForRun } from './support/run-factories';
+import { makeRunnableCircuit, ServiceProcess, spawnServiceProcess, startHoldingTarget, startHttpTarget, submitRun, waitForRun } from './support/run-factories';
 import { CircuitRun } from '../src/models/CircuitRun';
 
 jest.setTimeout(90_000);
@@ -37,7 +37,7 @@ describe('a worker that stops with runs in flight', () => {
   test('gives them back: the next worker goes on at once from their journal, not counting the stop as a crash', async () => {
     const owner = await makeUser({ credits: 10 });
     let firstCalls = 0;
-    const counting = await (await import('./support/run-factories')).startHttpTarget((_req, res) => {
+    const counting = await startHttpTarget((_req, res) => {
       firstCalls++;
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"n":1}');
     });

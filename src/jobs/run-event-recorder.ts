@@ -12,6 +12,7 @@ const FLUSH_AT = 200;
  * Collects a run's step and output events from the engine and appends them to the run's log in
  * batches (one statement per FLUSH_EVERY_MS at most), merging consecutive output deltas of a step.
  * Memory per run is the unflushed batch only. Flushes are serialized, so seqs follow call order.
+ * The run's hooks hear of a step event once it is logged, with its `seq` (webhook `step` messages).
  */
 export class RunEventRecorder implements RunObserver {
   private pending: PendingRunEvent[] = [];
@@ -23,7 +24,19 @@ export class RunEventRecorder implements RunObserver {
 
   step(event: StepEvent): void {
     this.push({ kind: 'step', data: { ...event } });
-    if (this.hooked && !this.closed) runLifecycleHooks.step(this.services, this.hooked, event);
+  }
+
+  /** Whether the run's hooks want its step events (then they are told each one's seq once it is logged). */
+  private get hooksWantSteps(): boolean {
+    return Boolean(this.hooked?.webhook_events?.includes('step'));
+  }
+
+  /** Step events of a batch whose last event got `lastSeq`, with their own seqs, to the run's hooks. */
+  private logged(batch: readonly PendingRunEvent[], lastSeq: number): void {
+    if (!this.hooked || !this.hooksWantSteps) return;
+    batch.forEach((event, i) => {
+      if (event.kind === 'step') runLifecycleHooks.step(this.services, this.hooked!, { ...(event.data as unknown as StepEvent), seq: lastSeq - batch.length + 1 + i });
+    });
   }
 
   output(stepId: string, delta: string): void {
@@ -45,6 +58,7 @@ export class RunEventRecorder implements RunObserver {
       this.chain = this.chain.then(async () => {
         try {
           const seq = await appendRunEvents(this.services.sequelize, this.uid, this.attempt, batch, this.services.runEvents.sqlChannel);
+          if (seq !== null) this.logged(batch, seq);
           if (seq !== null && !this.services.runEvents.sqlChannel) await this.services.runEvents.publish({ uid: this.uid, seq });
         } catch (error) {
           this.services.log.warn({ err: error, run: this.uid, events: batch.length }, 'could not record run events');
@@ -60,6 +74,8 @@ export class RunEventRecorder implements RunObserver {
    * which saves a round trip per run.
    */
   async closeForEnding(): Promise<PendingRunEvent[]> {
+    // A webhook that wants step events is told their seqs: they are logged here, not with the end.
+    if (this.hooksWantSteps) await this.flush();
     this.closed = true;
     if (this.timer) {
       clearTimeout(this.timer);

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import type { Services } from '../services';
-import { claimAttempt, fixBody, nextAttemptAt, recordAttempt, type AttemptOutcome, type ClaimedDelivery } from './deliveries';
+import { claimAttempt, fixBody, stateEventSeq, nextAttemptAt, recordAttempt, type AttemptOutcome, type ClaimedDelivery } from './deliveries';
 import { webhookId } from './queue';
 import { ownerViewOfRun } from './run-payload';
 import { webhookSecretOf } from './secret';
@@ -20,20 +20,26 @@ export function retryDelayMs(baseMs: number, attempt: number): number {
 }
 
 /**
- * `{"type": "circuit_run.<event>", "timestamp", "data": <the run as its owner GETs it>}`; `start`
- * shows the run as it was when it started, `step` carries the step event as `data.step`.
+ * `{"type": "circuit_run.<event>", "timestamp", "seq", "data": <the run as its owner GETs it>}`;
+ * `start` shows the run as it was when it started, `step` carries the step event as `data.step`.
+ * `seq` is the event's place in the run's log (DESIGN §7.2): messages can arrive out of order, and
+ * a receiver puts them back in order by it.
  */
 async function buildBody(services: Services, delivery: ClaimedDelivery): Promise<string | null> {
   const run = await ownerViewOfRun(services, delivery.run_uid, delivery.user_uid);
   if (!run) return null;
+  const seq = delivery.event === 'step'
+    ? Number((delivery.step as { seq?: unknown } | null)?.seq ?? 0) || null
+    : await stateEventSeq(services.sequelize, delivery.run_uid, delivery.event === 'start' ? ['RUNNING'] : ['COMPLETED', 'EXCEPTION']);
   let data: Record<string, unknown> = run;
   if (delivery.event === 'start') {
     const { ended_at: _e, result_blob: _r, metrics: _m, error: _err, ...rest } = run;
     data = { ...rest, state: 'RUNNING' };
   } else if (delivery.event === 'step') {
-    data = { ...run, step: delivery.step };
+    const { seq: _seq, ...step } = delivery.step ?? {};
+    data = { ...run, step };
   }
-  return JSON.stringify({ type: `circuit_run.${delivery.event}`, timestamp: new Date(delivery.created_at).toISOString(), data });
+  return JSON.stringify({ type: `circuit_run.${delivery.event}`, timestamp: new Date(delivery.created_at).toISOString(), ...(seq ? { seq } : {}), data });
 }
 
 /**

@@ -88,14 +88,25 @@ export async function unattemptedDeliveries(sequelize: Sequelize, runUid: string
   return rows.map((row) => row.uid);
 }
 
+/** The seq of the run's state event into one of `states` (a `start` or `completed` message's place in the log). */
+export async function stateEventSeq(sequelize: Sequelize, runUid: string, states: string[]): Promise<number | null> {
+  const [row] = await preparedQuery<{ seq: number | null }>(
+    sequelize,
+    `SELECT max(seq) AS seq FROM circuit_run_events WHERE run_uid = $1 AND kind = 'state' AND data->>'state' = ANY($2::text[])`,
+    [runUid, states],
+  );
+  return row?.seq === null || row?.seq === undefined ? null : Number(row.seq);
+}
+
 /** Writes the message for a step event of a run whose webhook wants step events; null when it does not (or it exists). */
-export async function insertStepDelivery(sequelize: Sequelize, runUid: string, step: { step_id: string; status: string }): Promise<string | null> {
+export async function insertStepDelivery(sequelize: Sequelize, runUid: string, step: { step_id: string; status: string; attempt?: number }): Promise<string | null> {
   const [row] = await preparedQuery<{ uid: string }>(
     sequelize,
     `INSERT INTO webhook_deliveries (run_uid, event, step_key, step, url)
        SELECT uid, 'step', $2, $3::jsonb, webhook_url FROM circuit_runs WHERE uid = $1 AND 'step' = ANY (webhook_events)
      ON CONFLICT DO NOTHING RETURNING uid`,
-    [runUid, `${step.step_id}:${step.status}`, JSON.stringify(step)],
+    // A step retries several times: each `retrying` event is a message of its own.
+    [runUid, `${step.step_id}:${step.status}${step.status === 'retrying' ? `:${step.attempt ?? 0}` : ''}`, JSON.stringify(step)],
   );
   return row?.uid ?? null;
 }
