@@ -178,7 +178,7 @@ export function configWarnings(config: Config): string[] {
 
 const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
 /** Placeholder key (the OpenAI client refuses an empty one); configWarnings reports it. */
-const OPENAI_API_KEY_UNSET = 'unset';
+export const OPENAI_API_KEY_UNSET = 'unset';
 
 function readConfig(env: NodeJS.ProcessEnv, http: boolean): Config {
   let logLevel = env.LOG_LEVEL || 'info';

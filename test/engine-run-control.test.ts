@@ -98,7 +98,7 @@ test('an llm step holds credits for its prompt and max_tokens first; a refused h
 
 test('a failure message names the kind and step and carries no key, stack or address', async () => {
   const down = await failure(executeDefinition({ query_schema: anyObject, steps: [{ id: 'fetch', kind: 'http', method: 'GET', url: `${target.url}/down` }] }, {}, context()));
-  expect(down.message).toBe('http step fetch: upstream answered 503');
+  expect(down.message).toBe('http step fetch: upstream answered 503: down');
   expect(down.code).toBe('StepFailed');
   const refused = await failure(executeDefinition({ query_schema: anyObject, steps: [{ id: 'fetch', kind: 'http', method: 'GET', url: 'http://127.0.0.1:1/' }] }, {}, context()));
   expect(refused.message).toMatch(/^http step fetch: request to 127\.0\.0\.1:1 failed: the connection was refused$/);
@@ -108,13 +108,13 @@ test('a failure message names the kind and step and carries no key, stack or add
   try {
     const services = { ...t.app.services, config: { ...t.app.services.config, openaiBaseUrl: broken.baseUrl } };
     const model = await failure(executeDefinition({ query_schema: anyObject, steps: [{ id: 'ask', kind: 'llm', model: 'm', messages: [{ role: 'user', content: 'x' }] }] }, {}, context({}, services)));
-    expect(model.message).toBe('llm step ask: model call failed (HTTP 401)');
+    expect(model.message).toBe('llm step ask: model call failed (HTTP 401): fake failure');
   } finally {
     await broken.close();
   }
   const unreachable = { ...t.app.services, config: { ...t.app.services.config, openaiBaseUrl: 'http://127.0.0.1:1/v1' } };
-  const gone = await failure(executeDefinition({ query_schema: anyObject, steps: [{ id: 'ask', kind: 'llm', model: 'm', messages: [{ role: 'user', content: 'x' }] }] }, {}, context({}, unreachable)));
-  expect(gone.message).toBe('llm step ask: model call failed: the model endpoint could not be reached');
+  const gone = await failure(executeDefinition({ query_schema: anyObject, steps: [{ id: 'ask', kind: 'llm', model: 'm', messages: [{ role: 'user', content: 'x' }], retry: { max_attempts: 2, initial_backoff_ms: 100 } }] }, {}, context({}, unreachable)));
+  expect(gone.message).toBe('llm step ask: model call failed: the model endpoint could not be reached (after 2 attempts)');
   for (const f of [down, refused, shape, gone]) expect(f.message).not.toMatch(/sk-secret|\bat \/|Error:/);
 });
 

@@ -1,6 +1,7 @@
 import type { CircuitDefinition, StepDefinition } from './definition';
 import { stepReferences } from './dependencies';
 import { stringLeaves } from './render';
+import { describePolicy } from './step-policy';
 import { stepKind } from './steps/registry';
 
 export interface ExplainedInput { name: string; type: string; required: boolean; description: string }
@@ -56,13 +57,14 @@ function what(step: StepDefinition, nameCircuit: CircuitNamer): string {
   return kind ? kind.describe(step, { quote, nameCircuit }) : `Runs a ${String(step.kind)} step`;
 }
 
-/** One plain-words sentence for a step: what it does, and the inputs and step outputs it uses. */
+/** One plain-words sentence for a step: what it does, and the inputs and step outputs it uses; then its retry and timeout when it sets them. */
 export function describeStep(step: StepDefinition, nameCircuit: CircuitNamer = () => undefined): string {
   const uses = [
     ...inputsRead(step).map((name) => `input ${name}`),
     ...[...stepReferences(step)].map((id) => `the output of step ${id}`),
   ];
-  return `${what(step, nameCircuit)}${uses.length > 0 ? `, using ${uses.join(', ')}` : ''}.`;
+  const policy = describePolicy(step);
+  return `${what(step, nameCircuit)}${uses.length > 0 ? `, using ${uses.join(', ')}` : ''}.${policy ? ` ${policy}` : ''}`;
 }
 
 /**

@@ -90,7 +90,7 @@ export async function executeDefinition(definition: CircuitDefinition, input: un
         const startedAt = recorded?.started_at ?? new Date().toISOString();
         running.set(step.id, { kind: step.kind, startedAt });
         if (!recorded) observer?.step({ step_id: step.id, kind: step.kind, status: 'started', started_at: startedAt });
-        const stepContext: StepContext = { ...context, tally, signal: controller.signal, input, steps: scopeSteps, runDefinition: executeDefinition };
+        const stepContext: StepContext = { ...context, tally, signal: controller.signal, input, steps: scopeSteps, runDefinition: executeDefinition, stepStartedAt: startedAt };
         Promise.resolve()
           .then(() => (reused ? null : kind.execute(step, stepContext)))
           .then(async (result) => {

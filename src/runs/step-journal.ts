@@ -72,7 +72,10 @@ function recordCompleted(sequelize: Sequelize, item: CompletedItem): Promise<voi
          SELECT s.run_uid, s.path, s.kind, 'completed', s.attempt, s.output, s.credits, s.usage, s.started_at, s.ended_at
            FROM jsonb_to_recordset($1::jsonb) AS s(run_uid uuid, attempt integer, path text, kind text, output jsonb, credits integer, usage jsonb, started_at timestamptz, ended_at timestamptz)
            JOIN circuit_runs r ON r.uid = s.run_uid AND r.state = 'RUNNING' AND r.attempt = s.attempt
-         ON CONFLICT (run_uid, path) DO NOTHING`,
+         -- A step executed again in one attempt (an embedded run retried by its step policy) keeps its latest output.
+         ON CONFLICT (run_uid, path) DO UPDATE SET output = EXCLUDED.output, credits = EXCLUDED.credits, usage = EXCLUDED.usage,
+           started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, attempt = EXCLUDED.attempt
+           WHERE circuit_run_steps.status = 'completed'`,
         [JSON.stringify(rows)],
       );
       return items.map(() => undefined);

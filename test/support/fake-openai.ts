@@ -10,6 +10,9 @@ export interface FakeChatRequest {
   stream_options?: { include_usage?: boolean };
 }
 
+/** An error answer: `{"error": {"message", "type"}}` with `status` and `headers`. */
+export interface FakeFailure { status: number; message?: string; headers?: Record<string, string> }
+
 /**
  * An OpenAI-compatible chat-completions server on loopback: POST /v1/chat/completions answers with
  * `reply(request)` and a usage block; with `"stream": true` as server-sent events, one chunk per
@@ -26,6 +29,8 @@ export async function startFakeOpenAI(options: {
   chunkSize?: number;
   /** Pause between streamed chunks (default 0). */
   chunkDelayMs?: number;
+  /** Answers a request with an error instead (e.g. 500 on the first request only); undefined: answer normally. */
+  fail?: (request: FakeChatRequest, info: { index: number; authorization?: string }) => FakeFailure | undefined;
 } = {}) {
   const requests: { body: FakeChatRequest; authorization?: string }[] = [];
   const state = { open: 0, aborted: 0 };
@@ -39,6 +44,12 @@ export async function startFakeOpenAI(options: {
       }
       const body = JSON.parse(Buffer.concat(chunks).toString()) as FakeChatRequest;
       requests.push({ body, authorization: req.headers.authorization });
+      const failure = options.fail?.(body, { index: requests.length - 1, authorization: req.headers.authorization });
+      if (failure) {
+        res.writeHead(failure.status, { 'content-type': 'application/json', ...failure.headers })
+          .end(JSON.stringify({ error: { message: failure.message ?? 'fake failure', type: 'server_error' } }));
+        return;
+      }
       const status = options.failModels?.includes(body.model) ? 400 : options.status;
       if (status && status !== 200) {
         res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'fake failure', type: 'server_error' } }));

@@ -4,7 +4,8 @@ import { isUid } from '../../ids';
 import { checkInput } from '../input-schema';
 import { renderLeaves, templateFailure } from '../render';
 import { ExecutionFailure } from '../run-control';
-import { templateLeavesField } from './field-schemas';
+import { AttemptError, formatDuration, parseStepPolicy, withStepPolicy } from '../step-policy';
+import { stepPolicyFields, templateLeavesField } from './field-schemas';
 import { defineStepKind, holdCredits, sandboxLimits, StepError } from './types';
 
 /** How deep embedded circuits may nest (the top-level run is depth 0). */
@@ -16,7 +17,10 @@ export const EMBEDDED_RUN_BASE_CREDITS = 1;
  * `circuit`: runs another circuit's version inline (`version_uid`, else its primary) on the input
  * leaves rendered over `{input, steps}`, validated against that version's query schema. Output is the
  * embedded run's result_blob; it costs 1 credit plus the embedded steps' credits. The run's user must
- * be allowed to run the embedded circuit; the embedded steps count towards this run's budget.
+ * be allowed to run the embedded circuit; the embedded steps count towards this run's budget. With a
+ * `retry` policy (DESIGN §9.3) the embedded run is run again when a step of it gave up on a retryable
+ * failure; `timeout_ms` bounds each embedded run (else the run's deadline does). Retried embedded runs
+ * pay for the steps they finished; the base credit is held and charged once.
  */
 export const circuitStep = defineStepKind({
   kind: 'circuit',
@@ -26,6 +30,7 @@ export const circuitStep = defineStepKind({
     circuit_uid: { type: 'string', description: 'The circuit to run.', 'x-message': 'must be a circuit uid' },
     version_uid: { type: 'string', description: 'A version of that circuit; its primary version when absent.', 'x-message': 'must be a version uid' },
     input: templateLeavesField("The embedded run's input (checked against that version's query_schema)."),
+    ...stepPolicyFields('circuit'),
   },
   required: ['circuit_uid'],
   async execute(step, ctx) {
@@ -51,25 +56,37 @@ export const circuitStep = defineStepKind({
     const invalid = checkInput(version.uid, version.definition.query_schema, input, 'input');
     if (invalid) throw new StepError(step.id, `embedded circuit input: ${invalid.message}`);
 
-    try {
-      const result = await ctx.runDefinition(version.definition, input, {
-        services: ctx.services,
-        signal: ctx.signal,
-        budget: ctx.budget,
-        tally: ctx.tally,
-        journal: ctx.journal,
-        path: `${ctx.path ?? ''}${step.id}/`,
-        depth: ctx.depth + 1,
-        run: { ...ctx.run, circuitUid: circuit.uid, versionUid: version.uid },
-      });
-      return { output: { output: result.output, steps: result.steps }, credits: EMBEDDED_RUN_BASE_CREDITS + result.credits };
-    } catch (error) {
-      if (error instanceof ExecutionFailure) {
-        if (error.code !== 'StepFailed') throw new StepError(step.id, error.message, error.code, error.credits);
-        throw new StepError(step.id, `embedded circuit ${circuit.name} failed: ${error.message}`, 'StepFailed', error.credits);
+    const policy = parseStepPolicy(step, 'circuit');
+    const runDefinition = ctx.runDefinition;
+    // Credits the embedded runs of failed attempts spent (their finished steps): paid whatever happens.
+    let spent = 0;
+    const result = await withStepPolicy(step, ctx, policy, async (attempt) => {
+      const retryableFailures = new Set<string>();
+      try {
+        return await runDefinition(version.definition, input, {
+          services: ctx.services,
+          signal: attempt.signal,
+          budget: ctx.budget,
+          tally: ctx.tally,
+          journal: ctx.journal,
+          path: `${ctx.path ?? ''}${step.id}/`,
+          depth: ctx.depth + 1,
+          run: { ...ctx.run, circuitUid: circuit.uid, versionUid: version.uid },
+          retryableFailures,
+        });
+      } catch (error) {
+        if (!(error instanceof ExecutionFailure)) throw error;
+        spent += error.credits;
+        if (attempt.timedOut()) {
+          throw new AttemptError(step.id, `embedded circuit ${circuit.name} timed out after ${formatDuration(attempt.timeoutMs!)} (timeout_ms per attempt)`, { retryable: true, spent });
+        }
+        if (error.code !== 'StepFailed') throw new StepError(step.id, error.message, error.code, spent);
+        // Worth another attempt when the embedded step that failed gave up on a retryable failure.
+        const retryable = !ctx.signal.aborted && error.stepId !== undefined && retryableFailures.has(error.stepId);
+        throw new AttemptError(step.id, `embedded circuit ${circuit.name} failed: ${error.message}`, { retryable, spent });
       }
-      throw error;
-    }
+    });
+    return { output: { output: result.output, steps: result.steps }, credits: EMBEDDED_RUN_BASE_CREDITS + spent + result.credits };
   },
   describe: (step, say) => {
     const name = say.nameCircuit(String(step.circuit_uid)) ?? `circuit ${String(step.circuit_uid)}`;

@@ -1,3 +1,4 @@
+import { DEFAULT_INITIAL_BACKOFF_MS, DEFAULT_MAX_BACKOFF_MS, RETRY_LIMITS, STEP_POLICY_DEFAULTS, TIMEOUT_LIMITS, type PolicyKind } from '../step-policy';
 import type { FieldSchema } from './types';
 
 /** A string field that is a Handlebars template over `{input, steps}`. */
@@ -13,4 +14,33 @@ export function jsonataField(description: string): FieldSchema {
 /** Any JSON value whose string leaves are templates. */
 export function templateLeavesField(description: string): FieldSchema {
   return { description: `${description} Any JSON; every string inside is a Handlebars template over {input, steps}.`, 'x-template-leaves': true };
+}
+
+const range = (limits: { min: number; max: number }) => `an integer from ${limits.min} to ${limits.max}`;
+
+/**
+ * `retry` and `timeout_ms` (DESIGN §9.3) for a kind that calls out (`http`, `llm`, `circuit`), with
+ * that kind's defaults in the words; step-policy reads them.
+ */
+export function stepPolicyFields(kind: PolicyKind): Record<'retry' | 'timeout_ms', FieldSchema> {
+  const defaults = STEP_POLICY_DEFAULTS[kind];
+  const integer = (limits: { min: number; max: number }, description: string): FieldSchema => ({
+    type: 'integer', minimum: limits.min, maximum: limits.max, description, 'x-message': `must be ${range(limits)}`,
+  });
+  return {
+    retry: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'How often the step is attempted. Retried on connection errors, timeouts and HTTP 408, 425, 429, 500, 502, 503, 504, after an exponential back-off with jitter; a Retry-After within max_backoff_ms is honoured, a longer one fails the step at once.',
+      'x-message': 'must be an object with max_attempts, initial_backoff_ms, max_backoff_ms',
+      properties: {
+        max_attempts: integer(RETRY_LIMITS.maxAttempts, `Attempts in all, the first included (default ${defaults.maxAttempts}).`),
+        initial_backoff_ms: integer(RETRY_LIMITS.initialBackoffMs, `The wait after the first failed attempt, doubled after each further one (default ${DEFAULT_INITIAL_BACKOFF_MS}).`),
+        max_backoff_ms: integer(RETRY_LIMITS.maxBackoffMs, `The longest wait between attempts (default ${DEFAULT_MAX_BACKOFF_MS}).`),
+      },
+    },
+    timeout_ms: integer(TIMEOUT_LIMITS, defaults.timeoutMs === undefined
+      ? "How long one attempt may take, in ms (default: bounded only by the run's deadline)."
+      : `How long one attempt may take, in ms (default ${defaults.timeoutMs}).`),
+  };
 }

@@ -1,15 +1,19 @@
 import type dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import { NetGuardError, pinnedLookup, resolvePublicTarget } from '../net-guard';
+import { isNonPublicAddress, NetGuardError, pinnedLookup, resolvePublicTarget } from '../net-guard';
 import { renderLeaves, templateFailure } from '../render';
-import { templateField, templateLeavesField } from './field-schemas';
+import { AttemptError, formatDuration, parseRetryAfter, parseStepPolicy, RETRYABLE_STATUSES, STEP_POLICY_DEFAULTS, withStepPolicy } from '../step-policy';
+import { stepPolicyFields, templateField, templateLeavesField } from './field-schemas';
 import { defineStepKind, sandboxLimits, StepError } from './types';
 
 /** The SSRF guard lives in ../net-guard (webhooks use it too); re-exported for callers that found it here. */
 export { isNonPublicAddress } from '../net-guard';
 
-export const HTTP_STEP_TIMEOUT_MS = 30_000;
+/** The default per-attempt timeout (a step's `timeout_ms` overrides it). */
+export const HTTP_STEP_TIMEOUT_MS = STEP_POLICY_DEFAULTS.http.timeoutMs!;
+/** How much of a non-2xx answer's body the failure message quotes. */
+export const UPSTREAM_EXCERPT_CHARS = 200;
 export const HTTP_STEP_MAX_BYTES = 1024 * 1024;
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
 
@@ -39,7 +43,24 @@ function connectionFailure(error: Error & { code?: string }): string {
   }
 }
 
-interface HttpReply { status: number; body: Buffer }
+interface HttpReply { status: number; body: Buffer; retryAfter?: string }
+
+const IPV4 = /\b\d{1,3}(?:\.\d{1,3}){3}\b/g;
+
+/**
+ * The start of what an upstream answered, as one line of text for a failure message: control
+ * characters removed, non-public IPv4 addresses masked, at most UPSTREAM_EXCERPT_CHARS characters.
+ */
+export function bodyExcerpt(body: Buffer): string {
+  const text = body.subarray(0, UPSTREAM_EXCERPT_CHARS * 4).toString('utf8')
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufffd]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(IPV4, (address) => (isNonPublicAddress(address) ? '[address]' : address));
+  const chars = Array.from(text);
+  return chars.length > UPSTREAM_EXCERPT_CHARS ? `${chars.slice(0, UPSTREAM_EXCERPT_CHARS - 1).join('')}…` : text;
+}
 
 function send(url: URL, method: string, headers: Record<string, string>, body: string | undefined, addresses: dns.LookupAddress[], signal: AbortSignal, stepId: string): Promise<HttpReply> {
   const transport = url.protocol === 'https:' ? https : http;
@@ -56,8 +77,13 @@ function send(url: URL, method: string, headers: Record<string, string>, body: s
         }
         chunks.push(chunk);
       });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+      res.on('end', () => {
+        const retryAfter = res.headers['retry-after'];
+        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), ...(typeof retryAfter === 'string' ? { retryAfter } : {}) });
+      });
       res.on('error', (error) => reject(error));
+      // Aborted mid-body (timeout, run ended): 'end' never comes.
+      res.on('close', () => { if (!res.complete) reject(Object.assign(new Error('the response was cut off'), { code: 'ECONNRESET' })); });
     });
     req.on('error', (error) => reject(error));
     if (body !== undefined) req.write(body);
@@ -67,13 +93,14 @@ function send(url: URL, method: string, headers: Record<string, string>, body: s
 
 /**
  * `http`: calls a URL (templated url, headers and body string leaves). Refuses non-public targets
- * unless HTTP_STEP_ALLOW_PRIVATE; 1 MiB response limit; 30 s timeout; redirects are not followed; the
- * run's signal aborts it. Output: the JSON-parsed body, else its text. A non-2xx status fails the step.
+ * unless HTTP_STEP_ALLOW_PRIVATE; 1 MiB response limit; 30 s per attempt unless `timeout_ms`; one attempt
+ * unless `retry` (DESIGN §9.3); redirects are not followed; the run's signal aborts it. Output: the
+ * JSON-parsed body, else its text. A non-2xx status fails the step, quoting the start of the body.
  */
 export const httpStep = defineStepKind({
   kind: 'http',
   durable: true,
-  summary: 'Calls a URL; the output is the response body, parsed when it is JSON. A non-2xx answer fails the step. Only public addresses; 1 MiB, 30 s; redirects are not followed.',
+  summary: 'Calls a URL; the output is the response body, parsed when it is JSON. A non-2xx answer fails the step. Only public addresses; 1 MiB, 30 s per attempt; redirects are not followed; retry and timeout_ms set the step policy.',
   fields: {
     method: { enum: [...HTTP_METHODS], description: 'The HTTP method.', 'x-message': `must be one of ${HTTP_METHODS.join(', ')}` },
     url: templateField('The http or https URL.'),
@@ -84,6 +111,7 @@ export const httpStep = defineStepKind({
       'x-message': 'must be an object of string templates',
     },
     body: templateLeavesField('The request body: a string is sent as text, anything else as JSON. Ignored for GET and HEAD.'),
+    ...stepPolicyFields('http'),
   },
   required: ['method', 'url'],
   async execute(step, ctx) {
@@ -115,23 +143,38 @@ export const httpStep = defineStepKind({
     }
     headers['user-agent'] ??= 'circuit-service';
 
-    let addresses: dns.LookupAddress[];
-    try {
-      addresses = await resolvePublicTarget(url, ctx.services.config.httpStepAllowPrivate);
-    } catch (error) {
-      throw new StepError(step.id, error instanceof NetGuardError ? error.message : 'the target could not be checked');
-    }
-    const timeout = AbortSignal.timeout(HTTP_STEP_TIMEOUT_MS);
-    let reply: HttpReply;
-    try {
-      reply = await send(url, method, headers, body, addresses, AbortSignal.any([ctx.signal, timeout]), step.id);
-    } catch (error) {
-      if (error instanceof StepError) throw error;
-      if (ctx.signal.aborted) throw new StepError(step.id, `request to ${url.host} was stopped: the run ended`);
-      if (timeout.aborted) throw new StepError(step.id, `request to ${url.host} timed out after ${HTTP_STEP_TIMEOUT_MS / 1000} s`);
-      throw new StepError(step.id, `request to ${url.host} failed: ${connectionFailure(error as Error)}`);
-    }
-    if (reply.status < 200 || reply.status > 299) throw new StepError(step.id, `upstream answered ${reply.status}`);
+    const policy = parseStepPolicy(step, 'http');
+    const reply = await withStepPolicy(step, ctx, policy, async (attempt) => {
+      // Resolved for each attempt: the answer may change between attempts, and it is checked each time.
+      let addresses: dns.LookupAddress[];
+      try {
+        addresses = await resolvePublicTarget(url, ctx.services.config.httpStepAllowPrivate);
+      } catch (error) {
+        throw new StepError(step.id, error instanceof NetGuardError ? error.message : 'the target could not be checked');
+      }
+      let answer: HttpReply;
+      try {
+        answer = await send(url, method, headers, body, addresses, attempt.signal, step.id);
+      } catch (error) {
+        if (error instanceof StepError) throw error;
+        if (ctx.signal.aborted) throw new StepError(step.id, `request to ${url.host} was stopped: the run ended`);
+        if (attempt.timedOut()) {
+          throw new AttemptError(step.id, `request to ${url.host} timed out after ${formatDuration(attempt.timeoutMs!)} (timeout_ms per attempt)`, { retryable: true });
+        }
+        throw new AttemptError(step.id, `request to ${url.host} failed: ${connectionFailure(error as Error)}`, { retryable: true });
+      }
+      if (answer.status < 200 || answer.status > 299) {
+        const summary = `upstream answered ${answer.status}`;
+        const said = bodyExcerpt(answer.body);
+        const retryable = RETRYABLE_STATUSES.has(answer.status);
+        throw new AttemptError(step.id, said ? `${summary}: ${said}` : summary, {
+          retryable,
+          summary,
+          ...(retryable ? { retryAfterMs: parseRetryAfter(answer.retryAfter) } : {}),
+        });
+      }
+      return answer;
+    });
     const text = reply.body.toString('utf8');
     let output: unknown = text;
     if (text.trim() !== '') {

@@ -1,10 +1,14 @@
 import OpenAI from 'openai';
+import { OPENAI_API_KEY_UNSET } from '../../config';
 import { renderAll, templateFailure } from '../render';
-import { templateField } from './field-schemas';
+import { AttemptError, formatDuration, parseRetryAfter, parseStepPolicy, RETRYABLE_STATUSES, STEP_POLICY_DEFAULTS, withStepPolicy, type Attempt } from '../step-policy';
+import { stepPolicyFields, templateField } from './field-schemas';
 import { defineStepKind, holdCredits, sandboxLimits, StepError, type StepContext } from './types';
 
-export const LLM_TIMEOUT_MS = 60_000;
-export const LLM_MAX_RETRIES = 2;
+/** The default per-attempt timeout (a step's `timeout_ms` overrides it). Attempts: the step policy's, 3 by default. */
+export const LLM_TIMEOUT_MS = STEP_POLICY_DEFAULTS.llm.timeoutMs!;
+/** How much of the provider's error message a failure message quotes. */
+export const PROVIDER_MESSAGE_CHARS = 300;
 /** The reply limit sent when a step sets no max_tokens, so the credits held always cover the reply. */
 export const LLM_DEFAULT_MAX_TOKENS = 1024;
 /** At most one `output` event per this many ms per step (DESIGN §7.2: ~20 a second). */
@@ -26,7 +30,8 @@ function clientFor(baseURL: string, apiKey: string): OpenAI {
   const key = `${baseURL}\n${apiKey}`;
   let client = clients.get(key);
   if (!client) {
-    client = new OpenAI({ baseURL, apiKey, timeout: LLM_TIMEOUT_MS, maxRetries: LLM_MAX_RETRIES });
+    // No retries of the client's own: the step policy governs them (DESIGN §9.3).
+    client = new OpenAI({ baseURL, apiKey, timeout: LLM_TIMEOUT_MS, maxRetries: 0 });
     clients.set(key, client);
   }
   return client;
@@ -58,25 +63,81 @@ class DeltaCoalescer {
   }
 }
 
-/** The failure of a model call in words that carry no key, URL or upstream text. */
-function modelFailure(error: unknown, ctx: StepContext): string {
-  if (ctx.signal.aborted) return 'model call was stopped: the run ended';
-  if (error instanceof OpenAI.APIConnectionTimeoutError) return `model call timed out after ${LLM_TIMEOUT_MS / 1000} s`;
-  if (error instanceof OpenAI.APIConnectionError) return 'model call failed: the model endpoint could not be reached';
+const isKeyUnset = (apiKey: string): boolean => !apiKey || apiKey === OPENAI_API_KEY_UNSET;
+
+/**
+ * What the provider said about a failure (its error object's message), as one bounded line with the
+ * API key and anything shaped like a secret (`sk-…`, `Bearer …`) redacted.
+ */
+export function providerMessage(error: unknown, apiKey: string): string {
+  const inner = (error as { error?: { message?: unknown } }).error;
+  let text = typeof inner?.message === 'string' ? inner.message : error instanceof Error ? error.message : '';
   const status = (error as { status?: unknown }).status;
-  if (typeof status === 'number') return `model call failed (HTTP ${status})`;
-  return 'model call failed';
+  if (typeof status === 'number' && text.startsWith(`${status} `)) text = text.slice(String(status).length + 1);
+  if (!isKeyUnset(apiKey) && apiKey.length >= 4) text = text.split(apiKey).join('[redacted]');
+  text = text
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ')
+    .replace(/\bsk-[A-Za-z0-9_*.-]+/g, 'sk-[redacted]')
+    .replace(/\bBearer\s+[^\s,;"']+/gi, 'Bearer [redacted]')
+    .replace(/\s+/g, ' ')
+    .trim();
+  const chars = Array.from(text);
+  return chars.length > PROVIDER_MESSAGE_CHARS ? `${chars.slice(0, PROVIDER_MESSAGE_CHARS - 1).join('')}…` : text;
+}
+
+/** The Retry-After of a provider's answer (`retry-after-ms`, else `retry-after`), in ms. */
+function providerRetryAfter(error: InstanceType<typeof OpenAI.APIError>): number | undefined {
+  const headers = error.headers as { get?: (name: string) => string | null } | undefined;
+  const ms = headers?.get?.('retry-after-ms');
+  if (ms && /^\d+(\.\d+)?$/.test(ms.trim())) return Math.ceil(Number(ms));
+  return parseRetryAfter(headers?.get?.('retry-after'));
+}
+
+/**
+ * A failed model call as the step policy reads it: retryable on connection errors, timeouts and the
+ * retryable statuses; the message says what the provider said (bounded, secrets redacted) and never
+ * carries the key or the endpoint's URL. `spent`: credits for the tokens earlier attempts used.
+ */
+function modelFailure(error: unknown, stepId: string, ctx: StepContext, attempt: Attempt, apiKey: string, streamed: boolean, spent: number): StepError {
+  if (ctx.signal.aborted) return new StepError(stepId, 'model call was stopped: the run ended', 'StepFailed', spent);
+  if (attempt.timedOut() || error instanceof OpenAI.APIConnectionTimeoutError) {
+    return new AttemptError(stepId, `model call timed out after ${formatDuration(attempt.timeoutMs ?? LLM_TIMEOUT_MS)} (timeout_ms per attempt)`, { retryable: true, spent });
+  }
+  const status = error instanceof OpenAI.APIError && typeof error.status === 'number' ? error.status : undefined;
+  const said = error instanceof OpenAI.APIError && !(error instanceof OpenAI.APIConnectionError) ? providerMessage(error, apiKey) : '';
+  if (isKeyUnset(apiKey)) {
+    const answered = status !== undefined ? ` (the model endpoint answered ${status}${said ? `: ${said}` : ''})` : '';
+    return new StepError(stepId, `model call failed: OPENAI_API_KEY is not set${answered}`, 'StepFailed', spent);
+  }
+  if (error instanceof OpenAI.APIConnectionError) {
+    return new AttemptError(stepId, 'model call failed: the model endpoint could not be reached', { retryable: true, spent });
+  }
+  if (status !== undefined) {
+    const summary = `model call failed (HTTP ${status})`;
+    const retryable = RETRYABLE_STATUSES.has(status);
+    return new AttemptError(stepId, said ? `${summary}: ${said}` : summary, {
+      retryable, summary, spent,
+      ...(retryable ? { retryAfterMs: providerRetryAfter(error as InstanceType<typeof OpenAI.APIError>) } : {}),
+    });
+  }
+  if (said) return new StepError(stepId, `model call failed: ${said}`, 'StepFailed', spent);
+  // Not an answer of the provider: the connection broke while the reply streamed in.
+  if (streamed) return new AttemptError(stepId, 'model call failed: the reply stream broke off', { retryable: true, spent });
+  return new StepError(stepId, 'model call failed', 'StepFailed', spent);
 }
 
 /**
  * `llm`: one chat completion on the OpenAI-compatible endpoint of OPENAI_BASE_URL, streamed; the
- * output is the whole reply text and text deltas go to the run's observer as they arrive. The
- * credits for the prompt and `max_tokens` are held before the call.
+ * output is the whole reply text and text deltas go to the run's observer as they arrive. Attempted
+ * up to 3 times by default (the step policy, DESIGN §9.3). The credits for the prompt and
+ * `max_tokens` are held before each attempt (beyond what is held already); the step is charged for
+ * the tokens all attempts used.
  */
 export const llmStep = defineStepKind({
   kind: 'llm',
   durable: true,
-  summary: `Asks a chat model (OpenAI-compatible endpoint) for a reply; the output is the reply text. Usage is recorded; 1 credit per started 1,000 tokens; max_tokens defaults to ${LLM_DEFAULT_MAX_TOKENS}.`,
+  summary: `Asks a chat model (OpenAI-compatible endpoint) for a reply; the output is the reply text. Usage is recorded; 1 credit per started 1,000 tokens (all attempts); max_tokens defaults to ${LLM_DEFAULT_MAX_TOKENS}; up to 3 attempts of 120 s unless retry or timeout_ms say otherwise.`,
   fields: {
     model: { type: 'string', pattern: '\\S', description: 'The model name.', 'x-message': 'must be a non-empty string' },
     messages: {
@@ -97,6 +158,7 @@ export const llmStep = defineStepKind({
     },
     temperature: { type: 'number', minimum: 0, maximum: 2, description: 'Sampling temperature.', 'x-message': 'must be a number from 0 to 2' },
     max_tokens: { type: 'integer', minimum: 1, description: 'The longest reply, in tokens.', 'x-message': 'must be a positive integer' },
+    ...stepPolicyFields('llm'),
   },
   required: ['model', 'messages'],
   async execute(step, ctx) {
@@ -117,44 +179,71 @@ export const llmStep = defineStepKind({
     }
     const messages = raw.map((m, i) => ({ role: m.role, content: contents[i] }));
     const maxTokens = typeof step.max_tokens === 'number' ? step.max_tokens : LLM_DEFAULT_MAX_TOKENS;
-    await holdCredits(ctx, step.id, creditsForTokens(estimatePromptTokens(messages) + maxTokens));
-
+    const policy = parseStepPolicy(step, 'llm');
+    const estimate = estimatePromptTokens(messages) + maxTokens;
     const { config } = ctx.services;
+    const apiKey = config.openaiApiKey || OPENAI_API_KEY_UNSET;
+    const client = clientFor(config.openaiBaseUrl, apiKey);
     const observer = ctx.observer;
-    const coalescer = observer ? new DeltaCoalescer((delta) => observer.output(step.id, delta)) : undefined;
-    let text = '';
-    let usage: OpenAI.CompletionUsage | undefined;
-    try {
-      const stream = await clientFor(config.openaiBaseUrl, config.openaiApiKey).chat.completions.create(
-        {
-          model: step.model,
-          messages,
-          max_tokens: maxTokens,
-          stream: true,
-          stream_options: { include_usage: true },
-          ...(typeof step.temperature === 'number' ? { temperature: step.temperature } : {}),
-        },
-        { signal: ctx.signal },
-      );
-      for await (const chunk of stream) {
-        const delta = chunk.choices?.[0]?.delta?.content;
-        if (delta) {
-          text += delta;
-          coalescer?.push(delta);
-        }
-        if (chunk.usage) usage = chunk.usage;
-      }
-    } catch (error) {
-      throw new StepError(step.id, modelFailure(error, ctx));
-    } finally {
-      coalescer?.flush();
-    }
-    const totals = {
-      promptTokens: usage?.prompt_tokens ?? 0,
-      completionTokens: usage?.completion_tokens ?? 0,
-      totalTokens: usage?.total_tokens ?? 0,
+    // Tokens used by all attempts (a failed one that reported usage too): what the step is charged.
+    const used = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+    const addUsage = (usage: OpenAI.CompletionUsage | undefined) => {
+      used.promptTokens += usage?.prompt_tokens ?? 0;
+      used.completionTokens += usage?.completion_tokens ?? 0;
+      used.totalTokens += usage?.total_tokens ?? 0;
     };
-    return { output: text, credits: creditsForTokens(totals.totalTokens), usage: totals };
+    let held = 0;
+    const text = await withStepPolicy(step, ctx, policy, async (attempt) => {
+      // Held before each attempt, so credits are never overspent: what this attempt may use on top of
+      // what earlier attempts used (nothing more, usually: a failed attempt rarely reports usage).
+      const need = creditsForTokens(used.totalTokens + estimate) - held;
+      if (need > 0) {
+        try {
+          await holdCredits(ctx, step.id, need);
+        } catch (error) {
+          if (error instanceof StepError) throw new StepError(step.id, error.message, error.code, creditsForTokens(used.totalTokens));
+          throw error;
+        }
+        held += need;
+      }
+      // Deltas of a failed attempt have been sent already: after a `retrying` event the reply starts again.
+      const coalescer = observer ? new DeltaCoalescer((delta) => observer.output(step.id, delta)) : undefined;
+      let reply = '';
+      let usage: OpenAI.CompletionUsage | undefined;
+      let streamed = false;
+      try {
+        const stream = await client.chat.completions.create(
+          {
+            model: step.model as string,
+            messages,
+            max_tokens: maxTokens,
+            stream: true,
+            stream_options: { include_usage: true },
+            ...(typeof step.temperature === 'number' ? { temperature: step.temperature } : {}),
+          },
+          { signal: attempt.signal, timeout: attempt.timeoutMs ?? LLM_TIMEOUT_MS, maxRetries: 0 },
+        );
+        streamed = true;
+        for await (const chunk of stream) {
+          const delta = chunk.choices?.[0]?.delta?.content;
+          if (delta) {
+            reply += delta;
+            coalescer?.push(delta);
+          }
+          if (chunk.usage) usage = chunk.usage;
+        }
+        // The client ends the stream quietly when the signal aborts: a cut-off reply is no reply.
+        if (attempt.signal.aborted) throw attempt.signal.reason;
+      } catch (error) {
+        addUsage(usage);
+        throw modelFailure(error, step.id, ctx, attempt, apiKey, streamed, creditsForTokens(used.totalTokens));
+      } finally {
+        coalescer?.flush();
+      }
+      addUsage(usage);
+      return reply;
+    });
+    return { output: text, credits: creditsForTokens(used.totalTokens), usage: { ...used } };
   },
   describe: (step) => {
     const count = Array.isArray(step.messages) ? step.messages.length : 0;

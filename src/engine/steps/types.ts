@@ -42,6 +42,12 @@ export interface ExecutionContext {
   journal?: StepJournal;
   /** Prefix of this level's step paths in the journal: '' at the top, `<step id>/` inside an embedded run. */
   path?: string;
+  /**
+   * Ids of steps of this run that failed in the end with a failure worth retrying (a connection error,
+   * a timeout, a retryable status; DESIGN §9.3). Set by a `circuit` step for the run it embeds, to
+   * decide whether retrying the embedded run may help; the step-policy runner adds to it.
+   */
+  retryableFailures?: Set<string>;
 }
 
 /** What a step sees: the run's input, the outputs of steps already finished, and the services. */
@@ -50,6 +56,8 @@ export interface StepContext extends ExecutionContext {
   steps: Record<string, { output: unknown }>;
   /** Runs another definition inside this run (the `circuit` step), sharing its budget and signal. */
   runDefinition?: (definition: CircuitDefinition, input: unknown, context: ExecutionContext) => Promise<ExecutionResult>;
+  /** When the executor started this step (its `started` event); `retrying` events carry the same. */
+  stepStartedAt?: string;
 }
 
 export interface StepResult {
