@@ -7,6 +7,7 @@ import { createUser } from '../src/commands/create-user';
 import { ApiToken } from '../src/models';
 import { HELLO_DEFINITION, makeUser } from './support/factories';
 import { makeRunnableCircuit, submitRun, waitForRun } from './support/run-factories';
+import { makeWaitingRun, stepRow } from './support/approval-factories';
 import { PROJECT_ROOT } from '../src/paths';
 
 const SCREENSHOTS = path.join(PROJECT_ROOT, 'docs', 'screenshots');
@@ -250,4 +251,53 @@ maybe('the Runs and Credits pages show what the API says: state, circuit, failur
   await shot(phonePage, 'settings-runs-phone');
   expect(await phonePage.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
   await Promise.all([context.close(), phone.close()]);
+}, 60_000);
+
+maybe('the Runs page shows a run waiting for approval with its prompt; Approve and Reject record the decision through the same command', async () => {
+  const owner = await makeUser({ username: 'approver', password: PASSWORD });
+  const first = await makeWaitingRun(owner, { prompt: 'Send the invoice to ACME?', circuitName: 'invoicing' });
+  const second = await makeWaitingRun(owner, { prompt: 'Delete the old backups?', stepId: 'cleanup', circuitName: 'housekeeping' });
+  const someoneElse = await makeWaitingRun(await makeUser(), { prompt: 'Not yours' });
+  const woken: string[] = [];
+  const stops = [first, second].map(({ run }) => suite.t.app.services.runEvents.subscribe(run.uid, (event) => { if (event.wake) woken.push(event.uid); }));
+
+  const context = await suite.browser.newContext(DESKTOP);
+  const page = await context.newPage();
+  await signIn(page, 'approver');
+  await page.getByRole('link', { name: 'Runs' }).click();
+  await page.waitForURL('**/settings/runs');
+  const waiting = page.locator('[data-waiting-run]');
+  expect(await waiting.evaluateAll((cards) => cards.map((card) => [card.getAttribute('data-waiting-run'), card.getAttribute('data-waiting-step')])))
+    .toEqual([[first.run.uid, 'review'], [second.run.uid, 'cleanup']]);
+  const card = (uid: string) => page.locator(`[data-waiting-run="${uid}"]`);
+  expect((await card(first.run.uid).locator('[data-prompt]').innerText()).trim()).toBe('Send the invoice to ACME?');
+  expect(await page.getByText('Not yours').count()).toBe(0);
+  await shot(page, 'settings-runs-approval-desktop');
+
+  await card(first.run.uid).getByLabel('Comment (optional)').fill('ok <b>by</b> me');
+  await card(first.run.uid).getByRole('button', { name: 'Approve' }).click();
+  await page.waitForURL('**/settings/runs');
+  expect(await page.getByRole('status').innerText()).toContain('review approved');
+  expect(await stepRow(first.run.uid, 'review')).toMatchObject({ status: 'approved', decision: { approved: true, comment: 'ok <b>by</b> me', data: null } });
+  expect(await waiting.evaluateAll((cards) => cards.map((c) => c.getAttribute('data-waiting-run')))).toEqual([second.run.uid]);
+
+  await card(second.run.uid).getByRole('button', { name: 'Reject' }).click();
+  await page.waitForURL('**/settings/runs');
+  expect(await stepRow(second.run.uid, 'cleanup')).toMatchObject({ status: 'rejected', decision: { approved: false, comment: null } });
+  expect(await waiting.count()).toBe(0);
+  const deadline = Date.now() + 5_000;
+  while (woken.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(woken.sort()).toEqual([first.run.uid, second.run.uid].sort());
+  stops.forEach((stop) => stop());
+
+  // The same protections as every settings form: without the session's CSRF token nothing is decided,
+  // and someone else's run is not decided through this page either.
+  const csrf = await page.locator('input[name="_csrf"]').first().inputValue();
+  const post = (form: Record<string, string>) => page.request.post(`${suite.t.url}/settings/runs/approvals`, { form, maxRedirects: 0 });
+  expect((await post({ run_uid: someoneElse.run.uid, step_id: 'review', decision: 'approve' })).status()).toBe(403);
+  expect((await post({ _csrf: csrf, run_uid: someoneElse.run.uid, step_id: 'review', decision: 'approve' })).status()).toBe(303);
+  expect((await stepRow(someoneElse.run.uid, 'review'))!.status).toBe('waiting');
+  await page.goto(`${suite.t.url}/settings/runs`);
+  expect(await page.getByRole('alert').innerText()).toContain('no such run of yours');
+  await context.close();
 }, 60_000);

@@ -4,6 +4,7 @@ import { makeCircuit, makeUser, TestUser } from './support/factories';
 import { makeBlob, tempDataDir } from './support/blob-factories';
 import { makeRunnableCircuit, startHttpTarget } from './support/run-factories';
 import { ContractChecker, validateOpenApiDocument } from './support/openapi';
+import { makeWaitingRun } from './support/approval-factories';
 
 /**
  * Replays the whole REST surface — every documented operation, its success and its errors — and
@@ -216,6 +217,25 @@ describe('runs', () => {
     await expectStatus(call('POST', '/circuit-runs/{uid}/cancel', { uid: failed.body.payload.uid }, { token: other.token }), 403);
     await expectStatus(call('POST', '/circuit-runs/{uid}/cancel', { uid: failed.body.payload.uid }), 401);
     await expectStatus(call('POST', '/circuit-runs/{uid}/cancel', { uid: NO_SUCH_UID }, { token: owner.token }), 404);
+
+    // Approval steps (DESIGN §9.4): a run waiting on one, made as the engine leaves it.
+    const waiting = await makeWaitingRun(owner, { prompt: 'Go ahead?' });
+    const approval = { uid: waiting.run.uid, step_id: waiting.stepId };
+    const decide = (options: CallOptions) => call('POST', '/circuit-runs/{uid}/approvals/{step_id}', approval, options);
+    const shown = await expectStatus(call('GET', '/circuit-runs/{uid}', { uid: waiting.run.uid }, { token: owner.token }), 200);
+    expect(shown.body.payload.waiting_for).toEqual([{ step_id: waiting.stepId, prompt: 'Go ahead?', expires_at: expect.any(String) }]);
+    await expectStatus(call('GET', '/users/circuit-runs', {}, { token: owner.token, query: { state: 'RUNNING' } }), 200);
+    await expectStatus(decide({ body: { approved: true } }), 401);
+    await expectStatus(decide({ token: other.token, body: { approved: true } }), 403);
+    await expectStatus(call('POST', '/circuit-runs/{uid}/approvals/{step_id}', { ...approval, uid: NO_SUCH_UID }, { token: owner.token, body: { approved: true } }), 404);
+    await expectStatus(decide({ token: owner.token, body: { approved: true, comment: 'x'.repeat(2001) } }), 400);
+    await expectStatus(decide({ token: owner.token, body: { approved: true, data: { big: 'x'.repeat(70_000) } } }), 400);
+    await expectStatus(decide({ token: owner.token, rawBody: 'approved=true', contentType: 'application/x-www-form-urlencoded' }), 415);
+    await expectStatus(call('POST', '/circuit-runs/{uid}/approvals/{step_id}', { ...approval, step_id: 'other' }, { token: owner.token, body: { approved: true } }), 409);
+    const decided = await expectStatus(decide({ token: owner.token, body: { approved: true, comment: 'ok', data: { ticket: 1 } } }), 200);
+    expect(decided.body.payload).not.toHaveProperty('waiting_for');
+    await expectStatus(decide({ token: owner.token, body: { approved: true } }), 200);
+    await expectStatus(decide({ token: owner.token, body: { approved: false } }), 409);
     const waited = await expectStatus(query(owner.token, { input: { path: 'fail' }, deadline_s: 30 }, { Prefer: 'wait=20' }), 200);
     expect(waited.body.payload.state).toBe('EXCEPTION');
     await expectStatus(query(owner.token, { input: { path: 'x' }, deadline_s: 0 }), 400);

@@ -9,31 +9,32 @@ import { makeRunnableCircuit, readSse, submitRun, waitForRun } from './support/r
 import { cellsOf } from './support/policy-table';
 
 /**
- * The run policy as tables, through REST: who may read, debug, cancel and see the webhook deliveries
- * of a run (role × visibility × action → exact status; `error`: whether the failed run's error is
+ * The run policy as tables, through REST: who may read, debug, cancel, decide the approval steps of
+ * and see the webhook deliveries of a run (role × visibility × action → exact status; `error`: whether the failed run's error is
  * shown, or the status when the run is not readable), and who may start one (circuit visibility ×
  * role × is_public → status). A run is its starter's: neither the circuit's owner nor an admin has a
  * say over someone else's run. Then the where and SQL forms against the predicate, on PostgreSQL.
  */
 type Role = 'anonymous' | 'other' | 'starter' | 'circuitOwner' | 'admin';
 type Visibility = 'public' | 'private';
-type Action = 'get' | 'events' | 'error' | 'cancel' | 'deliveries';
+type Action = 'get' | 'events' | 'error' | 'cancel' | 'deliveries' | 'approve';
 type Row = Record<Action, number | boolean>;
 
-const STARTER: Row = { get: 200, events: 200, error: true, cancel: 200, deliveries: 200 };
-const READER: Row = { get: 200, events: 200, error: false, cancel: 403, deliveries: 403 };
-const SHUT_OUT: Row = { get: 403, events: 403, error: 403, cancel: 403, deliveries: 403 };
+// approve: these runs have ended, so the starter, whom the policy lets decide, meets 409 (nothing waits).
+const STARTER: Row = { get: 200, events: 200, error: true, cancel: 200, deliveries: 200, approve: 409 };
+const READER: Row = { get: 200, events: 200, error: false, cancel: 403, deliveries: 403, approve: 403 };
+const SHUT_OUT: Row = { get: 403, events: 403, error: 403, cancel: 403, deliveries: 403, approve: 403 };
 
 // Only the circuit owner may make a run public, so a public run's starter is its circuit's owner.
 const TABLE: Record<Visibility, Partial<Record<Role, Row>>> = {
   public: {
-    anonymous: { get: 200, events: 200, error: false, cancel: 401, deliveries: 401 },
+    anonymous: { get: 200, events: 200, error: false, cancel: 401, deliveries: 401, approve: 401 },
     other: READER,
     starter: STARTER,
     admin: READER,
   },
   private: {
-    anonymous: { get: 401, events: 401, error: 401, cancel: 401, deliveries: 401 },
+    anonymous: { get: 401, events: 401, error: 401, cancel: 401, deliveries: 401, approve: 401 },
     other: SHUT_OUT,
     starter: STARTER,
     circuitOwner: SHUT_OUT,
@@ -95,6 +96,7 @@ async function perform(action: Action, run: CircuitRun, token: string | undefine
     }
     case 'cancel': return (await t.rest('POST', `/circuit-runs/${run.uid}/cancel`, { token })).status;
     case 'deliveries': return (await t.rest('GET', `/circuit-runs/${run.uid}/webhook-deliveries`, { token })).status;
+    case 'approve': return (await t.rest('POST', `/circuit-runs/${run.uid}/approvals/review`, { token, body: { approved: true } })).status;
   }
 }
 

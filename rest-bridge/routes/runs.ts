@@ -1,10 +1,14 @@
 import type { Route } from '../route';
 import { BODY_UID, pageQuery, uidParam } from '../schemas';
+import { MAX_APPROVAL_COMMENT_CHARS, MAX_APPROVAL_DATA_BYTES } from '../../src/runs/approvals';
 
 const tag = 'Runs';
 
-/** Fields of a run that are absent, not null, until they exist (spec 2.1), or that the caller may not see (`error`: owner only). */
-export const RUN_OPTIONAL_FIELDS = ['ended_at', 'result_blob', 'metrics', 'error'];
+/**
+ * Fields of a run that are absent, not null, until they exist (spec 2.1), or that the caller may not
+ * see (`error`, `waiting_for`: owner only; `waiting_for` also while nothing waits, DESIGN §9.4).
+ */
+export const RUN_OPTIONAL_FIELDS = ['ended_at', 'result_blob', 'metrics', 'error', 'waiting_for'];
 
 /**
  * RFC 7240 `Prefer: wait` / `wait=N` → seconds (N 1–60; bare `wait`: 60). Other preferences, and a
@@ -89,6 +93,34 @@ export const runRoutes: Route[] = [
     params: { uid: uidParam('Circuit run') },
     variables: ({ params }) => ({ uid: params.uid }),
     result: 'cancelCircuitRun',
+    omitWhenNull: RUN_OPTIONAL_FIELDS,
+  },
+  {
+    method: 'POST',
+    path: '/circuit-runs/:uid/approvals/:step_id',
+    operation: 'ResolveApproval',
+    summary: "Decide an approval step of a run (its owner only): approved, the run goes on with {approved, comment, data, resolved_at} as the step's output; rejected, it ends EXCEPTION with error.code Rejected",
+    description:
+      'The steps a run waits on are its `waiting_for` (owner only; DESIGN §9.4). The answer is the run as GET /circuit-runs/{uid} shows it. The same decision again (the same `approved`) answers the run as it is and changes nothing.',
+    auth: 'required',
+    tag,
+    params: {
+      uid: uidParam('Circuit run'),
+      step_id: { type: 'string', minLength: 1, description: 'The id of the approval step (waiting_for[].step_id)' },
+    },
+    body: {
+      properties: {
+        approved: { type: 'boolean', description: 'true goes on with the run; false ends it EXCEPTION Rejected' },
+        comment: { type: 'string', maxLength: MAX_APPROVAL_COMMENT_CHARS, description: `Why, at most ${MAX_APPROVAL_COMMENT_CHARS} characters` },
+        data: { type: 'object', description: `Anything later steps should read (steps.<id>.output.data): a JSON object of at most ${MAX_APPROVAL_DATA_BYTES / 1024} KiB` },
+      },
+      required: ['approved'],
+    },
+    errors: {
+      Conflict: 'The step is not an approval waiting for a decision (unknown, decided otherwise, expired), or the run is not RUNNING',
+    },
+    variables: ({ params, body }) => ({ runUid: params.uid, stepId: params.step_id, approved: body.approved, comment: body.comment, data: body.data }),
+    result: 'resolveApproval',
     omitWhenNull: RUN_OPTIONAL_FIELDS,
   },
   {

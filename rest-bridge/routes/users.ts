@@ -20,7 +20,7 @@ export const userRoutes: Route[] = [
     variables: ({ query }) => ({ state: query.state, circuitUid: query.circuit_uid, limit: query.limit, page: query.page }),
     result: 'viewerRuns',
     shape: 'page',
-    omitWhenNull: ['ended_at', 'result_blob', 'metrics'],
+    omitWhenNull: ['ended_at', 'result_blob', 'metrics', 'waiting_for'],
   },
   {
     method: 'GET',

@@ -2,6 +2,7 @@ import DataLoader from 'dataloader';
 import { Op } from 'sequelize';
 import { Circuit, CircuitAdaptor, CircuitVersion, User } from '../models';
 import { preparedQuery } from '../db/prepared';
+import { readWaitingSteps, type WaitingStep } from '../runs/approvals';
 
 function byKey<T, K extends keyof T>(rows: T[], key: K, keys: readonly T[K][]): (T | null)[] {
   const map = new Map(rows.map((row) => [row[key], row]));
@@ -30,6 +31,8 @@ export function createLoaders() {
       const rows = await CircuitAdaptor.findAll({ where: { circuit_uid: { [Op.in]: [...uids] } }, order: [['created_at', 'ASC']] });
       return uids.map((uid) => rows.filter((row) => row.circuit_uid === uid));
     }),
+    /** The approval steps a run waits on (`waitingFor`): one statement for the RUNNING runs of a list. */
+    waitingSteps: new DataLoader<string, WaitingStep[]>(async (uids) => readWaitingSteps(Circuit.sequelize!, uids)),
   };
 }
 

@@ -9,8 +9,10 @@ import { OWNER, any, flag, permits, ruleWhere, type Rule, type RuleTable } from 
  *   Private runs: only the user who started the run (spec §3).
  * - `debug`: why it failed (`error`, and `error` inside step events): only the user who started it (DESIGN §7.1).
  * - `cancel`: only the user who started it (DESIGN §7.3).
+ * - `approve`: decide its approval steps, and see what it waits for (`waiting_for`): only the user
+ *   who started it (DESIGN §9.4).
  */
-export type RunAction = 'read' | 'debug' | 'cancel';
+export type RunAction = 'read' | 'debug' | 'cancel' | 'approve';
 
 /** A run belongs to the user who started it: the circuit's owner and admins have no say over it. */
 const RUNS: RuleTable = { ownerColumn: 'user_uid' };
@@ -19,6 +21,7 @@ export const RUN_RULES: Record<RunAction, Rule> = {
   read: any(OWNER, flag('is_public')),
   debug: OWNER,
   cancel: OWNER,
+  approve: OWNER,
 };
 
 export function runPermits(viewer: User | null, run: Pick<CircuitRun, 'user_uid' | 'is_public'>, action: RunAction): boolean {

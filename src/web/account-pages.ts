@@ -1,7 +1,8 @@
 import type { User } from '../models';
 import type { CreditLedger } from '../models/CreditLedger';
+import type { WaitingApproval } from '../runs/approvals';
 import { html, SafeHtml, time } from './html';
-import { sectionPage } from './pages';
+import { csrfField, type Flash, sectionPage } from './pages';
 
 export const RUN_STATES = ['PROVISIONED', 'RUNNING', 'COMPLETED', 'EXCEPTION'] as const;
 
@@ -40,8 +41,32 @@ function credits(run: RunRow): SafeHtml | string {
   return run.credits_held > 0 ? html`<span class="muted" title="held while the run is in progress">${run.credits_held} held</span>` : '';
 }
 
-export function runsPage({ user, csrf, runs, page, hasMore, state }: {
-  user: User; csrf: string; runs: RunRow[]; page: number; hasMore: boolean; state: string | null;
+/**
+ * The approval steps waiting on the user's runs (DESIGN §9.4), each with its prompt and Approve /
+ * Reject forms posting to /settings/runs/approvals (the same command as the API's).
+ */
+function waitingCard(csrf: string, waiting: WaitingApproval[]): SafeHtml {
+  if (waiting.length === 0) return html``;
+  const items = waiting.map((step) => html`<div class="card" data-waiting-run="${step.run_uid}" data-waiting-step="${step.step_id}">
+    <p><strong>${step.circuit_owner}/${step.circuit_name}</strong> <span class="muted">run <code title="${step.run_uid}">${step.run_uid.slice(0, 8)}…</code>, step <code>${step.step_id}</code></span></p>
+    <p data-prompt>${step.prompt ?? ''}</p>
+    ${step.expires_at ? html`<p class="muted">Decided by its timeout at ${time(step.expires_at)} if nobody decides before.</p>` : ''}
+    <form method="post" action="/settings/runs/approvals">${csrfField(csrf)}
+      <input type="hidden" name="run_uid" value="${step.run_uid}"><input type="hidden" name="step_id" value="${step.step_id}">
+      <div class="field"><label for="comment-${step.run_uid}-${step.step_id}">Comment (optional)</label>
+        <input type="text" id="comment-${step.run_uid}-${step.step_id}" name="comment" maxlength="2000"></div>
+      <div class="row"><button type="submit" name="decision" value="approve">Approve</button>
+        <button type="submit" name="decision" value="reject" class="danger">Reject</button></div>
+    </form>
+  </div>`);
+  return html`<section aria-labelledby="waiting-heading">
+  <h2 id="waiting-heading">Waiting for your approval</h2>
+  ${items}
+</section>`;
+}
+
+export function runsPage({ user, csrf, runs, page, hasMore, state, waiting = [], flash }: {
+  user: User; csrf: string; runs: RunRow[]; page: number; hasMore: boolean; state: string | null; waiting?: WaitingApproval[]; flash?: Flash;
 }): string {
   const filter = (value: string | null, label: string) =>
     html`<a href="/settings/runs${value ? `?state=${value}` : ''}" ${state === value ? new SafeHtml('aria-current="page"') : ''}>${label}</a>`;
@@ -58,8 +83,9 @@ export function runsPage({ user, csrf, runs, page, hasMore, state }: {
     section: 'runs',
     user,
     csrf,
+    flash,
     lead: html`Every run you started, newest first: private and failed ones too. The API lists the same at <code>GET /api/v1/users/circuit-runs</code>.`,
-    body: html`<nav class="filters" aria-label="Filter by state">${filter(null, 'All')}${RUN_STATES.map((s) => filter(s, s.charAt(0) + s.slice(1).toLowerCase()))}</nav>
+    body: html`${waitingCard(csrf, waiting)}<nav class="filters" aria-label="Filter by state">${filter(null, 'All')}${RUN_STATES.map((s) => filter(s, s.charAt(0) + s.slice(1).toLowerCase()))}</nav>
 <section class="card">
   ${runs.length === 0 ? html`<p class="empty">${page > 1 ? 'No more runs.' : 'No runs yet.'}</p>` : html`<table class="stack">
     <thead><tr><th>Started</th><th>Circuit</th><th>State</th><th>Failure</th><th class="num">Credits</th><th>Uid</th></tr></thead>

@@ -20,7 +20,7 @@ const SECURITY_HEADERS = {
 
 /**
  * The settings web (DESIGN §2, §7.7): sign-in with username and password, API tokens (create, list,
- * revoke), blobs (upload, list), runs and credits (balance, ledger). Server-rendered pages; every POST form carries the session's
+ * revoke), blobs (upload, list), runs (and deciding their approval steps) and credits (balance, ledger). Server-rendered pages; every POST form carries the session's
  * CSRF token; sign-in attempts are rate limited per client IP and username.
  */
 export function settingsRouter(services: Services): Router {
@@ -43,7 +43,7 @@ export function settingsRouter(services: Services): Router {
   mountTokens(router, form);
   mountBlobs(router, services.blobStorage);
   mountWebhooks(router, services, form);
-  mountAccount(router);
+  mountAccount(router, services, form);
 
   router.use((req: Request, res: Response) => {
     res.status(404).send(messagePage({ title: 'Not found', message: 'There is no such settings page.', csrf: csrfToken(req), link: { href: '/settings', label: 'Back to settings' } }));

@@ -3,7 +3,7 @@ import type { LoggedRunEvent } from '../../events/run-event-log';
 import { runPermits } from '../../policies/run.policy';
 import type { AppContext } from '../context';
 import { aboutCircuit } from '../notices';
-import { CircuitRunEventType, CircuitRunType } from './run.type';
+import { CircuitRunEventType, CircuitRunType, WaitingStepType } from './run.type';
 
 /**
  * The one place a run is shaped for callers (GraphQL, and through the REST fragment REST, SSE and
@@ -14,6 +14,18 @@ export async function presentRun(ctx: AppContext, run: CircuitRun): Promise<Circ
   const circuit = await ctx.loaders.circuit.load(run.circuit_uid);
   if (circuit) aboutCircuit(ctx, circuit);
   return CircuitRunType.from(run, runPermits(ctx.viewer, run, 'debug'));
+}
+
+/**
+ * `waitingFor` (DESIGN §9.4): the approval steps a RUNNING run waits on, oldest first, for its owner
+ * (run policy `approve`); null for anyone else, in any other state, and when nothing waits (REST leaves
+ * `waiting_for` out then). Read from circuit_run_steps through the request's loader (one statement for
+ * the runs of a list), never from the cache of ended runs.
+ */
+export async function presentWaitingFor(ctx: AppContext, run: CircuitRunType): Promise<WaitingStepType[] | null> {
+  if (run.state !== 'RUNNING' || !runPermits(ctx.viewer, { user_uid: run.userUid, is_public: run.isPublic }, 'approve')) return null;
+  const steps = await ctx.loaders.waitingSteps.load(run.uid);
+  return steps.length > 0 ? steps.map((step) => WaitingStepType.from(step)) : null;
 }
 
 /** The run as it was in `state`: fields that come later (end, result, error) are left out by state. */

@@ -10,14 +10,15 @@ import { mapStream, runEventStream } from '../../events/run-event-stream';
 import { waitForRunEnd } from '../../events/wait-for-run';
 import { cancelRun } from '../../jobs/cancel-run';
 import { readableRunsWhere } from '../../policies/run.policy';
-import { JSONObjectScalar } from '../common/scalars';
+import { checkApprovalDecision, resolveApproval } from '../../runs/approvals';
+import { JSONObjectScalar, JSONScalar } from '../common/scalars';
 import { PageArgs, paged, pageWindow, PageWindow } from '../common/pagination';
 import { isUid } from '../../ids';
 import type { AppContext } from '../context';
 import { findCircuitFor } from '../circuit/circuit.access';
 import { findRunFor } from './run.access';
-import { presentRun, presentRunEvent, runAsOf } from './run.presenter';
-import { CircuitRunContextInput, CircuitRunEventType, CircuitRunPage, CircuitRunType, RunEventKindEnum } from './run.type';
+import { presentRun, presentRunEvent, presentWaitingFor, runAsOf } from './run.presenter';
+import { CircuitRunContextInput, CircuitRunEventType, CircuitRunPage, CircuitRunType, RunEventKindEnum, WaitingStepType } from './run.type';
 
 /** `Prefer: wait=N` / `waitSeconds`: 1–60 (DESIGN §7.4). */
 export const MAX_WAIT_SECONDS = 60;
@@ -114,6 +115,27 @@ export class RunResolver {
     return presentRun(ctx, (await CircuitRun.findByPk(run.uid)) ?? run);
   }
 
+  @Authorized()
+  @Mutation(() => CircuitRunType, {
+    description: "Decides an approval step of a run (its owner only; POST /circuit-runs/{uid}/approvals/{step_id}): approved, the run goes on with {approved, comment, data, resolved_at} as the step's output; rejected, it ends EXCEPTION Rejected. The same decision again answers the run as it is; a different one, or a step that is not waiting, is Conflict",
+  })
+  async resolveApproval(
+    @Arg('runUid', () => ID) runUid: string,
+    @Arg('stepId', () => String, { description: 'The id of the approval step (waitingFor.stepId)' }) stepId: string,
+    @Arg('approved', () => Boolean) approved: boolean,
+    @Arg('comment', () => String, { nullable: true, description: 'At most 2000 characters' }) comment: string | null,
+    // JSON literals have no prototype and class-validator rejects them; resolveApproval checks the value.
+    @Arg('data', () => JSONScalar, { nullable: true, description: 'A JSON object of at most 64 KiB', validate: false }) data: unknown,
+    @Ctx() ctx: AppContext,
+  ): Promise<CircuitRunType> {
+    // As at the REST edge: a bad comment or data is 400 whatever the run.
+    const decision = { approved, comment, data: (data ?? null) as Record<string, unknown> | null };
+    checkApprovalDecision(decision);
+    const run = await findRunFor(ctx, runUid, 'approve');
+    await resolveApproval(ctx.services, run.uid, stepId, decision);
+    return presentRun(ctx, (await CircuitRun.findByPk(run.uid)) ?? run);
+  }
+
   @Query(() => CircuitRunType, { nullable: true, description: 'A run; public runs to anyone, private runs to the user who started them' })
   async circuitRun(@Arg('uid', () => ID) uid: string, @Ctx() ctx: AppContext): Promise<CircuitRunType> {
     return presentRun(ctx, await findRunFor(ctx, uid, 'read'));
@@ -139,6 +161,14 @@ export class RunResolver {
   ): Promise<CircuitRunPage> {
     const circuit = await findCircuitFor(ctx, circuitUid, 'list');
     return publicCompletedRuns(ctx, { circuit_uid: circuit.uid }, pageWindow(args));
+  }
+
+  @FieldResolver(() => [WaitingStepType], {
+    nullable: true,
+    description: "The approval steps the run waits on, oldest first (DESIGN §9.4); for the run's owner only, null for others and when nothing waits",
+  })
+  async waitingFor(@Root() root: CircuitRunType, @Ctx() ctx: AppContext): Promise<WaitingStepType[] | null> {
+    return presentWaitingFor(ctx, root);
   }
 
   @FieldResolver(() => [CircuitRunEventType], { description: "The run's event log after `after` (default 0), oldest first (limit default 100, max 500)" })

@@ -5,6 +5,7 @@ import { RUN_COLUMNS, RUN_ERROR_CODES, type CircuitRun, type RunApiField, type R
 import { RUN_EVENT_KINDS } from '../../models/RunEvent';
 import { JSONScalar } from '../common/scalars';
 import { PageOf } from '../common/pagination';
+import type { WaitingStep } from '../../runs/approvals';
 
 export enum CircuitRunState {
   PROVISIONED = 'PROVISIONED',
@@ -31,6 +32,18 @@ export class CircuitRunErrorType {
 
   static from(error: RunError): CircuitRunErrorType {
     return Object.assign(new CircuitRunErrorType(), { code: error.code, message: error.message, stepId: error.step_id ?? null });
+  }
+}
+
+/** An approval step a run waits on (DESIGN §9.4); REST `waiting_for[]`. */
+@ObjectType('WaitingStep', { description: 'An approval step the run waits on: decide it with resolveApproval' })
+export class WaitingStepType {
+  @Field(() => String, { description: 'The id of the approval step' }) stepId!: string;
+  @Field(() => String, { nullable: true, description: 'What the person deciding is asked' }) prompt!: string | null;
+  @Field(() => Date, { nullable: true, description: 'When its timeout decides it (on_timeout)' }) expiresAt!: Date | null;
+
+  static from(step: WaitingStep): WaitingStepType {
+    return Object.assign(new WaitingStepType(), { stepId: step.step_id, prompt: step.prompt, expiresAt: step.expires_at });
   }
 }
 

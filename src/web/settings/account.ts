@@ -1,11 +1,16 @@
-import type { Request, Router } from 'express';
+import type { Request, RequestHandler, Router } from 'express';
 import { QueryTypes } from 'sequelize';
 import { User } from '../../models';
 import { CircuitRun } from '../../models/CircuitRun';
 import { ledgerPage } from '../../credits/ledger';
+import { AppError } from '../../errors';
+import { isUid } from '../../ids';
+import { runPermits } from '../../policies/run.policy';
+import { resolveApproval, waitingApprovalsOf } from '../../runs/approvals';
+import type { Services } from '../../services';
 import { creditsPage, RUN_STATES, runsPage, type RunRow } from '../account-pages';
-import { csrfToken } from '../session';
-import { requireUser, signedInUser } from './guards';
+import { csrfToken, save } from '../session';
+import { requireCsrf, requireUser, signedInUser, takeFlash } from './guards';
 
 const PER_PAGE = 50;
 
@@ -35,15 +40,53 @@ async function runRows(user: User, state: string | null, page: number): Promise<
   }));
 }
 
-/** The Runs section (state, circuit, failure reason, credits) and the Credits section (balance, ledger). */
-export function mountAccount(router: Router): void {
+const field = (body: unknown, name: string): string | undefined => {
+  const value = (body as Record<string, unknown> | undefined)?.[name];
+  return typeof value === 'string' ? value : undefined;
+};
+
+/**
+ * An Approve / Reject form of the Runs page: the same command as POST /api/v1/circuit-runs/{uid}/approvals/{step_id},
+ * for the signed-in user's own runs only (run policy `approve`); the outcome is a message on the page.
+ */
+async function decideFromForm(services: Services, user: User, body: unknown): Promise<{ kind: 'ok' | 'error'; message: string }> {
+  const runUid = field(body, 'run_uid') ?? '';
+  const stepId = field(body, 'step_id') ?? '';
+  const decision = field(body, 'decision');
+  if (decision !== 'approve' && decision !== 'reject') return { kind: 'error', message: 'Choose Approve or Reject.' };
+  const run = isUid(runUid) ? await CircuitRun.findByPk(runUid, { attributes: ['uid', 'user_uid', 'is_public'] }) : null;
+  // Someone else's run is answered as no run at all: the page lists only the user's own.
+  if (!run || !runPermits(user, run, 'approve')) return { kind: 'error', message: 'There is no such run of yours.' };
+  const comment = field(body, 'comment')?.trim() || null;
+  try {
+    const { repeated } = await resolveApproval(services, run.uid, stepId, { approved: decision === 'approve', comment });
+    const verb = decision === 'approve' ? 'approved' : 'rejected';
+    return { kind: 'ok', message: repeated ? `Step ${stepId} was already ${verb}.` : `Step ${stepId} ${verb}. The run goes on${decision === 'reject' ? ' to end as rejected' : ''}.` };
+  } catch (error) {
+    if (error instanceof AppError && error.code !== 'Internal') return { kind: 'error', message: error.message };
+    throw error;
+  }
+}
+
+/** The Runs section (state, circuit, failure reason, credits, approvals waiting) and the Credits section (balance, ledger). */
+export function mountAccount(router: Router, services: Services, form: RequestHandler): void {
   router.get('/runs', requireUser, async (req, res, next) => {
     try {
       const user = signedInUser(res);
       const state = typeof req.query.state === 'string' && (RUN_STATES as readonly string[]).includes(req.query.state) ? req.query.state : null;
       const page = pageOf(req);
-      const rows = await runRows(user, state, page);
-      res.send(runsPage({ user, csrf: csrfToken(req), runs: rows.slice(0, PER_PAGE), hasMore: rows.length > PER_PAGE, page, state }));
+      const [rows, waiting] = await Promise.all([runRows(user, state, page), waitingApprovalsOf(services.sequelize, user.uid)]);
+      res.send(runsPage({ user, csrf: csrfToken(req), runs: rows.slice(0, PER_PAGE), hasMore: rows.length > PER_PAGE, page, state, waiting, flash: takeFlash(req) }));
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  router.post('/runs/approvals', requireUser, form, requireCsrf, async (req, res, next) => {
+    try {
+      req.session.flash = await decideFromForm(services, signedInUser(res), req.body);
+      await save(req);
+      res.redirect(303, '/settings/runs');
     } catch (error) {
       next(error);
     }
