@@ -24,6 +24,8 @@ export class RunEventRecorder implements RunObserver {
 
   step(event: StepEvent): void {
     this.push({ kind: 'step', data: { ...event } });
+    // A run that starts waiting for a person may wait for days: its readers hear of it now.
+    if (event.status === 'waiting') void this.flush();
   }
 
   /** Whether the run's hooks want its step events (then they are told each one's seq once it is logged). */
