@@ -86,7 +86,7 @@ async function main() {
     while (performance.now() < deadline) {
       [completed, exceptions] = await Promise.all([count('COMPLETED'), count('EXCEPTION')]);
       if (completed + exceptions >= submitted) { endedAt = elapsed(); break; }
-      if (elapsed() - lastReport >= 10) {
+      if (elapsed() - lastReport >= 30) {
         lastReport = elapsed();
         const up = await upstream.stats();
         console.log(`  ${lastReport} s: ${completed} completed, ${exceptions} EXCEPTION, upstream holds ${up.inflight} (max ${up.max_inflight}), RSS max ${rss.peek()} MB`);
