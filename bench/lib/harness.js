@@ -73,7 +73,7 @@ async function startFixtures(prefix, { circuits = {} } = {}) {
 
 /**
  * Asks `url` (a /healthz) every `everyMs` ms, one request at a time, until stop(); stop() resolves to
- * the number of answers, their p99 and the slowest (ms), and how many were not 200 or failed.
+ * the number of answers, their p50, p99 and the slowest (ms), and how many were not 200 or failed.
  */
 function pollHealth(url, everyMs = 50) {
   const times = [];
@@ -98,7 +98,7 @@ function pollHealth(url, everyMs = 50) {
       stopped = true;
       await loop;
       const sorted = [...times].sort((a, b) => a - b);
-      return { polls: sorted.length, p99_ms: +pct(sorted, 99).toFixed(1), max_ms: +(sorted.at(-1) ?? NaN).toFixed(1), errors };
+      return { polls: sorted.length, p50_ms: +pct(sorted, 50).toFixed(1), p99_ms: +pct(sorted, 99).toFixed(1), max_ms: +(sorted.at(-1) ?? NaN).toFixed(1), errors };
     },
   };
 }
@@ -129,12 +129,13 @@ function jsonClient(maxSockets = 256) {
 
 /**
  * Starts dist/src/<script> and resolves once it logs that it is ready (and every message of
- * `alsoWaitFor`, e.g. 'search index loaded'); later logs are drained unread.
+ * `alsoWaitFor`, e.g. 'search index loaded'); later logs are drained unread. `nodeArgs` go before the
+ * script (DEFAULT_SHAPE: what `npm start` passes), then BENCH_NODE_ARGS.
  */
-function spawnService(script, env, { alsoWaitFor = [] } = {}) {
+function spawnService(script, env, { alsoWaitFor = [], nodeArgs = [] } = {}) {
   const awaited = new Set(alsoWaitFor);
   let ready;
-  const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []), path.join(dist, script)], {
+  const child = spawn(process.execPath, [...nodeArgs, ...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []), path.join(dist, script)], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', REDIS_URL: '', MONGODB_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -249,6 +250,74 @@ async function measure({ label, url, method = 'GET', headers, body, seconds, con
   return row;
 }
 
+/**
+ * The default deployment (`npm start`): one main.js that serves the API and executes runs, with the
+ * node flags of package.json's start script and no JOB_CONCURRENCY or lock override from the bench.
+ */
+const DEFAULT_SHAPE = { script: 'main.js', nodeArgs: ['--no-node-snapshot'] };
+
+/** The soft and hard limits of open files of this process (children inherit them). */
+function fdLimit() {
+  const line = /Max open files\s+(\S+)\s+(\S+)/.exec(fs.readFileSync('/proc/self/limits', 'utf8'));
+  const num = (v) => (v === 'unlimited' ? Infinity : Number(v));
+  return line ? { soft: num(line[1]), hard: num(line[2]) } : { soft: NaN, hard: NaN };
+}
+
+/**
+ * A loopback upstream in its own process (so its CPU is not the client's): answers every request with
+ * 200 {"ok":true} after `delayMs`. Its open-files limit is raised to the hard limit. stats({reset})
+ * resolves {requests, inflight, max_inflight} (reset: the maximum starts again from now); pid for cpuSeconds.
+ */
+async function startUpstream({ delayMs }) {
+  const code = `
+    const http = require('node:http');
+    const delay = Number(process.env.UPSTREAM_DELAY_MS);
+    let inflight = 0, max = 0, requests = 0;
+    const server = http.createServer((req, res) => {
+      requests++; inflight++; if (inflight > max) max = inflight;
+      req.resume();
+      const timer = setTimeout(() => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"ok":true}'); }, delay);
+      res.once('close', () => { clearTimeout(timer); inflight--; });
+    });
+    server.maxConnections = 1e6; server.requestTimeout = 0; server.headersTimeout = 60000; server.keepAliveTimeout = 5000;
+    server.listen({ port: 0, host: '127.0.0.1', backlog: 65535 }, () => process.send({ port: server.address().port }));
+    process.on('message', (m) => {
+      process.send({ stats: { requests, inflight, max_inflight: max } });
+      if (m === 'reset') max = inflight;
+    });
+    process.on('disconnect', () => process.exit(0));`;
+  const child = spawn('/bin/sh', ['-c', 'ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec "$0" -e "$1"', process.execPath, code], {
+    cwd: root, env: { ...process.env, UPSTREAM_DELAY_MS: String(delayMs) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const { port } = await new Promise((resolve, reject) => {
+    child.once('message', resolve);
+    child.once('exit', (c) => reject(new Error(`upstream exited with ${c}`)));
+  });
+  let queue = Promise.resolve();
+  const ask = (message) => (queue = queue.then(() => new Promise((resolve) => {
+    child.once('message', (m) => resolve(m.stats));
+    child.send(message);
+  })));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid,
+    stats: ({ reset = false } = {}) => ask(reset ? 'reset' : 'stats'),
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** Samples the RSS of `pid` every `everyMs` ms until stop(), which resolves the largest (MB). */
+function watchRss(pid, everyMs = 200) {
+  let max = rssMb(pid);
+  const timer = setInterval(() => { const now = rssMb(pid); if (now > max) max = now; }, everyMs);
+  return { peek: () => max, stop() { clearInterval(timer); const now = rssMb(pid); return now > max ? now : max; } };
+}
+
 /** The yardstick: an Express 5 hello-world in its own process, measured like the service. */
 async function helloBaseline({ seconds, connections }) {
   const child = spawn(process.execPath, ['-e', `
@@ -264,4 +333,4 @@ async function helloBaseline({ seconds, connections }) {
   }
 }
 
-module.exports = { root, dist, HELLO, pct, sleep, rssMb, cpuSeconds, postmasterPid, startFixtures, pollHealth, spawnService, stopProcess, measure, helloBaseline, jsonClient };
+module.exports = { root, dist, HELLO, DEFAULT_SHAPE, pct, sleep, rssMb, fdLimit, startUpstream, watchRss, cpuSeconds, postmasterPid, startFixtures, pollHealth, spawnService, stopProcess, measure, helloBaseline, jsonClient };
