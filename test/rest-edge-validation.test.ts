@@ -41,7 +41,8 @@ describe('body fields are checked against the route schema, named as REST names 
       for (const [field, schema] of Object.entries(route.body!.properties)) {
         const types = schema.type ? [String(schema.type)] : ((schema.anyOf ?? []) as { type?: string }[]).map((branch) => String(branch.type));
         const wrong = types.includes('string') ? 12 : 'text';
-        const required = Object.fromEntries((route.body!.required ?? []).map((name) => [name, route.body!.properties[name].type === 'object' ? {} : 'x']));
+        const valid: Record<string, unknown> = { object: {}, boolean: true, integer: 1, number: 1, array: [] };
+        const required = Object.fromEntries((route.body!.required ?? []).map((name) => [name, valid[String(route.body!.properties[name].type)] ?? 'x']));
         const res = await t.rest(route.method, path, { token: owner.token, body: { ...required, [field]: wrong } });
         const message: string = res.body?.error?.message ?? '';
         if (res.status !== 400 || message !== `${field} must be ${types.join(' or ')}`) problems.push(`${route.method} ${route.path} ${field}: ${res.status} ${message}`);

@@ -75,7 +75,9 @@ export class InflightRuns implements RunTaker {
         // A refused end of a run that is PROVISIONED again: a crash of PostgreSQL rolled the claim back
         // (claims commit asynchronously, src/db/async-commit.ts), so it is claimed and executed anew.
         const run = await CircuitRun.findByPk(claim.uid, { attributes: ['uid', 'state'] });
-        if (run?.state === 'PROVISIONED' && !this.closing) queueMicrotask(() => { void this.take(claim.uid).catch(() => {}); });
+        if (run?.state !== 'PROVISIONED' || this.closing) return;
+        if (this.runs.get(claim.uid) === held) this.runs.delete(claim.uid);
+        await this.take(claim.uid);
       })
       .catch((error: unknown) => {
         // Left to the sweep: the run looks orphaned once this worker's heartbeat stops naming it.
