@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 import noImportCycle from './eslint-rules/no-import-cycle.mjs';
 
 export default tseslint.config(
@@ -24,6 +25,30 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       'local/no-import-cycle': 'error',
     },
+  },
+  {
+    // The floors of the run wing (README "Project layout"): the queue knows Agenda and nothing of runs;
+    // the engine executes a definition and knows neither the queue nor the run wing; the run wing knows
+    // nothing of the API layers that present it; models know nothing above them.
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: { 'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js', '.json'] })] },
+    rules: {
+      'import-x/no-restricted-paths': ['error', {
+        zones: [
+          { target: './src/queue', from: ['./src/runs', './src/engine', './src/graphql', './src/http', './src/web', './src/webhooks', './src/schedules', './rest-bridge'], message: 'src/queue/ is the floor under runs: it knows Agenda, not what its jobs do.' },
+          { target: './src/engine', from: ['./src/runs', './src/queue', './src/graphql', './src/http', './src/web', './rest-bridge'], message: 'the engine executes a definition; the run wing (src/runs/) drives it through ExecutionContext.' },
+          { target: './src/runs', from: ['./src/graphql', './src/http', './src/web', './rest-bridge'], message: 'the run wing is below the API layers that present it.' },
+          { target: './src/models', from: ['./src/runs', './src/queue', './src/graphql', './src/http', './src/web', './rest-bridge'], message: 'models know nothing above them.' },
+        ],
+      }],
+      // Every reach into Agenda lives in src/queue/ (its tables, payloads and internals, with canaries).
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^(agenda|@agendajs/.*)$', message: 'import the queue from src/queue/agenda.ts instead (QueueJob, JobDefinition, RunQueue).' }] }],
+    },
+  },
+  {
+    files: ['src/queue/**/*.ts'],
+    rules: { 'no-restricted-imports': 'off' },
   },
   {
     files: ['test/**/*.ts', 'bench/**'],

@@ -3,8 +3,8 @@ import type { Config } from './config';
 import type { Logger } from './logger';
 import type { BlobStorage } from './storage';
 import type { RateLimiter } from './ratelimit';
-import type { RunQueue } from './jobs/agenda';
-import type { RunEventBus } from './events/run-event-bus';
+import type { RunQueue } from './queue/agenda';
+import type { RunEventBus } from './runs/events/bus';
 
 /**
  * The long-lived pieces a request may use, built once by the composition root (src/app.ts) and

@@ -9,7 +9,7 @@ import { migrate } from './db/migrate';
 import { initModels } from './models';
 import { createBlobStorage } from './storage';
 import { createSearchRateLimiter } from './ratelimit';
-import { startRunRuntime } from './jobs/runtime';
+import { startRunRuntime } from './runs/runtime';
 import type { Services } from './services';
 import { closeOnSignals, loadConfigOrExit, logConfigWarnings } from './lifecycle';
 

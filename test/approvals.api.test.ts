@@ -1,5 +1,5 @@
 import { QueryTypes } from 'sequelize';
-import type { RunStateEvent } from '../src/events/run-event-bus';
+import type { RunStateEvent } from '../src/runs/events/bus';
 import { CircuitRun } from '../src/models/CircuitRun';
 import { startTestApp, TestApp } from './support/app';
 import { makeUser, TestUser } from './support/factories';

@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { Client } from 'pg';
 import pino from 'pino';
 import { listen, type Listening } from '../src/db/listen';
-import { startWorkerPresence } from '../src/jobs/worker-presence';
+import { startWorkerPresence } from '../src/runs/worker-presence';
 
 /**
  * A TCP proxy in front of the test PostgreSQL: `cut()` drops every connection through it and refuses

@@ -3,11 +3,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
+import { WRITTEN_FOR, sequelizeConnections, transactionConnection } from '../src/library-patches';
 import {
-  WRITTEN_FOR, agendaLockRoom, dropJobStateEvents, fillCompletely, jobStorePool, lockInBatches, prepareJobStoreStatements, publishOnly, sequelizeConnections, skipRunStateSaves, transactionConnection,
+  agendaLockRoom, dropJobStateEvents, fillCompletely, jobStorePool, lockInBatches, prepareJobStoreStatements, publishOnly, skipRunStateSaves,
   type BatchLockingRepository, type PatchableChannel, type PatchablePool, type PatchableRepository, type SavingRepository,
-} from '../src/library-patches';
+} from '../src/queue/agenda-internals';
 import { createSequelize } from '../src/db/sequelize';
+import { EXECUTE_RUN, postgresSqlEnqueue } from '../src/queue/agenda';
 import { postgresBinaries } from '../src/db/postgres-server';
 import { createTestDatabase } from './support/database';
 
@@ -208,7 +210,7 @@ test("publishOnly: an enqueue-only process publishes on Agenda's channel without
     const channel = backend.notificationChannel as unknown as Channel;
     const agenda = new Agenda({ backend, name: 'canary-publish', processEvery: 60_000 });
     await agenda.ready;
-    channel.on('error', () => {}); // as src/jobs/agenda.ts does: a dropped connection is reported, then reconnected
+    channel.on('error', () => {}); // as src/queue/agenda.ts does: a dropped connection is reported, then reconnected
     if (publishing) publishOnly(channel);
     await channel.connect();
     const heard: string[] = [];
@@ -317,4 +319,28 @@ test('the embedded PostgreSQL binaries are where src/db/postgres-server.ts looks
   const located = postgresBinaries();
   expect(located).toEqual({ postgres: exported.postgres, initdb: exported.initdb });
   expect(fs.existsSync(located.postgres) && fs.existsSync(located.initdb)).toBe(true);
+});
+
+test("a run queued inside its insert statement NOTIFYs exactly the payload Agenda's PostgreSQL channel sends and parses (src/queue/agenda.ts forges it)", async () => {
+  const { PostgresNotificationChannel } = await import('@agendajs/postgres-backend');
+  type Channel = { serializeNotification(n: object): string; parseNotification(payload: string): Record<string, unknown> };
+  const channel = new PostgresNotificationChannel({ connectionString: database.url, channelName: 'agenda_jobs' }) as unknown as Channel;
+  const listener = new Client({ connectionString: database.url });
+  const writer = new Client({ connectionString: database.url });
+  await Promise.all([listener.connect(), writer.connect()]);
+  try {
+    await listener.query('LISTEN agenda_jobs');
+    const heard = new Promise<string>((resolve) => listener.on('notification', (message) => resolve(message.payload ?? '')));
+    const enqueue = postgresSqlEnqueue('canary');
+    await writer.query(`WITH run AS (SELECT gen_random_uuid() AS uid), job AS (${enqueue.jobCte}) SELECT ${enqueue.notifyColumn} FROM job`);
+    const payload = await heard;
+    const theirs = JSON.parse(channel.serializeNotification({ jobId: '1', jobName: EXECUTE_RUN, nextRunAt: new Date(), priority: 0, timestamp: new Date(), source: 'x' })) as object;
+    expect(Object.keys(JSON.parse(payload) as object).sort()).toEqual(Object.keys(theirs).sort());
+    const parsed = channel.parseNotification(payload);
+    expect(parsed).toMatchObject({ jobName: EXECUTE_RUN, priority: 0, source: 'canary' });
+    expect(parsed.nextRunAt).toBeInstanceOf(Date);
+    expect(parsed.timestamp).toBeInstanceOf(Date);
+  } finally {
+    await Promise.all([listener.end(), writer.end()]);
+  }
 });

@@ -1,9 +1,9 @@
 import { startTestApp, TestApp } from './support/app';
 import { makeUser, HELLO_DEFINITION, TestUser } from './support/factories';
 import { makeRunnableCircuit, readSse, submitRun } from './support/run-factories';
-import { claimRun } from '../src/jobs/run-transitions';
-import { endRun, failedEnding } from '../src/jobs/execute-run.job';
-import { RunEventRecorder } from '../src/jobs/run-event-recorder';
+import { claimRun } from '../src/runs/transitions';
+import { endRun, failedEnding } from '../src/runs/execute';
+import { RunEventRecorder } from '../src/runs/events/recorder';
 import { RunEvent } from '../src/models/RunEvent';
 
 jest.setTimeout(60_000);

@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import pino from 'pino';
-import { createPostgresRunEventBus, type RunEventBus, type RunStateEvent } from '../src/events/run-event-bus';
+import { createPostgresRunEventBus, type RunEventBus, type RunStateEvent } from '../src/runs/events/bus';
 import { createTestDatabase } from './support/database';
 
 /**

@@ -5,7 +5,7 @@ import { makeRunnableCircuit, submitRun, waitForRun } from './support/run-factor
 import { User } from '../src/models';
 import { CircuitRun } from '../src/models/CircuitRun';
 import { CreditLedger } from '../src/models/CreditLedger';
-import { RunAdmission, type RunFields } from '../src/commands/run-admission';
+import { RunAdmission, type RunFields } from '../src/runs/admission';
 
 let t: TestApp;
 beforeAll(async () => { t = await startTestApp(); });

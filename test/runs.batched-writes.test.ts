@@ -1,8 +1,8 @@
 import { startTestApp, TestApp } from './support/app';
 import { makeUser, HELLO_DEFINITION } from './support/factories';
 import { makeRunnableCircuit, submitRun } from './support/run-factories';
-import { claimRun } from '../src/jobs/run-transitions';
-import { endRun } from '../src/jobs/execute-run.job';
+import { claimRun } from '../src/runs/transitions';
+import { endRun } from '../src/runs/execute';
 import { User } from '../src/models';
 import { sequelizeConnections, type PgConnection } from '../src/library-patches';
 import { CircuitRun } from '../src/models/CircuitRun';

@@ -6,7 +6,7 @@ import { makeRunnableCircuit, startHoldingTarget, submitRun, waitForRun } from '
 
 /**
  * A run's Agenda job is written once when queued, locked once when taken, and deleted once its run has
- * ended (src/jobs/finished-jobs.ts: Agenda's own start and end saves are skipped, src/library-patches.ts):
+ * ended (src/queue/finished-jobs.ts: Agenda's own start and end saves are skipped, src/library-patches.ts):
  * nothing is left in the job store, also when the worker stops right after a run ends.
  */
 jest.setTimeout(60_000);

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { RunReadCache, runReadCacheFor } from '../src/db/run-read.cache';
+import { RunReadCache, runReadCacheFor } from '../src/runs/read-cache';
 import { deprecateCircuit } from '../src/commands/deprecate-circuit';
 import { Circuit } from '../src/models';
 import { CircuitRun } from '../src/models/CircuitRun';
@@ -8,7 +8,7 @@ import { HELLO_DEFINITION, makeUser, TestUser } from './support/factories';
 import { makeRunnableCircuit, readSse, startHoldingTarget, submitRun, waitForRun } from './support/run-factories';
 
 /**
- * The per-process cache of ended runs (src/db/run-read.cache.ts, migration 0015) never
+ * The per-process cache of ended runs (src/runs/read-cache.ts, migration 0015) never
  * answers with anything stale or private:
  *  - only ended runs are kept, and a second read of one comes from the cache;
  *  - a circuit deprecated by SQL from another connection (no model hooks, only the NOTIFY) shows its

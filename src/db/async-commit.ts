@@ -6,7 +6,7 @@
  * recovery sweep then executes those runs again and charges them once. What it buys: these commits
  * hold the user's row (charge) and PostgreSQL's NOTIFY lock only while they execute, not through a
  * disk flush, so one user's runs no longer queue behind each other's fsyncs. The PostgreSQL job
- * store's connections commit the same way (src/jobs/agenda.ts): a job row only mirrors its run, and
+ * store's connections commit the same way (src/queue/agenda.ts): a job row only mirrors its run, and
  * the recovery sweep, the webhook sweeper and the schedule reconciler redo what a crash rolls back.
  */
 export const ASYNC_COMMIT_COLUMN = `set_config('synchronous_commit', 'off', true) AS async_commit`;

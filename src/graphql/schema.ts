@@ -4,7 +4,7 @@ import { buildSchema } from 'type-graphql';
 import { authChecker } from './auth-checker';
 import { withRootFieldRules } from './root-fields';
 import { resolvers } from './resolvers';
-import { runPubSub } from '../events/pubsub';
+import { runPubSub } from './pubsub';
 import { withOperationCosts } from './operation-cost';
 
 let built: Promise<GraphQLSchema> | undefined;

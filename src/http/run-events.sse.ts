@@ -8,7 +8,7 @@ import { API_PREFIX } from '../../rest-bridge/express';
 import { RUN_OPTIONAL_FIELDS } from '../../rest-bridge/routes/runs';
 import { isTerminal, RUN_STATES, type RunState } from '../models/CircuitRun';
 import { RUN_EVENT_KINDS, type RunEventKind } from '../models/RunEvent';
-import { currentStateSeq, readRunEvents, seqOfState } from '../events/run-event-log';
+import { currentStateSeq, readRunEvents, seqOfState } from '../runs/events/log';
 import { AppError } from '../errors';
 import type { Services } from '../services';
 

@@ -78,7 +78,7 @@ export const RUN_COLUMNS = {
 export type RunColumnName = keyof typeof RUN_COLUMNS;
 
 /**
- * One execution of a circuit version. State changes go through src/jobs/run-transitions.ts only
+ * One execution of a circuit version. State changes go through src/runs/transitions.ts only
  * (guarded UPDATEs), never through `save()`.
  */
 export class CircuitRun extends Model<InferAttributes<CircuitRun>, InferCreationAttributes<CircuitRun>> {

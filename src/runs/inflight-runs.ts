@@ -1,7 +1,7 @@
 import type { Services } from '../services';
 import { CircuitRun } from '../models/CircuitRun';
-import { executeClaimed, RunHandedBack, type RunWorkerIdentity, type RunTaker } from '../jobs/execute-run.job';
-import { claimRun, handBackRuns, heartbeatRuns, type ClaimedRun } from '../jobs/run-transitions';
+import { executeClaimed, RunHandedBack, type RunWorkerIdentity, type RunTaker } from './execute';
+import { claimRun, handBackRuns, heartbeatRuns, type ClaimedRun } from './transitions';
 import { RunAborted } from '../engine/run-control';
 
 interface HeldRun {

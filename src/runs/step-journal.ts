@@ -1,10 +1,10 @@
 import type { Sequelize } from 'sequelize';
 import { preparedQuery } from '../db/prepared';
 import { StatementBatcher } from '../db/statement-batcher';
-import { toStorableText } from '../jobs/storable-json';
+import { toStorableText } from './storable-json';
 import type { ApprovalDecision, ApprovalRequest, JournalEntry, StepJournal } from '../engine/run-control';
 import type { StepRecord } from '../engine/steps/types';
-import type { RunEventBus } from '../events/run-event-bus';
+import type { RunEventBus } from './events/bus';
 
 /**
  * A run's durable step record (DESIGN §9.2, §9.4), table `circuit_run_steps` (migration 0018). The

@@ -1,6 +1,6 @@
 import { CircuitAdaptor, User } from '../models';
 import { AppError } from '../errors';
-import { createRun } from '../commands/create-run';
+import { createRun } from '../runs/create-run';
 import type { Services } from '../services';
 import { MIN_FIRE_INTERVAL_MS } from './cron';
 import { recordFire, type ScheduleRow } from './schedule-store';

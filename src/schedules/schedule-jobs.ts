@@ -1,5 +1,4 @@
-import type { Job } from 'agenda' with { 'resolution-mode': 'import' };
-import type { JobDefinition } from '../jobs/agenda';
+import type { JobDefinition, QueueJob } from '../queue/agenda';
 import { isUid } from '../ids';
 import type { Services } from '../services';
 import { scheduledInstant } from './cron';
@@ -46,7 +45,7 @@ export function fireScheduleJob(services: Promise<Services>): JobDefinition {
   return {
     name: FIRE_SCHEDULE,
     concurrency: 10,
-    handler: async (job: Job<FireScheduleData>) => {
+    handler: async (job: QueueJob<FireScheduleData>) => {
       const ready = await services;
       const uid = job.attrs.data?.scheduleUid;
       const schedule = isUid(uid) ? await findSchedule(ready.sequelize, uid) : null;

@@ -1,4 +1,4 @@
-import type { RunLifecycleHook } from '../jobs/run-lifecycle-hook';
+import type { RunLifecycleHook } from '../runs/lifecycle-hook';
 import type { Services } from '../services';
 import { insertStepDelivery, unattemptedDeliveries } from './deliveries';
 import type { WebhookEvent } from './events';

@@ -1,5 +1,4 @@
-import type { Job } from 'agenda' with { 'resolution-mode': 'import' };
-import type { JobDefinition } from '../jobs/agenda';
+import type { JobDefinition, QueueJob } from '../queue/agenda';
 import { isUid } from '../ids';
 import type { Services } from '../services';
 import { attemptDelivery } from './deliver';
@@ -14,7 +13,7 @@ export function deliverWebhookJob(services: Promise<Services>): JobDefinition {
   return {
     name: DELIVER_WEBHOOK,
     concurrency: 50,
-    handler: async (job: Job<DeliverWebhookData>) => {
+    handler: async (job: QueueJob<DeliverWebhookData>) => {
       const ready = await services;
       const uid = job.attrs.data?.deliveryUid;
       if (!isUid(uid)) return void (await job.remove());

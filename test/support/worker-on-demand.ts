@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CircuitDefinition } from '../../src/engine/definition';
-import { startRunRuntime, type RunRuntime } from '../../src/jobs/runtime';
+import { startRunRuntime, type RunRuntime } from '../../src/runs/runtime';
 import { startTestApp, type TestApp } from './app';
 import { makeUser, type TestUser } from './factories';
 import { startHttpTarget } from './run-factories';

@@ -1,7 +1,7 @@
 import type { Migration } from './migration';
 
 /**
- * The job outbox (src/jobs/job-outbox.ts): with a job store outside PostgreSQL (MongoDB), the statement
+ * The job outbox (src/queue/job-outbox.ts): with a job store outside PostgreSQL (MongoDB), the statement
  * that inserts a run inserts its row here too, so an accepted run always has a durable "job due" record
  * until a relay has handed it to the job store. Empty with the PostgreSQL job store.
  */

@@ -2,7 +2,7 @@ import type { Migration } from './migration';
 
 /**
  * A run that has ended never changes, so each API process may keep the rows a read of it needs (the
- * run and its circuit: src/db/run-read.cache.ts). What could still make such a row stale
+ * run and its circuit: src/runs/read-cache.ts). What could still make such a row stale
  * NOTIFYs `run_reads_changed`, and every process drops its whole cache on hearing it: any change to
  * circuits (a deprecation notice, a rename, a deletion), the deletion of runs (also cascaded from a
  * user, circuit or version), and — which should never happen — an update of a run that had ended.

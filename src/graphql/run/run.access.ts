@@ -1,5 +1,5 @@
 import { CircuitRun, isTerminal, type RunState } from '../../models/CircuitRun';
-import { runReadCacheFor, type RunReadRows } from '../../db/run-read.cache';
+import { runReadCacheFor, type RunReadRows } from '../../runs/read-cache';
 import { Circuit } from '../../models';
 import { notFound } from '../../errors';
 import { authorize } from '../../policies/authorize';

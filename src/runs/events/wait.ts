@@ -1,5 +1,5 @@
-import { CircuitRun, isTerminal } from '../models/CircuitRun';
-import type { Services } from '../services';
+import { CircuitRun, isTerminal } from '../../models/CircuitRun';
+import type { Services } from '../../services';
 
 /**
  * Resolves once the run is terminal or `ms` have passed (`Prefer: wait`, `waitSeconds`, cancel's

@@ -1,4 +1,3 @@
-import type { Job } from 'agenda' with { 'resolution-mode': 'import' };
 import { evaluateExpression } from '../engine/expression';
 import type { SandboxLimits } from '../sandbox/sandbox';
 import { ExecutionFailure, executeDefinition, type ExecutionResult } from '../engine/run-executor';
@@ -6,14 +5,14 @@ import { isUid } from '../ids';
 import { CircuitRun, RUN_ERROR_CODES, type RunError, type RunErrorCode } from '../models/CircuitRun';
 import type { MetricExpression } from '../models/CircuitMetric';
 import type { Services } from '../services';
-import type { ExecuteRunData } from './agenda';
+import type { ExecuteRunData, QueueJob } from '../queue/agenda';
 import { holdCredits, RUN_BASE_CREDITS } from '../credits/holds';
 import { RunAborted, type JournalEntry, type RunBudget, type RunObserver } from '../engine/run-control';
-import { RunEventRecorder } from './run-event-recorder';
-import { runLifecycleHooks, type HookedRun } from './run-hooks';
+import { RunEventRecorder } from './events/recorder';
+import { runLifecycleHooks, type HookedRun } from './hooks';
 import { findUnstorableText } from './storable-json';
-import { ClaimedRun, finishRun, RunEnding, type RunCharge, type WorkerIdentity } from './run-transitions';
-import { loadStepJournal, runJournal } from '../runs/step-journal';
+import { ClaimedRun, finishRun, RunEnding, type RunCharge, type WorkerIdentity } from './transitions';
+import { loadStepJournal, runJournal } from './step-journal';
 
 /** A run is executed at most this many times (attempts are counted at claim, before executing); the next claim ends it WorkerLost. */
 export const MAX_ATTEMPTS = 3;
@@ -258,7 +257,7 @@ export interface RunTaker { take(uid: string): Promise<void> }
  * or held by a live worker), so a run that waits holds no job slot (DESIGN §9.1).
  */
 export function executeRunHandler(services: Services, runs: RunTaker) {
-  return async (job: Job<ExecuteRunData>): Promise<void> => {
+  return async (job: QueueJob<ExecuteRunData>): Promise<void> => {
     const uid = job.attrs.data?.runUid;
     if (!isUid(uid)) {
       services.log.warn({ data: job.attrs.data }, 'ignoring an executeRun job without a run uid');

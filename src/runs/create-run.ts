@@ -11,12 +11,12 @@ import { isUid } from '../ids';
 import { checkInput } from '../engine/input-schema';
 import { RUN_BASE_CREDITS } from '../credits/holds';
 import { readBalance } from '../credits/balance';
-import { markNotEnqueued } from '../jobs/run-transitions';
+import { markNotEnqueued } from './transitions';
 import type { Services } from '../services';
 import { preparedQuery } from '../db/prepared';
-import { runAdmission, type AdmittedRun } from './run-admission';
+import { runAdmission, type AdmittedRun } from './admission';
 import { parseRunWebhook } from '../webhooks/events';
-import { runReadCacheFor, type CircuitRow } from '../db/run-read.cache';
+import { runReadCacheFor, type CircuitRow } from './read-cache';
 
 export interface CreateRunInput {
   adaptorUid: string;

@@ -1,9 +1,9 @@
 import type { StepEvent } from '../engine/run-control';
 import type { Services } from '../services';
 import { webhookRunHooks } from '../webhooks/run-hooks';
-import type { HookedRun, RunLifecycleHook } from './run-lifecycle-hook';
+import type { HookedRun, RunLifecycleHook } from './lifecycle-hook';
 
-export type { HookedRun } from './run-lifecycle-hook';
+export type { HookedRun } from './lifecycle-hook';
 
 const hooks: RunLifecycleHook[] = [webhookRunHooks];
 

@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import type { Logger } from '../logger';
 import { Circuit, CircuitVersion, User } from '../models';
 import { CircuitRun } from '../models/CircuitRun';
-import { cachePerPool, keepCacheCurrent, type NotifiedCache } from './notified-cache';
+import { cachePerPool, keepCacheCurrent, type NotifiedCache } from '../db/notified-cache';
 
 /** Migration 0015: whatever could make a cached row of an ended run stale NOTIFYs this channel. */
 export const RUN_READS_CHANGED_CHANNEL = 'run_reads_changed';

@@ -4,7 +4,7 @@ import type { Logger } from '../logger';
 
 /**
  * An outbox for job stores outside PostgreSQL (MongoDB). The statement that inserts a run also
- * inserts its outbox row and NOTIFYs (src/commands/create-run.ts, through SqlEnqueue), so a run is
+ * inserts its outbox row and NOTIFYs (src/runs/create-run.ts, through SqlEnqueue), so a run is
  * never accepted without a durable record that its job is due. A relay in every process with a run
  * queue moves rows into the job store at once (on the NOTIFY, and every second for anything missed,
  * e.g. while MongoDB was unreachable), deleting each row in the transaction that locked it, only
@@ -14,7 +14,7 @@ import type { Logger } from '../logger';
 export const OUTBOX_TABLE = 'run_job_outbox';
 export const OUTBOX_CHANNEL = 'run_job_outbox';
 
-/** The SqlEnqueue pieces (see src/jobs/agenda.ts) that write the outbox instead of a job row. */
+/** The SqlEnqueue pieces (see src/queue/agenda.ts) that write the outbox instead of a job row. */
 export function outboxSqlEnqueue(): { jobCte: string; notifyColumn: string } {
   return {
     jobCte: `INSERT INTO ${OUTBOX_TABLE} (run_uid) SELECT run.uid FROM run RETURNING run_uid`,

@@ -4,7 +4,7 @@ import { pipelinedQuery } from '../db/pipelined';
 import { StatementBatcher } from '../db/statement-batcher';
 import { chargeRunSql } from '../credits/charge';
 import { ASYNC_COMMIT_COLUMN } from '../db/async-commit';
-import { eventBatchJson, type PendingRunEvent } from '../events/run-event-log';
+import { eventBatchJson, type PendingRunEvent } from './events/log';
 import type { RunError, RunState } from '../models/CircuitRun';
 import type { MetricExpression } from '../models/CircuitMetric';
 import type { CircuitDefinition } from '../engine/definition';

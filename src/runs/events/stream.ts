@@ -1,7 +1,7 @@
-import type { Services } from '../services';
-import { isTerminal } from '../models/CircuitRun';
-import type { RunEventKind } from '../models/RunEvent';
-import { currentStateSeq, readRunEvents, type LoggedRunEvent } from './run-event-log';
+import type { Services } from '../../services';
+import { isTerminal } from '../../models/CircuitRun';
+import type { RunEventKind } from '../../models/RunEvent';
+import { currentStateSeq, readRunEvents, type LoggedRunEvent } from './log';
 
 export interface RunEventStreamOptions {
   /** Events after this seq; null = from the run's current state event (the run as it is now). */

@@ -10,7 +10,7 @@ export interface HookedRun {
 }
 
 /**
- * What other domains do when a run starts, emits a step event or ends (src/jobs/execute-run.job.ts
+ * What other domains do when a run starts, emits a step event or ends (src/runs/execute.ts
  * calls these through ./run-hooks.ts, which lists them). Hooks are synchronous and never throw:
  * whatever they start runs on its own, so a hook can never slow or fail a run.
  */

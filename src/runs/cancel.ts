@@ -1,7 +1,7 @@
 import type { Services } from '../services';
-import { waitForRunEnd } from '../events/wait-for-run';
-import { abortedError, endRun, failedEnding } from './execute-run.job';
-import { abandonedAttempt, requestRunCancel } from './run-transitions';
+import { waitForRunEnd } from './events/wait';
+import { abortedError, endRun, failedEnding } from './execute';
+import { abandonedAttempt, requestRunCancel } from './transitions';
 
 /** How long a cancel waits for a RUNNING run to end before answering it as it is. */
 export const CANCEL_WAIT_MS = 5_000;

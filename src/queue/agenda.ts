@@ -4,20 +4,23 @@ import type { Logger } from '../logger';
 import {
   agendaLockRoom, dropJobStateEvents, fillCompletely, jobStorePool, lockInBatches, publishOnly, mongoJobStoreDb, prepareJobStoreStatements, skipRunStateSaves,
   type BatchLockingRepository, type PatchableChannel, type PatchablePool, type PatchableRepository, type SavingRepository,
-} from '../library-patches';
+} from './agenda-internals';
 import { finishedJobs } from './finished-jobs';
 import { outboxSqlEnqueue, startOutboxRelay, type OutboxRelay } from './job-outbox';
 
 export const EXECUTE_RUN = 'executeRun';
 
+/** A job as a handler receives it (the queue's type; only src/queue/ imports Agenda itself). */
+export type QueueJob<T = unknown> = Job<T>;
+
 export interface ExecuteRunData { runUid: string }
 
 /**
- * The pieces of SQL that queue a run inside the statement that inserts it (src/commands/create-run.ts):
+ * The pieces of SQL that queue a run inside the statement that inserts it (src/runs/create-run.ts):
  * `jobCte` inserts, for every row of a CTE named `run`, a row into a CTE named `job`; `notifyColumn`
  * is a select-list expression over `job` that wakes whoever takes it from there (delivered on commit).
  * PostgreSQL store: the job row itself, and the NOTIFY Agenda's own channel sends. MongoDB store: an
- * outbox row (src/jobs/job-outbox.ts) and the NOTIFY its relay listens to. Either way a run is never
+ * outbox row (src/queue/job-outbox.ts) and the NOTIFY its relay listens to. Either way a run is never
  * accepted without a durable record that its job is due, and no extra round trip is spent.
  */
 export interface SqlEnqueue {
@@ -90,7 +93,7 @@ async function createJobStore({ config, databaseUrl }: RunQueueOptions): Promise
 const sqlLiteral = (value: string) => `'${value.replace(/'/g, "''")}'`;
 
 /** SqlEnqueue for the PostgreSQL store: the columns PostgresJobRepository.saveJob writes for agenda.now(). */
-function postgresSqlEnqueue(agendaName: string): SqlEnqueue {
+export function postgresSqlEnqueue(agendaName: string): SqlEnqueue {
   return {
     jobCte: `INSERT INTO ${JOBS_TABLE} (name, priority, next_run_at, type, data, disabled, fork, last_modified_by)
       SELECT ${sqlLiteral(EXECUTE_RUN)}, 0, now(), 'normal', jsonb_build_object('runUid', run.uid), false, false, ${sqlLiteral(agendaName)} FROM run
@@ -153,7 +156,7 @@ export async function createRunQueue(options: RunQueueOptions, handler?: RunJobH
     lockLimit: slots,
     defaultLockLimit: config.jobConcurrency,
     defaultLockLifetime: lockLifetime,
-    // PostgreSQL store: finished run jobs are removed in batches (src/jobs/finished-jobs.ts) instead
+    // PostgreSQL store: finished run jobs are removed in batches (src/queue/finished-jobs.ts) instead
     // of one round trip per run; MongoDB: by Agenda, one by one.
     removeOnComplete: mongo,
   });
@@ -177,7 +180,7 @@ export async function createRunQueue(options: RunQueueOptions, handler?: RunJobH
 
   let relay: OutboxRelay | undefined;
   if (mongo) {
-    // One job per run however often the outbox relay hands it over (see src/jobs/job-outbox.ts).
+    // One job per run however often the outbox relay hands it over (see src/queue/job-outbox.ts).
     await mongoJobStoreDb(backend.repository).collection(MONGO_COLLECTION).createIndex({ name: 1, 'data.runUid': 1 });
     relay = await startOutboxRelay({
       databaseUrl,

@@ -1,9 +1,9 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { preparedQuery } from '../db/prepared';
-import { ASYNC_COMMIT_COLUMN } from '../db/async-commit';
-import type { RunState } from '../models/CircuitRun';
-import type { RunEventKind } from '../models/RunEvent';
-import { toStorableText } from '../jobs/storable-json';
+import { preparedQuery } from '../../db/prepared';
+import { ASYNC_COMMIT_COLUMN } from '../../db/async-commit';
+import type { RunState } from '../../models/CircuitRun';
+import type { RunEventKind } from '../../models/RunEvent';
+import { toStorableText } from '../storable-json';
 
 /**
  * The durable run event log (DESIGN §7.2), table `circuit_run_events`. `seq` is gap-free per run:

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import type { Logger } from '../logger';
 import { keepConnected } from '../db/keep-connected';
-import type { RunWorkerIdentity } from './execute-run.job';
+import type { RunWorkerIdentity } from './execute';
 
 /**
  * A worker process's presence in PostgreSQL: one idle connection whose backend pid is written on the

@@ -1,7 +1,7 @@
-import type { Services } from '../services';
-import { appendRunEvents, type PendingRunEvent } from '../events/run-event-log';
-import type { RunObserver, StepEvent } from '../engine/run-control';
-import { runLifecycleHooks, type HookedRun } from './run-hooks';
+import type { Services } from '../../services';
+import { appendRunEvents, type PendingRunEvent } from './log';
+import type { RunObserver, StepEvent } from '../../engine/run-control';
+import { runLifecycleHooks, type HookedRun } from '../hooks';
 
 
 const FLUSH_EVERY_MS = 200;
