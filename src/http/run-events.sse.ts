@@ -2,13 +2,11 @@ import type { Express, Request, Response } from 'express';
 import { subscribe, type DocumentNode, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
 import { buildContext } from '../graphql/context';
 import { toPublicError } from '../graphql/format-error';
-import { isUid } from '../ids';
 import { errorResponse } from '../../rest-bridge/bridge';
 import { API_PREFIX } from '../../rest-bridge/express';
 import { RUN_OPTIONAL_FIELDS } from '../../rest-bridge/routes/runs';
-import { isTerminal, RUN_STATES, type RunState } from '../models/CircuitRun';
 import { RUN_EVENT_KINDS, type RunEventKind } from '../models/RunEvent';
-import { currentStateSeq, readRunEvents, seqOfState } from '../runs/events/log';
+import { streamStart } from '../runs/events/stream';
 import { AppError } from '../errors';
 import type { Services } from '../services';
 
@@ -28,14 +26,6 @@ function requestedKinds(raw: unknown): RunEventKind[] {
   return kinds as RunEventKind[];
 }
 
-/** `Last-Event-ID`: a seq; a state name (ids before event logs) means "after that state". Anything else: from the current state. */
-async function resumeAfter(services: Services, uid: string, header: unknown): Promise<number | null> {
-  const id = typeof header === 'string' ? header.trim() : '';
-  if (/^\d{1,9}$/.test(id)) return Number(id);
-  if ((RUN_STATES as readonly string[]).includes(id) && isUid(uid)) return seqOfState(services.sequelize, uid, id as RunState);
-  return null;
-}
-
 function omitNulls(value: Record<string, unknown>): Record<string, unknown> {
   const copy = { ...value };
   for (const field of RUN_OPTIONAL_FIELDS) if (copy[field] === null) delete copy[field];
@@ -43,7 +33,7 @@ function omitNulls(value: Record<string, unknown>): Record<string, unknown> {
 }
 
 /**
- * GET /api/v1/circuit-runs/{uid}/events (DESIGN §2, §7.2): a text/event-stream adapter over the
+ * GET /api/v1/circuit-runs/{uid}/events (DESIGN §2, §7.2): a text/event-stream framer over the
  * `circuitRunEvents` subscription (one source for REST and GraphQL). `id:` is the event's seq;
  * `event:` its kind; `data:` for state events exactly the GET /circuit-runs/{uid} payload (through the
  * same REST fragment), else the step/output event. Without `Last-Event-ID` the first event is the run
@@ -77,25 +67,19 @@ export function mountRunEvents(app: Express, schema: GraphQLSchema, operations: 
 
     try {
       const kinds = requestedKinds(req.query.events);
-      const after = await resumeAfter(services, uid, req.headers['last-event-id']);
-      // Without Last-Event-ID the stream starts at the run's state as it is now, fixed before the
-      // headers go out: a client that acts once the stream is open (and so ends the run) still gets
-      // that state first.
-      const from = after ?? (isUid(uid) ? (await currentStateSeq(services.sequelize, uid)) - 1 : null);
+      const start = await streamStart(services, uid, kinds, req.headers['last-event-id']);
       const context = await buildContext(services, req);
-      const result = await subscribe({ schema, document: operations, operationName: 'RestCircuitRunEvents', variableValues: { uid, after: from, kinds: kinds.map((k) => k.toUpperCase()) }, contextValue: context });
+      const result = await subscribe({ schema, document: operations, operationName: 'RestCircuitRunEvents', variableValues: { uid, after: start.after, kinds: kinds.map((k) => k.toUpperCase()) }, contextValue: context });
       if (!(Symbol.asyncIterator in result)) {
         closed = true;
         return fail(result.errors?.[0] ?? new AppError('Internal', 'Internal server error'));
       }
       iterator = result;
       if (closed) return finish();
-      if (after !== null) {
-        const rest = await readRunEvents(services.sequelize, uid, after, kinds, 1);
-        if (rest.state && isTerminal(rest.state) && rest.events.length === 0) {
-          res.status(204);
-          return finish();
-        }
+      // Checked after the subscription: its read rules answer first (401/403/404).
+      if (start.complete) {
+        res.status(204);
+        return finish();
       }
 
       res.status(200).set({

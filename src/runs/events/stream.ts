@@ -1,7 +1,8 @@
 import type { Services } from '../../services';
-import { isTerminal } from '../../models/CircuitRun';
+import { isUid } from '../../ids';
+import { isTerminal, RUN_STATES, type RunState } from '../../models/CircuitRun';
 import type { RunEventKind } from '../../models/RunEvent';
-import { currentStateSeq, readRunEvents, type LoggedRunEvent } from './log';
+import { currentStateSeq, readRunEvents, seqOfState, type LoggedRunEvent } from './log';
 
 export interface RunEventStreamOptions {
   /** Events after this seq; null = from the run's current state event (the run as it is now). */
@@ -82,4 +83,28 @@ export function mapStream<T, U>(inner: AsyncIterableIterator<T>, map: (value: T)
     },
     [Symbol.asyncIterator]() { return this; },
   };
+}
+
+/** Where a stream that a client opens (or re-opens) starts, and whether it has nothing left to send. */
+export interface StreamStart {
+  /** Events after this seq are sent. */
+  after: number | null;
+  /** The client has seen everything of a terminal run (an SSE client is then told 204, and stops reconnecting). */
+  complete: boolean;
+}
+
+/**
+ * The position a client resumes from (DESIGN §7.2): `lastEventId` is a seq, or a state name (ids
+ * before event logs) meaning "after that state"; without one, the stream starts just before the run's
+ * current state event, fixed now: a client that acts once the stream is open (and so ends the run)
+ * still gets that state first.
+ */
+export async function streamStart(services: Services, uid: string, kinds: readonly RunEventKind[], lastEventId: unknown): Promise<StreamStart> {
+  const id = typeof lastEventId === 'string' ? lastEventId.trim() : '';
+  let resumed: number | null = null;
+  if (/^\d{1,9}$/.test(id)) resumed = Number(id);
+  else if ((RUN_STATES as readonly string[]).includes(id) && isUid(uid)) resumed = await seqOfState(services.sequelize, uid, id as RunState);
+  if (resumed === null) return { after: isUid(uid) ? (await currentStateSeq(services.sequelize, uid)) - 1 : null, complete: false };
+  const rest = await readRunEvents(services.sequelize, uid, resumed, kinds, 1);
+  return { after: resumed, complete: rest.state !== null && isTerminal(rest.state) && rest.events.length === 0 };
 }
