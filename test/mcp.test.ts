@@ -265,6 +265,27 @@ test('a call is idempotent per request id within a session: the same id again an
   expect(await CircuitRun.count({ where: { user_uid: alice.user.uid } })).toBe(2);
 });
 
+test('a client that only drops the connection leaves the run running: a disconnection is no cancellation', async () => {
+  const alice = await makeUser();
+  const { circuit } = await makeRunnableCircuit(alice, holding.holdDefinition());
+  const sessionId = await session(alice.token);
+  const controller = new AbortController();
+  const dropped = fetch(`${t.url}/mcp`, {
+    method: 'POST',
+    signal: controller.signal,
+    headers: { authorization: `Bearer ${alice.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18', 'mcp-session-id': sessionId },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: toolName(alice, circuit), arguments: {} } }),
+  }).then((res) => res.text()).catch(() => 'dropped');
+  await holding.untilHeld(holding.held.length + 1);
+  controller.abort();
+  expect(await dropped).toBe('dropped');
+  const run = (await CircuitRun.findOne({ where: { user_uid: alice.user.uid } }))!;
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  expect((await CircuitRun.findByPk(run.uid))!.state).toBe('RUNNING');
+  holding.release();
+  expect((await waitForRun(t, run.uid, alice.token)).state).toBe('COMPLETED');
+});
+
 test('a cancel that reaches another API process cancels the run, found by the call\'s idempotency key', async () => {
   second = await startTestApp({ runWorker: false }, { databaseUrl: t.databaseUrl });
   const alice = await makeUser();
