@@ -36,14 +36,24 @@ const INSTRUCTIONS = 'Each tool runs a circuit of Circuit Service as an ordinary
  */
 export function createMcpServer(options: McpServerOptions): Server {
   const { services, viewer, sessionId, inflight } = options;
+  /** The SDK answers a thrown error with its message: anything but an McpError is logged and answered as internal. */
+  const guarded = <A extends unknown[], R>(handler: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
+    try {
+      return await handler(...args);
+    } catch (error) {
+      if (error instanceof McpError) throw error;
+      services.log.error({ err: error }, 'mcp: internal error');
+      throw new McpError(ErrorCode.InternalError, 'Internal server error');
+    }
+  };
   const server = new Server(
     { name: 'circuit-service', title: 'Circuit Service', version: version() },
     { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
   );
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await listTools(services, viewer) }));
+  server.setRequestHandler(ListToolsRequestSchema, guarded(async () => ({ tools: await listTools(services, viewer) })));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  server.setRequestHandler(CallToolRequestSchema, guarded(async (request, extra) => {
     const tool = await findCircuitTool(services, viewer, request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     return callCircuitTool({
@@ -56,7 +66,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       sendProgress: (params) => extra.sendNotification({ method: 'notifications/progress', params }),
       close: options.close,
     }, tool, request.params.arguments);
-  });
+  }));
 
   // Replaces the SDK's own handler, which only knows this server's requests (none, here).
   server.setNotificationHandler(CancelledNotificationSchema, (notification) => {
