@@ -119,6 +119,7 @@ export async function callCircuitTool(ctx: CallContext, tool: CircuitTool, args:
     const stream = runEventStream(services, run.uid, { after: 0, kinds: ['state', 'step'] });
     const stop = () => { void stream.return?.(undefined); };
     ctx.signal.addEventListener('abort', stop, { once: true });
+    if (ctx.signal.aborted) stop();
     const progress = new StepProgress();
     try {
       for await (const event of stream) {
