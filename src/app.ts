@@ -25,6 +25,7 @@ import { mountRunEvents } from './http/run-events.sse';
 import { mountGraphqlStream } from './http/graphql-stream';
 import { createApollo, mountGraphql } from './http/graphql';
 import { jsonBody, jsonErrors } from './http/json-body';
+import { mountMcp } from './mcp/http';
 
 export interface RunningApp {
   url: string;
@@ -85,6 +86,7 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
   // the ones clients poll. Every other mount has its own path, so the order changes nothing else.
   mountRunEvents(app, schema, operations, services);
   mountRestBridge(app, schema, operations, routes, services);
+  mountMcp(app, services);
   const server = http.createServer(app);
   const apollo = createApollo(schema, services, server);
   await apollo.start();

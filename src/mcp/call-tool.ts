@@ -1,0 +1,147 @@
+import crypto from 'node:crypto';
+import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { createRun } from '../commands/create-run';
+import { AppError } from '../errors';
+import { CircuitVersion, type User } from '../models';
+import { CircuitRun, type RunError } from '../models/CircuitRun';
+import { runEventStream } from '../events/run-event-stream';
+import type { StepEvent } from '../engine/run-control';
+import type { Services } from '../services';
+import { cancelOwnRun, type InflightCalls } from './inflight-calls';
+import { outputContract, type CircuitTool } from './tools';
+
+/**
+ * The Idempotency-Key of a call (DESIGN §11.1 "idempotent per request id"): the caller, the MCP
+ * session the service gave the client at `initialize`, and the JSON-RPC request id. The session is
+ * in it because clients number their requests from 0 in every session; without one (a client that
+ * drops the header) the user and request id alone. Keys are per user in the store as well.
+ */
+export function callKey(viewer: User, sessionId: string | undefined, requestId: RequestId): string {
+  const digest = crypto.createHash('sha256').update(`${viewer.uid}\n${sessionId ?? ''}\n${JSON.stringify(requestId)}`).digest('base64url');
+  return `mcp-${digest}`;
+}
+
+export interface CallContext {
+  services: Services;
+  viewer: User;
+  inflight: InflightCalls;
+  key: string;
+  /** The client's progress token (`_meta.progressToken`), when it asked for progress. */
+  progressToken?: string | number;
+  /** Aborted when this request's HTTP response closed: stop waiting (the run goes on). */
+  signal: AbortSignal;
+  sendProgress(params: { progressToken: string | number; progress: number; total?: number; message?: string }): Promise<void>;
+  /** Ends this request's HTTP response without an answer. */
+  close(): void;
+}
+
+type JsonObject = Record<string, unknown>;
+const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function errorResult(code: string, message: string, runUid?: string): CallToolResult {
+  return {
+    isError: true,
+    content: [{ type: 'text', text: `${code}: ${message}` }],
+    ...(runUid ? { _meta: { run_uid: runUid } } : {}),
+  };
+}
+
+/** What a step event says, in words: the progress message. */
+export function stepEventText(event: StepEvent): string {
+  const step = `step ${event.step_id} (${event.kind})`;
+  switch (event.status) {
+    case 'started': return `${step} started`;
+    case 'completed': return `${step} completed${event.cached ? ' (cached)' : ''}`;
+    case 'failed': return `${step} failed${event.error ? `: ${event.error}` : ''}`;
+    case 'retrying': return `${step} failed attempt ${event.attempt ?? '?'}${event.error ? ` (${event.error})` : ''}; retrying at ${event.retry_at ?? '?'}`;
+    case 'waiting': return `${step} waiting for approval${event.prompt ? `: ${event.prompt}` : ''}`;
+    default: return `${step} ${String(event.status)}`;
+  }
+}
+
+/**
+ * Progress values for a run's step events. MCP requires progress to increase with every
+ * notification, and a step's `started` event completes nothing: the whole part is the number of
+ * completed steps, and events between two completions add a growing fraction below the next whole.
+ */
+export class StepProgress {
+  private completed = 0;
+  private since = 0;
+
+  next(event: Pick<StepEvent, 'status'>): number {
+    if (event.status === 'completed') {
+      this.completed += 1;
+      this.since = 0;
+      return this.completed;
+    }
+    this.since += 1;
+    return this.completed + this.since / (this.since + 1);
+  }
+}
+
+/** A COMPLETED run's output as MCP content: `structuredContent` an object (a non-object wrapped as `{output}`) and the JSON as text. */
+export function completedResult(output: unknown, wrap: boolean, runUid: string): CallToolResult {
+  const structured = wrap ? { output: output ?? null } : (output as JsonObject);
+  return {
+    content: [{ type: 'text', text: JSON.stringify(output ?? null) }],
+    structuredContent: structured,
+    _meta: { run_uid: runUid },
+  };
+}
+
+/**
+ * `tools/call` (DESIGN §11.1): an ordinary run of the circuit's primary version, created by the same
+ * command as a REST query (policy, input validation, credits, idempotency, "my runs"), then waited
+ * for on the run's event stream — no database connection is held while it waits — sending each step
+ * event as `notifications/progress` when the client gave a progress token. Refusals (input,
+ * credits, policy) and EXCEPTION runs are tool errors (`isError`), not protocol errors.
+ */
+export async function callCircuitTool(ctx: CallContext, tool: CircuitTool, args: JsonObject | undefined): Promise<CallToolResult> {
+  const { services, viewer } = ctx;
+  const call = ctx.inflight.register(ctx.key, ctx.close);
+  try {
+    let run: CircuitRun;
+    try {
+      ({ run } = await createRun(services, viewer, { adaptorUid: tool.adaptorUid, input: args ?? {}, idempotencyKey: ctx.key }));
+    } catch (error) {
+      if (error instanceof AppError) return errorResult(error.code, error.message);
+      throw error;
+    }
+    call.runUid = run.uid;
+    if (call.canceled) {
+      await cancelOwnRun(services, viewer, run.uid);
+      return errorResult('Canceled', 'the call was cancelled', run.uid);
+    }
+    services.log.debug({ run: run.uid, tool: tool.name }, 'mcp tool call started a run');
+
+    const version = await CircuitVersion.findByPk(run.circuit_version_uid, { attributes: ['uid', 'definition'] });
+    const total = version?.definition.steps.length;
+    const stream = runEventStream(services, run.uid, { after: 0, kinds: ['state', 'step'] });
+    const stop = () => { void stream.return?.(undefined); };
+    ctx.signal.addEventListener('abort', stop, { once: true });
+    if (ctx.signal.aborted) stop();
+    const progress = new StepProgress();
+    try {
+      for await (const event of stream) {
+        if (event.kind !== 'step' || ctx.progressToken === undefined) continue;
+        const step = event.data as unknown as StepEvent;
+        await ctx.sendProgress({ progressToken: ctx.progressToken, progress: progress.next(step), total, message: stepEventText(step) }).catch(() => {});
+      }
+    } finally {
+      ctx.signal.removeEventListener('abort', stop);
+    }
+    if (ctx.signal.aborted) return errorResult('Canceled', 'the request was closed before the run ended', run.uid);
+
+    const ended = await CircuitRun.findByPk(run.uid, { attributes: ['uid', 'state', 'result_blob', 'error'] });
+    if (ended?.state === 'COMPLETED') {
+      const output = (ended.result_blob as { output?: unknown } | null)?.output;
+      // With an output schema its type decides the shape (the listed outputSchema); without, the value does.
+      const contract = version ? outputContract(version.definition) : undefined;
+      return completedResult(output, contract ? contract.wrapped : !isObject(output), run.uid);
+    }
+    const error = (ended?.error ?? null) as RunError | null;
+    return errorResult(error?.code ?? 'Internal', error?.message ?? `the run ended ${ended?.state ?? 'unknown'}`, run.uid);
+  } finally {
+    ctx.inflight.unregister(ctx.key, call);
+  }
+}

@@ -1,0 +1,80 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, CancelledNotificationSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { User } from '../models';
+import type { Services } from '../services';
+import { PROJECT_ROOT } from '../paths';
+import { callCircuitTool, callKey } from './call-tool';
+import type { InflightCalls } from './inflight-calls';
+import { findCircuitTool, listTools } from './tools';
+
+let serverVersion: string | undefined;
+function version(): string {
+  serverVersion ??= (JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  return serverVersion;
+}
+
+export interface McpServerOptions {
+  services: Services;
+  viewer: User;
+  /** The Mcp-Session-Id the client sent (minted by mountMcp at initialize), if any. */
+  sessionId: string | undefined;
+  inflight: InflightCalls;
+  /** Ends this request's HTTP response (its transport). */
+  close(): void;
+}
+
+const INSTRUCTIONS = 'Each tool runs a circuit of Circuit Service as an ordinary, charged run and answers its output. '
+  + 'Tools are the circuits you own or have starred and may run; send a progress token to follow the steps.';
+
+/**
+ * The MCP server for ONE HTTP request of one authenticated caller (stateless streamable HTTP: a new
+ * server and transport per POST). Tools only: `tools/list` and `tools/call` (DESIGN §11.1). The
+ * client's `notifications/cancelled` names a call served by another request's server, so it is
+ * routed through the process's InflightCalls (and the run's idempotency key across processes).
+ */
+export function createMcpServer(options: McpServerOptions): Server {
+  const { services, viewer, sessionId, inflight } = options;
+  /** The SDK answers a thrown error with its message: anything but an McpError is logged and answered as internal. */
+  const guarded = <A extends unknown[], R>(handler: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
+    try {
+      return await handler(...args);
+    } catch (error) {
+      if (error instanceof McpError) throw error;
+      services.log.error({ err: error }, 'mcp: internal error');
+      throw new McpError(ErrorCode.InternalError, 'Internal server error');
+    }
+  };
+  const server = new Server(
+    { name: 'circuit-service', title: 'Circuit Service', version: version() },
+    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+  );
+
+  server.setRequestHandler(ListToolsRequestSchema, guarded(async () => ({ tools: await listTools(services, viewer) })));
+
+  server.setRequestHandler(CallToolRequestSchema, guarded(async (request, extra) => {
+    const tool = await findCircuitTool(services, viewer, request.params.name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    return callCircuitTool({
+      services,
+      viewer,
+      inflight,
+      key: callKey(viewer, sessionId, extra.requestId),
+      progressToken: extra._meta?.progressToken,
+      signal: extra.signal,
+      sendProgress: (params) => extra.sendNotification({ method: 'notifications/progress', params }),
+      close: options.close,
+    }, tool, request.params.arguments);
+  }));
+
+  // Replaces the SDK's own handler, which only knows this server's requests (none, here).
+  server.setNotificationHandler(CancelledNotificationSchema, (notification) => {
+    const { requestId } = notification.params;
+    if (requestId === undefined) return;
+    inflight.cancel(services, viewer, callKey(viewer, sessionId, requestId))
+      .catch((error: unknown) => services.log.error({ err: error }, 'mcp: could not cancel a call'));
+  });
+
+  return server;
+}
