@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
 import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { createRun } from '../commands/create-run';
+import { createRun } from '../runs/create-run';
 import { AppError } from '../errors';
 import { CircuitVersion, type User } from '../models';
 import { CircuitRun, type RunError } from '../models/CircuitRun';
-import { runEventStream } from '../events/run-event-stream';
+import { runEventStream } from '../runs/events/stream';
 import type { StepEvent } from '../engine/run-control';
 import type { Services } from '../services';
 import { cancelOwnRun, type InflightCalls } from './inflight-calls';

@@ -2,7 +2,7 @@ import { IdempotencyKey } from '../models/IdempotencyKey';
 import { CircuitRun, isTerminal } from '../models/CircuitRun';
 import type { User } from '../models';
 import { runPermits } from '../policies/run.policy';
-import { cancelRun } from '../jobs/cancel-run';
+import { cancelRun } from '../runs/cancel';
 import type { Services } from '../services';
 
 /**
