@@ -34,11 +34,12 @@ export async function setCircuitAlias(
       return { alias, changed: true };
     }
     if (sameRoutes(current.routes, routes)) return { alias: current, changed: false };
-    await CircuitAliasHistory.create({ circuit_uid: circuit.uid, name, routes: current.routes, set_at: current.updated_at }, { transaction });
+    const replaced = { routes: current.routes, setAt: current.updated_at };
     current.routes = routes;
     current.changed('routes', true);
-    current.updated_at = new Date();
     await current.save({ transaction });
+    // The old set's replaced_at is the new set's updated_at.
+    await CircuitAliasHistory.create({ circuit_uid: circuit.uid, name, routes: replaced.routes, set_at: replaced.setAt, replaced_at: current.updated_at }, { transaction });
     return { alias: current, changed: true };
   });
 }
