@@ -3,8 +3,10 @@ import { startTestApp, TestApp } from './support/app';
 import { HELLO_DEFINITION, makeCircuit, makeUser, TestUser } from './support/factories';
 import { publishAgain } from './support/circuit-factories';
 import { submitRun } from './support/run-factories';
-import { Circuit, CircuitAdaptor, CircuitVersion } from '../src/models';
+import { Circuit, CircuitAdaptor, CircuitAliasHistory, CircuitVersion } from '../src/models';
+import { setCircuitAlias } from '../src/commands/set-circuit-alias';
 import { drawPoint, routeAt } from '../src/aliases/alias-routes';
+import { createUser } from '../src/commands/create-user';
 
 /**
  * Version aliases (DESIGN §10.1) and the version lifecycle over REST (§10.3). The worker is off: runs
@@ -282,4 +284,67 @@ test('drawPoint: a key maps to one point in [0, 100); routeAt takes consecutive 
   expect(routeAt(routes, 89.999).version_uid).toBe('a');
   expect(routeAt(routes, 90).version_uid).toBe('b');
   expect(routeAt(routes, 99.999).version_uid).toBe('b');
+});
+
+describe('/settings → Circuits', () => {
+  /** A minimal browser: keeps the session cookie, never follows redirects. */
+  function webClient() {
+    let cookie: string | null = null;
+    const request = async (method: string, path: string, form?: Record<string, string>) => {
+      const res = await fetch(`${t.url}${path}`, {
+        method, redirect: 'manual', headers: cookie ? { cookie } : {}, body: form ? new URLSearchParams(form) : undefined,
+      });
+      const setCookie = res.headers.get('set-cookie');
+      if (setCookie) cookie = setCookie.split(';')[0];
+      return { status: res.status, text: await res.text(), location: res.headers.get('location') };
+    };
+    const csrfOf = (page: string) => /name="_csrf" value="([^"]+)"/.exec(page)![1];
+    return {
+      request,
+      csrfOf,
+      async post(path: string, fields: Record<string, string>, csrfFrom: string) {
+        return request('POST', path, { ...fields, _csrf: csrfOf((await request('GET', csrfFrom)).text) });
+      },
+    };
+  }
+
+  test('lists the circuits’ aliases and rolls one back with the same command as a PUT; someone else’s cannot be rolled back', async () => {
+    const user = await createUser({ username: `web${Date.now() % 100000}`, password: 'correct horse battery', credits: 10 });
+    const me: TestUser = { user, token: '', username: user.username };
+    const { circuit } = await makeCircuit(me, { name: 'shop' });
+    const v2 = await publishAgain(me, circuit);
+    const first = [{ version_uid: circuit.primary_version_uid!, weight: 100 }];
+    await setCircuitAlias(Circuit.sequelize!, circuit, 'prod', first);
+    await setCircuitAlias(Circuit.sequelize!, circuit, 'prod', [{ version_uid: circuit.primary_version_uid!, weight: 80 }, { version_uid: v2.uid, weight: 20 }]);
+
+    const web = webClient();
+    expect((await web.post('/settings/sign-in', { username: user.username, password: 'correct horse battery' }, '/settings/sign-in')).status).toBe(303);
+    const page = await web.request('GET', '/settings/circuits');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('<code>prod</code>');
+    expect(page.text).toMatch(/data-alias-routes>.*v1<\/span> 80%, .*v2<\/span> 20%/s);
+    const historyUid = /data-history-uid="([^"]+)"/.exec(page.text)![1];
+
+    // Without the CSRF token nothing changes.
+    const forged = await web.request('POST', '/settings/circuits/aliases/rollback', { circuit_uid: circuit.uid, name: 'prod', history_uid: historyUid });
+    expect(forged.status).toBe(403);
+
+    const rolled = await web.post('/settings/circuits/aliases/rollback', { circuit_uid: circuit.uid, name: 'prod', history_uid: historyUid }, '/settings/circuits');
+    expect(rolled).toMatchObject({ status: 303, location: '/settings/circuits' });
+    const after = await web.request('GET', '/settings/circuits');
+    expect(after.text).toContain('is back on the routes it had then');
+    const alias = await t.rest('GET', `/circuits/${circuit.uid}/aliases/prod`);
+    expect(alias.body.payload.routes).toEqual(first);
+    const history = await t.rest('GET', `/circuits/${circuit.uid}/aliases/prod/history`);
+    expect(history.body.data.map((h: any) => h.routes)).toEqual([[{ version_uid: circuit.primary_version_uid, weight: 80 }, { version_uid: v2.uid, weight: 20 }], first]);
+
+    // Another user's circuit: refused as no circuit at all, nothing written.
+    const { circuit: theirs, versions } = await circuitWithVersions(2);
+    await put(theirs, 'prod', [{ version_uid: versions[0].uid, weight: 100 }]);
+    await put(theirs, 'prod', [{ version_uid: versions[1].uid, weight: 100 }]);
+    const theirEntry = await CircuitAliasHistory.findOne({ where: { circuit_uid: theirs.uid, name: 'prod' } });
+    await web.post('/settings/circuits/aliases/rollback', { circuit_uid: theirs.uid, name: 'prod', history_uid: theirEntry!.uid }, '/settings/circuits');
+    expect((await web.request('GET', '/settings/circuits')).text).toContain('There is no such circuit of yours.');
+    expect((await t.rest('GET', `/circuits/${theirs.uid}/aliases/prod`)).body.payload.routes).toEqual([{ version_uid: versions[1].uid, weight: 100 }]);
+  });
 });
