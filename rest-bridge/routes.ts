@@ -7,6 +7,7 @@ import { blobRoutes } from './routes/blobs';
 import { userRoutes } from './routes/users';
 import { webhookRoutes } from './routes/webhooks';
 import { scheduleRoutes } from './routes/schedules';
+import { aliasRoutes } from './routes/aliases';
 
 /** Every documented REST path (spec §4), relative to /api/v1. */
-export const routes: Route[] = [...circuitRoutes, ...runRoutes, ...boardRoutes, ...searchRoutes, ...blobRoutes, ...userRoutes, ...webhookRoutes, ...scheduleRoutes];
+export const routes: Route[] = [...circuitRoutes, ...aliasRoutes, ...runRoutes, ...boardRoutes, ...searchRoutes, ...blobRoutes, ...userRoutes, ...webhookRoutes, ...scheduleRoutes];

@@ -256,6 +256,42 @@ test('circuit create prints the circuit in REST shape; version publish prints ve
   expectOneLineError(await cli(['version', 'publish', '--username', 'maker', '--circuit', 'nope', '--file', file]), /Circuit maker\/nope not found/);
 });
 
+test('version set-primary promotes a version; alias set creates and moves an alias; both fail on one line', async () => {
+  await cli(['user', 'create', '--username', 'releaser']);
+  await cli(['circuit', 'create', '--username', 'releaser', '--name', 'svc']);
+  const file = path.join(tmp, 'svc.json');
+  fs.writeFileSync(file, JSON.stringify(HELLO_DEFINITION));
+  const v1 = (await cli(['version', 'publish', '--username', 'releaser', '--circuit', 'svc', '--file', file])).json;
+  const v2 = (await cli(['version', 'publish', '--username', 'releaser', '--circuit', 'svc', '--file', file])).json;
+
+  const promoted = await cli(['version', 'set-primary', '--username', 'releaser', '--circuit', 'svc', '--version', v2.uid]);
+  expect(promoted.stderr).toBe('');
+  expect(promoted.json).toMatchObject({ uid: v1.circuit_uid, name: 'svc', primary_version_uid: v2.uid, adaptor_uid: expect.any(String) });
+  expectOneLineError(await cli(['version', 'set-primary', '--username', 'releaser', '--circuit', 'svc', '--version', 'nope']), /^Circuit version not found$/);
+  expectOneLineError(await cli(['version', 'set-primary', '--username', 'releaser', '--circuit', 'svc']), /required option '--version/);
+
+  const set = await cli(['alias', 'set', '--username', 'releaser', '--circuit', 'svc', '--name', 'prod', '--route', `${v1.uid}=90`, '--route', `${v2.uid}=10`]);
+  expect(set.stderr).toBe('');
+  expect(set.json).toEqual({
+    name: 'prod', circuit_uid: v1.circuit_uid, routes: [{ version_uid: v1.uid, weight: 90 }, { version_uid: v2.uid, weight: 10 }], updated_at: expect.any(String),
+  });
+  const moved = await cli(['alias', 'set', '--username', 'releaser', '--circuit', 'svc', '--name', 'prod', '--route', `${v2.uid}=100`]);
+  expect(moved.json.routes).toEqual([{ version_uid: v2.uid, weight: 100 }]);
+  const db = new Client({ connectionString: dbUrl });
+  await db.connect();
+  try {
+    const { rows } = await db.query('SELECT routes FROM circuit_alias_history WHERE circuit_uid = $1 AND name = $2', [v1.circuit_uid, 'prod']);
+    expect(rows).toEqual([{ routes: set.json.routes }]);
+  } finally {
+    await db.end();
+  }
+  expectOneLineError(await cli(['alias', 'set', '--username', 'releaser', '--circuit', 'svc', '--name', 'prod', '--route', `${v1.uid}=50`]), /weights must add up to 100, got 50/);
+  expectOneLineError(await cli(['alias', 'set', '--username', 'releaser', '--circuit', 'svc', '--name', 'Prod', '--route', `${v1.uid}=100`]), /^name must /);
+  expectOneLineError(await cli(['alias', 'set', '--username', 'releaser', '--circuit', 'svc', '--name', 'prod', '--route', `${v1.uid}=1.5`]), /--route/);
+  expectOneLineError(await cli(['alias', 'set', '--username', 'releaser', '--circuit', 'svc', '--name', 'prod', '--route', '00000000-0000-4000-8000-000000000000=100']), /routes\[0\]\.version_uid is not a version of this circuit/);
+  expectOneLineError(await cli(['alias', 'set', '--username', 'releaser', '--circuit', 'none', '--name', 'prod', '--route', `${v1.uid}=100`]), /Circuit releaser\/none not found/);
+});
+
 test('migrate applies every migration to an empty database once, then nothing', async () => {
   const name = `t_cli_migrate_${process.pid}`;
   const admin = new Client({ connectionString: process.env.TEST_PG_ADMIN_URL });
@@ -299,7 +335,7 @@ test('blob upload stores a file and prints the blob in REST shape', async () => 
 test('--help lists every command', async () => {
   const help = await cli(['--help']);
   expect(help.code).toBe(0);
-  for (const command of ['user', 'token', 'credits', 'circuit', 'version', 'blob', 'run', 'migrate', 'worker']) expect(help.stdout).toContain(command);
+  for (const command of ['user', 'token', 'credits', 'circuit', 'version', 'alias', 'blob', 'run', 'migrate', 'worker']) expect(help.stdout).toContain(command);
 });
 
 test('worker runs until SIGINT and then exits 0', async () => {

@@ -5,6 +5,7 @@ import { makeBlob, tempDataDir } from './support/blob-factories';
 import { makeRunnableCircuit, startHttpTarget } from './support/run-factories';
 import { ContractChecker, validateOpenApiDocument } from './support/openapi';
 import { makeWaitingRun } from './support/approval-factories';
+import { CircuitAdaptor } from '../src/models';
 
 /**
  * Replays the whole REST surface — every documented operation, its success and its errors — and
@@ -171,6 +172,68 @@ describe('circuits', () => {
     await expectStatus(call('PUT', '/circuits/{circuit_uid}/deprecate', { circuit_uid: runnable.uid }), 401);
     await expectStatus(call('PUT', '/circuits/{circuit_uid}/deprecate', { circuit_uid: runnable.uid }, { token: owner.token, body: { why: 1 } }), 400);
     await expectStatus(call('GET', '/circuits/{circuit_uid}', { circuit_uid: runnable.uid }), 200);
+  });
+});
+
+describe('the version lifecycle and aliases (DESIGN §10.1, §10.3)', () => {
+  test('publish, promote, me; put, list, read, history, delete an alias; a query through it', async () => {
+    const { circuit: priv } = await makeCircuit(owner, { isPrivate: true });
+    const { circuit } = await makeCircuit(owner);
+    const adaptor = await CircuitAdaptor.findOne({ where: { circuit_uid: circuit.uid } });
+    const values = { circuit_uid: circuit.uid };
+    const definition = {
+      query_schema: { type: 'object', properties: { name: { type: 'string' } } },
+      steps: [{ id: 'greet', kind: 'template', template: 'Hello {{input.name}}' }],
+    };
+    const v2 = await expectStatus(call('POST', '/circuits/{circuit_uid}/versions', values, { token: owner.token, body: { ...definition, primary: false } }), 200);
+    await expectStatus(call('POST', '/circuits/{circuit_uid}/versions', values, { token: owner.token, body: { ...definition, steps: [] } }), 400);
+    await expectStatus(call('POST', '/circuits/{circuit_uid}/versions', values, { token: other.token, body: definition }), 403);
+    await expectStatus(call('POST', '/circuits/{circuit_uid}/versions', values, { body: definition }), 401);
+    await expectStatus(call('POST', '/circuits/{circuit_uid}/versions', { circuit_uid: NO_SUCH_UID }, { token: owner.token, body: definition }), 404);
+    const versionUid = v2.body.payload.uid as string;
+    await expectStatus(call('PUT', '/circuits/{circuit_uid}/primary', values, { token: owner.token, body: { version_uid: versionUid } }), 200);
+    await expectStatus(call('PUT', '/circuits/{circuit_uid}/primary', values, { token: owner.token, body: { version_uid: NO_SUCH_UID } }), 404);
+    await expectStatus(call('PUT', '/circuits/{circuit_uid}/primary', values, { token: owner.token, body: {} }), 400);
+    await expectStatus(call('PUT', '/circuits/{circuit_uid}/primary', values, { token: other.token, body: { version_uid: versionUid } }), 403);
+    await expectStatus(call('PUT', '/circuits/{circuit_uid}/primary', values, { body: { version_uid: versionUid } }), 401);
+    await expectStatus(call('GET', '/users/me', {}, { token: owner.token }), 200);
+    await expectStatus(call('GET', '/users/me', {}), 401);
+    await expectStatus(call('GET', '/users/me', {}, { token: BAD_TOKEN }), 401);
+
+    const alias = { ...values, name: 'prod' };
+    const routes = [{ version_uid: versionUid, weight: 100 }];
+    await expectStatus(call('PUT', '/circuits/{circuit_uid}/aliases/{name}', alias, { token: owner.token, body: { routes } }), 200);
+    await expectStatus(call('PUT', '/circuits/{circuit_uid}/aliases/{name}', alias, { token: owner.token, body: { routes: [{ version_uid: versionUid, weight: 99 }, { version_uid: circuit.primary_version_uid, weight: 1 }] } }), 200);
+    await expectStatus(call('PUT', '/circuits/{circuit_uid}/aliases/{name}', alias, { token: owner.token, body: { routes: [] } }), 400);
+    await expectStatus(call('PUT', '/circuits/{circuit_uid}/aliases/{name}', { ...alias, name: 'Bad' }, { token: owner.token, body: { routes } }), 400);
+    await expectStatus(call('PUT', '/circuits/{circuit_uid}/aliases/{name}', alias, { token: other.token, body: { routes } }), 403);
+    await expectStatus(call('PUT', '/circuits/{circuit_uid}/aliases/{name}', alias, { body: { routes } }), 401);
+    await expectStatus(call('PUT', '/circuits/{circuit_uid}/aliases/{name}', alias, { token: owner.token, rawBody: 'routes=1', contentType: 'text/plain' }), 415);
+    await expectStatus(call('PUT', '/circuits/{circuit_uid}/aliases/{name}', alias, { token: owner.token, body: { routes } }), 200);
+    await expectStatus(call('GET', '/circuits/{circuit_uid}/aliases', values), 200);
+    await expectStatus(call('GET', '/circuits/{circuit_uid}/aliases', values, { query: { limit: 0 } }), 400);
+    await expectStatus(call('GET', '/circuits/{circuit_uid}/aliases', { circuit_uid: priv.uid }), 401);
+    await expectStatus(call('GET', '/circuits/{circuit_uid}/aliases', { circuit_uid: priv.uid }, { token: other.token }), 403);
+    await expectStatus(call('GET', '/circuits/{circuit_uid}/aliases', { circuit_uid: NO_SUCH_UID }), 404);
+    await expectStatus(call('GET', '/circuits/{circuit_uid}/aliases/{name}', alias), 200);
+    await expectStatus(call('GET', '/circuits/{circuit_uid}/aliases/{name}', { ...alias, name: 'none' }), 404);
+    await expectStatus(call('GET', '/circuits/{circuit_uid}/aliases/{name}', { circuit_uid: priv.uid, name: 'prod' }, { token: other.token }), 403);
+    const history = await expectStatus(call('GET', '/circuits/{circuit_uid}/aliases/{name}/history', alias), 200);
+    expect(history.body.meta.total_count).toBe(2);
+    await expectStatus(call('GET', '/circuits/{circuit_uid}/aliases/{name}/history', alias, { query: { page: 0 } }), 400);
+    await expectStatus(call('GET', '/circuits/{circuit_uid}/aliases/{name}/history', { ...alias, name: 'none' }), 404);
+
+    const queried = await expectStatus(call('POST', '/circuit-adaptors/{adaptor_uid}/query', { adaptor_uid: adaptor!.uid }, {
+      token: owner.token, body: { input: { name: 'x' }, context: { alias: 'prod' } }, headers: { Prefer: 'wait=10' },
+    }), 200);
+    expect(queried.body.payload).toMatchObject({ alias: 'prod', circuit_version_uid: versionUid });
+    await expectStatus(call('POST', '/circuit-adaptors/{adaptor_uid}/query', { adaptor_uid: adaptor!.uid }, { token: owner.token, body: { input: {}, context: { alias: 'prod', version: versionUid } } }), 400);
+    await expectStatus(call('POST', '/circuit-adaptors/{adaptor_uid}/query', { adaptor_uid: adaptor!.uid }, { token: owner.token, body: { input: {}, context: { alias: 'none' } } }), 404);
+
+    await expectStatus(call('DELETE', '/circuits/{circuit_uid}/aliases/{name}', alias, { token: other.token }), 403);
+    await expectStatus(call('DELETE', '/circuits/{circuit_uid}/aliases/{name}', alias), 401);
+    await expectStatus(call('DELETE', '/circuits/{circuit_uid}/aliases/{name}', alias, { token: owner.token }), 200);
+    await expectStatus(call('DELETE', '/circuits/{circuit_uid}/aliases/{name}', alias, { token: owner.token }), 404);
   });
 });
 

@@ -96,6 +96,46 @@ export const circuitRoutes: Route[] = [
     shape: 'page',
   },
   {
+    method: 'POST',
+    path: '/circuits/:circuit_uid/versions',
+    operation: 'PublishCircuitVersion',
+    summary: 'Publish the next immutable version of a circuit (owner only); the first version, or one sent with primary: true, becomes primary',
+    description: 'The body is the definition (see GET /api/v1/definition-schema.json) plus an optional `primary`. An invalid definition is 400 with the reason.',
+    auth: 'required',
+    tag,
+    params: circuitUid,
+    body: {
+      properties: {
+        query_schema: { type: 'object', description: "JSON Schema (draft 2020-12) of a run's input; its type must be object" },
+        steps: { type: 'array', items: { type: 'object' }, description: 'The steps, 1 to 100; each has an id and a kind, which decides its other fields' },
+        output: { type: 'string', description: "JSONata over {input, steps}: the run's output (default: the last step's)" },
+        description: { type: 'string', description: 'Free text about this version' },
+        primary: { type: 'boolean', description: 'Make it the primary version (default false; the first version always is)' },
+      },
+      required: ['query_schema', 'steps'],
+    },
+    variables: ({ params, body }) => {
+      const { primary, ...definition } = body;
+      return { circuitUid: params.circuit_uid, definition, primary };
+    },
+    result: 'publishCircuitVersion',
+  },
+  {
+    method: 'PUT',
+    path: '/circuits/:circuit_uid/primary',
+    operation: 'SetPrimaryCircuitVersion',
+    summary: 'Make a version of the circuit the primary one, run when a query names none (owner only); answers the circuit',
+    auth: 'required',
+    tag,
+    params: circuitUid,
+    body: {
+      properties: { version_uid: { ...BODY_UID, description: 'A version of this circuit (404 otherwise)' } },
+      required: ['version_uid'],
+    },
+    variables: ({ params, body }) => ({ circuitUid: params.circuit_uid, versionUid: body.version_uid }),
+    result: 'setPrimaryCircuitVersion',
+  },
+  {
     method: 'PUT',
     path: '/users/:username/circuits/:circuit_name',
     operation: 'UpdateCircuit',

@@ -6,9 +6,10 @@ const tag = 'Runs';
 
 /**
  * Fields of a run that are absent, not null, until they exist (spec 2.1), or that the caller may not
- * see (`error`, `waiting_for`: owner only; `waiting_for` also while nothing waits, DESIGN §9.4).
+ * see (`error`, `waiting_for`: owner only; `waiting_for` also while nothing waits, DESIGN §9.4); `alias` only on runs
+ * whose version was drawn from one (DESIGN §10.1).
  */
-export const RUN_OPTIONAL_FIELDS = ['ended_at', 'result_blob', 'metrics', 'error', 'waiting_for'];
+export const RUN_OPTIONAL_FIELDS = ['alias', 'ended_at', 'result_blob', 'metrics', 'error', 'waiting_for'];
 
 /**
  * RFC 7240 `Prefer: wait` / `wait=N` → seconds (N 1–60; bare `wait`: 60). Other preferences, and a
@@ -40,7 +41,10 @@ export const runRoutes: Route[] = [
       properties: {
         context: {
           type: 'object',
-          properties: { version: { ...BODY_UID, description: "The circuit version to run (one of this adaptor's circuit); the primary version when absent" } },
+          properties: {
+            version: { ...BODY_UID, description: "The circuit version to run (one of this adaptor's circuit); the primary version when absent" },
+            alias: { type: 'string', description: "Instead of version: an alias of the circuit; the version is drawn by the alias's weights (from the Idempotency-Key when one is sent). Not with version" },
+          },
           additionalProperties: false,
         },
         input: { type: 'object', description: "Key/value pairs matching the version's query schema" },
@@ -62,6 +66,7 @@ export const runRoutes: Route[] = [
     errors: {
       InsufficientCredits: 'The balance cannot cover the base credit of a run',
       Conflict: 'The Idempotency-Key was already used by the caller with a different request',
+      NotFound: 'No such adaptor, context.version of its circuit, or context.alias of its circuit',
     },
     variables: ({ params, body, headers }) => {
       // `Prefer: wait[=N]` (DESIGN §7.4): the answer is then the run as GET shows it.

@@ -7,6 +7,16 @@ const tag = 'Users';
 export const userRoutes: Route[] = [
   {
     method: 'GET',
+    path: '/users/me',
+    operation: 'GetMe',
+    summary: 'Your profile, with your credit balance and the credits your runs in progress hold',
+    auth: 'required',
+    tag,
+    variables: () => ({}),
+    result: 'me',
+  },
+  {
+    method: 'GET',
     path: '/users/circuit-runs',
     operation: 'ListMyCircuitRuns',
     summary: 'List your runs in any state (private and failed ones too), newest first',

@@ -16,6 +16,8 @@ import * as runShow from './run/show';
 import * as blobList from './blob/list';
 import * as circuitCreate from './circuit/create';
 import * as versionPublish from './version/publish';
+import * as versionSetPrimary from './version/set-primary';
+import * as aliasSet from './alias/set';
 import * as blobUpload from './blob/upload';
 import * as migrate from './migrate';
 import * as worker from './worker';
@@ -28,6 +30,8 @@ export function buildProgram(): Command {
   const program = new Command('circuits')
     .description('Circuit Service administration. Uses DATABASE_URL, else the embedded PostgreSQL of DATA_DIR (default ./.data).')
     .version(packageVersion(), '-V, --version', 'print the version')
+    // `--version` after a subcommand is that command's own option (`version set-primary --version UID`).
+    .enablePositionalOptions()
     // Subcommands inherit this: required options say so in --help.
     .configureHelp({ optionDescription: (option: Option) => `${new Help().optionDescription(option)}${option.mandatory ? ' (required)' : ''}` })
     .showSuggestionAfterError()
@@ -45,7 +49,10 @@ export function buildProgram(): Command {
   creditsGrant.register(credits);
   creditsShow.register(credits);
   circuitCreate.register(noun('circuit', 'manage circuits'));
-  versionPublish.register(noun('version', 'publish circuit versions'));
+  const version = noun('version', 'publish circuit versions and choose the primary one');
+  versionPublish.register(version);
+  versionSetPrimary.register(version);
+  aliasSet.register(noun('alias', 'manage version aliases'));
   const blob = noun('blob', 'manage blobs');
   blobUpload.register(blob);
   blobList.register(blob);

@@ -1,4 +1,4 @@
-import { Circuit, CircuitAdaptor, CircuitVersion, User } from '../models';
+import { Circuit, CircuitAdaptor, CircuitVersion, User, type CircuitAlias } from '../models';
 import type { Blob } from '../models/blobs';
 import { notFound } from '../errors';
 import { CircuitRunType } from '../graphql/run/run.type';
@@ -30,6 +30,11 @@ export async function restCircuit(circuit: Circuit, owner: User) {
 export function restVersion(version: CircuitVersion, primaryVersionUid: string | null) {
   const { querySchema: _querySchema, ...view } = versionView(version, primaryVersionUid);
   return snakeKeys(view);
+}
+
+/** The alias as REST returns it (fragment RestCircuitAlias). */
+export function restAlias(alias: CircuitAlias) {
+  return { name: alias.name, circuit_uid: alias.circuit_uid, routes: alias.routes, updated_at: alias.updated_at };
 }
 
 /**

@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import { Op } from 'sequelize';
-import { Circuit, CircuitAdaptor, CircuitVersion, User } from '../models';
+import { Circuit, CircuitAdaptor, CircuitAlias, CircuitVersion, User } from '../models';
 import { preparedQuery } from '../db/prepared';
 import { readWaitingSteps, type WaitingStep } from '../runs/approvals';
 
@@ -29,6 +29,11 @@ export function createLoaders() {
       byKey(await CircuitAdaptor.findAll({ where: { circuit_uid: { [Op.in]: [...uids] }, kind: 'query' } }), 'circuit_uid', uids)),
     adaptorsOfCircuit: new DataLoader<string, CircuitAdaptor[]>(async (uids) => {
       const rows = await CircuitAdaptor.findAll({ where: { circuit_uid: { [Op.in]: [...uids] } }, order: [['created_at', 'ASC']] });
+      return uids.map((uid) => rows.filter((row) => row.circuit_uid === uid));
+    }),
+    /** A circuit's aliases (`Circuit.aliases`), by name. */
+    aliasesOfCircuit: new DataLoader<string, CircuitAlias[]>(async (uids) => {
+      const rows = await CircuitAlias.findAll({ where: { circuit_uid: { [Op.in]: [...uids] } }, order: [['name', 'ASC']] });
       return uids.map((uid) => rows.filter((row) => row.circuit_uid === uid));
     }),
     /** The approval steps a run waits on (`waitingFor`): one statement for the RUNNING runs of a list. */

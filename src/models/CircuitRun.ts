@@ -37,6 +37,7 @@ export const RUN_COLUMNS = {
   user_uid: { type: DataTypes.UUID, allowNull: false, api: { name: 'userUid', description: 'The user who started the run' } },
   circuit_uid: { type: DataTypes.UUID, allowNull: false, api: { name: 'circuitUid' } },
   circuit_version_uid: { type: DataTypes.UUID, allowNull: false, api: { name: 'circuitVersionUid' } },
+  alias: { type: DataTypes.TEXT, allowNull: true, api: { name: 'alias', description: 'The alias the version was drawn from (context.alias); null when the query named its version or ran the primary one' } },
   created_at: { type: DataTypes.DATE, api: { name: 'createdAt' } },
   ended_at: { type: DataTypes.DATE, allowNull: true, api: { name: 'endedAt', when: TERMINAL_STATES, description: 'Set once the run is COMPLETED or EXCEPTION' } },
   state: { type: DataTypes.TEXT, allowNull: false, defaultValue: 'PROVISIONED', api: { name: 'state', enumOf: 'state' } },
@@ -86,6 +87,7 @@ export class CircuitRun extends Model<InferAttributes<CircuitRun>, InferCreation
   declare user_uid: string;
   declare circuit_uid: string;
   declare circuit_version_uid: string;
+  declare alias: CreationOptional<string | null>;
   declare state: CreationOptional<RunState>;
   declare is_public: CreationOptional<boolean>;
   declare input: Record<string, unknown>;

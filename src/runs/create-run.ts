@@ -17,11 +17,14 @@ import { preparedQuery } from '../db/prepared';
 import { runAdmission, type AdmittedRun } from './admission';
 import { parseRunWebhook } from '../webhooks/events';
 import { runReadCacheFor, type CircuitRow } from './read-cache';
+import { versionOfAlias } from '../aliases/alias-version';
 
 export interface CreateRunInput {
   adaptorUid: string;
   /** context.version: the version to run; the circuit's primary version when absent. */
   versionUid?: string | null;
+  /** context.alias (DESIGN §10.1): draw the version from this alias's routes instead; not with versionUid. */
+  alias?: string | null;
   input: Record<string, unknown>;
   isPublic?: boolean | null;
   /** Same caller + same key within IDEMPOTENCY_WINDOW_HOURS returns the same run. */
@@ -44,7 +47,7 @@ export const IDEMPOTENCY_WINDOW_HOURS = 24;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 function requestHash(input: CreateRunInput): string {
-  const canonical = JSON.stringify([input.adaptorUid, input.versionUid ?? null, input.isPublic ?? false, input.input]);
+  const canonical = JSON.stringify([input.adaptorUid, input.versionUid ?? null, input.isPublic ?? false, input.input, ...(input.alias != null ? [input.alias] : [])]);
   return crypto.createHash('sha256').update(canonical).digest('hex');
 }
 
@@ -66,6 +69,7 @@ function asFirstAnswered(run: CircuitRun): CircuitRun {
     user_uid: run.user_uid,
     circuit_uid: run.circuit_uid,
     circuit_version_uid: run.circuit_version_uid,
+    alias: run.alias ?? null,
     input: run.input,
     is_public: run.is_public,
     state: 'PROVISIONED',
@@ -130,6 +134,7 @@ async function insufficientCredits(services: Services, viewer: User): Promise<Ap
  * PROVISIONED by a process that died in between after a few minutes, so none stays PROVISIONED for ever).
  */
 export async function createRun(services: Services, viewer: User, input: CreateRunInput): Promise<CreateRunResult> {
+  if (input.alias != null && input.versionUid != null) throw badInput('Send context.version or context.alias, not both', { field: 'context.alias' });
   const circuit = await circuitOfAdaptor(input.adaptorUid);
   if (!circuit) throw notFound('Circuit adaptor');
   const isPublic = input.isPublic ?? false;
@@ -146,7 +151,8 @@ export async function createRun(services: Services, viewer: User, input: CreateR
   }
 
   const webhook = parseRunWebhook(input.webhook, input.webhookEventsFilter, services.config.httpStepAllowPrivate);
-  const version = await resolveVersion(circuit, input.versionUid);
+  const alias = input.alias ?? null;
+  const version = await resolveVersion(circuit, alias === null ? input.versionUid : await versionOfAlias(circuit, alias, key));
   const invalid = checkInput(version.uid, version.definition.query_schema, input.input);
   if (invalid) throw badInput(invalid.message, { field: invalid.field });
 
@@ -160,7 +166,7 @@ export async function createRun(services: Services, viewer: User, input: CreateR
   try {
     const fields = {
       user_uid: viewer.uid, circuit_uid: circuit.uid, circuit_version_uid: version.uid, input: input.input, is_public: isPublic,
-      webhook_url: webhook?.url ?? null, webhook_events: webhook?.events ?? null, deadline_s: deadlineSeconds,
+      webhook_url: webhook?.url ?? null, webhook_events: webhook?.events ?? null, deadline_s: deadlineSeconds, alias,
     };
     // One INSERT is its own unit of work; with a key, the key row joins it in a transaction.
     inserted = key === null ? await runAdmission(services).admit(fields) : await services.sequelize.transaction(async (transaction) => {

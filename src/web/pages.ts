@@ -9,6 +9,7 @@ const SECTIONS = {
   webhooks: 'Webhooks',
   runs: 'Runs',
   credits: 'Credits',
+  circuits: 'Circuits',
 } as const;
 export type Section = keyof typeof SECTIONS;
 /** A message for the page; `code` is shown after it as copyable code (a new blob's uid). */

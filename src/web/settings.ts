@@ -8,6 +8,7 @@ import { mountTokens } from './settings/tokens';
 import { mountBlobs } from './settings/blobs';
 import { mountWebhooks } from './settings/webhooks';
 import { mountAccount } from './settings/account';
+import { mountCircuits } from './settings/circuits';
 
 const SECURITY_HEADERS = {
   'Cache-Control': 'no-store',
@@ -44,6 +45,7 @@ export function settingsRouter(services: Services): Router {
   mountBlobs(router, services.blobStorage);
   mountWebhooks(router, services, form);
   mountAccount(router, services, form);
+  mountCircuits(router, services, form);
 
   router.use((req: Request, res: Response) => {
     res.status(404).send(messagePage({ title: 'Not found', message: 'There is no such settings page.', csrf: csrfToken(req), link: { href: '/settings', label: 'Back to settings' } }));

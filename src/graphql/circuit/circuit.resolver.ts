@@ -5,10 +5,10 @@ import { createCircuit } from '../../commands/create-circuit';
 import { publishVersion } from '../../commands/publish-version';
 import { updateCircuit } from '../../commands/update-circuit';
 import { deprecateCircuit } from '../../commands/deprecate-circuit';
+import { setPrimaryVersion } from '../../commands/set-primary-version';
 import { notFound } from '../../errors';
 import { circuitPermits, listableCircuitsWhere } from '../../policies/circuit.policy';
 import { JSONScalar } from '../common/scalars';
-import { isUid } from '../../ids';
 import { PageArgs, pageWindow, paged } from '../common/pagination';
 import type { AppContext } from '../context';
 import { CreateCircuitInput, UpdateCircuitInput } from './circuit.input';
@@ -131,9 +131,7 @@ export class CircuitResolver {
     @Ctx() ctx: AppContext,
   ): Promise<CircuitType> {
     const circuit = await findCircuitFor(ctx, circuitUid, 'manage');
-    const version = isUid(versionUid) ? await CircuitVersion.findByPk(versionUid) : null;
-    if (!version || version.circuit_uid !== circuit.uid) throw notFound('Circuit version');
-    await circuit.update({ primary_version_uid: version.uid });
+    await setPrimaryVersion(circuit, versionUid);
     return presentCircuit(ctx, circuit);
   }
 

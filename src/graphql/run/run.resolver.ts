@@ -59,6 +59,12 @@ async function subscribeToRunEvents(context: AppContext, uid: string, after: num
   });
 }
 
+/** `alias:` and `context.alias` say the same thing; saying two different things is 400. */
+function aliasOf(argument: string | null | undefined, inContext: string | null | undefined): string | null {
+  if (argument != null && inContext != null && argument !== inContext) throw badInput('alias and context.alias differ', { field: 'alias' });
+  return argument ?? inContext ?? null;
+}
+
 @Resolver(() => CircuitRunType)
 export class RunResolver {
   @Authorized()
@@ -81,6 +87,7 @@ export class RunResolver {
     deadlineSeconds: number | null,
     @Arg('waitSeconds', () => Int, { nullable: true, description: 'Answer once the run is terminal or after this many seconds (1–60), with the run as circuitRun shows it (REST: Prefer: wait=N)' })
     waitSeconds: number | null | undefined,
+    @Arg('alias', () => String, { nullable: true, description: 'Same as context.alias: draw the version from this alias of the circuit (DESIGN §10.1)' }) alias: string | null | undefined,
     @Ctx() ctx: AppContext,
   ): Promise<CircuitRunType> {
     if (waitSeconds !== null && waitSeconds !== undefined && (waitSeconds < 1 || waitSeconds > MAX_WAIT_SECONDS)) {
@@ -89,6 +96,7 @@ export class RunResolver {
     const { run, circuit } = await createRun(ctx.services, ctx.viewer!, {
       adaptorUid,
       versionUid: runContext?.version ?? null,
+      alias: aliasOf(alias, runContext?.alias),
       input,
       isPublic,
       idempotencyKey,

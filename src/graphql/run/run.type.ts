@@ -94,6 +94,9 @@ for (const [column, api] of API_FIELDS) {
 export class CircuitRunContextInput {
   @Field(() => ID, { nullable: true, description: "The version to run; the circuit's primary version when absent" })
   version?: string | null;
+
+  @Field(() => String, { nullable: true, description: "Instead of version: an alias of the circuit whose weights draw the version (DESIGN §10.1)" })
+  alias?: string | null;
 }
 
 @ObjectType('CircuitRunPage')

@@ -1,4 +1,4 @@
-import { Arg, Ctx, Query, Resolver } from 'type-graphql';
+import { Arg, Authorized, Ctx, Query, Resolver } from 'type-graphql';
 import { User } from '../../models';
 import { readBalance } from '../../credits/balance';
 import { profileVisible } from '../../policies/user.policy';
@@ -10,6 +10,12 @@ export class UserResolver {
   @Query(() => Viewer, { nullable: true, description: 'The caller, or null without a token' })
   async viewer(@Ctx() ctx: AppContext): Promise<Viewer | null> {
     return ctx.viewer ? Viewer.fromViewer(ctx.viewer, await readBalance(User.sequelize!, ctx.viewer.uid)) : null;
+  }
+
+  @Authorized()
+  @Query(() => Viewer, { description: 'The caller, like viewer, but a token is required (GET /users/me)' })
+  async me(@Ctx() ctx: AppContext): Promise<Viewer> {
+    return Viewer.fromViewer(ctx.viewer!, await readBalance(User.sequelize!, ctx.viewer!.uid));
   }
 
   @Query(() => UserProfile, { nullable: true, description: 'A user by username (private profiles only to themselves)' })
