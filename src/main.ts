@@ -4,13 +4,19 @@ import { createLogger } from './logger';
 import { resolveDatabase } from './db/resolve-database';
 import { startApp } from './app';
 import { closeOnSignals, loadConfigOrExit, logConfigWarnings } from './lifecycle';
+import { startWorkerThread, type WorkerThread } from './worker-thread';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit('circuit-service');
   const log = createLogger(config.logLevel);
   if (config.runWorker) logConfigWarnings(config, log);
   const database = await resolveDatabase(config, (message, level) => log[level]({ component: 'postgres' }, message));
-  const app = await startApp({ config, databaseUrl: database.url, log }).catch(async (error: unknown) => {
+  // The API serves in this thread; with RUN_WORKER (the default) a run worker runs in a thread of its own.
+  let worker: WorkerThread | undefined;
+  const app = await startApp({ config: { ...config, runWorker: false }, databaseUrl: database.url, log }).then(async (started) => {
+    if (config.runWorker) worker = await startWorkerThread(database.url, log).catch(async (error: unknown) => { await started.close(); throw error; });
+    return started;
+  }).catch(async (error: unknown) => {
     // A failed start (a taken port, say) must not leave the embedded PostgreSQL running behind it.
     await database.stop().catch(() => {});
     throw error;
@@ -18,8 +24,9 @@ async function main(): Promise<void> {
   log.info({ url: app.url, graphql: `${app.url}/graphql`, rest: `${app.url}/api/v1`, database: database.description }, 'circuit service ready');
   closeOnSignals(log, 'service', async () => {
     await app.close();
+    await worker?.close();
     await database.stop();
-  }, 10_000);
+  }, 15_000);
 }
 
 main().catch((error: unknown) => {

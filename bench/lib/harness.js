@@ -150,7 +150,8 @@ function spawnService(script, env, { alsoWaitFor = [], nodeArgs = [] } = {}) {
         buffer = buffer.slice(i + 1);
         try {
           const entry = JSON.parse(line);
-          if (entry.msg === 'circuit service ready' || entry.msg === 'circuit worker ready') ready = { url: entry.url };
+          // main.js logs both: its worker thread is ready first, the service (with the URL) after.
+          if (entry.msg === (script === 'worker.js' ? 'circuit worker ready' : 'circuit service ready')) ready = { url: entry.url };
           awaited.delete(entry.msg);
           if (ready && !awaited.size) {
             child.stdout.removeAllListeners('data');

@@ -182,7 +182,7 @@ export async function spawnServiceProcess(kind: 'api' | 'worker', databaseUrl: s
         output.push(line);
         try {
           const entry = JSON.parse(line) as { msg?: string; url?: string };
-          if (entry.msg === 'circuit service ready' || entry.msg === 'circuit worker ready') resolve(entry.url);
+          if (entry.msg === (kind === 'api' ? 'circuit service ready' : 'circuit worker ready')) resolve(entry.url);
         } catch { /* not JSON */ }
       }
     };
