@@ -77,6 +77,8 @@ async function startFixtures(prefix, { circuits = {} } = {}) {
  */
 function pollHealth(url, everyMs = 50) {
   const times = [];
+  const phases = new Map();
+  let phase = 'all';
   let errors = 0;
   let stopped = false;
   const loop = (async () => {
@@ -89,16 +91,26 @@ function pollHealth(url, everyMs = 50) {
       } catch {
         errors++;
       }
-      times.push(performance.now() - started);
+      const took = performance.now() - started;
+      times.push(took);
+      if (!phases.has(phase)) phases.set(phase, []);
+      phases.get(phase).push(took);
       await sleep(everyMs);
     }
   })();
+  const stats = (list) => {
+    const sorted = [...list].sort((a, b) => a - b);
+    return { polls: sorted.length, p50_ms: +pct(sorted, 50).toFixed(1), p99_ms: +pct(sorted, 99).toFixed(1), max_ms: +(sorted.at(-1) ?? NaN).toFixed(1) };
+  };
   return {
+    /** Later answers count towards this phase too (reported apart by stop()). */
+    phase(name) { phase = name; },
     async stop() {
       stopped = true;
       await loop;
       const sorted = [...times].sort((a, b) => a - b);
-      return { polls: sorted.length, p50_ms: +pct(sorted, 50).toFixed(1), p99_ms: +pct(sorted, 99).toFixed(1), max_ms: +(sorted.at(-1) ?? NaN).toFixed(1), errors };
+      const byPhase = phases.size > 1 ? { phases: Object.fromEntries([...phases].map(([name, list]) => [name, stats(list)])) } : {};
+      return { ...byPhase, polls: sorted.length, p50_ms: +pct(sorted, 50).toFixed(1), p99_ms: +pct(sorted, 99).toFixed(1), max_ms: +(sorted.at(-1) ?? NaN).toFixed(1), errors };
     },
   };
 }

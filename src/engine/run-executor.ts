@@ -110,7 +110,10 @@ export async function executeDefinition(definition: CircuitDefinition, input: un
               credits: reused ? reused.credits : result!.credits,
               ...(usage ? { usage } : {}),
             };
-            if (kind.durable && !reused && context.journal) {
+            // The run's last step is recorded by the statement that ends the run, a moment later (the
+            // output expression and metrics in between have no effect outside): one write less per run.
+            const endsTheRun = context.depth === 0 && finished + 1 === steps.length;
+            if (kind.durable && !reused && context.journal && !endsTheRun) {
               await context.journal.complete(path, record).catch((error: unknown) =>
                 context.services.log.warn({ err: error, run: context.run.uid, step: path }, 'could not record a completed step'));
               if (failed) return;
