@@ -52,8 +52,8 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
   const searchRateLimiter = createSearchRateLimiter(config, sequelize, log);
   const stopSearchInvalidation = await startSearchInvalidation(sequelize, databaseUrl, log, config.searchIndexMaxMb * 2 ** 20);
   const stopTokenInvalidation = await startTokenInvalidation(sequelize, databaseUrl, log);
-  const stopRunReadInvalidation = await startRunReadInvalidation(sequelize, databaseUrl, log);
   const runs = await startRunRuntime({ config, sequelize, log, databaseUrl, worker: config.runWorker });
+  const stopRunReadInvalidation = await startRunReadInvalidation(runs.services.runs.readCache, databaseUrl, log);
   const services: Services = { config, sequelize, log, searchRateLimiter, blobStorage: createBlobStorage(config), ...runs.services };
   runs.attach(services);
   const schema = await getSchema();

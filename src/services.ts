@@ -5,6 +5,7 @@ import type { BlobStorage } from './storage';
 import type { RateLimiter } from './ratelimit';
 import type { RunQueue } from './queue/agenda';
 import type { RunEventBus } from './runs/events/bus';
+import type { RunService } from './runs/run-service';
 
 /**
  * The long-lived pieces a request may use, built once by the composition root (src/app.ts) and
@@ -22,4 +23,6 @@ export interface Services {
   runQueue: RunQueue;
   /** Run-state changes across processes (PostgreSQL LISTEN/NOTIFY, or Redis when REDIS_URL is set). */
   runEvents: RunEventBus;
+  /** The run wing's batched writes and read caches of this process (src/runs/run-service.ts). */
+  runs: RunService;
 }

@@ -32,7 +32,7 @@ async function runWithStepEvents(deltas: number): Promise<string> {
   const { body } = await submitRun(t, owner.token, adaptorUid, { input: { name: 'x' }, is_public: true });
   const uid = body.payload.uid as string;
   const services = t.app.services;
-  const claim = await claimRun(services.sequelize, uid, 60_000, services.runEvents.sqlChannel);
+  const claim = await claimRun(services.runs.claims, uid, 60_000, services.runEvents.sqlChannel);
   expect(claim?.attempt).toBe(1);
   const recorder = new RunEventRecorder(services, uid, 1);
   const started = new Date().toISOString();

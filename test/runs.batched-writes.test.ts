@@ -56,10 +56,10 @@ async function countingClaimStatements<T>(work: () => Promise<T>): Promise<{ res
 
 test('twelve claims at once: each run is claimed once, a run asked for twice goes to one asker, and they share statements', async () => {
   const uids = await provisionedRuns(6);
-  const { sequelize, runEvents } = t.app.services;
+  const { runEvents } = t.app.services;
   const asked = [...uids, ...uids];
   const { result: claims, statements } = await countingClaimStatements(() =>
-    Promise.all(asked.map((uid) => claimRun(sequelize, uid, 60_000, runEvents.sqlChannel))));
+    Promise.all(asked.map((uid) => claimRun(t.app.services.runs.claims, uid, 60_000, runEvents.sqlChannel))));
   const granted = claims.filter((c) => c !== null);
   expect(granted.map((c) => c!.uid).sort()).toEqual([...uids].sort());
   expect(granted.every((c) => c!.attempt === 1 && c!.definition !== null)).toBe(true);
@@ -71,8 +71,8 @@ test('twelve claims at once: each run is claimed once, a run asked for twice goe
 test('in one batch, a run that is not claimable (already ended) gets null and the others are claimed', async () => {
   const [ended, ...others] = await provisionedRuns(4);
   await CircuitRun.update({ state: 'EXCEPTION', ended_at: new Date() }, { where: { uid: ended }, hooks: false });
-  const { sequelize, runEvents } = t.app.services;
-  const claims = await Promise.all([ended, ...others].map((uid) => claimRun(sequelize, uid, 60_000, runEvents.sqlChannel)));
+  const { runEvents } = t.app.services;
+  const claims = await Promise.all([ended, ...others].map((uid) => claimRun(t.app.services.runs.claims, uid, 60_000, runEvents.sqlChannel)));
   expect(claims[0]).toBeNull();
   expect(claims.slice(1).map((c) => c?.uid)).toEqual(others);
 });
@@ -81,7 +81,7 @@ test('thirty runs of one user ending at once are each charged exactly once, in t
   const owner = await makeUser({ credits: 100 });
   const uids = await provisionedRuns(30, owner);
   const { sequelize, runEvents } = t.app.services;
-  await Promise.all(uids.map((uid) => claimRun(sequelize, uid, 60_000, runEvents.sqlChannel)));
+  await Promise.all(uids.map((uid) => claimRun(t.app.services.runs.claims, uid, 60_000, runEvents.sqlChannel)));
   const ended = await Promise.all(uids.map((uid, i) => endRun(t.app.services, {
     uid, attempt: 1, state: 'COMPLETED', resultBlob: { output: `r${i}`, steps: {} }, metrics: null, cost: 1,
   })));

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { RunReadCache, runReadCacheFor } from '../src/runs/read-cache';
+import { RunReadCache } from '../src/runs/read-cache';
 import { deprecateCircuit } from '../src/commands/deprecate-circuit';
 import { Circuit } from '../src/models';
 import { CircuitRun } from '../src/models/CircuitRun';
@@ -20,10 +20,9 @@ import { makeRunnableCircuit, readSse, startHoldingTarget, submitRun, waitForRun
  *  - while the LISTEN connection is down nothing is served from (or put in) the cache;
  *  - the cached rows are frozen.
  *
- * Two app instances share one database, as two API processes would. In one Jest process the Sequelize
- * models belong to the instance started last, so `loadRun` of both instances uses api2's pool and
- * api2's cache: api2 is "the process that had the run cached", and the plain `pg` client `sql` is
- * "SQL outside this process".
+ * Two app instances share one database, as two API processes would; each has its own cache (its
+ * RunService). api2 is "the process that had the run cached" (runs are read and started through it),
+ * and the plain `pg` client `sql` is "SQL outside this process".
  */
 
 let api1: TestApp;
@@ -60,8 +59,8 @@ async function within(ms: number, check: () => Promise<boolean> | boolean): Prom
   }
 }
 
-/** The cache `loadRun` uses (see the header: api2's). */
-const cache = () => runReadCacheFor(api2.app.services.sequelize);
+/** api2's cache (see the header). */
+const cache = () => api2.app.services.runs.readCache;
 
 /** GET /circuit-runs/{uid} on `app`: status, body, and the Deprecation header. */
 async function getRun(app: TestApp, uid: string, token?: string) {
@@ -269,7 +268,7 @@ describe('nothing private', () => {
 describe('starting a run', () => {
   // The circuit behind an adaptor is kept with the ended runs (the same notifications drop it); the
   // run policy decides from it on every request.
-  const start = (adaptorUid: string, by: TestUser) => submitRun(api1, by.token, adaptorUid, { input: { name: 'Ada' } });
+  const start = (adaptorUid: string, by: TestUser) => submitRun(api2, by.token, adaptorUid, { input: { name: 'Ada' } });
 
   test('a circuit made private by SQL elsewhere refuses other users\' runs within the NOTIFY, as uncached', async () => {
     const hello = await makeRunnableCircuit(owner, HELLO_DEFINITION);

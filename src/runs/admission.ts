@@ -3,7 +3,8 @@ import type { Transaction } from 'sequelize';
 import { CircuitRun } from '../models/CircuitRun';
 import { RUN_BASE_CREDITS } from '../credits/holds';
 import { preparedQuery } from '../db/prepared';
-import type { Services } from '../services';
+import type { Sequelize } from 'sequelize';
+import type { RunQueue } from '../queue/agenda';
 import { StatementBatcher } from '../db/statement-batcher';
 
 /** What a new run is made of, as create-run resolved it. */
@@ -22,7 +23,10 @@ const MAX_BATCH_BYTES = 4 * 1024 * 1024;
  * and the runs admitted in order while what is not held covers them. With the PostgreSQL job store
  * each run's job is queued in the same statement too (see SqlEnqueue). Runs of one user only.
  */
-function admitSql(services: Services): string {
+/** What admitting runs uses: the database and how the queue takes a run in the insert statement. */
+export interface AdmissionPorts { sequelize: Sequelize; runQueue: Pick<RunQueue, 'sqlEnqueue'> }
+
+function admitSql(services: AdmissionPorts): string {
   const sqlEnqueue = services.runQueue.sqlEnqueue;
   // Marked queued up front: either the job is inserted with the run, or enqueue follows at once (a
   // failed enqueue clears it for the sweeper).
@@ -61,7 +65,7 @@ function prepare(fields: RunFields): Prepared {
   return { uid, json };
 }
 
-async function admitAll(services: Services, userUid: string, batch: Prepared[], transaction?: Transaction): Promise<Array<AdmittedRun | null>> {
+async function admitAll(services: AdmissionPorts, userUid: string, batch: Prepared[], transaction?: Transaction): Promise<Array<AdmittedRun | null>> {
   const rows = await preparedQuery<{ uid: string }>(services.sequelize, admitSql(services), [userUid, `[${batch.map((p) => p.json).join(',')}]`, RUN_BASE_CREDITS], transaction);
   const queued = services.runQueue.sqlEnqueue !== undefined;
   const byUid = new Map(rows.map((row) => [row.uid, row]));
@@ -81,7 +85,7 @@ async function admitAll(services: Services, userUid: string, batch: Prepared[], 
 export class RunAdmission {
   private readonly batcher: StatementBatcher<Prepared, AdmittedRun | null>;
 
-  constructor(private readonly services: Services) {
+  constructor(private readonly services: AdmissionPorts) {
     this.batcher = new StatementBatcher((userUid, batch) => admitAll(this.services, userUid, batch), {
       maxItems: MAX_BATCH, weight: (prepared) => prepared.json.length, maxWeight: MAX_BATCH_BYTES,
     });
@@ -93,13 +97,4 @@ export class RunAdmission {
     if (transaction) return admitAll(this.services, fields.user_uid, [prepared], transaction).then(([one]) => one);
     return this.batcher.submit(fields.user_uid, prepared);
   }
-}
-
-const admissions = new WeakMap<Services, RunAdmission>();
-
-/** The admission of one app instance. */
-export function runAdmission(services: Services): RunAdmission {
-  let admission = admissions.get(services);
-  if (!admission) admissions.set(services, (admission = new RunAdmission(services)));
-  return admission;
 }

@@ -1,4 +1,3 @@
-import { LRUCache } from 'lru-cache';
 import crypto from 'node:crypto';
 import { Op, UniqueConstraintError } from 'sequelize';
 import { Circuit, CircuitVersion, User } from '../models';
@@ -14,9 +13,10 @@ import { readBalance } from '../credits/balance';
 import { markNotEnqueued } from './transitions';
 import type { Services } from '../services';
 import { preparedQuery } from '../db/prepared';
-import { runAdmission, type AdmittedRun } from './admission';
+import type { AdmittedRun } from './admission';
 import { parseRunWebhook } from '../webhooks/events';
-import { runReadCacheFor, type CircuitRow } from './read-cache';
+import type { CircuitRow } from './read-cache';
+import type { RunService, RunVersion } from './run-service';
 import { versionOfAlias } from '../aliases/alias-version';
 
 export interface CreateRunInput {
@@ -78,37 +78,35 @@ function asFirstAnswered(run: CircuitRun): CircuitRun {
   }, { isNewRecord: false });
 }
 
-/** Versions are immutable (definition and circuit never change), so a run's version is cached by uid. */
-const versionCache = new LRUCache<string, Pick<CircuitVersion, 'uid' | 'circuit_uid' | 'definition'>>({ max: 2_000 });
-
-async function loadVersion(uid: string): Promise<Pick<CircuitVersion, 'uid' | 'circuit_uid' | 'definition'> | null> {
-  const cached = versionCache.get(uid);
+/** Versions are immutable (definition and circuit never change), so a run's version is kept by uid (RunService.versions). */
+async function loadVersion(runs: RunService, uid: string): Promise<RunVersion | null> {
+  const cached = runs.versions.get(uid);
   if (cached) return cached;
   const version = await CircuitVersion.findByPk(uid, { attributes: ['uid', 'circuit_uid', 'definition'] });
   if (!version) return null;
   const entry = { uid: version.uid, circuit_uid: version.circuit_uid, definition: version.definition };
-  versionCache.set(uid, entry);
+  runs.versions.set(uid, entry);
   return entry;
 }
 
-async function resolveVersion(circuit: Circuit, versionUid: string | null | undefined): Promise<Pick<CircuitVersion, 'uid' | 'circuit_uid' | 'definition'>> {
+async function resolveVersion(runs: RunService, circuit: Circuit, versionUid: string | null | undefined): Promise<RunVersion> {
   if (versionUid !== undefined && versionUid !== null) {
-    const version = isUid(versionUid) ? await loadVersion(versionUid) : null;
+    const version = isUid(versionUid) ? await loadVersion(runs, versionUid) : null;
     if (!version || version.circuit_uid !== circuit.uid) throw notFound('Circuit version');
     return version;
   }
-  const primary = circuit.primary_version_uid ? await loadVersion(circuit.primary_version_uid) : null;
+  const primary = circuit.primary_version_uid ? await loadVersion(runs, circuit.primary_version_uid) : null;
   if (!primary) throw notFound('Circuit version (the circuit has no published version)');
   return primary;
 }
 
 /** The circuit behind an adaptor, in one query or from the per-process cache that changes to circuits clear. */
 let circuitOfAdaptorSelect: string | undefined;
-async function circuitOfAdaptor(adaptorUid: string): Promise<Circuit | null> {
+async function circuitOfAdaptor(runs: RunService, adaptorUid: string): Promise<Circuit | null> {
   if (!isUid(adaptorUid)) return null;
   // The model's columns only: `c.*` would also carry (and the cache keep) the circuit's search vector.
   circuitOfAdaptorSelect ??= `SELECT ${Object.keys(Circuit.getAttributes()).map((a) => `c."${a}"`).join(', ')} FROM circuits c JOIN circuit_adaptors a ON a.circuit_uid = c.uid WHERE a.uid = $1`;
-  const cache = runReadCacheFor(Circuit.sequelize!);
+  const cache = runs.readCache;
   let row = cache.circuitOfAdaptor(adaptorUid);
   if (!row) {
     const begunAt = cache.begin();
@@ -135,7 +133,7 @@ async function insufficientCredits(services: Services, viewer: User): Promise<Ap
  */
 export async function createRun(services: Services, viewer: User, input: CreateRunInput): Promise<CreateRunResult> {
   if (input.alias != null && input.versionUid != null) throw badInput('Send context.version or context.alias, not both', { field: 'context.alias' });
-  const circuit = await circuitOfAdaptor(input.adaptorUid);
+  const circuit = await circuitOfAdaptor(services.runs, input.adaptorUid);
   if (!circuit) throw notFound('Circuit adaptor');
   const isPublic = input.isPublic ?? false;
   const permit = startRunPermits(viewer, circuit, isPublic);
@@ -152,7 +150,7 @@ export async function createRun(services: Services, viewer: User, input: CreateR
 
   const webhook = parseRunWebhook(input.webhook, input.webhookEventsFilter, services.config.httpStepAllowPrivate);
   const alias = input.alias ?? null;
-  const version = await resolveVersion(circuit, alias === null ? input.versionUid : await versionOfAlias(circuit, alias, key));
+  const version = await resolveVersion(services.runs, circuit, alias === null ? input.versionUid : await versionOfAlias(circuit, alias, key));
   const invalid = checkInput(version.uid, version.definition.query_schema, input.input);
   if (invalid) throw badInput(invalid.message, { field: invalid.field });
 
@@ -169,8 +167,8 @@ export async function createRun(services: Services, viewer: User, input: CreateR
       webhook_url: webhook?.url ?? null, webhook_events: webhook?.events ?? null, deadline_s: deadlineSeconds, alias,
     };
     // One INSERT is its own unit of work; with a key, the key row joins it in a transaction.
-    inserted = key === null ? await runAdmission(services).admit(fields) : await services.sequelize.transaction(async (transaction) => {
-      const created = await runAdmission(services).admit(fields, transaction);
+    inserted = key === null ? await services.runs.admission.admit(fields) : await services.sequelize.transaction(async (transaction) => {
+      const created = await services.runs.admission.admit(fields, transaction);
       if (!created) return null;
       const expired = new Date(Date.now() - IDEMPOTENCY_WINDOW_HOURS * 3600_000);
       await IdempotencyKey.destroy({ where: { user_uid: viewer.uid, key, created_at: { [Op.lt]: expired } }, transaction });

@@ -212,7 +212,7 @@ export async function executeClaimed(services: Services, claim: ClaimedRun, cont
       observer: recorder satisfies RunObserver,
       budget,
       journal: runJournal({
-        sequelize, runEvents: services.runEvents, runUid: claim.uid, attempt: claim.attempt,
+        sequelize, writes: services.runs.journalWrites, runEvents: services.runEvents, runUid: claim.uid, attempt: claim.attempt,
         defaultDeadlineSeconds: config.runDeadlineSeconds, entries, deadline,
       }),
     };

@@ -56,7 +56,7 @@ export class InflightRuns implements RunTaker {
     this.claiming++;
     let claim: ClaimedRun | null;
     try {
-      claim = await claimRun(services.sequelize, uid, services.config.jobLockLifetimeMs, services.runEvents.sqlChannel, worker.current());
+      claim = await claimRun(services.runs.claims, uid, services.config.jobLockLifetimeMs, services.runEvents.sqlChannel, worker.current());
     } finally {
       this.claiming--;
     }

@@ -1,9 +1,8 @@
-import type { Sequelize } from 'sequelize';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from '../logger';
 import { Circuit, CircuitVersion, User } from '../models';
 import { CircuitRun } from '../models/CircuitRun';
-import { cachePerPool, keepCacheCurrent, type NotifiedCache } from '../db/notified-cache';
+import { keepCacheCurrent, type NotifiedCache } from '../db/notified-cache';
 
 /** Migration 0015: whatever could make a cached row of an ended run stale NOTIFYs this channel. */
 export const RUN_READS_CHANGED_CHANNEL = 'run_reads_changed';
@@ -89,21 +88,19 @@ export class RunReadCache implements NotifiedCache {
   }
 }
 
-/** The cache of one connection pool. */
-export const runReadCacheFor = cachePerPool(() => new RunReadCache());
 
 /**
  * LISTENs to `run_reads_changed` and drops this pool's cache of ended runs on each notification, and
  * when a change to a circuit, or a deletion that can take runs with it, commits in this process.
  * Returns the function that stops it.
  */
-export function startRunReadInvalidation(sequelize: Sequelize, databaseUrl: string, log: Logger): Promise<() => Promise<void>> {
+export function startRunReadInvalidation(cache: RunReadCache, databaseUrl: string, log: Logger): Promise<() => Promise<void>> {
   return keepCacheCurrent({
     databaseUrl,
     log,
     channel: RUN_READS_CHANGED_CHANNEL,
     applicationName: 'circuit-run-read-cache',
-    cache: runReadCacheFor(sequelize),
+    cache,
     localWrites: [
       { models: [Circuit], hooks: ['afterUpdate', 'afterBulkUpdate', 'afterUpsert', 'afterDestroy', 'afterBulkDestroy'] },
       { models: [CircuitRun, CircuitVersion, User], hooks: ['afterDestroy', 'afterBulkDestroy'] },

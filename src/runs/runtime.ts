@@ -7,6 +7,7 @@ import { createRunQueue, type RunQueue } from '../queue/agenda';
 import { abortedError, endRun, executeRunHandler, failedEnding } from './execute';
 import { claimOrphanedRuns, claimRunsToRequeue, findOverdueRuns } from './transitions';
 import { InflightRuns } from './inflight-runs';
+import { createRunService, type RunService } from './run-service';
 import { startWorkerPresence } from './worker-presence';
 import { pruneRunEvents } from './events/log';
 import { deliverWebhookJob, startWebhookSweeper } from '../webhooks/webhook-jobs';
@@ -16,6 +17,7 @@ import { fireScheduleJob, startScheduleReconciler } from '../schedules/schedule-
 export interface RunServices {
   runQueue: RunQueue;
   runEvents: RunEventBus;
+  runs: RunService;
 }
 
 export interface RunRuntime {
@@ -101,7 +103,7 @@ export async function startRunRuntime(options: RunRuntimeOptions): Promise<RunRu
   };
 
   return {
-    services: { runQueue, runEvents },
+    services: { runQueue, runEvents, runs: createRunService(sequelize, runQueue) },
     attach(services) {
       attached(services);
       if (!worker) return;

@@ -3,7 +3,6 @@ import { preparedQuery } from '../db/prepared';
 import { StatementBatcher } from '../db/statement-batcher';
 import { toStorableText } from './storable-json';
 import type { ApprovalDecision, ApprovalRequest, JournalEntry, StepJournal } from '../engine/run-control';
-import type { StepRecord } from '../engine/steps/types';
 import type { RunEventBus } from './events/bus';
 
 /**
@@ -19,7 +18,7 @@ interface StepRow {
   status: JournalEntry['status'];
   output: unknown;
   credits: number;
-  usage: StepRecord['usage'] | null;
+  usage: JournalEntry['usage'] | null;
   started_at: Date;
   ended_at: Date | null;
   prompt: string | null;
@@ -53,15 +52,14 @@ export async function loadStepJournal(sequelize: Sequelize, runUid: string): Pro
   return new Map(rows.map((row) => [row.path, entryOf(row)]));
 }
 
+type StepRecord = Parameters<StepJournal['complete']>[1];
 interface CompletedItem { runUid: string; attempt: number; path: string; record: StepRecord }
 
-const recordBatchers = new WeakMap<Sequelize, StatementBatcher<CompletedItem, void>>();
+/** Completed steps of many runs, written together while another such write is in flight (one per process: RunService.journalWrites). */
+export type JournalWriter = StatementBatcher<CompletedItem, void>;
 
-/** Completed steps of many runs written together while another such write is in flight (StatementBatcher). */
-function recordCompleted(sequelize: Sequelize, item: CompletedItem): Promise<void> {
-  let batcher = recordBatchers.get(sequelize);
-  if (!batcher) {
-    batcher = new StatementBatcher(async (_key, items) => {
+export function createJournalWriter(sequelize: Sequelize): JournalWriter {
+  return new StatementBatcher(async (_key, items) => {
       const rows = items.map(({ runUid, attempt, path, record }) => ({
         run_uid: runUid, attempt, path, kind: record.kind, output: toStorableText(record.output ?? null), credits: record.credits,
         usage: record.usage ?? null, started_at: record.started_at, ended_at: record.ended_at,
@@ -80,9 +78,6 @@ function recordCompleted(sequelize: Sequelize, item: CompletedItem): Promise<voi
       );
       return items.map(() => undefined);
     }, { maxItems: 100 });
-    recordBatchers.set(sequelize, batcher);
-  }
-  return batcher.submit('', item);
 }
 
 /** Starts waiting on an approval step: its row and the run's pause, in one statement; the row's expiry, or null when the run is not this attempt's. */
@@ -138,6 +133,7 @@ async function endPause(sequelize: Sequelize, runUid: string, attempt: number, d
 
 export interface RunJournalOptions {
   sequelize: Sequelize;
+  writes: JournalWriter;
   runEvents: RunEventBus;
   runUid: string;
   attempt: number;
@@ -150,11 +146,11 @@ export interface RunJournalOptions {
 
 /** The journal of one attempt of one run. */
 export function runJournal(options: RunJournalOptions): StepJournal {
-  const { sequelize, runEvents, runUid, attempt, entries, deadline } = options;
+  const { sequelize, writes, runEvents, runUid, attempt, entries, deadline } = options;
   return {
     recorded: (path) => entries.get(path),
 
-    complete: (path, record) => recordCompleted(sequelize, { runUid, attempt, path, record }),
+    complete: (path, record) => writes.submit('', { runUid, attempt, path, record }),
 
     async waitForApproval(path, request, signal, onWaiting) {
       signal.throwIfAborted();

@@ -49,7 +49,21 @@ const MAX_CLAIM_BATCH = 50;
 
 interface ClaimSettings { staleAfterMs: number; notifyChannel?: string; worker: WorkerIdentity }
 
-const claimBatchers = new WeakMap<Sequelize, StatementBatcher<{ uid: string; settings: ClaimSettings }, ClaimedRun | null>>();
+/** Claims made while another is being written, gathered for the next statement (one per process: RunService.claims). */
+export type ClaimBatcher = StatementBatcher<{ uid: string; settings: ClaimSettings }, ClaimedRun | null>;
+
+export function createClaimBatcher(sequelize: Sequelize): ClaimBatcher {
+  return new StatementBatcher(async (_key, items) => {
+    const claimed = await claimRuns(sequelize, [...new Set(items.map((item) => item.uid))], items[0].settings);
+    // A run asked for twice in one batch (delivered twice) is claimed once: the second asker gets
+    // null, as it would from a statement of its own after the first.
+    return items.map((item) => {
+      const claim = claimed.get(item.uid) ?? null;
+      claimed.delete(item.uid);
+      return claim;
+    });
+  }, { maxItems: MAX_CLAIM_BATCH });
+}
 
 /**
  * PROVISIONED → RUNNING, or takes over a RUNNING run whose heartbeat is older than `staleAfterMs`
@@ -60,23 +74,9 @@ const claimBatchers = new WeakMap<Sequelize, StatementBatcher<{ uid: string; set
  * Claims made while another is being written go together in the next statement (StatementBatcher):
  * each row is judged on its own by the same guarded UPDATE.
  */
-export function claimRun(sequelize: Sequelize, uid: string, staleAfterMs: number, notifyChannel?: string, worker: WorkerIdentity = { name: 'unknown', backendPid: null }): Promise<ClaimedRun | null> {
-  let batcher = claimBatchers.get(sequelize);
-  if (!batcher) {
-    batcher = new StatementBatcher(async (_key, items) => {
-      const claimed = await claimRuns(sequelize, [...new Set(items.map((item) => item.uid))], items[0].settings);
-      // A run asked for twice in one batch (delivered twice) is claimed once: the second asker gets
-      // null, as it would from a statement of its own after the first.
-      return items.map((item) => {
-        const claim = claimed.get(item.uid) ?? null;
-        claimed.delete(item.uid);
-        return claim;
-      });
-    }, { maxItems: MAX_CLAIM_BATCH });
-    claimBatchers.set(sequelize, batcher);
-  }
+export function claimRun(claims: ClaimBatcher, uid: string, staleAfterMs: number, notifyChannel?: string, worker: WorkerIdentity = { name: 'unknown', backendPid: null }): Promise<ClaimedRun | null> {
   const key = JSON.stringify([staleAfterMs, notifyChannel ?? null, worker.name, worker.backendPid]);
-  return batcher.submit(key, { uid, settings: { staleAfterMs, notifyChannel, worker } });
+  return claims.submit(key, { uid, settings: { staleAfterMs, notifyChannel, worker } });
 }
 
 async function claimRuns(sequelize: Sequelize, uids: string[], { staleAfterMs, notifyChannel, worker }: ClaimSettings): Promise<Map<string, ClaimedRun>> {

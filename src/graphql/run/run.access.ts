@@ -1,5 +1,5 @@
 import { CircuitRun, isTerminal, type RunState } from '../../models/CircuitRun';
-import { runReadCacheFor, type RunReadRows } from '../../runs/read-cache';
+import type { RunReadRows } from '../../runs/read-cache';
 import { Circuit } from '../../models';
 import { notFound } from '../../errors';
 import { authorize } from '../../policies/authorize';
@@ -49,7 +49,7 @@ function sharedRun(rows: RunReadRows): CircuitRun {
 }
 
 async function loadRun(ctx: AppContext, uid: string): Promise<CircuitRun | null> {
-  const cache = runReadCacheFor(CircuitRun.sequelize!);
+  const cache = ctx.services.runs.readCache;
   const cached = cache.get(uid);
   let rows = cached;
   if (!rows) {

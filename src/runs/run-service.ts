@@ -1,0 +1,39 @@
+import type { Sequelize } from 'sequelize';
+import { LRUCache } from 'lru-cache';
+import type { RunQueue } from '../queue/agenda';
+import type { CircuitVersion } from '../models';
+import { RunAdmission } from './admission';
+import { RunReadCache } from './read-cache';
+import { createJournalWriter, type JournalWriter } from './step-journal';
+import { createClaimBatcher, type ClaimBatcher } from './transitions';
+
+/** What a run needs of its version: versions are immutable, so they are kept by uid. */
+export type RunVersion = Pick<CircuitVersion, 'uid' | 'circuit_uid' | 'definition'>;
+
+/**
+ * The run wing's long-lived pieces of one process, built once by the composition (startRunRuntime)
+ * and passed in Services as `runs`: what batches the writes of runs that arrive together, and what
+ * is kept in memory for their reads. Nothing of it hides in a module.
+ */
+export interface RunService {
+  /** Queries of one user arriving together are admitted in one statement (src/runs/admission.ts). */
+  readonly admission: RunAdmission;
+  /** Claims arriving while another is written share the next statement (src/runs/transitions.ts). */
+  readonly claims: ClaimBatcher;
+  /** Completed steps of many runs are journaled together (src/runs/step-journal.ts). */
+  readonly journalWrites: JournalWriter;
+  /** Rows a read of an ended run needs, dropped on `run_reads_changed` (src/runs/read-cache.ts). */
+  readonly readCache: RunReadCache;
+  /** Versions by uid (immutable once published). */
+  readonly versions: LRUCache<string, RunVersion>;
+}
+
+export function createRunService(sequelize: Sequelize, runQueue: Pick<RunQueue, 'sqlEnqueue'>): RunService {
+  return {
+    admission: new RunAdmission({ sequelize, runQueue }),
+    claims: createClaimBatcher(sequelize),
+    journalWrites: createJournalWriter(sequelize),
+    readCache: new RunReadCache(),
+    versions: new LRUCache<string, RunVersion>({ max: 2_000 }),
+  };
+}
