@@ -57,7 +57,8 @@ async function runThread(): Promise<void> {
   const port = parentPort!;
   try {
     const config = loadConfig({ ...process.env, DATABASE_URL: databaseUrl }, { http: false });
-    const worker = await startWorkerProcess(config, createLogger(config.logLevel));
+    // Its lines say which thread wrote them (the API's connections have namesakes here).
+    const worker = await startWorkerProcess(config, createLogger(config.logLevel).child({ thread: 'run-worker' }));
     port.on('message', (message: unknown) => {
       if (message !== 'close') return;
       void worker.close().finally(() => port.postMessage({ closed: true } satisfies ThreadMessage));

@@ -1,4 +1,5 @@
 import type { Agenda, AgendaBackend, Job, NotificationChannel } from 'agenda' with { 'resolution-mode': 'import' };
+import { QueryTypes, type Sequelize } from 'sequelize';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
 import {
@@ -26,6 +27,19 @@ export interface ExecuteRunData { runUid: string }
 export interface SqlEnqueue {
   jobCte: string;
   notifyColumn: string;
+}
+
+/**
+ * Queues runs with plain SQL on the service's database (the pieces of SqlEnqueue), for a process whose
+ * Agenda has already stopped: a stopping worker queues the runs it gave back this way. Without
+ * `sqlEnqueue` nothing is queued here and the sweep queues them.
+ */
+export async function enqueueBySql(sequelize: Sequelize, sqlEnqueue: SqlEnqueue | undefined, runUids: readonly string[]): Promise<void> {
+  if (!sqlEnqueue || runUids.length === 0) return;
+  await sequelize.query(
+    `WITH run AS (SELECT unnest($1::uuid[]) AS uid), job AS (${sqlEnqueue.jobCte}) SELECT ${sqlEnqueue.notifyColumn} FROM job`,
+    { bind: [runUids], type: QueryTypes.SELECT },
+  );
 }
 
 /** The run queue: one Agenda job per run, payload the run uid. */

@@ -33,6 +33,8 @@ export class InflightRuns implements RunTaker {
   private claiming = 0;
   private readonly waitingForRoom: Array<() => void> = [];
   private closing = false;
+  /** Runs whose jobs reached this worker while it was stopping: queued again once its queue has stopped. */
+  private readonly arrivedWhileClosing = new Set<string>();
   private readonly beat: NodeJS.Timeout;
   private beating: Promise<void> | undefined;
 
@@ -48,8 +50,9 @@ export class InflightRuns implements RunTaker {
     const { services, worker, maxInflight } = this.options;
     while (!this.closing && this.runs.size + this.claiming >= maxInflight) await new Promise<void>((resolve) => this.waitingForRoom.push(resolve));
     if (this.closing) {
-      // Its job ends with this call: queue the run again for the next worker.
-      await services.runQueue.enqueue(uid);
+      // Its job ends with this call: the run is queued again once this worker's queue has stopped
+      // (queued now, this worker's own queue would take it again).
+      this.arrivedWhileClosing.add(uid);
       return;
     }
     if (this.runs.has(uid)) return;
@@ -110,8 +113,12 @@ export class InflightRuns implements RunTaker {
     }
   }
 
-  /** Stops taking runs, waits up to `drainMs` for those executing, then gives the rest back. */
-  async close(drainMs: number): Promise<void> {
+  /**
+   * Stops taking runs, waits up to `drainMs` for those executing, then gives the rest back. Returns
+   * the runs to queue again once this worker's queue has stopped: those given back and those whose
+   * jobs arrived meanwhile.
+   */
+  async close(drainMs: number): Promise<string[]> {
     const { services } = this.options;
     this.closing = true;
     clearInterval(this.beat);
@@ -122,15 +129,16 @@ export class InflightRuns implements RunTaker {
     clearTimeout(timer);
     await this.beating;
     const left = [...this.runs].map(([uid, run]) => ({ uid, attempt: run.attempt, run }));
-    if (left.length === 0) return;
+    if (left.length === 0) return [...this.arrivedWhileClosing];
     for (const { run } of left) run.control.abort(new RunHandedBack());
     await all();
     try {
       const given = await handBackRuns(services.sequelize, left);
-      for (const uid of given) await services.runQueue.enqueue(uid);
       services.log.warn({ runs: given.length }, 'stopped with runs still executing; they go on from their journal in the next worker');
+      return [...given, ...this.arrivedWhileClosing];
     } catch (error) {
       services.log.warn({ err: error, runs: left.length }, 'could not give back the runs still executing; the sweep takes them over');
+      return [...this.arrivedWhileClosing];
     }
   }
 }

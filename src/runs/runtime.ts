@@ -3,7 +3,7 @@ import type { Config } from '../config';
 import type { Logger } from '../logger';
 import type { Services } from '../services';
 import { createRunEventBus, type RunEventBus } from './events/bus';
-import { createRunQueue, type RunQueue } from '../queue/agenda';
+import { createRunQueue, enqueueBySql, type RunQueue } from '../queue/agenda';
 import { abortedError, endRun, executeRunHandler, failedEnding } from './execute';
 import { claimOrphanedRuns, claimRunsToRequeue, findOverdueRuns } from './transitions';
 import { InflightRuns } from './inflight-runs';
@@ -118,8 +118,13 @@ export async function startRunRuntime(options: RunRuntimeOptions): Promise<RunRu
       if (sweeper) clearInterval(sweeper);
       await sweeping;
       await Promise.all(stopBackground.map((stop) => stop()));
-      await inflight?.close(RUN_DRAIN_MS);
+      const requeue = (await inflight?.close(RUN_DRAIN_MS)) ?? [];
       await runQueue.close();
+      // After the queue has stopped, or this worker's own queue would take them again.
+      if (requeue.length > 0) {
+        await enqueueBySql(sequelize, runQueue.sqlEnqueue, requeue).catch((error: unknown) =>
+          log.warn({ err: error, runs: requeue.length }, 'could not queue the given-back runs again; the sweep does'));
+      }
       await presence?.close();
       await runEvents.close();
     },

@@ -133,7 +133,7 @@ export async function handBackRuns(sequelize: Sequelize, held: readonly HeldAtte
   if (held.length === 0) return [];
   const rows = await preparedQuery<{ uid: string }>(
     sequelize,
-    `UPDATE circuit_runs r SET heartbeat_at = NULL, worker_backend_pid = NULL, handed_back = r.handed_back + 1, enqueued_at = now()
+    `UPDATE circuit_runs r SET heartbeat_at = NULL, worker_backend_pid = NULL, handed_back = r.handed_back + 1
        FROM unnest($1::uuid[], $2::int[]) AS h(uid, attempt)
       WHERE r.uid = h.uid AND r.attempt = h.attempt AND r.state = 'RUNNING'
       RETURNING r.uid`,
