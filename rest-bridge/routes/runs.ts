@@ -58,7 +58,7 @@ export const runRoutes: Route[] = [
           type: 'integer', minimum: 1, maximum: 3600,
           description: 'The run ends EXCEPTION DeadlineExceeded this many seconds after it was created (default and ceiling RUN_DEADLINE_SECONDS, 600)',
         },
-        cache: { enum: ['bypass'], description: '"bypass": steps with a cache field do not read the step cache for this run; their results are still stored (DESIGN §9.5)' },
+        cache: { type: 'string', enum: ['bypass'], description: '"bypass": steps with a cache field do not read the step cache for this run; their results are still stored (DESIGN §9.5)' },
       },
       required: ['input'],
     },
@@ -114,7 +114,7 @@ export const runRoutes: Route[] = [
     params: { uid: uidParam('Circuit run') },
     body: {
       properties: {
-        mode: { enum: ['recorded', 'live'], description: 'recorded (default): unchanged requests reuse the original\'s outputs; live: every step executes' },
+        mode: { type: 'string', enum: ['recorded', 'live'], description: 'recorded (default): unchanged requests reuse the original\'s outputs; live: every step executes' },
         version_uid: { ...BODY_UID, description: "A version of the run's circuit; the original's version when absent" },
         input: { type: 'object', description: "The run's input; the original's when absent" },
       },
