@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
 import { startTestApp, TestApp } from './support/app';
 import { makeUser, TestUser } from './support/factories';
 import { startFakeOpenAI } from './support/fake-openai';
@@ -156,4 +159,25 @@ test('GraphQL replayCircuitRun answers the run with replayOf', async () => {
   expect(res.data.replayCircuitRun).toMatchObject({ state: 'PROVISIONED', replayOf: run.uid });
   const done = await waitForRun(t, res.data.replayCircuitRun.uid, owner.token);
   expect(done.replay_of).toBe(run.uid);
+});
+
+test('CLI: circuits run replay-last replays the last runs against a version and prints the compare summary', async () => {
+  const { circuit } = await originalRun();
+  const v2 = await t.rest('POST', `/circuits/${circuit.uid}/versions`, {
+    token: owner.token,
+    body: { ...definition('Tell me more about {{input.topic}}'), query_schema: { type: 'object', properties: { topic: { type: 'string' }, base: { type: 'string' } }, required: ['topic', 'base'] } },
+  });
+  expect(v2.status).toBe(200);
+  const before = { model: modelCalls(), upstream: upstreamCalls() };
+  const root = path.join(__dirname, '..');
+  const out = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(process.execPath, [path.join(root, 'bin', 'circuits.js'), 'run', 'replay-last', '--username', owner.username, '--circuit', circuit.name, '--version', v2.body.payload.uid, '--count', '1'], {
+      cwd: root, env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: t.databaseUrl, DATA_DIR: path.join(os.tmpdir(), 'replay-cli'), LOG_LEVEL: 'silent' }, timeout: 60_000,
+    }, (error, stdout, stderr) => resolve({ code: error ? 1 : 0, stdout, stderr }));
+  });
+  expect(out.stderr).toBe('');
+  const summary = JSON.parse(out.stdout);
+  expect(summary).toMatchObject({ version_uid: v2.body.payload.uid, mode: 'recorded', replayed: 1, changed: 1 });
+  expect(summary.runs[0]).toMatchObject({ state: 'COMPLETED', output: 'changed', steps: { prompt: 'changed', ask: 'changed', fetch: 'same', both: 'changed' } });
+  expect({ model: modelCalls() - before.model, upstream: upstreamCalls() - before.upstream }).toEqual({ model: 1, upstream: 0 });
 });
