@@ -281,6 +281,18 @@ describe('runs', () => {
     await expectStatus(call('POST', '/circuit-runs/{uid}/cancel', { uid: failed.body.payload.uid }), 401);
     await expectStatus(call('POST', '/circuit-runs/{uid}/cancel', { uid: NO_SUCH_UID }, { token: owner.token }), 404);
 
+    // Replay and compare (DESIGN §10.2).
+    const replayed = await expectStatus(call('POST', '/circuit-runs/{uid}/replay', { uid }, { token: owner.token, body: { mode: 'live' } }), 200);
+    expect(replayed.body.payload).toMatchObject({ state: 'PROVISIONED', replay_of: uid });
+    await expectStatus(call('POST', '/circuit-runs/{uid}/replay', { uid }, { token: other.token, body: {} }), 403);
+    await expectStatus(call('POST', '/circuit-runs/{uid}/replay', { uid }, { body: {} }), 401);
+    await expectStatus(call('POST', '/circuit-runs/{uid}/replay', { uid: NO_SUCH_UID }, { token: owner.token, body: {} }), 404);
+    await expectStatus(call('POST', '/circuit-runs/{uid}/replay', { uid }, { token: owner.token, body: { mode: 'sideways' } }), 400);
+    await expectStatus(call('GET', '/circuit-runs/{a}/compare/{b}', { a: uid, b: failed.body.payload.uid }, { token: owner.token }), 200);
+    await expectStatus(call('GET', '/circuit-runs/{a}/compare/{b}', { a: uid, b: failed.body.payload.uid }, { token: other.token }), 403);
+    await expectStatus(call('GET', '/circuit-runs/{a}/compare/{b}', { a: uid, b: failed.body.payload.uid }), 401);
+    await expectStatus(call('GET', '/circuit-runs/{a}/compare/{b}', { a: uid, b: NO_SUCH_UID }, { token: owner.token }), 404);
+
     // Approval steps (DESIGN §9.4): a run waiting on one, made as the engine leaves it.
     const waiting = await makeWaitingRun(owner, { prompt: 'Go ahead?' });
     const approval = { uid: waiting.run.uid, step_id: waiting.stepId };

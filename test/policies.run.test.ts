@@ -17,24 +17,25 @@ import { cellsOf } from './support/policy-table';
  */
 type Role = 'anonymous' | 'other' | 'starter' | 'circuitOwner' | 'admin';
 type Visibility = 'public' | 'private';
-type Action = 'get' | 'events' | 'error' | 'cancel' | 'deliveries' | 'approve';
+type Action = 'get' | 'events' | 'error' | 'cancel' | 'deliveries' | 'approve' | 'replay' | 'compare';
 type Row = Record<Action, number | boolean>;
 
 // approve: these runs have ended, so the starter, whom the policy lets decide, meets 409 (nothing waits).
-const STARTER: Row = { get: 200, events: 200, error: true, cancel: 200, deliveries: 200, approve: 409 };
-const READER: Row = { get: 200, events: 200, error: false, cancel: 403, deliveries: 403, approve: 403 };
-const SHUT_OUT: Row = { get: 403, events: 403, error: 403, cancel: 403, deliveries: 403, approve: 403 };
+// replay (DESIGN §10.2): the starter only; compare: whoever may read the run (compared with itself here).
+const STARTER: Row = { get: 200, events: 200, error: true, cancel: 200, deliveries: 200, approve: 409, replay: 200, compare: 200 };
+const READER: Row = { get: 200, events: 200, error: false, cancel: 403, deliveries: 403, approve: 403, replay: 403, compare: 200 };
+const SHUT_OUT: Row = { get: 403, events: 403, error: 403, cancel: 403, deliveries: 403, approve: 403, replay: 403, compare: 403 };
 
 // Only the circuit owner may make a run public, so a public run's starter is its circuit's owner.
 const TABLE: Record<Visibility, Partial<Record<Role, Row>>> = {
   public: {
-    anonymous: { get: 200, events: 200, error: false, cancel: 401, deliveries: 401, approve: 401 },
+    anonymous: { get: 200, events: 200, error: false, cancel: 401, deliveries: 401, approve: 401, replay: 401, compare: 200 },
     other: READER,
     starter: STARTER,
     admin: READER,
   },
   private: {
-    anonymous: { get: 401, events: 401, error: 401, cancel: 401, deliveries: 401, approve: 401 },
+    anonymous: { get: 401, events: 401, error: 401, cancel: 401, deliveries: 401, approve: 401, replay: 401, compare: 401 },
     other: SHUT_OUT,
     starter: STARTER,
     circuitOwner: SHUT_OUT,
@@ -97,6 +98,8 @@ async function perform(action: Action, run: CircuitRun, token: string | undefine
     case 'cancel': return (await t.rest('POST', `/circuit-runs/${run.uid}/cancel`, { token })).status;
     case 'deliveries': return (await t.rest('GET', `/circuit-runs/${run.uid}/webhook-deliveries`, { token })).status;
     case 'approve': return (await t.rest('POST', `/circuit-runs/${run.uid}/approvals/review`, { token, body: { approved: true } })).status;
+    case 'replay': return (await t.rest('POST', `/circuit-runs/${run.uid}/replay`, { token, body: {} })).status;
+    case 'compare': return (await t.rest('GET', `/circuit-runs/${run.uid}/compare/${run.uid}`, { token })).status;
   }
 }
 

@@ -7,9 +7,9 @@ const tag = 'Runs';
 /**
  * Fields of a run that are absent, not null, until they exist (spec 2.1), or that the caller may not
  * see (`error`, `waiting_for`: owner only; `waiting_for` also while nothing waits, DESIGN §9.4); `alias` only on runs
- * whose version was drawn from one (DESIGN §10.1).
+ * whose version was drawn from one (DESIGN §10.1); `replay_of` only on replays (§10.2).
  */
-export const RUN_OPTIONAL_FIELDS = ['alias', 'ended_at', 'result_blob', 'metrics', 'error', 'waiting_for'];
+export const RUN_OPTIONAL_FIELDS = ['alias', 'replay_of', 'ended_at', 'result_blob', 'metrics', 'error', 'waiting_for'];
 
 /**
  * RFC 7240 `Prefer: wait` / `wait=N` → seconds (N 1–60; bare `wait`: 60). Other preferences, and a
@@ -58,6 +58,7 @@ export const runRoutes: Route[] = [
           type: 'integer', minimum: 1, maximum: 3600,
           description: 'The run ends EXCEPTION DeadlineExceeded this many seconds after it was created (default and ceiling RUN_DEADLINE_SECONDS, 600)',
         },
+        cache: { type: 'string', enum: ['bypass'], description: '"bypass": steps with a cache field do not read the step cache for this run; their results are still stored (DESIGN §9.5)' },
       },
       required: ['input'],
     },
@@ -80,6 +81,7 @@ export const runRoutes: Route[] = [
         webhook: body.webhook,
         webhookEventsFilter: body.webhook_events_filter,
         deadlineSeconds: body.deadline_s,
+        cache: body.cache,
         waitSeconds: wait,
         waiting: wait !== undefined,
       };
@@ -99,6 +101,44 @@ export const runRoutes: Route[] = [
     variables: ({ params }) => ({ uid: params.uid }),
     result: 'cancelCircuitRun',
     omitWhenNull: RUN_OPTIONAL_FIELDS,
+  },
+  {
+    method: 'POST',
+    path: '/circuit-runs/:uid/replay',
+    operation: 'ReplayCircuitRun',
+    summary: "Replay a terminal run (its owner only): a new run of its circuit, answered like a query (PROVISIONED) with replay_of. mode recorded (default) reuses the original's output for every llm, http, blob and circuit step whose rendered request is unchanged; live executes every step",
+    description:
+      'DESIGN §10.2. The new run runs the original\'s version unless `version_uid` (a version of the same circuit) and the original\'s input unless `input` (checked against the version\'s query schema). It is charged like any run (reused steps cost 0 credits). 409 when the run is not COMPLETED or EXCEPTION. Compare the two with GET /circuit-runs/{a}/compare/{b}.',
+    auth: 'required',
+    tag,
+    params: { uid: uidParam('Circuit run') },
+    body: {
+      properties: {
+        mode: { type: 'string', enum: ['recorded', 'live'], description: 'recorded (default): unchanged requests reuse the original\'s outputs; live: every step executes' },
+        version_uid: { ...BODY_UID, description: "A version of the run's circuit; the original's version when absent" },
+        input: { type: 'object', description: "The run's input; the original's when absent" },
+      },
+    },
+    errors: {
+      Conflict: 'The run is not terminal (PROVISIONED or RUNNING)',
+      NotFound: 'No such run, or no such version_uid',
+      BadClientData: "version_uid is a version of another circuit, or input does not match the version's query schema",
+      InsufficientCredits: 'The balance cannot cover the base credit of a run',
+    },
+    variables: ({ params, body }) => ({ uid: params.uid, mode: body.mode, versionUid: body.version_uid, input: body.input }),
+    result: 'replayCircuitRun',
+    omitWhenNull: RUN_OPTIONAL_FIELDS,
+  },
+  {
+    method: 'GET',
+    path: '/circuit-runs/:a/compare/:b',
+    operation: 'CompareCircuitRuns',
+    summary: 'Compare two runs: {output: {status: same | changed, a, b}, steps: {<id>: {status: same | changed | added | removed, a, b}}}; both runs must be readable by the caller',
+    auth: 'optional',
+    tag,
+    params: { a: uidParam('Circuit run'), b: uidParam('Circuit run') },
+    variables: ({ params }) => ({ a: params.a, b: params.b }),
+    result: 'compareCircuitRuns',
   },
   {
     method: 'POST',

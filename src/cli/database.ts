@@ -9,6 +9,8 @@ import { CliError } from './output';
 export interface CliContext {
   config: Config;
   sequelize: Sequelize;
+  /** The database's URL (commands that open their own connections, e.g. to queue runs). */
+  databaseUrl: string;
   /** Migrations this command applied before running (usually none). */
   applied: string[];
 }
@@ -37,7 +39,7 @@ export async function withDatabase<T>(fn: (ctx: CliContext) => Promise<T>): Prom
     sequelize = createSequelize(database.url, 2);
     initModels(sequelize);
     const applied = await migrate(sequelize);
-    return await fn({ config, sequelize, applied });
+    return await fn({ config, sequelize, databaseUrl: database.url, applied });
   } finally {
     await sequelize?.close().catch(() => {});
     await database.stop().catch(() => {});

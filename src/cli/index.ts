@@ -13,6 +13,7 @@ import * as tokenRevoke from './token/revoke';
 import * as creditsGrant from './credits/grant';
 import * as creditsShow from './credits/show';
 import * as runShow from './run/show';
+import * as runReplayLast from './run/replay-last';
 import * as blobList from './blob/list';
 import * as circuitCreate from './circuit/create';
 import * as versionPublish from './version/publish';
@@ -56,7 +57,9 @@ export function buildProgram(): Command {
   const blob = noun('blob', 'manage blobs');
   blobUpload.register(blob);
   blobList.register(blob);
-  runShow.register(noun('run', 'inspect runs'));
+  const run = noun('run', 'inspect and replay runs');
+  runShow.register(run);
+  runReplayLast.register(run);
   migrate.register(program);
   worker.register(program);
   for (const command of program.commands) for (const sub of command.commands) sub.exitOverride();

@@ -1,4 +1,5 @@
 import { allStepKinds } from './steps/registry';
+import { cacheField } from './steps/field-schemas';
 import type { FieldSchema } from './steps/types';
 
 /** Step ids: what `steps.<id>` can reference. */
@@ -10,6 +11,9 @@ const STEP_COMMON = {
   kind: { type: 'string', description: 'The step kind.' },
 };
 
+/** Fields every kind accepts after its own: the step cache (DESIGN §9.5). */
+const STEP_SHARED = { cache: cacheField() };
+
 function stepSchemas(): FieldSchema[] {
   return allStepKinds().map((kind) => ({
     if: { type: 'object', properties: { kind: { const: kind.kind } }, required: ['kind'] },
@@ -17,7 +21,7 @@ function stepSchemas(): FieldSchema[] {
       title: kind.kind,
       description: kind.summary,
       type: 'object',
-      properties: { ...STEP_COMMON, kind: { const: kind.kind }, ...kind.fields },
+      properties: { ...STEP_COMMON, kind: { const: kind.kind }, ...kind.fields, ...STEP_SHARED },
       required: kind.required,
       additionalProperties: false,
       'x-kind': kind.kind,

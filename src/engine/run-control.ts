@@ -31,6 +31,8 @@ export interface StepEvent {
   expires_at?: string;
   /** completed from the step cache or a durable record (DESIGN §9.5). */
   cached?: boolean;
+  /** completed from the original run of a recorded replay (DESIGN §10.2). */
+  replayed?: boolean;
   /** The event's place in the run's log, once it is logged (what webhook `step` messages carry). */
   seq?: number;
 }

@@ -91,6 +91,9 @@ export async function executeDefinition(definition: CircuitDefinition, input: un
         running.set(step.id, { kind: step.kind, startedAt });
         if (!recorded) observer?.step({ step_id: step.id, kind: step.kind, status: 'started', started_at: startedAt });
         const stepContext: StepContext = { ...context, tally, signal: controller.signal, input, steps: scopeSteps, runDefinition: executeDefinition, stepStartedAt: startedAt };
+        // The step cache and recorded replays answer rendered requests (DESIGN §9.5, §10.2).
+        const gate = context.gate;
+        if (gate) stepContext.request = (request, call) => gate.through({ step, path, run: context.run, signal: controller.signal, durable: Boolean(kind.durable) }, request, call);
         Promise.resolve()
           .then(() => (reused ? null : kind.execute(step, stepContext)))
           .then(async (result) => {
@@ -109,6 +112,7 @@ export async function executeDefinition(definition: CircuitDefinition, input: un
               ended_at: reused?.ended_at ?? new Date().toISOString(),
               credits: reused ? reused.credits : result!.credits,
               ...(usage ? { usage } : {}),
+              ...(result?.reused === 'cached' ? { cached: true } : result?.reused === 'replayed' ? { replayed: true } : {}),
             };
             // The run's last step is recorded by the statement that ends the run, a moment later (the
             // output expression and metrics in between have no effect outside): one write less per run.
@@ -123,7 +127,12 @@ export async function executeDefinition(definition: CircuitDefinition, input: un
             credits += record.credits;
             scopeSteps[step.id] = { output };
             records[step.id] = record;
-            if (!reused) observer?.step({ step_id: step.id, kind: step.kind, status: 'completed', started_at: startedAt, ended_at: record.ended_at, credits: record.credits });
+            if (!reused) {
+              observer?.step({
+                step_id: step.id, kind: step.kind, status: 'completed', started_at: startedAt, ended_at: record.ended_at, credits: record.credits,
+                ...(record.cached ? { cached: true } : {}), ...(record.replayed ? { replayed: true } : {}),
+              });
+            }
             launch();
           })
           .catch((error: unknown) => stepFailed(step, error));

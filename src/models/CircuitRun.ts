@@ -38,6 +38,11 @@ export const RUN_COLUMNS = {
   circuit_uid: { type: DataTypes.UUID, allowNull: false, api: { name: 'circuitUid' } },
   circuit_version_uid: { type: DataTypes.UUID, allowNull: false, api: { name: 'circuitVersionUid' } },
   alias: { type: DataTypes.TEXT, allowNull: true, api: { name: 'alias', description: 'The alias the version was drawn from (context.alias); null when the query named its version or ran the primary one' } },
+  replay_of: { type: DataTypes.UUID, allowNull: true, api: { name: 'replayOf', description: 'The run this one replays (DESIGN §10.2); null for other runs' } },
+  /** How a replay reuses the original's outputs: 'recorded' or 'live'; null for other runs. */
+  replay_mode: { type: DataTypes.TEXT, allowNull: true },
+  /** The query sent "cache": "bypass" (DESIGN §9.5): step cache reads skipped, results still stored. */
+  cache_bypass: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
   created_at: { type: DataTypes.DATE, api: { name: 'createdAt' } },
   ended_at: { type: DataTypes.DATE, allowNull: true, api: { name: 'endedAt', when: TERMINAL_STATES, description: 'Set once the run is COMPLETED or EXCEPTION' } },
   state: { type: DataTypes.TEXT, allowNull: false, defaultValue: 'PROVISIONED', api: { name: 'state', enumOf: 'state' } },
@@ -88,6 +93,9 @@ export class CircuitRun extends Model<InferAttributes<CircuitRun>, InferCreation
   declare circuit_uid: string;
   declare circuit_version_uid: string;
   declare alias: CreationOptional<string | null>;
+  declare replay_of: CreationOptional<string | null>;
+  declare replay_mode: CreationOptional<'recorded' | 'live' | null>;
+  declare cache_bypass: CreationOptional<boolean>;
   declare state: CreationOptional<RunState>;
   declare is_public: CreationOptional<boolean>;
   declare input: Record<string, unknown>;

@@ -11,8 +11,9 @@ import { OWNER, any, flag, permits, ruleWhere, type Rule, type RuleTable } from 
  * - `cancel`: only the user who started it (DESIGN §7.3).
  * - `approve`: decide its approval steps, and see what it waits for (`waiting_for`): only the user
  *   who started it (DESIGN §9.4).
+ * - `replay`: start a replay of it (DESIGN §10.2): only the user who started it.
  */
-export type RunAction = 'read' | 'debug' | 'cancel' | 'approve';
+export type RunAction = 'read' | 'debug' | 'cancel' | 'approve' | 'replay';
 
 /** A run belongs to the user who started it: the circuit's owner and admins have no say over it. */
 const RUNS: RuleTable = { ownerColumn: 'user_uid' };
@@ -22,6 +23,7 @@ export const RUN_RULES: Record<RunAction, Rule> = {
   debug: OWNER,
   cancel: OWNER,
   approve: OWNER,
+  replay: OWNER,
 };
 
 export function runPermits(viewer: User | null, run: Pick<CircuitRun, 'user_uid' | 'is_public'>, action: RunAction): boolean {

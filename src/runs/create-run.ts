@@ -34,6 +34,10 @@ export interface CreateRunInput {
   webhookEventsFilter?: string[] | null;
   /** `deadline_s` (1–3600): the run ends DeadlineExceeded this long after it was created; capped by RUN_DEADLINE_SECONDS, its default. */
   deadlineSeconds?: number | null;
+  /** `"cache": "bypass"` (DESIGN §9.5): step cache reads skipped, results still stored. */
+  cache?: string | null;
+  /** A replay (DESIGN §10.2, src/runs/replay.ts): the run replayed and how. */
+  replay?: { of: string; mode: 'recorded' | 'live' } | null;
 }
 
 export interface CreateRunResult {
@@ -158,6 +162,7 @@ export async function createRun(services: Services, viewer: User, input: CreateR
   if (deadline !== null && (!Number.isInteger(deadline) || deadline < 1 || deadline > 3600)) {
     throw badInput('deadline_s must be a whole number of seconds from 1 to 3600', { field: 'deadline_s' });
   }
+  if (input.cache != null && input.cache !== 'bypass') throw badInput('cache must be "bypass" when sent', { field: 'cache' });
   const deadlineSeconds = Math.min(deadline ?? services.config.runDeadlineSeconds, services.config.runDeadlineSeconds);
 
   let inserted: AdmittedRun | null;
@@ -165,6 +170,7 @@ export async function createRun(services: Services, viewer: User, input: CreateR
     const fields = {
       user_uid: viewer.uid, circuit_uid: circuit.uid, circuit_version_uid: version.uid, input: input.input, is_public: isPublic,
       webhook_url: webhook?.url ?? null, webhook_events: webhook?.events ?? null, deadline_s: deadlineSeconds, alias,
+      cache_bypass: input.cache === 'bypass', replay_of: input.replay?.of ?? null, replay_mode: input.replay?.mode ?? null,
     };
     // One INSERT is its own unit of work; with a key, the key row joins it in a transaction.
     inserted = key === null ? await services.runs.admission.admit(fields) : await services.sequelize.transaction(async (transaction) => {

@@ -13,6 +13,7 @@ import { runLifecycleHooks, type HookedRun } from './hooks';
 import { findUnstorableText } from './storable-json';
 import { ClaimedRun, finishRun, RunEnding, type RunCharge, type WorkerIdentity } from './transitions';
 import { loadStepJournal, runJournal } from './step-journal';
+import { loadReplaySource, recordRunRequests, RunRequestGate } from './step-gate';
 
 /** A run is executed at most this many times (attempts are counted at claim, before executing); the next claim ends it WorkerLost. */
 export const MAX_ATTEMPTS = 3;
@@ -196,6 +197,13 @@ export async function executeClaimed(services: Services, claim: ClaimedRun, cont
   const recorder = new RunEventRecorder(services, claim.uid, claim.attempt, claim);
 
   let ending: RunEnding;
+  // The step cache and recorded replays (DESIGN §9.5, §10.2); it collects the request hashes a replay of this run compares.
+  const gate = new RunRequestGate(services, {
+    bypassCache: Boolean(claim.cache_bypass),
+    replay: claim.replay_of && claim.replay_mode === 'recorded' ? await loadReplaySource(sequelize, claim.replay_of).catch(() => null) : null,
+  });
+  const recordRequests = () => recordRunRequests(sequelize, claim.uid, gate.requests)
+    .catch((error: unknown) => log.warn({ err: error, run: claim.uid }, "could not record the run's step requests"));
   try {
     const entries = claim.attempt > 1 ? await loadStepJournal(sequelize, claim.uid) : new Map<string, JournalEntry>();
     // The run's budget (DESIGN §8), its observer, which feeds the event log, and its step journal (§9.2).
@@ -211,6 +219,7 @@ export async function executeClaimed(services: Services, claim: ClaimedRun, cont
       depth: 0,
       observer: recorder satisfies RunObserver,
       budget,
+      gate,
       journal: runJournal({
         sequelize, writes: services.runs.journalWrites, runEvents: services.runEvents, runUid: claim.uid, attempt: claim.attempt,
         defaultDeadlineSeconds: config.runDeadlineSeconds, entries, deadline,
@@ -229,6 +238,7 @@ export async function executeClaimed(services: Services, claim: ClaimedRun, cont
     }, result);
   } catch (error) {
     if (control.signal.reason instanceof RunHandedBack) {
+      await recordRequests();
       await recorder.flush();
       return 'handedBack';
     }
@@ -238,6 +248,7 @@ export async function executeClaimed(services: Services, claim: ClaimedRun, cont
     deadline.stop();
     unsubscribe();
   }
+  await recordRequests();
   const events = await recorder.closeForEnding();
   try {
     return await ended({ ...ending, events });

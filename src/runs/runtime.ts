@@ -11,6 +11,7 @@ import { createRunService, type RunService } from './run-service';
 import { startWorkerPresence } from './worker-presence';
 import { pruneRunEvents } from './events/log';
 import { deliverWebhookJob, startWebhookSweeper } from '../webhooks/webhook-jobs';
+import { sweepStepCache } from './step-cache';
 import { fireScheduleJob, startScheduleReconciler } from '../schedules/schedule-jobs';
 
 /** The pieces of the runs domain that go into Services. */
@@ -89,6 +90,7 @@ export async function startRunRuntime(options: RunRuntimeOptions): Promise<RunRu
       if (uids.length > 0) log.warn({ runs: uids.length }, 'queued runs again that were never queued or looked stuck');
       await endOverdueRuns();
       await pruneRunEvents(sequelize, config.runEventsRetentionDays);
+      await sweepStepCache(sequelize);
     } catch (error) {
       log.warn({ err: error }, 'run sweeper failed');
     }

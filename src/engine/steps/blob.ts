@@ -2,7 +2,7 @@ import { Blob } from '../../models/blobs';
 import { isUid } from '../../ids';
 import { renderTemplate, templateFailure } from '../render';
 import { templateField } from './field-schemas';
-import { defineStepKind, sandboxLimits, StepError } from './types';
+import { defineStepKind, sandboxLimits, StepError, throughGate } from './types';
 
 /** `application/json`, `text/json` and any `+json` type. */
 export function isJsonMimeType(mimeType: string | null | undefined): boolean {
@@ -30,24 +30,26 @@ export const blobStep = defineStepKind({
     } catch (error) {
       throw new StepError(step.id, `blob_uid: ${templateFailure(error)}`);
     }
-    const blob = isUid(uid) ? await Blob.findByPk(uid) : null;
-    if (!blob) throw new StepError(step.id, `no blob has the uid "${uid.slice(0, 100)}"`);
-    if (ctx.signal.aborted) throw new StepError(step.id, 'aborted');
+    return throughGate(ctx, { blob_uid: uid }, async () => {
+      const blob = isUid(uid) ? await Blob.findByPk(uid) : null;
+      if (!blob) throw new StepError(step.id, `no blob has the uid "${uid.slice(0, 100)}"`);
+      if (ctx.signal.aborted) throw new StepError(step.id, 'aborted');
 
-    let content: Buffer;
-    try {
-      content = await ctx.services.blobStorage.read(blob.uid);
-    } catch (error) {
-      ctx.services.log.warn({ err: error, blob: blob.uid }, 'blob step could not read content');
-      throw new StepError(step.id, `reading blob ${blob.uid} failed`);
-    }
-    const text = content.toString('utf8');
-    if (!isJsonMimeType(blob.mime_type)) return { output: text, credits: 0 };
-    try {
-      return { output: JSON.parse(text) as unknown, credits: 0 };
-    } catch (error) {
-      throw new StepError(step.id, `blob ${blob.uid} is not valid JSON: ${(error as Error).message}`);
-    }
+      let content: Buffer;
+      try {
+        content = await ctx.services.blobStorage.read(blob.uid);
+      } catch (error) {
+        ctx.services.log.warn({ err: error, blob: blob.uid }, 'blob step could not read content');
+        throw new StepError(step.id, `reading blob ${blob.uid} failed`);
+      }
+      const text = content.toString('utf8');
+      if (!isJsonMimeType(blob.mime_type)) return { output: text, credits: 0 };
+      try {
+        return { output: JSON.parse(text) as unknown, credits: 0 };
+      } catch (error) {
+        throw new StepError(step.id, `blob ${blob.uid} is not valid JSON: ${(error as Error).message}`);
+      }
+    });
   },
   describe: (step, say) => `Reads the stored file (blob) ${say.quote(String(step.blob_uid))}`,
 });

@@ -6,7 +6,7 @@ import { renderLeaves, templateFailure } from '../render';
 import { ExecutionFailure } from '../run-control';
 import { AttemptError, formatDuration, parseStepPolicy, withStepPolicy } from '../step-policy';
 import { stepPolicyFields, templateLeavesField } from './field-schemas';
-import { defineStepKind, holdCredits, sandboxLimits, StepError } from './types';
+import { defineStepKind, holdCredits, sandboxLimits, StepError, throughGate } from './types';
 
 /** How deep embedded circuits may nest (the top-level run is depth 0). */
 export const MAX_CIRCUIT_DEPTH = 5;
@@ -56,37 +56,40 @@ export const circuitStep = defineStepKind({
     const invalid = checkInput(version.uid, version.definition.query_schema, input, 'input');
     if (invalid) throw new StepError(step.id, `embedded circuit input: ${invalid.message}`);
 
-    const policy = parseStepPolicy(step, 'circuit');
     const runDefinition = ctx.runDefinition;
-    // Credits the embedded runs of failed attempts spent (their finished steps): paid whatever happens.
-    let spent = 0;
-    const result = await withStepPolicy(step, ctx, policy, async (attempt) => {
-      const retryableFailures = new Set<string>();
-      try {
-        return await runDefinition(version.definition, input, {
-          services: ctx.services,
-          signal: attempt.signal,
-          budget: ctx.budget,
-          tally: ctx.tally,
-          journal: ctx.journal,
-          path: `${ctx.path ?? ''}${step.id}/`,
-          depth: ctx.depth + 1,
-          run: { ...ctx.run, circuitUid: circuit.uid, versionUid: version.uid },
-          retryableFailures,
-        });
-      } catch (error) {
-        if (!(error instanceof ExecutionFailure)) throw error;
-        spent += error.credits;
-        if (attempt.timedOut()) {
-          throw new AttemptError(step.id, `embedded circuit ${circuit.name} timed out after ${formatDuration(attempt.timeoutMs!)} (timeout_ms per attempt)`, { retryable: true, spent });
+    return throughGate(ctx, { circuit_uid: circuit.uid, version_uid: version.uid, input }, async () => {
+      const policy = parseStepPolicy(step, 'circuit');
+      // Credits the embedded runs of failed attempts spent (their finished steps): paid whatever happens.
+      let spent = 0;
+      const result = await withStepPolicy(step, ctx, policy, async (attempt) => {
+        const retryableFailures = new Set<string>();
+        try {
+          return await runDefinition(version.definition, input, {
+            services: ctx.services,
+            signal: attempt.signal,
+            budget: ctx.budget,
+            tally: ctx.tally,
+            journal: ctx.journal,
+            path: `${ctx.path ?? ''}${step.id}/`,
+            depth: ctx.depth + 1,
+            run: { ...ctx.run, circuitUid: circuit.uid, versionUid: version.uid },
+            retryableFailures,
+            gate: ctx.gate,
+          });
+        } catch (error) {
+          if (!(error instanceof ExecutionFailure)) throw error;
+          spent += error.credits;
+          if (attempt.timedOut()) {
+            throw new AttemptError(step.id, `embedded circuit ${circuit.name} timed out after ${formatDuration(attempt.timeoutMs!)} (timeout_ms per attempt)`, { retryable: true, spent });
+          }
+          if (error.code !== 'StepFailed') throw new StepError(step.id, error.message, error.code, spent);
+          // Worth another attempt when the embedded step that failed gave up on a retryable failure.
+          const retryable = !ctx.signal.aborted && error.stepId !== undefined && retryableFailures.has(error.stepId);
+          throw new AttemptError(step.id, `embedded circuit ${circuit.name} failed: ${error.message}`, { retryable, spent });
         }
-        if (error.code !== 'StepFailed') throw new StepError(step.id, error.message, error.code, spent);
-        // Worth another attempt when the embedded step that failed gave up on a retryable failure.
-        const retryable = !ctx.signal.aborted && error.stepId !== undefined && retryableFailures.has(error.stepId);
-        throw new AttemptError(step.id, `embedded circuit ${circuit.name} failed: ${error.message}`, { retryable, spent });
-      }
     });
     return { output: { output: result.output, steps: result.steps }, credits: EMBEDDED_RUN_BASE_CREDITS + spent + result.credits };
+    });
   },
   describe: (step, say) => {
     const name = say.nameCircuit(String(step.circuit_uid)) ?? `circuit ${String(step.circuit_uid)}`;

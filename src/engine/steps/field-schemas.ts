@@ -44,3 +44,26 @@ export function stepPolicyFields(kind: PolicyKind): Record<'retry' | 'timeout_ms
       : `How long one attempt may take, in ms (default ${defaults.timeoutMs}).`),
   };
 }
+
+/** `cache.ttl_s` bounds (DESIGN §9.5): one second to 30 days. */
+export const CACHE_TTL_LIMITS = { min: 1, max: 2_592_000 };
+export const CACHE_SCOPES = ['caller', 'circuit'] as const;
+export type CacheScope = (typeof CACHE_SCOPES)[number];
+
+/**
+ * `cache` (DESIGN §9.5), a field every step kind accepts (definition-schema.ts adds it to all of them
+ * beside id and kind). The step cache itself is src/runs/step-cache.ts.
+ */
+export function cacheField(): FieldSchema {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['ttl_s'],
+    description: 'Reuse this step\'s output for ttl_s seconds when the same request comes again: the key is the step\'s kind and fields after templates are rendered (model and messages, url, headers and body, …; for template and transform the text and the whole {input, steps} it reads), plus the caller (scope "caller", the default) or the circuit (scope "circuit": results are shared between everyone who runs this circuit). A hit calls no upstream, costs 0 credits and is marked "cached": true. Failed steps are never cached. Approval steps ignore it.',
+    'x-message': 'must be an object with ttl_s and optional scope',
+    properties: {
+      ttl_s: { type: 'integer', minimum: CACHE_TTL_LIMITS.min, maximum: CACHE_TTL_LIMITS.max, description: 'How long a result is reused, in seconds.', 'x-message': `must be ${range(CACHE_TTL_LIMITS)}` },
+      scope: { enum: [...CACHE_SCOPES], description: 'Whose requests share results: the caller\'s own (default) or every caller of this circuit.', 'x-message': `must be one of ${CACHE_SCOPES.join(', ')}` },
+    },
+  };
+}

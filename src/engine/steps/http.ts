@@ -5,7 +5,7 @@ import { isNonPublicAddress, NetGuardError, pinnedLookup, resolvePublicTarget } 
 import { renderLeaves, templateFailure } from '../render';
 import { AttemptError, formatDuration, parseRetryAfter, parseStepPolicy, RETRYABLE_STATUSES, STEP_POLICY_DEFAULTS, withStepPolicy } from '../step-policy';
 import { stepPolicyFields, templateField, templateLeavesField } from './field-schemas';
-import { defineStepKind, sandboxLimits, StepError } from './types';
+import { defineStepKind, sandboxLimits, StepError, throughGate } from './types';
 
 /** The SSRF guard lives in ../net-guard (webhooks use it too); re-exported for callers that found it here. */
 export { isNonPublicAddress } from '../net-guard';
@@ -143,37 +143,38 @@ export const httpStep = defineStepKind({
     }
     headers['user-agent'] ??= 'circuit-service';
 
-    const policy = parseStepPolicy(step, 'http');
-    const reply = await withStepPolicy(step, ctx, policy, async (attempt) => {
-      // Resolved for each attempt: the answer may change between attempts, and it is checked each time.
-      let addresses: dns.LookupAddress[];
-      try {
-        addresses = await resolvePublicTarget(url, ctx.services.config.httpStepAllowPrivate);
-      } catch (error) {
-        throw new StepError(step.id, error instanceof NetGuardError ? error.message : 'the target could not be checked');
-      }
-      let answer: HttpReply;
-      try {
-        answer = await send(url, method, headers, body, addresses, attempt.signal, step.id);
-      } catch (error) {
-        if (error instanceof StepError) throw error;
-        if (ctx.signal.aborted) throw new StepError(step.id, `request to ${url.host} was stopped: the run ended`);
-        if (attempt.timedOut()) {
-          throw new AttemptError(step.id, `request to ${url.host} timed out after ${formatDuration(attempt.timeoutMs!)} (timeout_ms per attempt)`, { retryable: true });
+    return throughGate(ctx, { method, url: url.href, headers, body: body ?? null }, async () => {
+      const policy = parseStepPolicy(step, 'http');
+      const reply = await withStepPolicy(step, ctx, policy, async (attempt) => {
+        // Resolved for each attempt: the answer may change between attempts, and it is checked each time.
+        let addresses: dns.LookupAddress[];
+        try {
+          addresses = await resolvePublicTarget(url, ctx.services.config.httpStepAllowPrivate);
+        } catch (error) {
+          throw new StepError(step.id, error instanceof NetGuardError ? error.message : 'the target could not be checked');
         }
-        throw new AttemptError(step.id, `request to ${url.host} failed: ${connectionFailure(error as Error)}`, { retryable: true });
-      }
-      if (answer.status < 200 || answer.status > 299) {
-        const summary = `upstream answered ${answer.status}`;
-        const said = bodyExcerpt(answer.body);
-        const retryable = RETRYABLE_STATUSES.has(answer.status);
-        throw new AttemptError(step.id, said ? `${summary}: ${said}` : summary, {
-          retryable,
-          summary,
-          ...(retryable ? { retryAfterMs: parseRetryAfter(answer.retryAfter) } : {}),
-        });
-      }
-      return answer;
+        let answer: HttpReply;
+        try {
+          answer = await send(url, method, headers, body, addresses, attempt.signal, step.id);
+        } catch (error) {
+          if (error instanceof StepError) throw error;
+          if (ctx.signal.aborted) throw new StepError(step.id, `request to ${url.host} was stopped: the run ended`);
+          if (attempt.timedOut()) {
+            throw new AttemptError(step.id, `request to ${url.host} timed out after ${formatDuration(attempt.timeoutMs!)} (timeout_ms per attempt)`, { retryable: true });
+          }
+          throw new AttemptError(step.id, `request to ${url.host} failed: ${connectionFailure(error as Error)}`, { retryable: true });
+        }
+        if (answer.status < 200 || answer.status > 299) {
+          const summary = `upstream answered ${answer.status}`;
+          const said = bodyExcerpt(answer.body);
+          const retryable = RETRYABLE_STATUSES.has(answer.status);
+          throw new AttemptError(step.id, said ? `${summary}: ${said}` : summary, {
+            retryable,
+            summary,
+            ...(retryable ? { retryAfterMs: parseRetryAfter(answer.retryAfter) } : {}),
+          });
+        }
+        return answer;
     });
     const text = reply.body.toString('utf8');
     let output: unknown = text;
@@ -181,6 +182,7 @@ export const httpStep = defineStepKind({
       try { output = JSON.parse(text); } catch { /* text */ }
     }
     return { output, credits: 0 };
+    });
   },
   describe: (step, say) => `Calls ${String(step.method)} ${say.quote(String(step.url))} and reads the response`,
 });

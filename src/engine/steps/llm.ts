@@ -3,7 +3,7 @@ import { OPENAI_API_KEY_UNSET } from '../../config';
 import { renderAll, templateFailure } from '../render';
 import { AttemptError, formatDuration, parseRetryAfter, parseStepPolicy, RETRYABLE_STATUSES, STEP_POLICY_DEFAULTS, withStepPolicy, type Attempt } from '../step-policy';
 import { stepPolicyFields, templateField } from './field-schemas';
-import { defineStepKind, holdCredits, sandboxLimits, StepError, type StepContext } from './types';
+import { defineStepKind, holdCredits, sandboxLimits, StepError, throughGate, type StepContext } from './types';
 
 /** The default per-attempt timeout (a step's `timeout_ms` overrides it). Attempts: the step policy's, 3 by default. */
 export const LLM_TIMEOUT_MS = STEP_POLICY_DEFAULTS.llm.timeoutMs!;
@@ -179,71 +179,74 @@ export const llmStep = defineStepKind({
     }
     const messages = raw.map((m, i) => ({ role: m.role, content: contents[i] }));
     const maxTokens = typeof step.max_tokens === 'number' ? step.max_tokens : LLM_DEFAULT_MAX_TOKENS;
-    const policy = parseStepPolicy(step, 'llm');
-    const estimate = estimatePromptTokens(messages) + maxTokens;
-    const { config } = ctx.services;
-    const apiKey = config.openaiApiKey || OPENAI_API_KEY_UNSET;
-    const client = clientFor(config.openaiBaseUrl, apiKey);
-    const observer = ctx.observer;
-    // Tokens used by all attempts (a failed one that reported usage too): what the step is charged.
-    const used = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
-    const addUsage = (usage: OpenAI.CompletionUsage | undefined) => {
-      used.promptTokens += usage?.prompt_tokens ?? 0;
-      used.completionTokens += usage?.completion_tokens ?? 0;
-      used.totalTokens += usage?.total_tokens ?? 0;
-    };
-    let held = 0;
-    const text = await withStepPolicy(step, ctx, policy, async (attempt) => {
-      // Held before each attempt, so credits are never overspent: what this attempt may use on top of
-      // what earlier attempts used (nothing more, usually: a failed attempt rarely reports usage).
-      const need = creditsForTokens(used.totalTokens + estimate) - held;
-      if (need > 0) {
-        try {
-          await holdCredits(ctx, step.id, need);
-        } catch (error) {
-          if (error instanceof StepError) throw new StepError(step.id, error.message, error.code, creditsForTokens(used.totalTokens));
-          throw error;
-        }
-        held += need;
-      }
-      // Deltas of a failed attempt have been sent already: after a `retrying` event the reply starts again.
-      const coalescer = observer ? new DeltaCoalescer((delta) => observer.output(step.id, delta)) : undefined;
-      let reply = '';
-      let usage: OpenAI.CompletionUsage | undefined;
-      let streamed = false;
-      try {
-        const stream = await client.chat.completions.create(
-          {
-            model: step.model as string,
-            messages,
-            max_tokens: maxTokens,
-            stream: true,
-            stream_options: { include_usage: true },
-            ...(typeof step.temperature === 'number' ? { temperature: step.temperature } : {}),
-          },
-          { signal: attempt.signal, timeout: attempt.timeoutMs ?? LLM_TIMEOUT_MS, maxRetries: 0 },
-        );
-        streamed = true;
-        for await (const chunk of stream) {
-          const delta = chunk.choices?.[0]?.delta?.content;
-          if (delta) {
-            reply += delta;
-            coalescer?.push(delta);
+    const temperature = typeof step.temperature === 'number' ? step.temperature : null;
+    return throughGate(ctx, { model: step.model, messages, temperature, max_tokens: maxTokens }, async () => {
+      const policy = parseStepPolicy(step, 'llm');
+      const estimate = estimatePromptTokens(messages) + maxTokens;
+      const { config } = ctx.services;
+      const apiKey = config.openaiApiKey || OPENAI_API_KEY_UNSET;
+      const client = clientFor(config.openaiBaseUrl, apiKey);
+      const observer = ctx.observer;
+      // Tokens used by all attempts (a failed one that reported usage too): what the step is charged.
+      const used = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+      const addUsage = (usage: OpenAI.CompletionUsage | undefined) => {
+        used.promptTokens += usage?.prompt_tokens ?? 0;
+        used.completionTokens += usage?.completion_tokens ?? 0;
+        used.totalTokens += usage?.total_tokens ?? 0;
+      };
+      let held = 0;
+      const text = await withStepPolicy(step, ctx, policy, async (attempt) => {
+        // Held before each attempt, so credits are never overspent: what this attempt may use on top of
+        // what earlier attempts used (nothing more, usually: a failed attempt rarely reports usage).
+        const need = creditsForTokens(used.totalTokens + estimate) - held;
+        if (need > 0) {
+          try {
+            await holdCredits(ctx, step.id, need);
+          } catch (error) {
+            if (error instanceof StepError) throw new StepError(step.id, error.message, error.code, creditsForTokens(used.totalTokens));
+            throw error;
           }
-          if (chunk.usage) usage = chunk.usage;
+          held += need;
         }
-        // The client ends the stream quietly when the signal aborts: a cut-off reply is no reply.
-        if (attempt.signal.aborted) throw attempt.signal.reason;
-      } catch (error) {
+        // Deltas of a failed attempt have been sent already: after a `retrying` event the reply starts again.
+        const coalescer = observer ? new DeltaCoalescer((delta) => observer.output(step.id, delta)) : undefined;
+        let reply = '';
+        let usage: OpenAI.CompletionUsage | undefined;
+        let streamed = false;
+        try {
+          const stream = await client.chat.completions.create(
+            {
+              model: step.model as string,
+              messages,
+              max_tokens: maxTokens,
+              stream: true,
+              stream_options: { include_usage: true },
+              ...(typeof step.temperature === 'number' ? { temperature: step.temperature } : {}),
+            },
+            { signal: attempt.signal, timeout: attempt.timeoutMs ?? LLM_TIMEOUT_MS, maxRetries: 0 },
+          );
+          streamed = true;
+          for await (const chunk of stream) {
+            const delta = chunk.choices?.[0]?.delta?.content;
+            if (delta) {
+              reply += delta;
+              coalescer?.push(delta);
+            }
+            if (chunk.usage) usage = chunk.usage;
+          }
+          // The client ends the stream quietly when the signal aborts: a cut-off reply is no reply.
+          if (attempt.signal.aborted) throw attempt.signal.reason;
+        } catch (error) {
+          addUsage(usage);
+          throw modelFailure(error, step.id, ctx, attempt, apiKey, streamed, creditsForTokens(used.totalTokens));
+        } finally {
+          coalescer?.flush();
+        }
         addUsage(usage);
-        throw modelFailure(error, step.id, ctx, attempt, apiKey, streamed, creditsForTokens(used.totalTokens));
-      } finally {
-        coalescer?.flush();
-      }
-      addUsage(usage);
-      return reply;
+        return reply;
     });
     return { output: text, credits: creditsForTokens(used.totalTokens), usage: { ...used } };
+    });
   },
   describe: (step) => {
     const count = Array.isArray(step.messages) ? step.messages.length : 0;

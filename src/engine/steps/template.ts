@@ -1,6 +1,6 @@
 import { renderTemplate, templateFailure } from '../render';
 import { templateField } from './field-schemas';
-import { defineStepKind, sandboxLimits, StepError } from './types';
+import { defineStepKind, sandboxLimits, StepError, throughGate, type StepResult } from './types';
 
 /** `template`: renders a Handlebars template over `{input, steps}` in the sandbox; output is the string. */
 export const templateStep = defineStepKind({
@@ -9,11 +9,16 @@ export const templateStep = defineStepKind({
   fields: { template: templateField('The text, e.g. "Hello {{input.name}}".') },
   required: ['template'],
   async execute(step, ctx) {
-    try {
-      return { output: await renderTemplate(String(step.template), { input: ctx.input, steps: ctx.steps }, sandboxLimits(ctx)), credits: 0 };
-    } catch (error) {
-      throw new StepError(step.id, templateFailure(error));
-    }
+    const scope = { input: ctx.input, steps: ctx.steps };
+    const render = async (): Promise<StepResult> => {
+      try {
+        return { output: await renderTemplate(String(step.template), scope, sandboxLimits(ctx)), credits: 0 };
+      } catch (error) {
+        throw new StepError(step.id, templateFailure(error));
+      }
+    };
+    // Cached only when asked (DESIGN §9.5): the key is the template and the whole scope it renders over.
+    return step.cache ? throughGate(ctx, { template: step.template, scope }, render) : render();
   },
   describe: (step, say) => `Fills in the text template ${say.quote(String(step.template))}`,
 });

@@ -1,6 +1,6 @@
 import { evaluateExpression } from '../expression';
 import { jsonataField } from './field-schemas';
-import { defineStepKind, sandboxLimits, StepError } from './types';
+import { defineStepKind, sandboxLimits, StepError, throughGate, type StepResult } from './types';
 
 /** `transform`: a JSONata expression over `{input, steps}`, evaluated in the sandbox; output is any JSON. */
 export const transformStep = defineStepKind({
@@ -9,11 +9,16 @@ export const transformStep = defineStepKind({
   fields: { expression: jsonataField('The expression, e.g. "$uppercase(steps.greet.output)".') },
   required: ['expression'],
   async execute(step, ctx) {
-    try {
-      return { output: await evaluateExpression(String(step.expression), { input: ctx.input, steps: ctx.steps }, sandboxLimits(ctx)), credits: 0 };
-    } catch (error) {
-      throw new StepError(step.id, (error as Error).message);
-    }
+    const scope = { input: ctx.input, steps: ctx.steps };
+    const evaluate = async (): Promise<StepResult> => {
+      try {
+        return { output: await evaluateExpression(String(step.expression), scope, sandboxLimits(ctx)), credits: 0 };
+      } catch (error) {
+        throw new StepError(step.id, (error as Error).message);
+      }
+    };
+    // Cached only when asked (DESIGN §9.5): the key is the expression and the whole scope it reads.
+    return step.cache ? throughGate(ctx, { expression: step.expression, scope }, evaluate) : evaluate();
   },
   describe: (step, say) => `Computes the JSONata expression ${say.quote(String(step.expression))}`,
 });

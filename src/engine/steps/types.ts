@@ -18,6 +18,10 @@ export interface StepRecord {
   ended_at: string;
   credits: number;
   usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  /** Served from the step cache (DESIGN §9.5): no upstream call, 0 credits. */
+  cached?: boolean;
+  /** A recorded replay reused the original run's output for the same request (DESIGN §10.2). */
+  replayed?: boolean;
 }
 
 export interface ExecutionResult {
@@ -48,6 +52,29 @@ export interface ExecutionContext {
    * decide whether retrying the embedded run may help; the step-policy runner adds to it.
    */
   retryableFailures?: Set<string>;
+  /** Where a step's rendered request may be answered without an upstream call (step cache, recorded replay); shared with embedded runs. */
+  gate?: RequestGate;
+}
+
+/** Where a step is, for the request gate. */
+export interface GatedStep {
+  step: StepDefinition;
+  /** The step's journal path (`outer/inner` in embedded runs). */
+  path: string;
+  run: ExecutionContext['run'];
+  signal: AbortSignal;
+  /** The kind is durable (llm, http, blob, circuit): its request is recorded for replay. */
+  durable: boolean;
+}
+
+/**
+ * DESIGN §9.5, §10.2: each kind renders its request (templates filled in), then hands it here with
+ * the call that makes it. The gate may answer from the step cache or from the run a recorded replay
+ * replays (`reused` set, 0 credits), else makes the call (storing a cacheable result). Implemented
+ * by the job layer (src/runs/step-gate.ts); absent, the call is simply made.
+ */
+export interface RequestGate {
+  through(at: GatedStep, request: unknown, call: () => Promise<StepResult>): Promise<StepResult>;
 }
 
 /** What a step sees: the run's input, the outputs of steps already finished, and the services. */
@@ -58,6 +85,8 @@ export interface StepContext extends ExecutionContext {
   runDefinition?: (definition: CircuitDefinition, input: unknown, context: ExecutionContext) => Promise<ExecutionResult>;
   /** When the executor started this step (its `started` event); `retrying` events carry the same. */
   stepStartedAt?: string;
+  /** This step's way through the request gate (see throughGate); set by the executor when the run has a gate. */
+  request?: (request: unknown, call: () => Promise<StepResult>) => Promise<StepResult>;
 }
 
 export interface StepResult {
@@ -65,6 +94,16 @@ export interface StepResult {
   /** Credits this step costs on top of the run's base cost. */
   credits: number;
   usage?: { promptTokens: number; completionTokens: number; totalTokens: number };
+  /** Not executed: served from the step cache or the replayed run (DESIGN §9.5, §10.2). */
+  reused?: 'cached' | 'replayed';
+}
+
+/**
+ * Makes a step's upstream call through the run's request gate (DESIGN §9.5, §10.2). `request` is
+ * everything that decides the answer, after templates are rendered (it is hashed, never stored).
+ */
+export function throughGate(ctx: StepContext, request: unknown, call: () => Promise<StepResult>): Promise<StepResult> {
+  return ctx.request ? ctx.request(request, call) : call();
 }
 
 export type StepExecutor = (step: StepDefinition, ctx: StepContext) => Promise<StepResult>;

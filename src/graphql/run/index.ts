@@ -1,5 +1,6 @@
 import { RunResolver } from './run.resolver';
+import { RunReplayResolver } from './run-replay.resolver';
 
 /** Resolvers of the run domain. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const runResolvers: Function[] = [RunResolver];
+export const runResolvers: Function[] = [RunResolver, RunReplayResolver];

@@ -88,6 +88,7 @@ export class RunResolver {
     @Arg('waitSeconds', () => Int, { nullable: true, description: 'Answer once the run is terminal or after this many seconds (1–60), with the run as circuitRun shows it (REST: Prefer: wait=N)' })
     waitSeconds: number | null | undefined,
     @Arg('alias', () => String, { nullable: true, description: 'Same as context.alias: draw the version from this alias of the circuit (DESIGN §10.1)' }) alias: string | null | undefined,
+    @Arg('cache', () => String, { nullable: true, description: '"bypass": the step cache is not read for this run; its results are still stored (DESIGN §9.5)' }) cache: string | null | undefined,
     @Ctx() ctx: AppContext,
   ): Promise<CircuitRunType> {
     if (waitSeconds !== null && waitSeconds !== undefined && (waitSeconds < 1 || waitSeconds > MAX_WAIT_SECONDS)) {
@@ -103,6 +104,7 @@ export class RunResolver {
       webhook,
       webhookEventsFilter,
       deadlineSeconds,
+      cache,
     });
     // The presenter looks the circuit up for its notices; createRun has just read it.
     ctx.loaders.circuit.prime(circuit.uid, circuit);
