@@ -248,8 +248,8 @@ export async function executeClaimed(services: Services, claim: ClaimedRun, cont
     deadline.stop();
     unsubscribe();
   }
-  await recordRequests();
   const events = await recorder.closeForEnding();
+  ending = { ...ending, requests: gate.requests };
   try {
     return await ended({ ...ending, events });
   } catch (error) {

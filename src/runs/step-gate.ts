@@ -1,9 +1,9 @@
 import type { Sequelize } from 'sequelize';
 import { preparedQuery } from '../db/prepared';
-import { StatementBatcher } from '../db/statement-batcher';
 import type { GatedStep, RequestGate, StepResult } from '../engine/steps/types';
 import type { Logger } from '../logger';
 import { cacheKey, cacheSetting, cachedCall, requestKey } from './step-cache';
+import { RECORD_REQUESTS_SQL } from './transitions';
 
 /**
  * A run's request gate (DESIGN §9.5, §10.2): every step kind hands it its rendered request with the
@@ -75,27 +75,11 @@ export async function loadReplaySource(sequelize: Sequelize, uid: string): Promi
   return { requests: row?.requests ?? {}, outputs };
 }
 
-interface RequestsItem { runUid: string; requests: Record<string, string> }
-const requestBatchers = new WeakMap<Sequelize, StatementBatcher<RequestsItem, void>>();
-
-/** Writes a run's request hashes (merged with an earlier attempt's), batched with other runs' (StatementBatcher). */
-export function recordRunRequests(sequelize: Sequelize, runUid: string, requests: Record<string, string>): Promise<void> {
-  if (Object.keys(requests).length === 0) return Promise.resolve();
-  let batcher = requestBatchers.get(sequelize);
-  if (!batcher) {
-    batcher = new StatementBatcher(async (_key, items) => {
-      await preparedQuery(
-        sequelize,
-        `INSERT INTO circuit_run_requests (run_uid, requests)
-         SELECT s.run_uid, s.requests FROM jsonb_to_recordset($1::jsonb) AS s(run_uid uuid, requests jsonb)
-         ON CONFLICT (run_uid) DO UPDATE SET requests = circuit_run_requests.requests || EXCLUDED.requests`,
-        [JSON.stringify(items.map((item) => ({ run_uid: item.runUid, requests: item.requests })))],
-      );
-      return items.map(() => undefined);
-    }, { maxItems: 200 });
-    requestBatchers.set(sequelize, batcher);
-  }
-  return batcher.submit('', requestsItem(runUid, requests));
+/**
+ * Writes a run's request hashes on their own: for an attempt given back unfinished (a run that ends
+ * writes them in the statement that ends it, finishRun).
+ */
+export async function recordRunRequests(sequelize: Sequelize, runUid: string, requests: Record<string, string>): Promise<void> {
+  if (Object.keys(requests).length === 0) return;
+  await preparedQuery(sequelize, `WITH ended AS (SELECT $1::uuid AS uid) ${RECORD_REQUESTS_SQL('ended', '$2')}`, [runUid, JSON.stringify(requests)]);
 }
-
-const requestsItem = (runUid: string, requests: Record<string, string>): RequestsItem => ({ runUid, requests });

@@ -182,11 +182,18 @@ export interface RunEnding {
   failureReason?: string | null;
   /** What the run cost: 1 + its steps' credits. */
   cost: number;
+  /** The request hashes of its steps (what a replay of it compares, src/runs/step-gate.ts), written in the same statement. */
+  requests?: Record<string, string>;
   /** Step/output events not yet logged: written in the same statement, just before the terminal state event. */
   events?: readonly PendingRunEvent[];
 }
 
 export interface RunCharge { userUid: string; cost: number; amount: number; balanceAfter: number }
+
+/** The statement that records a run's request hashes (merged with an earlier attempt's), over a CTE named `ended` with the run's `uid`. */
+export const RECORD_REQUESTS_SQL = (ended: string, requests: string) => `INSERT INTO circuit_run_requests (run_uid, requests)
+       SELECT ${ended}.uid, ${requests}::jsonb FROM ${ended} WHERE ${requests}::jsonb IS NOT NULL
+       ON CONFLICT (run_uid) DO UPDATE SET requests = circuit_run_requests.requests || EXCLUDED.requests`;
 
 /**
  * RUNNING → COMPLETED | EXCEPTION for the attempt holding the run (or PROVISIONED → EXCEPTION, as
@@ -211,8 +218,9 @@ export async function finishRun(sequelize: Sequelize, ending: RunEnding, notifyC
        INSERT INTO circuit_run_events (run_uid, seq, kind, data)
        SELECT ended.uid, ended.event_seq - 1 - $9 + e.ord, e.value->>'kind', e.value->'data'
          FROM ended, jsonb_array_elements($10::jsonb) WITH ORDINALITY AS e(value, ord)),
+     requested AS (${RECORD_REQUESTS_SQL('ended', '$11')}),
      ${chargeRunSql({ ended: 'ended', cost: '$7', extraColumns: notifyChannel ? `,
-       pg_notify($11, json_build_object('uid', run_uid, 'state', $3::text)::text) AS notified` : '' })}`;
+       pg_notify($12, json_build_object('uid', run_uid, 'state', $3::text)::text) AS notified` : '' })}`;
   const values = [
     ending.uid,
     ending.attempt,
@@ -224,6 +232,7 @@ export async function finishRun(sequelize: Sequelize, ending: RunEnding, notifyC
     ending.state === 'EXCEPTION' ? JSON.stringify(ending.error ?? { code: 'Internal', message: 'The run failed' }) : null,
     events.length,
     eventBatchJson(events),
+    ending.requests && Object.keys(ending.requests).length > 0 ? JSON.stringify(ending.requests) : null,
     ...(notifyChannel ? [notifyChannel] : []),
   ];
   // Runs ending together mostly charge the same user: one pipelined backend takes them in turn

@@ -9,6 +9,7 @@ import type { Services } from '../../services';
 import { withDatabase } from '../database';
 import { findCircuit, findUser } from '../present';
 import { CliError, printJson } from '../output';
+import { createRunService } from '../../runs/run-service';
 
 export interface RunReplayLastOptions { username: string; circuit: string; version: string; count?: string; mode?: string; timeoutS?: string }
 
@@ -42,7 +43,7 @@ export async function runReplayLast(options: RunReplayLastOptions) {
     const runQueue = await createRunQueue({ config, databaseUrl, log });
     try {
       // Enough of the service for createRun: it admits the run and queues its job.
-      const services = { config, sequelize, log, runQueue } as unknown as Services;
+      const services = { config, sequelize, log, runQueue, runs: createRunService(sequelize, runQueue) } as unknown as Services;
       const pairs: Array<{ original: CircuitRun; replay: string }> = [];
       for (const original of originals) {
         const { run } = await replayRun(services, user, original, { mode, versionUid: options.version });
