@@ -1,15 +1,12 @@
 import type { Route } from '../route';
 import { BODY_UID, pageQuery, uidParam } from '../schemas';
 import { MAX_APPROVAL_COMMENT_CHARS, MAX_APPROVAL_DATA_BYTES } from '../../src/runs/approvals';
+import { RUN_OPTIONAL_FIELDS } from '../../src/runs/present';
 
 const tag = 'Runs';
 
-/**
- * Fields of a run that are absent, not null, until they exist (spec 2.1), or that the caller may not
- * see (`error`, `waiting_for`: owner only; `waiting_for` also while nothing waits, DESIGN §9.4); `alias` only on runs
- * whose version was drawn from one (DESIGN §10.1); `replay_of` only on replays (§10.2).
- */
-export const RUN_OPTIONAL_FIELDS = ['alias', 'replay_of', 'ended_at', 'result_blob', 'metrics', 'error', 'waiting_for'];
+/** Fields of a run that are absent, not null, until they exist or for whom may not see them (src/runs/present.ts). */
+export { RUN_OPTIONAL_FIELDS };
 
 /**
  * RFC 7240 `Prefer: wait` / `wait=N` → seconds (N 1–60; bare `wait`: 60). Other preferences, and a

@@ -1,7 +1,7 @@
 import { Circuit, CircuitAdaptor, CircuitVersion, User, type CircuitAlias } from '../models';
 import type { Blob } from '../models/blobs';
 import { notFound } from '../errors';
-import { CircuitRunType } from '../graphql/run/run.type';
+import { presentRunPayload } from '../runs/present';
 import type { CircuitRun } from '../models/CircuitRun';
 import { storagePath } from '../storage';
 import { circuitView, versionView } from '../views/circuit.view';
@@ -52,7 +52,7 @@ export function restBlob(blob: Blob) {
  */
 export function restRun(run: CircuitRun, username: string) {
   return {
-    ...snakeKeys(CircuitRunType.from(run, true)),
+    ...presentRunPayload(run, { mayDebug: true }),
     username,
     started_at: run.started_at ?? null,
     attempt: run.attempt,

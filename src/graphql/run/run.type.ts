@@ -6,6 +6,7 @@ import { RUN_EVENT_KINDS } from '../../models/RunEvent';
 import { JSONScalar } from '../common/scalars';
 import { PageOf } from '../common/pagination';
 import type { WaitingStep } from '../../runs/approvals';
+import { shownRunFields } from '../../runs/present';
 
 export enum CircuitRunState {
   PROVISIONED = 'PROVISIONED',
@@ -58,12 +59,10 @@ export class CircuitRunType {
 
   @Field(() => String, { description: 'Always circuit_run' }) documentType!: string;
 
-  /** The API view of `run`; `mayDebug`: the viewer may see owner-only fields (run policy `debug`). */
+  /** The API view of `run`; `mayDebug`: the viewer may see owner-only fields (run policy `debug`; the rule is src/runs/present.ts). */
   static from(run: CircuitRun, mayDebug: boolean): CircuitRunType {
     const view = Object.assign(new CircuitRunType(), { documentType: 'circuit_run' });
-    for (const [column, api] of API_FIELDS) {
-      const shown = (!api.when || api.when.includes(run.state)) && (!api.ownerOnly || mayDebug);
-      const value = shown ? (run.get(column) as unknown) ?? null : null;
+    for (const { column, api, value } of shownRunFields(run, mayDebug)) {
       view[api.name] = value !== null && column === 'error' ? CircuitRunErrorType.from(value as RunError) : value;
     }
     return view;
