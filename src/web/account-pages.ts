@@ -4,7 +4,9 @@ import type { WaitingApproval } from '../runs/approvals';
 import { html, SafeHtml, time } from './html';
 import { csrfField, type Flash, sectionPage } from './pages';
 
-export const RUN_STATES = ['PROVISIONED', 'RUNNING', 'COMPLETED', 'EXCEPTION'] as const;
+import { RUN_STATES } from '../models/CircuitRun';
+
+export { RUN_STATES };
 
 /** A run as the Runs page lists it. */
 export interface RunRow {
