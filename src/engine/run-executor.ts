@@ -3,6 +3,7 @@ import { stepDependencies } from './dependencies';
 import { evaluateExpression } from './expression';
 import { abortCode, ExecutionFailure, type RunErrorCode } from './run-control';
 import { stepKind } from './steps/registry';
+import { recordStepEnded } from '../telemetry/run-metrics';
 import { sandboxLimits, StepError, type ExecutionContext, type ExecutionResult, type RunTally, type StepContext, type StepRecord } from './steps/types';
 
 export { ExecutionFailure } from './run-control';
@@ -47,7 +48,9 @@ export async function executeDefinition(definition: CircuitDefinition, input: un
         const entry = running.get(stepId);
         if (!entry) return;
         running.delete(stepId);
-        observer?.step({ step_id: stepId, kind: entry.kind, status: 'failed', started_at: entry.startedAt, ended_at: new Date().toISOString(), error });
+        const endedAt = new Date().toISOString();
+        recordStepEnded(entry.kind, entry.startedAt, endedAt);
+        observer?.step({ step_id: stepId, kind: entry.kind, status: 'failed', started_at: entry.startedAt, ended_at: endedAt, error });
       };
 
       const fail = (message: string, code: RunErrorCode, stepId?: string) => {
@@ -128,6 +131,7 @@ export async function executeDefinition(definition: CircuitDefinition, input: un
             scopeSteps[step.id] = { output };
             records[step.id] = record;
             if (!reused) {
+              recordStepEnded(step.kind, startedAt, record.ended_at);
               observer?.step({
                 step_id: step.id, kind: step.kind, status: 'completed', started_at: startedAt, ended_at: record.ended_at, credits: record.credits,
                 ...(record.cached ? { cached: true } : {}), ...(record.replayed ? { replayed: true } : {}),

@@ -9,6 +9,7 @@ import type { ExecuteRunData, QueueJob } from '../queue/agenda';
 import { holdCredits, RUN_BASE_CREDITS } from '../credits/holds';
 import { RunAborted, type JournalEntry, type RunBudget, type RunObserver } from '../engine/run-control';
 import { RunEventRecorder } from './events/recorder';
+import { recordRunEnded } from '../telemetry/run-metrics';
 import { runLifecycleHooks, type HookedRun } from './hooks';
 import { findUnstorableText } from './storable-json';
 import { ClaimedRun, finishRun, RunEnding, type RunCharge, type WorkerIdentity } from './transitions';
@@ -44,7 +45,7 @@ type EndingRun = HookedRun & Partial<Pick<ClaimedRun, 'circuit_uid' | 'created_a
  * error code. No failure message: it can quote the run's input or step outputs (the owner reads it
  * in `error`, an operator in circuit_runs.failure_reason).
  */
-async function logRunEnded(services: Services, ending: RunEnding, charge: RunCharge, run?: EndingRun): Promise<void> {
+async function logRunEnded(services: Services, ending: RunEnding, charge: RunCharge, run?: EndingRun): Promise<Date | string | null> {
   let known = run?.circuit_uid && run.created_at ? { circuit_uid: run.circuit_uid, created_at: run.created_at } : null;
   // Ended before any claim (a cancel or a deadline sweep): the job does not know the run, the row does.
   known ??= await CircuitRun.findByPk(ending.uid, { attributes: ['circuit_uid', 'created_at'] }).catch(() => null);
@@ -57,6 +58,7 @@ async function logRunEnded(services: Services, ending: RunEnding, charge: RunCha
     attempt: ending.attempt,
     ...(ending.state === 'EXCEPTION' ? { error_code: ending.error?.code ?? 'Internal' } : {}),
   }, 'run ended');
+  return known?.created_at ?? null;
 }
 
 /** Ends a run (and publishes its state when the bus is not PostgreSQL); false when it was not this attempt's to end. */
@@ -68,7 +70,8 @@ export async function endRun(services: Services, ending: RunEnding, run?: Ending
     return false;
   }
   runLifecycleHooks.ended(services, run ?? { uid: ending.uid, user_uid: charge.userUid });
-  await logRunEnded(services, ending, charge, run);
+  const createdAt = await logRunEnded(services, ending, charge, run);
+  recordRunEnded(ending.state, createdAt, charge.amount);
   if (!channel) {
     await services.runEvents.publish({ uid: ending.uid, state: ending.state }).catch((error: unknown) =>
       services.log.warn({ err: error, run: ending.uid }, 'could not publish run state'));
