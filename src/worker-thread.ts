@@ -5,6 +5,7 @@ import path from 'node:path';
 import { loadConfig } from './config';
 import { createLogger, type Logger } from './logger';
 import { startWorkerProcess } from './worker';
+import { startTracing } from './telemetry/tracing';
 import { addRunMetricsSource, runMetricsSnapshot, type RunMetricsSnapshot } from './telemetry/run-metrics';
 
 /**
@@ -78,14 +79,17 @@ async function runThread(): Promise<void> {
   try {
     const config = loadConfig({ ...process.env, DATABASE_URL: databaseUrl }, { http: false });
     // Its lines say which thread wrote them (the API's connections have namesakes here).
-    const worker = await startWorkerProcess(config, createLogger(config.logLevel).child({ thread: 'run-worker' }));
+    const log = createLogger(config.logLevel).child({ thread: 'run-worker' });
+    // The SDK is per thread: this thread exports the spans of the runs it executes.
+    const tracing = startTracing(log);
+    const worker = await startWorkerProcess(config, log);
     port.on('message', (message: unknown) => {
       if (typeof message === 'object' && message !== null && typeof (message as MetricsRequest).metrics === 'number') {
         void runMetricsSnapshot().then((snapshot) => port.postMessage({ metrics: (message as MetricsRequest).metrics, snapshot } satisfies ThreadMessage));
         return;
       }
       if (message !== 'close') return;
-      void worker.close().finally(() => port.postMessage({ closed: true } satisfies ThreadMessage));
+      void worker.close().then(() => tracing?.shutdown()).finally(() => port.postMessage({ closed: true } satisfies ThreadMessage));
     });
     port.postMessage({ ready: true } satisfies ThreadMessage);
   } catch (error) {
