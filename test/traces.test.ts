@@ -1,6 +1,8 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { QueryTypes } from 'sequelize';
+import { CircuitRun } from '../src/models/CircuitRun';
 import { startTestApp, TestApp } from './support/app';
 import { HELLO_DEFINITION, makeUser, TestUser } from './support/factories';
 import { startFakeOpenAI } from './support/fake-openai';
@@ -180,4 +182,21 @@ test('a collector that is down neither slows nor fails a run', async () => {
   for (const name of ['a', 'b', 'c']) uids.push((await rest('POST', `/circuit-adaptors/${hello.adaptorUid}/query`, { token: owner.token, body: { input: { name } } })).body.payload.uid);
   for (const uid of uids) expect((await waitForRun({ rest }, uid, owner.token, 10_000)).state).toBe('COMPLETED');
   expect(Date.now() - started).toBeLessThan(5_000);
+});
+
+test('with traces off (this process), a GraphQL query stores a valid traceparent on the run as sent, and ignores a malformed one', async () => {
+  const hello = await makeRunnableCircuit(owner, HELLO_DEFINITION);
+  const traceparent = `00-${crypto.randomBytes(16).toString('hex')}-${crypto.randomBytes(8).toString('hex')}-01`;
+  const query = async (header: string) => {
+    const res = await fetch(`${t.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${owner.token}`, traceparent: header },
+      body: JSON.stringify({ query: 'mutation($a: ID!) { queryCircuitAdaptor(adaptorUid: $a, input: {name: "g"}) { uid } }', variables: { a: hello.adaptorUid } }),
+    });
+    const body = (await res.json()) as { data: { queryCircuitAdaptor: { uid: string } } };
+    const [row] = await CircuitRun.sequelize!.query<{ traceparent: string | null }>('SELECT traceparent FROM circuit_runs WHERE uid = $1', { bind: [body.data.queryCircuitAdaptor.uid], type: QueryTypes.SELECT });
+    return row.traceparent;
+  };
+  expect(await query(traceparent)).toBe(traceparent);
+  expect(await query('not-a-traceparent')).toBeNull();
 });
