@@ -1,3 +1,4 @@
+import { runMetricsText } from './telemetry/run-metrics';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
@@ -79,7 +80,8 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
     }
   });
   app.get('/metrics', async (_req, res) => {
-    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+    // The run metrics (DESIGN §11.2) of this thread and of the run worker thread, summed.
+    res.type(metrics.registry.contentType).send(`${await metrics.registry.metrics()}\n${await runMetricsText()}`);
   });
 
   // The REST paths first: a request walks the app's routes in order until one matches, and these are

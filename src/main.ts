@@ -1,3 +1,4 @@
+import { startTracing } from './telemetry/tracing';
 import './debug-colors';
 import 'reflect-metadata';
 import { createLogger } from './logger';
@@ -9,6 +10,8 @@ import { startWorkerThread, type WorkerThread } from './worker-thread';
 async function main(): Promise<void> {
   const config = loadConfigOrExit('circuit-service');
   const log = createLogger(config.logLevel);
+  // Traces (DESIGN §11.2) only with OTEL_EXPORTER_OTLP_ENDPOINT set; the worker thread starts its own.
+  const tracing = startTracing(log);
   if (config.runWorker) logConfigWarnings(config, log);
   const database = await resolveDatabase(config, (message, level) => log[level]({ component: 'postgres' }, message));
   // The API serves in this thread; with RUN_WORKER (the default) a run worker runs in a thread of its own.
@@ -25,6 +28,7 @@ async function main(): Promise<void> {
   closeOnSignals(log, 'service', async () => {
     await app.close();
     await worker?.close();
+    await tracing?.shutdown();
     await database.stop();
   }, 15_000);
 }

@@ -5,6 +5,8 @@ import path from 'node:path';
 import { loadConfig } from './config';
 import { createLogger, type Logger } from './logger';
 import { startWorkerProcess } from './worker';
+import { startTracing } from './telemetry/tracing';
+import { addRunMetricsSource, runMetricsSnapshot, type RunMetricsSnapshot } from './telemetry/run-metrics';
 
 /**
  * `npm start` runs the API and a run worker in one process: the worker in a thread of its own
@@ -16,7 +18,11 @@ import { startWorkerProcess } from './worker';
 export interface WorkerThread { close(): Promise<void> }
 
 interface ThreadData { databaseUrl: string }
-type ThreadMessage = { ready: true } | { closed: true } | { failed: string };
+type ThreadMessage = { ready: true } | { closed: true } | { failed: string } | { metrics: number; snapshot: RunMetricsSnapshot };
+/** The API thread asks for the thread's run metrics (its /metrics adds them, src/telemetry/run-metrics.ts). */
+type MetricsRequest = { metrics: number };
+/** How long a scrape waits for the thread's run metrics before leaving them out. */
+const METRICS_WAIT_MS = 2_000;
 
 /** Starts the worker thread (resolves once it is ready) and restarts it if it dies. */
 export async function startWorkerThread(databaseUrl: string, log: Logger): Promise<WorkerThread> {
@@ -37,9 +43,24 @@ export async function startWorkerThread(databaseUrl: string, log: Logger): Promi
     });
   });
   current = await start();
+  let asked = 0;
+  const removeSource = addRunMetricsSource(() => new Promise<RunMetricsSnapshot | null>((resolve) => {
+    const thread = current;
+    const id = ++asked;
+    const timer = setTimeout(() => { thread.off('message', answered); resolve(null); }, METRICS_WAIT_MS);
+    function answered(message: ThreadMessage) {
+      if (!('metrics' in message) || message.metrics !== id) return;
+      clearTimeout(timer);
+      thread.off('message', answered);
+      resolve(message.snapshot);
+    }
+    thread.on('message', answered);
+    thread.postMessage({ metrics: id } satisfies MetricsRequest);
+  }));
   return {
     async close() {
       closing = true;
+      removeSource();
       const thread = current;
       const closed = new Promise<void>((resolve) => {
         thread.on('message', (message: ThreadMessage) => { if ('closed' in message) resolve(); });
@@ -58,10 +79,17 @@ async function runThread(): Promise<void> {
   try {
     const config = loadConfig({ ...process.env, DATABASE_URL: databaseUrl }, { http: false });
     // Its lines say which thread wrote them (the API's connections have namesakes here).
-    const worker = await startWorkerProcess(config, createLogger(config.logLevel).child({ thread: 'run-worker' }));
+    const log = createLogger(config.logLevel).child({ thread: 'run-worker' });
+    // The SDK is per thread: this thread exports the spans of the runs it executes.
+    const tracing = startTracing(log);
+    const worker = await startWorkerProcess(config, log);
     port.on('message', (message: unknown) => {
+      if (typeof message === 'object' && message !== null && typeof (message as MetricsRequest).metrics === 'number') {
+        void runMetricsSnapshot().then((snapshot) => port.postMessage({ metrics: (message as MetricsRequest).metrics, snapshot } satisfies ThreadMessage));
+        return;
+      }
       if (message !== 'close') return;
-      void worker.close().finally(() => port.postMessage({ closed: true } satisfies ThreadMessage));
+      void worker.close().then(() => tracing?.shutdown()).finally(() => port.postMessage({ closed: true } satisfies ThreadMessage));
     });
     port.postMessage({ ready: true } satisfies ThreadMessage);
   } catch (error) {

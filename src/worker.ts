@@ -1,3 +1,4 @@
+import { startTracing } from './telemetry/tracing';
 import './debug-colors';
 import 'reflect-metadata';
 import fs from 'node:fs';
@@ -75,8 +76,12 @@ function startHeartbeat(file: string, ping: () => Promise<boolean>): { stop(): v
 
 /** Starts a worker and keeps it until SIGINT/SIGTERM; `npm run worker` and `circuits worker`. */
 export async function runWorkerUntilSignalled(config: Config, log: Logger): Promise<void> {
+  const tracing = startTracing(log);
   const worker = await startWorkerProcess(config, log);
-  closeOnSignals(log, 'worker', () => worker.close(), 15_000);
+  closeOnSignals(log, 'worker', async () => {
+    await worker.close();
+    await tracing?.shutdown();
+  }, 15_000);
 }
 
 async function main(): Promise<void> {

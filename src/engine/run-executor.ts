@@ -3,6 +3,8 @@ import { stepDependencies } from './dependencies';
 import { evaluateExpression } from './expression';
 import { abortCode, ExecutionFailure, type RunErrorCode } from './run-control';
 import { stepKind } from './steps/registry';
+import { recordStepEnded } from '../telemetry/run-metrics';
+import { childContext, endSpan, startSpan, type Span } from '../telemetry/tracing';
 import { sandboxLimits, StepError, type ExecutionContext, type ExecutionResult, type RunTally, type StepContext, type StepRecord } from './steps/types';
 
 export { ExecutionFailure } from './run-control';
@@ -39,7 +41,7 @@ export async function executeDefinition(definition: CircuitDefinition, input: un
   try {
     await new Promise<void>((resolve, reject) => {
       const started = new Set<string>();
-      const running = new Map<string, { kind: string; startedAt: string }>();
+      const running = new Map<string, { kind: string; startedAt: string; span?: Span }>();
       let finished = 0;
       let failed = false;
 
@@ -47,7 +49,10 @@ export async function executeDefinition(definition: CircuitDefinition, input: un
         const entry = running.get(stepId);
         if (!entry) return;
         running.delete(stepId);
-        observer?.step({ step_id: stepId, kind: entry.kind, status: 'failed', started_at: entry.startedAt, ended_at: new Date().toISOString(), error });
+        const endedAt = new Date().toISOString();
+        recordStepEnded(entry.kind, entry.startedAt, endedAt);
+        if (entry.span) endSpan(entry.span, error);
+        observer?.step({ step_id: stepId, kind: entry.kind, status: 'failed', started_at: entry.startedAt, ended_at: endedAt, error });
       };
 
       const fail = (message: string, code: RunErrorCode, stepId?: string) => {
@@ -88,9 +93,17 @@ export async function executeDefinition(definition: CircuitDefinition, input: un
         const recorded = context.journal?.recorded(path);
         const reused = kind.durable && recorded?.status === 'completed' ? recorded : undefined;
         const startedAt = recorded?.started_at ?? new Date().toISOString();
-        running.set(step.id, { kind: step.kind, startedAt });
+        // A step span (DESIGN §11.2) under the run's (or embedded run's) span; the step's own context carries it to an embedded run and http requests.
+        const span = context.trace ? startSpan('circuit.step', context.trace.context, {
+          'circuit.step.id': path, 'circuit.step.kind': step.kind, 'circuit.step.attempt': context.trace.attempt,
+          ...(reused ? { 'circuit.step.reused': true } : {}),
+        }) : undefined;
+        running.set(step.id, { kind: step.kind, startedAt, span });
         if (!recorded) observer?.step({ step_id: step.id, kind: step.kind, status: 'started', started_at: startedAt });
-        const stepContext: StepContext = { ...context, tally, signal: controller.signal, input, steps: scopeSteps, runDefinition: executeDefinition, stepStartedAt: startedAt };
+        const stepContext: StepContext = {
+          ...context, tally, signal: controller.signal, input, steps: scopeSteps, runDefinition: executeDefinition, stepStartedAt: startedAt,
+          ...(span && context.trace ? { trace: { ...context.trace, context: childContext(context.trace.context, span) } } : {}),
+        };
         // The step cache and recorded replays answer rendered requests (DESIGN §9.5, §10.2).
         const gate = context.gate;
         if (gate) stepContext.request = (request, call) => gate.through({ step, path, run: context.run, signal: controller.signal, durable: Boolean(kind.durable) }, request, call);
@@ -123,11 +136,21 @@ export async function executeDefinition(definition: CircuitDefinition, input: un
               if (failed) return;
             }
             running.delete(step.id);
+            if (span) {
+              span.setAttribute('circuit.step.cached', record.cached === true);
+              span.setAttribute('circuit.step.credits', record.credits);
+              if (step.kind === 'llm') {
+                if (typeof step.model === 'string') span.setAttributes({ 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': step.model });
+                if (usage) span.setAttributes({ 'gen_ai.usage.input_tokens': usage.prompt_tokens, 'gen_ai.usage.output_tokens': usage.completion_tokens });
+              }
+              endSpan(span);
+            }
             finished++;
             credits += record.credits;
             scopeSteps[step.id] = { output };
             records[step.id] = record;
             if (!reused) {
+              recordStepEnded(step.kind, startedAt, record.ended_at);
               observer?.step({
                 step_id: step.id, kind: step.kind, status: 'completed', started_at: startedAt, ended_at: record.ended_at, credits: record.credits,
                 ...(record.cached ? { cached: true } : {}), ...(record.replayed ? { replayed: true } : {}),

@@ -21,6 +21,8 @@ export interface AppContext {
   responseHeaders: Record<string, string>;
   /** The service's public origin (PUBLIC_URL), for absolute URLs. */
   baseUrl: string;
+  /** The request's W3C `traceparent` header (DESIGN §11.2), for the runs it creates. */
+  traceparent?: string;
 }
 
 /** PUBLIC_URL, else `http://HOST:PORT` as listened — never the request's Host header, which the client writes. */
@@ -46,6 +48,7 @@ export async function buildContext(
     notices: [],
     responseHeaders: {},
     baseUrl: publicBaseUrl(services),
+    ...(typeof req.headers.traceparent === 'string' ? { traceparent: req.headers.traceparent } : {}),
   };
 }
 

@@ -1,3 +1,4 @@
+import { childContext, contextOf, ROOT_CONTEXT, startSpan, traceparentOf, tracingEnabled, validTraceparent } from '../telemetry/tracing';
 import crypto from 'node:crypto';
 import { Op, UniqueConstraintError } from 'sequelize';
 import { Circuit, CircuitVersion, User } from '../models';
@@ -38,6 +39,8 @@ export interface CreateRunInput {
   cache?: string | null;
   /** A replay (DESIGN §10.2, src/runs/replay.ts): the run replayed and how. */
   replay?: { of: string; mode: 'recorded' | 'live' } | null;
+  /** DESIGN §11.2: the caller's `traceparent` header; the run's trace continues it. */
+  traceparent?: string | null;
 }
 
 export interface CreateRunResult {
@@ -45,6 +48,21 @@ export interface CreateRunResult {
   circuit: Circuit;
   /** True when an Idempotency-Key named a run started earlier. */
   replayed: boolean;
+}
+
+/**
+ * The trace context stored on the run (DESIGN §11.2). With traces on, a `circuit.query` span (a child
+ * of the caller's traceparent, else a root) stands for the query, and the run's span in the worker
+ * becomes its child; with traces off, the caller's valid traceparent is kept as sent (a worker with
+ * traces on continues it), else null.
+ */
+function queryTraceparent(given: string | null | undefined, circuitUid: string, versionUid: string): string | null {
+  const traceparent = validTraceparent(given);
+  if (!tracingEnabled()) return traceparent;
+  const span = startSpan('circuit.query', contextOf(traceparent), { 'circuit.uid': circuitUid, 'circuit.version.uid': versionUid });
+  const stored = traceparentOf(childContext(ROOT_CONTEXT, span));
+  span.end();
+  return stored ?? traceparent;
 }
 
 export const IDEMPOTENCY_WINDOW_HOURS = 24;
@@ -171,6 +189,7 @@ export async function createRun(services: Services, viewer: User, input: CreateR
       user_uid: viewer.uid, circuit_uid: circuit.uid, circuit_version_uid: version.uid, input: input.input, is_public: isPublic,
       webhook_url: webhook?.url ?? null, webhook_events: webhook?.events ?? null, deadline_s: deadlineSeconds, alias,
       cache_bypass: input.cache === 'bypass', replay_of: input.replay?.of ?? null, replay_mode: input.replay?.mode ?? null,
+      traceparent: queryTraceparent(input.traceparent, circuit.uid, version.uid),
     };
     // One INSERT is its own unit of work; with a key, the key row joins it in a transaction.
     inserted = key === null ? await services.runs.admission.admit(fields) : await services.sequelize.transaction(async (transaction) => {

@@ -9,6 +9,8 @@ import type { ExecuteRunData, QueueJob } from '../queue/agenda';
 import { holdCredits, RUN_BASE_CREDITS } from '../credits/holds';
 import { RunAborted, type JournalEntry, type RunBudget, type RunObserver } from '../engine/run-control';
 import { RunEventRecorder } from './events/recorder';
+import { recordRunEnded } from '../telemetry/run-metrics';
+import { childContext, contextOf, endSpan, startSpan, tracingEnabled } from '../telemetry/tracing';
 import { runLifecycleHooks, type HookedRun } from './hooks';
 import { findUnstorableText } from './storable-json';
 import { ClaimedRun, finishRun, RunEnding, type RunCharge, type WorkerIdentity } from './transitions';
@@ -44,7 +46,7 @@ type EndingRun = HookedRun & Partial<Pick<ClaimedRun, 'circuit_uid' | 'created_a
  * error code. No failure message: it can quote the run's input or step outputs (the owner reads it
  * in `error`, an operator in circuit_runs.failure_reason).
  */
-async function logRunEnded(services: Services, ending: RunEnding, charge: RunCharge, run?: EndingRun): Promise<void> {
+async function logRunEnded(services: Services, ending: RunEnding, charge: RunCharge, run?: EndingRun): Promise<Date | string | null> {
   let known = run?.circuit_uid && run.created_at ? { circuit_uid: run.circuit_uid, created_at: run.created_at } : null;
   // Ended before any claim (a cancel or a deadline sweep): the job does not know the run, the row does.
   known ??= await CircuitRun.findByPk(ending.uid, { attributes: ['circuit_uid', 'created_at'] }).catch(() => null);
@@ -57,6 +59,7 @@ async function logRunEnded(services: Services, ending: RunEnding, charge: RunCha
     attempt: ending.attempt,
     ...(ending.state === 'EXCEPTION' ? { error_code: ending.error?.code ?? 'Internal' } : {}),
   }, 'run ended');
+  return known?.created_at ?? null;
 }
 
 /** Ends a run (and publishes its state when the bus is not PostgreSQL); false when it was not this attempt's to end. */
@@ -68,7 +71,8 @@ export async function endRun(services: Services, ending: RunEnding, run?: Ending
     return false;
   }
   runLifecycleHooks.ended(services, run ?? { uid: ending.uid, user_uid: charge.userUid });
-  await logRunEnded(services, ending, charge, run);
+  const createdAt = await logRunEnded(services, ending, charge, run);
+  recordRunEnded(ending.state, createdAt, charge.amount);
   if (!channel) {
     await services.runEvents.publish({ uid: ending.uid, state: ending.state }).catch((error: unknown) =>
       services.log.warn({ err: error, run: ending.uid }, 'could not publish run state'));
@@ -195,6 +199,17 @@ export async function executeClaimed(services: Services, claim: ClaimedRun, cont
   const unsubscribe = services.runEvents.subscribe(claim.uid, (message) => { if (message.cancel) abort(new RunAborted('Canceled')); });
   const deadline = new RunDeadline(deadlineAt.at, () => abort(new RunAborted('DeadlineExceeded')), claim.paused_at !== null);
   const recorder = new RunEventRecorder(services, claim.uid, claim.attempt, claim);
+  // The run's span (DESIGN §11.2), continuing the trace stored on the run; each attempt has one.
+  const parent = contextOf(claim.traceparent);
+  const runSpan = tracingEnabled() ? startSpan('circuit.run', parent, {
+    'circuit.run.uid': claim.uid, 'circuit.uid': claim.circuit_uid, 'circuit.version.uid': claim.circuit_version_uid, 'circuit.run.attempt': claim.attempt,
+  }) : undefined;
+  const endRunSpan = (ending: RunEnding | null) => {
+    if (!runSpan) return;
+    if (ending) runSpan.setAttributes({ 'circuit.run.state': ending.state, 'circuit.run.credits': Number(ending.cost) });
+    else runSpan.setAttribute('circuit.run.handed_back', true);
+    endSpan(runSpan, ending?.state === 'EXCEPTION' ? ending.error?.code ?? 'Internal' : undefined);
+  };
 
   let ending: RunEnding;
   // The step cache and recorded replays (DESIGN §9.5, §10.2); it collects the request hashes a replay of this run compares.
@@ -220,6 +235,7 @@ export async function executeClaimed(services: Services, claim: ClaimedRun, cont
       observer: recorder satisfies RunObserver,
       budget,
       gate,
+      ...(runSpan ? { trace: { context: childContext(parent, runSpan), attempt: claim.attempt } } : {}),
       journal: runJournal({
         sequelize, writes: services.runs.journalWrites, runEvents: services.runEvents, runUid: claim.uid, attempt: claim.attempt,
         defaultDeadlineSeconds: config.runDeadlineSeconds, entries, deadline,
@@ -240,6 +256,7 @@ export async function executeClaimed(services: Services, claim: ClaimedRun, cont
     if (control.signal.reason instanceof RunHandedBack) {
       await recordRequests();
       await recorder.flush();
+      endRunSpan(null);
       return 'handedBack';
     }
     const failed = errorOf(error, control.signal, deadlineAt.seconds);
@@ -255,7 +272,10 @@ export async function executeClaimed(services: Services, claim: ClaimedRun, cont
   } catch (error) {
     // A value jsonb rejects that the check above did not foresee: end the run now rather than on every retry.
     if (ending.state !== 'COMPLETED' || !String((error as { code?: unknown }).code ?? '').startsWith('22')) throw error;
-    return ended({ ...failedEnding(base, { code: 'StepFailed', message: "The run's result cannot be stored" }, Number(ending.cost) - RUN_BASE_CREDITS, String(error)), events });
+    ending = failedEnding(base, { code: 'StepFailed', message: "The run's result cannot be stored" }, Number(ending.cost) - RUN_BASE_CREDITS, String(error));
+    return ended({ ...ending, events });
+  } finally {
+    endRunSpan(ending);
   }
 }
 

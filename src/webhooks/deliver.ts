@@ -4,6 +4,9 @@ import { claimAttempt, fixBody, stateEventSeq, nextAttemptAt, recordAttempt, typ
 import { webhookId } from './queue';
 import { ownerViewOfRun } from './run-payload';
 import { webhookSecretOf } from './secret';
+import { QueryTypes } from 'sequelize';
+import { runMetrics } from '../telemetry/run-metrics';
+import { childContext, contextOf, endSpan, ROOT_CONTEXT, startSpan, tracingEnabled, withTraceHeaders } from '../telemetry/tracing';
 import { sendWebhook, WEBHOOK_TIMEOUT_MS } from './send';
 
 /**
@@ -42,6 +45,12 @@ async function buildBody(services: Services, delivery: ClaimedDelivery): Promise
   return JSON.stringify({ type: `circuit_run.${delivery.event}`, timestamp: new Date(delivery.created_at).toISOString(), ...(seq ? { seq } : {}), data });
 }
 
+/** The trace context stored on the run (only looked up with traces on). */
+async function runTraceparent(services: Services, runUid: string): Promise<string | null> {
+  const [row] = await services.sequelize.query<{ traceparent: string | null }>('SELECT traceparent FROM circuit_runs WHERE uid = $1', { bind: [runUid], type: QueryTypes.SELECT }).catch(() => []);
+  return row?.traceparent ?? null;
+}
+
 /**
  * One attempt at a message, if it is due and no other attempt holds it: signs it with the owner's
  * current secret (Standard Webhooks), POSTs it, records the attempt. Returns when to try again
@@ -55,17 +64,26 @@ export async function attemptDelivery(services: Services, deliveryUid: string): 
   const built = delivery.body ?? (await buildBody(services, delivery));
   if (built === null) {
     await recordAttempt(sequelize, delivery, { statusCode: null, error: 'the run no longer exists' }, { status: 'failed' });
+    runMetrics.webhookDeliveries.inc({ outcome: 'failed' });
     return null;
   }
   const body = delivery.body ?? (await fixBody(sequelize, delivery.uid, built));
   const id = webhookId(delivery.uid);
   const timestamp = new Date();
   const signature = new Webhook(await webhookSecretOf(sequelize, delivery.user_uid)).sign(id, timestamp, body);
-  const result = await sendWebhook(delivery.url, {
+  // Traces on (DESIGN §11.2): the attempt is a span in the run's trace, and the receiver gets its traceparent.
+  const span = tracingEnabled() ? startSpan('circuit.webhook.deliver', contextOf(await runTraceparent(services, delivery.run_uid)), {
+    'circuit.run.uid': delivery.run_uid, 'circuit.webhook.event': delivery.event, 'circuit.webhook.attempt': delivery.attempts,
+  }) : undefined;
+  const result = await sendWebhook(delivery.url, withTraceHeaders({
     'webhook-id': id,
     'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
     'webhook-signature': signature,
-  }, body, config.httpStepAllowPrivate);
+  }, span && childContext(ROOT_CONTEXT, span)), body, config.httpStepAllowPrivate);
+  if (span) {
+    if (result.statusCode !== null) span.setAttribute('http.response.status_code', result.statusCode);
+    endSpan(span, result.error ?? (result.statusCode !== null && result.statusCode >= 300 ? `HTTP ${result.statusCode}` : undefined));
+  }
 
   const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
   // A refused target (private address) stays refused: retrying would only knock again.
@@ -75,6 +93,7 @@ export async function attemptDelivery(services: Services, deliveryUid: string): 
       ? { status: 'failed' }
       : { status: 'pending', retryInMs: retryDelayMs(config.webhookRetryBaseMs, delivery.attempts) };
   await recordAttempt(sequelize, delivery, result, outcome);
+  runMetrics.webhookDeliveries.inc({ outcome: outcome.status === 'pending' ? 'retry' : outcome.status });
   if (!ok) log.info({ run: delivery.run_uid, event: delivery.event, attempt: delivery.attempts, statusCode: result.statusCode, error: result.error, outcome: outcome.status }, 'webhook attempt failed');
   return outcome.status === 'pending' ? new Date(Date.now() + outcome.retryInMs) : null;
 }

@@ -1,3 +1,4 @@
+import { childContext, endSpan, startSpan } from '../../telemetry/tracing';
 import { Circuit, CircuitVersion, User } from '../../models';
 import { circuitPermits } from '../../policies/circuit.policy';
 import { isUid } from '../../ids';
@@ -63,8 +64,13 @@ export const circuitStep = defineStepKind({
       let spent = 0;
       const result = await withStepPolicy(step, ctx, policy, async (attempt) => {
         const retryableFailures = new Set<string>();
+        // The embedded run is a span of its own under this step's (DESIGN §11.2).
+        const span = ctx.trace ? startSpan('circuit.run', ctx.trace.context, {
+          'circuit.run.uid': ctx.run.uid, 'circuit.run.embedded': true, 'circuit.step.id': `${ctx.path ?? ''}${step.id}`,
+          'circuit.uid': circuit.uid, 'circuit.version.uid': version.uid,
+        }) : undefined;
         try {
-          return await runDefinition(version.definition, input, {
+          const embedded = await runDefinition(version.definition, input, {
             services: ctx.services,
             signal: attempt.signal,
             budget: ctx.budget,
@@ -75,8 +81,16 @@ export const circuitStep = defineStepKind({
             run: { ...ctx.run, circuitUid: circuit.uid, versionUid: version.uid },
             retryableFailures,
             gate: ctx.gate,
+            ...(span && ctx.trace ? { trace: { ...ctx.trace, context: childContext(ctx.trace.context, span) } } : {}),
           });
+          span?.setAttributes({ 'circuit.run.state': 'COMPLETED', 'circuit.run.credits': embedded.credits });
+          span?.end();
+          return embedded;
         } catch (error) {
+          if (span) {
+            span.setAttribute('circuit.run.state', 'EXCEPTION');
+            endSpan(span, error instanceof Error ? error.message : String(error));
+          }
           if (!(error instanceof ExecutionFailure)) throw error;
           spent += error.credits;
           if (attempt.timedOut()) {

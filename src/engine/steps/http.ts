@@ -1,3 +1,4 @@
+import { withTraceHeaders } from '../../telemetry/tracing';
 import type dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
@@ -155,7 +156,7 @@ export const httpStep = defineStepKind({
         }
         let answer: HttpReply;
         try {
-          answer = await send(url, method, headers, body, addresses, attempt.signal, step.id);
+          answer = await send(url, method, withTraceHeaders(headers, ctx.trace?.context), body, addresses, attempt.signal, step.id);
         } catch (error) {
           if (error instanceof StepError) throw error;
           if (ctx.signal.aborted) throw new StepError(step.id, `request to ${url.host} was stopped: the run ended`);

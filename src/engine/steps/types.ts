@@ -1,3 +1,4 @@
+import type { TraceContext } from '../../telemetry/tracing';
 import type { Services } from '../../services';
 import type { SandboxLimits } from '../../sandbox/sandbox';
 import type { CircuitDefinition, StepDefinition } from '../definition';
@@ -54,6 +55,8 @@ export interface ExecutionContext {
   retryableFailures?: Set<string>;
   /** Where a step's rendered request may be answered without an upstream call (step cache, recorded replay); shared with embedded runs. */
   gate?: RequestGate;
+  /** DESIGN §11.2: the span this level's steps are children of (the run's, or an embedded run's), and the run's attempt; absent with traces off. */
+  trace?: { context: TraceContext; attempt: number };
 }
 
 /** Where a step is, for the request gate. */

@@ -105,6 +105,7 @@ export class RunResolver {
       webhookEventsFilter,
       deadlineSeconds,
       cache,
+      traceparent: ctx.traceparent ?? null,
     });
     // The presenter looks the circuit up for its notices; createRun has just read it.
     ctx.loaders.circuit.prime(circuit.uid, circuit);
