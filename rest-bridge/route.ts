@@ -63,6 +63,8 @@ export interface Route {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   operation: string;
+  /** The OpenAPI operationId when it is not `operation` (a second row running the same operation). */
+  operationId?: string;
   summary: string;
   /** Longer text for the reference, when the summary is not enough. */
   description?: string;

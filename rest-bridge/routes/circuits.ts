@@ -106,7 +106,8 @@ export const circuitRoutes: Route[] = [
     params: circuitUid,
     body: {
       properties: {
-        query_schema: { type: 'object', description: "JSON Schema (draft 2020-12) of a run's input; its type must be object" },
+        query_schema: { type: 'object', additionalProperties: true, description: "JSON Schema (draft 2020-12) of a run's input; its type must be object" },
+        output_schema: { type: 'object', additionalProperties: true, description: "JSON Schema (draft 2020-12) of the run's output: a run whose output fails it ends EXCEPTION OutputContractViolation (DESIGN §11.3)" },
         steps: { type: 'array', items: { type: 'object' }, description: 'The steps, 1 to 100; each has an id and a kind, which decides its other fields' },
         output: { type: 'string', description: "JSONata over {input, steps}: the run's output (default: the last step's)" },
         description: { type: 'string', description: 'Free text about this version' },

@@ -47,7 +47,7 @@ export const runRoutes: Route[] = [
           },
           additionalProperties: false,
         },
-        input: { type: 'object', description: "Key/value pairs matching the version's query schema" },
+        input: { type: 'object', additionalProperties: true, description: "Key/value pairs matching the version's query schema" },
         is_public: { type: 'boolean', description: 'Default false; only the circuit owner may set it' },
         webhook: { type: 'string', maxLength: 2048, description: 'An https URL to POST signed run events to (Standard Webhooks; see the Webhooks section)' },
         webhook_events_filter: {
@@ -116,7 +116,7 @@ export const runRoutes: Route[] = [
       properties: {
         mode: { type: 'string', enum: ['recorded', 'live'], description: 'recorded (default): unchanged requests reuse the original\'s outputs; live: every step executes' },
         version_uid: { ...BODY_UID, description: "A version of the run's circuit; the original's version when absent" },
-        input: { type: 'object', description: "The run's input; the original's when absent" },
+        input: { type: 'object', additionalProperties: true, description: "The run's input; the original's when absent" },
       },
     },
     errors: {
@@ -214,6 +214,7 @@ export const runRoutes: Route[] = [
     method: 'GET',
     path: '/circuit-runs/:uid/events',
     operation: 'GetCircuitRun',
+    operationId: 'StreamCircuitRunEvents',
     summary: 'Live updates of a run (server-sent events)',
     description:
       'A `text/event-stream` of the run\'s event log (DESIGN §7.2): `id:` is the event\'s seq (1, 2, … without gaps), `event:` its kind. `state` events carry the same JSON as the payload of GET /circuit-runs/{uid}; `step` events `{step_id, kind, status, started_at, ended_at?, credits?, error? (owner only)}`; `output` events `{step_id, delta}`. Without `Last-Event-ID` the first event is the current run; `Last-Event-ID: N` replays every event after N, then follows live (a state name is accepted too). The stream closes after a terminal state; 204 when everything was seen. Same authentication as the GET. Served by src/http/run-events.sse.ts.',
