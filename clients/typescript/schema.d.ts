@@ -2241,7 +2241,7 @@ export interface operations {
                             };
                             error?: {
                                 /** @enum {string} */
-                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "Internal";
+                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "OutputContractViolation" | "Internal";
                                 message: string;
                                 step_id: string | null;
                             };
@@ -2401,7 +2401,7 @@ export interface operations {
                             };
                             error?: {
                                 /** @enum {string} */
-                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "Internal";
+                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "OutputContractViolation" | "Internal";
                                 message: string;
                                 step_id: string | null;
                             };
@@ -2483,7 +2483,7 @@ export interface operations {
                             };
                             error?: {
                                 /** @enum {string} */
-                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "Internal";
+                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "OutputContractViolation" | "Internal";
                                 message: string;
                                 step_id: string | null;
                             };
@@ -2643,7 +2643,7 @@ export interface operations {
                             };
                             error?: {
                                 /** @enum {string} */
-                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "Internal";
+                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "OutputContractViolation" | "Internal";
                                 message: string;
                                 step_id: string | null;
                             };
@@ -2725,7 +2725,7 @@ export interface operations {
                             };
                             error?: {
                                 /** @enum {string} */
-                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "Internal";
+                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "OutputContractViolation" | "Internal";
                                 message: string;
                                 step_id: string | null;
                             };
@@ -2855,7 +2855,7 @@ export interface operations {
                             };
                             error?: {
                                 /** @enum {string} */
-                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "Internal";
+                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "OutputContractViolation" | "Internal";
                                 message: string;
                                 step_id: string | null;
                             };
@@ -2924,7 +2924,7 @@ export interface operations {
                             };
                             error?: {
                                 /** @enum {string} */
-                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "Internal";
+                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "OutputContractViolation" | "Internal";
                                 message: string;
                                 step_id: string | null;
                             };
@@ -3891,7 +3891,7 @@ export interface operations {
                             };
                             error: {
                                 /** @enum {string} */
-                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "Internal";
+                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "OutputContractViolation" | "Internal";
                                 message: string;
                                 step_id: string | null;
                             } | null;
