@@ -330,6 +330,9 @@ function successResponse(route: Route, payload: JsonSchema | undefined): Record<
       },
     };
   }
+  if (shape === 'typescript') {
+    return { '200': { description: 'A TypeScript module (source text)', headers, content: { 'application/typescript': { schema: { type: 'string' } } } } };
+  }
   if (shape === 'page') {
     const pageData = payload && (payload.properties as Record<string, JsonSchema> | undefined)?.data;
     const items = withOptionalFields(pageData?.items as JsonSchema | undefined, route.omitWhenNull) ?? {};

@@ -134,6 +134,12 @@ describe('circuits', () => {
     await expectStatus(call('GET', '/circuits/{circuit_uid}/primary', values), 404);
     const { circuit: runnable } = await makeCircuit(owner);
     await expectStatus(call('GET', '/circuits/{circuit_uid}/primary', { circuit_uid: runnable.uid }), 200);
+    // DESIGN §11.3: the circuit's TypeScript module.
+    await expectStatus(call('GET', '/circuits/{circuit_uid}/client.ts', { circuit_uid: runnable.uid }), 200);
+    await expectStatus(call('GET', '/circuits/{circuit_uid}/client.ts', { circuit_uid: runnable.uid }, { query: { alias: 'none' } }), 404);
+    await expectStatus(call('GET', '/circuits/{circuit_uid}/client.ts', values), 404);
+    await expectStatus(call('GET', '/circuits/{circuit_uid}/client.ts', { circuit_uid: priv.uid }), 401);
+    await expectStatus(call('GET', '/circuits/{circuit_uid}/client.ts', { circuit_uid: runnable.uid }, { query: { version: NO_SUCH_UID, alias: 'x' } }), 400);
 
     await expectStatus(call('GET', '/users/{username}/circuits', values, { token: owner.token, query: { limit: 2 } }), 200);
     await expectStatus(call('GET', '/users/{username}/circuits', values, { query: { limit: 0 } }), 400);

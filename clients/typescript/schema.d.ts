@@ -38,6 +38,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/circuits/{circuit_uid}/client.ts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A dependency-free TypeScript module for this circuit, typed from a version's query_schema and output_schema: run(input, options), waitFor(uid, options), events(uid, options)
+         * @description DESIGN §11.3. The types come from the primary version, `version`, or the version `alias` draws (run() then sends the alias, so each run is drawn by its weights). The module compiles under `tsc --strict`; an input that does not fit the query schema fails to compile. Same read rules as GET /circuits/{uid}.
+         *
+         *     Authentication is optional: a bearer token widens what the caller can see.
+         */
+        get: operations["GetCircuitClientModule"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/{username}/circuits/{circuit_name}": {
         parameters: {
             query?: never;
@@ -1141,6 +1163,58 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["NotAllowed"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    GetCircuitClientModule: {
+        parameters: {
+            query?: {
+                /** @description A version of this circuit (default: the primary version) */
+                version?: string;
+                /** @description Instead of version: an alias of this circuit */
+                alias?: string;
+            };
+            header?: never;
+            path: {
+                circuit_uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A TypeScript module (source text) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/typescript": string;
+                };
+            };
+            /** @description BadClientData: Both version and alias were sent */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["NotAllowed"];
+            /** @description NotFound: No such circuit, version of it, alias of it, or primary version */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             500: components["responses"]["Internal"];
         };
     };
