@@ -333,6 +333,13 @@ describe('runs', () => {
     await expectStatus(call('GET', '/circuit-runs/{uid}/events', { uid: failed.body.payload.uid }), 401);
     await expectStatus(call('GET', '/circuit-runs/{uid}/events', { uid: failed.body.payload.uid }, { token: other.token }), 403);
     await expectStatus(call('GET', '/circuit-runs/{uid}/events', { uid: NO_SUCH_UID }), 404);
+    // DESIGN §11.3: a signed URL of the stream, opened without a token; a tampered one is 403.
+    const signed = await expectStatus(call('POST', '/circuit-runs/{uid}/events/url', { uid: failed.body.payload.uid }, { token: owner.token }), 200);
+    const signedQuery = Object.fromEntries(new URL(signed.body.payload.url).searchParams);
+    await expectStatus(call('GET', '/circuit-runs/{uid}/events', { uid: failed.body.payload.uid }, { query: signedQuery }), 200);
+    await expectStatus(call('GET', '/circuit-runs/{uid}/events', { uid: failed.body.payload.uid }, { query: { ...signedQuery, signature: 'x' } }), 403);
+    await expectStatus(call('POST', '/circuit-runs/{uid}/events/url', { uid: failed.body.payload.uid }, { token: other.token }), 403);
+    await expectStatus(call('POST', '/circuit-runs/{uid}/events/url', { uid: NO_SUCH_UID }), 404);
     const lastEventId = stream.text.match(/^id: (.+)$/gm)!.at(-1)!.slice(4);
     await expectStatus(call('GET', '/circuit-runs/{uid}/events', { uid }, { headers: { 'last-event-id': lastEventId } }), 204);
   });

@@ -491,6 +491,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/circuit-runs/{uid}/events/url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A signed URL of the run's event stream that a browser's EventSource can open without an Authorization header: {url, expires_at} (at most 5 minutes)
+         * @description DESIGN §11.3. Same read rules as GET /circuit-runs/{uid}; the URL reads the stream as the caller (its signature covers the run, the expiry and the caller). An expired signature is 401, a tampered one 403.
+         *
+         *     Authentication is optional: a bearer token widens what the caller can see.
+         */
+        post: operations["CreateCircuitRunEventsUrl"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/circuit-runs/{uid}/events": {
         parameters: {
             query?: never;
@@ -3019,11 +3041,55 @@ export interface operations {
             500: components["responses"]["Internal"];
         };
     };
+    CreateCircuitRunEventsUrl: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "success";
+                        payload: {
+                            url: string;
+                            /** Format: date-time */
+                            expires_at: string;
+                        };
+                        notices?: components["schemas"]["Notices"];
+                    };
+                };
+            };
+            400: components["responses"]["BadClientData"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["NotAllowed"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+        };
+    };
     StreamCircuitRunEvents: {
         parameters: {
             query?: {
                 /** @description Comma-separated kinds: state, step, output (default state) */
                 events?: string;
+                /** @description Of a signed URL (POST /circuit-runs/{uid}/events/url): its expiry, epoch seconds */
+                expires?: string;
+                /** @description Of a signed URL: the user it reads as (absent: anonymous) */
+                reader?: string;
+                /** @description Of a signed URL: instead of a bearer token. Expired: 401; tampered: 403 */
+                signature?: string;
             };
             header?: {
                 /** @description Server-sent events: the `id:` of the last event the client received; the stream resumes after it (an EventSource sends it when it reconnects). */

@@ -211,6 +211,19 @@ export const runRoutes: Route[] = [
     omitWhenNull: RUN_OPTIONAL_FIELDS,
   },
   {
+    method: 'POST',
+    path: '/circuit-runs/:uid/events/url',
+    operation: 'CreateCircuitRunEventsUrl',
+    summary: "A signed URL of the run's event stream that a browser's EventSource can open without an Authorization header: {url, expires_at} (at most 5 minutes)",
+    description:
+      'DESIGN §11.3. Same read rules as GET /circuit-runs/{uid}; the URL reads the stream as the caller (its signature covers the run, the expiry and the caller). An expired signature is 401, a tampered one 403.',
+    auth: 'optional',
+    tag,
+    params: { uid: uidParam('Circuit run') },
+    variables: ({ params }) => ({ uid: params.uid }),
+    result: 'circuitRunEventsUrl',
+  },
+  {
     method: 'GET',
     path: '/circuit-runs/:uid/events',
     operation: 'GetCircuitRun',
@@ -222,7 +235,12 @@ export const runRoutes: Route[] = [
     tag,
     params: { uid: uidParam('Circuit run') },
     requestHeaders: ['Last-Event-ID'],
-    query: { events: { schema: { type: 'string', pattern: '^(state|step|output)(,(state|step|output))*$', default: 'state' }, description: 'Comma-separated kinds: state, step, output (default state)' } },
+    query: {
+      events: { schema: { type: 'string', pattern: '^(state|step|output)(,(state|step|output))*$', default: 'state' }, description: 'Comma-separated kinds: state, step, output (default state)' },
+      expires: { schema: { type: 'string', pattern: '^[0-9]{1,12}$' }, description: 'Of a signed URL (POST /circuit-runs/{uid}/events/url): its expiry, epoch seconds' },
+      reader: { schema: { type: 'string', format: 'uuid' }, description: 'Of a signed URL: the user it reads as (absent: anonymous)' },
+      signature: { schema: { type: 'string' }, description: 'Of a signed URL: instead of a bearer token. Expired: 401; tampered: 403' },
+    },
     variables: ({ params }) => ({ uid: params.uid }),
     result: 'circuitRun',
     shape: 'event-stream',
