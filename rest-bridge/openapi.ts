@@ -95,7 +95,6 @@ const JSON_FIELD_SHAPES: Record<string, JsonSchema> = {
   'CircuitSchedule.input': { ...FREE_OBJECT, description: 'The input of every run' },
   'CircuitVersion.definition': { ...FREE_OBJECT, description: 'The circuit definition (DESIGN §4)' },
   'CircuitVersion.querySchema': { ...FREE_OBJECT, description: 'The JSON Schema (2020-12) a query input must satisfy' },
-  'CircuitVersion.outputSchema': { anyOf: [FREE_OBJECT, { type: 'null' }], description: "The JSON Schema (2020-12) a run's output must satisfy (DESIGN §11.3); null when the version has none" },
 };
 
 /** Component schemas of the JSON-scalar shapes above. */
