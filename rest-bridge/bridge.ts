@@ -79,6 +79,8 @@ export async function runRoute(
       const { total_count, limit, page, data } = value as { total_count: number; limit: number; page: number; data: unknown[] };
       return { status: 200, headers, body: { meta: { total_count, limit, page }, data: data.map((item) => omitNulls(item, route.omitWhenNull)) } };
     }
+    case 'typescript':
+      return { status: 200, headers: { ...headers, 'Content-Type': 'application/typescript; charset=utf-8' }, body: String(value) };
     case 'redirect':
       return { status: 302, headers: { ...headers, Location: String(value) } };
     default: {

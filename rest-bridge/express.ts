@@ -23,6 +23,7 @@ function hasContent(req: Request): boolean {
 function send(res: Response, response: BridgeResponse): void {
   res.status(response.status).set(response.headers);
   if (response.body === undefined) res.end();
+  else if (typeof response.body === 'string') res.send(response.body);
   else res.json(response.body);
 }
 

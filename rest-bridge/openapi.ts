@@ -74,8 +74,83 @@ const SCALARS: Record<string, JsonSchema> = {
   DateTimeISO: { type: 'string', format: 'date-time' },
   DateTime: { type: 'string', format: 'date-time' },
   JSON: { description: 'Any JSON value' },
-  JSONObject: { type: 'object' },
+  JSONObject: { type: 'object', additionalProperties: true, description: 'A JSON object (any keys)' },
 };
+
+/** A free-form JSON object that says so (openapi-typescript: `{[key: string]: unknown}`, not `Record<string, never>`). */
+const FREE_OBJECT: JsonSchema = { type: 'object', additionalProperties: true };
+const ANY_JSON: JsonSchema = { description: 'Any JSON value' };
+
+/**
+ * JSON-scalar fields whose shape is known: the document declares it rather than "any JSON" (DESIGN §11.3).
+ * Keyed by `Type.field` of the GraphQL schema; `$ref`s name components/schemas below.
+ */
+const JSON_FIELD_SHAPES: Record<string, JsonSchema> = {
+  'CircuitRun.resultBlob': { $ref: '#/components/schemas/RunResult' },
+  'CircuitRun.metrics': { ...FREE_OBJECT, description: "Values of the circuit's metric configuration ({name: value})" },
+  'CircuitRun.input': { ...FREE_OBJECT, description: "The run's input" },
+  'CircuitRunComparison.output': { $ref: '#/components/schemas/RunComparisonEntry' },
+  'CircuitRunComparison.steps': { type: 'object', additionalProperties: { $ref: '#/components/schemas/RunComparisonEntry' } },
+  'CircuitRunEvent.data': { anyOf: [FREE_OBJECT, { type: 'null' }], description: 'step events: {step_id, kind, status, started_at, ended_at?, credits?, error?}; output events: {step_id, delta}' },
+  'CircuitSchedule.input': { ...FREE_OBJECT, description: 'The input of every run' },
+  'CircuitVersion.definition': { ...FREE_OBJECT, description: 'The circuit definition (DESIGN §4)' },
+  'CircuitVersion.querySchema': { ...FREE_OBJECT, description: 'The JSON Schema (2020-12) a query input must satisfy' },
+};
+
+/** Component schemas of the JSON-scalar shapes above. */
+const SHAPE_COMPONENTS: Record<string, JsonSchema> = {
+  RunResult: {
+    type: 'object',
+    description: "A COMPLETED run's result: its output and each step's record",
+    required: ['output', 'steps'],
+    properties: {
+      output: { ...ANY_JSON, description: "The circuit's output (its `output` template rendered); see the version's output_schema" },
+      steps: { type: 'object', additionalProperties: { $ref: '#/components/schemas/RunStepResult' }, description: 'One record per step id' },
+    },
+  },
+  RunStepResult: {
+    type: 'object',
+    required: ['kind', 'output', 'started_at', 'ended_at', 'credits'],
+    properties: {
+      kind: { type: 'string', description: 'The step kind (llm, http, transform, …)' },
+      output: { ...ANY_JSON, description: "The step's output" },
+      started_at: { type: 'string', format: 'date-time' },
+      ended_at: { type: 'string', format: 'date-time' },
+      credits: { type: 'number', description: 'Credits the step cost' },
+      usage: { $ref: '#/components/schemas/LlmUsage' },
+      cached: { type: 'boolean', description: 'Served from the step cache (DESIGN §9.5)' },
+      replayed: { type: 'boolean', description: "A recorded replay reused the original run's output (DESIGN §10.2)" },
+    },
+  },
+  LlmUsage: {
+    type: 'object',
+    description: 'Tokens an `llm` step used (all attempts); absent on other kinds',
+    required: ['prompt_tokens', 'completion_tokens', 'total_tokens'],
+    properties: { prompt_tokens: { type: 'integer' }, completion_tokens: { type: 'integer' }, total_tokens: { type: 'integer' } },
+  },
+  RunComparisonEntry: {
+    type: 'object',
+    required: ['status'],
+    properties: { status: { type: 'string', enum: ['same', 'changed', 'added', 'removed'] }, a: ANY_JSON, b: ANY_JSON },
+  },
+};
+
+/**
+ * Every object schema without `properties` or `additionalProperties` is made to say it is free-form,
+ * so generators read it as `{[key: string]: unknown}` (openapi-typescript reads a bare `type: object`
+ * as an empty object).
+ */
+function declareFreeForm(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(declareFreeForm);
+  if (!value || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(value)) out[key] = declareFreeForm(child);
+  const isObject = out.type === 'object' || (Array.isArray(out.type) && out.type.includes('object'));
+  if (isObject && out.properties === undefined && out.additionalProperties === undefined && out.patternProperties === undefined) {
+    out.additionalProperties = true;
+  }
+  return out;
+}
 
 function nullable(schema: JsonSchema): JsonSchema {
   if (typeof schema.type === 'string') return { ...schema, type: [schema.type, 'null'] };
@@ -122,7 +197,10 @@ class SelectionConverter {
         } else {
           const fields = 'getFields' in type ? (type as GraphQLObjectType | GraphQLInterfaceType).getFields() : {};
           const definition = fields[selection.name.value];
-          properties[key] = definition ? this.type(definition.type, selection.selectionSet) : {};
+          const shape = JSON_FIELD_SHAPES[`${type.name}.${selection.name.value}`];
+          properties[key] = definition && shape
+            ? (isNonNullType(definition.type) ? { ...shape } : nullable(shape))
+            : definition ? this.type(definition.type, selection.selectionSet) : {};
         }
         if (always) required.add(key);
       } else {
@@ -251,6 +329,9 @@ function successResponse(route: Route, payload: JsonSchema | undefined): Record<
       },
     };
   }
+  if (shape === 'typescript') {
+    return { '200': { description: 'A TypeScript module (source text)', headers, content: { 'application/typescript': { schema: { type: 'string' } } } } };
+  }
   if (shape === 'page') {
     const pageData = payload && (payload.properties as Record<string, JsonSchema> | undefined)?.data;
     const items = withOptionalFields(pageData?.items as JsonSchema | undefined, route.omitWhenNull) ?? {};
@@ -324,9 +405,11 @@ export function buildOpenApi(routes: Route[], options: OpenApiOptions = {}): Rec
   const paths: Record<string, Record<string, unknown>> = {};
   const seenIds = new Map<string, number>();
   for (const route of routes) {
-    const count = seenIds.get(route.operation) ?? 0;
-    seenIds.set(route.operation, count + 1);
-    const operationId = count === 0 ? route.operation : `${route.operation}_${route.method.toLowerCase()}${count + 1}`;
+    const base = route.operationId ?? route.operation;
+    const count = seenIds.get(base) ?? 0;
+    seenIds.set(base, count + 1);
+    // A row sharing its GraphQL operation with another names itself (`operationId`); a clash left over is numbered.
+    const operationId = count === 0 ? base : `${base}${count + 1}`;
     const parameters = parametersOf(route);
     const payload = converter && options.document ? converter.result(options.document, route) : undefined;
     const operation: Record<string, unknown> = {
@@ -351,7 +434,7 @@ export function buildOpenApi(routes: Route[], options: OpenApiOptions = {}): Rec
     paths[key] = { ...paths[key], [route.method.toLowerCase()]: operation };
   }
   const tags = [...new Set(routes.map((r) => r.tag))].map((name) => ({ name }));
-  return {
+  return declareFreeForm({
     openapi: '3.1.0',
     info: {
       title: 'Circuit Service REST API',
@@ -388,6 +471,7 @@ export function buildOpenApi(routes: Route[], options: OpenApiOptions = {}): Rec
           description: 'Present when something about the resource needs attention, e.g. it is deprecated.',
           items: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string' }, message: { type: 'string' } } },
         },
+        ...SHAPE_COMPONENTS,
       },
       responses: Object.fromEntries(ERROR_CODES.map((code) => [code, {
         ...errorResponse(code, ERROR_DESCRIPTIONS[code]),
@@ -396,5 +480,5 @@ export function buildOpenApi(routes: Route[], options: OpenApiOptions = {}): Rec
       headers: Object.fromEntries(Object.entries(HEADERS).filter(([, h]) => h.in === 'response').map(([name, h]) => [name, { description: h.description, schema: h.schema }])),
       parameters: Object.fromEntries(Object.entries(HEADERS).filter(([, h]) => h.in === 'request').map(([name, h]) => [name, { name, in: 'header', required: false, description: h.description, schema: h.schema }])),
     },
-  };
+  }) as Record<string, unknown>;
 }

@@ -56,6 +56,7 @@ export interface BodySchema {
  * - `object`: `{status: "success", payload}` (plus `notices` when the operation added any);
  * - `page`: the result holds `total_count`, `limit`, `page`, `data` → `{meta: {...}, data}`;
  * - `redirect`: the result is a URL → 302 with `Location`;
+ * - `typescript`: the result is TypeScript source → 200 `application/typescript; charset=utf-8`;
  * - `event-stream`: documented and validated here but served by its own handler (server-sent
  *   events whose `data:` is the operation's result); the bridge does not mount it.
  */
@@ -63,6 +64,8 @@ export interface Route {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   operation: string;
+  /** The OpenAPI operationId when it is not `operation` (a second row running the same operation). */
+  operationId?: string;
   summary: string;
   /** Longer text for the reference, when the summary is not enough. */
   description?: string;
@@ -75,7 +78,7 @@ export interface Route {
   errors?: Partial<Record<ErrorCode, string>>;
   variables: (input: RouteInput) => Record<string, unknown>;
   result: string;
-  shape?: 'object' | 'page' | 'redirect' | 'event-stream';
+  shape?: 'object' | 'page' | 'redirect' | 'event-stream' | 'typescript';
   /** Payload fields left out while null (spec: "absent while …"), in objects and in page items; optional in the document. */
   omitWhenNull?: string[];
   tag: string;

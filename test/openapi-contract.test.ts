@@ -134,6 +134,12 @@ describe('circuits', () => {
     await expectStatus(call('GET', '/circuits/{circuit_uid}/primary', values), 404);
     const { circuit: runnable } = await makeCircuit(owner);
     await expectStatus(call('GET', '/circuits/{circuit_uid}/primary', { circuit_uid: runnable.uid }), 200);
+    // DESIGN §11.3: the circuit's TypeScript module.
+    await expectStatus(call('GET', '/circuits/{circuit_uid}/client.ts', { circuit_uid: runnable.uid }), 200);
+    await expectStatus(call('GET', '/circuits/{circuit_uid}/client.ts', { circuit_uid: runnable.uid }, { query: { alias: 'none' } }), 404);
+    await expectStatus(call('GET', '/circuits/{circuit_uid}/client.ts', values), 404);
+    await expectStatus(call('GET', '/circuits/{circuit_uid}/client.ts', { circuit_uid: priv.uid }), 401);
+    await expectStatus(call('GET', '/circuits/{circuit_uid}/client.ts', { circuit_uid: runnable.uid }, { query: { version: NO_SUCH_UID, alias: 'x' } }), 400);
 
     await expectStatus(call('GET', '/users/{username}/circuits', values, { token: owner.token, query: { limit: 2 } }), 200);
     await expectStatus(call('GET', '/users/{username}/circuits', values, { query: { limit: 0 } }), 400);
@@ -327,6 +333,13 @@ describe('runs', () => {
     await expectStatus(call('GET', '/circuit-runs/{uid}/events', { uid: failed.body.payload.uid }), 401);
     await expectStatus(call('GET', '/circuit-runs/{uid}/events', { uid: failed.body.payload.uid }, { token: other.token }), 403);
     await expectStatus(call('GET', '/circuit-runs/{uid}/events', { uid: NO_SUCH_UID }), 404);
+    // DESIGN §11.3: a signed URL of the stream, opened without a token; a tampered one is 403.
+    const signed = await expectStatus(call('POST', '/circuit-runs/{uid}/events/url', { uid: failed.body.payload.uid }, { token: owner.token }), 200);
+    const signedQuery = Object.fromEntries(new URL(signed.body.payload.url).searchParams);
+    await expectStatus(call('GET', '/circuit-runs/{uid}/events', { uid: failed.body.payload.uid }, { query: signedQuery }), 200);
+    await expectStatus(call('GET', '/circuit-runs/{uid}/events', { uid: failed.body.payload.uid }, { query: { ...signedQuery, signature: 'x' } }), 403);
+    await expectStatus(call('POST', '/circuit-runs/{uid}/events/url', { uid: failed.body.payload.uid }, { token: other.token }), 403);
+    await expectStatus(call('POST', '/circuit-runs/{uid}/events/url', { uid: NO_SUCH_UID }), 404);
     const lastEventId = stream.text.match(/^id: (.+)$/gm)!.at(-1)!.slice(4);
     await expectStatus(call('GET', '/circuit-runs/{uid}/events', { uid }, { headers: { 'last-event-id': lastEventId } }), 204);
   });

@@ -7,37 +7,37 @@ import { cellsOf } from './support/policy-table';
 /**
  * The circuit policy as a table: role × visibility × action → the exact HTTP status through REST
  * (ping: always 200, the cell is its boolean payload). The version lifecycle and the aliases
- * (DESIGN §10.1, §10.3): reads answer exactly as the circuit's own GET does, writes are the owner's.
+ * (DESIGN §10.1, §10.3) and the circuit's client.ts (§11.3): reads answer exactly as the circuit's own GET does, writes are the owner's.
  */
 type Role = 'anonymous' | 'other' | 'owner' | 'admin';
 type Visibility = 'public' | 'private' | 'protected';
-type Action = 'getByUid' | 'getByName' | 'versions' | 'explain' | 'ping' | 'star' | 'update' | 'deprecate'
+type Action = 'getByUid' | 'clientModule' | 'getByName' | 'versions' | 'explain' | 'ping' | 'star' | 'update' | 'deprecate'
   | 'publish' | 'setPrimary' | 'aliases' | 'alias' | 'aliasHistory' | 'aliasPut' | 'aliasDelete';
 type Row = Record<Action, number | boolean>;
 
 const READ_ALIASES = { aliases: 200, alias: 200, aliasHistory: 200 };
 const NO_WRITES = (status: number) => ({ publish: status, setPrimary: status, aliasPut: status, aliasDelete: status });
 const NOTHING = (status: number) => ({ aliases: status, alias: status, aliasHistory: status, ...NO_WRITES(status) });
-const ALL_OK: Row = { getByUid: 200, getByName: 200, versions: 200, explain: 200, ping: true, star: 200, update: 200, deprecate: 200, ...NOTHING(200) };
+const ALL_OK: Row = { getByUid: 200, clientModule: 200, getByName: 200, versions: 200, explain: 200, ping: true, star: 200, update: 200, deprecate: 200, ...NOTHING(200) };
 const ADMIN: Row = { ...ALL_OK, update: 403, deprecate: 403, ...NO_WRITES(403) };
-const ANONYMOUS_LOCKED: Row = { getByUid: 401, getByName: 401, versions: 401, explain: 401, ping: false, star: 401, update: 401, deprecate: 401, ...NOTHING(401) };
+const ANONYMOUS_LOCKED: Row = { getByUid: 401, clientModule: 401, getByName: 401, versions: 401, explain: 401, ping: false, star: 401, update: 401, deprecate: 401, ...NOTHING(401) };
 
 const TABLE: Record<Visibility, Record<Role, Row>> = {
   public: {
-    anonymous: { getByUid: 200, getByName: 200, versions: 200, explain: 200, ping: true, star: 401, update: 401, deprecate: 401, ...READ_ALIASES, ...NO_WRITES(401) },
-    other: { getByUid: 200, getByName: 200, versions: 200, explain: 200, ping: true, star: 200, update: 403, deprecate: 403, ...READ_ALIASES, ...NO_WRITES(403) },
+    anonymous: { getByUid: 200, clientModule: 200, getByName: 200, versions: 200, explain: 200, ping: true, star: 401, update: 401, deprecate: 401, ...READ_ALIASES, ...NO_WRITES(401) },
+    other: { getByUid: 200, clientModule: 200, getByName: 200, versions: 200, explain: 200, ping: true, star: 200, update: 403, deprecate: 403, ...READ_ALIASES, ...NO_WRITES(403) },
     owner: ALL_OK,
     admin: ADMIN,
   },
   private: {
     anonymous: ANONYMOUS_LOCKED,
-    other: { getByUid: 403, getByName: 403, versions: 403, explain: 403, ping: false, star: 403, update: 403, deprecate: 403, ...NOTHING(403) },
+    other: { getByUid: 403, clientModule: 403, getByName: 403, versions: 403, explain: 403, ping: false, star: 403, update: 403, deprecate: 403, ...NOTHING(403) },
     owner: ALL_OK,
     admin: ADMIN,
   },
   protected: {
     anonymous: ANONYMOUS_LOCKED,
-    other: { getByUid: 403, getByName: 403, versions: 403, explain: 403, ping: false, star: 200, update: 403, deprecate: 403, ...NOTHING(403) },
+    other: { getByUid: 403, clientModule: 403, getByName: 403, versions: 403, explain: 403, ping: false, star: 200, update: 403, deprecate: 403, ...NOTHING(403) },
     owner: ALL_OK,
     admin: ADMIN,
   },
@@ -66,6 +66,7 @@ async function perform(action: Action, circuit: Circuit, token: string | undefin
   const byName = `/users/${users.owner.username}/circuits/${circuit.name}`;
   switch (action) {
     case 'getByUid': return (await t.rest('GET', `/circuits/${circuit.uid}`, { token })).status;
+    case 'clientModule': return (await t.rest('GET', `/circuits/${circuit.uid}/client.ts`, { token })).status;
     case 'getByName': return (await t.rest('GET', byName, { token })).status;
     case 'versions': return (await t.rest('GET', `/circuits/${circuit.uid}/circuit-versions`, { token })).status;
     case 'explain': return (await t.rest('GET', `${byName}/explain`, { token })).status;

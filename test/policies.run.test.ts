@@ -10,32 +10,32 @@ import { cellsOf } from './support/policy-table';
 
 /**
  * The run policy as tables, through REST: who may read, debug, cancel, decide the approval steps of
- * and see the webhook deliveries of a run (role × visibility × action → exact status; `error`: whether the failed run's error is
+ * and see the webhook deliveries of a run (and get a signed URL of its event stream) (role × visibility × action → exact status; `error`: whether the failed run's error is
  * shown, or the status when the run is not readable), and who may start one (circuit visibility ×
  * role × is_public → status). A run is its starter's: neither the circuit's owner nor an admin has a
  * say over someone else's run. Then the where and SQL forms against the predicate, on PostgreSQL.
  */
 type Role = 'anonymous' | 'other' | 'starter' | 'circuitOwner' | 'admin';
 type Visibility = 'public' | 'private';
-type Action = 'get' | 'events' | 'error' | 'cancel' | 'deliveries' | 'approve' | 'replay' | 'compare';
+type Action = 'get' | 'eventsUrl' | 'events' | 'error' | 'cancel' | 'deliveries' | 'approve' | 'replay' | 'compare';
 type Row = Record<Action, number | boolean>;
 
 // approve: these runs have ended, so the starter, whom the policy lets decide, meets 409 (nothing waits).
 // replay (DESIGN §10.2): the starter only; compare: whoever may read the run (compared with itself here).
-const STARTER: Row = { get: 200, events: 200, error: true, cancel: 200, deliveries: 200, approve: 409, replay: 200, compare: 200 };
-const READER: Row = { get: 200, events: 200, error: false, cancel: 403, deliveries: 403, approve: 403, replay: 403, compare: 200 };
-const SHUT_OUT: Row = { get: 403, events: 403, error: 403, cancel: 403, deliveries: 403, approve: 403, replay: 403, compare: 403 };
+const STARTER: Row = { get: 200, eventsUrl: 200, events: 200, error: true, cancel: 200, deliveries: 200, approve: 409, replay: 200, compare: 200 };
+const READER: Row = { get: 200, eventsUrl: 200, events: 200, error: false, cancel: 403, deliveries: 403, approve: 403, replay: 403, compare: 200 };
+const SHUT_OUT: Row = { get: 403, eventsUrl: 403, events: 403, error: 403, cancel: 403, deliveries: 403, approve: 403, replay: 403, compare: 403 };
 
 // Only the circuit owner may make a run public, so a public run's starter is its circuit's owner.
 const TABLE: Record<Visibility, Partial<Record<Role, Row>>> = {
   public: {
-    anonymous: { get: 200, events: 200, error: false, cancel: 401, deliveries: 401, approve: 401, replay: 401, compare: 200 },
+    anonymous: { get: 200, eventsUrl: 200, events: 200, error: false, cancel: 401, deliveries: 401, approve: 401, replay: 401, compare: 200 },
     other: READER,
     starter: STARTER,
     admin: READER,
   },
   private: {
-    anonymous: { get: 401, events: 401, error: 401, cancel: 401, deliveries: 401, approve: 401, replay: 401, compare: 401 },
+    anonymous: { get: 401, eventsUrl: 401, events: 401, error: 401, cancel: 401, deliveries: 401, approve: 401, replay: 401, compare: 401 },
     other: SHUT_OUT,
     starter: STARTER,
     circuitOwner: SHUT_OUT,
@@ -90,6 +90,13 @@ function tokenOf(role: Role, visibility: Visibility): string | undefined {
 async function perform(action: Action, run: CircuitRun, token: string | undefined): Promise<number | boolean> {
   switch (action) {
     case 'get': return (await t.rest('GET', `/circuit-runs/${run.uid}`, { token })).status;
+    case 'eventsUrl': {
+      // DESIGN §11.3: who may read the run gets a signed URL, which then opens the stream without a token.
+      const res = await t.rest('POST', `/circuit-runs/${run.uid}/events/url`, { token });
+      if (res.status !== 200) return res.status;
+      const url = new URL(res.body.payload.url);
+      return (await readSse(`${t.url}${url.pathname}${url.search}`)).status;
+    }
     case 'events': return (await readSse(`${t.url}/api/v1/circuit-runs/${run.uid}/events`, { token })).status;
     case 'error': {
       const res = await t.rest('GET', `/circuit-runs/${run.uid}`, { token });

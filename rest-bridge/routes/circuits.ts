@@ -51,6 +51,25 @@ export const circuitRoutes: Route[] = [
   },
   {
     method: 'GET',
+    path: '/circuits/:circuit_uid/client.ts',
+    operation: 'GetCircuitClientModule',
+    summary: "A dependency-free TypeScript module for this circuit, typed from a version's query_schema and output_schema: run(input, options), waitFor(uid, options), events(uid, options)",
+    description:
+      'DESIGN §11.3. The types come from the primary version, `version`, or the version `alias` draws (run() then sends the alias, so each run is drawn by its weights). The module compiles under `tsc --strict`; an input that does not fit the query schema fails to compile. Same read rules as GET /circuits/{uid}.',
+    auth: 'optional',
+    tag,
+    params: circuitUid,
+    query: {
+      version: { schema: { type: 'string', format: 'uuid' }, description: 'A version of this circuit (default: the primary version)' },
+      alias: { schema: { type: 'string', pattern: '^[a-z][a-z0-9-]{0,31}$' }, description: 'Instead of version: an alias of this circuit' },
+    },
+    errors: { NotFound: 'No such circuit, version of it, alias of it, or primary version', BadClientData: 'Both version and alias were sent' },
+    variables: ({ params, query }) => ({ uid: params.circuit_uid, version: query.version, alias: query.alias }),
+    result: 'circuitClientModule',
+    shape: 'typescript',
+  },
+  {
+    method: 'GET',
     path: '/users/:username/circuits/:circuit_name',
     operation: 'GetCircuitByName',
     summary: 'Fetch a circuit by owner username and circuit name',
@@ -106,7 +125,8 @@ export const circuitRoutes: Route[] = [
     params: circuitUid,
     body: {
       properties: {
-        query_schema: { type: 'object', description: "JSON Schema (draft 2020-12) of a run's input; its type must be object" },
+        query_schema: { type: 'object', additionalProperties: true, description: "JSON Schema (draft 2020-12) of a run's input; its type must be object" },
+        output_schema: { type: 'object', additionalProperties: true, description: "JSON Schema (draft 2020-12) of the run's output: a run whose output fails it ends EXCEPTION OutputContractViolation (DESIGN §11.3)" },
         steps: { type: 'array', items: { type: 'object' }, description: 'The steps, 1 to 100; each has an id and a kind, which decides its other fields' },
         output: { type: 'string', description: "JSONata over {input, steps}: the run's output (default: the last step's)" },
         description: { type: 'string', description: 'Free text about this version' },

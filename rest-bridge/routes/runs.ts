@@ -44,7 +44,7 @@ export const runRoutes: Route[] = [
           },
           additionalProperties: false,
         },
-        input: { type: 'object', description: "Key/value pairs matching the version's query schema" },
+        input: { type: 'object', additionalProperties: true, description: "Key/value pairs matching the version's query schema" },
         is_public: { type: 'boolean', description: 'Default false; only the circuit owner may set it' },
         webhook: { type: 'string', maxLength: 2048, description: 'An https URL to POST signed run events to (Standard Webhooks; see the Webhooks section)' },
         webhook_events_filter: {
@@ -113,7 +113,7 @@ export const runRoutes: Route[] = [
       properties: {
         mode: { type: 'string', enum: ['recorded', 'live'], description: 'recorded (default): unchanged requests reuse the original\'s outputs; live: every step executes' },
         version_uid: { ...BODY_UID, description: "A version of the run's circuit; the original's version when absent" },
-        input: { type: 'object', description: "The run's input; the original's when absent" },
+        input: { type: 'object', additionalProperties: true, description: "The run's input; the original's when absent" },
       },
     },
     errors: {
@@ -208,9 +208,23 @@ export const runRoutes: Route[] = [
     omitWhenNull: RUN_OPTIONAL_FIELDS,
   },
   {
+    method: 'POST',
+    path: '/circuit-runs/:uid/events/url',
+    operation: 'CreateCircuitRunEventsUrl',
+    summary: "A signed URL of the run's event stream that a browser's EventSource can open without an Authorization header: {url, expires_at} (at most 5 minutes)",
+    description:
+      'DESIGN §11.3. Same read rules as GET /circuit-runs/{uid}; the URL reads the stream as the caller (its signature covers the run, the expiry and the caller). An expired signature is 401, a tampered one 403.',
+    auth: 'optional',
+    tag,
+    params: { uid: uidParam('Circuit run') },
+    variables: ({ params }) => ({ uid: params.uid }),
+    result: 'circuitRunEventsUrl',
+  },
+  {
     method: 'GET',
     path: '/circuit-runs/:uid/events',
     operation: 'GetCircuitRun',
+    operationId: 'StreamCircuitRunEvents',
     summary: 'Live updates of a run (server-sent events)',
     description:
       'A `text/event-stream` of the run\'s event log (DESIGN §7.2): `id:` is the event\'s seq (1, 2, … without gaps), `event:` its kind. `state` events carry the same JSON as the payload of GET /circuit-runs/{uid}; `step` events `{step_id, kind, status, started_at, ended_at?, credits?, error? (owner only)}`; `output` events `{step_id, delta}`. Without `Last-Event-ID` the first event is the current run; `Last-Event-ID: N` replays every event after N, then follows live (a state name is accepted too). The stream closes after a terminal state; 204 when everything was seen. Same authentication as the GET. Served by src/http/run-events.sse.ts.',
@@ -218,7 +232,12 @@ export const runRoutes: Route[] = [
     tag,
     params: { uid: uidParam('Circuit run') },
     requestHeaders: ['Last-Event-ID'],
-    query: { events: { schema: { type: 'string', pattern: '^(state|step|output)(,(state|step|output))*$', default: 'state' }, description: 'Comma-separated kinds: state, step, output (default state)' } },
+    query: {
+      events: { schema: { type: 'string', pattern: '^(state|step|output)(,(state|step|output))*$', default: 'state' }, description: 'Comma-separated kinds: state, step, output (default state)' },
+      expires: { schema: { type: 'string', pattern: '^[0-9]{1,12}$' }, description: 'Of a signed URL (POST /circuit-runs/{uid}/events/url): its expiry, epoch seconds' },
+      reader: { schema: { type: 'string', format: 'uuid' }, description: 'Of a signed URL: the user it reads as (absent: anonymous)' },
+      signature: { schema: { type: 'string' }, description: 'Of a signed URL: instead of a bearer token. Expired: 401; tampered: 403' },
+    },
     variables: ({ params }) => ({ uid: params.uid }),
     result: 'circuitRun',
     shape: 'event-stream',

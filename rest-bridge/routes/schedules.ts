@@ -9,7 +9,7 @@ const scheduleUid = { uid: uidParam('Schedule') };
 const scheduleFields = {
   cron: { type: 'string', maxLength: 200, description: 'Cron expression: 5 fields, or 6 with a leading seconds field; fires at most every 10 s' },
   timezone: { type: 'string', maxLength: 64, description: 'IANA time zone the cron is read in (default UTC)' },
-  input: { type: 'object', description: "The input of every run; must match the version's query schema" },
+  input: { type: 'object', additionalProperties: true, description: "The input of every run; must match the version's query schema" },
   version_uid: { anyOf: [BODY_UID, { type: 'null' }], description: "The version to run; absent or null: the circuit's primary version at each fire" },
   is_public: { type: 'boolean', description: 'Whether its runs are public (default false)' },
 };

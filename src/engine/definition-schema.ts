@@ -64,6 +64,7 @@ export function annotatedDefinitionSchema(): FieldSchema {
         },
       },
       output: { type: 'string', pattern: '\\S', description: "JSONata over {input, steps}: the run's output. Absent: the last step's output.", 'x-jsonata': true, 'x-message': 'must be a non-empty JSONata expression' },
+      output_schema: { type: 'object', description: "JSON Schema (draft 2020-12) of the run's output: a run whose output fails it ends EXCEPTION OutputContractViolation naming the field. Patterns are RE2 regular expressions.", 'x-message': 'must be a JSON Schema object' },
       description: { type: 'string', description: 'Free text about this version.', 'x-message': 'must be a string' },
     },
     required: ['query_schema', 'steps'],

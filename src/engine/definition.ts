@@ -4,6 +4,8 @@ export interface CircuitDefinition {
   steps: StepDefinition[];
   /** JSONata over `{input, steps}`; by default the last step's output. */
   output?: string;
+  /** JSON Schema (2020-12) of the run's output; a run whose output fails it ends EXCEPTION OutputContractViolation (DESIGN §11.3). */
+  output_schema?: Record<string, unknown>;
   description?: string;
 }
 

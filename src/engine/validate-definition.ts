@@ -9,6 +9,7 @@ import type { CircuitDefinition, StepDefinition } from './definition';
 import { annotatedDefinitionSchema, STEP_ID } from './definition-schema';
 import { referencedSteps, stepReferences } from './dependencies';
 import { querySchemaProblem } from './input-schema';
+import { outputSchemaProblem } from './output-schema';
 import { stringLeaves } from './render';
 import { stepKind } from './steps/registry';
 import type { FieldSchema } from './steps/types';
@@ -194,6 +195,8 @@ export async function validateDefinition(raw: unknown, publisher: User, circuit?
   const problem = querySchemaProblem(definition.query_schema);
   if (definition.query_schema.type !== 'object') throw badInput('definition.query_schema must describe an object ("type": "object")', { field: 'query_schema' });
   if (problem) throw badInput(`definition.query_schema ${problem}`, { field: 'query_schema' });
+  const outputProblem = definition.output_schema === undefined ? null : outputSchemaProblem(definition.output_schema);
+  if (outputProblem) throw badInput(`definition.output_schema ${outputProblem}`, { field: 'output_schema' });
 
   const steps = definition.steps;
   const ids = new Set<string>();

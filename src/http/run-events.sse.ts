@@ -9,6 +9,10 @@ import { RUN_EVENT_KINDS, type RunEventKind } from '../models/RunEvent';
 import { streamStart } from '../runs/events/stream';
 import { AppError } from '../errors';
 import type { Services } from '../services';
+import type { Authentication } from '../auth/authenticate';
+import { User } from '../models';
+import { checkEventsSignature } from '../runs/events/signed-url';
+import { resolveSecret } from '../storage/secret';
 
 export const RUN_EVENTS_PATH = `${API_PREFIX}/circuit-runs/:uid/events`;
 
@@ -30,6 +34,22 @@ function omitNulls(value: Record<string, unknown>): Record<string, unknown> {
   const copy = { ...value };
   for (const field of RUN_OPTIONAL_FIELDS) if (copy[field] === null) delete copy[field];
   return copy;
+}
+
+/**
+ * A signed URL (`?signature=…&expires=…[&reader=…]`, DESIGN §11.3) reads as the reader it was made for,
+ * instead of a bearer token; undefined when the request carries no signature. Expired: 401; tampered: 403.
+ */
+async function signedReader(services: Services, uid: string, query: Request['query']): Promise<Authentication | undefined> {
+  if (query.signature === undefined) return undefined;
+  const check = checkEventsSignature(resolveSecret(services.config), uid, query);
+  if (!check.ok) {
+    throw check.reason === 'expired' ? new AppError('Unauthorized', 'The signed URL has expired; ask for a new one') : new AppError('NotAllowed', 'The signature of the URL is not valid');
+  }
+  if (!check.readerUid) return { kind: 'anonymous' };
+  const user = await User.findByPk(check.readerUid);
+  if (!user) throw new AppError('NotAllowed', 'The signature of the URL is not valid');
+  return { kind: 'token', user };
 }
 
 /**
@@ -68,7 +88,7 @@ export function mountRunEvents(app: Express, schema: GraphQLSchema, operations: 
     try {
       const kinds = requestedKinds(req.query.events);
       const start = await streamStart(services, uid, kinds, req.headers['last-event-id']);
-      const context = await buildContext(services, req);
+      const context = await buildContext(services, req, await signedReader(services, uid, req.query));
       const result = await subscribe({ schema, document: operations, operationName: 'RestCircuitRunEvents', variableValues: { uid, after: start.after, kinds: kinds.map((k) => k.toUpperCase()) }, contextValue: context });
       if (!(Symbol.asyncIterator in result)) {
         closed = true;

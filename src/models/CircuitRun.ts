@@ -14,7 +14,7 @@ export function isTerminal(state: RunState): boolean {
 }
 
 /** Why an EXCEPTION run ended (DESIGN §7.1); shown to the run's owner only. */
-export const RUN_ERROR_CODES = ['StepFailed', 'InsufficientCredits', 'Canceled', 'DeadlineExceeded', 'WorkerLost', 'Rejected', 'ApprovalTimedOut', 'Internal'] as const;
+export const RUN_ERROR_CODES = ['StepFailed', 'InsufficientCredits', 'Canceled', 'DeadlineExceeded', 'WorkerLost', 'Rejected', 'ApprovalTimedOut', 'OutputContractViolation', 'Internal'] as const;
 export type RunErrorCode = (typeof RUN_ERROR_CODES)[number];
 export interface RunError { code: RunErrorCode; message: string; step_id?: string }
 

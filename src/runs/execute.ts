@@ -1,6 +1,7 @@
 import { evaluateExpression } from '../engine/expression';
 import type { SandboxLimits } from '../sandbox/sandbox';
 import { ExecutionFailure, executeDefinition, type ExecutionResult } from '../engine/run-executor';
+import { outputContractViolation } from '../engine/output-schema';
 import { isUid } from '../ids';
 import { CircuitRun, RUN_ERROR_CODES, type RunError, type RunErrorCode } from '../models/CircuitRun';
 import type { MetricExpression } from '../models/CircuitMetric';
@@ -245,7 +246,9 @@ export async function executeClaimed(services: Services, claim: ClaimedRun, cont
     const metrics = plan.metrics?.length
       ? await computeMetrics(plan.metrics, claim.input, result, { cpuMs: config.stepCpuMs, memoryMb: config.stepMemoryMb, maxOutputBytes: config.runMaxResultBytes })
       : null;
-    ending = storableEnding({
+    // The version's output_schema (DESIGN §11.3): an output that fails it ends the run EXCEPTION.
+    const violation = outputContractViolation(claim.circuit_version_uid, plan.definition, result.output);
+    ending = violation ? failedEnding(base, violation, result.credits) : storableEnding({
       ...base,
       state: 'COMPLETED',
       resultBlob: { output: result.output, steps: result.steps },

@@ -1,12 +1,15 @@
 import { Arg, Args, Authorized, Ctx, Directive, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Op } from 'sequelize';
-import { Circuit, CircuitVersion, User } from '../../models';
+import { Circuit, CircuitAdaptor, CircuitVersion, User } from '../../models';
+import { versionOfAlias } from '../../aliases/alias-version';
+import { circuitModule } from '../../clients/circuit-module';
+import { isUid } from '../../ids';
 import { createCircuit } from '../../commands/create-circuit';
 import { publishVersion } from '../../commands/publish-version';
 import { updateCircuit } from '../../commands/update-circuit';
 import { deprecateCircuit } from '../../commands/deprecate-circuit';
 import { setPrimaryVersion } from '../../commands/set-primary-version';
-import { notFound } from '../../errors';
+import { badInput, notFound } from '../../errors';
 import { circuitPermits, listableCircuitsWhere } from '../../policies/circuit.policy';
 import { JSONScalar } from '../common/scalars';
 import { PageArgs, pageWindow, paged } from '../common/pagination';
@@ -29,6 +32,30 @@ export class CircuitResolver {
   async circuit(@Arg('uid', () => ID) uid: string, @Ctx() ctx: AppContext): Promise<CircuitType> {
     const circuit = await findCircuitFor(ctx, uid, 'read');
     return presentCircuit(ctx, circuit);
+  }
+
+  @Query(() => String, {
+    description: 'A dependency-free TypeScript module for running the circuit, typed from a version\'s query_schema and output_schema (DESIGN §11.3): the primary version, `version`, or the version `alias` draws for the types (its runs then send the alias). Same read rules as the circuit.',
+  })
+  async circuitClientModule(
+    @Arg('uid', () => ID) uid: string,
+    @Arg('version', () => ID, { nullable: true }) version: string | undefined,
+    @Arg('alias', () => String, { nullable: true }) alias: string | undefined,
+    @Ctx() ctx: AppContext,
+  ): Promise<string> {
+    if (version != null && alias != null) throw badInput('Send version or alias, not both');
+    const circuit = await findCircuitFor(ctx, uid, 'read');
+    const versionUid = alias != null ? await versionOfAlias(circuit, alias, 'client.ts') : version ?? circuit.primary_version_uid;
+    const row = versionUid && isUid(versionUid) ? await CircuitVersion.findOne({ where: { uid: versionUid, circuit_uid: circuit.uid } }) : null;
+    if (!row) throw notFound('Circuit version');
+    const adaptor = await CircuitAdaptor.findOne({ where: { circuit_uid: circuit.uid }, attributes: ['uid'] });
+    if (!adaptor) throw notFound('Circuit adaptor');
+    return circuitModule({
+      apiUrl: `${ctx.baseUrl}/api/v1`,
+      circuitUid: circuit.uid, circuitName: circuit.name, adaptorUid: adaptor.uid,
+      versionUid: row.uid, versionNumber: row.number, alias: alias ?? null,
+      querySchema: row.definition.query_schema, outputSchema: row.definition.output_schema,
+    });
   }
 
   @Query(() => CircuitType, { description: 'A circuit by owner username and circuit name' })

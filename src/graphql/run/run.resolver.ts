@@ -18,7 +18,9 @@ import type { AppContext } from '../context';
 import { findCircuitFor } from '../circuit/circuit.access';
 import { findRunFor } from './run.access';
 import { presentRun, presentRunEvent, presentWaitingFor, runAsOf } from './run.presenter';
-import { CircuitRunContextInput, CircuitRunEventType, CircuitRunPage, CircuitRunType, RunEventKindEnum, WaitingStepType } from './run.type';
+import { resolveSecret } from '../../storage/secret';
+import { signedEventsQuery } from '../../runs/events/signed-url';
+import { CircuitRunContextInput, SignedUrlType, CircuitRunEventType, CircuitRunPage, CircuitRunType, RunEventKindEnum, WaitingStepType } from './run.type';
 
 /** `Prefer: wait=N` / `waitSeconds`: 1–60 (DESIGN §7.4). */
 export const MAX_WAIT_SECONDS = 60;
@@ -145,6 +147,15 @@ export class RunResolver {
     const run = await findRunFor(ctx, runUid, 'approve');
     await resolveApproval(ctx.services, run.uid, stepId, decision);
     return presentRun(ctx, (await CircuitRun.findByPk(run.uid)) ?? run);
+  }
+
+  @Mutation(() => SignedUrlType, {
+    description: "A signed URL of the run's event stream (GET /circuit-runs/{uid}/events) that a browser's EventSource can open without headers, as the caller, for at most 5 minutes (DESIGN §11.3). Same read rules as circuitRun",
+  })
+  async circuitRunEventsUrl(@Arg('uid', () => ID) uid: string, @Ctx() ctx: AppContext): Promise<SignedUrlType> {
+    const run = await findRunFor(ctx, uid, 'read');
+    const { query, expiresAt } = signedEventsQuery(resolveSecret(ctx.services.config), run.uid, ctx.viewer?.uid ?? null);
+    return Object.assign(new SignedUrlType(), { url: `${ctx.baseUrl}/api/v1/circuit-runs/${run.uid}/events?${query}`, expiresAt });
   }
 
   @Query(() => CircuitRunType, { nullable: true, description: 'A run; public runs to anyone, private runs to the user who started them' })

@@ -48,6 +48,12 @@ export class WaitingStepType {
   }
 }
 
+@ObjectType('SignedUrl', { description: 'A short-lived URL that needs no Authorization header (DESIGN §11.3)' })
+export class SignedUrlType {
+  @Field(() => String) url!: string;
+  @Field(() => Date) expiresAt!: Date;
+}
+
 /** A run as callers see it (spec 2.1); its fields are built from RUN_COLUMNS below. */
 @ObjectType('CircuitRun')
 export class CircuitRunType {

@@ -1,0 +1,41 @@
+import type { ValidateFunction } from 'ajv/dist/2020';
+import { LRUCache } from 'lru-cache';
+import { describeSchemaError, queryAjv, querySchemaProblem } from './input-schema';
+import type { RunError } from '../models/CircuitRun';
+
+/**
+ * A version's `output_schema` (DESIGN §11.3): JSON Schema 2020-12 of its run's output, held to the same
+ * rules as `query_schema` at publish (size, no recursive `$ref`, RE2 patterns, compiles), checked when
+ * a run completes.
+ */
+export function outputSchemaProblem(schema: unknown): string | null {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return 'must be a JSON Schema object';
+  return querySchemaProblem(schema as Record<string, unknown>);
+}
+
+let ajv: ReturnType<typeof queryAjv> | undefined;
+/** Compiled output schemas by version uid (versions are immutable). */
+const compiled = new LRUCache<string, ValidateFunction>({ max: 1_000, dispose: (validate) => { ajv?.removeSchema(validate.schema as object); } });
+
+/**
+ * The EXCEPTION a completed run ends with when its output fails its version's output_schema
+ * (`OutputContractViolation` naming the field, e.g. `output.score must be number`), or null.
+ */
+export function outputContractViolation(versionUid: string, definition: { output_schema?: unknown }, output: unknown): RunError | null {
+  const schema = definition.output_schema;
+  if (schema === undefined || schema === null) return null;
+  let validate = compiled.get(versionUid);
+  try {
+    if (!validate) {
+      ajv ??= queryAjv();
+      validate = ajv.compile(schema as object);
+      compiled.set(versionUid, validate);
+    }
+  } catch (error) {
+    return { code: 'OutputContractViolation', message: `this version's output_schema cannot be used: ${(error as Error).message}` };
+  }
+  if (validate(output)) return null;
+  const first = validate.errors?.[0];
+  const message = first ? describeSchemaError(first, 'output').message : 'output does not match the output_schema';
+  return { code: 'OutputContractViolation', message: `The run's output does not match the version's output_schema: ${message}` };
+}
