@@ -168,7 +168,8 @@ test('a run queried without traceparent has a trace of its own', async () => {
   await spansUntil((list) => list.filter((s) => s.traceId === runSpan.traceId && s.parentSpanId === runSpan.spanId).length === 2);
 });
 
-test('a collector that is down neither slows nor fails a run', async () => {
+// Whether it slows them is a latency claim, for a bench (a wall-clock ceiling here would flake on a loaded runner).
+test('a collector that is down fails no run', async () => {
   // Nothing listens on this port (the collector above answered on its own port; this one is closed).
   const closed = http.createServer();
   await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
@@ -177,11 +178,9 @@ test('a collector that is down neither slows nor fails a run', async () => {
   deadCollector = await spawnServiceProcess('api', t.databaseUrl, { RUN_WORKER: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_BSP_SCHEDULE_DELAY: '50' });
   const hello = await makeRunnableCircuit(owner, HELLO_DEFINITION);
   const rest = restClient(`${deadCollector.url}/api/v1`);
-  const started = Date.now();
   const uids: string[] = [];
   for (const name of ['a', 'b', 'c']) uids.push((await rest('POST', `/circuit-adaptors/${hello.adaptorUid}/query`, { token: owner.token, body: { input: { name } } })).body.payload.uid);
   for (const uid of uids) expect((await waitForRun({ rest }, uid, owner.token, 10_000)).state).toBe('COMPLETED');
-  expect(Date.now() - started).toBeLessThan(5_000);
 });
 
 test('with traces off (this process), a GraphQL query stores a valid traceparent on the run as sent, and ignores a malformed one', async () => {
