@@ -5,6 +5,7 @@ import type { CircuitVersion } from '../models';
 import { RunAdmission } from './admission';
 import { RunReadCache } from './read-cache';
 import { createJournalWriter, type JournalWriter } from './step-journal';
+import { createEventAppender, type EventAppender } from './events/log';
 import { createClaimBatcher, type ClaimBatcher } from './transitions';
 
 /** What a run needs of its version: versions are immutable, so they are kept by uid. */
@@ -20,6 +21,8 @@ export interface RunService {
   readonly admission: RunAdmission;
   /** Claims arriving while another is written share the next statement (src/runs/transitions.ts). */
   readonly claims: ClaimBatcher;
+  /** Step and output events of many runs are appended together (src/runs/events/log.ts). */
+  readonly eventAppends: EventAppender;
   /** Completed steps of many runs are journaled together (src/runs/step-journal.ts). */
   readonly journalWrites: JournalWriter;
   /** Rows a read of an ended run needs, dropped on `run_reads_changed` (src/runs/read-cache.ts). */
@@ -28,8 +31,10 @@ export interface RunService {
   readonly versions: LRUCache<string, RunVersion>;
 }
 
-export function createRunService(sequelize: Sequelize, runQueue: Pick<RunQueue, 'sqlEnqueue'>): RunService {
+/** `notifyChannel`: the run-event bus's NOTIFY channel when it is PostgreSQL's (events are announced in their statement). */
+export function createRunService(sequelize: Sequelize, runQueue: Pick<RunQueue, 'sqlEnqueue'>, notifyChannel?: string): RunService {
   return {
+    eventAppends: createEventAppender(sequelize, notifyChannel),
     admission: new RunAdmission({ sequelize, runQueue }),
     claims: createClaimBatcher(sequelize),
     journalWrites: createJournalWriter(sequelize),

@@ -105,7 +105,7 @@ export async function startRunRuntime(options: RunRuntimeOptions): Promise<RunRu
   };
 
   return {
-    services: { runQueue, runEvents, runs: createRunService(sequelize, runQueue) },
+    services: { runQueue, runEvents, runs: createRunService(sequelize, runQueue, runEvents.sqlChannel) },
     attach(services) {
       attached(services);
       if (!worker) return;

@@ -1,5 +1,6 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { preparedQuery } from '../../db/prepared';
+import { StatementBatcher } from '../../db/statement-batcher';
 import { ASYNC_COMMIT_COLUMN } from '../../db/async-commit';
 import type { RunState } from '../../models/CircuitRun';
 import type { RunEventKind } from '../../models/RunEvent';
@@ -22,28 +23,49 @@ export function eventBatchJson(events: readonly PendingRunEvent[]): string {
   return JSON.stringify(events.map((e) => ({ kind: e.kind, data: toStorableText(e.data) })));
 }
 
+interface AppendItem { uid: string; attempt: number; events: readonly PendingRunEvent[] }
+
+/** Event batches of many runs, appended together while another append is in flight (one per process: RunService.eventAppends). */
+export type EventAppender = StatementBatcher<AppendItem, number | null>;
+
 /**
- * Appends step/output events for the attempt holding a RUNNING run; with `notifyChannel`, NOTIFYs
- * `{uid, seq}` on commit. Returns the last seq written, or null when the run is no longer this
- * attempt's (ended, taken over): its events are dropped, so nothing follows a terminal state.
+ * Appends step/output events for the attempt holding a RUNNING run, the batches of many runs in one
+ * statement (StatementBatcher): each run's seqs are raised under its own row lock; with `notifyChannel`,
+ * `{uid, seq}` is NOTIFYed on commit. Answers each batch's last seq, or null when its run is no longer
+ * that attempt's (ended, taken over): its events are dropped, so nothing follows a terminal state. A run
+ * appears at most once per statement (a run's recorder writes its batches one after another).
  */
-export async function appendRunEvents(sequelize: Sequelize, uid: string, attempt: number, events: PendingRunEvent[], notifyChannel?: string): Promise<number | null> {
-  if (events.length === 0) return null;
-  const rows = await preparedQuery<{ seq: number }>(
-    sequelize,
-    `WITH run AS (
-       UPDATE circuit_runs SET event_seq = event_seq + $3 WHERE uid = $1 AND state = 'RUNNING' AND attempt = $2
-       RETURNING uid, event_seq, ${ASYNC_COMMIT_COLUMN}),
+export function createEventAppender(sequelize: Sequelize, notifyChannel?: string): EventAppender {
+  const text = `WITH batch AS (
+       SELECT b.uid, b.attempt, b.events, jsonb_array_length(b.events) AS n
+         FROM jsonb_to_recordset($1::jsonb) AS b(uid uuid, attempt int, events jsonb)),
+     run AS (
+       UPDATE circuit_runs r SET event_seq = r.event_seq + batch.n
+         FROM batch WHERE r.uid = batch.uid AND r.state = 'RUNNING' AND r.attempt = batch.attempt
+       RETURNING r.uid, r.event_seq, batch.n, batch.events, ${ASYNC_COMMIT_COLUMN}),
      inserted AS (
        INSERT INTO circuit_run_events (run_uid, seq, kind, data)
-       SELECT run.uid, run.event_seq - $3 + e.ord, e.value->>'kind', e.value->'data'
-         FROM run, jsonb_array_elements($4::jsonb) WITH ORDINALITY AS e(value, ord)
-       RETURNING seq)
-     SELECT max(seq) AS seq${notifyChannel ? `, pg_notify($5, json_build_object('uid', $1::text, 'seq', max(seq))::text) AS notified` : ''}
-       FROM inserted HAVING count(*) > 0`,
-    [uid, attempt, events.length, eventBatchJson(events), ...(notifyChannel ? [notifyChannel] : [])],
-  );
-  return rows[0] ? Number(rows[0].seq) : null;
+       SELECT run.uid, run.event_seq - run.n + e.ord, e.value->>'kind', e.value->'data'
+         FROM run, jsonb_array_elements(run.events) WITH ORDINALITY AS e(value, ord)
+       RETURNING run_uid, seq)
+     SELECT run_uid AS uid, max(seq) AS seq${notifyChannel ? `, pg_notify($2, json_build_object('uid', run_uid::text, 'seq', max(seq))::text) AS notified` : ''}
+       FROM inserted GROUP BY run_uid`;
+  const write = async (items: AppendItem[]): Promise<Array<number | null>> => {
+    const json = JSON.stringify(items.map((item) => ({ uid: item.uid, attempt: item.attempt, events: item.events.map((e) => ({ kind: e.kind, data: toStorableText(e.data) })) })));
+    const rows = await preparedQuery<{ uid: string; seq: number }>(sequelize, text, [json, ...(notifyChannel ? [notifyChannel] : [])]);
+    const seqs = new Map(rows.map((row) => [row.uid, Number(row.seq)]));
+    return items.map((item) => seqs.get(item.uid) ?? null);
+  };
+  return new StatementBatcher(async (_key, items) => {
+    const seen = new Set<string>();
+    const first = items.filter((item) => !seen.has(item.uid) && seen.add(item.uid));
+    if (first.length === items.length) return write(items);
+    // Never expected (see above), but a repeat must not share a statement with its run's earlier batch.
+    const answers = new Map<AppendItem, number | null>();
+    (await write(first)).forEach((seq, i) => answers.set(first[i], seq));
+    for (const item of items) if (!answers.has(item)) answers.set(item, (await write([item]))[0]);
+    return items.map((item) => answers.get(item) ?? null);
+  }, { maxItems: 100 });
 }
 
 export interface RunLogRead {

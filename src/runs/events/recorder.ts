@@ -1,5 +1,5 @@
 import type { Services } from '../../services';
-import { appendRunEvents, type PendingRunEvent } from './log';
+import type { PendingRunEvent } from './log';
 import type { RunObserver, StepEvent } from '../../engine/run-control';
 import { runLifecycleHooks, type HookedRun } from '../hooks';
 
@@ -59,7 +59,7 @@ export class RunEventRecorder implements RunObserver {
     if (batch.length > 0) {
       this.chain = this.chain.then(async () => {
         try {
-          const seq = await appendRunEvents(this.services.sequelize, this.uid, this.attempt, batch, this.services.runEvents.sqlChannel);
+          const seq = await this.services.runs.eventAppends.submit('', { uid: this.uid, attempt: this.attempt, events: batch });
           if (seq !== null) this.logged(batch, seq);
           if (seq !== null && !this.services.runEvents.sqlChannel) await this.services.runEvents.publish({ uid: this.uid, seq });
         } catch (error) {
