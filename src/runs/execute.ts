@@ -214,7 +214,7 @@ export async function executeClaimed(services: Services, claim: ClaimedRun, cont
 
   let ending: RunEnding;
   // The step cache and recorded replays (DESIGN §9.5, §10.2); it collects the request hashes a replay of this run compares.
-  const gate = new RunRequestGate(services, {
+  const gate = new RunRequestGate({ sequelize, log, flights: services.runs.cacheFlights }, {
     bypassCache: Boolean(claim.cache_bypass),
     replay: claim.replay_of && claim.replay_mode === 'recorded' ? await loadReplaySource(sequelize, claim.replay_of).catch(() => null) : null,
   });

@@ -21,6 +21,8 @@ export interface RunService {
   readonly admission: RunAdmission;
   /** Claims arriving while another is written share the next statement (src/runs/transitions.ts). */
   readonly claims: ClaimBatcher;
+  /** Identical step-cache misses in flight in this process share one call (src/runs/step-cache.ts). */
+  readonly cacheFlights: Map<string, Promise<unknown>>;
   /** Step and output events of many runs are appended together (src/runs/events/log.ts). */
   readonly eventAppends: EventAppender;
   /** Completed steps of many runs are journaled together (src/runs/step-journal.ts). */
@@ -34,6 +36,7 @@ export interface RunService {
 /** `notifyChannel`: the run-event bus's NOTIFY channel when it is PostgreSQL's (events are announced in their statement). */
 export function createRunService(sequelize: Sequelize, runQueue: Pick<RunQueue, 'sqlEnqueue'>, notifyChannel?: string): RunService {
   return {
+    cacheFlights: new Map(),
     eventAppends: createEventAppender(sequelize, notifyChannel),
     admission: new RunAdmission({ sequelize, runQueue }),
     claims: createClaimBatcher(sequelize),

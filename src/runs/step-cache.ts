@@ -67,7 +67,6 @@ interface StoredResult { output: unknown }
 interface CacheRow { status: 'pending' | 'done'; output: unknown; live: boolean }
 
 /** In this process: the outcome of the one lookup-or-call in flight per key (null: it failed). */
-const inFlight = new Map<string, Promise<StoredResult | null>>();
 
 const hit = (stored: StoredResult): StepResult => ({ output: stored.output, credits: 0, reused: 'cached' });
 
@@ -96,7 +95,10 @@ const STORE = `INSERT INTO step_cache (key, status, output, usage, expires_at) V
 
 const usageJson = (result: StepResult) => (result.usage ? JSON.stringify(result.usage) : null);
 
-export interface StepCacheIo { sequelize: Sequelize; log: Logger }
+/** This process's misses in flight, by key (one per process: RunService.cacheFlights). */
+export type CacheFlights = Map<string, Promise<unknown>>;
+
+export interface StepCacheIo { sequelize: Sequelize; log: Logger; flights: CacheFlights }
 
 /** Across processes: a stored result, or this process's claim and call, or waiting for another's. */
 async function lookUpOrCall(io: StepCacheIo, key: string, ttlSeconds: number, signal: AbortSignal, call: () => Promise<StepResult>): Promise<{ result: StepResult; stored: StoredResult }> {
@@ -150,14 +152,14 @@ export async function cachedCall(io: StepCacheIo, key: string, ttlSeconds: numbe
     return result;
   }
   for (;;) {
-    const shared = inFlight.get(key);
+    const shared = io.flights.get(key) as Promise<StoredResult | null> | undefined;
     if (shared) {
       const stored = await abortable(shared, signal);
       if (stored) return hit(stored);
       continue; // the one in flight failed (or its run stopped): try again
     }
     let settle!: (stored: StoredResult | null) => void;
-    inFlight.set(key, new Promise((resolve) => { settle = resolve; }));
+    io.flights.set(key, new Promise((resolve) => { settle = resolve; }));
     try {
       const { result, stored } = await lookUpOrCall(io, key, ttlSeconds, signal, call);
       settle(stored);
@@ -166,7 +168,7 @@ export async function cachedCall(io: StepCacheIo, key: string, ttlSeconds: numbe
       settle(null);
       throw error;
     } finally {
-      inFlight.delete(key);
+      io.flights.delete(key);
     }
   }
 }

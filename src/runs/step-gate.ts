@@ -1,8 +1,7 @@
 import type { Sequelize } from 'sequelize';
 import { preparedQuery } from '../db/prepared';
 import type { GatedStep, RequestGate, StepResult } from '../engine/steps/types';
-import type { Logger } from '../logger';
-import { cacheKey, cacheSetting, cachedCall, requestKey } from './step-cache';
+import { cacheKey, cacheSetting, cachedCall, requestKey, type StepCacheIo } from './step-cache';
 import { RECORD_REQUESTS_SQL } from './transitions';
 
 /**
@@ -26,7 +25,7 @@ export class RunRequestGate implements RequestGate {
   /** This run's durable steps' request hashes, by path. */
   readonly requests: Record<string, string> = {};
 
-  constructor(private readonly io: { sequelize: Sequelize; log: Logger }, private readonly options: { bypassCache: boolean; replay?: ReplaySource | null }) {}
+  constructor(private readonly io: StepCacheIo, private readonly options: { bypassCache: boolean; replay?: ReplaySource | null }) {}
 
   async through(at: GatedStep, request: unknown, call: () => Promise<StepResult>): Promise<StepResult> {
     const cache = cacheSetting(at.step);
