@@ -1,6 +1,7 @@
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { AppError, notFound } from '../src/errors';
+import { describeSchemaError, fieldPath } from '../src/schema-errors';
 import { HEADERS } from './headers';
 import type { JsonSchema, Route, RouteInput } from './route';
 import { nounOf } from './schemas';
@@ -57,41 +58,13 @@ export function compileRoute(route: Route): RouteValidators {
   return validators;
 }
 
-function fieldName(instancePath: string, prefix = ''): string {
-  const parts = instancePath.split('/').slice(1).map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
-  let name = prefix;
-  for (const part of parts) name += /^\d+$/.test(part) ? `[${part}]` : name ? `.${part}` : part;
-  return name;
+function fieldName(instancePath: string): string {
+  return fieldPath(instancePath);
 }
 
 /** One Ajv error as a sentence about the REST field. */
 export function describeError(error: ErrorObject, what: string): { field: string; message: string } {
-  const at = fieldName(error.instancePath);
-  const join = (child: string) => (at ? `${at}.${child}` : child);
-  const params = error.params as Record<string, unknown>;
-  switch (error.keyword) {
-    case 'required':
-      return { field: join(String(params.missingProperty)), message: `${join(String(params.missingProperty))} is required` };
-    case 'additionalProperties':
-      return { field: join(String(params.additionalProperty)), message: `Unknown field: ${join(String(params.additionalProperty))}` };
-    case 'type': {
-      if (!at) return { field: '', message: `The ${what} must be a JSON object` };
-      const types = String(params.type).split(',');
-      return { field: at, message: `${at} must be ${types.length > 1 ? `${types.slice(0, -1).join(', ')} or ${types.at(-1)}` : types[0]}` };
-    }
-    case 'anyOf':
-    case 'oneOf': {
-      const types = Array.isArray(error.schema) ? (error.schema as JsonSchema[]).map((branch) => branch.type) : [];
-      if (at && types.length && types.every((type) => typeof type === 'string')) return { field: at, message: `${at} must be ${(types as string[]).join(' or ')}` };
-      return { field: at, message: `${at || `The ${what}`} ${error.message ?? 'is invalid'}` };
-    }
-    case 'enum':
-      return { field: at, message: `${at} must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}` };
-    case 'format':
-      return { field: at, message: `${at} must be a ${String(params.format)}` };
-    default:
-      return { field: at, message: `${at || `The ${what}`} ${error.message ?? 'is invalid'}` };
-  }
+  return describeSchemaError(error, fieldName(error.instancePath), what);
 }
 
 function fail(validate: ValidateFunction, what: string): never {

@@ -2,6 +2,7 @@ import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020'
 import addFormats from 'ajv-formats';
 import { LRUCache } from 'lru-cache';
 import RE2 from 're2';
+import { describeSchemaError, fieldPath } from '../schema-errors';
 
 /**
  * RE2 for every JSON Schema `pattern` and `patternProperties`: linear time, so no input can stall the
@@ -108,32 +109,9 @@ function validatorFor(versionUid: string, schema: unknown): ValidateFunction {
   return validate;
 }
 
-/** `/a/0/b` → `input.a[0].b` */
-function fieldPath(instancePath: string, root: string): string {
-  return instancePath
-    .split('/')
-    .slice(1)
-    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : `${path}.${part}`), root);
-}
-
 /** One readable line naming the failing field, e.g. "input.name is required", "input.age must be integer". */
-export function describeSchemaError(error: ErrorObject, root = 'input'): { field: string; message: string } {
-  const at = fieldPath(error.instancePath, root);
-  switch (error.keyword) {
-    case 'required': {
-      const field = `${at}.${String((error.params as { missingProperty: string }).missingProperty)}`;
-      return { field, message: `${field} is required` };
-    }
-    case 'additionalProperties': {
-      const field = `${at}.${String((error.params as { additionalProperty: string }).additionalProperty)}`;
-      return { field, message: `${field} is not allowed` };
-    }
-    case 'enum':
-      return { field: at, message: `${at} must be one of ${JSON.stringify((error.params as { allowedValues: unknown[] }).allowedValues)}` };
-    default:
-      return { field: at, message: `${at} ${error.message ?? 'is invalid'}` };
-  }
+export function describeInputError(error: ErrorObject, root = 'input'): { field: string; message: string } {
+  return describeSchemaError(error, fieldPath(error.instancePath, root), root);
 }
 
 /**
@@ -150,5 +128,5 @@ export function checkInput(versionUid: string, schema: unknown, input: unknown, 
   }
   if (validate(input)) return null;
   const first = validate.errors?.[0];
-  return first ? describeSchemaError(first, root) : { field: root, message: `${root} does not match the query schema` };
+  return first ? describeInputError(first, root) : { field: root, message: `${root} does not match the query schema` };
 }

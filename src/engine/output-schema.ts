@@ -1,6 +1,6 @@
 import type { ValidateFunction } from 'ajv/dist/2020';
 import { LRUCache } from 'lru-cache';
-import { describeSchemaError, queryAjv, querySchemaProblem } from './input-schema';
+import { describeInputError, queryAjv, querySchemaProblem } from './input-schema';
 import type { RunError } from '../models/CircuitRun';
 
 /**
@@ -36,6 +36,6 @@ export function outputContractViolation(versionUid: string, definition: { output
   }
   if (validate(output)) return null;
   const first = validate.errors?.[0];
-  const message = first ? describeSchemaError(first, 'output').message : 'output does not match the output_schema';
+  const message = first ? describeInputError(first, 'output').message : 'output does not match the output_schema';
   return { code: 'OutputContractViolation', message: `The run's output does not match the version's output_schema: ${message}` };
 }

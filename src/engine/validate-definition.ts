@@ -2,6 +2,7 @@ import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020'
 import { Op, type Transaction } from 'sequelize';
 import { Circuit, CircuitEmbed, CircuitVersion, User } from '../models';
 import { badInput } from '../errors';
+import { describeSchemaError, fieldPath } from '../schema-errors';
 import { circuitPermits } from '../policies/circuit.policy';
 import { isUid } from '../ids';
 import { checkSyntax } from '../sandbox/sandbox';
@@ -42,43 +43,47 @@ function messageOf(schema: FieldSchema | undefined, keyword: string): string | u
 
 /** `/steps/2/messages/0/role` → where the step is named (`step a`) and the path inside it (`.messages[0].role`). */
 function locate(instancePath: string, definition: unknown): { where: string; path: string } {
-  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
-  const join = (rest: string[]) => rest.map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`)).join('');
-  if (parts[0] === 'steps' && parts.length >= 2) {
-    const step = (definition as { steps: unknown[] }).steps[Number(parts[1])] as { id?: unknown } | undefined;
+  const parts = instancePath.split('/');
+  if (parts[1] === 'steps' && parts.length >= 3) {
+    const step = (definition as { steps: unknown[] }).steps[Number(parts[2])] as { id?: unknown } | undefined;
     const named = typeof step?.id === 'string' && STEP_ID.test(step.id);
-    return named ? { where: `step ${String(step!.id)}`, path: join(parts.slice(2)) } : { where: `definition.steps[${parts[1]}]`, path: join(parts.slice(2)) };
+    const inside = fieldPath(`/${parts.slice(3).join('/')}`, 'x').slice(1);
+    return { where: named ? `step ${String(step!.id)}` : `definition.steps[${parts[2]}]`, path: parts.length > 3 ? inside : '' };
   }
-  return { where: 'definition', path: join(parts) };
+  return { where: 'definition', path: parts.length > 1 ? `.${fieldPath(instancePath)}` : '' };
 }
 
-/** One Ajv error as the sentence a publisher reads (naming the step and field). */
+/**
+ * One Ajv error as the sentence a publisher reads: the shared wording (src/schema-errors.ts), naming the
+ * step and field; a field's authored `x-message` replaces Ajv's words, and an unknown field lists the allowed ones.
+ */
 function describe(error: ErrorObject, definition: unknown): { message: string; field?: string } {
   const { where, path } = locate(error.instancePath, definition);
   const at = `${where}${path}`;
   const parent = error.parentSchema as FieldSchema | undefined;
   const properties = (parent?.properties ?? {}) as Record<string, FieldSchema>;
   const value = (text: string, data: unknown) => text.replace('{value}', JSON.stringify(data ?? null));
+  const topField = (name: string | undefined) => (where === 'definition' ? name : undefined);
   switch (error.keyword) {
     case 'additionalProperties': {
-      const extra = String((error.params as { additionalProperty: string }).additionalProperty);
       const allowed = Object.keys(properties).filter((k) => !(parent?.['x-kind'] && (k === 'id' || k === 'kind')));
-      const kind = parent?.['x-kind'] ? ` for a ${String(parent['x-kind'])} step` : '';
-      return { message: `${at}: unknown field ${extra}${kind} (allowed: ${allowed.join(', ')})`, field: where === 'definition' && path === '' ? extra : undefined };
+      const kind = parent?.['x-kind'] ? `a ${String(parent['x-kind'])} step allows` : 'allowed';
+      const { message, field } = describeSchemaError(error, at, 'definition');
+      return { message: `${message} (${kind}: ${allowed.join(', ')})`, field: path === '' ? topField(field.slice(at.length + 1)) : undefined };
     }
     case 'required': {
       const missing = String((error.params as { missingProperty: string }).missingProperty);
-      if (parent?.['x-kind']) return { message: `${at}: ${missing} is required for a ${String(parent['x-kind'])} step` };
-      const schema = properties[missing];
-      if (missing === 'kind') return { message: `${at}: ${messageOf(schema, 'required')}` };
-      return { message: `${at}.${missing} ${value(messageOf(schema, 'required') ?? 'is required', undefined)}`, field: where === 'definition' && path === '' ? missing : undefined };
+      const authored = parent?.['x-kind'] ? undefined : messageOf(properties[missing], 'required');
+      if (missing === 'kind' && authored) return { message: `${at}: ${authored}` };
+      const { message } = describeSchemaError(error, at, 'definition');
+      return { message: authored ? `${at}.${missing} ${value(authored, undefined)}` : message, field: path === '' ? topField(missing) : undefined };
     }
     default: {
       // "step a: kind must be one of …": the kind is about the step, not a field inside it.
       if (path === '.kind') return { message: `${where}: ${messageOf(parent, error.keyword) ?? 'has an unknown kind'}` };
-      const message = messageOf(parent, error.keyword) ?? error.message ?? 'is invalid';
-      const field = where === 'definition' && path !== '' ? path.slice(1).split(/[.[]/)[0] : undefined;
-      return { message: `${at} ${value(message, error.data)}`, field };
+      const authored = messageOf(parent, error.keyword);
+      const field = path !== '' ? topField(path.slice(1).split(/[.[]/)[0]) : undefined;
+      return { message: authored ? `${at} ${value(authored, error.data)}` : describeSchemaError(error, at, 'definition').message, field };
     }
   }
 }
