@@ -30,7 +30,7 @@ export default tseslint.config(
     // The floors of the run wing (README "Project layout"): the queue knows Agenda and nothing of runs;
     // the engine executes a definition and knows neither the queue nor the run wing; the run wing knows
     // nothing of the API layers that present it; models know nothing above them.
-    files: ['src/**/*.ts'],
+    files: ['src/**/*.ts', 'rest-bridge/**/*.ts'],
     plugins: { 'import-x': importX },
     settings: { 'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js', '.json'] })] },
     rules: {
@@ -40,6 +40,7 @@ export default tseslint.config(
           { target: './src/engine', from: ['./src/runs', './src/queue', './src/graphql', './src/http', './src/web', './rest-bridge'], message: 'the engine executes a definition; the run wing (src/runs/) drives it through ExecutionContext.' },
           { target: './src/runs', from: ['./src/graphql', './src/http', './src/web', './rest-bridge'], message: 'the run wing is below the API layers that present it.' },
           { target: './src/models', from: ['./src/runs', './src/queue', './src/graphql', './src/http', './src/web', './rest-bridge'], message: 'models know nothing above them.' },
+          { target: './rest-bridge', from: ['./src/engine', './src/runs', './src/queue', './src/credits', './src/commands', './src/policies', './src/sandbox', './src/webhooks', './src/schedules', './src/aliases', './src/auth', './src/storage', './src/web', './src/mcp'], message: 'the REST bridge maps paths onto GraphQL operations and holds no business logic: it reaches the domain only through the schema.' },
         ],
       }],
       // Every reach into Agenda lives in src/queue/ (its tables, payloads and internals, with canaries).

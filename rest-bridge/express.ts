@@ -7,8 +7,6 @@ import { errorResponse, runRoute, BridgeResponse } from './bridge';
 import type { Route } from './route';
 import { buildOpenApi } from './openapi';
 import { compileRoute } from './validate';
-import { mountApiDocs } from '../src/http/api-docs';
-import { definitionJsonSchema } from '../src/engine/definition-schema';
 
 export const API_PREFIX = '/api/v1';
 
@@ -72,12 +70,6 @@ export function mountRestBridge(app: Express, schema: GraphQLSchema, document: D
     res.locals.route = 'GET /openapi.json';
     res.json((openApi ??= buildOpenApi(routes, { schema, document })));
   });
-  let definitionSchema: object | undefined;
-  router.get('/definition-schema.json', (_req: Request, res: Response) => {
-    res.locals.route = 'GET /definition-schema.json';
-    res.type('application/schema+json').send(JSON.stringify((definitionSchema ??= definitionJsonSchema())));
-  });
-  mountApiDocs(router);
   // The route table in a radix tree: Express tries its routes one by one, which for the last of ~50
   // rows cost more than the rest of an ended run's read.
   const table = FindMyWay({ ignoreTrailingSlash: true });

@@ -12,7 +12,8 @@ import { mountGraphiql } from './http/graphiql';
 import { mountLandingPage } from './http/landing-page';
 import { createMetrics, mountObservability } from './http/observability';
 import { loadOperations, assertOperationsValid } from '../rest-bridge/operations';
-import { mountRestBridge } from '../rest-bridge/express';
+import { API_PREFIX, mountRestBridge } from '../rest-bridge/express';
+import { mountApiReference } from './http/api-docs';
 import { routes } from '../rest-bridge/routes';
 import type { Services } from './services';
 import { createBlobStorage } from './storage';
@@ -87,6 +88,7 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
   // The REST paths first: a request walks the app's routes in order until one matches, and these are
   // the ones clients poll. Every other mount has its own path, so the order changes nothing else.
   mountRunEvents(app, schema, operations, services);
+  mountApiReference(app, API_PREFIX);
   mountRestBridge(app, schema, operations, routes, services);
   mountMcp(app, services);
   const server = http.createServer(app);

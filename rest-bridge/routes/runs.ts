@@ -1,12 +1,9 @@
 import type { Route } from '../route';
 import { BODY_UID, pageQuery, uidParam } from '../schemas';
-import { MAX_APPROVAL_COMMENT_CHARS, MAX_APPROVAL_DATA_BYTES } from '../../src/runs/approvals';
-import { RUN_OPTIONAL_FIELDS } from '../../src/runs/present';
+import { MAX_APPROVAL_COMMENT_CHARS, MAX_APPROVAL_DATA_BYTES, RUN_OPTIONAL_FIELDS } from '../../src/models/CircuitRun';
 
 const tag = 'Runs';
 
-/** Fields of a run that are absent, not null, until they exist or for whom may not see them (src/runs/present.ts). */
-export { RUN_OPTIONAL_FIELDS };
 
 /**
  * RFC 7240 `Prefer: wait` / `wait=N` → seconds (N 1–60; bare `wait`: 60). Other preferences, and a

@@ -1,5 +1,6 @@
 import type { Route } from '../route';
 import { pageQuery } from '../schemas';
+import { RUN_OPTIONAL_FIELDS, RUN_STATES } from '../../src/models/CircuitRun';
 
 const tag = 'Users';
 
@@ -23,14 +24,14 @@ export const userRoutes: Route[] = [
     auth: 'required',
     tag,
     query: {
-      state: { schema: { type: 'string', enum: ['PROVISIONED', 'RUNNING', 'COMPLETED', 'EXCEPTION'] }, description: 'Only runs in this state' },
+      state: { schema: { type: 'string', enum: [...RUN_STATES] }, description: 'Only runs in this state' },
       circuit_uid: { schema: { type: 'string', format: 'uuid' }, description: 'Only runs of this circuit' },
       ...pageQuery(),
     },
     variables: ({ query }) => ({ state: query.state, circuitUid: query.circuit_uid, limit: query.limit, page: query.page }),
     result: 'viewerRuns',
     shape: 'page',
-    omitWhenNull: ['ended_at', 'result_blob', 'metrics', 'waiting_for'],
+    omitWhenNull: RUN_OPTIONAL_FIELDS,
   },
   {
     method: 'GET',

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import express, { type Router } from 'express';
+import express, { type Express, type Request, type Response, type Router } from 'express';
+import { definitionJsonSchema } from '../engine/definition-schema';
 
 /** Where the REST reference lives, relative to the REST prefix (/api/v1). */
 export const API_DOCS_PATH = '/docs';
@@ -62,4 +63,19 @@ export function mountApiDocs(router: Router): void {
     });
   }
   router.use(`${API_DOCS_PATH}/assets`, assets);
+}
+
+/**
+ * The API's reference pages beside the bridge (which holds no domain imports): the Swagger UI and
+ * GET /api/v1/definition-schema.json, the JSON Schema of a version's definition, built from the step kinds.
+ */
+export function mountApiReference(app: Express, prefix: string): void {
+  const router = express.Router();
+  let definitionSchema: string | undefined;
+  router.get('/definition-schema.json', (_req: Request, res: Response) => {
+    res.locals.route = 'GET /definition-schema.json';
+    res.type('application/schema+json').send((definitionSchema ??= JSON.stringify(definitionJsonSchema())));
+  });
+  mountApiDocs(router);
+  app.use(prefix, router);
 }

@@ -19,6 +19,18 @@ export type RunErrorCode = (typeof RUN_ERROR_CODES)[number];
 export interface RunError { code: RunErrorCode; message: string; step_id?: string }
 
 /**
+ * Fields of a run that are absent, not null, until they exist (spec 2.1), or that the caller may not
+ * see (`error`, `waiting_for`: owner only; `waiting_for` also while nothing waits, DESIGN §9.4); `alias`
+ * only on runs whose version was drawn from one (DESIGN §10.1); `replay_of` only on replays (§10.2).
+ */
+export const RUN_OPTIONAL_FIELDS = ['alias', 'replay_of', 'ended_at', 'result_blob', 'metrics', 'error', 'waiting_for'];
+
+/** An approval's `comment`: at most this many characters (Unicode code points, as the REST edge counts them). */
+export const MAX_APPROVAL_COMMENT_CHARS = 2000;
+/** An approval's `data`: a JSON object of at most this many bytes serialized. */
+export const MAX_APPROVAL_DATA_BYTES = 64 * 1024;
+
+/**
  * How a column shows in the API (GraphQL field `name`, REST/event field = the column name):
  * - `when`: the states in which it has a value (null, and absent in REST, otherwise);
  * - `ownerOnly`: only the run's owner sees it (decided by the run policy's `debug` action).

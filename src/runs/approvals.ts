@@ -1,6 +1,6 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { Services } from '../services';
-import type { RunState } from '../models/CircuitRun';
+import { MAX_APPROVAL_COMMENT_CHARS, MAX_APPROVAL_DATA_BYTES, type RunState } from '../models/CircuitRun';
 import { badInput, conflict, notFound } from '../errors';
 import { textFlaw } from '../input-hygiene';
 
@@ -18,10 +18,6 @@ import { textFlaw } from '../input-hygiene';
  * RUNNING run, for its owner only (readWaitingSteps, batched per request).
  */
 
-/** `comment`: at most this many characters (Unicode code points, as the REST edge counts them). */
-export const MAX_APPROVAL_COMMENT_CHARS = 2000;
-/** `data`: a JSON object of at most this many bytes serialized. */
-export const MAX_APPROVAL_DATA_BYTES = 64 * 1024;
 
 /** What a person decides. */
 export interface ApprovalDecision {
