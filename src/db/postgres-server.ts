@@ -30,6 +30,23 @@ export function postgresBinaries(): Binaries {
 const NOTEWORTHY = /\b(WARNING|ERROR|FATAL|PANIC):/;
 /** Complaints that only echo an outage the supervisor reports itself (sessions ended by a crash, connections refused while starting). */
 const ECHOES = /unexpected postmaster exit|the database system is (starting up|shutting down|in recovery mode)|terminating connection because of crash/;
+/**
+ * Each line says which backend wrote it and its SQLSTATE (`log_line_prefix`), and statements are never
+ * echoed (`log_min_error_statement`: they may hold user data). An ERROR of a client backend is an answer
+ * its client already got and handles (a duplicate name is a 409, not a warning), so only the server's
+ * own complaints are logged.
+ */
+export const LOG_SETTINGS = { log_line_prefix: '%m [%p] <%b> %e ', log_min_error_statement: 'panic' };
+const PREFIX = /^\S+ \S+ \S+ \[\d+\] (?:<([^>]*)> (\S+) )?/;
+
+/** The text of a PostgreSQL log line worth a warning, or null. */
+export function noteworthy(line: string): string | null {
+  if (!NOTEWORTHY.test(line) || ECHOES.test(line)) return null;
+  const match = PREFIX.exec(line);
+  const text = match ? line.slice(match[0].length) : line;
+  if (match?.[1] === 'client backend' && text.startsWith('ERROR:')) return null;
+  return text;
+}
 const READY = 'database system is ready to accept connections';
 /** Messages in English whatever the machine's locale: readiness is recognised by its text. */
 const ENV = { ...process.env, LC_MESSAGES: 'C', LANG: 'C.UTF-8' };
@@ -128,7 +145,7 @@ export class PostgresServer {
     const { postgres } = postgresBinaries();
     const { pgDir, port, identity, settings = {} } = this.options;
     assertReachable(postgres, identity);
-    const flags = Object.entries({ listen_addresses: '127.0.0.1', unix_socket_directories: '', ...settings }).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
+    const flags = Object.entries({ listen_addresses: '127.0.0.1', unix_socket_directories: '', ...LOG_SETTINGS, ...settings }).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
     const command = identity.command(postgres, ['-D', pgDir, '-p', String(port), ...flags]);
     this.lastLines = [];
     const child = spawn(command.file, command.args, { uid: command.uid, gid: command.gid, env: ENV, detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -146,7 +163,8 @@ export class PostgresServer {
           this.lastLines.push(line);
           if (this.lastLines.length > 30) this.lastLines.shift();
           // While starting, PostgreSQL's complaints become the start error instead (see 'exit' below).
-          if (NOTEWORTHY.test(line) && !ECHOES.test(line) && this._state === 'running') this.options.log(line.replace(/^\S+ \S+ \S+ \[\d+\] /, ''), 'warn');
+          const complaint = this._state === 'running' ? noteworthy(line) : null;
+          if (complaint) this.options.log(complaint, 'warn');
           if (!ready && line.includes(READY)) {
             ready = true;
             resolve();
