@@ -1,3 +1,4 @@
+import type { Db } from 'mongodb';
 import crypto from 'node:crypto';
 import { LibraryInternalsChanged, requireMethod } from '../library-patches';
 
@@ -277,12 +278,12 @@ export function jobStorePool<T>(repository: unknown): T | undefined {
 // ---------------------------------------------------------------------------------------------
 // Agenda's MongoDB store: its database handle (for the run-uid index the outbox relay relies on)
 
-export interface MongoDbLike { collection(name: string): { createIndex(spec: Record<string, 1 | -1>): Promise<unknown> } }
 
 /** MongoJobRepository.getDb (public, documented "for use by job logger"): the connected Db. */
-export function mongoJobStoreDb(repository: unknown): MongoDbLike {
+export function mongoJobStoreDb(repository: unknown): Db {
   requireMethod(repository, 'getDb', 'Agenda MongoJobRepository');
-  const db = (repository as { getDb(): MongoDbLike }).getDb();
+  const db = (repository as { getDb(): Db }).getDb();
+  requireMethod(db, 'command', 'MongoDB Db');
   requireMethod(db, 'collection', 'MongoDB Db');
   return db;
 }

@@ -249,7 +249,9 @@ export async function createRunQueue(options: RunQueueOptions, handler?: RunJobH
     },
     async ping() {
       try {
-        await agenda.queryJobs({ name: EXECUTE_RUN, limit: 1 });
+        // MongoDB: the server's own ping (mongodb driver), not a query that an index or a lock could slow.
+        if (mongo) await mongoJobStoreDb(backend.repository).command({ ping: 1 }, { timeoutMS: 2_000 });
+        else await agenda.queryJobs({ name: EXECUTE_RUN, limit: 1 });
         return true;
       } catch {
         return false;
