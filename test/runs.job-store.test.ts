@@ -45,7 +45,7 @@ async function runsOn(app: TestApp, count: number): Promise<string[]> {
   return uids;
 }
 
-test('the jobs of ended runs leave the job store, many per statement', async () => {
+test('the jobs of ended runs leave the job store', async () => {
   const app = await startTestApp({}, { databaseUrl: database.url });
   try {
     const uids = await runsOn(app, 20);
