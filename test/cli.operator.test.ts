@@ -12,7 +12,8 @@ import { CreditLedger } from '../src/models/CreditLedger';
 const ROOT = path.join(__dirname, '..');
 const BIN = path.join(ROOT, 'bin', 'circuits.js');
 
-jest.setTimeout(120_000);
+// Each command is a fresh process: generous for a loaded 2-core machine, no timing asserted.
+jest.setTimeout(300_000);
 
 interface CliResult { code: number; stdout: string; stderr: string; json: any }
 
@@ -221,26 +222,42 @@ describe('runs', () => {
     expect(all.json.data[0]).toMatchObject({ uid: completed, state: 'COMPLETED', username: 'op-alice', document_type: 'circuit_run', credits_cost: expect.any(Number) });
 
     const uids = async (...args: string[]) => (await ok(['run', 'list', ...args])).json.data.map((r: any) => r.uid);
-    expect(await uids('--user', 'op-alice')).toEqual([completed, provisioned]);
-    expect(await uids('--state', 'exception')).toEqual([running, provisioned]);
-    expect(await uids('--user', 'op-alice', '--state', 'EXCEPTION')).toEqual([provisioned]);
-    expect(await uids('--circuit', aliceCircuit.uid)).toEqual([completed, provisioned]);
-    expect(await uids('--circuit', 'op-alice/greeter', '--state', 'COMPLETED')).toEqual([completed]);
-    expect(await uids('--user', 'op-bob', '--circuit', 'holder')).toEqual([running]);
-    expect(await uids('--limit', '1', '--page', '2')).toEqual([running]);
-    expect(await uids('--state', 'RUNNING')).toEqual([]);
+    // Read-only, so side by side.
+    expect(await Promise.all([
+      uids('--user', 'op-alice'),
+      uids('--state', 'exception'),
+      uids('--user', 'op-alice', '--state', 'EXCEPTION'),
+      uids('--circuit', aliceCircuit.uid),
+      uids('--circuit', 'op-alice/greeter', '--state', 'COMPLETED'),
+      uids('--user', 'op-bob', '--circuit', 'holder'),
+      uids('--limit', '1', '--page', '2'),
+      uids('--state', 'RUNNING'),
+    ])).toEqual([
+      [completed, provisioned],
+      [running, provisioned],
+      [provisioned],
+      [completed, provisioned],
+      [completed],
+      [running],
+      [running],
+      [],
+    ]);
 
     const table = await ok(['run', 'list', '--user', 'op-bob', '--table']);
     const lines = table.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^UID\s+USERNAME\s+STATE\s+CIRCUIT_UID\s+CREATED_AT\s+ENDED_AT\s+CREDITS_COST\s+FAILURE_REASON$/);
     expect(lines[1]).toMatch(new RegExp(`^${running}\\s+op-bob\\s+EXCEPTION\\s`));
 
-    expectOneLineError(await cli(['run', 'list', '--state', 'DONE']), /--state must be one of PROVISIONED, RUNNING, COMPLETED, EXCEPTION/);
-    expectOneLineError(await cli(['run', 'list', '--circuit', 'greeter']), /--circuit must be a circuit uid or owner\/name/);
-    expectOneLineError(await cli(['run', 'list', '--circuit', 'op-alice/none']), /^Circuit op-alice\/none not found$/);
-    expectOneLineError(await cli(['run', 'list', '--circuit', '00000000-0000-4000-8000-000000000000']), /not found/);
-    expectOneLineError(await cli(['run', 'list', '--user', 'ghost']), /^User ghost not found$/);
-    expectOneLineError(await cli(['run', 'list', '--limit', '5000']), /--limit must be at most 1000/);
+    const refused: Array<[string[], RegExp]> = [
+      [['--state', 'DONE'], /--state must be one of PROVISIONED, RUNNING, COMPLETED, EXCEPTION/],
+      [['--circuit', 'greeter'], /--circuit must be a circuit uid or owner\/name/],
+      [['--circuit', 'op-alice/none'], /^Circuit op-alice\/none not found$/],
+      [['--circuit', '00000000-0000-4000-8000-000000000000'], /not found/],
+      [['--user', 'ghost'], /^User ghost not found$/],
+      [['--limit', '5000'], /--limit must be at most 1000/],
+    ];
+    const results = await Promise.all(refused.map(([args]) => cli(['run', 'list', ...args])));
+    results.forEach((result, i) => expectOneLineError(result, refused[i][1]));
 
     const shown = await ok(['user', 'show', '--username', 'op-alice']);
     expect(shown.json.counts.runs).toEqual({ PROVISIONED: 0, RUNNING: 0, COMPLETED: 1, EXCEPTION: 1 });

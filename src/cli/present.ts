@@ -1,12 +1,9 @@
 import { Circuit, CircuitAdaptor, CircuitVersion, User, type CircuitAlias } from '../models';
-import type { Blob } from '../models/blobs';
 import { badInput, notFound } from '../errors';
 import { isUid } from '../ids';
 import { presentRunPayload } from '../runs/present';
 import type { CircuitRun } from '../models/CircuitRun';
-import { storagePath } from '../storage';
 import { circuitView, versionView } from '../views/circuit.view';
-import { blobView } from '../views/blob.view';
 import { snakeKeys } from '../views/snake-keys';
 
 export async function findUser(username: string): Promise<User> {
@@ -85,15 +82,6 @@ export function restVersion(version: CircuitVersion, primaryVersionUid: string |
 /** The alias as REST returns it (fragment RestCircuitAlias). */
 export function restAlias(alias: CircuitAlias) {
   return { name: alias.name, circuit_uid: alias.circuit_uid, routes: alias.routes, updated_at: alias.updated_at };
-}
-
-/**
- * The blob as REST returns it (fragment RestBlob), with `blob_type` and `path` as an admin token
- * sees them: the operator at the CLI already has the storage in hand.
- */
-export function restBlob(blob: Blob) {
-  const { filename: _filename, ...view } = blobView(blob, null);
-  return { ...snakeKeys(view), blob_type: blob.blob_type, path: storagePath(blob.blob_type, blob.bucket, blob.uid) };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { Blob } from '../../models/blobs';
 import { withDatabase } from '../database';
-import { findUser, restBlob } from '../present';
-import { positiveInteger } from '../options';
+import { findUser } from '../present';
+import { restBlob } from './present';
 import { CliError } from '../output';
 
 export interface BlobListOptions { username: string; limit: number; page: number }

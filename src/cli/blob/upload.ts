@@ -3,7 +3,8 @@ import path from 'node:path';
 import type * as UploadBlob from '../../commands/upload-blob';
 import type * as Storage from '../../storage';
 import { withDatabase } from '../database';
-import { findUser, restBlob } from '../present';
+import { findUser } from '../present';
+import { restBlob } from './present';
 import { CliError } from '../output';
 
 export interface BlobUploadOptions { username: string }

@@ -1,6 +1,5 @@
 import { grantCredits } from '../../credits/grants';
 import { withDatabase } from '../database';
-import { positiveInteger } from '../options';
 
 export interface CreditsGrantOptions { username: string; amount: number }
 

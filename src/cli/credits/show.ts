@@ -1,7 +1,6 @@
 import { ledgerPage } from '../../credits/ledger';
 import { withDatabase } from '../database';
 import { findUser } from '../present';
-import { wholeNumber } from '../options';
 
 export interface CreditsShowOptions { username: string; ledger: number }
 

@@ -1,7 +1,6 @@
 import { createUser } from '../../commands/create-user';
 import { createApiToken } from '../../commands/create-api-token';
 import { withDatabase } from '../database';
-import { wholeNumber } from '../options';
 
 export interface UserCreateOptions {
   username: string;
