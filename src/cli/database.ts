@@ -1,8 +1,9 @@
-import type { Sequelize } from 'sequelize';
+import { QueryTypes, type Sequelize } from 'sequelize';
 import { ConfigError, loadConfig, type Config, type LoadConfigOptions } from '../config';
 import { resolveDatabase } from '../db/resolve-database';
 import { createSequelize } from '../db/sequelize';
-import { migrate } from '../db/migrate';
+import type * as Migrate from '../db/migrate';
+import { migrations } from '../db/migrations';
 import { initModels } from '../models';
 import { CliError } from './output';
 
@@ -38,10 +39,24 @@ export async function withDatabase<T>(fn: (ctx: CliContext) => Promise<T>): Prom
   try {
     sequelize = createSequelize(database.url, 2);
     initModels(sequelize);
-    const applied = await migrate(sequelize);
+    const applied = await applyPendingMigrations(sequelize);
     return await fn({ config, sequelize, databaseUrl: database.url, applied });
   } finally {
     await sequelize?.close().catch(() => {});
     await database.stop().catch(() => {});
   }
+}
+
+/**
+ * Applies the migrations this build has and the database lacks. When it lacks none (every command
+ * but the first after an upgrade) one SELECT says so, and the migrator (umzug and its command-line
+ * dependencies) is never loaded.
+ */
+async function applyPendingMigrations(sequelize: Sequelize): Promise<string[]> {
+  const applied = await sequelize
+    .query<{ name: string }>('SELECT name FROM schema_migrations', { type: QueryTypes.SELECT })
+    .then((rows) => new Set(rows.map((row) => row.name)), () => new Set<string>());
+  if (migrations.every((migration) => applied.has(migration.name))) return [];
+  const { migrate } = require('../db/migrate') as typeof Migrate;
+  return migrate(sequelize);
 }

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from 'commander';
+import { CliError } from './output';
 
 /** `--credits 10`: a whole number ≥ 0 (commander reports a bad value on one line). */
 export function wholeNumber(value: string): number {
@@ -12,3 +13,22 @@ export function positiveInteger(value: string): number {
   if (parsed < 1) throw new InvalidArgumentError('expected a whole number of at least 1.');
   return parsed;
 }
+
+export interface AliasRoute { version_uid: string; weight: number }
+
+/** `--route VERSION_UID=WEIGHT`, repeatable: the weight must be a whole number (the command checks the rest). */
+export function parseRoute(value: string, previous: AliasRoute[] = []): AliasRoute[] {
+  const match = /^([^=\s]+)=(\d{1,3})$/.exec(value);
+  if (!match) throw new InvalidArgumentError('expected VERSION_UID=WEIGHT with a whole weight, e.g. 3f0c…=90.');
+  return [...previous, { version_uid: match[1], weight: Number(match[2]) }];
+}
+
+/** Rows to skip for `--page` of `--limit`; a page past any real list is refused, not sent to PostgreSQL. */
+export function pageWindow(options: { limit: number; page: number }, maxLimit: number): { limit: number; offset: number } {
+  if (options.limit > maxLimit) throw new CliError(`--limit must be at most ${maxLimit}`);
+  const offset = (options.page - 1) * options.limit;
+  if (offset > MAX_OFFSET) throw new CliError(`--page is too large (at most ${MAX_OFFSET} rows can be skipped)`);
+  return { limit: options.limit, offset };
+}
+
+const MAX_OFFSET = 1_000_000_000;

@@ -1,11 +1,9 @@
 import { Circuit, CircuitAdaptor, CircuitVersion, User, type CircuitAlias } from '../models';
-import type { Blob } from '../models/blobs';
-import { notFound } from '../errors';
+import { badInput, notFound } from '../errors';
+import { isUid } from '../ids';
 import { presentRunPayload } from '../runs/present';
 import type { CircuitRun } from '../models/CircuitRun';
-import { storagePath } from '../storage';
 import { circuitView, versionView } from '../views/circuit.view';
-import { blobView } from '../views/blob.view';
 import { snakeKeys } from '../views/snake-keys';
 
 export async function findUser(username: string): Promise<User> {
@@ -20,10 +18,59 @@ export async function findCircuit(owner: User, name: string): Promise<Circuit> {
   return circuit;
 }
 
+/**
+ * `--circuit` of the list commands: a circuit uid, `owner/name`, or a bare name of `--user`'s
+ * circuit. Unknown circuits and users are "not found" on one line.
+ */
+export async function findCircuitArg(value: string, username: string | undefined): Promise<Circuit> {
+  // isUid narrows to string; a plain boolean keeps `value` a string below.
+  const byUid: boolean = isUid(value);
+  if (byUid) {
+    const circuit = await Circuit.findByPk(value);
+    if (!circuit) throw notFound(`Circuit ${value}`);
+    return circuit;
+  }
+  const [owner, name] = value.includes('/') ? [value.slice(0, value.indexOf('/')), value.slice(value.indexOf('/') + 1)] : [username, value];
+  if (owner === undefined) throw badInput('--circuit must be a circuit uid or owner/name (or a name with --user)');
+  return findCircuit(await findUser(owner), name);
+}
+
+/** The user as the operator sees them: profile and balance; never the password hash or tokens. */
+export function restUser(user: User) {
+  const credits = user.creditBalance;
+  const held = Number(user.credits_held ?? 0);
+  return {
+    uid: user.uid,
+    username: user.username,
+    name: user.name ?? null,
+    bio: user.bio ?? null,
+    is_admin: user.is_admin,
+    is_private: user.is_private,
+    has_password: user.password_hash !== null && user.password_hash !== undefined,
+    credits,
+    credits_held: held,
+    available: Math.max(0, credits - held),
+    created_at: user.created_at,
+    updated_at: user.updated_at,
+  };
+}
+
 /** The circuit as REST returns it (fragment RestCircuit). */
 export async function restCircuit(circuit: Circuit, owner: User) {
   const adaptor = await CircuitAdaptor.findOne({ where: { circuit_uid: circuit.uid, kind: 'query' }, order: [['created_at', 'ASC']] });
   return snakeKeys(circuitView(circuit, owner.username, adaptor?.uid ?? ''));
+}
+
+/** Many circuits as restCircuit shows each, with one query for their owners and one for their adaptors. */
+export async function restCircuits(circuits: Circuit[]) {
+  const [owners, adaptors] = await Promise.all([
+    User.findAll({ where: { uid: [...new Set(circuits.map((circuit) => circuit.owner_uid))] }, attributes: ['uid', 'username'] }),
+    CircuitAdaptor.findAll({ where: { circuit_uid: circuits.map((circuit) => circuit.uid), kind: 'query' }, order: [['created_at', 'DESC']], attributes: ['uid', 'circuit_uid'] }),
+  ]);
+  const usernames = new Map(owners.map((user) => [user.uid, user.username]));
+  // Newest first, so the Map keeps each circuit's oldest query adaptor, as restCircuit reads it.
+  const adaptorOf = new Map(adaptors.map((adaptor) => [adaptor.circuit_uid, adaptor.uid]));
+  return circuits.map((circuit) => snakeKeys(circuitView(circuit, usernames.get(circuit.owner_uid) ?? '', adaptorOf.get(circuit.uid) ?? '')));
 }
 
 /** The version as REST returns it (fragment RestCircuitVersion). */
@@ -35,15 +82,6 @@ export function restVersion(version: CircuitVersion, primaryVersionUid: string |
 /** The alias as REST returns it (fragment RestCircuitAlias). */
 export function restAlias(alias: CircuitAlias) {
   return { name: alias.name, circuit_uid: alias.circuit_uid, routes: alias.routes, updated_at: alias.updated_at };
-}
-
-/**
- * The blob as REST returns it (fragment RestBlob), with `blob_type` and `path` as an admin token
- * sees them: the operator at the CLI already has the storage in hand.
- */
-export function restBlob(blob: Blob) {
-  const { filename: _filename, ...view } = blobView(blob, null);
-  return { ...snakeKeys(view), blob_type: blob.blob_type, path: storagePath(blob.blob_type, blob.bucket, blob.uid) };
 }
 
 /**

@@ -1,9 +1,8 @@
-import type { Command } from 'commander';
 import { Blob } from '../../models/blobs';
 import { withDatabase } from '../database';
-import { findUser, restBlob } from '../present';
-import { positiveInteger } from '../options';
-import { CliError, printJson } from '../output';
+import { findUser } from '../present';
+import { restBlob } from './present';
+import { CliError } from '../output';
 
 export interface BlobListOptions { username: string; limit: number; page: number }
 
@@ -20,14 +19,4 @@ export async function blobList(options: BlobListOptions) {
     });
     return { meta: { total_count: count, limit: options.limit, page: options.page }, data: rows.map(restBlob) };
   });
-}
-
-export function register(parent: Command): void {
-  parent
-    .command('list')
-    .description("list a user's blobs, newest first")
-    .requiredOption('--username <username>', 'the owner')
-    .option('--limit <n>', 'blobs per page (1-100)', positiveInteger, 10)
-    .option('--page <n>', '1-based page', positiveInteger, 1)
-    .action(async (options: BlobListOptions) => printJson(await blobList(options)));
 }

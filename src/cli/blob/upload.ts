@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Command } from 'commander';
 import type * as UploadBlob from '../../commands/upload-blob';
 import type * as Storage from '../../storage';
 import { withDatabase } from '../database';
-import { findUser, restBlob } from '../present';
-import { CliError, printJson } from '../output';
+import { findUser } from '../present';
+import { restBlob } from './present';
+import { CliError } from '../output';
 
 export interface BlobUploadOptions { username: string }
 
@@ -27,13 +27,4 @@ export async function blobUpload(file: string, options: BlobUploadOptions) {
     const blob = await uploadBlob(storage, owner, { filename: path.basename(file), data });
     return restBlob(blob);
   });
-}
-
-export function register(parent: Command): void {
-  parent
-    .command('upload')
-    .description('upload a file as a blob owned by a user')
-    .requiredOption('--username <username>', 'the owner')
-    .argument('<file>', 'the file to store')
-    .action(async (file: string, options: BlobUploadOptions) => printJson(await blobUpload(file, options)));
 }

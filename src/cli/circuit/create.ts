@@ -1,8 +1,6 @@
-import type { Command } from 'commander';
 import { createCircuit } from '../../commands/create-circuit';
 import { withDatabase } from '../database';
 import { findUser, restCircuit } from '../present';
-import { printJson } from '../output';
 
 export interface CircuitCreateOptions { username: string; name: string; description?: string; private?: boolean; protected?: boolean }
 
@@ -18,16 +16,4 @@ export async function circuitCreate(options: CircuitCreateOptions) {
     });
     return restCircuit(circuit, owner);
   });
-}
-
-export function register(parent: Command): void {
-  parent
-    .command('create')
-    .description('create a circuit owned by a user')
-    .requiredOption('--username <username>', 'the owner')
-    .requiredOption('--name <name>', 'circuit name, unique per owner')
-    .option('--description <text>', 'short description')
-    .option('--private', 'only the owner sees and runs it')
-    .option('--protected', 'the circuit object, versions and explain need the owner token')
-    .action(async (options: CircuitCreateOptions) => printJson(await circuitCreate(options)));
 }

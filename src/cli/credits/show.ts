@@ -1,9 +1,6 @@
-import type { Command } from 'commander';
 import { ledgerPage } from '../../credits/ledger';
 import { withDatabase } from '../database';
 import { findUser } from '../present';
-import { wholeNumber } from '../options';
-import { printJson } from '../output';
 
 export interface CreditsShowOptions { username: string; ledger: number }
 
@@ -29,13 +26,4 @@ export async function creditsShow(options: CreditsShowOptions) {
       })),
     };
   });
-}
-
-export function register(parent: Command): void {
-  parent
-    .command('show')
-    .description("show a user's balance, held credits and latest ledger rows")
-    .requiredOption('--username <username>', 'the user')
-    .option('--ledger <n>', 'how many ledger rows to show, newest first (max 1000)', wholeNumber, 10)
-    .action(async (options: CreditsShowOptions) => printJson(await creditsShow(options)));
 }

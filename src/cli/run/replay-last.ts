@@ -1,4 +1,3 @@
-import type { Command } from 'commander';
 import { Op } from 'sequelize';
 import { CircuitRun, TERMINAL_STATES, isTerminal } from '../../models/CircuitRun';
 import { createRunQueue } from '../../queue/agenda';
@@ -8,7 +7,7 @@ import { replayRun, REPLAY_MODES } from '../../runs/replay';
 import type { Services } from '../../services';
 import { withDatabase } from '../database';
 import { findCircuit, findUser } from '../present';
-import { CliError, printJson } from '../output';
+import { CliError } from '../output';
 import { createRunService } from '../../runs/run-service';
 
 export interface RunReplayLastOptions { username: string; circuit: string; version: string; count?: string; mode?: string; timeoutS?: string }
@@ -85,17 +84,4 @@ export async function runReplayLast(options: RunReplayLastOptions) {
       await runQueue.close().catch(() => {});
     }
   });
-}
-
-export function register(parent: Command): void {
-  parent
-    .command('replay-last')
-    .description("replay the user's last terminal runs of a circuit against a version, wait for them and print what changed (needs a running worker)")
-    .requiredOption('--username <username>', 'the user whose runs are replayed (the circuit owner)')
-    .requiredOption('--circuit <name>', 'circuit name')
-    .requiredOption('--version <uid>', 'the candidate version (of that circuit)')
-    .option('--count <n>', 'how many of the last runs (default 5)')
-    .option('--mode <mode>', 'recorded (default: unchanged requests reuse the original outputs) or live')
-    .option('--timeout-s <s>', 'how long to wait for the replays (default 300)')
-    .action(async (options: RunReplayLastOptions) => printJson(await runReplayLast(options)));
 }

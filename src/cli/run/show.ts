@@ -1,11 +1,9 @@
-import type { Command } from 'commander';
 import { User } from '../../models';
 import { CircuitRun } from '../../models/CircuitRun';
 import { notFound } from '../../errors';
 import { isUid } from '../../ids';
 import { withDatabase } from '../database';
 import { restRun } from '../present';
-import { printJson } from '../output';
 
 export interface RunShowOptions { uid: string }
 
@@ -17,12 +15,4 @@ export async function runShow(options: RunShowOptions) {
     const user = await User.findByPk(run.user_uid, { attributes: ['username'] });
     return restRun(run, user?.username ?? '');
   });
-}
-
-export function register(parent: Command): void {
-  parent
-    .command('show')
-    .description('show a run with its failure reason, cost and attempts')
-    .requiredOption('--uid <uid>', 'the run uid')
-    .action(async (options: RunShowOptions) => printJson(await runShow(options)));
 }

@@ -1,8 +1,6 @@
-import type { Command } from 'commander';
 import { ApiToken } from '../../models';
 import { withDatabase } from '../database';
 import { findUser } from '../present';
-import { printJson } from '../output';
 
 export interface TokenListOptions { username: string; all?: boolean }
 
@@ -22,13 +20,4 @@ export async function tokenList(options: TokenListOptions) {
       ...(options.all ? { revoked_at: token.revoked_at ?? null } : {}),
     }));
   });
-}
-
-export function register(parent: Command): void {
-  parent
-    .command('list')
-    .description("list a user's API tokens (uid, label, created, last used)")
-    .requiredOption('--username <username>', 'the owner of the tokens')
-    .option('--all', 'include revoked tokens')
-    .action(async (options: TokenListOptions) => printJson(await tokenList(options)));
 }

@@ -1,10 +1,8 @@
-import type { Command } from 'commander';
 import { revokeApiToken } from '../../commands/revoke-api-token';
 import { notFound } from '../../errors';
 import { isUid } from '../../ids';
 import { withDatabase } from '../database';
 import { findUser } from '../present';
-import { printJson } from '../output';
 
 export interface TokenRevokeOptions { username: string; uid: string }
 
@@ -16,13 +14,4 @@ export async function tokenRevoke(options: TokenRevokeOptions) {
     if (!revoked) throw notFound(`Active token ${options.uid} of ${user.username}`);
     return { uid: options.uid, revoked: true };
   });
-}
-
-export function register(parent: Command): void {
-  parent
-    .command('revoke')
-    .description('revoke an API token (its uid is in `token list`)')
-    .requiredOption('--username <username>', 'the owner of the token')
-    .requiredOption('--uid <uid>', 'the token uid')
-    .action(async (options: TokenRevokeOptions) => printJson(await tokenRevoke(options)));
 }

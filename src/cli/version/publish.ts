@@ -1,10 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Command } from 'commander';
 import { publishVersion } from '../../commands/publish-version';
 import { withDatabase } from '../database';
 import { findCircuit, findUser, restVersion } from '../present';
-import { CliError, printJson } from '../output';
+import { CliError } from '../output';
 
 export interface VersionPublishOptions { username: string; circuit: string; file: string; primary?: boolean }
 
@@ -34,15 +33,4 @@ export async function versionPublish(options: VersionPublishOptions) {
     await circuit.reload();
     return restVersion(version, circuit.primary_version_uid ?? null);
   });
-}
-
-export function register(parent: Command): void {
-  parent
-    .command('publish')
-    .description('publish the next version of a circuit from a definition file (the format: README "Circuit definitions", or GET /api/v1/definition-schema.json)')
-    .requiredOption('--username <username>', 'the circuit owner')
-    .requiredOption('--circuit <name>', 'circuit name')
-    .requiredOption('--file <definition.json>', 'the version definition as JSON')
-    .option('--primary', 'make it the primary version (the first version always is)')
-    .action(async (options: VersionPublishOptions) => printJson(await versionPublish(options)));
 }

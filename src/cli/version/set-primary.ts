@@ -1,8 +1,6 @@
-import type { Command } from 'commander';
 import { setPrimaryVersion } from '../../commands/set-primary-version';
 import { withDatabase } from '../database';
 import { findCircuit, findUser, restCircuit } from '../present';
-import { printJson } from '../output';
 
 export interface VersionSetPrimaryOptions { username: string; circuit: string; version: string }
 
@@ -14,14 +12,4 @@ export async function versionSetPrimary(options: VersionSetPrimaryOptions) {
     await setPrimaryVersion(circuit, options.version);
     return restCircuit(circuit, owner);
   });
-}
-
-export function register(parent: Command): void {
-  parent
-    .command('set-primary')
-    .description('make a version the primary one (run when a query names no version or alias)')
-    .requiredOption('--username <username>', 'the circuit owner')
-    .requiredOption('--circuit <name>', 'circuit name')
-    .requiredOption('--version <uid>', 'a version of that circuit')
-    .action(async (options: VersionSetPrimaryOptions) => printJson(await versionSetPrimary(options)));
 }

@@ -1,0 +1,32 @@
+import type { Command } from 'commander';
+import { implementation } from '../lazy';
+import { positiveInteger } from '../options';
+import { printJson, printList } from '../output';
+import type * as CreateModule from './create';
+import type * as ListModule from './list';
+
+export function register(circuit: Command): void {
+  circuit
+    .command('create')
+    .description('create a circuit owned by a user')
+    .requiredOption('--username <username>', 'the owner')
+    .requiredOption('--name <name>', 'circuit name, unique per owner')
+    .option('--description <text>', 'short description')
+    .option('--private', 'only the owner sees and runs it')
+    .option('--protected', 'the circuit object, versions and explain need the owner token')
+    .action(async (options: CreateModule.CircuitCreateOptions) => {
+      const { circuitCreate } = implementation(() => require('./create') as typeof CreateModule);
+      printJson(await circuitCreate(options));
+    });
+  circuit
+    .command('list')
+    .description('list circuits, newest first, in the REST shape (private ones too)')
+    .option('--user <username>', "only this user's circuits")
+    .option('--limit <n>', 'circuits per page (1-1000)', positiveInteger, 50)
+    .option('--page <n>', '1-based page', positiveInteger, 1)
+    .option('--table', 'print a table instead of JSON')
+    .action(async (options: ListModule.CircuitListOptions & { table?: boolean }) => {
+      const { circuitList, CIRCUIT_COLUMNS } = implementation(() => require('./list') as typeof ListModule);
+      printList(await circuitList(options), options, CIRCUIT_COLUMNS);
+    });
+}

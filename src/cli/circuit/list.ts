@@ -1,0 +1,24 @@
+import { Circuit } from '../../models';
+import { withDatabase } from '../database';
+import { findUser, restCircuits } from '../present';
+import { pageWindow } from '../options';
+import type { ListOutput } from '../output';
+
+export interface CircuitListOptions { user?: string; limit: number; page: number }
+
+/** What `circuit list --table` shows of each circuit. */
+export const CIRCUIT_COLUMNS = ['username', 'name', 'uid', 'is_private', 'primary_version_uid', 'created_at'] as const;
+
+/** Circuits newest first, private ones included, each in the REST shape of `circuit create`. */
+export async function circuitList(options: CircuitListOptions): Promise<ListOutput> {
+  const window = pageWindow(options, 1000);
+  return withDatabase(async () => {
+    const owner = options.user === undefined ? null : await findUser(options.user);
+    const { rows, count } = await Circuit.findAndCountAll({
+      where: owner ? { owner_uid: owner.uid } : {},
+      order: [['created_at', 'DESC'], ['uid', 'ASC']],
+      ...window,
+    });
+    return { meta: { total_count: count, limit: window.limit, page: options.page }, data: await restCircuits(rows) };
+  });
+}

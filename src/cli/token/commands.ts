@@ -1,0 +1,36 @@
+import type { Command } from 'commander';
+import { implementation } from '../lazy';
+import { printJson } from '../output';
+import type * as CreateModule from './create';
+import type * as ListModule from './list';
+import type * as RevokeModule from './revoke';
+
+export function register(token: Command): void {
+  token
+    .command('create')
+    .description('create an API token for a user (printed once)')
+    .requiredOption('--username <username>', 'the owner of the token')
+    .option('--label <label>', 'a label to recognise the token by in /settings', 'cli')
+    .action(async (options: CreateModule.TokenCreateOptions) => {
+      const { tokenCreate } = implementation(() => require('./create') as typeof CreateModule);
+      printJson(await tokenCreate(options));
+    });
+  token
+    .command('list')
+    .description("list a user's API tokens (uid, label, created, last used); never the tokens themselves")
+    .requiredOption('--username <username>', 'the owner of the tokens')
+    .option('--all', 'include revoked tokens')
+    .action(async (options: ListModule.TokenListOptions) => {
+      const { tokenList } = implementation(() => require('./list') as typeof ListModule);
+      printJson(await tokenList(options));
+    });
+  token
+    .command('revoke')
+    .description('revoke an API token (its uid is in `token list`)')
+    .requiredOption('--username <username>', 'the owner of the token')
+    .requiredOption('--uid <uid>', 'the token uid')
+    .action(async (options: RevokeModule.TokenRevokeOptions) => {
+      const { tokenRevoke } = implementation(() => require('./revoke') as typeof RevokeModule);
+      printJson(await tokenRevoke(options));
+    });
+}
