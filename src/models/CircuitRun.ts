@@ -14,7 +14,7 @@ export function isTerminal(state: RunState): boolean {
 }
 
 /** Why an EXCEPTION run ended (DESIGN §7.1); shown to the run's owner only. */
-export const RUN_ERROR_CODES = ['StepFailed', 'InsufficientCredits', 'Canceled', 'DeadlineExceeded', 'WorkerLost', 'Rejected', 'ApprovalTimedOut', 'OutputContractViolation', 'Internal'] as const;
+export const RUN_ERROR_CODES = ['StepFailed', 'InsufficientCredits', 'Canceled', 'DeadlineExceeded', 'WorkerLost', 'Rejected', 'ApprovalTimedOut', 'OutputContractViolation', 'BudgetExceeded', 'Internal'] as const;
 export type RunErrorCode = (typeof RUN_ERROR_CODES)[number];
 export interface RunError { code: RunErrorCode; message: string; step_id?: string }
 
@@ -39,6 +39,11 @@ export const RUN_COLUMNS = {
   circuit_version_uid: { type: DataTypes.UUID, allowNull: false, api: { name: 'circuitVersionUid' } },
   alias: { type: DataTypes.TEXT, allowNull: true, api: { name: 'alias', description: 'The alias the version was drawn from (context.alias); null when the query named its version or ran the primary one' } },
   replay_of: { type: DataTypes.UUID, allowNull: true, api: { name: 'replayOf', description: 'The run this one replays (DESIGN §10.2); null for other runs' } },
+  tags: { type: DataTypes.ARRAY(DataTypes.TEXT), allowNull: true, api: { name: 'tags', ownerOnly: true, description: "The caller's tags sent with the query (DESIGN §12); for the run's owner only" } },
+  metadata: { type: DataTypes.JSONB, allowNull: true, api: { name: 'metadata', ownerOnly: true, description: "The caller's metadata ({key: string}) sent with the query (DESIGN §12); for the run's owner only" } },
+  batch_uid: { type: DataTypes.UUID, allowNull: true, api: { name: 'batchUid', ownerOnly: true, description: 'The batch the run was submitted in (DESIGN §12); for the run\'s owner only' } },
+  /** The query's max_credits (DESIGN §12): the run never costs more; null: no cap but the balance. */
+  max_credits: { type: DataTypes.BIGINT, allowNull: true },
   /** How a replay reuses the original's outputs: 'recorded' or 'live'; null for other runs. */
   replay_mode: { type: DataTypes.TEXT, allowNull: true },
   /** The query sent "cache": "bypass" (DESIGN §9.5): step cache reads skipped, results still stored. */
@@ -96,6 +101,10 @@ export class CircuitRun extends Model<InferAttributes<CircuitRun>, InferCreation
   declare replay_of: CreationOptional<string | null>;
   declare replay_mode: CreationOptional<'recorded' | 'live' | null>;
   declare cache_bypass: CreationOptional<boolean>;
+  declare tags: CreationOptional<string[] | null>;
+  declare metadata: CreationOptional<Record<string, string> | null>;
+  declare batch_uid: CreationOptional<string | null>;
+  declare max_credits: CreationOptional<string | number | null>;
   declare state: CreationOptional<RunState>;
   declare is_public: CreationOptional<boolean>;
   declare input: Record<string, unknown>;

@@ -19,6 +19,8 @@ import { parseRunWebhook } from '../webhooks/events';
 import type { CircuitRow } from './read-cache';
 import type { RunService, RunVersion } from './run-service';
 import { versionOfAlias } from '../aliases/alias-version';
+import { checkMetadata, checkTags } from './run-labels';
+import { checkMaxCredits } from '../credits/budget';
 
 export interface CreateRunInput {
   adaptorUid: string;
@@ -41,6 +43,10 @@ export interface CreateRunInput {
   replay?: { of: string; mode: 'recorded' | 'live' } | null;
   /** DESIGN §11.2: the caller's `traceparent` header; the run's trace continues it. */
   traceparent?: string | null;
+  /** DESIGN §12: the caller's tags and metadata (src/runs/run-labels.ts), and the run's spend cap. */
+  tags?: unknown;
+  metadata?: unknown;
+  maxCredits?: number | null;
 }
 
 export interface CreateRunResult {
@@ -181,6 +187,9 @@ export async function createRun(services: Services, viewer: User, input: CreateR
     throw badInput('deadline_s must be a whole number of seconds from 1 to 3600', { field: 'deadline_s' });
   }
   if (input.cache != null && input.cache !== 'bypass') throw badInput('cache must be "bypass" when sent', { field: 'cache' });
+  const tags = checkTags(input.tags);
+  const metadata = checkMetadata(input.metadata);
+  const maxCredits = checkMaxCredits(input.maxCredits);
   const deadlineSeconds = Math.min(deadline ?? services.config.runDeadlineSeconds, services.config.runDeadlineSeconds);
 
   let inserted: AdmittedRun | null;
@@ -190,6 +199,7 @@ export async function createRun(services: Services, viewer: User, input: CreateR
       webhook_url: webhook?.url ?? null, webhook_events: webhook?.events ?? null, deadline_s: deadlineSeconds, alias,
       cache_bypass: input.cache === 'bypass', replay_of: input.replay?.of ?? null, replay_mode: input.replay?.mode ?? null,
       traceparent: queryTraceparent(input.traceparent, circuit.uid, version.uid),
+      tags, metadata, max_credits: maxCredits,
     };
     // One INSERT is its own unit of work; with a key, the key row joins it in a transaction.
     inserted = key === null ? await services.runs.admission.admit(fields) : await services.sequelize.transaction(async (transaction) => {

@@ -21,9 +21,10 @@ export function shownRunFields(run: CircuitRun, mayDebug: boolean): ShownRunFiel
 /**
  * Fields of a run that are absent, not null, until they exist (spec 2.1), or that the caller may not
  * see (`error`, `waiting_for`: owner only; `waiting_for` also while nothing waits, DESIGN §9.4); `alias`
- * only on runs whose version was drawn from one (DESIGN §10.1); `replay_of` only on replays (§10.2).
+ * only on runs whose version was drawn from one (DESIGN §10.1); `replay_of` only on replays (§10.2);
+ * `tags`, `metadata`, `batch_uid` only on runs that have them, for their owner (§12).
  */
-export const RUN_OPTIONAL_FIELDS = ['alias', 'replay_of', 'ended_at', 'result_blob', 'metrics', 'error', 'waiting_for'];
+export const RUN_OPTIONAL_FIELDS = ['alias', 'replay_of', 'tags', 'metadata', 'batch_uid', 'ended_at', 'result_blob', 'metrics', 'error', 'waiting_for'];
 const OPTIONAL = new Set(RUN_OPTIONAL_FIELDS);
 
 const restError = (error: RunError) => ({ code: error.code, message: error.message, step_id: error.step_id ?? null });
