@@ -117,7 +117,7 @@ async function loadVersion(runs: RunService, uid: string): Promise<RunVersion | 
   return entry;
 }
 
-async function resolveVersion(runs: RunService, circuit: Circuit, versionUid: string | null | undefined): Promise<RunVersion> {
+export async function resolveVersion(runs: RunService, circuit: Circuit, versionUid: string | null | undefined): Promise<RunVersion> {
   if (versionUid !== undefined && versionUid !== null) {
     const version = isUid(versionUid) ? await loadVersion(runs, versionUid) : null;
     if (!version || version.circuit_uid !== circuit.uid) throw notFound('Circuit version');
@@ -130,7 +130,7 @@ async function resolveVersion(runs: RunService, circuit: Circuit, versionUid: st
 
 /** The circuit behind an adaptor, in one query or from the per-process cache that changes to circuits clear. */
 let circuitOfAdaptorSelect: string | undefined;
-async function circuitOfAdaptor(runs: RunService, adaptorUid: string): Promise<Circuit | null> {
+export async function circuitOfAdaptor(runs: RunService, adaptorUid: string): Promise<Circuit | null> {
   if (!isUid(adaptorUid)) return null;
   // The model's columns only: `c.*` would also carry (and the cache keep) the circuit's search vector.
   circuitOfAdaptorSelect ??= `SELECT ${Object.keys(Circuit.getAttributes()).map((a) => `c."${a}"`).join(', ')} FROM circuits c JOIN circuit_adaptors a ON a.circuit_uid = c.uid WHERE a.uid = $1`;
