@@ -49,6 +49,30 @@ export const batchRoutes: Route[] = [
     omitWhenNull: ['canceled_at'],
   },
   {
+    method: 'POST',
+    path: '/circuit-adaptors/:adaptor_uid/estimate',
+    operation: 'EstimateCircuitAdaptor',
+    summary: 'What a run of this input may cost: {min, max, steps: {<id>: {min, max}}}, base credit included; nothing runs',
+    description:
+      "A sound bound for a run that completes: an llm step counts its rendered prompt's tokens plus max_tokens for every attempt its retry policy allows (a prompt that reads other steps' outputs counts RUN_MAX_RESULT_BYTES); an embedded circuit counts its own bound. A query whose max_credits is at least `max` never ends BudgetExceeded.",
+    auth: 'required',
+    tag: 'Runs',
+    params: { adaptor_uid: uidParam('Circuit adaptor') },
+    body: {
+      properties: {
+        context: {
+          type: 'object',
+          properties: { version: { ...BODY_UID, description: "The circuit version (one of this adaptor's circuit); the primary version when absent" } },
+          additionalProperties: false,
+        },
+        input: { type: 'object', additionalProperties: true, description: "Key/value pairs matching the version's query schema" },
+      },
+      required: ['input'],
+    },
+    variables: ({ params, body }) => ({ adaptorUid: params.adaptor_uid, input: body.input, context: body.context }),
+    result: 'estimateCircuitAdaptor',
+  },
+  {
     method: 'GET',
     path: '/batches/:uid',
     operation: 'GetCircuitBatch',
