@@ -97,6 +97,17 @@ test('the bounds answer 400 naming the field: 11 tags, a bad tag, metadata over 
   expect(twice.body.error.message).toMatch(/metadata\.a/);
 });
 
+test('an Idempotency-Key replays a query with the same tags and metadata, and refuses one with others (409)', async () => {
+  const owner = await makeUser();
+  const hello = await makeRunnableCircuit(owner, HELLO_DEFINITION);
+  const body = { input: { name: 'x' }, tags: ['a'], metadata: { k: 'v' } };
+  const first = await submitRun(t, owner.token, hello.adaptorUid, body, { 'Idempotency-Key': 'labels-1' });
+  const again = await submitRun(t, owner.token, hello.adaptorUid, body, { 'Idempotency-Key': 'labels-1' });
+  expect(again.body.payload.uid).toBe(first.body.payload.uid);
+  const other = await submitRun(t, owner.token, hello.adaptorUid, { ...body, tags: ['b'] }, { 'Idempotency-Key': 'labels-1' });
+  expect(other.status).toBe(409);
+});
+
 test('the tag and metadata filters use the GIN indexes', async () => {
   const sequelize = t.app.services.sequelize;
   await sequelize.transaction(async (transaction) => {

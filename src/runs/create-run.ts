@@ -75,7 +75,9 @@ export const IDEMPOTENCY_WINDOW_HOURS = 24;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 function requestHash(input: CreateRunInput): string {
-  const canonical = JSON.stringify([input.adaptorUid, input.versionUid ?? null, input.isPublic ?? false, input.input, ...(input.alias != null ? [input.alias] : [])]);
+  // Fields added later join only when sent, so the hash of a request without them is unchanged.
+  const labels = input.tags != null || input.metadata != null || input.maxCredits != null ? [{ tags: input.tags ?? null, metadata: input.metadata ?? null, max_credits: input.maxCredits ?? null }] : [];
+  const canonical = JSON.stringify([input.adaptorUid, input.versionUid ?? null, input.isPublic ?? false, input.input, ...(input.alias != null ? [input.alias] : []), ...labels]);
   return crypto.createHash('sha256').update(canonical).digest('hex');
 }
 

@@ -1,4 +1,4 @@
-import { Arg, Authorized, Ctx, Field, Float, ID, ObjectType, Query, Resolver } from 'type-graphql';
+import { Arg, Authorized, Ctx, Directive, Field, Float, ID, ObjectType, Query, Resolver } from 'type-graphql';
 import { estimateRun } from '../../runs/estimate';
 import { JSONObjectScalar, JSONScalar } from '../common/scalars';
 import type { AppContext } from '../context';
@@ -15,6 +15,7 @@ export class CircuitRunEstimateType {
 @Resolver(() => CircuitRunEstimateType)
 export class RunEstimateResolver {
   @Authorized()
+  @Directive('@cost(weight: 100)')
   @Query(() => CircuitRunEstimateType, { description: 'What a run of this input may cost (POST /circuit-adaptors/{uid}/estimate); nothing runs' })
   async estimateCircuitAdaptor(
     @Arg('adaptorUid', () => ID) adaptorUid: string,
