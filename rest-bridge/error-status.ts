@@ -5,6 +5,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   BadClientData: 400,
   Unauthorized: 401,
   InsufficientCredits: 402,
+  BudgetExceeded: 402,
   NotAllowed: 403,
   NotFound: 404,
   Conflict: 409,

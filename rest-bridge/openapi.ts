@@ -38,6 +38,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   BadClientData: 'Invalid payload, parameter or definition',
   Unauthorized: 'Missing or invalid bearer token',
   InsufficientCredits: 'The balance cannot cover the run',
+  BudgetExceeded: "The run's max_credits cannot cover it",
   NotAllowed: 'The token is valid but not allowed to do this',
   NotFound: 'No such resource (or route)',
   Conflict: 'The request conflicts with the current state (see the route)',
@@ -390,7 +391,7 @@ function parametersOf(route: Route): unknown[] {
 }
 
 function description(route: Route): string | undefined {
-  const parts = [route.description, route.auth === 'optional' ? 'Authentication is optional: a bearer token widens what the caller can see.' : undefined];
+  const parts = [route.description, route.queryPrefix?.description, route.auth === 'optional' ? 'Authentication is optional: a bearer token widens what the caller can see.' : undefined];
   const text = parts.filter(Boolean).join('\n\n');
   return text || undefined;
 }

@@ -72,6 +72,11 @@ export interface Route {
   auth: 'none' | 'optional' | 'required';
   params?: Record<string, JsonSchema>;
   query?: Record<string, QueryParameter>;
+  /**
+   * Query parameters named `<name>.<key>` (any key, URL-decoded): collected as `query[name] = {key: value}`,
+   * each value a string given once; absent when none is sent. Documented by `description`.
+   */
+  queryPrefix?: { name: string; description: string };
   body?: BodySchema;
   requestHeaders?: HeaderName[];
   responseHeaders?: HeaderName[];

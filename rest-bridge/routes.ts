@@ -8,6 +8,7 @@ import { userRoutes } from './routes/users';
 import { webhookRoutes } from './routes/webhooks';
 import { scheduleRoutes } from './routes/schedules';
 import { aliasRoutes } from './routes/aliases';
+import { batchRoutes } from './routes/batches';
 
 /** Every documented REST path (spec §4), relative to /api/v1. */
-export const routes: Route[] = [...circuitRoutes, ...aliasRoutes, ...runRoutes, ...boardRoutes, ...searchRoutes, ...blobRoutes, ...userRoutes, ...webhookRoutes, ...scheduleRoutes];
+export const routes: Route[] = [...circuitRoutes, ...aliasRoutes, ...runRoutes, ...boardRoutes, ...searchRoutes, ...blobRoutes, ...userRoutes, ...webhookRoutes, ...scheduleRoutes, ...batchRoutes];

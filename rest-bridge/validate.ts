@@ -116,6 +116,14 @@ export function checkRequest(route: Route, raw: RawInput): RouteInput {
     query[name] = convertQueryValue(value, parameter.schema);
   }
   if (validators.query && !validators.query(query)) fail(validators.query, 'query');
+  if (route.queryPrefix) {
+    const prefix = `${route.queryPrefix.name}.`;
+    const entries = Object.entries(raw.query).filter(([name]) => name.startsWith(prefix));
+    for (const [name, value] of entries) {
+      if (typeof value !== 'string') throw new AppError('BadClientData', `query parameter ${name} must be given once`, { field: name });
+    }
+    if (entries.length > 0) query[route.queryPrefix.name] = Object.fromEntries(entries.map(([name, value]) => [name.slice(prefix.length), value]));
+  }
 
   if (validators.headers) {
     const headers = Object.fromEntries((route.requestHeaders ?? []).flatMap((name) => {

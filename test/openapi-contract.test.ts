@@ -489,6 +489,39 @@ describe('schedules and webhooks', () => {
   });
 });
 
+describe('batches and estimates (DESIGN §12)', () => {
+  test('submit a batch, read it and its runs, cancel it; estimate a run; tags and metadata filters', async () => {
+    const { adaptorUid } = await makeRunnableCircuit(owner, {
+      query_schema: { type: 'object', properties: { name: { type: 'string' } } },
+      steps: [{ id: 'greet', kind: 'template', template: 'Hello {{input.name}}' }],
+    });
+    const adaptor = { adaptor_uid: adaptorUid };
+    const batch = await expectStatus(call('POST', '/circuit-adaptors/{adaptor_uid}/batches', adaptor, { token: owner.token, body: { inputs: [{ name: 'a' }, { name: 'b' }], tags: ['contract'], metadata: { 'a key': 'v' } } }), 200);
+    await expectStatus(call('POST', '/circuit-adaptors/{adaptor_uid}/batches', adaptor, { token: owner.token, body: { inputs: [{ name: 1 }] } }), 400);
+    await expectStatus(call('POST', '/circuit-adaptors/{adaptor_uid}/batches', adaptor, { body: { inputs: [{}] } }), 401);
+    await expectStatus(call('POST', '/circuit-adaptors/{adaptor_uid}/batches', { adaptor_uid: NO_SUCH_UID }, { token: owner.token, body: { inputs: [{}] } }), 404);
+    const values = { uid: batch.body.payload.uid };
+    await expectStatus(call('GET', '/batches/{uid}', values, { token: owner.token }), 200);
+    await expectStatus(call('GET', '/batches/{uid}', values, { token: other.token }), 403);
+    await expectStatus(call('GET', '/batches/{uid}', values), 401);
+    await expectStatus(call('GET', '/batches/{uid}', { uid: NO_SUCH_UID }, { token: owner.token }), 404);
+    await expectStatus(call('GET', '/batches/{uid}/runs', values, { token: owner.token }), 200);
+    await expectStatus(call('GET', '/batches/{uid}/runs', values, { token: owner.token, query: { limit: 0 } }), 400);
+    await expectStatus(call('GET', '/batches/{uid}/runs', values), 401);
+    await expectStatus(call('POST', '/batches/{uid}/cancel', values, { token: owner.token }), 200);
+    await expectStatus(call('POST', '/batches/{uid}/cancel', values, { token: other.token }), 403);
+    await expectStatus(call('POST', '/batches/{uid}/cancel', values), 401);
+    await expectStatus(call('POST', '/circuit-adaptors/{adaptor_uid}/estimate', adaptor, { token: owner.token, body: { input: { name: 'a' } } }), 200);
+    await expectStatus(call('POST', '/circuit-adaptors/{adaptor_uid}/estimate', adaptor, { token: owner.token, body: { input: { name: 1 } } }), 400);
+    await expectStatus(call('POST', '/circuit-adaptors/{adaptor_uid}/estimate', adaptor, { body: { input: {} } }), 401);
+    await expectStatus(call('POST', '/circuit-adaptors/{adaptor_uid}/estimate', { adaptor_uid: NO_SUCH_UID }, { token: owner.token, body: { input: {} } }), 404);
+    await expectStatus(call('POST', '/circuit-adaptors/{adaptor_uid}/query', adaptor, { token: owner.token, body: { input: { name: 'x' }, tags: ['contract'], metadata: { k: 'v' }, max_credits: 5 } }), 200);
+    await expectStatus(call('POST', '/circuit-adaptors/{adaptor_uid}/query', adaptor, { token: owner.token, body: { input: { name: 'x' }, tags: Array(11).fill('t') } }), 400);
+    await expectStatus(call('GET', '/users/circuit-runs', {}, { token: owner.token, query: { tag: 'contract', 'metadata.a key': 'v', created_after: '2020-01-01T00:00:00Z' } }), 200);
+    await expectStatus(call('GET', '/users/circuit-runs', {}, { token: owner.token, query: { created_before: 'soon' } }), 400);
+  });
+});
+
 test('every answer matched the document: 0 violations', () => {
   // Not vacuous: run alone (jest -t), nothing was replayed and this fails rather than passes.
   expect(checker.seen.size).toBeGreaterThan(40);

@@ -756,7 +756,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List your runs in any state (private and failed ones too), newest first */
+        /**
+         * List your runs in any state (private and failed ones too), newest first
+         * @description Filter by metadata with `metadata.<key>=<value>` query parameters (any number; the key URL-encoded as needed): only runs whose metadata has every pair.
+         */
         get: operations["ListMyCircuitRuns"];
         put?: never;
         post?: never;
@@ -857,6 +860,97 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/circuit-adaptors/{adaptor_uid}/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit 1–1000 inputs at once; each becomes an ordinary run carrying batch_uid. Returns {uid, total, counts}
+         * @description Every input is checked against the version's query schema first: one invalid input refuses the whole batch (400 naming `inputs[i]`) and nothing is created. The runs are admitted in input order while the balance covers their base credit; the rest end at once EXCEPTION with error.code InsufficientCredits (charged nothing).
+         */
+        post: operations["CreateCircuitBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/circuit-adaptors/{adaptor_uid}/estimate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What a run of this input may cost: {min, max, steps: {<id>: {min, max}}}, base credit included; nothing runs
+         * @description A sound bound for a run that completes: an llm step counts its rendered prompt's tokens plus max_tokens for every attempt its retry policy allows (a prompt that reads other steps' outputs counts RUN_MAX_RESULT_BYTES); an embedded circuit counts its own bound. A query whose max_credits is at least `max` never ends BudgetExceeded.
+         */
+        post: operations["EstimateCircuitAdaptor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/batches/{uid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A batch (its submitter only): {uid, circuit_uid, total, counts: {PROVISIONED, RUNNING, COMPLETED, EXCEPTION}, created_at, canceled_at?} */
+        get: operations["GetCircuitBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/batches/{uid}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a batch's runs in submission order (its submitter only) */
+        get: operations["ListCircuitBatchRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/batches/{uid}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a batch (its submitter only): every run not yet ended is canceled as POST /circuit-runs/{uid}/cancel does; answers the batch */
+        post: operations["CancelCircuitBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -865,7 +959,7 @@ export interface components {
             error: {
                 message: string;
                 /** @enum {string} */
-                code: "BadClientData" | "Unauthorized" | "InsufficientCredits" | "NotAllowed" | "NotFound" | "Conflict" | "PayloadTooLarge" | "UnsupportedMediaType" | "RateLimited" | "Internal";
+                code: "BadClientData" | "Unauthorized" | "InsufficientCredits" | "BudgetExceeded" | "NotAllowed" | "NotFound" | "Conflict" | "PayloadTooLarge" | "UnsupportedMediaType" | "RateLimited" | "Internal";
             };
         };
         PageMeta: {
@@ -942,6 +1036,16 @@ export interface components {
         };
         /** @description 402 InsufficientCredits: The balance cannot cover the run */
         InsufficientCredits: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 402 BudgetExceeded: The run's max_credits cannot cover it */
+        BudgetExceeded: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -2299,6 +2403,14 @@ export interface operations {
                      * @enum {string}
                      */
                     cache?: "bypass";
+                    /** @description At most 10 tags, each ^[a-z0-9][a-z0-9_.:-]{0,63}$; shown to the owner and filter GET /users/circuit-runs?tag= */
+                    tags?: string[];
+                    /** @description String values only, at most 4 KiB as JSON; shown to the owner and filter GET /users/circuit-runs?metadata.<key>= */
+                    metadata?: {
+                        [key: string]: string;
+                    };
+                    /** @description The most the run may cost: a step whose credit hold would pass it does not start and the run ends EXCEPTION BudgetExceeded (see POST /circuit-adaptors/{uid}/estimate) */
+                    max_credits?: number;
                 };
             };
         };
@@ -2325,6 +2437,10 @@ export interface operations {
                             circuit_version_uid?: string;
                             alias?: string;
                             replay_of?: string;
+                            tags?: string[];
+                            /** @description Any JSON value */
+                            metadata?: unknown;
+                            batch_uid?: string;
                             /** Format: date-time */
                             created_at?: string;
                             /** Format: date-time */
@@ -2337,7 +2453,7 @@ export interface operations {
                             };
                             error?: {
                                 /** @enum {string} */
-                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "OutputContractViolation" | "Internal";
+                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
                                 message: string;
                                 step_id: string | null;
                             };
@@ -2482,6 +2598,10 @@ export interface operations {
                             circuit_version_uid: string;
                             alias?: string;
                             replay_of?: string;
+                            tags?: string[];
+                            /** @description Any JSON value */
+                            metadata?: unknown;
+                            batch_uid?: string;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -2497,7 +2617,7 @@ export interface operations {
                             };
                             error?: {
                                 /** @enum {string} */
-                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "OutputContractViolation" | "Internal";
+                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
                                 message: string;
                                 step_id: string | null;
                             };
@@ -2564,6 +2684,10 @@ export interface operations {
                             circuit_version_uid: string;
                             alias?: string;
                             replay_of?: string;
+                            tags?: string[];
+                            /** @description Any JSON value */
+                            metadata?: unknown;
+                            batch_uid?: string;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -2579,7 +2703,7 @@ export interface operations {
                             };
                             error?: {
                                 /** @enum {string} */
-                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "OutputContractViolation" | "Internal";
+                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
                                 message: string;
                                 step_id: string | null;
                             };
@@ -2724,6 +2848,10 @@ export interface operations {
                             circuit_version_uid: string;
                             alias?: string;
                             replay_of?: string;
+                            tags?: string[];
+                            /** @description Any JSON value */
+                            metadata?: unknown;
+                            batch_uid?: string;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -2739,7 +2867,7 @@ export interface operations {
                             };
                             error?: {
                                 /** @enum {string} */
-                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "OutputContractViolation" | "Internal";
+                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
                                 message: string;
                                 step_id: string | null;
                             };
@@ -2806,6 +2934,10 @@ export interface operations {
                             circuit_version_uid: string;
                             alias?: string;
                             replay_of?: string;
+                            tags?: string[];
+                            /** @description Any JSON value */
+                            metadata?: unknown;
+                            batch_uid?: string;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -2821,7 +2953,7 @@ export interface operations {
                             };
                             error?: {
                                 /** @enum {string} */
-                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "OutputContractViolation" | "Internal";
+                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
                                 message: string;
                                 step_id: string | null;
                             };
@@ -2936,6 +3068,10 @@ export interface operations {
                             circuit_version_uid: string;
                             alias?: string;
                             replay_of?: string;
+                            tags?: string[];
+                            /** @description Any JSON value */
+                            metadata?: unknown;
+                            batch_uid?: string;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -2951,7 +3087,7 @@ export interface operations {
                             };
                             error?: {
                                 /** @enum {string} */
-                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "OutputContractViolation" | "Internal";
+                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
                                 message: string;
                                 step_id: string | null;
                             };
@@ -3005,6 +3141,10 @@ export interface operations {
                             circuit_version_uid: string;
                             alias?: string;
                             replay_of?: string;
+                            tags?: string[];
+                            /** @description Any JSON value */
+                            metadata?: unknown;
+                            batch_uid?: string;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -3020,7 +3160,7 @@ export interface operations {
                             };
                             error?: {
                                 /** @enum {string} */
-                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "OutputContractViolation" | "Internal";
+                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
                                 message: string;
                                 step_id: string | null;
                             };
@@ -3988,6 +4128,12 @@ export interface operations {
                 state?: "PROVISIONED" | "RUNNING" | "COMPLETED" | "EXCEPTION";
                 /** @description Only runs of this circuit */
                 circuit_uid?: string;
+                /** @description Only runs carrying this tag */
+                tag?: string;
+                /** @description Only runs created after this instant (RFC 3339) */
+                created_after?: string;
+                /** @description Only runs created before this instant (RFC 3339) */
+                created_before?: string;
                 /** @description Items per page (default 10; larger values are capped at 100) */
                 limit?: number;
                 /** @description 1-based page number (default 1) */
@@ -4016,6 +4162,10 @@ export interface operations {
                             circuit_version_uid: string;
                             alias: string | null;
                             replay_of: string | null;
+                            tags?: string[];
+                            /** @description Any JSON value */
+                            metadata?: unknown;
+                            batch_uid?: string;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -4031,7 +4181,7 @@ export interface operations {
                             };
                             error: {
                                 /** @enum {string} */
-                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "OutputContractViolation" | "Internal";
+                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
                                 message: string;
                                 step_id: string | null;
                             } | null;
@@ -4468,6 +4618,317 @@ export interface operations {
                         /** @constant */
                         status: "success";
                         payload: boolean;
+                        notices?: components["schemas"]["Notices"];
+                    };
+                };
+            };
+            400: components["responses"]["BadClientData"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["NotAllowed"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    CreateCircuitBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                adaptor_uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    context?: {
+                        /** @description The circuit version to run (one of this adaptor's circuit); the primary version when absent */
+                        version?: string;
+                        /** @description Instead of version: an alias of the circuit; one version is drawn for the whole batch. Not with version */
+                        alias?: string;
+                    };
+                    /** @description 1–1000 objects, each matching the version's query schema */
+                    inputs: {
+                        [key: string]: unknown;
+                    }[];
+                    /** @description Default false; only the circuit owner may set it */
+                    is_public?: boolean;
+                    /** @description At most 10 tags, each ^[a-z0-9][a-z0-9_.:-]{0,63}$; shown to the owner and filter GET /users/circuit-runs?tag= */
+                    tags?: string[];
+                    /** @description String values only, at most 4 KiB as JSON; shown to the owner and filter GET /users/circuit-runs?metadata.<key>= */
+                    metadata?: {
+                        [key: string]: string;
+                    };
+                    /** @description An https URL to POST signed events of every run to (see the Webhooks section) */
+                    webhook?: string;
+                    /** @description Which events to POST (default ["completed"]); needs webhook */
+                    webhook_events_filter?: ("start" | "step" | "completed")[];
+                    /** @description The most each run may cost (EXCEPTION BudgetExceeded past it) */
+                    max_credits?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "success";
+                        payload: {
+                            uid: string;
+                            circuit_uid: string;
+                            total: number;
+                            counts: {
+                                PROVISIONED: number;
+                                RUNNING: number;
+                                COMPLETED: number;
+                                EXCEPTION: number;
+                            };
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            canceled_at?: string;
+                        };
+                        notices?: components["schemas"]["Notices"];
+                    };
+                };
+            };
+            400: components["responses"]["BadClientData"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["NotAllowed"];
+            /** @description NotFound: No such adaptor, context.version of its circuit, or context.alias of its circuit */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    EstimateCircuitAdaptor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                adaptor_uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    context?: {
+                        /** @description The circuit version (one of this adaptor's circuit); the primary version when absent */
+                        version?: string;
+                    };
+                    /** @description Key/value pairs matching the version's query schema */
+                    input: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "success";
+                        payload: {
+                            min: number;
+                            max: number;
+                            /** @description Any JSON value */
+                            steps: unknown;
+                        };
+                        notices?: components["schemas"]["Notices"];
+                    };
+                };
+            };
+            400: components["responses"]["BadClientData"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["NotAllowed"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    GetCircuitBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "success";
+                        payload: {
+                            uid: string;
+                            circuit_uid: string;
+                            total: number;
+                            counts: {
+                                PROVISIONED: number;
+                                RUNNING: number;
+                                COMPLETED: number;
+                                EXCEPTION: number;
+                            };
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            canceled_at?: string;
+                        };
+                        notices?: components["schemas"]["Notices"];
+                    };
+                };
+            };
+            400: components["responses"]["BadClientData"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["NotAllowed"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    ListCircuitBatchRuns: {
+        parameters: {
+            query?: {
+                /** @description Items per page (default 10; larger values are capped at 100) */
+                limit?: number;
+                /** @description 1-based page number (default 1) */
+                page?: number;
+            };
+            header?: never;
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of results */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        meta: components["schemas"]["PageMeta"];
+                        data: {
+                            uid: string;
+                            user_uid: string;
+                            circuit_uid: string;
+                            circuit_version_uid: string;
+                            alias?: string;
+                            replay_of?: string;
+                            tags?: string[];
+                            /** @description Any JSON value */
+                            metadata?: unknown;
+                            batch_uid?: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            ended_at?: string;
+                            /** @enum {string} */
+                            state: "PROVISIONED" | "RUNNING" | "COMPLETED" | "EXCEPTION";
+                            is_public: boolean;
+                            document_type: string;
+                            result_blob?: components["schemas"]["RunResult"];
+                            /** @description Values of the circuit's metric configuration ({name: value}) */
+                            metrics?: {
+                                [key: string]: unknown;
+                            };
+                            error?: {
+                                /** @enum {string} */
+                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
+                                message: string;
+                                step_id: string | null;
+                            };
+                            waiting_for?: {
+                                step_id: string;
+                                prompt: string | null;
+                                /** Format: date-time */
+                                expires_at: string | null;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadClientData"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["NotAllowed"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    CancelCircuitBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "success";
+                        payload: {
+                            uid: string;
+                            circuit_uid: string;
+                            total: number;
+                            counts: {
+                                PROVISIONED: number;
+                                RUNNING: number;
+                                COMPLETED: number;
+                                EXCEPTION: number;
+                            };
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            canceled_at?: string;
+                        };
                         notices?: components["schemas"]["Notices"];
                     };
                 };

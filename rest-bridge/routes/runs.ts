@@ -4,6 +4,15 @@ import { MAX_APPROVAL_COMMENT_CHARS, MAX_APPROVAL_DATA_BYTES, RUN_OPTIONAL_FIELD
 
 const tag = 'Runs';
 
+/**
+ * `tags` and `metadata` of a query or batch (DESIGN §12). The bounds are checked by the service
+ * (src/runs/run-labels.ts) so that GraphQL and REST answer them alike, naming the field.
+ */
+export const RUN_LABEL_FIELDS = {
+  tags: { type: 'array', items: { type: 'string' }, description: 'At most 10 tags, each ^[a-z0-9][a-z0-9_.:-]{0,63}$; shown to the owner and filter GET /users/circuit-runs?tag=' },
+  metadata: { type: 'object', additionalProperties: { type: 'string' }, description: 'String values only, at most 4 KiB as JSON; shown to the owner and filter GET /users/circuit-runs?metadata.<key>=' },
+};
+
 
 /**
  * RFC 7240 `Prefer: wait` / `wait=N` → seconds (N 1–60; bare `wait`: 60). Other preferences, and a
@@ -53,6 +62,11 @@ export const runRoutes: Route[] = [
           description: 'The run ends EXCEPTION DeadlineExceeded this many seconds after it was created (default and ceiling RUN_DEADLINE_SECONDS, 600)',
         },
         cache: { type: 'string', enum: ['bypass'], description: '"bypass": steps with a cache field do not read the step cache for this run; their results are still stored (DESIGN §9.5)' },
+        ...RUN_LABEL_FIELDS,
+        max_credits: {
+          type: 'integer', minimum: 1, maximum: 1_000_000_000,
+          description: 'The most the run may cost: a step whose credit hold would pass it does not start and the run ends EXCEPTION BudgetExceeded (see POST /circuit-adaptors/{uid}/estimate)',
+        },
       },
       required: ['input'],
     },
@@ -76,6 +90,9 @@ export const runRoutes: Route[] = [
         webhookEventsFilter: body.webhook_events_filter,
         deadlineSeconds: body.deadline_s,
         cache: body.cache,
+        tags: body.tags,
+        metadata: body.metadata,
+        maxCredits: body.max_credits,
         waitSeconds: wait,
         waiting: wait !== undefined,
       };

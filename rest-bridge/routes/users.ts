@@ -26,9 +26,19 @@ export const userRoutes: Route[] = [
     query: {
       state: { schema: { type: 'string', enum: [...RUN_STATES] }, description: 'Only runs in this state' },
       circuit_uid: { schema: { type: 'string', format: 'uuid' }, description: 'Only runs of this circuit' },
+      tag: { schema: { type: 'string', pattern: '^[a-z0-9][a-z0-9_.:-]{0,63}$' }, description: 'Only runs carrying this tag' },
+      created_after: { schema: { type: 'string', format: 'date-time' }, description: 'Only runs created after this instant (RFC 3339)' },
+      created_before: { schema: { type: 'string', format: 'date-time' }, description: 'Only runs created before this instant (RFC 3339)' },
       ...pageQuery(),
     },
-    variables: ({ query }) => ({ state: query.state, circuitUid: query.circuit_uid, limit: query.limit, page: query.page }),
+    queryPrefix: {
+      name: 'metadata',
+      description: 'Filter by metadata with `metadata.<key>=<value>` query parameters (any number; the key URL-encoded as needed): only runs whose metadata has every pair.',
+    },
+    variables: ({ query }) => ({
+      state: query.state, circuitUid: query.circuit_uid, tag: query.tag, metadata: query.metadata,
+      createdAfter: query.created_after, createdBefore: query.created_before, limit: query.limit, page: query.page,
+    }),
     result: 'viewerRuns',
     shape: 'page',
     omitWhenNull: RUN_OPTIONAL_FIELDS,

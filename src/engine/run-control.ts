@@ -51,6 +51,13 @@ export interface RunBudget {
   maxResultBytes: number;
   /** Reserve credits before a step that costs credits starts; false = cannot be covered → run ends InsufficientCredits. */
   hold(credits: number): Promise<boolean>;
+  /**
+   * The run's spend cap (DESIGN §12), asked before `hold`: false when holding `credits` more would pass
+   * the query's max_credits → the step does not start and the run ends BudgetExceeded. Absent: no cap.
+   */
+  withinCap?(credits: number): boolean;
+  /** Gives back a `withinCap` reservation whose hold failed. */
+  releaseCap?(credits: number): void;
 }
 
 /**

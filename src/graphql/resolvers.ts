@@ -7,6 +7,7 @@ import { searchResolvers } from './search';
 import { blobResolvers } from './blob';
 import { webhookResolvers } from './webhook';
 import { scheduleResolvers } from './schedule';
+import { batchResolvers } from './batch';
 
 /** Every resolver of the schema, grouped by domain; each domain's index lists its own. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -19,4 +20,5 @@ export const resolvers: NonEmptyArray<Function> = [
   ...blobResolvers,
   ...webhookResolvers,
   ...scheduleResolvers,
+  ...batchResolvers,
 ];

@@ -14,16 +14,17 @@ export function isTerminal(state: RunState): boolean {
 }
 
 /** Why an EXCEPTION run ended (DESIGN §7.1); shown to the run's owner only. */
-export const RUN_ERROR_CODES = ['StepFailed', 'InsufficientCredits', 'Canceled', 'DeadlineExceeded', 'WorkerLost', 'Rejected', 'ApprovalTimedOut', 'OutputContractViolation', 'Internal'] as const;
+export const RUN_ERROR_CODES = ['StepFailed', 'InsufficientCredits', 'Canceled', 'DeadlineExceeded', 'WorkerLost', 'Rejected', 'ApprovalTimedOut', 'OutputContractViolation', 'BudgetExceeded', 'Internal'] as const;
 export type RunErrorCode = (typeof RUN_ERROR_CODES)[number];
 export interface RunError { code: RunErrorCode; message: string; step_id?: string }
 
 /**
  * Fields of a run that are absent, not null, until they exist (spec 2.1), or that the caller may not
  * see (`error`, `waiting_for`: owner only; `waiting_for` also while nothing waits, DESIGN §9.4); `alias`
- * only on runs whose version was drawn from one (DESIGN §10.1); `replay_of` only on replays (§10.2).
+ * only on runs whose version was drawn from one (DESIGN §10.1); `replay_of` only on replays (§10.2);
+ * `tags`, `metadata`, `batch_uid` only on runs that have them, for their owner (§12).
  */
-export const RUN_OPTIONAL_FIELDS = ['alias', 'replay_of', 'ended_at', 'result_blob', 'metrics', 'error', 'waiting_for'];
+export const RUN_OPTIONAL_FIELDS = ['alias', 'replay_of', 'tags', 'metadata', 'batch_uid', 'ended_at', 'result_blob', 'metrics', 'error', 'waiting_for'];
 
 /** An approval's `comment`: at most this many characters (Unicode code points, as the REST edge counts them). */
 export const MAX_APPROVAL_COMMENT_CHARS = 2000;
@@ -51,6 +52,11 @@ export const RUN_COLUMNS = {
   circuit_version_uid: { type: DataTypes.UUID, allowNull: false, api: { name: 'circuitVersionUid' } },
   alias: { type: DataTypes.TEXT, allowNull: true, api: { name: 'alias', description: 'The alias the version was drawn from (context.alias); null when the query named its version or ran the primary one' } },
   replay_of: { type: DataTypes.UUID, allowNull: true, api: { name: 'replayOf', description: 'The run this one replays (DESIGN §10.2); null for other runs' } },
+  tags: { type: DataTypes.ARRAY(DataTypes.TEXT), allowNull: true, api: { name: 'tags', ownerOnly: true, description: "The caller's tags sent with the query (DESIGN §12); for the run's owner only" } },
+  metadata: { type: DataTypes.JSONB, allowNull: true, api: { name: 'metadata', ownerOnly: true, description: "The caller's metadata ({key: string}) sent with the query (DESIGN §12); for the run's owner only" } },
+  batch_uid: { type: DataTypes.UUID, allowNull: true, api: { name: 'batchUid', ownerOnly: true, description: 'The batch the run was submitted in (DESIGN §12); for the run\'s owner only' } },
+  /** The query's max_credits (DESIGN §12): the run never costs more; null: no cap but the balance. */
+  max_credits: { type: DataTypes.BIGINT, allowNull: true },
   /** How a replay reuses the original's outputs: 'recorded' or 'live'; null for other runs. */
   replay_mode: { type: DataTypes.TEXT, allowNull: true },
   /** The query sent "cache": "bypass" (DESIGN §9.5): step cache reads skipped, results still stored. */
@@ -108,6 +114,10 @@ export class CircuitRun extends Model<InferAttributes<CircuitRun>, InferCreation
   declare replay_of: CreationOptional<string | null>;
   declare replay_mode: CreationOptional<'recorded' | 'live' | null>;
   declare cache_bypass: CreationOptional<boolean>;
+  declare tags: CreationOptional<string[] | null>;
+  declare metadata: CreationOptional<Record<string, string> | null>;
+  declare batch_uid: CreationOptional<string | null>;
+  declare max_credits: CreationOptional<string | number | null>;
   declare state: CreationOptional<RunState>;
   declare is_public: CreationOptional<boolean>;
   declare input: Record<string, unknown>;

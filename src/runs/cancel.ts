@@ -13,7 +13,7 @@ export const CANCEL_WAIT_MS = 5_000;
  * ends it EXCEPTION Canceled, charging base + finished steps (a RUNNING run whose worker is gone is
  * ended here). A terminal run is left as it is.
  */
-export async function cancelRun(services: Services, uid: string): Promise<void> {
+export async function cancelRun(services: Services, uid: string, waitMs = CANCEL_WAIT_MS): Promise<void> {
   const marked = await requestRunCancel(services.sequelize, uid);
   if (!marked) return;
   if (marked.state === 'PROVISIONED' && (await endRun(services, failedEnding({ uid, attempt: marked.attempt }, abortedError('Canceled'))))) return;
@@ -21,5 +21,5 @@ export async function cancelRun(services: Services, uid: string): Promise<void> 
   const orphaned = await abandonedAttempt(services.sequelize, uid);
   if (orphaned !== null && (await endRun(services, failedEnding({ uid, attempt: orphaned }, abortedError('Canceled'))))) return;
   await services.runEvents.publish({ uid, cancel: true });
-  await waitForRunEnd(services, uid, CANCEL_WAIT_MS);
+  if (waitMs > 0) await waitForRunEnd(services, uid, waitMs);
 }

@@ -19,6 +19,8 @@ import { parseRunWebhook } from '../webhooks/events';
 import type { CircuitRow } from './read-cache';
 import type { RunService, RunVersion } from './run-service';
 import { versionOfAlias } from '../aliases/alias-version';
+import { checkMetadata, checkTags } from './run-labels';
+import { checkMaxCredits } from '../credits/budget';
 
 export interface CreateRunInput {
   adaptorUid: string;
@@ -41,6 +43,10 @@ export interface CreateRunInput {
   replay?: { of: string; mode: 'recorded' | 'live' } | null;
   /** DESIGN §11.2: the caller's `traceparent` header; the run's trace continues it. */
   traceparent?: string | null;
+  /** DESIGN §12: the caller's tags and metadata (src/runs/run-labels.ts), and the run's spend cap. */
+  tags?: unknown;
+  metadata?: unknown;
+  maxCredits?: number | null;
 }
 
 export interface CreateRunResult {
@@ -69,7 +75,9 @@ export const IDEMPOTENCY_WINDOW_HOURS = 24;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 function requestHash(input: CreateRunInput): string {
-  const canonical = JSON.stringify([input.adaptorUid, input.versionUid ?? null, input.isPublic ?? false, input.input, ...(input.alias != null ? [input.alias] : [])]);
+  // Fields added later join only when sent, so the hash of a request without them is unchanged.
+  const labels = input.tags != null || input.metadata != null || input.maxCredits != null ? [{ tags: input.tags ?? null, metadata: input.metadata ?? null, max_credits: input.maxCredits ?? null }] : [];
+  const canonical = JSON.stringify([input.adaptorUid, input.versionUid ?? null, input.isPublic ?? false, input.input, ...(input.alias != null ? [input.alias] : []), ...labels]);
   return crypto.createHash('sha256').update(canonical).digest('hex');
 }
 
@@ -111,7 +119,7 @@ async function loadVersion(runs: RunService, uid: string): Promise<RunVersion | 
   return entry;
 }
 
-async function resolveVersion(runs: RunService, circuit: Circuit, versionUid: string | null | undefined): Promise<RunVersion> {
+export async function resolveVersion(runs: RunService, circuit: Circuit, versionUid: string | null | undefined): Promise<RunVersion> {
   if (versionUid !== undefined && versionUid !== null) {
     const version = isUid(versionUid) ? await loadVersion(runs, versionUid) : null;
     if (!version || version.circuit_uid !== circuit.uid) throw notFound('Circuit version');
@@ -124,7 +132,7 @@ async function resolveVersion(runs: RunService, circuit: Circuit, versionUid: st
 
 /** The circuit behind an adaptor, in one query or from the per-process cache that changes to circuits clear. */
 let circuitOfAdaptorSelect: string | undefined;
-async function circuitOfAdaptor(runs: RunService, adaptorUid: string): Promise<Circuit | null> {
+export async function circuitOfAdaptor(runs: RunService, adaptorUid: string): Promise<Circuit | null> {
   if (!isUid(adaptorUid)) return null;
   // The model's columns only: `c.*` would also carry (and the cache keep) the circuit's search vector.
   circuitOfAdaptorSelect ??= `SELECT ${Object.keys(Circuit.getAttributes()).map((a) => `c."${a}"`).join(', ')} FROM circuits c JOIN circuit_adaptors a ON a.circuit_uid = c.uid WHERE a.uid = $1`;
@@ -181,6 +189,9 @@ export async function createRun(services: Services, viewer: User, input: CreateR
     throw badInput('deadline_s must be a whole number of seconds from 1 to 3600', { field: 'deadline_s' });
   }
   if (input.cache != null && input.cache !== 'bypass') throw badInput('cache must be "bypass" when sent', { field: 'cache' });
+  const tags = checkTags(input.tags);
+  const metadata = checkMetadata(input.metadata);
+  const maxCredits = checkMaxCredits(input.maxCredits);
   const deadlineSeconds = Math.min(deadline ?? services.config.runDeadlineSeconds, services.config.runDeadlineSeconds);
 
   let inserted: AdmittedRun | null;
@@ -190,6 +201,7 @@ export async function createRun(services: Services, viewer: User, input: CreateR
       webhook_url: webhook?.url ?? null, webhook_events: webhook?.events ?? null, deadline_s: deadlineSeconds, alias,
       cache_bypass: input.cache === 'bypass', replay_of: input.replay?.of ?? null, replay_mode: input.replay?.mode ?? null,
       traceparent: queryTraceparent(input.traceparent, circuit.uid, version.uid),
+      tags, metadata, max_credits: maxCredits,
     };
     // One INSERT is its own unit of work; with a key, the key row joins it in a transaction.
     inserted = key === null ? await services.runs.admission.admit(fields) : await services.sequelize.transaction(async (transaction) => {

@@ -8,6 +8,7 @@ import type { MetricExpression } from '../models/CircuitMetric';
 import type { Services } from '../services';
 import type { ExecuteRunData, QueueJob } from '../queue/agenda';
 import { holdCredits, RUN_BASE_CREDITS } from '../credits/holds';
+import { SpendCap } from '../credits/budget';
 import { RunAborted, type JournalEntry, type RunBudget, type RunObserver } from '../engine/run-control';
 import { RunEventRecorder } from './events/recorder';
 import { recordRunEnded } from '../telemetry/run-metrics';
@@ -213,6 +214,7 @@ export async function executeClaimed(services: Services, claim: ClaimedRun, cont
   };
 
   let ending: RunEnding;
+  const cap = new SpendCap(Number(claim.credits_held ?? RUN_BASE_CREDITS), claim.max_credits == null ? null : Number(claim.max_credits));
   // The step cache and recorded replays (DESIGN §9.5, §10.2); it collects the request hashes a replay of this run compares.
   const gate = new RunRequestGate({ sequelize, log, flights: services.runs.cacheFlights }, {
     bypassCache: Boolean(claim.cache_bypass),
@@ -227,6 +229,8 @@ export async function executeClaimed(services: Services, claim: ClaimedRun, cont
       maxSteps: config.runMaxSteps,
       maxResultBytes: config.runMaxResultBytes,
       hold: (credits) => holdCredits(sequelize, { uid: claim.uid, userUid: claim.user_uid }, credits),
+      withinCap: (credits) => cap.reserve(credits),
+      releaseCap: (credits) => cap.release(credits),
     };
     const context = {
       services,
@@ -269,7 +273,7 @@ export async function executeClaimed(services: Services, claim: ClaimedRun, cont
     unsubscribe();
   }
   const events = await recorder.closeForEnding();
-  ending = { ...ending, requests: gate.requests };
+  ending = { ...ending, cost: cap.charge(Number(ending.cost)), requests: gate.requests };
   try {
     return await ended({ ...ending, events });
   } catch (error) {

@@ -45,6 +45,9 @@ export interface ClaimedRun {
   cache_bypass?: boolean;
   /** DESIGN §11.2: the trace context the run's span continues (null: a trace of its own, or traces off). */
   traceparent?: string | null;
+  /** DESIGN §12: what the run holds when claimed and its spend cap (null: none). */
+  credits_held?: string | number;
+  max_credits?: string | number | null;
 }
 
 /** Who claims: shown in `circuit_runs.worker`, and the backend pid of its presence connection (see migration 0005). */
@@ -96,7 +99,7 @@ async function claimRuns(sequelize: Sequelize, uids: string[], { staleAfterMs, n
           AND (state = 'PROVISIONED'
                OR (state = 'RUNNING' AND (heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $2))
                    AND (worker_backend_pid IS NULL OR NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = worker_backend_pid))))
-        RETURNING uid, user_uid, circuit_uid, circuit_version_uid, input, attempt, deadline_at, created_at, cancel_requested_at, webhook_events, handed_back, paused_at, replay_of, replay_mode, cache_bypass, traceparent, ${ASYNC_COMMIT_COLUMN})
+        RETURNING uid, user_uid, circuit_uid, circuit_version_uid, input, attempt, deadline_at, created_at, cancel_requested_at, webhook_events, handed_back, paused_at, replay_of, replay_mode, cache_bypass, traceparent, credits_held, max_credits, ${ASYNC_COMMIT_COLUMN})
      SELECT claimed.*, v.definition, m.metrics${notifyChannel ? `,
             CASE WHEN claimed.attempt = 1 THEN pg_notify($5, json_build_object('uid', claimed.uid, 'state', 'RUNNING')::text) END AS notified` : ''}
        FROM claimed

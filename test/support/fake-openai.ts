@@ -21,7 +21,8 @@ export interface FakeFailure { status: number; message?: string; headers?: Recor
  */
 export async function startFakeOpenAI(options: {
   reply?: (request: FakeChatRequest) => string;
-  usage?: { prompt_tokens: number; completion_tokens: number };
+  /** The usage reported, fixed or per request (default 1200 + 300). */
+  usage?: { prompt_tokens: number; completion_tokens: number } | ((request: FakeChatRequest) => { prompt_tokens: number; completion_tokens: number });
   status?: number;
   /** Models answered with HTTP 400 (a non-retried failure). */
   failModels?: string[];
@@ -56,7 +57,7 @@ export async function startFakeOpenAI(options: {
         return;
       }
       const content = options.reply ? options.reply(body) : `echo: ${body.messages.at(-1)?.content ?? ''}`;
-      const usage = options.usage ?? { prompt_tokens: 1200, completion_tokens: 300 };
+      const usage = typeof options.usage === 'function' ? options.usage(body) : options.usage ?? { prompt_tokens: 1200, completion_tokens: 300 };
       const totals = { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
       const id = `chatcmpl-${requests.length}`;
       const created = Math.floor(Date.now() / 1000);

@@ -180,7 +180,11 @@ export function sandboxLimits(ctx: Pick<ExecutionContext, 'services' | 'budget'>
 /** Reserves credits before a step that costs them; throws InsufficientCredits when they cannot be held. */
 export async function holdCredits(ctx: StepContext, stepId: string, credits: number): Promise<void> {
   if (credits <= 0) return;
+  if (ctx.budget.withinCap && !ctx.budget.withinCap(credits)) {
+    throw new StepError(stepId, `holding the ${credits} credit${credits === 1 ? '' : 's'} this step needs would pass the run's max_credits`, 'BudgetExceeded');
+  }
   if (!(await ctx.budget.hold(credits))) {
+    ctx.budget.releaseCap?.(credits);
     throw new StepError(stepId, `the balance cannot cover the ${credits} credit${credits === 1 ? '' : 's'} this step needs`, 'InsufficientCredits');
   }
 }

@@ -91,6 +91,12 @@ export class RunResolver {
     waitSeconds: number | null | undefined,
     @Arg('alias', () => String, { nullable: true, description: 'Same as context.alias: draw the version from this alias of the circuit (DESIGN §10.1)' }) alias: string | null | undefined,
     @Arg('cache', () => String, { nullable: true, description: '"bypass": the step cache is not read for this run; its results are still stored (DESIGN §9.5)' }) cache: string | null | undefined,
+    @Arg('tags', () => [String], { nullable: true, description: 'At most 10 tags, each ^[a-z0-9][a-z0-9_.:-]{0,63}$ (DESIGN §12); the owner filters viewer.runs by them' })
+    tags: string[] | null | undefined,
+    @Arg('metadata', () => JSONObjectScalar, { nullable: true, validate: false, description: 'An object of string values, at most 4 KiB as JSON (DESIGN §12)' })
+    metadata: Record<string, unknown> | null | undefined,
+    @Arg('maxCredits', () => Int, { nullable: true, description: 'The most the run may cost: a step whose hold would pass it does not start and the run ends EXCEPTION BudgetExceeded' })
+    maxCredits: number | null | undefined,
     @Ctx() ctx: AppContext,
   ): Promise<CircuitRunType> {
     if (waitSeconds !== null && waitSeconds !== undefined && (waitSeconds < 1 || waitSeconds > MAX_WAIT_SECONDS)) {
@@ -108,6 +114,9 @@ export class RunResolver {
       deadlineSeconds,
       cache,
       traceparent: ctx.traceparent ?? null,
+      tags,
+      metadata,
+      maxCredits,
     });
     // The presenter looks the circuit up for its notices; createRun has just read it.
     ctx.loaders.circuit.prime(circuit.uid, circuit);

@@ -80,6 +80,7 @@ const API_FIELDS = Object.entries(RUN_COLUMNS).flatMap(([column, spec]) => ('api
 
 function graphqlTypeOf(column: string, type: unknown, api: RunApiField): () => unknown {
   if (column === 'error') return () => CircuitRunErrorType;
+  if (column === 'tags') return () => [String];
   if (api.enumOf === 'state') return () => CircuitRunState;
   if (type === DataTypes.UUID) return () => ID;
   if (type === DataTypes.DATE) return () => Date;

@@ -2,6 +2,8 @@ import { Args, ArgsType, Authorized, Ctx, Field, FieldResolver, ID, Query, Resol
 import { CircuitRun } from '../../models/CircuitRun';
 import { badInput, unauthorized } from '../../errors';
 import { ledgerPage } from '../../credits/ledger';
+import { labelFilterWhere } from '../../runs/run-labels';
+import { JSONObjectScalar } from '../common/scalars';
 import { PageArgs, paged, pageWindow } from '../common/pagination';
 import { isUid } from '../../ids';
 import type { AppContext } from '../context';
@@ -17,6 +19,18 @@ export class ViewerRunsArgs extends PageArgs {
 
   @Field(() => ID, { nullable: true, description: 'Only runs of this circuit' })
   circuitUid?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Only runs carrying this tag (DESIGN §12)' })
+  tag?: string | null;
+
+  @Field(() => JSONObjectScalar, { nullable: true, description: 'Only runs whose metadata has every one of these key/value pairs (string values)' })
+  metadata?: Record<string, string> | null;
+
+  @Field(() => Date, { nullable: true, description: 'Only runs created after this instant' })
+  createdAfter?: Date | null;
+
+  @Field(() => Date, { nullable: true, description: 'Only runs created before this instant' })
+  createdBefore?: Date | null;
 }
 
 /** The caller's own runs in any state, newest first: the list is scoped to the caller, so every run in it is theirs to read. */
@@ -30,6 +44,7 @@ async function viewerRuns(ctx: AppContext, args: ViewerRunsArgs): Promise<Circui
       user_uid: viewer.uid,
       ...(args.state ? { state: args.state } : {}),
       ...(args.circuitUid ? { circuit_uid: args.circuitUid } : {}),
+      ...labelFilterWhere(args),
     },
     attributes: { exclude: ['input'] },
     order: [['created_at', 'DESC'], ['uid', 'DESC']],

@@ -1,0 +1,58 @@
+import { Arg, Args, Authorized, Ctx, Directive, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { batchRunsPage, cancelBatch, createBatch, findBatchFor } from '../../runs/batches';
+import { notFound } from '../../errors';
+import { JSONObjectScalar } from '../common/scalars';
+import { PageArgs, paged, pageWindow } from '../common/pagination';
+import type { AppContext } from '../context';
+import { presentRun } from '../run/run.presenter';
+import { CircuitRunContextInput, CircuitRunPage } from '../run/run.type';
+import { CircuitBatchType } from './batch.type';
+
+@Resolver(() => CircuitBatchType)
+export class BatchResolver {
+  @Authorized()
+  @Directive('@cost(weight: 100)')
+  @Mutation(() => CircuitBatchType, {
+    description: 'Submits 1–1000 inputs of the adaptor\'s circuit at once (POST /circuit-adaptors/{uid}/batches): each is validated first (one invalid input refuses the batch, naming its index), then becomes a run carrying batchUid; inputs the balance cannot cover end EXCEPTION InsufficientCredits',
+  })
+  async createCircuitBatch(
+    @Arg('adaptorUid', () => ID) adaptorUid: string,
+    @Arg('inputs', () => [JSONObjectScalar], { validate: false, description: "1–1000 objects, each matching the version's query schema" }) inputs: Record<string, unknown>[],
+    @Arg('context', () => CircuitRunContextInput, { nullable: true }) runContext: CircuitRunContextInput | null,
+    @Arg('isPublic', () => Boolean, { nullable: true, description: 'Only the circuit owner may set it' }) isPublic: boolean | null,
+    @Arg('tags', () => [String], { nullable: true, description: 'Tags of every run (at most 10)' }) tags: string[] | null,
+    @Arg('metadata', () => JSONObjectScalar, { nullable: true, validate: false, description: 'Metadata of every run (string values, ≤ 4 KiB)' }) metadata: Record<string, unknown> | null,
+    @Arg('webhook', () => String, { nullable: true, description: 'Where to POST signed events of every run (DESIGN §7.5)' }) webhook: string | null,
+    @Arg('webhookEventsFilter', () => [String], { nullable: true }) webhookEventsFilter: string[] | null,
+    @Arg('maxCredits', () => Int, { nullable: true, description: 'The most each run may cost (BudgetExceeded past it)' }) maxCredits: number | null,
+    @Ctx() ctx: AppContext,
+  ): Promise<CircuitBatchType> {
+    const batch = await createBatch(ctx.services, ctx.viewer!, {
+      adaptorUid, versionUid: runContext?.version ?? null, alias: runContext?.alias ?? null, inputs, isPublic, tags, metadata, webhook, webhookEventsFilter, maxCredits,
+    });
+    return CircuitBatchType.from(batch);
+  }
+
+  @Query(() => CircuitBatchType, { description: 'A batch with the counts of its runs by state (its owner only; GET /batches/{uid})' })
+  async circuitBatch(@Arg('uid', () => ID) uid: string, @Ctx() ctx: AppContext): Promise<CircuitBatchType> {
+    return CircuitBatchType.from(await findBatchFor(ctx.services, ctx.viewer, uid, 'manage'));
+  }
+
+  @Query(() => CircuitRunPage, { description: "A batch's runs, in submission order (its owner only; GET /batches/{uid}/runs)" })
+  async circuitBatchRuns(@Arg('uid', () => ID) uid: string, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: AppContext): Promise<CircuitRunPage> {
+    const batch = await findBatchFor(ctx.services, ctx.viewer, uid, 'manage');
+    const window = pageWindow(args);
+    const { rows, count } = await batchRunsPage(batch.uid, window);
+    return paged(await Promise.all(rows.map((run) => presentRun(ctx, run))), count, window);
+  }
+
+  @Authorized()
+  @Mutation(() => CircuitBatchType, { description: 'Cancels every run of the batch not yet ended, as cancelCircuitRun does (its owner only; POST /batches/{uid}/cancel)' })
+  async cancelCircuitBatch(@Arg('uid', () => ID) uid: string, @Ctx() ctx: AppContext): Promise<CircuitBatchType> {
+    const batch = await findBatchFor(ctx.services, ctx.viewer, uid, 'manage');
+    await cancelBatch(ctx.services, batch);
+    const after = await findBatchFor(ctx.services, ctx.viewer, uid, 'manage').catch(() => null);
+    if (!after) throw notFound('Batch');
+    return CircuitBatchType.from(after);
+  }
+}

@@ -1,0 +1,183 @@
+import crypto from 'node:crypto';
+import { QueryTypes } from 'sequelize';
+import type { User } from '../models';
+import { CircuitRun, RUN_STATES, type RunState } from '../models/CircuitRun';
+import { badInput, notFound } from '../errors';
+import { authorize } from '../policies/authorize';
+import { startRunPermits } from '../policies/run.policy';
+import { batchPermits, type BatchAction } from '../policies/batch.policy';
+import { isUid } from '../ids';
+import { checkInput } from '../engine/input-schema';
+import { RUN_BASE_CREDITS } from '../credits/holds';
+import { checkMaxCredits } from '../credits/budget';
+import { parseRunWebhook } from '../webhooks/events';
+import { versionOfAlias } from '../aliases/alias-version';
+import { preparedQuery } from '../db/prepared';
+import type { Services } from '../services';
+import { circuitOfAdaptor, resolveVersion } from './create-run';
+import { checkMetadata, checkTags } from './run-labels';
+import { cancelRun } from './cancel';
+
+/** DESIGN §12: a batch holds 1 to this many inputs. */
+export const MAX_BATCH_INPUTS = 1000;
+/** How many of a batch's runs a cancel works on at once. */
+const CANCEL_CONCURRENCY = 16;
+
+export interface CreateBatchInput {
+  adaptorUid: string;
+  versionUid?: string | null;
+  alias?: string | null;
+  inputs: unknown;
+  isPublic?: boolean | null;
+  tags?: unknown;
+  metadata?: unknown;
+  webhook?: string | null;
+  webhookEventsFilter?: string[] | null;
+  maxCredits?: number | null;
+}
+
+export interface BatchRow { uid: string; user_uid: string; circuit_uid: string; total: number; canceled_at: Date | null; created_at: Date }
+export type BatchCounts = Record<RunState, number>;
+export interface BatchView extends BatchRow { counts: BatchCounts }
+
+const REFUSED_ERROR = JSON.stringify({ code: 'InsufficientCredits', message: `The balance could not cover the ${RUN_BASE_CREDITS} credit this run needs when its batch was submitted` });
+
+/**
+ * One statement admits a whole batch: its header, then, with the user row locked, its runs in input
+ * order — those the unheld balance covers PROVISIONED with their base credit held and their jobs
+ * queued (`sqlEnqueue`), the rest at once EXCEPTION InsufficientCredits (never started, charged nothing).
+ */
+function admitBatchSql(jobCte: string | undefined, notifyColumn: string | undefined): string {
+  return `WITH batch AS (
+       INSERT INTO circuit_batches (uid, user_uid, circuit_uid, total) VALUES ($1, $2, $3, $4) RETURNING uid, created_at),
+     wanted AS (
+       SELECT e.ord, e.value AS input, gen_random_uuid() AS uid FROM jsonb_array_elements($5::jsonb) WITH ORDINALITY AS e(value, ord)),
+     locked AS (
+       SELECT uid, credits - credits_held AS unheld FROM users WHERE uid = $2 FOR NO KEY UPDATE),
+     admitted AS (
+       SELECT wanted.* FROM wanted, locked WHERE wanted.ord * $6::bigint <= locked.unheld),
+     hold AS (
+       UPDATE users SET credits_held = credits_held + $6::bigint * (SELECT count(*) FROM admitted)
+        WHERE uid = $2 AND EXISTS (SELECT 1 FROM admitted)
+        RETURNING uid),
+     run AS (
+       INSERT INTO circuit_runs (uid, user_uid, circuit_uid, circuit_version_uid, input, is_public, credits_held, enqueued_at, webhook_url, webhook_events,
+                                 deadline_at, alias, tags, metadata, max_credits, batch_uid, created_at)
+       SELECT a.uid, hold.uid, $3, $7, a.input, $8, $6::bigint, now(), $9, $10::text[], now() + make_interval(secs => $11), $12, $13::text[], $14::jsonb, $15, batch.uid,
+              clock_timestamp()
+         FROM admitted a CROSS JOIN hold CROSS JOIN batch
+        ORDER BY a.ord
+       RETURNING uid),
+     refused AS (
+       INSERT INTO circuit_runs (uid, user_uid, circuit_uid, circuit_version_uid, input, is_public, state, ended_at, error, failure_reason, credits_cost,
+                                 webhook_url, webhook_events, alias, tags, metadata, max_credits, batch_uid, created_at)
+       SELECT w.uid, $2, $3, $7, w.input, $8, 'EXCEPTION', now(), $16::jsonb, 'InsufficientCredits: not admitted with its batch', 0,
+              $9, $10::text[], $12, $13::text[], $14::jsonb, $15, batch.uid, clock_timestamp()
+         FROM wanted w CROSS JOIN batch
+        WHERE NOT EXISTS (SELECT 1 FROM admitted a WHERE a.ord = w.ord)
+        ORDER BY w.ord
+       RETURNING uid)${jobCte ? `,
+     job AS (${jobCte})
+     SELECT (SELECT created_at FROM batch), (SELECT count(*) FROM run)::int AS admitted, (SELECT count(*) FROM refused)::int AS refused,
+            (SELECT count(${notifyColumn}) FROM job)::int AS queued` : `
+     SELECT (SELECT created_at FROM batch), (SELECT count(*) FROM run)::int AS admitted, (SELECT count(*) FROM refused)::int AS refused, 0 AS queued`}`;
+}
+
+/** Every input checked before anything is created: the first invalid one refuses the batch, naming its index. */
+function checkInputs(versionUid: string, querySchema: unknown, inputs: unknown): Record<string, unknown>[] {
+  if (!Array.isArray(inputs) || inputs.length < 1 || inputs.length > MAX_BATCH_INPUTS) {
+    throw badInput(`inputs must be an array of 1 to ${MAX_BATCH_INPUTS} objects`, { field: 'inputs' });
+  }
+  inputs.forEach((input, i) => {
+    const field = `inputs[${i}]`;
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) throw badInput(`${field} must be an object`, { field });
+    const invalid = checkInput(versionUid, querySchema, input, field);
+    if (invalid) throw badInput(invalid.message, { field: invalid.field, index: i });
+  });
+  return inputs as Record<string, unknown>[];
+}
+
+/**
+ * POST /circuit-adaptors/{uid}/batches (DESIGN §12): every input becomes an ordinary run of the same
+ * version carrying `batch_uid`, admitted in one statement (admitBatchSql).
+ */
+export async function createBatch(services: Services, viewer: User, input: CreateBatchInput): Promise<BatchView> {
+  if (input.alias != null && input.versionUid != null) throw badInput('Send context.version or context.alias, not both', { field: 'context.alias' });
+  const circuit = await circuitOfAdaptor(services.runs, input.adaptorUid);
+  if (!circuit) throw notFound('Circuit adaptor');
+  const isPublic = input.isPublic ?? false;
+  const permit = startRunPermits(viewer, circuit, isPublic);
+  authorize(viewer, permit.allowed, permit.message);
+
+  const webhook = parseRunWebhook(input.webhook, input.webhookEventsFilter, services.config.httpStepAllowPrivate);
+  const alias = input.alias ?? null;
+  const version = await resolveVersion(services.runs, circuit, alias === null ? input.versionUid : await versionOfAlias(circuit, alias, null));
+  const inputs = checkInputs(version.uid, version.definition.query_schema, input.inputs);
+  const tags = checkTags(input.tags);
+  const metadata = checkMetadata(input.metadata);
+  const maxCredits = checkMaxCredits(input.maxCredits);
+
+  const uid = crypto.randomUUID();
+  const sqlEnqueue = services.runQueue.sqlEnqueue;
+  const [admission] = await preparedQuery<{ created_at: Date; admitted: number; refused: number }>(services.sequelize, admitBatchSql(sqlEnqueue?.jobCte, sqlEnqueue?.notifyColumn), [
+    uid, viewer.uid, circuit.uid, inputs.length, JSON.stringify(inputs), RUN_BASE_CREDITS, version.uid, isPublic,
+    webhook?.url ?? null, webhook?.events ?? null, services.config.runDeadlineSeconds, alias, tags, metadata === null ? null : JSON.stringify(metadata),
+    maxCredits, REFUSED_ERROR,
+  ]);
+  if (!sqlEnqueue) {
+    // No job store that queues in SQL: queue each admitted run (the sweeper catches any left behind).
+    const runs = await CircuitRun.findAll({ where: { batch_uid: uid, state: 'PROVISIONED' }, attributes: ['uid'] });
+    for (const run of runs) await services.runQueue.enqueue(run.uid);
+  }
+  // The batch as admitted: reading it back would count runs the worker is already claiming.
+  return {
+    uid, user_uid: viewer.uid, circuit_uid: circuit.uid, total: inputs.length, canceled_at: null, created_at: admission.created_at,
+    counts: { PROVISIONED: admission.admitted, RUNNING: 0, COMPLETED: 0, EXCEPTION: admission.refused },
+  };
+}
+
+export async function readBatch(services: Pick<Services, 'sequelize'>, uid: string): Promise<BatchView | null> {
+  if (!isUid(uid)) return null;
+  const [row] = await preparedQuery<BatchRow>(services.sequelize, 'SELECT uid, user_uid, circuit_uid, total, canceled_at, created_at FROM circuit_batches WHERE uid = $1', [uid]);
+  if (!row) return null;
+  const counted = await preparedQuery<{ state: RunState; count: string }>(
+    services.sequelize, 'SELECT state, count(*) AS count FROM circuit_runs WHERE batch_uid = $1 GROUP BY state', [uid],
+  );
+  const counts = Object.fromEntries(RUN_STATES.map((state) => [state, 0])) as BatchCounts;
+  for (const { state, count } of counted) counts[state] = Number(count);
+  return { ...row, counts };
+}
+
+/** The batch, when the viewer may act on it: 404 when there is none, 401/403 (authorize) when not theirs. */
+export async function findBatchFor(services: Pick<Services, 'sequelize'>, viewer: User | null, uid: string, action: BatchAction): Promise<BatchView> {
+  const batch = await readBatch(services, uid);
+  if (!batch) throw notFound('Batch');
+  authorize(viewer, batchPermits(viewer, batch, action), 'Only the user who submitted the batch may see or cancel it');
+  return batch;
+}
+
+/** One page of a batch's runs, in input order. */
+export async function batchRunsPage(batchUid: string, window: { limit: number; offset: number }): Promise<{ rows: CircuitRun[]; count: number }> {
+  return CircuitRun.findAndCountAll({
+    where: { batch_uid: batchUid },
+    attributes: { exclude: ['input'] },
+    order: [['created_at', 'ASC'], ['uid', 'ASC']],
+    limit: window.limit,
+    offset: window.offset,
+  });
+}
+
+/**
+ * Cancels every run of the batch not yet ended (each as POST /circuit-runs/{uid}/cancel does, without
+ * waiting for RUNNING ones to stop) and records the cancel on the batch.
+ */
+export async function cancelBatch(services: Services, batch: BatchRow): Promise<void> {
+  await services.sequelize.query('UPDATE circuit_batches SET canceled_at = COALESCE(canceled_at, now()) WHERE uid = $1', { bind: [batch.uid], type: QueryTypes.UPDATE });
+  const open = await CircuitRun.findAll({ where: { batch_uid: batch.uid, state: ['PROVISIONED', 'RUNNING'] }, attributes: ['uid'] });
+  const uids = open.map((run) => run.uid);
+  const next = { i: 0 };
+  const cancelOne = async (): Promise<void> => {
+    while (next.i < uids.length) await cancelRun(services, uids[next.i++], 0);
+  };
+  await Promise.all(Array.from({ length: Math.min(CANCEL_CONCURRENCY, uids.length) }, cancelOne));
+}
