@@ -2,9 +2,7 @@ import type { Sequelize } from 'sequelize';
 import { preparedQuery } from '../../db/prepared';
 import type { PageWindow } from '../common/pagination';
 import { CircuitSearchResult, SEARCH_MATCH_BOUND, SearchType, UserSearchResult } from './search.type';
-import { searchCacheFor, searchIndexFor } from './search.cache';
-import type { SearchIndex } from './search.index';
-import { EXACT_NAME_BOOST } from './search.corpus';
+import { searchCacheFor } from './search.cache';
 import { listableCircuitsSql } from '../../policies/circuit.policy';
 import { visibleProfilesSql } from '../../policies/user.policy';
 
@@ -15,20 +13,14 @@ const MAX_TERM_LENGTH = 64;
  * The words of free text: the runs of letters and digits (the same split migration 0003 applies to
  * the indexed text), lower-cased, at most MAX_TERMS of MAX_TERM_LENGTH characters.
  */
-export function searchWords(text: string): string[] {
+function searchWords(text: string): string[] {
   return [...new Set(text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean))]
     .slice(0, MAX_TERMS)
     .map((w) => w.slice(0, MAX_TERM_LENGTH));
 }
 
-/**
- * Turns free text into a safe tsquery: each word matched as a prefix, all required.
- * Nothing of the input reaches to_tsquery but those words, so no input can be a tsquery syntax error.
- */
-export function toPrefixTsQuery(text: string): string | null {
-  const words = searchWords(text);
-  return words.length ? words.map((w) => `'${w}':*`).join(' & ') : null;
-}
+/** Added to the rank of an exact name match, so that it comes first. */
+const EXACT_NAME_BOOST = 10;
 
 /** A prefix standing for at most this many words is expanded into them; a wider one stays a prefix. */
 const MAX_EXPANSIONS = 16;
@@ -124,17 +116,7 @@ export function searchPublic(
   if (!words.length) return Promise.resolve({ items: [], totalCount: 0 });
   const exact = text.trim().toLowerCase();
   const key = JSON.stringify([type, words, exact, window.limit, window.offset]);
-  return searchCacheFor<SearchResults>(sequelize).get(key, () => {
-    const page = searchInIndex(searchIndexFor(sequelize), words, exact, type, window);
-    return page ? Promise.resolve(page) : searchInSql(sequelize, words, exact, type, window);
-  });
-}
-
-/** The page from this process's index, or undefined when the index cannot answer this query now. */
-export function searchInIndex(index: SearchIndex | undefined, words: string[], exact: string, type: SearchType, window: PageWindow): SearchResults | undefined {
-  const page = index?.search(words, exact, type, window);
-  if (!page) return undefined;
-  return { items: page.rows.map(({ kind, row }) => toItem({ type: kind === 'circuits' ? 'circuit' : 'user', uid: row.uid, ...row.display })), totalCount: page.total };
+  return searchCacheFor<SearchResults>(sequelize).get(key, () => searchInSql(sequelize, words, exact, type, window));
 }
 
 function toItem(r: Omit<Row, 'total'>): CircuitSearchResult | UserSearchResult {
@@ -144,7 +126,7 @@ function toItem(r: Omit<Row, 'total'>): CircuitSearchResult | UserSearchResult {
 }
 
 /** The page as the database computes it. */
-export async function searchInSql(sequelize: Sequelize, words: string[], exact: string, type: SearchType, window: PageWindow): Promise<SearchResults> {
+async function searchInSql(sequelize: Sequelize, words: string[], exact: string, type: SearchType, window: PageWindow): Promise<SearchResults> {
   // A named statement: parsed and planned once per connection (planning this query cost more than running it).
   const rows = await preparedQuery<Row>(sequelize, SEARCH_SQL[type], [words, exact, window.limit, window.offset, SEARCH_MATCH_BOUND]);
   const totalCount = rows.length ? Number(rows[0].total) : 0;
