@@ -46,29 +46,39 @@ const ANYONE_SEES_PROFILE = visibleProfilesSql('u', null).sql;
 // migration 0014), which GIN answers from posting lists instead of collecting a bitmap per prefix.
 // q.rq ranks: the same words as prefixes, so ranking is as before the expansion.
 // Parameters: $1 the query's words, $2 the whole query lower-cased (exact name), $3 limit, $4 offset,
-// $5 SEARCH_MATCH_BOUND. Each kind ranks at most $5 matches, taken from the GIN index before any
-// ranking (LIMIT inside, so the heap is read and ts_rank computed for those rows only), plus its exact
-// name matches through the lower(name) index; UNION drops an exact match found both ways. Ranking
-// reads only the candidates' vectors and names; the display columns (and the owner's username) are
-// joined for the page's rows alone.
-const CIRCUITS = `
-    SELECT * FROM (
-      (SELECT 'circuit' AS type, c.uid, c.name AS sort_name, ts_rank(c.search_vector, q.rq) AS r, lower(c.name) = $2 AS exact
-         FROM circuits c, q WHERE ${ANYONE_LISTS_CIRCUIT} AND c.search_vector @@ q.q LIMIT $5)
-      UNION
-      (SELECT 'circuit', c.uid, c.name, ts_rank(c.search_vector, q.rq), true
-         FROM circuits c, q WHERE ${ANYONE_LISTS_CIRCUIT} AND lower(c.name) = $2 AND c.search_vector @@ q.q)) cm`;
+// $5 SEARCH_MATCH_BOUND. Each kind first finds its exact name matches through the lower(name) index
+// (a row or two), then ranks them and at most $5 other matches, taken from the GIN index before any
+// ranking (LIMIT inside, so the heap is read and ts_rank computed for those rows only). Keeping the
+// exact ones out of the GIN branch makes the two disjoint: UNION ALL, no de-duplication, and no
+// lower(name) per candidate. Ranking reads only the candidates' vectors and names; the display
+// columns (and the owner's username) are joined for the page's rows alone.
+interface Kind {
+  /** A CTE of the uids of the kind's exact name matches. */
+  exact: string;
+  /** Its ranked candidates: type, uid, sort_name, r (ts_rank), exact. */
+  candidates: string;
+}
 
-const USERS = `
-    SELECT * FROM (
-      (SELECT 'user' AS type, u.uid, u.username AS sort_name, ts_rank(u.search_vector, q.rq) AS r, (u.username = $2 OR lower(u.name) = $2) AS exact
-         FROM users u, q WHERE ${ANYONE_SEES_PROFILE} AND u.search_vector @@ q.q LIMIT $5)
-      UNION
-      (SELECT 'user', u.uid, u.username, ts_rank(u.search_vector, q.rq), true
-         FROM users u, q WHERE ${ANYONE_SEES_PROFILE} AND (u.username = $2 OR lower(u.name) = $2) AND u.search_vector @@ q.q)) um`;
+const CIRCUITS: Kind = {
+  exact: `ce AS MATERIALIZED (SELECT c.uid FROM circuits c, q WHERE ${ANYONE_LISTS_CIRCUIT} AND lower(c.name) = $2 AND c.search_vector @@ q.q)`,
+  candidates: `
+    (SELECT 'circuit' AS type, c.uid, c.name AS sort_name, ts_rank(c.search_vector, q.rq) AS r, false AS exact
+       FROM circuits c, q WHERE ${ANYONE_LISTS_CIRCUIT} AND c.search_vector @@ q.q AND c.uid NOT IN (SELECT uid FROM ce) LIMIT $5)
+    UNION ALL
+    (SELECT 'circuit', c.uid, c.name, ts_rank(c.search_vector, q.rq), true FROM circuits c, q WHERE c.uid IN (SELECT uid FROM ce))`,
+};
+
+const USERS: Kind = {
+  exact: `ue AS MATERIALIZED (SELECT u.uid FROM users u, q WHERE ${ANYONE_SEES_PROFILE} AND (u.username = $2 OR lower(u.name) = $2) AND u.search_vector @@ q.q)`,
+  candidates: `
+    (SELECT 'user' AS type, u.uid, u.username AS sort_name, ts_rank(u.search_vector, q.rq) AS r, false AS exact
+       FROM users u, q WHERE ${ANYONE_SEES_PROFILE} AND u.search_vector @@ q.q AND u.uid NOT IN (SELECT uid FROM ue) LIMIT $5)
+    UNION ALL
+    (SELECT 'user', u.uid, u.username, ts_rank(u.search_vector, q.rq), true FROM users u, q WHERE u.uid IN (SELECT uid FROM ue))`,
+};
 
 function searchSql(type: SearchType): string {
-  const parts = type === SearchType.circuits ? [CIRCUITS] : type === SearchType.users ? [USERS] : [CIRCUITS, USERS];
+  const kinds = type === SearchType.circuits ? [CIRCUITS] : type === SearchType.users ? [USERS] : [CIRCUITS, USERS];
   // One row per result of the page, each carrying the total; an empty page still yields one row
   // (uid null) with the total.
   return `
@@ -79,7 +89,8 @@ WITH q AS MATERIALIZED (
      SELECT CASE WHEN count(*) BETWEEN 1 AND ${MAX_EXPANSIONS} THEN '(' || string_agg('''' || l.word || '''', ' | ') || ')'
                  ELSE '''' || t.word || ''':*' END AS alt
        FROM (SELECT word FROM search_lexemes WHERE word >= t.word AND word < t.word || chr(1114111) LIMIT ${MAX_EXPANSIONS + 1}) l) e),
-m AS (${parts.join('\n    UNION ALL\n')}),
+${kinds.map((k) => `${k.exact},`).join('\n')}
+m AS (${kinds.map((k) => k.candidates).join('\n    UNION ALL\n')}),
 top AS (
   SELECT m.type, m.uid, m.sort_name, m.r + CASE WHEN m.exact THEN ${EXACT_NAME_BOOST} ELSE 0 END AS rank FROM m
    ORDER BY rank DESC, m.sort_name COLLATE "C", m.uid LIMIT least($3::int, greatest($5::int - $4::int, 0)) OFFSET $4)
