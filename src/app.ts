@@ -52,7 +52,7 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
   await migrate(sequelize);
 
   const searchRateLimiter = createSearchRateLimiter(config, sequelize, log);
-  const stopSearchInvalidation = await startSearchInvalidation(sequelize, databaseUrl, log, config.searchIndexMaxMb * 2 ** 20);
+  const stopSearchInvalidation = await startSearchInvalidation(sequelize, databaseUrl, log);
   const stopTokenInvalidation = await startTokenInvalidation(sequelize, databaseUrl, log);
   const runs = await startRunRuntime({ config, sequelize, log, databaseUrl, worker: config.runWorker });
   const stopRunReadInvalidation = await startRunReadInvalidation(runs.services.runs.readCache, databaseUrl, log);

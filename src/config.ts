@@ -14,8 +14,6 @@ export interface Config {
   openaiBaseUrl: string;
   openaiApiKey: string;
   searchRateLimitPerMinute: number;
-  /** Memory (MiB, estimated) an API process's search index may take; beyond, or 0, search runs in SQL. */
-  searchIndexMaxMb: number;
   signInRateLimitPerMinute: number;
   logLevel: string;
   /** Secret for signing local blob URLs and session cookies; generated into DATA_DIR when unset. */
@@ -195,7 +193,6 @@ function readConfig(env: NodeJS.ProcessEnv, http: boolean): Config {
     openaiBaseUrl: url(env, 'OPENAI_BASE_URL', ['http:', 'https:']) ?? DEFAULT_OPENAI_BASE_URL,
     openaiApiKey: env.OPENAI_API_KEY || OPENAI_API_KEY_UNSET,
     searchRateLimitPerMinute: int(env, 'SEARCH_RATE_LIMIT_PER_MINUTE', 60, 1),
-    searchIndexMaxMb: int(env, 'SEARCH_INDEX_MAX_MB', 256, 0, 64 * 1024),
     signInRateLimitPerMinute: int(env, 'SIGNIN_RATE_LIMIT_PER_MINUTE', 10, 1),
     logLevel,
     secret: env.SECRET_KEY || undefined,

@@ -116,6 +116,38 @@ describe('invalidation through LISTEN search_changed (real PostgreSQL)', () => {
     await until(async () => (await names()).length === 0);
   });
 
+  test('a statement changing many searchable rows is heard once, and a change to no searched column not at all (migration 0026)', async () => {
+    const owner = await makeUser();
+    const circuits = await Promise.all([1, 2, 3].map((i) => makeCircuit(owner, { name: `heard-once-${i}` }, null)));
+    const uids = circuits.map(({ circuit }) => circuit.uid);
+    const listener = new Client({ connectionString: t.databaseUrl });
+    await listener.connect();
+    try {
+      const payloads: string[] = [];
+      listener.on('notification', (n) => { if (n.channel === SEARCH_CHANGED_CHANNEL) payloads.push(n.payload ?? ''); });
+      await listener.query(`LISTEN ${SEARCH_CHANGED_CHANNEL}`);
+      await admin.query("UPDATE circuits SET description = 'changed together' WHERE uid = ANY($1::uuid[])", [uids]);
+      await admin.query('UPDATE circuits SET updated_at = now() WHERE uid = ANY($1::uuid[])', [uids]);
+      await admin.query("UPDATE circuits SET description = 'changed together' WHERE uid = ANY($1::uuid[])", [uids]);
+      // Notifications arrive in commit order: once the marker is heard, everything before it has been.
+      await admin.query('SELECT pg_notify($1, $2)', [SEARCH_CHANGED_CHANNEL, 'marker']);
+      await until(() => payloads.includes('marker'));
+      expect(payloads).toEqual(['', 'marker']);
+    } finally {
+      await listener.end();
+    }
+  });
+
+  test('the GIN indexes of search keep no pending list (fastupdate off, migration 0026)', async () => {
+    const { rows } = await admin.query(
+      "SELECT relname, reloptions FROM pg_class WHERE relname IN ('circuits_search_idx', 'users_search_idx') ORDER BY relname",
+    );
+    expect(rows).toEqual([
+      { relname: 'circuits_search_idx', reloptions: ['fastupdate=off'] },
+      { relname: 'users_search_idx', reloptions: ['fastupdate=off'] },
+    ]);
+  });
+
   test('while the listener connection is down nothing is cached; it reconnects and caches again', async () => {
     expect(await servesCached('before')).toBe(true);
     const { rows } = await admin.query(

@@ -26,14 +26,43 @@ const rssMb = (pid) => {
   } catch { return NaN; }
 };
 
+async function embeddedDatabase(dir) {
+  const { startEmbeddedDatabase } = require(path.join(dist, 'db', 'embedded.js'));
+  return startEmbeddedDatabase(path.join(dir, 'data'));
+}
+
 /**
- * A temp dir with an embedded PostgreSQL, migrated, holding one user (token) and the example circuit.
+ * A new database on the server of BENCH_DATABASE_URL (for machines where the embedded PostgreSQL
+ * cannot run), dropped by stop(). Its CPU is then that server's: `postmasterPid` finds no postmaster.
+ */
+async function freshDatabase(adminUrl, prefix) {
+  const { Client } = require('pg');
+  const name = `circuits_bench_${prefix.replace(/\W/g, '_')}_${process.pid}`;
+  const admin = new Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async stop() {
+      const again = new Client({ connectionString: adminUrl });
+      await again.connect();
+      await again.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await again.end();
+    },
+  };
+}
+
+/**
+ * A temp dir with an embedded PostgreSQL (or a new database on BENCH_DATABASE_URL's server), migrated, holding one user (token) and the example circuit.
  * `circuits` ({name: definition}) publishes more circuits of that user; their adaptors are in `adaptors`.
  */
 async function startFixtures(prefix, { circuits = {} } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `circuits-bench-${prefix}-`));
-  const { startEmbeddedDatabase } = require(path.join(dist, 'db', 'embedded.js'));
-  const db = await startEmbeddedDatabase(path.join(dir, 'data'));
+  const db = process.env.BENCH_DATABASE_URL ? await freshDatabase(process.env.BENCH_DATABASE_URL, prefix) : await embeddedDatabase(dir);
   require('reflect-metadata');
   const { createSequelize } = require(path.join(dist, 'db', 'sequelize.js'));
   const { migrate } = require(path.join(dist, 'db', 'migrate.js'));
@@ -142,12 +171,13 @@ function jsonClient(maxSockets = 256) {
 /**
  * Starts dist/src/<script> and resolves once it logs that it is ready (and every message of
  * `alsoWaitFor`, e.g. 'search index loaded'); later logs are drained unread. `nodeArgs` go before the
- * script (DEFAULT_SHAPE: what `npm start` passes), then BENCH_NODE_ARGS.
+ * script (DEFAULT_SHAPE: what `npm start` passes), then BENCH_NODE_ARGS. `distDir`: another build's
+ * dist/src (a "before" measured in the same run).
  */
-function spawnService(script, env, { alsoWaitFor = [], nodeArgs = [] } = {}) {
+function spawnService(script, env, { alsoWaitFor = [], nodeArgs = [], distDir = dist } = {}) {
   const awaited = new Set(alsoWaitFor);
   let ready;
-  const child = spawn(process.execPath, [...nodeArgs, ...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []), path.join(dist, script)], {
+  const child = spawn(process.execPath, [...nodeArgs, ...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []), path.join(distDir, script)], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', REDIS_URL: '', MONGODB_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -226,7 +256,7 @@ function postmasterPid(dir) {
 
 /**
  * autocannon for `seconds` after a 2 s warm-up; latency percentiles from every response. With `cpu`
- * ({name: pid} or {name: {pid, children: true}}), also the CPU each measured request cost each process
+ * ({name: pid}, {name: {pid, children: true}} or {name: {pidsOf: async () => pids}}), also the CPU each measured request cost each process
  * (from /proc: less sensitive to other load on the machine than the latencies).
  */
 async function measure({ label, url, method = 'GET', headers, body, seconds, connections, setupRequest, cpu }) {
@@ -244,7 +274,10 @@ async function measure({ label, url, method = 'GET', headers, body, seconds, con
     }
   });
   await run(2, false);
-  const cpuOf = () => Object.fromEntries(Object.entries(cpu ?? {}).map(([name, p]) => [name, typeof p === 'number' ? cpuSeconds(p) : cpuSeconds(p.pid, p)]));
+  // {pidsOf}: processes found after the warm-up (the backends of a pool that has grown by then).
+  const found = Object.fromEntries(await Promise.all(Object.entries(cpu ?? {}).filter(([, p]) => p.pidsOf).map(async ([name, p]) => [name, await p.pidsOf()])));
+  const cpuOf = () => Object.fromEntries(Object.entries(cpu ?? {}).map(([name, p]) => [name,
+    found[name] ? found[name].reduce((sum, pid) => sum + cpuSeconds(pid), 0) : typeof p === 'number' ? cpuSeconds(p) : cpuSeconds(p.pid, p)]));
   const cpuBefore = cpuOf();
   const result = await run(seconds, true);
   const cpuAfter = cpuOf();

@@ -3,9 +3,8 @@ import type { Logger } from '../../logger';
 import { LRUCache } from 'lru-cache';
 import { Circuit, User } from '../../models';
 import { cachePerPool, keepCacheCurrent, type NotifiedCache } from '../../db/notified-cache';
-import { SearchIndex } from './search.index';
 
-/** Migration 0003: every committed change to searchable circuits or users NOTIFYs this channel. */
+/** Migrations 0003 and 0026: every committed change to searchable circuits or users NOTIFYs this channel. */
 export const SEARCH_CHANGED_CHANNEL = 'search_changed';
 
 /**
@@ -53,31 +52,18 @@ export function searchCacheFor<T>(sequelize: Sequelize): SearchCache<T> {
   return searchCacheOf(sequelize) as SearchCache<T>;
 }
 
-const searchIndexes = new WeakMap<Sequelize, SearchIndex>();
-
-/** The pool's in-process search index, when its app keeps one (startSearchInvalidation). */
-export function searchIndexFor(sequelize: Sequelize): SearchIndex | undefined {
-  return searchIndexes.get(sequelize);
-}
-
 /**
- * LISTENs to `search_changed` and keeps this pool's search index current and its page cache clear:
- * on each notification, and when a write through the Circuit or User model in this process commits;
- * both are bypassed while the listener reconnects. Returns the function that stops it.
+ * LISTENs to `search_changed` and clears this pool's page cache on each notification, and when a
+ * write through the Circuit or User model in this process commits; nothing is cached while the
+ * listener reconnects. Returns the function that stops it.
  */
-export function startSearchInvalidation(sequelize: Sequelize, databaseUrl: string, log: Logger, maxIndexBytes: number): Promise<() => Promise<void>> {
-  const pages = searchCacheFor(sequelize);
-  const index = new SearchIndex(sequelize, log, maxIndexBytes, () => pages.invalidate());
-  searchIndexes.set(sequelize, index);
+export function startSearchInvalidation(sequelize: Sequelize, databaseUrl: string, log: Logger): Promise<() => Promise<void>> {
   return keepCacheCurrent({
     databaseUrl,
     log,
     channel: SEARCH_CHANGED_CHANNEL,
     applicationName: 'circuit-search-cache',
-    cache: {
-      setLive: (live) => { pages.setLive(live); index.setLive(live); },
-      invalidate: (payload) => { pages.invalidate(); index.invalidate(payload); },
-    },
+    cache: searchCacheFor(sequelize),
     localWrites: [{ models: [Circuit, User], hooks: ['afterCreate', 'afterUpdate', 'afterDestroy', 'afterUpsert', 'afterBulkCreate', 'afterBulkUpdate', 'afterBulkDestroy'] }],
   });
 }

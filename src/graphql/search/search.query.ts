@@ -2,9 +2,7 @@ import type { Sequelize } from 'sequelize';
 import { preparedQuery } from '../../db/prepared';
 import type { PageWindow } from '../common/pagination';
 import { CircuitSearchResult, SEARCH_MATCH_BOUND, SearchType, UserSearchResult } from './search.type';
-import { searchCacheFor, searchIndexFor } from './search.cache';
-import type { SearchIndex } from './search.index';
-import { EXACT_NAME_BOOST } from './search.corpus';
+import { searchCacheFor } from './search.cache';
 import { listableCircuitsSql } from '../../policies/circuit.policy';
 import { visibleProfilesSql } from '../../policies/user.policy';
 
@@ -15,20 +13,14 @@ const MAX_TERM_LENGTH = 64;
  * The words of free text: the runs of letters and digits (the same split migration 0003 applies to
  * the indexed text), lower-cased, at most MAX_TERMS of MAX_TERM_LENGTH characters.
  */
-export function searchWords(text: string): string[] {
+function searchWords(text: string): string[] {
   return [...new Set(text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean))]
     .slice(0, MAX_TERMS)
     .map((w) => w.slice(0, MAX_TERM_LENGTH));
 }
 
-/**
- * Turns free text into a safe tsquery: each word matched as a prefix, all required.
- * Nothing of the input reaches to_tsquery but those words, so no input can be a tsquery syntax error.
- */
-export function toPrefixTsQuery(text: string): string | null {
-  const words = searchWords(text);
-  return words.length ? words.map((w) => `'${w}':*`).join(' & ') : null;
-}
+/** Added to the rank of an exact name match, so that it comes first. */
+const EXACT_NAME_BOOST = 10;
 
 /** A prefix standing for at most this many words is expanded into them; a wider one stays a prefix. */
 const MAX_EXPANSIONS = 16;
@@ -54,29 +46,39 @@ const ANYONE_SEES_PROFILE = visibleProfilesSql('u', null).sql;
 // migration 0014), which GIN answers from posting lists instead of collecting a bitmap per prefix.
 // q.rq ranks: the same words as prefixes, so ranking is as before the expansion.
 // Parameters: $1 the query's words, $2 the whole query lower-cased (exact name), $3 limit, $4 offset,
-// $5 SEARCH_MATCH_BOUND. Each kind ranks at most $5 matches, taken from the GIN index before any
-// ranking (LIMIT inside, so the heap is read and ts_rank computed for those rows only), plus its exact
-// name matches through the lower(name) index; UNION drops an exact match found both ways. Ranking
-// reads only the candidates' vectors and names; the display columns (and the owner's username) are
-// joined for the page's rows alone.
-const CIRCUITS = `
-    SELECT * FROM (
-      (SELECT 'circuit' AS type, c.uid, c.name AS sort_name, ts_rank(c.search_vector, q.rq) AS r, lower(c.name) = $2 AS exact
-         FROM circuits c, q WHERE ${ANYONE_LISTS_CIRCUIT} AND c.search_vector @@ q.q LIMIT $5)
-      UNION
-      (SELECT 'circuit', c.uid, c.name, ts_rank(c.search_vector, q.rq), true
-         FROM circuits c, q WHERE ${ANYONE_LISTS_CIRCUIT} AND lower(c.name) = $2 AND c.search_vector @@ q.q)) cm`;
+// $5 SEARCH_MATCH_BOUND. Each kind first finds its exact name matches through the lower(name) index
+// (a row or two), then ranks them and at most $5 other matches, taken from the GIN index before any
+// ranking (LIMIT inside, so the heap is read and ts_rank computed for those rows only). Keeping the
+// exact ones out of the GIN branch makes the two disjoint: UNION ALL, no de-duplication, and no
+// lower(name) per candidate. Ranking reads only the candidates' vectors and names; the display
+// columns (and the owner's username) are joined for the page's rows alone.
+interface Kind {
+  /** A CTE of the uids of the kind's exact name matches. */
+  exact: string;
+  /** Its ranked candidates: type, uid, sort_name, r (ts_rank), exact. */
+  candidates: string;
+}
 
-const USERS = `
-    SELECT * FROM (
-      (SELECT 'user' AS type, u.uid, u.username AS sort_name, ts_rank(u.search_vector, q.rq) AS r, (u.username = $2 OR lower(u.name) = $2) AS exact
-         FROM users u, q WHERE ${ANYONE_SEES_PROFILE} AND u.search_vector @@ q.q LIMIT $5)
-      UNION
-      (SELECT 'user', u.uid, u.username, ts_rank(u.search_vector, q.rq), true
-         FROM users u, q WHERE ${ANYONE_SEES_PROFILE} AND (u.username = $2 OR lower(u.name) = $2) AND u.search_vector @@ q.q)) um`;
+const CIRCUITS: Kind = {
+  exact: `ce AS MATERIALIZED (SELECT c.uid FROM circuits c, q WHERE ${ANYONE_LISTS_CIRCUIT} AND lower(c.name) = $2 AND c.search_vector @@ q.q)`,
+  candidates: `
+    (SELECT 'circuit' AS type, c.uid, c.name AS sort_name, ts_rank(c.search_vector, q.rq) AS r, false AS exact
+       FROM circuits c, q WHERE ${ANYONE_LISTS_CIRCUIT} AND c.search_vector @@ q.q AND c.uid NOT IN (SELECT uid FROM ce) LIMIT $5)
+    UNION ALL
+    (SELECT 'circuit', c.uid, c.name, ts_rank(c.search_vector, q.rq), true FROM circuits c, q WHERE c.uid IN (SELECT uid FROM ce))`,
+};
+
+const USERS: Kind = {
+  exact: `ue AS MATERIALIZED (SELECT u.uid FROM users u, q WHERE ${ANYONE_SEES_PROFILE} AND (u.username = $2 OR lower(u.name) = $2) AND u.search_vector @@ q.q)`,
+  candidates: `
+    (SELECT 'user' AS type, u.uid, u.username AS sort_name, ts_rank(u.search_vector, q.rq) AS r, false AS exact
+       FROM users u, q WHERE ${ANYONE_SEES_PROFILE} AND u.search_vector @@ q.q AND u.uid NOT IN (SELECT uid FROM ue) LIMIT $5)
+    UNION ALL
+    (SELECT 'user', u.uid, u.username, ts_rank(u.search_vector, q.rq), true FROM users u, q WHERE u.uid IN (SELECT uid FROM ue))`,
+};
 
 function searchSql(type: SearchType): string {
-  const parts = type === SearchType.circuits ? [CIRCUITS] : type === SearchType.users ? [USERS] : [CIRCUITS, USERS];
+  const kinds = type === SearchType.circuits ? [CIRCUITS] : type === SearchType.users ? [USERS] : [CIRCUITS, USERS];
   // One row per result of the page, each carrying the total; an empty page still yields one row
   // (uid null) with the total.
   return `
@@ -87,7 +89,8 @@ WITH q AS MATERIALIZED (
      SELECT CASE WHEN count(*) BETWEEN 1 AND ${MAX_EXPANSIONS} THEN '(' || string_agg('''' || l.word || '''', ' | ') || ')'
                  ELSE '''' || t.word || ''':*' END AS alt
        FROM (SELECT word FROM search_lexemes WHERE word >= t.word AND word < t.word || chr(1114111) LIMIT ${MAX_EXPANSIONS + 1}) l) e),
-m AS (${parts.join('\n    UNION ALL\n')}),
+${kinds.map((k) => `${k.exact},`).join('\n')}
+m AS (${kinds.map((k) => k.candidates).join('\n    UNION ALL\n')}),
 top AS (
   SELECT m.type, m.uid, m.sort_name, m.r + CASE WHEN m.exact THEN ${EXACT_NAME_BOOST} ELSE 0 END AS rank FROM m
    ORDER BY rank DESC, m.sort_name COLLATE "C", m.uid LIMIT least($3::int, greatest($5::int - $4::int, 0)) OFFSET $4)
@@ -124,17 +127,7 @@ export function searchPublic(
   if (!words.length) return Promise.resolve({ items: [], totalCount: 0 });
   const exact = text.trim().toLowerCase();
   const key = JSON.stringify([type, words, exact, window.limit, window.offset]);
-  return searchCacheFor<SearchResults>(sequelize).get(key, () => {
-    const page = searchInIndex(searchIndexFor(sequelize), words, exact, type, window);
-    return page ? Promise.resolve(page) : searchInSql(sequelize, words, exact, type, window);
-  });
-}
-
-/** The page from this process's index, or undefined when the index cannot answer this query now. */
-export function searchInIndex(index: SearchIndex | undefined, words: string[], exact: string, type: SearchType, window: PageWindow): SearchResults | undefined {
-  const page = index?.search(words, exact, type, window);
-  if (!page) return undefined;
-  return { items: page.rows.map(({ kind, row }) => toItem({ type: kind === 'circuits' ? 'circuit' : 'user', uid: row.uid, ...row.display })), totalCount: page.total };
+  return searchCacheFor<SearchResults>(sequelize).get(key, () => searchInSql(sequelize, words, exact, type, window));
 }
 
 function toItem(r: Omit<Row, 'total'>): CircuitSearchResult | UserSearchResult {
@@ -144,7 +137,7 @@ function toItem(r: Omit<Row, 'total'>): CircuitSearchResult | UserSearchResult {
 }
 
 /** The page as the database computes it. */
-export async function searchInSql(sequelize: Sequelize, words: string[], exact: string, type: SearchType, window: PageWindow): Promise<SearchResults> {
+async function searchInSql(sequelize: Sequelize, words: string[], exact: string, type: SearchType, window: PageWindow): Promise<SearchResults> {
   // A named statement: parsed and planned once per connection (planning this query cost more than running it).
   const rows = await preparedQuery<Row>(sequelize, SEARCH_SQL[type], [words, exact, window.limit, window.offset, SEARCH_MATCH_BOUND]);
   const totalCount = rows.length ? Number(rows[0].total) : 0;
