@@ -1,22 +1,15 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, CancelledNotificationSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { User } from '../models';
 import type { Services } from '../services';
-import { PROJECT_ROOT } from '../paths';
 import { callCircuitTool, callKey } from './call-tool';
 import type { InflightCalls } from './inflight-calls';
 import { findCircuitTool, listTools } from './tools';
 
-let serverVersion: string | undefined;
-function version(): string {
-  serverVersion ??= (JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-  return serverVersion;
-}
-
 export interface McpServerOptions {
   services: Services;
+  /** The service's version (package.json), read once by mountMcp: the server's `serverInfo.version`. */
+  version: string;
   viewer: User;
   /** The Mcp-Session-Id the client sent (minted by mountMcp at initialize), if any. */
   sessionId: string | undefined;
@@ -47,7 +40,7 @@ export function createMcpServer(options: McpServerOptions): Server {
     }
   };
   const server = new Server(
-    { name: 'circuit-service', title: 'Circuit Service', version: version() },
+    { name: 'circuit-service', title: 'Circuit Service', version: options.version },
     { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
   );
 

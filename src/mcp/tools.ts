@@ -30,8 +30,6 @@ export interface ListedTool {
 type JsonObject = Record<string, unknown>;
 const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-let circuitColumns: string | undefined;
-
 /**
  * The circuits the viewer owns or has starred AND may run (the circuit policy's `run` rule, in SQL
  * and checked again on each row) that have a primary version, with their owner's username and query
@@ -39,7 +37,7 @@ let circuitColumns: string | undefined;
  * circuit that has since turned private is ignored by the rule itself.
  */
 export async function runnableCircuits(services: Services, viewer: User): Promise<CircuitTool[]> {
-  circuitColumns ??= Object.keys(Circuit.getAttributes()).map((a) => `c."${a}"`).join(', ');
+  const circuitColumns = Object.keys(Circuit.getAttributes()).map((a) => `c."${a}"`).join(', ');
   const run = ruleSql(CIRCUIT_RULES.run, { ownerColumn: 'owner_uid' }, viewer, 'c');
   const rows = await services.sequelize.query<JsonObject & { owner_username: string; adaptor_uid: string }>(
     `SELECT ${circuitColumns}, u.username AS owner_username, a.uid AS adaptor_uid
