@@ -1,10 +1,14 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, CancelledNotificationSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema, CancelledNotificationSchema, CancelTaskRequestSchema, ErrorCode, GetTaskPayloadRequestSchema, GetTaskRequestSchema,
+  ListToolsRequestSchema, McpError,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { User } from '../models';
 import type { Services } from '../services';
 import { callCircuitTool, callKey } from './call-tool';
 import type { InflightCalls } from './inflight-calls';
 import { findCircuitTool, listTools } from './tools';
+import { cancelTask, createToolTask, getTask, taskResult } from './tasks';
 
 export interface McpServerOptions {
   services: Services;
@@ -41,7 +45,11 @@ export function createMcpServer(options: McpServerOptions): Server {
   };
   const server = new Server(
     { name: 'circuit-service', title: 'Circuit Service', version: options.version },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+    {
+      // Tasks (protocol 2025-11-25): a tools/call with `task` answers a task backed by its run (src/mcp/tasks.ts).
+      capabilities: { tools: { listChanged: false }, tasks: { cancel: {}, requests: { tools: { call: {} } } } },
+      instructions: INSTRUCTIONS,
+    },
   );
 
   server.setRequestHandler(ListToolsRequestSchema, guarded(async () => ({ tools: await listTools(services, viewer) })));
@@ -49,17 +57,23 @@ export function createMcpServer(options: McpServerOptions): Server {
   server.setRequestHandler(CallToolRequestSchema, guarded(async (request, extra) => {
     const tool = await findCircuitTool(services, viewer, request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    const key = callKey(viewer, sessionId, extra.requestId);
+    if (request.params.task) return createToolTask(services, viewer, tool, request.params.arguments, key);
     return callCircuitTool({
       services,
       viewer,
       inflight,
-      key: callKey(viewer, sessionId, extra.requestId),
+      key,
       progressToken: extra._meta?.progressToken,
       signal: extra.signal,
       sendProgress: (params) => extra.sendNotification({ method: 'notifications/progress', params }),
       close: options.close,
     }, tool, request.params.arguments);
   }));
+
+  server.setRequestHandler(GetTaskRequestSchema, guarded(async (request) => getTask(viewer, request.params.taskId)));
+  server.setRequestHandler(GetTaskPayloadRequestSchema, guarded(async (request, extra) => taskResult(services, viewer, request.params.taskId, extra.signal)));
+  server.setRequestHandler(CancelTaskRequestSchema, guarded(async (request) => cancelTask(services, viewer, request.params.taskId)));
 
   // Replaces the SDK's own handler, which only knows this server's requests (none, here).
   server.setNotificationHandler(CancelledNotificationSchema, (notification) => {

@@ -25,6 +25,8 @@ export interface ListedTool {
   description: string;
   inputSchema: { type: 'object'; [key: string]: unknown };
   outputSchema?: { type: 'object'; [key: string]: unknown };
+  /** Every tool may be called as a task (src/mcp/tasks.ts) or plainly. */
+  execution: { taskSupport: 'optional' };
 }
 
 type JsonObject = Record<string, unknown>;
@@ -117,7 +119,7 @@ export async function listTools(services: Services, viewer: User): Promise<Liste
     if (!definition) continue;
     const { circuit } = tool;
     const parts = [circuit.is_deprecated ? `[deprecated] ${circuit.description}`.trim() : circuit.description];
-    const entry: ListedTool = { name: tool.name, title: `${tool.ownerUsername}/${circuit.name}`, description: '', inputSchema: { type: 'object' } };
+    const entry: ListedTool = { name: tool.name, title: `${tool.ownerUsername}/${circuit.name}`, description: '', inputSchema: { type: 'object' }, execution: { taskSupport: 'optional' } };
     if (readable(tool)) {
       parts.push(explainDefinition(definition, (uid) => names.get(uid)).text);
       entry.inputSchema = asObjectSchema(definition.query_schema);
