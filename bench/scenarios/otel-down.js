@@ -14,6 +14,7 @@
 // BENCH_INFLIGHT (default 64) concurrent clients, completions per second. BENCH_ROUNDS (default 1)
 // repeats the modes in turn (off, down, hanging, live, off, …) so drift on a shared machine shows.
 // The circuit is the harness's HELLO (template + transform: 1 run span + 2 step spans per run).
+const crypto = require('node:crypto');
 const http = require('node:http');
 const os = require('node:os');
 const { performance } = require('node:perf_hooks');
@@ -107,11 +108,13 @@ async function main() {
       const submittedAt = new Map();
       let seq = 0;
       let retries = 0;
+      // Keys unique to this service start: a key of an earlier round would answer that round's run.
+      const keyPrefix = crypto.randomUUID();
       const submit = async () => {
         const started = performance.now();
         const n = seq++;
         // A keep-alive socket the server closed as it was reused fails the request: tried again, safely (Idempotency-Key).
-        const send = () => request('POST', url, { headers: { ...headers, 'idempotency-key': `${mode}-${n}` }, body: { input: { name: `n${n}` } } });
+        const send = () => request('POST', url, { headers: { ...headers, 'idempotency-key': `${keyPrefix}-${n}` }, body: { input: { name: `n${n}` } } });
         const res = await send().catch((error) => { if (error.code !== 'ECONNRESET') throw error; retries++; return send(); });
         if (res.status !== 200) throw new Error(`submit: ${res.status} ${JSON.stringify(res.body)}`);
         submittedAt.set(res.body.payload.uid, started);
