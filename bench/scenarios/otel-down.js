@@ -183,10 +183,14 @@ async function main() {
   console.log(JSON.stringify({ scenario: 'otel-down', cpus: os.cpus().length, node: process.version, results }, null, 2));
   const summary = MODES.map((mode) => {
     const rows = results.filter((r) => r.mode === mode);
-    const median = (xs) => xs.sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+    const median = (xs) => {
+      const sorted = [...xs].sort((a, b) => a - b);
+      const mid = Math.floor(sorted.length / 2);
+      return sorted.length % 2 ? sorted[mid] : +((sorted[mid - 1] + sorted[mid]) / 2).toFixed(1);
+    };
     return { mode, p50_ms: median(rows.map((r) => r.latency.p50_ms)), p95_ms: median(rows.map((r) => r.latency.p95_ms)), runs_per_s: median(rows.map((r) => r.throughput.runs_per_s)), exceptions: rows.reduce((n, r) => n + r.exceptions, 0) };
   });
-  console.log('\nmode      p50_ms  p95_ms  runs/s  exceptions');
+  console.log(`\nmedians over ${ROUNDS} round(s)\nmode      p50_ms  p95_ms  runs/s  exceptions`);
   for (const row of summary) console.log(`${row.mode.padEnd(9)} ${String(row.p50_ms).padStart(7)} ${String(row.p95_ms).padStart(7)} ${String(row.runs_per_s).padStart(7)} ${String(row.exceptions).padStart(11)}`);
   const off = summary.find((r) => r.mode === 'off');
   if (off) {
