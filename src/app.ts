@@ -1,4 +1,3 @@
-import { runMetricsText } from './telemetry/run-metrics';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
@@ -81,8 +80,8 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
     }
   });
   app.get('/metrics', async (_req, res) => {
-    // The run metrics (DESIGN §11.2) of this thread and of the run worker thread, summed.
-    res.type(metrics.registry.contentType).send(`${await metrics.registry.metrics()}\n${await runMetricsText()}`);
+    // The run metrics (DESIGN §11.2) of every process, from their totals in PostgreSQL.
+    res.type(metrics.registry.contentType).send(`${await metrics.registry.metrics()}\n${await services.runMetrics.text()}`);
   });
 
   // The REST paths first: a request walks the app's routes in order until one matches, and these are

@@ -6,6 +6,7 @@ import type { RateLimiter } from './ratelimit';
 import type { RunQueue } from './queue/agenda';
 import type { RunEventBus } from './runs/events/bus';
 import type { RunService } from './runs/run-service';
+import type { RunMetricsStore } from './telemetry/run-metrics';
 
 /**
  * The long-lived pieces a request may use, built once by the composition root (src/app.ts) and
@@ -25,4 +26,6 @@ export interface Services {
   runEvents: RunEventBus;
   /** The run wing's batched writes and read caches of this process (src/runs/run-service.ts). */
   runs: RunService;
+  /** This thread's run metrics, added to the totals of every process; /metrics reads those (src/telemetry/run-metrics.ts). */
+  runMetrics: RunMetricsStore;
 }

@@ -6,7 +6,6 @@ import { loadConfig } from './config';
 import { createLogger, type Logger } from './logger';
 import { startWorkerProcess } from './worker';
 import { startTracing } from './telemetry/tracing';
-import { addRunMetricsSource, runMetricsSnapshot, type RunMetricsSnapshot } from './telemetry/run-metrics';
 
 /**
  * `npm start` runs the API and a run worker in one process: the worker in a thread of its own
@@ -18,11 +17,7 @@ import { addRunMetricsSource, runMetricsSnapshot, type RunMetricsSnapshot } from
 export interface WorkerThread { close(): Promise<void> }
 
 interface ThreadData { databaseUrl: string }
-type ThreadMessage = { ready: true } | { closed: true } | { failed: string } | { metrics: number; snapshot: RunMetricsSnapshot };
-/** The API thread asks for the thread's run metrics (its /metrics adds them, src/telemetry/run-metrics.ts). */
-type MetricsRequest = { metrics: number };
-/** How long a scrape waits for the thread's run metrics before leaving them out. */
-const METRICS_WAIT_MS = 2_000;
+type ThreadMessage = { ready: true } | { closed: true } | { failed: string };
 
 /** Starts the worker thread (resolves once it is ready) and restarts it if it dies. */
 export async function startWorkerThread(databaseUrl: string, log: Logger): Promise<WorkerThread> {
@@ -43,24 +38,9 @@ export async function startWorkerThread(databaseUrl: string, log: Logger): Promi
     });
   });
   current = await start();
-  let asked = 0;
-  const removeSource = addRunMetricsSource(() => new Promise<RunMetricsSnapshot | null>((resolve) => {
-    const thread = current;
-    const id = ++asked;
-    const timer = setTimeout(() => { thread.off('message', answered); resolve(null); }, METRICS_WAIT_MS);
-    function answered(message: ThreadMessage) {
-      if (!('metrics' in message) || message.metrics !== id) return;
-      clearTimeout(timer);
-      thread.off('message', answered);
-      resolve(message.snapshot);
-    }
-    thread.on('message', answered);
-    thread.postMessage({ metrics: id } satisfies MetricsRequest);
-  }));
   return {
     async close() {
       closing = true;
-      removeSource();
       const thread = current;
       const closed = new Promise<void>((resolve) => {
         thread.on('message', (message: ThreadMessage) => { if ('closed' in message) resolve(); });
@@ -84,10 +64,6 @@ async function runThread(): Promise<void> {
     const tracing = startTracing(log);
     const worker = await startWorkerProcess(config, log);
     port.on('message', (message: unknown) => {
-      if (typeof message === 'object' && message !== null && typeof (message as MetricsRequest).metrics === 'number') {
-        void runMetricsSnapshot().then((snapshot) => port.postMessage({ metrics: (message as MetricsRequest).metrics, snapshot } satisfies ThreadMessage));
-        return;
-      }
       if (message !== 'close') return;
       void worker.close().then(() => tracing?.shutdown()).finally(() => port.postMessage({ closed: true } satisfies ThreadMessage));
     });

@@ -149,8 +149,15 @@ test('a run is one trace under the caller\'s traceparent: run span, step spans, 
   while (receiver.requests.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
   expect(String(receiver.requests[0]?.headers.traceparent).split('-')[1]).toBe(traceId);
 
-  // The run worker thread's metrics reach the API thread's /metrics.
-  const metrics = await (await fetch(`${service!.url}/metrics`)).text();
+  // The run worker thread's metrics reach the API thread's /metrics (added to the totals within a second).
+  const metricsDeadline = Date.now() + 15_000;
+  let metrics = '';
+  for (;;) {
+    metrics = await (await fetch(`${service!.url}/metrics`)).text();
+    const counted = /^circuit_runs_total\{state="COMPLETED"\} [1-9]/m.test(metrics) && /^circuit_step_duration_seconds_count\{kind="llm"\} 1$/m.test(metrics);
+    if (counted || Date.now() > metricsDeadline) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
   expect(metrics).toMatch(/^circuit_runs_total\{state="COMPLETED"\} [1-9]/m);
   expect(metrics).toMatch(/^circuit_step_duration_seconds_count\{kind="llm"\} 1$/m);
 });

@@ -6,6 +6,7 @@ import { CircuitVersion, type User } from '../models';
 import { CircuitRun, type RunError } from '../models/CircuitRun';
 import { runEventStream } from '../runs/events/stream';
 import type { StepEvent } from '../engine/run-control';
+import type { CircuitDefinition } from '../engine/definition';
 import type { Services } from '../services';
 import { cancelOwnRun, type InflightCalls } from './inflight-calls';
 import { outputContract, type CircuitTool } from './tools';
@@ -38,7 +39,7 @@ export interface CallContext {
 type JsonObject = Record<string, unknown>;
 const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-function errorResult(code: string, message: string, runUid?: string): CallToolResult {
+export function errorResult(code: string, message: string, runUid?: string): CallToolResult {
   return {
     isError: true,
     content: [{ type: 'text', text: `${code}: ${message}` }],
@@ -90,6 +91,22 @@ export function completedResult(output: unknown, wrap: boolean, runUid: string):
 }
 
 /**
+ * The tool result of a run that has ended: its output when COMPLETED (shaped by the version's output
+ * contract, see outputContract), else `isError` with its error code and message.
+ */
+export async function endedRunResult(runUid: string, definition: CircuitDefinition | undefined): Promise<CallToolResult> {
+  const ended = await CircuitRun.findByPk(runUid, { attributes: ['uid', 'state', 'result_blob', 'error'] });
+  if (ended?.state === 'COMPLETED') {
+    const output = (ended.result_blob as { output?: unknown } | null)?.output;
+    // With an output schema its type decides the shape (the listed outputSchema); without, the value does.
+    const contract = definition ? outputContract(definition) : undefined;
+    return completedResult(output, contract ? contract.wrapped : !isObject(output), runUid);
+  }
+  const error = (ended?.error ?? null) as RunError | null;
+  return errorResult(error?.code ?? 'Internal', error?.message ?? `the run ended ${ended?.state ?? 'unknown'}`, runUid);
+}
+
+/**
  * `tools/call` (DESIGN §11.1): an ordinary run of the circuit's primary version, created by the same
  * command as a REST query (policy, input validation, credits, idempotency, "my runs"), then waited
  * for on the run's event stream — no database connection is held while it waits — sending each step
@@ -132,15 +149,7 @@ export async function callCircuitTool(ctx: CallContext, tool: CircuitTool, args:
     }
     if (ctx.signal.aborted) return errorResult('Canceled', 'the request was closed before the run ended', run.uid);
 
-    const ended = await CircuitRun.findByPk(run.uid, { attributes: ['uid', 'state', 'result_blob', 'error'] });
-    if (ended?.state === 'COMPLETED') {
-      const output = (ended.result_blob as { output?: unknown } | null)?.output;
-      // With an output schema its type decides the shape (the listed outputSchema); without, the value does.
-      const contract = version ? outputContract(version.definition) : undefined;
-      return completedResult(output, contract ? contract.wrapped : !isObject(output), run.uid);
-    }
-    const error = (ended?.error ?? null) as RunError | null;
-    return errorResult(error?.code ?? 'Internal', error?.message ?? `the run ended ${ended?.state ?? 'unknown'}`, run.uid);
+    return await endedRunResult(run.uid, version?.definition);
   } finally {
     ctx.inflight.unregister(ctx.key, call);
   }

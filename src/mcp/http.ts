@@ -1,4 +1,6 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Express, Request, Response } from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -6,6 +8,7 @@ import { authenticate } from '../auth/authenticate';
 import { unauthorized } from '../errors';
 import { BODY_LIMIT_BYTES } from '../http/json-body';
 import { errorEnvelope } from '../../rest-bridge/error-status';
+import { PROJECT_ROOT } from '../paths';
 import type { Services } from '../services';
 import { InflightCalls } from './inflight-calls';
 import { createMcpServer } from './server';
@@ -34,6 +37,7 @@ function initializes(body: unknown): boolean {
  */
 export function mountMcp(app: Express, services: Services): void {
   const inflight = new InflightCalls();
+  const { version } = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
 
   app.all(MCP_PATH, async (req: Request, res: Response) => {
     res.locals.route = `${req.method} ${MCP_PATH}`;
@@ -60,7 +64,7 @@ export function mountMcp(app: Express, services: Services): void {
     }
 
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, maxRequestBodySize: BODY_LIMIT_BYTES });
-    const server = createMcpServer({ services, viewer: auth.user, sessionId, inflight, close: () => { void transport.close(); } });
+    const server = createMcpServer({ services, version, viewer: auth.user, sessionId, inflight, close: () => { void transport.close(); } });
     res.on('close', () => {
       void transport.close();
       void server.close();

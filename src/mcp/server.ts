@@ -1,22 +1,19 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, CancelledNotificationSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema, CancelledNotificationSchema, CancelTaskRequestSchema, ErrorCode, GetTaskPayloadRequestSchema, GetTaskRequestSchema,
+  ListToolsRequestSchema, McpError,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { User } from '../models';
 import type { Services } from '../services';
-import { PROJECT_ROOT } from '../paths';
 import { callCircuitTool, callKey } from './call-tool';
 import type { InflightCalls } from './inflight-calls';
 import { findCircuitTool, listTools } from './tools';
-
-let serverVersion: string | undefined;
-function version(): string {
-  serverVersion ??= (JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-  return serverVersion;
-}
+import { cancelTask, createToolTask, getTask, taskResult } from './tasks';
 
 export interface McpServerOptions {
   services: Services;
+  /** The service's version (package.json), read once by mountMcp: the server's `serverInfo.version`. */
+  version: string;
   viewer: User;
   /** The Mcp-Session-Id the client sent (minted by mountMcp at initialize), if any. */
   sessionId: string | undefined;
@@ -30,7 +27,9 @@ const INSTRUCTIONS = 'Each tool runs a circuit of Circuit Service as an ordinary
 
 /**
  * The MCP server for ONE HTTP request of one authenticated caller (stateless streamable HTTP: a new
- * server and transport per POST). Tools only: `tools/list` and `tools/call` (DESIGN §11.1). The
+ * server and transport per POST). Tools: `tools/list` and `tools/call` (DESIGN §11.1), and the
+ * tasks a `tools/call` with `task` creates: `tasks/get`, `tasks/result`, `tasks/cancel`, each a read
+ * or cancel of the task's run (src/mcp/tasks.ts), so any process's server answers any task. The
  * client's `notifications/cancelled` names a call served by another request's server, so it is
  * routed through the process's InflightCalls (and the run's idempotency key across processes).
  */
@@ -47,8 +46,12 @@ export function createMcpServer(options: McpServerOptions): Server {
     }
   };
   const server = new Server(
-    { name: 'circuit-service', title: 'Circuit Service', version: version() },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+    { name: 'circuit-service', title: 'Circuit Service', version: options.version },
+    {
+      // Tasks (protocol 2025-11-25): a tools/call with `task` answers a task backed by its run (src/mcp/tasks.ts).
+      capabilities: { tools: { listChanged: false }, tasks: { cancel: {}, requests: { tools: { call: {} } } } },
+      instructions: INSTRUCTIONS,
+    },
   );
 
   server.setRequestHandler(ListToolsRequestSchema, guarded(async () => ({ tools: await listTools(services, viewer) })));
@@ -56,17 +59,23 @@ export function createMcpServer(options: McpServerOptions): Server {
   server.setRequestHandler(CallToolRequestSchema, guarded(async (request, extra) => {
     const tool = await findCircuitTool(services, viewer, request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    const key = callKey(viewer, sessionId, extra.requestId);
+    if (request.params.task) return createToolTask(services, viewer, tool, request.params.arguments, key);
     return callCircuitTool({
       services,
       viewer,
       inflight,
-      key: callKey(viewer, sessionId, extra.requestId),
+      key,
       progressToken: extra._meta?.progressToken,
       signal: extra.signal,
       sendProgress: (params) => extra.sendNotification({ method: 'notifications/progress', params }),
       close: options.close,
     }, tool, request.params.arguments);
   }));
+
+  server.setRequestHandler(GetTaskRequestSchema, guarded(async (request) => getTask(viewer, request.params.taskId)));
+  server.setRequestHandler(GetTaskPayloadRequestSchema, guarded(async (request, extra) => taskResult(services, viewer, request.params.taskId, extra.signal)));
+  server.setRequestHandler(CancelTaskRequestSchema, guarded(async (request) => cancelTask(services, viewer, request.params.taskId)));
 
   // Replaces the SDK's own handler, which only knows this server's requests (none, here).
   server.setNotificationHandler(CancelledNotificationSchema, (notification) => {

@@ -25,12 +25,12 @@ export interface ListedTool {
   description: string;
   inputSchema: { type: 'object'; [key: string]: unknown };
   outputSchema?: { type: 'object'; [key: string]: unknown };
+  /** Every tool may be called as a task (src/mcp/tasks.ts) or plainly. */
+  execution: { taskSupport: 'optional' };
 }
 
 type JsonObject = Record<string, unknown>;
 const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-let circuitColumns: string | undefined;
 
 /**
  * The circuits the viewer owns or has starred AND may run (the circuit policy's `run` rule, in SQL
@@ -39,7 +39,7 @@ let circuitColumns: string | undefined;
  * circuit that has since turned private is ignored by the rule itself.
  */
 export async function runnableCircuits(services: Services, viewer: User): Promise<CircuitTool[]> {
-  circuitColumns ??= Object.keys(Circuit.getAttributes()).map((a) => `c."${a}"`).join(', ');
+  const circuitColumns = Object.keys(Circuit.getAttributes()).map((a) => `c."${a}"`).join(', ');
   const run = ruleSql(CIRCUIT_RULES.run, { ownerColumn: 'owner_uid' }, viewer, 'c');
   const rows = await services.sequelize.query<JsonObject & { owner_username: string; adaptor_uid: string }>(
     `SELECT ${circuitColumns}, u.username AS owner_username, a.uid AS adaptor_uid
@@ -119,7 +119,7 @@ export async function listTools(services: Services, viewer: User): Promise<Liste
     if (!definition) continue;
     const { circuit } = tool;
     const parts = [circuit.is_deprecated ? `[deprecated] ${circuit.description}`.trim() : circuit.description];
-    const entry: ListedTool = { name: tool.name, title: `${tool.ownerUsername}/${circuit.name}`, description: '', inputSchema: { type: 'object' } };
+    const entry: ListedTool = { name: tool.name, title: `${tool.ownerUsername}/${circuit.name}`, description: '', inputSchema: { type: 'object' }, execution: { taskSupport: 'optional' } };
     if (readable(tool)) {
       parts.push(explainDefinition(definition, (uid) => names.get(uid)).text);
       entry.inputSchema = asObjectSchema(definition.query_schema);

@@ -1,4 +1,3 @@
-import { runMetrics } from '../telemetry/run-metrics';
 import type { Services } from '../services';
 import { CircuitRun } from '../models/CircuitRun';
 import { executeClaimed, RunHandedBack, type RunWorkerIdentity, type RunTaker } from './execute';
@@ -73,7 +72,6 @@ export class InflightRuns implements RunTaker {
     const control = new AbortController();
     const held: HeldRun = { attempt: claim.attempt, control, done: Promise.resolve() };
     this.runs.set(claim.uid, held);
-    runMetrics.inFlight.inc();
     held.done = executeClaimed(services, claim, control)
       .then(async (outcome) => {
         if (outcome !== 'refused') return;
@@ -89,7 +87,6 @@ export class InflightRuns implements RunTaker {
         services.log.error({ err: error, run: claim.uid }, 'run execution failed unexpectedly');
       })
       .finally(() => {
-        runMetrics.inFlight.dec();
         if (this.runs.get(claim.uid) === held) this.runs.delete(claim.uid);
         this.roomMade();
       });

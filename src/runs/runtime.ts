@@ -13,12 +13,14 @@ import { pruneRunEvents } from './events/log';
 import { deliverWebhookJob, startWebhookSweeper } from '../webhooks/webhook-jobs';
 import { sweepStepCache } from './step-cache';
 import { fireScheduleJob, startScheduleReconciler } from '../schedules/schedule-jobs';
+import { RunMetricsStore, threadRunMetrics } from '../telemetry/run-metrics';
 
 /** The pieces of the runs domain that go into Services. */
 export interface RunServices {
   runQueue: RunQueue;
   runEvents: RunEventBus;
   runs: RunService;
+  runMetrics: RunMetricsStore;
 }
 
 export interface RunRuntime {
@@ -104,8 +106,10 @@ export async function startRunRuntime(options: RunRuntimeOptions): Promise<RunRu
     }
   };
 
+  // This thread's run metrics go to the totals every process adds to (src/telemetry/run-metrics.ts).
+  const runMetrics = new RunMetricsStore({ sequelize, log, deltas: threadRunMetrics });
   return {
-    services: { runQueue, runEvents, runs: createRunService(sequelize, runQueue, runEvents.sqlChannel) },
+    services: { runQueue, runEvents, runs: createRunService(sequelize, runQueue, runEvents.sqlChannel), runMetrics },
     attach(services) {
       attached(services);
       if (!worker) return;
@@ -129,6 +133,7 @@ export async function startRunRuntime(options: RunRuntimeOptions): Promise<RunRu
       }
       await presence?.close();
       await runEvents.close();
+      await runMetrics.close();
     },
   };
 }

@@ -1,17 +1,27 @@
-import { context as otelContext, propagation, ROOT_CONTEXT, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import { context as otelContext, propagation, ProxyTracerProvider, ROOT_CONTEXT, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
 import type { Logger } from '../logger';
 
 /**
  * Traces (DESIGN §11.2): on only when the standard OTEL_EXPORTER_OTLP_ENDPOINT (or
  * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set. Off, the SDK is never loaded and every span below is
- * the API's no-op (and this module does nothing at all where it checks tracingEnabled()). On, spans
- * go through a BatchSpanProcessor to the OTLP/HTTP (JSON) exporter: a collector that is down only
- * loses spans — export errors are logged once, never thrown into a run. The SDK is per thread (the
- * run worker thread of `npm start` starts its own).
+ * the API's no-op (and callers that check tracingEnabled() do nothing at all). On, spans go through a
+ * BatchSpanProcessor to the OTLP/HTTP (JSON) exporter: a collector that is down only loses spans —
+ * export errors are logged once, never thrown into a run. The SDK is per thread (the run worker
+ * thread of `npm start` starts its own), started by the thread's composition (main.ts, worker.ts,
+ * worker-thread.ts), which keeps the returned Tracing to shut it down.
+ *
+ * This module keeps no state: whether traces are on is what the OpenTelemetry API's own global
+ * registration says (startTracing registers the SDK's provider there; shutdown unregisters it).
  */
-let enabled = false;
 
-export const tracingEnabled = (): boolean => enabled;
+/** The provider a ProxyTracerProvider delegates to while none is registered (the API's no-op). */
+const NOOP_PROVIDER = new ProxyTracerProvider().getDelegate();
+
+/** Whether this thread registered a tracer provider (startTracing) that has not been shut down. */
+export function tracingEnabled(): boolean {
+  const provider = trace.getTracerProvider();
+  return !(provider instanceof ProxyTracerProvider) || provider.getDelegate() !== NOOP_PROVIDER;
+}
 
 export const tracer = () => trace.getTracer('circuit-service');
 
@@ -20,7 +30,7 @@ export interface Tracing { shutdown(): Promise<void> }
 /** Starts the SDK when the environment asks for traces; null (and nothing loaded) otherwise. */
 export function startTracing(log: Logger, env: NodeJS.ProcessEnv = process.env): Tracing | null {
   if (!env.OTEL_EXPORTER_OTLP_ENDPOINT && !env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return null;
-  if (enabled) return null;
+  if (tracingEnabled()) return null;
   const { NodeTracerProvider } = require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node');
   const { BatchSpanProcessor } = require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
   const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
@@ -37,11 +47,11 @@ export function startTracing(log: Logger, env: NodeJS.ProcessEnv = process.env):
     spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
   });
   provider.register();
-  enabled = true;
   log.info({ endpoint: env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT }, 'exporting traces (OTLP/HTTP)');
   return {
     async shutdown() {
-      enabled = false;
+      trace.disable();
+      propagation.disable();
       await Promise.race([provider.shutdown().catch(() => {}), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
     },
   };
@@ -57,13 +67,13 @@ export function validTraceparent(value: unknown): string | null {
 
 /** The context a stored traceparent names (the root context without one, or with tracing off). */
 export function contextOf(traceparent: string | null | undefined): Context {
-  if (!enabled || !traceparent) return ROOT_CONTEXT;
+  if (!traceparent || !tracingEnabled()) return ROOT_CONTEXT;
   return propagation.extract(ROOT_CONTEXT, { traceparent });
 }
 
 /** The traceparent that makes a span a child of `ctx`'s span (null with tracing off or no span). */
 export function traceparentOf(ctx: Context): string | null {
-  if (!enabled) return null;
+  if (!tracingEnabled()) return null;
   const carrier: Record<string, string> = {};
   propagation.inject(ctx, carrier);
   return carrier.traceparent ?? null;
@@ -71,7 +81,7 @@ export function traceparentOf(ctx: Context): string | null {
 
 /** Adds `traceparent` (and `tracestate`) for `ctx` to outgoing headers; unchanged with tracing off. */
 export function withTraceHeaders(headers: Record<string, string>, ctx: Context | undefined): Record<string, string> {
-  if (!enabled || !ctx) return headers;
+  if (!ctx || !tracingEnabled()) return headers;
   const carrier: Record<string, string> = { ...headers };
   propagation.inject(ctx, carrier);
   return carrier;

@@ -5,7 +5,7 @@ import { webhookId } from './queue';
 import { ownerViewOfRun } from './run-payload';
 import { webhookSecretOf } from './secret';
 import { QueryTypes } from 'sequelize';
-import { runMetrics } from '../telemetry/run-metrics';
+import { recordWebhookDelivery } from '../telemetry/run-metrics';
 import { childContext, contextOf, endSpan, ROOT_CONTEXT, startSpan, tracingEnabled, withTraceHeaders } from '../telemetry/tracing';
 import { sendWebhook, WEBHOOK_TIMEOUT_MS } from './send';
 
@@ -64,7 +64,7 @@ export async function attemptDelivery(services: Services, deliveryUid: string): 
   const built = delivery.body ?? (await buildBody(services, delivery));
   if (built === null) {
     await recordAttempt(sequelize, delivery, { statusCode: null, error: 'the run no longer exists' }, { status: 'failed' });
-    runMetrics.webhookDeliveries.inc({ outcome: 'failed' });
+    recordWebhookDelivery('failed');
     return null;
   }
   const body = delivery.body ?? (await fixBody(sequelize, delivery.uid, built));
@@ -93,7 +93,7 @@ export async function attemptDelivery(services: Services, deliveryUid: string): 
       ? { status: 'failed' }
       : { status: 'pending', retryInMs: retryDelayMs(config.webhookRetryBaseMs, delivery.attempts) };
   await recordAttempt(sequelize, delivery, result, outcome);
-  runMetrics.webhookDeliveries.inc({ outcome: outcome.status === 'pending' ? 'retry' : outcome.status });
+  recordWebhookDelivery(outcome.status === 'pending' ? 'retry' : outcome.status);
   if (!ok) log.info({ run: delivery.run_uid, event: delivery.event, attempt: delivery.attempts, statusCode: result.statusCode, error: result.error, outcome: outcome.status }, 'webhook attempt failed');
   return outcome.status === 'pending' ? new Date(Date.now() + outcome.retryInMs) : null;
 }
