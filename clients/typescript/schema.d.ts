@@ -4160,8 +4160,8 @@ export interface operations {
                             user_uid: string;
                             circuit_uid: string;
                             circuit_version_uid: string;
-                            alias: string | null;
-                            replay_of: string | null;
+                            alias?: string;
+                            replay_of?: string;
                             tags?: string[];
                             /** @description Any JSON value */
                             metadata?: unknown;
@@ -4179,12 +4179,12 @@ export interface operations {
                             metrics?: {
                                 [key: string]: unknown;
                             };
-                            error: {
+                            error?: {
                                 /** @enum {string} */
                                 code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
                                 message: string;
                                 step_id: string | null;
-                            } | null;
+                            };
                             waiting_for?: {
                                 step_id: string;
                                 prompt: string | null;
