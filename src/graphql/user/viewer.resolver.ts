@@ -1,8 +1,8 @@
 import { Args, ArgsType, Authorized, Ctx, Field, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
-import { CircuitRun } from '../../models/CircuitRun';
+import type { RunState } from '../../models/CircuitRun';
+import { findMyRuns } from '../../runs/my-runs';
 import { badInput, unauthorized } from '../../errors';
 import { ledgerPage } from '../../credits/ledger';
-import { labelFilterWhere } from '../../runs/run-labels';
 import { JSONObjectScalar } from '../common/scalars';
 import { PageArgs, paged, pageWindow } from '../common/pagination';
 import { isUid } from '../../ids';
@@ -39,18 +39,7 @@ async function viewerRuns(ctx: AppContext, args: ViewerRunsArgs): Promise<Circui
   if (!viewer) throw unauthorized();
   if (args.circuitUid != null && !isUid(args.circuitUid)) throw badInput('circuit_uid must be a circuit uid', { field: 'circuit_uid' });
   const window = pageWindow(args);
-  const { rows, count } = await CircuitRun.findAndCountAll({
-    where: {
-      user_uid: viewer.uid,
-      ...(args.state ? { state: args.state } : {}),
-      ...(args.circuitUid ? { circuit_uid: args.circuitUid } : {}),
-      ...labelFilterWhere(args),
-    },
-    attributes: { exclude: ['input'] },
-    order: [['created_at', 'DESC'], ['uid', 'DESC']],
-    limit: window.limit,
-    offset: window.offset,
-  });
+  const { rows, count } = await findMyRuns(viewer.uid, { ...args, state: args.state as RunState | null | undefined }, window);
   return paged(await Promise.all(rows.map((run) => presentRun(ctx, run))), count, window);
 }
 

@@ -1,7 +1,8 @@
 import type { Request, RequestHandler, Router } from 'express';
-import { QueryTypes } from 'sequelize';
-import { User } from '../../models';
-import { CircuitRun } from '../../models/CircuitRun';
+import { Circuit, User } from '../../models';
+import { CircuitRun, type RunState } from '../../models/CircuitRun';
+import { findMyRuns } from '../../runs/my-runs';
+import { presentRunPayload } from '../../runs/present';
 import { ledgerPage } from '../../credits/ledger';
 import { AppError } from '../../errors';
 import { isUid } from '../../ids';
@@ -19,25 +20,29 @@ function pageOf(req: Request): number {
   return Math.max(1, raw);
 }
 
-/** The caller's runs, newest first, with the circuit's name and the owner-safe failure when runs record one. */
-async function runRows(user: User, state: string | null, page: number): Promise<RunRow[]> {
-  const hasError = 'error' in CircuitRun.getAttributes();
-  const rows = await CircuitRun.sequelize!.query<RunRow & { credits_cost: string | null; credits_held: string }>(
-    `SELECT r.uid, r.state, r.created_at, r.ended_at, r.credits_cost, r.credits_held, r.circuit_uid,
-            c.name AS circuit_name, o.username AS circuit_owner, ${hasError ? 'r.error' : 'NULL::jsonb'} AS error
-       FROM circuit_runs r
-       JOIN circuits c ON c.uid = r.circuit_uid
-       JOIN users o ON o.uid = c.owner_uid
-      WHERE r.user_uid = :user ${state ? 'AND r.state = :state' : ''}
-      ORDER BY r.created_at DESC, r.uid DESC
-      LIMIT :limit OFFSET :offset`,
-    { replacements: { user: user.uid, state, limit: PER_PAGE + 1, offset: (page - 1) * PER_PAGE }, type: QueryTypes.SELECT },
-  );
-  return rows.map((row) => ({
-    ...row,
-    credits_cost: row.credits_cost === null ? null : Number(row.credits_cost),
-    credits_held: Number(row.credits_held),
-  }));
+/** The caller's runs, newest first (the query behind viewer.runs), with each circuit's name and owner, and the owner's view of a failure. */
+async function runRows(user: User, state: RunState | null, page: number): Promise<RunRow[]> {
+  const { rows } = await findMyRuns(user.uid, { state }, { limit: PER_PAGE + 1, offset: (page - 1) * PER_PAGE });
+  const circuits = await Circuit.findAll({ where: { uid: [...new Set(rows.map((run) => run.circuit_uid))] }, attributes: ['uid', 'name', 'owner_uid'] });
+  const owners = await User.findAll({ where: { uid: [...new Set(circuits.map((circuit) => circuit.owner_uid))] }, attributes: ['uid', 'username'] });
+  const circuitOf = new Map(circuits.map((circuit) => [circuit.uid, circuit]));
+  const usernameOf = new Map(owners.map((owner) => [owner.uid, owner.username]));
+  return rows.map((run) => {
+    const circuit = circuitOf.get(run.circuit_uid);
+    const shown = presentRunPayload(run, { mayDebug: true });
+    return {
+      uid: run.uid,
+      state: run.state,
+      created_at: run.created_at,
+      ended_at: run.ended_at ?? null,
+      circuit_uid: run.circuit_uid,
+      circuit_name: circuit?.name ?? '',
+      circuit_owner: circuit ? usernameOf.get(circuit.owner_uid) ?? '' : '',
+      credits_cost: run.credits_cost === null || run.credits_cost === undefined ? null : Number(run.credits_cost),
+      credits_held: Number(run.get('credits_held') ?? 0),
+      error: (shown.error as RunRow['error'] | undefined) ?? null,
+    };
+  });
 }
 
 const field = (body: unknown, name: string): string | undefined => {
@@ -73,7 +78,7 @@ export function mountAccount(router: Router, services: Services, form: RequestHa
   router.get('/runs', requireUser, async (req, res, next) => {
     try {
       const user = signedInUser(res);
-      const state = typeof req.query.state === 'string' && (RUN_STATES as readonly string[]).includes(req.query.state) ? req.query.state : null;
+      const state = typeof req.query.state === 'string' && (RUN_STATES as readonly string[]).includes(req.query.state) ? req.query.state as RunState : null;
       const page = pageOf(req);
       const [rows, waiting] = await Promise.all([runRows(user, state, page), waitingApprovalsOf(services.sequelize, user.uid)]);
       res.send(runsPage({ user, csrf: csrfToken(req), runs: rows.slice(0, PER_PAGE), hasMore: rows.length > PER_PAGE, page, state, waiting, flash: takeFlash(req) }));
