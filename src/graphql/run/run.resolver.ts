@@ -50,7 +50,7 @@ function kindsOf(kinds: string[] | null | undefined, fallback: readonly RunEvent
  * rules are checked before it starts, then the run's log is replayed and followed (runEventStream).
  */
 async function subscribeToRunEvents(context: AppContext, uid: string, after: number | null, kinds: readonly RunEventKind[]): Promise<AsyncIterableIterator<RunEventRoot>> {
-  if (context.auth.kind === 'invalid') throw unauthorized('The bearer token is invalid or revoked');
+  if (context.auth.kind === 'invalid') throw unauthorized(context.auth.message);
   if (after !== null && (!Number.isInteger(after) || after < 0)) throw badInput('after must be a whole number ≥ 0', { field: 'after' });
   let run = await findRunFor(context, uid, 'read');
   const stream = runEventStream(context.services, run.uid, { after, kinds });
