@@ -14,6 +14,8 @@ export interface Config {
   openaiBaseUrl: string;
   openaiApiKey: string;
   searchRateLimitPerMinute: number;
+  /** Runs one token (or user, without a token) may start per minute (RUN_RATE_LIMIT_PER_MINUTE); 0: no limit. */
+  runRateLimitPerMinute: number;
   /** Memory (MiB, estimated) an API process's search index may take; beyond, or 0, search runs in SQL. */
   searchIndexMaxMb: number;
   signInRateLimitPerMinute: number;
@@ -195,6 +197,7 @@ function readConfig(env: NodeJS.ProcessEnv, http: boolean): Config {
     openaiBaseUrl: url(env, 'OPENAI_BASE_URL', ['http:', 'https:']) ?? DEFAULT_OPENAI_BASE_URL,
     openaiApiKey: env.OPENAI_API_KEY || OPENAI_API_KEY_UNSET,
     searchRateLimitPerMinute: int(env, 'SEARCH_RATE_LIMIT_PER_MINUTE', 60, 1),
+    runRateLimitPerMinute: int(env, 'RUN_RATE_LIMIT_PER_MINUTE', 600, 0),
     searchIndexMaxMb: int(env, 'SEARCH_INDEX_MAX_MB', 256, 0, 64 * 1024),
     signInRateLimitPerMinute: int(env, 'SIGNIN_RATE_LIMIT_PER_MINUTE', 10, 1),
     logLevel,

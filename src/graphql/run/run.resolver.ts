@@ -21,6 +21,7 @@ import { presentRun, presentRunEvent, presentWaitingFor, runAsOf } from './run.p
 import { resolveSecret } from '../../storage/secret';
 import { signedEventsQuery } from '../../runs/events/signed-url';
 import { CircuitRunContextInput, SignedUrlType, CircuitRunEventType, CircuitRunPage, CircuitRunType, RunEventKindEnum, WaitingStepType } from './run.type';
+import { limitRunCreation } from '../../ratelimit';
 
 /** `Prefer: wait=N` / `waitSeconds`: 1–60 (DESIGN §7.4). */
 export const MAX_WAIT_SECONDS = 60;
@@ -96,6 +97,7 @@ export class RunResolver {
     if (waitSeconds !== null && waitSeconds !== undefined && (waitSeconds < 1 || waitSeconds > MAX_WAIT_SECONDS)) {
       throw badInput(`waitSeconds must be from 1 to ${MAX_WAIT_SECONDS}`, { field: 'waitSeconds' });
     }
+    await limitRunCreation(ctx.services.runRateLimiter, ctx.viewer!, ctx.responseHeaders);
     const { run, circuit } = await createRun(ctx.services, ctx.viewer!, {
       adaptorUid,
       versionUid: runContext?.version ?? null,
