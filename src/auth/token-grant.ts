@@ -1,3 +1,6 @@
+import type { Sequelize } from 'sequelize';
+import { preparedQuery } from '../db/prepared';
+
 /** What a token may do (DESIGN §12); every scope when a token names none. */
 export const TOKEN_SCOPES = ['runs:read', 'runs:write', 'circuits:read', 'circuits:write', 'boards:write', 'webhooks:write', 'schedules:write'] as const;
 export type TokenScope = (typeof TOKEN_SCOPES)[number];
@@ -30,4 +33,19 @@ export function grantOfRow(row: { uid: string; scopes: string[] | null; expires_
     circuitUids: row.circuit_uids,
     maxCreditsPerDay: row.max_credits_per_day === null ? null : Number(row.max_credits_per_day),
   };
+}
+
+/**
+ * The grant of a token by uid, for work done later on its behalf (a schedule's fires); a string
+ * saying why not when the token has been revoked or has expired.
+ */
+export async function readTokenGrant(sequelize: Sequelize, tokenUid: string, now = new Date()): Promise<TokenGrant | string> {
+  const [row] = await preparedQuery<{ uid: string; scopes: string[] | null; expires_at: Date | null; circuit_uids: string[] | null; max_credits_per_day: string | null; revoked_at: Date | null }>(
+    sequelize,
+    'SELECT uid, scopes, expires_at, circuit_uids, max_credits_per_day, revoked_at FROM api_tokens WHERE uid = $1',
+    [tokenUid],
+  );
+  if (!row || row.revoked_at) return 'the API token it was created with has been revoked';
+  if (row.expires_at && row.expires_at.getTime() <= now.getTime()) return `the API token it was created with expired at ${row.expires_at.toISOString()}`;
+  return grantOfRow(row);
 }
