@@ -56,7 +56,6 @@ export const userRoutes: Route[] = [
     tag,
     variables: () => ({}),
     result: 'viewerApiTokens',
-    omitWhenNull: ['expires_at', 'circuit_uids', 'max_credits_per_day', 'last_used_at'],
   },
   {
     method: 'POST',
@@ -77,6 +76,5 @@ export const userRoutes: Route[] = [
     },
     variables: ({ body }) => ({ label: body.label, scopes: body.scopes, expiresAt: body.expires_at, circuitUids: body.circuit_uids, maxCreditsPerDay: body.max_credits_per_day }),
     result: 'createApiToken',
-    omitWhenNull: ['expires_at', 'circuit_uids', 'max_credits_per_day', 'last_used_at'],
   },
 ];

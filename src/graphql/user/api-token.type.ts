@@ -16,11 +16,7 @@ export class ApiTokenType {
   @Field(() => Date) createdAt!: Date;
 
   static from(row: ApiToken, spentToday: number): ApiTokenType {
-    return Object.assign(new ApiTokenType(), ApiTokenType.fields(row, spentToday));
-  }
-
-  protected static fields(row: ApiToken, spentToday: number): Omit<ApiTokenType, never> {
-    return {
+    return Object.assign(new ApiTokenType(), {
       uid: row.uid,
       label: row.label,
       scopes: row.scopes ?? [...TOKEN_SCOPES],
@@ -30,16 +26,17 @@ export class ApiTokenType {
       creditsSpentToday: spentToday,
       lastUsedAt: row.last_used_at ?? null,
       createdAt: row.created_at,
-    };
+    });
   }
 }
 
 /** A token just created: the only answer that carries the token itself. */
 @ObjectType('NewApiToken')
-export class NewApiTokenType extends ApiTokenType {
+export class NewApiTokenType {
   @Field(() => String, { description: 'The bearer token: shown this once, never again' }) token!: string;
+  @Field(() => ApiTokenType) apiToken!: ApiTokenType;
 
   static created(row: ApiToken, token: string): NewApiTokenType {
-    return Object.assign(new NewApiTokenType(), ApiTokenType.fields(row, 0), { token });
+    return Object.assign(new NewApiTokenType(), { token, apiToken: ApiTokenType.from(row, 0) });
   }
 }
