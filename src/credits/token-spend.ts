@@ -28,7 +28,7 @@ export function secondsToNextUtcDay(now = new Date()): number {
 /** The 429 of a run its token's cap cannot cover; Retry-After is the next UTC day. */
 export function dailyCapReached(cap: number, now = new Date()): AppError {
   const retryAfter = secondsToNextUtcDay(now);
-  return new AppError('RateLimited', `This token's runs may take at most ${cap} credits per UTC day; retry after 00:00 UTC (in ${retryAfter} seconds)`, { retryAfter });
+  return new AppError('RateLimited', `This token's runs may take at most ${cap} credits per UTC day; retry after 00:00 UTC (Retry-After)`, { retryAfter });
 }
 
 /** The spend a new run of the viewer's token counts toward, or null when the token has no cap (or there is no token). */
