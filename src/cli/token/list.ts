@@ -19,6 +19,10 @@ export async function tokenList(options: TokenListOptions) {
       label: token.label,
       created_at: token.created_at,
       last_used_at: token.last_used_at ?? null,
+      scopes: token.scopes ?? null,
+      expires_at: token.expires_at ?? null,
+      circuit_uids: token.circuit_uids ?? null,
+      max_credits_per_day: token.max_credits_per_day === null || token.max_credits_per_day === undefined ? null : Number(token.max_credits_per_day),
       ...(options.all ? { revoked_at: token.revoked_at ?? null } : {}),
     }));
   });
@@ -27,7 +31,7 @@ export async function tokenList(options: TokenListOptions) {
 export function register(parent: Command): void {
   parent
     .command('list')
-    .description("list a user's API tokens (uid, label, created, last used)")
+    .description("list a user's API tokens (uid, label, created, last used, limits)")
     .requiredOption('--username <username>', 'the owner of the tokens')
     .option('--all', 'include revoked tokens')
     .action(async (options: TokenListOptions) => printJson(await tokenList(options)));
