@@ -81,3 +81,11 @@ test('a schedule created with a token fires under its limits, and not at all onc
   await fireSchedule(t.app.services, fired, new Date('2032-01-01T00:00:00Z'));
   expect((await findSchedule(t.app.services.sequelize, schedule.uid))!.last_error).toBe('Unauthorized: the API token it was created with has been revoked');
 });
+
+test('the REST event stream of a run needs runs:read like the run itself', async () => {
+  const run = await query(owner.token, hello.adaptorUid);
+  const { token } = await createApiToken(owner.user, 'writer', { scopes: ['runs:write'] });
+  const refused = await t.rest('GET', `/circuit-runs/${run.body.payload.uid}/events`, { token, headers: { accept: 'text/event-stream' } });
+  expect(refused.status).toBe(403);
+  expect(refused.body.error).toEqual({ code: 'NotAllowed', message: 'This token lacks the scope runs:read' });
+});
