@@ -17,7 +17,7 @@ import { routes } from '../rest-bridge/routes';
 import type { Services } from './services';
 import { createBlobStorage } from './storage';
 import { mountWeb } from './web';
-import { createSearchRateLimiter } from './ratelimit';
+import { createRunRateLimiter, createSearchRateLimiter } from './ratelimit';
 import { startSearchInvalidation } from './graphql/search/search.cache';
 import { startTokenInvalidation } from './auth/token-cache';
 import { startRunReadInvalidation } from './runs/read-cache';
@@ -51,11 +51,12 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
   await migrate(sequelize);
 
   const searchRateLimiter = createSearchRateLimiter(config, sequelize, log);
+  const runRateLimiter = createRunRateLimiter(config, sequelize, log);
   const stopSearchInvalidation = await startSearchInvalidation(sequelize, databaseUrl, log);
   const stopTokenInvalidation = await startTokenInvalidation(sequelize, databaseUrl, log);
   const runs = await startRunRuntime({ config, sequelize, log, databaseUrl, worker: config.runWorker });
   const stopRunReadInvalidation = await startRunReadInvalidation(runs.services.runs.readCache, databaseUrl, log);
-  const services: Services = { config, sequelize, log, searchRateLimiter, blobStorage: createBlobStorage(config), ...runs.services };
+  const services: Services = { config, sequelize, log, searchRateLimiter, runRateLimiter, blobStorage: createBlobStorage(config), ...runs.services };
   runs.attach(services);
   const schema = await getSchema();
   const operations = loadOperations();
@@ -107,6 +108,7 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
     await apollo.stop();
     await runs.close();
     await searchRateLimiter.close();
+    await runRateLimiter?.close();
     await stopSearchInvalidation();
     await stopTokenInvalidation();
     await stopRunReadInvalidation();

@@ -14,6 +14,8 @@ export interface Config {
   openaiBaseUrl: string;
   openaiApiKey: string;
   searchRateLimitPerMinute: number;
+  /** Runs one token (or user, without a token) may start per minute (RUN_RATE_LIMIT_PER_MINUTE); 0: no limit. */
+  runRateLimitPerMinute: number;
   signInRateLimitPerMinute: number;
   logLevel: string;
   /** Secret for signing local blob URLs and session cookies; generated into DATA_DIR when unset. */
@@ -193,6 +195,7 @@ function readConfig(env: NodeJS.ProcessEnv, http: boolean): Config {
     openaiBaseUrl: url(env, 'OPENAI_BASE_URL', ['http:', 'https:']) ?? DEFAULT_OPENAI_BASE_URL,
     openaiApiKey: env.OPENAI_API_KEY || OPENAI_API_KEY_UNSET,
     searchRateLimitPerMinute: int(env, 'SEARCH_RATE_LIMIT_PER_MINUTE', 60, 1),
+    runRateLimitPerMinute: int(env, 'RUN_RATE_LIMIT_PER_MINUTE', 600, 0),
     signInRateLimitPerMinute: int(env, 'SIGNIN_RATE_LIMIT_PER_MINUTE', 10, 1),
     logLevel,
     secret: env.SECRET_KEY || undefined,

@@ -20,6 +20,8 @@ export interface Services {
   blobStorage: BlobStorage;
   /** Counts searches per client across processes (PostgreSQL, or Redis when REDIS_URL is set). */
   searchRateLimiter: RateLimiter;
+  /** Counts run creations per token (DESIGN §12, RUN_RATE_LIMIT_PER_MINUTE); null when the limit is off. */
+  runRateLimiter: RateLimiter | null;
   /** Queues runs for execution (Agenda on PostgreSQL, or MongoDB when MONGODB_URL is set). */
   runQueue: RunQueue;
   /** Run-state changes across processes (PostgreSQL LISTEN/NOTIFY, or Redis when REDIS_URL is set). */

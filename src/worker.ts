@@ -32,7 +32,8 @@ export async function startWorkerProcess(config: Config, log: Logger = createLog
     await migrate(sequelize);
     const runs = await startRunRuntime({ config, sequelize, log, databaseUrl: database.url, worker: true });
     const searchRateLimiter = createSearchRateLimiter(config, sequelize, log);
-    const services: Services = { config, sequelize, log, searchRateLimiter, blobStorage: createBlobStorage(config), ...runs.services };
+    // A worker starts runs only for schedules, which the per-token run rate limit does not count.
+    const services: Services = { config, sequelize, log, searchRateLimiter, runRateLimiter: null, blobStorage: createBlobStorage(config), ...runs.services };
     runs.attach(services);
     log.info({ database: database.description, jobStore: runs.services.runQueue.backendName, concurrency: config.jobConcurrency }, 'circuit worker ready');
     const heartbeat = config.workerHeartbeatFile ? startHeartbeat(config.workerHeartbeatFile, runs.services.runQueue.ping) : undefined;

@@ -106,7 +106,7 @@ describe('the token cache never outlives a revocation or a user change', () => {
 });
 
 describe('TokenCache', () => {
-  const entry = { userRow: { uid: 'u1' }, token: { uid: 't1', label: null, last_used_at: null, created_at: new Date() } };
+  const entry = { userRow: { uid: 'u1' }, token: { uid: 't1', label: null, last_used_at: null, created_at: new Date() }, grant: { tokenUid: 't1', scopes: null, expiresAt: null, circuitUids: null, maxCreditsPerDay: null } };
 
   it('stores nothing while its listener is down', () => {
     const cache = new TokenCache();

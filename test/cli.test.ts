@@ -147,13 +147,27 @@ test('user set-password lets a user created without one sign in, and rejects sho
   expectOneLineError(await cli(['user', 'set-password', '--username', 'late-pw']), /required option '--password/);
 });
 
+test('token create --scope … --expires-in 30d --circuit UID --max-credits-per-day N makes a limited token; a bad limit is one line', async () => {
+  await cli(['user', 'create', '--username', 'limited-cli']);
+  const circuitUid = '00000000-0000-4000-8000-000000000001';
+  const made = await cli(['token', 'create', '--username', 'limited-cli', '--scope', 'runs:read', '--scope', 'runs:write', '--expires-in', '30d', '--circuit', circuitUid, '--max-credits-per-day', '50']);
+  expect(made.json).toMatchObject({ token: expect.stringMatching(/^cst_/), scopes: ['runs:read', 'runs:write'], circuit_uids: [circuitUid], max_credits_per_day: 50 });
+  const days = (Date.parse(made.json.expires_at) - Date.now()) / 86_400_000;
+  expect(days).toBeGreaterThan(29.9);
+  expect(days).toBeLessThanOrEqual(30);
+  const listed = await cli(['token', 'list', '--username', 'limited-cli']);
+  expect(listed.json.find((t: any) => t.uid === made.json.uid)).toMatchObject({ scopes: ['runs:read', 'runs:write'], max_credits_per_day: 50 });
+  expectOneLineError(await cli(['token', 'create', '--username', 'limited-cli', '--scope', 'everything']), /scopes: unknown scope "everything"/);
+  expectOneLineError(await cli(['token', 'create', '--username', 'limited-cli', '--expires-in', 'soon']), /expected a duration/);
+});
+
 test('token list shows uid, label and use without the token; token revoke ends one; --all shows revoked ones', async () => {
   await cli(['user', 'create', '--username', 'tokens-of']);
   const made = await cli(['token', 'create', '--username', 'tokens-of', '--label', 'laptop']);
   const listed = await cli(['token', 'list', '--username', 'tokens-of']);
   expect(listed.stderr).toBe('');
   expect(listed.json.map((t: any) => t.label)).toEqual(['laptop', 'cli']);
-  expect(Object.keys(listed.json[0]).sort()).toEqual(['created_at', 'label', 'last_used_at', 'uid']);
+  expect(Object.keys(listed.json[0]).sort()).toEqual(['circuit_uids', 'created_at', 'expires_at', 'label', 'last_used_at', 'max_credits_per_day', 'scopes', 'uid']);
   expect(listed.stdout).not.toContain(made.json.token);
 
   const laptop = listed.json[0].uid;

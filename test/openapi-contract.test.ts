@@ -448,6 +448,17 @@ describe('my runs and my credits', () => {
     await expectStatus(call('GET', '/users/credit-ledger', {}, { token: owner.token, query: { page: 0 } }), 400);
     await expectStatus(call('GET', '/users/credit-ledger', {}), 401);
   });
+
+  test('the caller’s API tokens: create a limited one, list them without secrets; 400, 401 and 403', async () => {
+    const created = await expectStatus(call('POST', '/users/tokens', {}, { token: owner.token, body: { label: 'ci', scopes: ['runs:read'], max_credits_per_day: 5 } }), 200);
+    expect(created.body.payload.token).toMatch(/^cst_/);
+    await expectStatus(call('POST', '/users/tokens', {}, { token: owner.token, body: { scopes: ['runs:everything'] } }), 400);
+    await expectStatus(call('POST', '/users/tokens', {}, { body: {} }), 401);
+    await expectStatus(call('POST', '/users/tokens', {}, { token: created.body.payload.token, body: {} }), 403);
+    const listed = await expectStatus(call('GET', '/users/tokens', {}, { token: owner.token }), 200);
+    expect(JSON.stringify(listed.body)).not.toContain(created.body.payload.token);
+    await expectStatus(call('GET', '/users/tokens', {}), 401);
+  });
 });
 
 describe('schedules and webhooks', () => {

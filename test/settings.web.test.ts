@@ -251,6 +251,30 @@ describe('API tokens', () => {
     expect((await t.gql('{ viewer { username } }', {}, victim.token)).data.viewer.username).toBe(victim.username);
   });
 
+  test('a token created with limits (scope, expiry, circuits, daily credits) shows them and is held to them', async () => {
+    const { username, user } = await userWithPassword();
+    const web = new WebClient();
+    await web.signIn(username);
+    const circuitUid = '00000000-0000-4000-8000-000000000002';
+    const created = await web.post('/settings/tokens', { label: 'ci', scopes: 'runs:read', expires_in_days: '30', circuit_uids: circuitUid, max_credits_per_day: '10' }, { csrfFrom: '/settings/tokens' });
+    expect(created.status).toBe(303);
+    const shown = await web.get('/settings/tokens');
+    const token = /data-new-token>(cst_[A-Za-z0-9_-]+)</.exec(shown.text)![1];
+    expect(shown.text).toMatch(/data-token-limits>runs:read · 1 circuit · 10 credits\/day · expires \d{4}-\d\d-\d\d \d\d:\d\d UTC</);
+    const row = await ApiToken.findOne({ where: { user_uid: user.uid } });
+    expect(row).toMatchObject({ scopes: ['runs:read'], circuit_uids: [circuitUid] });
+    expect((await t.gql('{ viewerRuns { totalCount } }', {}, token)).data.viewerRuns.totalCount).toBe(0);
+    const refused = await t.gql('mutation { createBoard(input: {name: "b"}) { uid } }', {}, token);
+    expect(refused.errors![0]).toMatchObject({ message: 'This token lacks the scope boards:write', extensions: { code: 'NotAllowed' } });
+
+    const bad = await web.post('/settings/tokens', { label: 'x', scopes: 'runs:all' }, { csrfFrom: '/settings/tokens' });
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain('scopes: unknown scope');
+    const badNumber = await web.post('/settings/tokens', { label: 'x', max_credits_per_day: 'lots' }, { csrfFrom: '/settings/tokens' });
+    expect(badNumber.status).toBe(400);
+    expect(badNumber.text).toContain('max_credits_per_day must be a whole number');
+  });
+
   test('a label over 100 characters is shown as an error', async () => {
     const { username } = await userWithPassword();
     const web = new WebClient();

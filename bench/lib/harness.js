@@ -179,7 +179,9 @@ function spawnService(script, env, { alsoWaitFor = [], nodeArgs = [], distDir = 
   let ready;
   const child = spawn(process.execPath, [...nodeArgs, ...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []), path.join(distDir, script)], {
     cwd: root,
-    env: { ...process.env, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', REDIS_URL: '', MONGODB_URL: '', ...env },
+    // One bench client submits thousands of runs a minute with one token: the per-token run limit
+    // (DESIGN §12) is on but high enough never to refuse; RUN_RATE_LIMIT_PER_MINUTE=0 turns it off.
+    env: { RUN_RATE_LIMIT_PER_MINUTE: '100000000', ...process.env, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', REDIS_URL: '', MONGODB_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {

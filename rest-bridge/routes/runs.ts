@@ -71,9 +71,10 @@ export const runRoutes: Route[] = [
       required: ['input'],
     },
     requestHeaders: ['Idempotency-Key', 'Prefer'],
-    responseHeaders: ['Preference-Applied'],
+    responseHeaders: ['Preference-Applied', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'],
     errors: {
       InsufficientCredits: 'The balance cannot cover the base credit of a run',
+      RateLimited: "More runs than RUN_RATE_LIMIT_PER_MINUTE from this token in the window, or the token's max_credits_per_day reached (Retry-After: the next UTC day)",
       Conflict: 'The Idempotency-Key was already used by the caller with a different request',
       NotFound: 'No such adaptor, context.version of its circuit, or context.alias of its circuit',
     },

@@ -1,6 +1,7 @@
 import type { Route } from '../route';
 import { pageQuery } from '../schemas';
 import { RUN_OPTIONAL_FIELDS, RUN_STATES } from '../../src/models/CircuitRun';
+import { TOKEN_SCOPES } from '../../src/auth/token-scopes';
 
 const tag = 'Users';
 
@@ -56,5 +57,35 @@ export const userRoutes: Route[] = [
     result: 'viewerCreditLedger',
     shape: 'page',
     omitWhenNull: ['run_uid'],
+  },
+  {
+    method: 'GET',
+    path: '/users/tokens',
+    operation: 'ListMyApiTokens',
+    summary: 'List your active API tokens, newest first, with their limits; never the tokens themselves',
+    auth: 'required',
+    tag,
+    variables: () => ({}),
+    result: 'viewerApiTokens',
+  },
+  {
+    method: 'POST',
+    path: '/users/tokens',
+    operation: 'CreateApiToken',
+    summary: 'Create an API token for yourself, optionally limited; the token is in this answer only',
+    description: 'A token with any limit may not create tokens (403). Each limit left out is none: every scope, no expiry, any circuit, no daily credit cap.',
+    auth: 'required',
+    tag,
+    body: {
+      properties: {
+        label: { type: 'string', maxLength: 100 },
+        scopes: { type: 'array', minItems: 1, maxItems: TOKEN_SCOPES.length, uniqueItems: true, items: { enum: [...TOKEN_SCOPES] }, description: 'What it may do; every scope when absent' },
+        expires_at: { type: 'string', format: 'date-time', description: 'When it stops working (401 after); never when absent' },
+        circuit_uids: { type: 'array', minItems: 1, maxItems: 100, uniqueItems: true, items: { type: 'string', format: 'uuid' }, description: 'The only circuits it may run' },
+        max_credits_per_day: { type: 'integer', minimum: 1, maximum: 2147483647, description: "Credits its runs may take per UTC day (429 RateLimited beyond, until 00:00 UTC)" },
+      },
+    },
+    variables: ({ body }) => ({ label: body.label, scopes: body.scopes, expiresAt: body.expires_at, circuitUids: body.circuit_uids, maxCreditsPerDay: body.max_credits_per_day }),
+    result: 'createApiToken',
   },
 ];

@@ -3,11 +3,14 @@ import type { Sequelize } from 'sequelize';
 import type { Logger } from '../logger';
 import { ApiToken, User } from '../models';
 import { cachePerPool, keepCacheCurrent, type NotifiedCache } from '../db/notified-cache';
+import type { TokenGrant } from './token-grant';
 
 /** What a valid token authenticates as, as read from the database. */
 export interface CachedAuthentication {
   userRow: Record<string, unknown>;
   token: { uid: string; label: string | null; last_used_at: Date | null; created_at: Date };
+  /** The token's limits (it never changes them after creation). */
+  grant: TokenGrant;
 }
 
 /** Migration 0009: a committed change to a user's row or a token's revocation NOTIFYs the user's uid here. */

@@ -32,3 +32,15 @@ export function pageWindow(options: { limit: number; page: number }, maxLimit: n
 }
 
 const MAX_OFFSET = 1_000_000_000;
+
+/** `--expires-in 30d`: a duration in days (d), hours (h) or minutes (m), as milliseconds. */
+export function duration(value: string): number {
+  const match = /^(\d{1,6})([dhm])$/.exec(value);
+  if (!match || Number(match[1]) < 1) throw new InvalidArgumentError('expected a duration such as 30d, 12h or 90m.');
+  return Number(match[1]) * { d: 86_400_000, h: 3_600_000, m: 60_000 }[match[2] as 'd' | 'h' | 'm'];
+}
+
+/** A repeatable option (`--scope a --scope b`, or `--scope a b`): its values in order. */
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}

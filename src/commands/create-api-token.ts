@@ -1,11 +1,62 @@
 import { ApiToken, User } from '../models';
 import { badInput } from '../errors';
+import { isUid } from '../ids';
 import { generateToken, hashToken } from '../auth/tokens';
+import { isTokenScope, TOKEN_SCOPES, type TokenScope } from '../auth/token-grant';
+
+/** The most circuits one token's allow-list may name. */
+export const MAX_TOKEN_CIRCUITS = 100;
+/** The furthest a token may expire: ten years. */
+const MAX_EXPIRY_MS = 10 * 366 * 86_400_000;
+// A GraphQL Int carries it.
+const MAX_CREDITS_PER_DAY = 2_147_483_647;
+
+/** A token's limits as a caller asks for them (DESIGN §12); each absent means none. */
+export interface TokenLimitsInput {
+  scopes?: readonly string[] | null;
+  expiresAt?: Date | null;
+  circuitUids?: readonly string[] | null;
+  maxCreditsPerDay?: number | null;
+}
+
+interface TokenLimits { scopes: TokenScope[] | null; expires_at: Date | null; circuit_uids: string[] | null; max_credits_per_day: number | null }
+
+/** Checks the limits asked for; a bad one is a 400 naming its field (snake_case, as REST and the CLI name them). */
+export function checkTokenLimits(input: TokenLimitsInput, now = new Date()): TokenLimits {
+  let scopes: TokenScope[] | null = null;
+  if (input.scopes != null) {
+    const unknown = input.scopes.find((scope) => !isTokenScope(scope));
+    if (unknown !== undefined) throw badInput(`scopes: unknown scope "${String(unknown).slice(0, 40)}"; the scopes are ${TOKEN_SCOPES.join(', ')}`, { field: 'scopes' });
+    if (input.scopes.length === 0) throw badInput('scopes must name at least one scope (leave it out for every scope)', { field: 'scopes' });
+    scopes = TOKEN_SCOPES.filter((scope) => input.scopes!.includes(scope));
+  }
+  let expiresAt: Date | null = null;
+  if (input.expiresAt != null) {
+    expiresAt = input.expiresAt;
+    if (Number.isNaN(expiresAt.getTime())) throw badInput('expires_at must be a date-time', { field: 'expires_at' });
+    if (expiresAt.getTime() <= now.getTime()) throw badInput('expires_at must be in the future', { field: 'expires_at' });
+    if (expiresAt.getTime() > now.getTime() + MAX_EXPIRY_MS) throw badInput('expires_at must be within ten years', { field: 'expires_at' });
+  }
+  let circuitUids: string[] | null = null;
+  if (input.circuitUids != null) {
+    if (input.circuitUids.length === 0) throw badInput('circuit_uids must name at least one circuit (leave it out for any circuit)', { field: 'circuit_uids' });
+    if (input.circuitUids.length > MAX_TOKEN_CIRCUITS) throw badInput(`circuit_uids may name at most ${MAX_TOKEN_CIRCUITS} circuits`, { field: 'circuit_uids' });
+    const bad = input.circuitUids.find((uid) => !isUid(uid));
+    if (bad !== undefined) throw badInput(`circuit_uids: "${String(bad).slice(0, 40)}" is not a circuit uid`, { field: 'circuit_uids' });
+    circuitUids = [...new Set(input.circuitUids.map((uid) => uid.toLowerCase()))];
+  }
+  const cap = input.maxCreditsPerDay ?? null;
+  if (cap !== null && (!Number.isSafeInteger(cap) || cap < 1 || cap > MAX_CREDITS_PER_DAY)) {
+    throw badInput(`max_credits_per_day must be a whole number from 1 to ${MAX_CREDITS_PER_DAY}`, { field: 'max_credits_per_day' });
+  }
+  return { scopes, expires_at: expiresAt, circuit_uids: circuitUids, max_credits_per_day: cap };
+}
 
 /** Creates a token and returns it in the clear: the only time it is ever shown. */
-export async function createApiToken(user: User, label = ''): Promise<{ token: string; record: ApiToken }> {
+export async function createApiToken(user: User, label = '', limits: TokenLimitsInput = {}): Promise<{ token: string; record: ApiToken }> {
   if (label.length > 100) throw badInput('label must be at most 100 characters', { field: 'label' });
+  const checked = checkTokenLimits(limits);
   const token = generateToken();
-  const record = await ApiToken.create({ user_uid: user.uid, token_hash: hashToken(token), label });
+  const record = await ApiToken.create({ user_uid: user.uid, token_hash: hashToken(token), label, ...checked });
   return { token, record };
 }

@@ -13,5 +13,5 @@ export const authChecker: AuthChecker<AppContext> = ({ context }, roles) => {
 
 /** A bad bearer token is a 401 everywhere, even where a token is optional (checked on every root field: root-fields.ts). */
 export function rejectInvalidToken(context: AppContext): void {
-  if (context.auth.kind === 'invalid') throw unauthorized('The bearer token is invalid or revoked');
+  if (context.auth.kind === 'invalid') throw unauthorized(context.auth.message);
 }

@@ -66,7 +66,7 @@ export function mountGraphqlStream(app: Express, schema: GraphQLSchema, services
     authenticate: async (req) => {
       const raw = req.raw as Raw | undefined;
       if (!raw) return (req.headers.get(TOKEN_HEADER) ?? undefined) as string | undefined; // expiry sweep
-      if (raw.auth.kind === 'invalid') return jsonResponse(unauthorized('The bearer token is invalid or revoked'));
+      if (raw.auth.kind === 'invalid') return jsonResponse(unauthorized(raw.auth.message));
       if (req.method === 'PUT') return reserve(raw);
       const token = req.headers.get(TOKEN_HEADER) ?? new URL(req.url, 'http://localhost').searchParams.get('token');
       return token || undefined;

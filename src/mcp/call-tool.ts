@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { createRun } from '../runs/create-run';
+import { limitRunCreation } from '../ratelimit';
 import { AppError } from '../errors';
 import { CircuitVersion, type User } from '../models';
 import { CircuitRun, type RunError } from '../models/CircuitRun';
@@ -119,6 +120,8 @@ export async function callCircuitTool(ctx: CallContext, tool: CircuitTool, args:
   try {
     let run: CircuitRun;
     try {
+      // The same per-token limit as a REST or GraphQL query; a tool result has no headers to carry RateLimit-*.
+      await limitRunCreation(services.runRateLimiter, viewer, {});
       ({ run } = await createRun(services, viewer, { adaptorUid: tool.adaptorUid, input: args ?? {}, idempotencyKey: ctx.key }));
     } catch (error) {
       if (error instanceof AppError) return errorResult(error.code, error.message);

@@ -43,7 +43,7 @@ export function mountMcp(app: Express, services: Services): void {
     res.locals.route = `${req.method} ${MCP_PATH}`;
     const auth = await authenticate(req.headers.authorization);
     if (auth.kind !== 'token') {
-      const { status, body } = errorEnvelope(auth.kind === 'invalid' ? unauthorized('The bearer token is invalid or revoked') : unauthorized());
+      const { status, body } = errorEnvelope(auth.kind === 'invalid' ? unauthorized(auth.message) : unauthorized());
       res.status(status).set({
         'WWW-Authenticate': auth.kind === 'invalid' ? 'Bearer error="invalid_token"' : 'Bearer',
         'Cache-Control': 'no-store',

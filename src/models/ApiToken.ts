@@ -7,6 +7,12 @@ export class ApiToken extends Model<InferAttributes<ApiToken>, InferCreationAttr
   declare label: CreationOptional<string>;
   declare last_used_at: CreationOptional<Date | null>;
   declare revoked_at: CreationOptional<Date | null>;
+  /** DESIGN §12 (migration 0022): null means every scope, no expiry, any circuit, no daily cap. */
+  declare scopes: CreationOptional<string[] | null>;
+  declare expires_at: CreationOptional<Date | null>;
+  declare circuit_uids: CreationOptional<string[] | null>;
+  /** BIGINT arrives from pg as a string. */
+  declare max_credits_per_day: CreationOptional<string | number | null>;
   declare created_at: CreationOptional<Date>;
   declare updated_at: CreationOptional<Date>;
 
@@ -19,6 +25,10 @@ export class ApiToken extends Model<InferAttributes<ApiToken>, InferCreationAttr
         label: { type: DataTypes.TEXT, allowNull: false, defaultValue: '' },
         last_used_at: { type: DataTypes.DATE, allowNull: true },
         revoked_at: { type: DataTypes.DATE, allowNull: true },
+        scopes: { type: DataTypes.ARRAY(DataTypes.TEXT), allowNull: true },
+        expires_at: { type: DataTypes.DATE, allowNull: true },
+        circuit_uids: { type: DataTypes.ARRAY(DataTypes.UUID), allowNull: true },
+        max_credits_per_day: { type: DataTypes.BIGINT, allowNull: true },
         created_at: DataTypes.DATE,
         updated_at: DataTypes.DATE,
       },

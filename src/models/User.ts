@@ -1,4 +1,5 @@
-import { CreationOptional, DataTypes, InferAttributes, InferCreationAttributes, Model, Sequelize } from 'sequelize';
+import { CreationOptional, DataTypes, InferAttributes, InferCreationAttributes, Model, NonAttribute, Sequelize } from 'sequelize';
+import type { TokenGrant } from '../auth/token-grant';
 
 export class User extends Model<InferAttributes<User, { omit: 'creditBalance' }>, InferCreationAttributes<User, { omit: 'creditBalance' }>> {
   declare uid: CreationOptional<string>;
@@ -14,6 +15,8 @@ export class User extends Model<InferAttributes<User, { omit: 'creditBalance' }>
   declare password_hash: CreationOptional<string | null>;
   declare created_at: CreationOptional<Date>;
   declare updated_at: CreationOptional<Date>;
+  /** Set by authenticate on the viewer of a request made with an API token: that token's limits (src/policies/token.policy.ts). */
+  declare tokenGrant?: NonAttribute<TokenGrant>;
 
   get creditBalance(): number {
     return Number(this.getDataValue('credits'));

@@ -2,6 +2,7 @@ import type { WhereOptions } from 'sequelize';
 import type { Circuit, User } from '../models';
 import type { CircuitRun } from '../models/CircuitRun';
 import { circuitPermits } from './circuit.policy';
+import { tokenMayStartRun } from './token.policy';
 import { OWNER, any, flag, permits, ruleWhere, type Rule, type RuleTable } from './visibility';
 
 /**
@@ -36,10 +37,13 @@ export function readableRunsWhere(viewer: User | null): WhereOptions<CircuitRun>
 }
 
 /**
- * Starting a run: the caller must be allowed to run the circuit; making the run public is the
- * circuit owner's decision (spec §3: "Only the circuit owner can set is_public true").
+ * Starting a run: the caller's token must allow it (scopes, circuit allow-list: token.policy), the
+ * caller must be allowed to run the circuit; making the run public is the circuit owner's decision
+ * (spec §3: "Only the circuit owner can set is_public true").
  */
-export function startRunPermits(viewer: User | null, circuit: Circuit, isPublic: boolean): { allowed: boolean; message?: string } {
+export function startRunPermits(viewer: User | null, circuit: Circuit, isPublic: boolean, options: { webhook: boolean } = { webhook: false }): { allowed: boolean; message?: string } {
+  const token = tokenMayStartRun(viewer, circuit.uid, options);
+  if (!token.allowed) return token;
   if (!circuitPermits(viewer, circuit, 'run')) return { allowed: false, message: 'You are not allowed to run this circuit' };
   if (isPublic && !circuitPermits(viewer, circuit, 'manage')) return { allowed: false, message: 'Only the circuit owner may make a run public' };
   return { allowed: true };

@@ -19,6 +19,24 @@ export function createSearchRateLimiter(config: Config, sequelize: Sequelize, lo
   });
 }
 
+/** Run creation (DESIGN §12): config.runRateLimitPerMinute per token per minute; null when it is 0 (off). */
+export function createRunRateLimiter(config: Config, sequelize: Sequelize, log?: Logger): RateLimiter | null {
+  if (config.runRateLimitPerMinute === 0) return null;
+  return createRateLimiter({
+    points: config.runRateLimitPerMinute,
+    durationSeconds: 60,
+    keyPrefix: 'runs',
+    sequelize,
+    redisUrl: config.redisUrl,
+    log,
+  });
+}
+
+/** Who the run-creation limit counts against: the API token, else (a session, a password) the user. */
+export function runRateLimitKey(viewer: { uid: string; tokenGrant?: { tokenUid: string } }): string {
+  return viewer.tokenGrant ? `token:${viewer.tokenGrant.tokenUid}` : `user:${viewer.uid}`;
+}
+
 /** Who a limit counts against: the token's user when there is a valid token, else the IP. */
 export function rateLimitKey(viewer: { uid: string } | null, clientIp: string): string {
   return viewer ? `user:${viewer.uid}` : `ip:${clientIp}`;
@@ -43,4 +61,12 @@ export async function enforceRateLimit(
     responseHeaders['Retry-After'] = String(retryAfter);
     throw new AppError('RateLimited', `Too many requests: retry in ${retryAfter} second${retryAfter === 1 ? '' : 's'}`, { retryAfter });
   }
+}
+
+/**
+ * Counts one run creation against the viewer's token (DESIGN §12) and sets the RateLimit-* headers;
+ * RateLimited (429, Retry-After) beyond RUN_RATE_LIMIT_PER_MINUTE. Nothing when the limit is off.
+ */
+export async function limitRunCreation(limiter: RateLimiter | null, viewer: { uid: string; tokenGrant?: { tokenUid: string } }, responseHeaders: Record<string, string>): Promise<void> {
+  if (limiter) await enforceRateLimit(limiter, runRateLimitKey(viewer), responseHeaders);
 }

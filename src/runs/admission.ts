@@ -9,7 +9,8 @@ import { StatementBatcher } from '../db/statement-batcher';
 
 /** What a new run is made of, as create-run resolved it. */
 export type RunFields = Pick<CircuitRun, 'user_uid' | 'circuit_uid' | 'circuit_version_uid' | 'input' | 'is_public' | 'webhook_url' | 'webhook_events'> & { deadline_s: number; alias?: string | null; replay_of?: string | null; replay_mode?: string | null; cache_bypass?: boolean; traceparent?: string | null;
-  tags?: string[] | null; metadata?: Record<string, string> | null; max_credits?: number | null };
+  tags?: string[] | null; metadata?: Record<string, string> | null; max_credits?: number | null;
+  spend_token_uid?: string | null; spend_day?: string | null };
 
 /** A run admitted: inserted PROVISIONED with its base credit held; `queued` false means the caller enqueues through Agenda. */
 export interface AdmittedRun { run: CircuitRun; queued: boolean }
@@ -35,7 +36,7 @@ function admitSql(services: AdmissionPorts): string {
        SELECT e.ord, w.* FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS e(value, ord),
          jsonb_to_record(e.value) AS w(uid uuid, circuit_uid uuid, circuit_version_uid uuid, input jsonb,
            is_public boolean, webhook_url text, webhook_events text[], deadline_s int, alias text, replay_of uuid, replay_mode text, cache_bypass boolean, traceparent text,
-           tags text[], metadata jsonb, max_credits bigint)),
+           tags text[], metadata jsonb, max_credits bigint, spend_token_uid uuid, spend_day date)),
      locked AS (
        SELECT uid, credits - credits_held AS unheld FROM users WHERE uid = $1 FOR NO KEY UPDATE),
      admitted AS (
@@ -45,10 +46,10 @@ function admitSql(services: AdmissionPorts): string {
         WHERE uid = $1 AND EXISTS (SELECT 1 FROM admitted)
         RETURNING uid),
      run AS (
-       INSERT INTO circuit_runs (uid, user_uid, circuit_uid, circuit_version_uid, input, is_public, credits_held, enqueued_at, webhook_url, webhook_events, deadline_at, alias, replay_of, replay_mode, cache_bypass, traceparent, tags, metadata, max_credits)
+       INSERT INTO circuit_runs (uid, user_uid, circuit_uid, circuit_version_uid, input, is_public, credits_held, enqueued_at, webhook_url, webhook_events, deadline_at, alias, replay_of, replay_mode, cache_bypass, traceparent, tags, metadata, max_credits, spend_token_uid, spend_day)
        SELECT a.uid, hold.uid, a.circuit_uid, a.circuit_version_uid, a.input, a.is_public, $3::bigint, now(), a.webhook_url, a.webhook_events,
               now() + make_interval(secs => a.deadline_s), a.alias, a.replay_of, a.replay_mode, coalesce(a.cache_bypass, false), a.traceparent,
-              a.tags, a.metadata, a.max_credits
+              a.tags, a.metadata, a.max_credits, a.spend_token_uid, a.spend_day
          FROM admitted a CROSS JOIN hold
        RETURNING *)${sqlEnqueue ? `,
      job AS (${sqlEnqueue.jobCte})
@@ -66,6 +67,7 @@ function prepare(fields: RunFields): Prepared {
     webhook_url: fields.webhook_url, webhook_events: fields.webhook_events, deadline_s: fields.deadline_s, alias: fields.alias ?? null,
     replay_of: fields.replay_of ?? null, replay_mode: fields.replay_mode ?? null, cache_bypass: fields.cache_bypass ?? false, traceparent: fields.traceparent ?? null,
     tags: fields.tags ?? null, metadata: fields.metadata ?? null, max_credits: fields.max_credits ?? null,
+    ...(fields.spend_token_uid ? { spend_token_uid: fields.spend_token_uid, spend_day: fields.spend_day } : {}),
   });
   return { uid, json };
 }

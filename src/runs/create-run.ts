@@ -11,6 +11,7 @@ import { isUid } from '../ids';
 import { checkInput } from '../engine/input-schema';
 import { RUN_BASE_CREDITS } from '../credits/holds';
 import { readBalance } from '../credits/balance';
+import { admitWithinTokenCap, tokenSpendOf } from '../credits/token-spend';
 import { markNotEnqueued } from './transitions';
 import type { Services } from '../services';
 import { preparedQuery } from '../db/prepared';
@@ -166,7 +167,7 @@ export async function createRun(services: Services, viewer: User, input: CreateR
   const circuit = await circuitOfAdaptor(services.runs, input.adaptorUid);
   if (!circuit) throw notFound('Circuit adaptor');
   const isPublic = input.isPublic ?? false;
-  const permit = startRunPermits(viewer, circuit, isPublic);
+  const permit = startRunPermits(viewer, circuit, isPublic, { webhook: input.webhook != null });
   authorize(viewer, permit.allowed, permit.message);
 
   const key = input.idempotencyKey ?? null;
@@ -195,6 +196,8 @@ export async function createRun(services: Services, viewer: User, input: CreateR
   const deadlineSeconds = Math.min(deadline ?? services.config.runDeadlineSeconds, services.config.runDeadlineSeconds);
 
   let inserted: AdmittedRun | null;
+  // A token's daily credit cap (DESIGN §12): the base credit is counted on the token's day before the run is admitted.
+  const spend = tokenSpendOf(viewer.tokenGrant);
   try {
     const fields = {
       user_uid: viewer.uid, circuit_uid: circuit.uid, circuit_version_uid: version.uid, input: input.input, is_public: isPublic,
@@ -202,16 +205,17 @@ export async function createRun(services: Services, viewer: User, input: CreateR
       cache_bypass: input.cache === 'bypass', replay_of: input.replay?.of ?? null, replay_mode: input.replay?.mode ?? null,
       traceparent: queryTraceparent(input.traceparent, circuit.uid, version.uid),
       tags, metadata, max_credits: maxCredits,
+      spend_token_uid: spend?.tokenUid ?? null, spend_day: spend?.day ?? null,
     };
     // One INSERT is its own unit of work; with a key, the key row joins it in a transaction.
-    inserted = key === null ? await services.runs.admission.admit(fields) : await services.sequelize.transaction(async (transaction) => {
+    inserted = await admitWithinTokenCap(services.sequelize, spend, RUN_BASE_CREDITS, () => key === null ? services.runs.admission.admit(fields) : services.sequelize.transaction(async (transaction) => {
       const created = await services.runs.admission.admit(fields, transaction);
       if (!created) return null;
       const expired = new Date(Date.now() - IDEMPOTENCY_WINDOW_HOURS * 3600_000);
       await IdempotencyKey.destroy({ where: { user_uid: viewer.uid, key, created_at: { [Op.lt]: expired } }, transaction });
       await IdempotencyKey.create({ user_uid: viewer.uid, key, request_hash: hash, run_uid: created.run.uid }, { transaction });
       return created;
-    });
+    }));
   } catch (error) {
     if (error instanceof UniqueConstraintError && key !== null) {
       // A concurrent request with the same key won; answer with its run.

@@ -1,6 +1,7 @@
 import { CircuitAdaptor, User } from '../models';
 import { AppError } from '../errors';
 import { createRun } from '../runs/create-run';
+import { readTokenGrant } from '../auth/token-grant';
 import type { Services } from '../services';
 import { MIN_FIRE_INTERVAL_MS } from './cron';
 import { recordFire, type ScheduleRow } from './schedule-store';
@@ -17,6 +18,12 @@ export async function fireSchedule(services: Services, schedule: ScheduleRow, in
   const owner = await User.findByPk(schedule.user_uid);
   const adaptor = await CircuitAdaptor.findOne({ where: { circuit_uid: schedule.circuit_uid, kind: 'query' } });
   if (!owner || !adaptor) return;
+  // A schedule made with an API token fires under that token's limits (DESIGN §12), and not at all once it is revoked or expired.
+  if (schedule.token_uid) {
+    const grant = await readTokenGrant(services.sequelize, schedule.token_uid);
+    if (typeof grant === 'string') return recordFire(services.sequelize, schedule.uid, instant, { error: `Unauthorized: ${grant}` });
+    owner.tokenGrant = grant;
+  }
   try {
     const { run, replayed } = await createRun(services, owner, {
       adaptorUid: adaptor.uid,

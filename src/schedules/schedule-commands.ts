@@ -1,6 +1,8 @@
 import type { Circuit, User } from '../models';
 import { CircuitVersion } from '../models';
 import { badInput, conflict, notFound } from '../errors';
+import { authorize } from '../policies/authorize';
+import { tokenMayStartRun } from '../policies/token.policy';
 import { isUid } from '../ids';
 import { checkInput } from '../engine/input-schema';
 import type { Services } from '../services';
@@ -47,11 +49,14 @@ function merged(base: ScheduleFields, changes: ScheduleChanges): ScheduleFields 
 /** POST /circuits/{uid}/schedules (the caller may manage the circuit: checked by the resolver). */
 export async function createSchedule(services: Services, owner: User, circuit: Circuit, changes: ScheduleChanges & { cron: string; input: Record<string, unknown> }): Promise<ScheduleRow> {
   const fields = merged({ cron: changes.cron, timezone: 'UTC', input: changes.input, version_uid: null, is_public: false, is_paused: false }, changes);
+  // Its fires will run under the token's limits: a token that could not start the run now may not schedule it.
+  const permit = tokenMayStartRun(owner, circuit.uid, { webhook: false });
+  authorize(owner, permit.allowed, permit.message);
   await checkFields(circuit, fields);
   if ((await countSchedulesOf(services.sequelize, owner.uid)) >= MAX_SCHEDULES_PER_USER) {
     throw conflict(`You already have ${MAX_SCHEDULES_PER_USER} schedules; delete one first`);
   }
-  const schedule = await insertSchedule(services.sequelize, { user_uid: owner.uid, circuit_uid: circuit.uid }, fields);
+  const schedule = await insertSchedule(services.sequelize, { user_uid: owner.uid, circuit_uid: circuit.uid, token_uid: owner.tokenGrant?.tokenUid ?? null }, fields);
   // A process dying here leaves the row without its job: the workers' reconciler adds it.
   await syncScheduleJob(services, schedule);
   return schedule;

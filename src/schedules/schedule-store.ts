@@ -16,6 +16,8 @@ export interface ScheduleRow {
   last_run_uid: string | null;
   last_fired_at: Date | null;
   last_error: string | null;
+  /** The API token it was created with (migration 0022): each fire runs under that token's limits; null: the user's full rights. */
+  token_uid: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -27,11 +29,11 @@ export async function findSchedule(sequelize: Sequelize, uid: string): Promise<S
   return row ?? null;
 }
 
-export async function insertSchedule(sequelize: Sequelize, owner: { user_uid: string; circuit_uid: string }, fields: ScheduleFields): Promise<ScheduleRow> {
+export async function insertSchedule(sequelize: Sequelize, owner: { user_uid: string; circuit_uid: string; token_uid?: string | null }, fields: ScheduleFields): Promise<ScheduleRow> {
   const [row] = await sequelize.query<ScheduleRow>(
-    `INSERT INTO circuit_schedules (uid, user_uid, circuit_uid, cron, timezone, input, version_uid, is_public, is_paused)
-     VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9) RETURNING *`,
-    { bind: [crypto.randomUUID(), owner.user_uid, owner.circuit_uid, fields.cron, fields.timezone, JSON.stringify(fields.input), fields.version_uid, fields.is_public, fields.is_paused], type: QueryTypes.SELECT },
+    `INSERT INTO circuit_schedules (uid, user_uid, circuit_uid, cron, timezone, input, version_uid, is_public, is_paused, token_uid)
+     VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10) RETURNING *`,
+    { bind: [crypto.randomUUID(), owner.user_uid, owner.circuit_uid, fields.cron, fields.timezone, JSON.stringify(fields.input), fields.version_uid, fields.is_public, fields.is_paused, owner.token_uid ?? null], type: QueryTypes.SELECT },
   );
   return row;
 }

@@ -1,6 +1,7 @@
 import type { ApiToken, User } from '../models';
 import type { Blob } from '../models/blobs';
 import { formatBytes, html, SafeHtml, time } from './html';
+import { TOKEN_SCOPES } from '../auth/token-grant';
 
 /** The signed-in sections, in tab order: each one's path under /settings and its title. */
 const SECTIONS = {
@@ -100,6 +101,16 @@ export function signInPage({ csrf, username = '', error }: { csrf: string; usern
   });
 }
 
+/** A token's limits in words (DESIGN §12): "full access" when it has none. */
+function tokenLimits(t: ApiToken): string {
+  const parts: string[] = [];
+  if (t.scopes) parts.push(t.scopes.join(', '));
+  if (t.circuit_uids) parts.push(`${t.circuit_uids.length} circuit${t.circuit_uids.length === 1 ? '' : 's'}`);
+  if (t.max_credits_per_day !== null && t.max_credits_per_day !== undefined) parts.push(`${Number(t.max_credits_per_day)} credits/day`);
+  if (t.expires_at) parts.push(`expires ${t.expires_at.toISOString().slice(0, 16).replace('T', ' ')} UTC`);
+  return parts.length === 0 ? 'full access' : parts.join(' · ');
+}
+
 export function tokensPage({ user, csrf, tokens, flash, created }: {
   user: User; csrf: string; tokens: ApiToken[]; flash?: Flash; created?: { token: string; label: string };
 }): string {
@@ -107,6 +118,7 @@ export function tokensPage({ user, csrf, tokens, flash, created }: {
     <td data-label="Label">${t.label || html`<span class="muted">(no label)</span>`}</td>
     <td data-label="Created">${time(t.created_at)}</td>
     <td data-label="Last used">${time(t.last_used_at)}</td>
+    <td data-label="Limits" data-token-limits>${tokenLimits(t)}</td>
     <td data-label=""><a class="button danger small" href="/settings/tokens/${t.uid}/revoke" aria-label="Revoke ${t.label || 'token'}">Revoke</a></td>
   </tr>`);
   return sectionPage({
@@ -125,13 +137,21 @@ export function tokensPage({ user, csrf, tokens, flash, created }: {
     ${csrfField(csrf)}
     <div class="field"><label for="label">Label</label>
       <input id="label" name="label" type="text" maxlength="100" placeholder="e.g. laptop, CI" autocomplete="off"></div>
+    <fieldset class="field"><legend>Scopes <span class="muted">(none ticked: every scope)</span></legend>
+      ${TOKEN_SCOPES.map((scope) => html`<label><input type="checkbox" name="scopes" value="${scope}"> <code>${scope}</code></label> `)}</fieldset>
+    <div class="field"><label for="expires_in_days">Expires in (days)</label>
+      <input id="expires_in_days" name="expires_in_days" type="number" min="1" max="3650" placeholder="never"></div>
+    <div class="field"><label for="circuit_uids">Only these circuits (uids)</label>
+      <input id="circuit_uids" name="circuit_uids" type="text" placeholder="any circuit; separate uids with spaces or commas" autocomplete="off"></div>
+    <div class="field"><label for="max_credits_per_day">Credits per UTC day</label>
+      <input id="max_credits_per_day" name="max_credits_per_day" type="number" min="1" placeholder="no cap"></div>
     <button type="submit">Create token</button>
   </form>
 </section>
 <section class="card">
   <h2>Your tokens</h2>
   ${tokens.length === 0 ? html`<p class="empty">No tokens yet.</p>` : html`<table class="stack">
-    <thead><tr><th>Label</th><th>Created</th><th>Last used</th><th><span class="muted">Actions</span></th></tr></thead>
+    <thead><tr><th>Label</th><th>Created</th><th>Last used</th><th>Limits</th><th><span class="muted">Actions</span></th></tr></thead>
     <tbody>${rows}</tbody></table>`}
 </section>`,
   });

@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { implementation } from '../lazy';
 import { printJson } from '../output';
+import { collect, duration, positiveInteger } from '../options';
+import { TOKEN_SCOPES } from '../../auth/token-scopes';
 import type * as CreateModule from './create';
 import type * as ListModule from './list';
 import type * as RevokeModule from './revoke';
@@ -8,16 +10,20 @@ import type * as RevokeModule from './revoke';
 export function register(token: Command): void {
   token
     .command('create')
-    .description('create an API token for a user (printed once)')
+    .description('create an API token for a user (printed once), optionally limited (DESIGN §12)')
     .requiredOption('--username <username>', 'the owner of the token')
     .option('--label <label>', 'a label to recognise the token by in /settings', 'cli')
+    .option('--scope <scope>', `what it may do, repeatable: ${TOKEN_SCOPES.join(', ')} (default all)`, collect)
+    .option('--expires-in <duration>', 'when it stops working, e.g. 30d, 12h, 90m (default never)', duration)
+    .option('--circuit <uid>', 'the only circuit(s) it may run, repeatable (default any)', collect)
+    .option('--max-credits-per-day <n>', 'credits its runs may take per UTC day (default no cap)', positiveInteger)
     .action(async (options: CreateModule.TokenCreateOptions) => {
       const { tokenCreate } = implementation(() => require('./create') as typeof CreateModule);
       printJson(await tokenCreate(options));
     });
   token
     .command('list')
-    .description("list a user's API tokens (uid, label, created, last used); never the tokens themselves")
+    .description("list a user's API tokens (uid, label, created, last used, limits); never the tokens themselves")
     .requiredOption('--username <username>', 'the owner of the tokens')
     .option('--all', 'include revoked tokens')
     .action(async (options: ListModule.TokenListOptions) => {

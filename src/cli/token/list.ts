@@ -17,6 +17,10 @@ export async function tokenList(options: TokenListOptions) {
       label: token.label,
       created_at: token.created_at,
       last_used_at: token.last_used_at ?? null,
+      scopes: token.scopes ?? null,
+      expires_at: token.expires_at ?? null,
+      circuit_uids: token.circuit_uids ?? null,
+      max_credits_per_day: token.max_credits_per_day === null || token.max_credits_per_day === undefined ? null : Number(token.max_credits_per_day),
       ...(options.all ? { revoked_at: token.revoked_at ?? null } : {}),
     }));
   });

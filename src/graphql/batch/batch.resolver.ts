@@ -1,6 +1,7 @@
 import { Arg, Args, Authorized, Ctx, Directive, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { batchRunsPage, cancelBatch, createBatch, findBatchFor } from '../../runs/batches';
 import { notFound } from '../../errors';
+import { limitRunCreation } from '../../ratelimit';
 import { JSONObjectScalar } from '../common/scalars';
 import { PageArgs, paged, pageWindow } from '../common/pagination';
 import type { AppContext } from '../context';
@@ -27,6 +28,8 @@ export class BatchResolver {
     @Arg('maxCredits', () => Int, { nullable: true, description: 'The most each run may cost (BudgetExceeded past it)' }) maxCredits: number | null,
     @Ctx() ctx: AppContext,
   ): Promise<CircuitBatchType> {
+    // One batch is one request against the token's run rate limit; the balance and USER_MAX_CONCURRENT_RUNS bound its runs.
+    await limitRunCreation(ctx.services.runRateLimiter, ctx.viewer!, ctx.responseHeaders);
     const batch = await createBatch(ctx.services, ctx.viewer!, {
       adaptorUid, versionUid: runContext?.version ?? null, alias: runContext?.alias ?? null, inputs, isPublic, tags, metadata, webhook, webhookEventsFilter, maxCredits,
     });

@@ -21,6 +21,7 @@ import { presentRun, presentRunEvent, presentWaitingFor, runAsOf } from './run.p
 import { resolveSecret } from '../../storage/secret';
 import { signedEventsQuery } from '../../runs/events/signed-url';
 import { CircuitRunContextInput, SignedUrlType, CircuitRunEventType, CircuitRunPage, CircuitRunType, RunEventKindEnum, WaitingStepType } from './run.type';
+import { limitRunCreation } from '../../ratelimit';
 
 /** `Prefer: wait=N` / `waitSeconds`: 1–60 (DESIGN §7.4). */
 export const MAX_WAIT_SECONDS = 60;
@@ -50,7 +51,7 @@ function kindsOf(kinds: string[] | null | undefined, fallback: readonly RunEvent
  * rules are checked before it starts, then the run's log is replayed and followed (runEventStream).
  */
 async function subscribeToRunEvents(context: AppContext, uid: string, after: number | null, kinds: readonly RunEventKind[]): Promise<AsyncIterableIterator<RunEventRoot>> {
-  if (context.auth.kind === 'invalid') throw unauthorized('The bearer token is invalid or revoked');
+  if (context.auth.kind === 'invalid') throw unauthorized(context.auth.message);
   if (after !== null && (!Number.isInteger(after) || after < 0)) throw badInput('after must be a whole number ≥ 0', { field: 'after' });
   let run = await findRunFor(context, uid, 'read');
   const stream = runEventStream(context.services, run.uid, { after, kinds });
@@ -102,6 +103,7 @@ export class RunResolver {
     if (waitSeconds !== null && waitSeconds !== undefined && (waitSeconds < 1 || waitSeconds > MAX_WAIT_SECONDS)) {
       throw badInput(`waitSeconds must be from 1 to ${MAX_WAIT_SECONDS}`, { field: 'waitSeconds' });
     }
+    await limitRunCreation(ctx.services.runRateLimiter, ctx.viewer!, ctx.responseHeaders);
     const { run, circuit } = await createRun(ctx.services, ctx.viewer!, {
       adaptorUid,
       versionUid: runContext?.version ?? null,

@@ -1,7 +1,7 @@
 import type { RequestHandler, Router } from 'express';
 import { ApiToken, User } from '../../models';
-import { AppError } from '../../errors';
-import { createApiToken } from '../../commands/create-api-token';
+import { AppError, badInput } from '../../errors';
+import { createApiToken, type TokenLimitsInput } from '../../commands/create-api-token';
 import { revokeApiToken } from '../../commands/revoke-api-token';
 import { isUid } from '../../ids';
 import { revokeTokenPage, tokensPage } from '../pages';
@@ -14,8 +14,32 @@ const activeTokens = (user: User) =>
 const activeToken = (user: User, uid: string) =>
   isUid(uid) ? ApiToken.findOne({ where: { uid, user_uid: user.uid, revoked_at: null } }) : Promise.resolve(null);
 
+const text = (value: unknown): string => (typeof value === 'string' ? value.trim() : '');
+
+/** A whole number typed in a form field, or null when it is empty; anything else is a 400 naming the field. */
+function formNumber(value: unknown, field: string): number | null {
+  const raw = text(value);
+  if (raw === '') return null;
+  if (!/^\d{1,16}$/.test(raw)) throw badInput(`${field} must be a whole number`, { field });
+  return Number(raw);
+}
+
+/** The limits of the create form (DESIGN §12): ticked scopes, days to expiry, circuit uids, a daily credit cap; empty means none. */
+function limitsOfForm(body: Record<string, unknown>): TokenLimitsInput {
+  const scopes = (Array.isArray(body.scopes) ? body.scopes : body.scopes === undefined ? [] : [body.scopes]).map(String);
+  const days = formNumber(body.expires_in_days, 'expires_in_days');
+  const circuits = text(body.circuit_uids).split(/[\s,]+/).filter(Boolean);
+  return {
+    scopes: scopes.length > 0 ? scopes : null,
+    expiresAt: days === null ? null : new Date(Date.now() + Math.min(days, 3650) * 86_400_000),
+    circuitUids: circuits.length > 0 ? circuits : null,
+    maxCreditsPerDay: formNumber(body.max_credits_per_day, 'max_credits_per_day'),
+  };
+}
+
 /**
- * The API Tokens section: create with a label, list with last use, revoke after a confirmation.
+ * The API Tokens section: create with a label and optional limits, list with last use and limits,
+ * revoke after a confirmation.
  * Creating answers with a redirect (POST-redirect-GET), so reloading the page never creates a second
  * token; the new token rides in the session to that one page view and is forgotten there.
  */
@@ -36,10 +60,10 @@ export function mountTokens(router: Router, form: RequestHandler): void {
 
   router.post('/tokens', requireUser, form, requireCsrf, async (req, res, next) => {
     const user = signedInUser(res);
-    const raw = (req.body as Record<string, unknown>).label;
-    const label = (typeof raw === 'string' ? raw : '').trim();
+    const body = req.body as Record<string, unknown>;
+    const label = (typeof body.label === 'string' ? body.label : '').trim();
     try {
-      const { token } = await createApiToken(user, label);
+      const { token } = await createApiToken(user, label, limitsOfForm(body));
       req.session.newToken = { token, label };
       await save(req);
       res.redirect(303, '/settings/tokens');
