@@ -43,6 +43,8 @@ export interface Config {
   sseKeepAliveMs: number;
   /** Time a template/transform step (or any user expression) may run in the sandbox (STEP_CPU_MS). */
   stepCpuMs: number;
+  /** The most of the sandbox's 4 isolates one user's steps hold at once (SANDBOX_USER_ISOLATES, docs/fairness.md). */
+  sandboxUserIsolates: number;
   /** Heap ceiling of the sandbox that runs user logic (STEP_MEMORY_MB). */
   stepMemoryMb: number;
   /** Steps a run may execute, embedded runs included (RUN_MAX_STEPS). */
@@ -222,6 +224,7 @@ function readConfig(env: NodeJS.ProcessEnv, http: boolean): Config {
     webhookBreakerOpenMs: int(env, 'WEBHOOK_BREAKER_OPEN_MS', 30_000, 100, 3_600_000),
     sseKeepAliveMs: int(env, 'SSE_KEEP_ALIVE_MS', 15_000, 50, 600_000),
     stepCpuMs: int(env, 'STEP_CPU_MS', 1000, 10, 60_000),
+    sandboxUserIsolates: int(env, 'SANDBOX_USER_ISOLATES', 2, 1, 4),
     stepMemoryMb: int(env, 'STEP_MEMORY_MB', 64, 16, 4096),
     runMaxSteps: int(env, 'RUN_MAX_STEPS', 1000, 1, 1_000_000),
     runMaxResultBytes: int(env, 'RUN_MAX_RESULT_BYTES', 4 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
