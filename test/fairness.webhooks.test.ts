@@ -70,12 +70,15 @@ describe('webhook delivery is fair between receivers (issue 24, "Webhooks")', ()
       const res = await submitRun(t, b.token, simple.adaptorUid, { input: {}, webhook: `${healthy.url}/hook`, webhook_events_filter: ['completed'] });
       const uid = res.body.payload.uid as string;
       expect((await waitForRun(t, uid, b.token)).state).toBe('COMPLETED');
+      const ended = performance.now();
       const deadline = Date.now() + 60_000;
       while (!healthy.arrivals.has(uid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
       expect(healthy.arrivals.has(uid)).toBe(true);
-      return healthy.arrivals.get(uid)! - started;
+      const arrived = healthy.arrivals.get(uid)!;
+      return { total: arrived - started, afterEnd: arrived - ended };
     };
-    const idle = await deliveredAfter();
+    await deliveredAfter();
+    const idle = [await deliveredAfter(), await deliveredAfter(), await deliveredAfter()].sort((x, y) => x.total - y.total)[1];
 
     const uids: string[] = [];
     for (let i = 0; i < 3; i++) {
@@ -96,8 +99,9 @@ describe('webhook delivery is fair between receivers (issue 24, "Webhooks")', ()
 
     const loaded = await deliveredAfter();
     const stillPending = await pendingOfA();
-    console.log(`B's completed webhook: idle ${idle.toFixed(0)} ms, with A's ${stillPending} messages pending to a silent receiver ${loaded.toFixed(0)} ms; the silent receiver got ${silent.requests} requests`);
-    expect(loaded).toBeLessThanOrEqual(5_000);
+    console.log(`B's completed webhook, from the query (after the run ended): idle ${idle.total.toFixed(0)} (${idle.afterEnd.toFixed(0)}) ms, `
+      + `with A's ${stillPending} messages pending to a silent receiver ${loaded.total.toFixed(0)} (${loaded.afterEnd.toFixed(0)}) ms; the silent receiver got ${silent.requests} requests`);
+    expect(loaded.total).toBeLessThanOrEqual(5_000);
     expect(stillPending).toBeGreaterThanOrEqual(590);
     // At most WEBHOOK_HOST_CONCURRENCY (4) attempts at once reach the silent receiver.
     expect(silent.requests).toBeLessThanOrEqual(4 * Math.ceil(60 / 10) + 4);
