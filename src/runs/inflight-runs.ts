@@ -152,7 +152,8 @@ export class InflightRuns implements RunTaker {
       if (services.runQueue.sqlEnqueue) await enqueueBySql(services.sequelize, services.runQueue.sqlEnqueue, uids);
       else for (const uid of uids) await services.runQueue.enqueue(uid);
     } catch (error) {
-      // The sweep wakes them (runs marked queued but without a job are queued again when stuck).
+      // Runs not yet woken are woken by the next wake or the sweep; runs woken but not queued are
+      // queued again by the sweep once they look stuck (sweepTimings.stuckAfterMs).
       services.log.warn({ err: error }, 'could not queue the runs waiting for a slot');
     }
   }
