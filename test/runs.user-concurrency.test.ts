@@ -85,7 +85,8 @@ describe('USER_MAX_CONCURRENT_RUNS across two worker processes', () => {
       return (await completed()) === 10;
     }, 60_000);
     expect(target.most).toBe(3);
-    const [slots] = await t.app.services.sequelize.query<{ running: number }>('SELECT running FROM user_run_slots WHERE user_uid = $1', { bind: [owner.user.uid], type: 'SELECT' as never });
-    expect(slots.running).toBe(0);
+    const [slots] = await t.app.services.sequelize.query<{ running: string }>(
+      'SELECT s.claimed - e.ended AS running FROM user_run_slots s JOIN user_run_ends e USING (user_uid) WHERE user_uid = $1', { bind: [owner.user.uid], type: 'SELECT' as never });
+    expect(Number(slots.running)).toBe(0);
   });
 });

@@ -106,8 +106,8 @@ const UNLIMITED: ClaimRoom = { userMax: 2 ** 31 - 1, room: 2 ** 31 - 1, shareMax
 
 async function claimRuns(sequelize: Sequelize, uids: string[], { staleAfterMs, notifyChannel, worker, fairness }: ClaimSettings): Promise<Map<string, ClaimedRun>> {
   const room = fairness?.room() ?? UNLIMITED;
-  // A PROVISIONED run is taken when its user's nth candidate here fits the user's slots (locked, so
-  // workers claiming together count each other's claims), the user's share of this worker and, in
+  // A PROVISIONED run is taken when its user's nth candidate here fits the user's slots (the slots
+  // row is locked and counts what is claimed, so workers claiming together count each other's claims), the user's share of this worker and, in
   // the order that interleaves users (each user's first, then each one's second, …), the worker's
   // room. The rest wait PROVISIONED, marked slot_wait, until a slot frees (wakeWaitingRuns).
   const rows = await preparedQuery<ClaimedRun>(
@@ -115,7 +115,9 @@ async function claimRuns(sequelize: Sequelize, uids: string[], { staleAfterMs, n
     `WITH candidate AS (
        SELECT uid, user_uid, created_at FROM circuit_runs WHERE uid = ANY($1::uuid[]) AND state = 'PROVISIONED'),
      slots AS (
-       SELECT user_uid, running FROM user_run_slots WHERE user_uid IN (SELECT user_uid FROM candidate) ORDER BY user_uid FOR NO KEY UPDATE),
+       SELECT s.user_uid, s.claimed - COALESCE(e.ended, 0) AS running
+         FROM user_run_slots s LEFT JOIN user_run_ends e ON e.user_uid = s.user_uid
+        WHERE s.user_uid IN (SELECT user_uid FROM candidate) ORDER BY s.user_uid FOR NO KEY UPDATE OF s),
      share AS (
        SELECT * FROM unnest($8::uuid[], $9::int[]) AS s(user_uid, room)),
      ranked AS (
@@ -135,7 +137,11 @@ async function claimRuns(sequelize: Sequelize, uids: string[], { staleAfterMs, n
           AND ((state = 'PROVISIONED' AND uid IN (SELECT uid FROM taken))
                OR (state = 'RUNNING' AND (heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $2))
                    AND (worker_backend_pid IS NULL OR NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = worker_backend_pid))))
-        RETURNING uid, user_uid, circuit_uid, circuit_version_uid, input, attempt, deadline_at, created_at, cancel_requested_at, webhook_events, handed_back, paused_at, replay_of, replay_mode, cache_bypass, traceparent, ${ASYNC_COMMIT_COLUMN})
+        RETURNING uid, user_uid, circuit_uid, circuit_version_uid, input, attempt, deadline_at, created_at, cancel_requested_at, webhook_events, handed_back, paused_at, replay_of, replay_mode, cache_bypass, traceparent, ${ASYNC_COMMIT_COLUMN}),
+     counted AS (
+       UPDATE user_run_slots s SET claimed = s.claimed + b.n
+         FROM (SELECT user_uid, count(*) AS n FROM claimed WHERE uid IN (SELECT uid FROM taken) GROUP BY user_uid) b
+        WHERE s.user_uid = b.user_uid)
      SELECT claimed.*, v.definition, m.metrics${notifyChannel ? `,
             CASE WHEN claimed.attempt = 1 THEN pg_notify($10, json_build_object('uid', claimed.uid, 'state', 'RUNNING')::text) END AS notified` : ''}
        FROM claimed
@@ -323,8 +329,8 @@ export async function wakeWaitingRuns(sequelize: Sequelize, userMax: number, lim
     `UPDATE circuit_runs r SET slot_wait = false, enqueued_at = now()
       WHERE r.uid IN (
         SELECT w.uid FROM (
-          SELECT c.uid, c.created_at, s.running, row_number() OVER (PARTITION BY c.user_uid ORDER BY c.created_at, c.uid) AS n
-            FROM circuit_runs c JOIN user_run_slots s ON s.user_uid = c.user_uid
+          SELECT c.uid, c.created_at, s.claimed - COALESCE(e.ended, 0) AS running, row_number() OVER (PARTITION BY c.user_uid ORDER BY c.created_at, c.uid) AS n
+            FROM circuit_runs c JOIN user_run_slots s ON s.user_uid = c.user_uid LEFT JOIN user_run_ends e ON e.user_uid = c.user_uid
            WHERE c.slot_wait AND c.state = 'PROVISIONED' AND c.user_uid <> ALL($3::uuid[])) w
          WHERE w.running + w.n <= $1
          ORDER BY w.n, w.running, w.created_at
