@@ -29,10 +29,22 @@ export interface Config {
   jobConcurrency: number;
   /** Runs one worker process executes at once, waiting ones included (RUN_MAX_INFLIGHT, DESIGN §9.1). */
   runMaxInflight: number;
+  /** Runs of one user executing at once across all workers; more wait PROVISIONED (USER_MAX_CONCURRENT_RUNS, docs/fairness.md). */
+  userMaxConcurrentRuns: number;
+  /** The most of one worker's RUN_MAX_INFLIGHT one user's runs may hold, in percent (RUN_USER_INFLIGHT_SHARE_PERCENT). */
+  runUserInflightSharePercent: number;
+  /** Webhook attempts in flight at once per receiver (host and port) in one worker (WEBHOOK_HOST_CONCURRENCY). */
+  webhookHostConcurrency: number;
+  /** Attempts in a row a receiver may leave unanswered before its deliveries pause (WEBHOOK_BREAKER_FAILURES). */
+  webhookBreakerFailures: number;
+  /** How long a receiver's deliveries pause once its breaker opens; doubles while it stays silent (WEBHOOK_BREAKER_OPEN_MS). */
+  webhookBreakerOpenMs: number;
   /** Interval of keep-alive comments on server-sent event streams. */
   sseKeepAliveMs: number;
   /** Time a template/transform step (or any user expression) may run in the sandbox (STEP_CPU_MS). */
   stepCpuMs: number;
+  /** The most of the sandbox's 4 isolates one user's steps hold at once (SANDBOX_USER_ISOLATES, docs/fairness.md). */
+  sandboxUserIsolates: number;
   /** Heap ceiling of the sandbox that runs user logic (STEP_MEMORY_MB). */
   stepMemoryMb: number;
   /** Steps a run may execute, embedded runs included (RUN_MAX_STEPS). */
@@ -205,8 +217,14 @@ function readConfig(env: NodeJS.ProcessEnv, http: boolean): Config {
     jobLockLifetimeMs: int(env, 'JOB_LOCK_LIFETIME_MS', 60_000, 1000),
     jobConcurrency: int(env, 'JOB_CONCURRENCY', 20, 1, 1000),
     runMaxInflight: int(env, 'RUN_MAX_INFLIGHT', 10_000, 1, 1_000_000),
+    userMaxConcurrentRuns: int(env, 'USER_MAX_CONCURRENT_RUNS', 1000, 1, 1_000_000),
+    runUserInflightSharePercent: int(env, 'RUN_USER_INFLIGHT_SHARE_PERCENT', 50, 1, 100),
+    webhookHostConcurrency: int(env, 'WEBHOOK_HOST_CONCURRENCY', 4, 1, 1000),
+    webhookBreakerFailures: int(env, 'WEBHOOK_BREAKER_FAILURES', 5, 1, 1000),
+    webhookBreakerOpenMs: int(env, 'WEBHOOK_BREAKER_OPEN_MS', 30_000, 100, 3_600_000),
     sseKeepAliveMs: int(env, 'SSE_KEEP_ALIVE_MS', 15_000, 50, 600_000),
     stepCpuMs: int(env, 'STEP_CPU_MS', 1000, 10, 60_000),
+    sandboxUserIsolates: int(env, 'SANDBOX_USER_ISOLATES', 2, 1, 4),
     stepMemoryMb: int(env, 'STEP_MEMORY_MB', 64, 16, 4096),
     runMaxSteps: int(env, 'RUN_MAX_STEPS', 1000, 1, 1_000_000),
     runMaxResultBytes: int(env, 'RUN_MAX_RESULT_BYTES', 4 * 1024 * 1024, 1024, 1024 * 1024 * 1024),

@@ -1,4 +1,5 @@
 import type { CircuitDefinition, StepDefinition } from './definition';
+import { MAX_OUTPUT_DEPTH, nestsDeeperThan } from './output-depth';
 import { stepDependencies } from './dependencies';
 import { evaluateExpression } from './expression';
 import { abortCode, ExecutionFailure, type RunErrorCode } from './run-control';
@@ -112,6 +113,7 @@ export async function executeDefinition(definition: CircuitDefinition, input: un
           .then(async (result) => {
             if (failed) return;
             const output = reused ? reused.output : result!.output;
+            if (!reused && nestsDeeperThan(output, MAX_OUTPUT_DEPTH)) throw new StepError(step.id, `the output nests deeper than ${MAX_OUTPUT_DEPTH} levels`);
             if (step.kind !== 'circuit') tally.outputBytes += jsonBytes(output); // an embedded run counted its own steps
             if (tally.outputBytes > budget.maxResultBytes) {
               throw new StepError(step.id, `the run's result would be larger than ${budget.maxResultBytes} bytes`);

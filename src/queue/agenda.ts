@@ -106,6 +106,16 @@ async function createJobStore({ config, databaseUrl }: RunQueueOptions): Promise
 
 const sqlLiteral = (value: string) => `'${value.replace(/'/g, "''")}'`;
 
+/**
+ * PostgreSQL store: SQL that moves the waiting jobs named `jobName` whose `data->>dataKey` is a row's
+ * `uid` of the CTE `cte` to that row's `at` (jobs being executed are left alone). What lets another
+ * domain put off many of its jobs in one statement (webhook deliveries to a silent receiver).
+ */
+export function postponeJobsSql(jobName: string, dataKey: string, cte: string): string {
+  return `UPDATE ${JOBS_TABLE} j SET next_run_at = ${cte}.at FROM ${cte}
+    WHERE j.name = ${sqlLiteral(jobName)} AND j.locked_at IS NULL AND j.data->>${sqlLiteral(dataKey)} = ${cte}.uid::text`;
+}
+
 /** SqlEnqueue for the PostgreSQL store: the columns PostgresJobRepository.saveJob writes for agenda.now(). */
 export function postgresSqlEnqueue(agendaName: string): SqlEnqueue {
   return {

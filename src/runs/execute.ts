@@ -248,7 +248,7 @@ export async function executeClaimed(services: Services, claim: ClaimedRun, cont
     };
     const result = await executeDefinition(plan.definition, claim.input, context);
     const metrics = plan.metrics?.length
-      ? await computeMetrics(plan.metrics, claim.input, result, { cpuMs: config.stepCpuMs, memoryMb: config.stepMemoryMb, maxOutputBytes: config.runMaxResultBytes })
+      ? await computeMetrics(plan.metrics, claim.input, result, { cpuMs: config.stepCpuMs, memoryMb: config.stepMemoryMb, maxOutputBytes: config.runMaxResultBytes, owner: claim.user_uid, ownerShare: config.sandboxUserIsolates })
       : null;
     // The version's output_schema (DESIGN §11.3): an output that fails it ends the run EXCEPTION.
     const violation = outputContractViolation(claim.circuit_version_uid, plan.definition, result.output);

@@ -1,8 +1,12 @@
 import type { Services } from '../services';
 import { CircuitRun } from '../models/CircuitRun';
 import { executeClaimed, RunHandedBack, type RunWorkerIdentity, type RunTaker } from './execute';
-import { claimRun, handBackRuns, heartbeatRuns, type ClaimedRun } from './transitions';
+import { claimRun, handBackRuns, heartbeatRuns, wakeWaitingRuns, type ClaimedRun, type ClaimFairness, type ClaimRoom } from './transitions';
+import { enqueueBySql } from '../queue/agenda';
 import { RunAborted } from '../engine/run-control';
+
+/** The most waiting runs one wake queues again (more follow with the next run that ends, or the sweep). */
+const WAKE_BATCH = 100;
 
 interface HeldRun {
   attempt: number;
@@ -13,8 +17,12 @@ interface HeldRun {
 export interface InflightRunsOptions {
   services: Services;
   worker: RunWorkerIdentity;
-  /** RUN_MAX_INFLIGHT: runs this worker executes at once; a job for one more waits for room. */
+  /** RUN_MAX_INFLIGHT: runs this worker executes at once; one more waits PROVISIONED for room. */
   maxInflight: number;
+  /** USER_MAX_CONCURRENT_RUNS: one user's runs executing at once in all workers (counted in PostgreSQL). */
+  userMaxConcurrent: number;
+  /** The most of maxInflight one user's runs may hold here (RUN_USER_INFLIGHT_SHARE_PERCENT of it). */
+  userShare: number;
   /** How often the claims are kept alive (one statement for all of them). */
   heartbeatEveryMs: number;
 }
@@ -30,13 +38,20 @@ export interface InflightRunsOptions {
  */
 export class InflightRuns implements RunTaker {
   private readonly runs = new Map<string, HeldRun>();
-  private claiming = 0;
-  private readonly waitingForRoom: Array<() => void> = [];
+  /** Runs claimed here and not yet finished, in all and per user (fair shares, docs/fairness.md). */
+  private held = 0;
+  private readonly heldByUser = new Map<string, number>();
   private closing = false;
   /** Runs whose jobs reached this worker while it was stopping: queued again once its queue has stopped. */
   private readonly arrivedWhileClosing = new Set<string>();
   private readonly beat: NodeJS.Timeout;
   private beating: Promise<void> | undefined;
+  private waking: Promise<void> | undefined;
+  private wakeAgain = false;
+  private readonly fairness: ClaimFairness = {
+    room: () => this.room(),
+    claimed: (claims) => { for (const claim of claims) this.hold(claim.user_uid, 1); },
+  };
 
   constructor(private readonly options: InflightRunsOptions) {
     this.beat = setInterval(() => { this.beating ??= this.heartbeat().finally(() => { this.beating = undefined; }); }, options.heartbeatEveryMs);
@@ -46,9 +61,14 @@ export class InflightRuns implements RunTaker {
   /** Runs executing in this process now. */
   get size(): number { return this.runs.size; }
 
+  /**
+   * Claims the run if its user has a slot (USER_MAX_CONCURRENT_RUNS), room in their share of this
+   * worker and this worker has room; otherwise it stays PROVISIONED (slot_wait) and is queued again
+   * once a slot frees (wake). Either way the job ends here: a run waiting for a slot holds no job slot,
+   * so one user's backlog never stands between another user's run and this worker.
+   */
   async take(uid: string): Promise<void> {
-    const { services, worker, maxInflight } = this.options;
-    while (!this.closing && this.runs.size + this.claiming >= maxInflight) await new Promise<void>((resolve) => this.waitingForRoom.push(resolve));
+    const { services, worker } = this.options;
     if (this.closing) {
       // Its job ends with this call: the run is queued again once this worker's queue has stopped
       // (queued now, this worker's own queue would take it again).
@@ -56,15 +76,22 @@ export class InflightRuns implements RunTaker {
       return;
     }
     if (this.runs.has(uid)) return;
-    this.claiming++;
-    let claim: ClaimedRun | null;
-    try {
-      claim = await claimRun(services.runs.claims, uid, services.config.jobLockLifetimeMs, services.runEvents.sqlChannel, worker.current());
-    } finally {
-      this.claiming--;
-    }
+    const claim = await claimRun(services.runs.claims, uid, services.config.jobLockLifetimeMs, services.runEvents.sqlChannel, worker.current(), this.fairness);
     if (claim) this.start(claim);
-    else this.roomMade();
+  }
+
+  private room(): ClaimRoom {
+    const { maxInflight, userMaxConcurrent, userShare } = this.options;
+    const userRoom = new Map<string, number>();
+    for (const [user, count] of this.heldByUser) userRoom.set(user, Math.max(0, userShare - count));
+    return { userMax: userMaxConcurrent, room: maxInflight - this.held, shareMax: userShare, userRoom };
+  }
+
+  private hold(user: string, delta: number): void {
+    this.held += delta;
+    const count = (this.heldByUser.get(user) ?? 0) + delta;
+    if (count > 0) this.heldByUser.set(user, count);
+    else this.heldByUser.delete(user);
   }
 
   private start(claim: ClaimedRun): void {
@@ -87,13 +114,45 @@ export class InflightRuns implements RunTaker {
         services.log.error({ err: error, run: claim.uid }, 'run execution failed unexpectedly');
       })
       .finally(() => {
+          this.hold(claim.user_uid, -1);
         if (this.runs.get(claim.uid) === held) this.runs.delete(claim.uid);
-        this.roomMade();
+        this.wake();
       });
   }
 
-  private roomMade(): void {
-    this.waitingForRoom.shift()?.();
+  /**
+   * Queues again runs that waited for a slot and now fit (a run of theirs ended, or room freed here):
+   * one statement at a time, a wake asked for meanwhile follows it. Also called by the sweep, for slots
+   * freed where no worker of this user's runs noticed (a cancel before start, a dead worker).
+   */
+  wake(): void {
+    if (this.closing) return;
+    if (this.waking) {
+      this.wakeAgain = true;
+      return;
+    }
+    this.waking = this.wakeOnce().finally(() => {
+      this.waking = undefined;
+      if (this.wakeAgain) {
+        this.wakeAgain = false;
+        this.wake();
+      }
+    });
+  }
+
+  private async wakeOnce(): Promise<void> {
+    const { services, maxInflight, userMaxConcurrent, userShare } = this.options;
+    const full = [...this.heldByUser].filter(([, count]) => count >= userShare).map(([user]) => user);
+    try {
+      const uids = await wakeWaitingRuns(services.sequelize, userMaxConcurrent, Math.min(WAKE_BATCH, maxInflight - this.held), full);
+      if (uids.length === 0) return;
+      if (services.runQueue.sqlEnqueue) await enqueueBySql(services.sequelize, services.runQueue.sqlEnqueue, uids);
+      else for (const uid of uids) await services.runQueue.enqueue(uid);
+    } catch (error) {
+      // Runs not yet woken are woken by the next wake or the sweep; runs woken but not queued are
+      // queued again by the sweep once they look stuck (sweepTimings.stuckAfterMs).
+      services.log.warn({ err: error }, 'could not queue the runs waiting for a slot');
+    }
   }
 
   private async heartbeat(): Promise<void> {
@@ -122,7 +181,7 @@ export class InflightRuns implements RunTaker {
     const { services } = this.options;
     this.closing = true;
     clearInterval(this.beat);
-    for (const resolve of this.waitingForRoom.splice(0)) resolve();
+    await this.waking;
     const all = () => Promise.all([...this.runs.values()].map((run) => run.done));
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([all(), new Promise((resolve) => { timer = setTimeout(resolve, drainMs); })]);

@@ -65,6 +65,7 @@ export async function startRunRuntime(options: RunRuntimeOptions): Promise<RunRu
     const inflightReady = identity
       ? servicesReady.then((services) => (inflight = new InflightRuns({
         services, worker: identity, maxInflight: config.runMaxInflight, heartbeatEveryMs: Math.max(200, Math.floor(config.jobLockLifetimeMs / 4)),
+        userMaxConcurrent: config.userMaxConcurrentRuns, userShare: Math.max(1, Math.floor(config.runMaxInflight * config.runUserInflightSharePercent / 100)),
       })))
       : undefined;
     runQueue = await createRunQueue(
@@ -91,6 +92,7 @@ export async function startRunRuntime(options: RunRuntimeOptions): Promise<RunRu
       for (const uid of uids) await runQueue.enqueue(uid);
       if (uids.length > 0) log.warn({ runs: uids.length }, 'queued runs again that were never queued or looked stuck');
       await endOverdueRuns();
+      inflight?.wake();
       await pruneRunEvents(sequelize, config.runEventsRetentionDays);
       await sweepStepCache(sequelize);
     } catch (error) {

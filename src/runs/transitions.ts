@@ -56,7 +56,22 @@ export interface WorkerIdentity { name: string; backendPid: number | null }
 /** The most runs one claim statement takes (a worker claims at most its JOB_CONCURRENCY at a time). */
 const MAX_CLAIM_BATCH = 50;
 
-interface ClaimSettings { staleAfterMs: number; notifyChannel?: string; worker: WorkerIdentity }
+/**
+ * Fair shares (docs/fairness.md): how many more runs the claiming worker takes, judged when the claim
+ * statement is sent. `userMax` is USER_MAX_CONCURRENT_RUNS (counted in user_run_slots, across workers);
+ * `room` what this worker has free; `userRoom` what each user already holding runs here may still take
+ * (others: `shareMax`). PROVISIONED runs beyond any of these stay PROVISIONED, marked `slot_wait`.
+ */
+export interface ClaimRoom { userMax: number; room: number; shareMax: number; userRoom: Map<string, number> }
+
+/** What a claiming worker tells the claim statement: its room now, and the runs it just claimed. */
+export interface ClaimFairness {
+  room(): ClaimRoom;
+  /** Called with each statement's claims before the next statement is sent (so room is never counted twice). */
+  claimed(runs: readonly ClaimedRun[]): void;
+}
+
+interface ClaimSettings { staleAfterMs: number; notifyChannel?: string; worker: WorkerIdentity; fairness?: ClaimFairness }
 
 /** Claims made while another is being written, gathered for the next statement (one per process: RunService.claims). */
 export type ClaimBatcher = StatementBatcher<{ uid: string; settings: ClaimSettings }, ClaimedRun | null>;
@@ -64,6 +79,7 @@ export type ClaimBatcher = StatementBatcher<{ uid: string; settings: ClaimSettin
 export function createClaimBatcher(sequelize: Sequelize): ClaimBatcher {
   return new StatementBatcher(async (_key, items) => {
     const claimed = await claimRuns(sequelize, [...new Set(items.map((item) => item.uid))], items[0].settings);
+    items[0].settings.fairness?.claimed([...claimed.values()]);
     // A run asked for twice in one batch (delivered twice) is claimed once: the second asker gets
     // null, as it would from a statement of its own after the first.
     return items.map((item) => {
@@ -83,30 +99,60 @@ export function createClaimBatcher(sequelize: Sequelize): ClaimBatcher {
  * Claims made while another is being written go together in the next statement (StatementBatcher):
  * each row is judged on its own by the same guarded UPDATE.
  */
-export function claimRun(claims: ClaimBatcher, uid: string, staleAfterMs: number, notifyChannel?: string, worker: WorkerIdentity = { name: 'unknown', backendPid: null }): Promise<ClaimedRun | null> {
-  const key = JSON.stringify([staleAfterMs, notifyChannel ?? null, worker.name, worker.backendPid]);
-  return claims.submit(key, { uid, settings: { staleAfterMs, notifyChannel, worker } });
+export function claimRun(claims: ClaimBatcher, uid: string, staleAfterMs: number, notifyChannel?: string, worker: WorkerIdentity = { name: 'unknown', backendPid: null }, fairness?: ClaimFairness): Promise<ClaimedRun | null> {
+  const key = JSON.stringify([staleAfterMs, notifyChannel ?? null, worker.name, worker.backendPid, fairness ? 'fair' : '']);
+  return claims.submit(key, { uid, settings: { staleAfterMs, notifyChannel, worker, fairness } });
 }
 
-async function claimRuns(sequelize: Sequelize, uids: string[], { staleAfterMs, notifyChannel, worker }: ClaimSettings): Promise<Map<string, ClaimedRun>> {
+/** Without a ClaimFairness: no limit but the database's (the tests' and tools' claims). */
+const UNLIMITED: ClaimRoom = { userMax: 2 ** 31 - 1, room: 2 ** 31 - 1, shareMax: 2 ** 31 - 1, userRoom: new Map() };
+
+async function claimRuns(sequelize: Sequelize, uids: string[], { staleAfterMs, notifyChannel, worker, fairness }: ClaimSettings): Promise<Map<string, ClaimedRun>> {
+  const room = fairness?.room() ?? UNLIMITED;
+  // A PROVISIONED run is taken when its user's nth candidate here fits the user's slots (the slots
+  // row is locked and counts what is claimed, so workers claiming together count each other's claims), the user's share of this worker and, in
+  // the order that interleaves users (each user's first, then each one's second, …), the worker's
+  // room. The rest wait PROVISIONED, marked slot_wait, until a slot frees (wakeWaitingRuns).
   const rows = await preparedQuery<ClaimedRun>(
     sequelize,
-    `WITH claimed AS (
+    `WITH candidate AS (
+       SELECT uid, user_uid, created_at FROM circuit_runs WHERE uid = ANY($1::uuid[]) AND state = 'PROVISIONED'),
+     slots AS (
+       SELECT s.user_uid, s.claimed - COALESCE(e.ended, 0) AS running
+         FROM user_run_slots s LEFT JOIN user_run_ends e ON e.user_uid = s.user_uid
+        WHERE s.user_uid IN (SELECT user_uid FROM candidate) ORDER BY s.user_uid FOR NO KEY UPDATE OF s),
+     share AS (
+       SELECT * FROM unnest($8::uuid[], $9::int[]) AS s(user_uid, room)),
+     ranked AS (
+       SELECT c.uid, c.created_at, row_number() OVER (PARTITION BY c.user_uid ORDER BY c.created_at, c.uid) AS n,
+              LEAST($5::int - COALESCE(slots.running, 0), COALESCE(share.room, $7::int)) AS fits
+         FROM candidate c LEFT JOIN slots ON slots.user_uid = c.user_uid LEFT JOIN share ON share.user_uid = c.user_uid),
+     taken AS (
+       SELECT uid FROM ranked WHERE n <= fits ORDER BY n, created_at LIMIT GREATEST($6::int, 0)),
+     waiting AS (
+       UPDATE circuit_runs SET slot_wait = true
+        WHERE uid IN (SELECT uid FROM candidate EXCEPT SELECT uid FROM taken) AND state = 'PROVISIONED' AND NOT slot_wait),
+     claimed AS (
        UPDATE circuit_runs
           SET state = 'RUNNING', attempt = attempt + 1, heartbeat_at = now(), started_at = COALESCE(started_at, now()), updated_at = now(),
-              worker = $3, worker_backend_pid = $4
+              worker = $3, worker_backend_pid = $4, slot_wait = false
         WHERE uid = ANY($1::uuid[])
-          AND (state = 'PROVISIONED'
+          AND ((state = 'PROVISIONED' AND uid IN (SELECT uid FROM taken))
                OR (state = 'RUNNING' AND (heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $2))
                    AND (worker_backend_pid IS NULL OR NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = worker_backend_pid))))
-        RETURNING uid, user_uid, circuit_uid, circuit_version_uid, input, attempt, deadline_at, created_at, cancel_requested_at, webhook_events, handed_back, paused_at, replay_of, replay_mode, cache_bypass, traceparent, credits_held, max_credits, ${ASYNC_COMMIT_COLUMN})
+        RETURNING uid, user_uid, circuit_uid, circuit_version_uid, input, attempt, deadline_at, created_at, cancel_requested_at, webhook_events, handed_back, paused_at, replay_of, replay_mode, cache_bypass, traceparent, credits_held, max_credits, ${ASYNC_COMMIT_COLUMN}),
+     counted AS (
+       UPDATE user_run_slots s SET claimed = s.claimed + b.n
+         FROM (SELECT user_uid, count(*) AS n FROM claimed WHERE uid IN (SELECT uid FROM taken) GROUP BY user_uid) b
+        WHERE s.user_uid = b.user_uid)
      SELECT claimed.*, v.definition, m.metrics${notifyChannel ? `,
-            CASE WHEN claimed.attempt = 1 THEN pg_notify($5, json_build_object('uid', claimed.uid, 'state', 'RUNNING')::text) END AS notified` : ''}
+            CASE WHEN claimed.attempt = 1 THEN pg_notify($10, json_build_object('uid', claimed.uid, 'state', 'RUNNING')::text) END AS notified` : ''}
        FROM claimed
        LEFT JOIN circuit_versions v ON v.uid = claimed.circuit_version_uid
        LEFT JOIN circuits c ON c.uid = claimed.circuit_uid
        LEFT JOIN circuit_metrics m ON m.uid = c.user_circuit_metric_uid`,
-    [uids, staleAfterMs / 1000, worker.name, worker.backendPid, ...(notifyChannel ? [notifyChannel] : [])],
+    [uids, staleAfterMs / 1000, worker.name, worker.backendPid, room.userMax, room.room, room.shareMax,
+      [...room.userRoom.keys()], [...room.userRoom.values()], ...(notifyChannel ? [notifyChannel] : [])],
   );
   return new Map(rows.map((row) => [row.uid, row]));
 }
@@ -263,6 +309,7 @@ export async function claimRunsToRequeue(sequelize: Sequelize, graceMs: number, 
            AND ((state = 'PROVISIONED' AND enqueued_at IS NULL AND created_at < now() - make_interval(secs => $1))
              OR (COALESCE(enqueued_at, created_at) < now() - make_interval(secs => $2)
                  AND (state = 'PROVISIONED' OR heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $2))))
+           AND NOT slot_wait
          ORDER BY created_at
          LIMIT $3
          FOR UPDATE SKIP LOCKED)
@@ -270,6 +317,32 @@ export async function claimRunsToRequeue(sequelize: Sequelize, graceMs: number, 
     { bind: [graceMs / 1000, stuckAfterMs / 1000, limit], type: QueryTypes.SELECT },
   );
   return rows.map((r) => r.uid);
+}
+
+/**
+ * Runs that waited for a slot (slot_wait) and now fit their user's USER_MAX_CONCURRENT_RUNS: at most
+ * `limit`, interleaving users (each user's oldest first, then each one's second, …; users running the
+ * fewest first), skipping `skipUsers` (at their share of the waking worker). Marked queued and
+ * returned, for their jobs to be queued again; a run woken beyond a slot is simply turned away again.
+ */
+export async function wakeWaitingRuns(sequelize: Sequelize, userMax: number, limit: number, skipUsers: readonly string[]): Promise<string[]> {
+  if (limit <= 0) return [];
+  const rows = await preparedQuery<{ uid: string }>(
+    sequelize,
+    `UPDATE circuit_runs r SET slot_wait = false, enqueued_at = now()
+      WHERE r.uid IN (
+        SELECT w.uid FROM (
+          SELECT c.uid, c.created_at, s.claimed - COALESCE(e.ended, 0) AS running, row_number() OVER (PARTITION BY c.user_uid ORDER BY c.created_at, c.uid) AS n
+            FROM circuit_runs c JOIN user_run_slots s ON s.user_uid = c.user_uid LEFT JOIN user_run_ends e ON e.user_uid = c.user_uid
+           WHERE c.slot_wait AND c.state = 'PROVISIONED' AND c.user_uid <> ALL($3::uuid[])) w
+         WHERE w.running + w.n <= $1
+         ORDER BY w.n, w.running, w.created_at
+         LIMIT $2)
+        AND r.slot_wait AND r.state = 'PROVISIONED'
+      RETURNING r.uid`,
+    [userMax, limit, skipUsers],
+  );
+  return rows.map((row) => row.uid);
 }
 
 /** After a failed enqueue: the sweeper queues runs with no enqueued_at once their grace period passes. */

@@ -8,6 +8,10 @@ export interface SandboxLimits {
   cpuMs: number;
   memoryMb: number;
   maxOutputBytes?: number;
+  /** Whose work this is (the run's user): the pool serves owners in turn (docs/fairness.md). */
+  owner?: string;
+  /** The most isolates of the pool one owner holds at once (SANDBOX_USER_ISOLATES; read when the pool is made). */
+  ownerShare?: number;
 }
 
 export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = { cpuMs: 1000, memoryMb: 64, maxOutputBytes: 4 * 1024 * 1024 };
@@ -16,10 +20,10 @@ const POOL_SIZE = 4;
 
 const pools = new Map<number, IsolatePool>();
 
-function poolFor(memoryMb: number): IsolatePool {
+function poolFor(memoryMb: number, ownerShare?: number): IsolatePool {
   let pool = pools.get(memoryMb);
   if (!pool) {
-    pool = new IsolatePool(memoryMb, POOL_SIZE);
+    pool = new IsolatePool(memoryMb, POOL_SIZE, ownerShare);
     pools.set(memoryMb, pool);
   }
   return pool;
@@ -31,14 +35,14 @@ function outputLimit(limits: SandboxLimits): number {
 
 /** Evaluates a JSONata expression over `scope` in the sandbox; the result is plain JSON. */
 export async function evaluateJsonata(expression: string, scope: unknown, limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS): Promise<unknown> {
-  const json = await poolFor(limits.memoryMb).call('__evaluate', [expression, JSON.stringify(scope ?? null), outputLimit(limits)], limits.cpuMs);
+  const json = await poolFor(limits.memoryMb, limits.ownerShare).call('__evaluate', [expression, JSON.stringify(scope ?? null), outputLimit(limits)], limits.cpuMs, limits.owner);
   return JSON.parse(json) as unknown;
 }
 
 /** Renders Handlebars templates over one scope in the sandbox (one call for all of them). */
 export async function renderTemplates(templates: string[], scope: unknown, limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS): Promise<string[]> {
   if (templates.length === 0) return [];
-  const json = await poolFor(limits.memoryMb).call('__render', [JSON.stringify(templates), JSON.stringify(scope ?? null), outputLimit(limits)], limits.cpuMs);
+  const json = await poolFor(limits.memoryMb, limits.ownerShare).call('__render', [JSON.stringify(templates), JSON.stringify(scope ?? null), outputLimit(limits)], limits.cpuMs, limits.owner);
   return JSON.parse(json) as string[];
 }
 

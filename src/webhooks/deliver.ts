@@ -1,13 +1,14 @@
 import { Webhook } from 'standardwebhooks';
 import type { Services } from '../services';
-import { claimAttempt, fixBody, stateEventSeq, nextAttemptAt, recordAttempt, type AttemptOutcome, type ClaimedDelivery } from './deliveries';
+import { claimAttempt, fixBody, stateEventSeq, nextAttemptAt, pendingDelivery, postponeDelivery, postponeReceiver, recordAttempt, type AttemptOutcome, type ClaimedDelivery } from './deliveries';
+import type { ReceiverGate } from './receivers';
 import { webhookId } from './queue';
 import { ownerViewOfRun } from './run-payload';
 import { webhookSecretOf } from './secret';
 import { QueryTypes } from 'sequelize';
 import { recordWebhookDelivery } from '../telemetry/run-metrics';
 import { childContext, contextOf, endSpan, ROOT_CONTEXT, startSpan, tracingEnabled, withTraceHeaders } from '../telemetry/tracing';
-import { sendWebhook, WEBHOOK_TIMEOUT_MS } from './send';
+import { sendWebhook, WEBHOOK_TIMEOUT_MS, type SendResult } from './send';
 
 /**
  * How long a claimed attempt holds its message: the timeout plus time to record the result. An
@@ -56,7 +57,28 @@ async function runTraceparent(services: Services, runUid: string): Promise<strin
  * current secret (Standard Webhooks), POSTs it, records the attempt. Returns when to try again
  * (exponential backoff, WEBHOOK_MAX_ATTEMPTS in all), or null when there is nothing more to do.
  */
-export async function attemptDelivery(services: Services, deliveryUid: string): Promise<Date | null> {
+export async function attemptDelivery(services: Services, deliveryUid: string, gate?: ReceiverGate): Promise<Date | null> {
+  if (!gate) return attemptNow(services, deliveryUid);
+  const { sequelize } = services;
+  const pending = await pendingDelivery(sequelize, deliveryUid);
+  if (!pending) return null;
+  if (pending.next_attempt_at.getTime() > Date.now() + 1_000) return pending.next_attempt_at;
+  // Fair shares (docs/fairness.md): a busy or silent receiver's messages wait without an attempt.
+  const ticket = gate.admit(pending.url);
+  if (!ticket.admitted) {
+    if (ticket.putOff) await postponeReceiver(sequelize, ticket.receiver, ticket.putOff.from, ticket.putOff.spreadMs, !services.config.mongodbUrl);
+    await postponeDelivery(sequelize, deliveryUid, ticket.retryAt);
+    return ticket.retryAt;
+  }
+  let answered = true;
+  try {
+    return await attemptNow(services, deliveryUid, (result) => { answered = result.statusCode !== null || Boolean(result.error?.startsWith('refused')); });
+  } finally {
+    ticket.done(answered);
+  }
+}
+
+async function attemptNow(services: Services, deliveryUid: string, sent?: (result: SendResult) => void): Promise<Date | null> {
   const { sequelize, config, log } = services;
   const delivery = await claimAttempt(sequelize, deliveryUid, ATTEMPT_LEASE_MS);
   // Not due: another attempt holds it (or held it, in a worker that died): come back when that hold ends.
@@ -80,6 +102,7 @@ export async function attemptDelivery(services: Services, deliveryUid: string): 
     'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
     'webhook-signature': signature,
   }, span && childContext(ROOT_CONTEXT, span)), body, config.httpStepAllowPrivate);
+  sent?.(result);
   if (span) {
     if (result.statusCode !== null) span.setAttribute('http.response.status_code', result.statusCode);
     endSpan(span, result.error ?? (result.statusCode !== null && result.statusCode >= 300 ? `HTTP ${result.statusCode}` : undefined));

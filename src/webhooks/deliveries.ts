@@ -1,6 +1,8 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { preparedQuery } from '../db/prepared';
 import type { WebhookEvent } from './events';
+import { postponeJobsSql } from '../queue/agenda';
+import { DELIVER_WEBHOOK } from './queue';
 
 /**
  * The webhook outbox (migration 0007): one row per message, written with the run's transition
@@ -35,6 +37,49 @@ export async function claimAttempt(sequelize: Sequelize, uid: string, leaseMs: n
     [uid, leaseMs / 1000],
   );
   return row ?? null;
+}
+
+/** A pending message's receiver URL and when it is due; null when it is done or gone. */
+export async function pendingDelivery(sequelize: Sequelize, uid: string): Promise<{ url: string; next_attempt_at: Date } | null> {
+  const [row] = await preparedQuery<{ url: string; next_attempt_at: Date }>(
+    sequelize,
+    `SELECT url, next_attempt_at FROM webhook_deliveries WHERE uid = $1 AND status = 'pending'`,
+    [uid],
+  );
+  return row ?? null;
+}
+
+/**
+ * Moves a pending message's due time to `at` without counting an attempt (its receiver is busy or its
+ * breaker open): its job comes back then, and the sweeper does not take it for a lost one meanwhile.
+ */
+export async function postponeDelivery(sequelize: Sequelize, uid: string, at: Date): Promise<void> {
+  await preparedQuery(
+    sequelize,
+    `UPDATE webhook_deliveries SET next_attempt_at = $2 WHERE uid = $1 AND status = 'pending' AND next_attempt_at < $2`,
+    [uid, at],
+  );
+}
+
+/**
+ * Puts off every due message to one receiver (`receiver`: scheme://host:port, as ReceiverGate.keyOf
+ * names it), each to a time spread over `spreadMs` after `from`, in one statement; with `jobsToo`
+ * (the PostgreSQL job store) their waiting jobs move with them, so a silent receiver's backlog is not
+ * walked through job by job ahead of other receivers' messages. Returns how many were put off.
+ */
+export async function postponeReceiver(sequelize: Sequelize, receiver: string, from: Date, spreadMs: number, jobsToo: boolean): Promise<number> {
+  const rows = await preparedQuery<{ n: string }>(
+    sequelize,
+    `WITH due AS (
+       UPDATE webhook_deliveries SET next_attempt_at = $2::timestamptz + random() * make_interval(secs => $3)
+        WHERE status = 'pending' AND next_attempt_at <= now() + interval '1 second'
+          AND lower(substring(url from '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]+')) = $1
+        RETURNING uid, next_attempt_at AS at)${jobsToo ? `,
+     moved AS (${postponeJobsSql(DELIVER_WEBHOOK, 'deliveryUid', 'due')})` : ''}
+     SELECT count(*) AS n FROM due`,
+    [receiver, from, spreadMs / 1000],
+  );
+  return Number(rows[0]?.n ?? 0);
 }
 
 /** When a pending message is next due (e.g. the end of another attempt's hold); null when it is done or gone. */

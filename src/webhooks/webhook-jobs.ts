@@ -2,6 +2,7 @@ import type { JobDefinition, QueueJob } from '../queue/agenda';
 import { isUid } from '../ids';
 import type { Services } from '../services';
 import { attemptDelivery } from './deliver';
+import { ReceiverGate } from './receivers';
 import { claimOverdueDeliveries } from './deliveries';
 import { DELIVER_WEBHOOK, queueDelivery, type DeliverWebhookData } from './queue';
 
@@ -10,6 +11,8 @@ import { DELIVER_WEBHOOK, queueDelivery, type DeliverWebhookData } from './queue
  * its retry time (so a message has one job for its whole life); a finished message removes it.
  */
 export function deliverWebhookJob(services: Promise<Services>): JobDefinition {
+  // This worker's view of the receivers (src/webhooks/receivers.ts), made with the first job.
+  let gate: ReceiverGate | undefined;
   return {
     name: DELIVER_WEBHOOK,
     concurrency: 50,
@@ -20,7 +23,10 @@ export function deliverWebhookJob(services: Promise<Services>): JobDefinition {
       // An attempt may take longer than the job lock (10 s timeout): keep the lock fresh meanwhile.
       const keepAlive = setInterval(() => { job.touch().catch(() => {}); }, Math.max(250, Math.floor(ready.config.jobLockLifetimeMs / 3)));
       try {
-        const retryAt = await attemptDelivery(ready, uid);
+        gate ??= new ReceiverGate({
+          concurrency: ready.config.webhookHostConcurrency, failuresToOpen: ready.config.webhookBreakerFailures, openMs: ready.config.webhookBreakerOpenMs,
+        });
+        const retryAt = await attemptDelivery(ready, uid, gate);
         // Agenda saves nextRunAt when the handler returns; a removed job is simply not saved.
         if (retryAt) job.attrs.nextRunAt = retryAt;
         else await job.remove();

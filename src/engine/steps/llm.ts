@@ -63,6 +63,9 @@ class DeltaCoalescer {
   }
 }
 
+/** A reply that grew past the run's result limit while streaming. */
+class ReplyTooLarge extends Error {}
+
 const isKeyUnset = (apiKey: string): boolean => !apiKey || apiKey === OPENAI_API_KEY_UNSET;
 
 /**
@@ -195,6 +198,11 @@ export const llmStep = defineStepKind({
         used.totalTokens += usage?.total_tokens ?? 0;
       };
       let held = 0;
+      // The reply may be no larger than what is left of the run's result (RUN_MAX_RESULT_BYTES): a
+      // provider that streams on and on is cut off there, and its output events, over all attempts,
+      // store no more than that either.
+      const replyLimit = Math.max(0, ctx.budget.maxResultBytes - (ctx.tally?.outputBytes ?? 0));
+      let observed = 0;
       const text = await withStepPolicy(step, ctx, policy, async (attempt) => {
         // Held before each attempt, so credits are never overspent: what this attempt may use on top of
         // what earlier attempts used (nothing more, usually: a failed attempt rarely reports usage).
@@ -211,6 +219,7 @@ export const llmStep = defineStepKind({
         // Deltas of a failed attempt have been sent already: after a `retrying` event the reply starts again.
         const coalescer = observer ? new DeltaCoalescer((delta) => observer.output(step.id, delta)) : undefined;
         let reply = '';
+        let replyBytes = 0;
         let usage: OpenAI.CompletionUsage | undefined;
         let streamed = false;
         try {
@@ -229,8 +238,15 @@ export const llmStep = defineStepKind({
           for await (const chunk of stream) {
             const delta = chunk.choices?.[0]?.delta?.content;
             if (delta) {
+              const bytes = Buffer.byteLength(delta);
+              replyBytes += bytes;
+              // Thrown inside the loop: leaving it closes the stream (and its connection).
+              if (replyBytes > replyLimit) throw new ReplyTooLarge();
               reply += delta;
-              coalescer?.push(delta);
+              if (observed + bytes <= replyLimit) {
+                observed += bytes;
+                coalescer?.push(delta);
+              }
             }
             if (chunk.usage) usage = chunk.usage;
           }
@@ -238,6 +254,11 @@ export const llmStep = defineStepKind({
           if (attempt.signal.aborted) throw attempt.signal.reason;
         } catch (error) {
           addUsage(usage);
+          if (error instanceof ReplyTooLarge) {
+            // No usage comes with a cut-off stream: charged as the held prompt and max_tokens, at most.
+            const spent = Math.max(creditsForTokens(used.totalTokens), Math.min(held, creditsForTokens(estimatePromptTokens(messages) + Math.ceil(replyBytes / 4))));
+            throw new StepError(step.id, `the model's reply is larger than ${replyLimit} bytes (what is left of the run's result limit); it was cut off there`, 'StepFailed', spent);
+          }
           throw modelFailure(error, step.id, ctx, attempt, apiKey, streamed, creditsForTokens(used.totalTokens));
         } finally {
           coalescer?.flush();

@@ -172,9 +172,9 @@ export function defineStepKind<K extends string>(module: StepKindModule<K>): Ste
 }
 
 /** The sandbox limits for user logic in this run (STEP_CPU_MS, STEP_MEMORY_MB; outputs within RUN_MAX_RESULT_BYTES). */
-export function sandboxLimits(ctx: Pick<ExecutionContext, 'services' | 'budget'>): SandboxLimits {
+export function sandboxLimits(ctx: Pick<ExecutionContext, 'services' | 'budget' | 'run'>): SandboxLimits {
   const { config } = ctx.services;
-  return { cpuMs: config.stepCpuMs, memoryMb: config.stepMemoryMb, maxOutputBytes: ctx.budget.maxResultBytes };
+  return { cpuMs: config.stepCpuMs, memoryMb: config.stepMemoryMb, maxOutputBytes: ctx.budget.maxResultBytes, owner: ctx.run.userUid, ownerShare: config.sandboxUserIsolates };
 }
 
 /** Reserves credits before a step that costs them; throws InsufficientCredits when they cannot be held. */
