@@ -5,7 +5,7 @@ import { isUid } from '../ids';
 import { checkInput } from '../engine/input-schema';
 import type { Services } from '../services';
 import { checkSchedule } from './cron';
-import { countSchedulesOf, deleteScheduleRow, insertSchedule, updateScheduleRow, type ScheduleFields, type ScheduleRow } from './schedule-store';
+import { deleteScheduleRow, insertScheduleWithinLimit, updateScheduleRow, type ScheduleFields, type ScheduleRow } from './schedule-store';
 import { removeScheduleJob, syncScheduleJob } from './schedule-jobs';
 
 /** Schedules one user may keep: each fire costs a worker's time even when it has no credits to run. */
@@ -48,10 +48,8 @@ function merged(base: ScheduleFields, changes: ScheduleChanges): ScheduleFields 
 export async function createSchedule(services: Services, owner: User, circuit: Circuit, changes: ScheduleChanges & { cron: string; input: Record<string, unknown> }): Promise<ScheduleRow> {
   const fields = merged({ cron: changes.cron, timezone: 'UTC', input: changes.input, version_uid: null, is_public: false, is_paused: false }, changes);
   await checkFields(circuit, fields);
-  if ((await countSchedulesOf(services.sequelize, owner.uid)) >= MAX_SCHEDULES_PER_USER) {
-    throw conflict(`You already have ${MAX_SCHEDULES_PER_USER} schedules; delete one first`);
-  }
-  const schedule = await insertSchedule(services.sequelize, { user_uid: owner.uid, circuit_uid: circuit.uid }, fields);
+  const schedule = await insertScheduleWithinLimit(services.sequelize, { user_uid: owner.uid, circuit_uid: circuit.uid }, fields, MAX_SCHEDULES_PER_USER);
+  if (!schedule) throw conflict(`You already have ${MAX_SCHEDULES_PER_USER} schedules; delete one first`);
   // A process dying here leaves the row without its job: the workers' reconciler adds it.
   await syncScheduleJob(services, schedule);
   return schedule;

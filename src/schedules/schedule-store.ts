@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { preparedQuery } from '../db/prepared';
+import { insertWithinLimit } from '../db/count-limit';
 
 /** A row of circuit_schedules (migration 0007). */
 export interface ScheduleRow {
@@ -27,13 +28,17 @@ export async function findSchedule(sequelize: Sequelize, uid: string): Promise<S
   return row ?? null;
 }
 
-export async function insertSchedule(sequelize: Sequelize, owner: { user_uid: string; circuit_uid: string }, fields: ScheduleFields): Promise<ScheduleRow> {
-  const [row] = await sequelize.query<ScheduleRow>(
+/** Inserts a schedule unless its owner already has `limit`; null then (see insertWithinLimit). */
+export async function insertScheduleWithinLimit(sequelize: Sequelize, owner: { user_uid: string; circuit_uid: string }, fields: ScheduleFields, limit: number): Promise<ScheduleRow | null> {
+  return insertWithinLimit<ScheduleRow>(
+    sequelize,
+    `schedules:${owner.user_uid}`,
     `INSERT INTO circuit_schedules (uid, user_uid, circuit_uid, cron, timezone, input, version_uid, is_public, is_paused)
-     VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9) RETURNING *`,
-    { bind: [crypto.randomUUID(), owner.user_uid, owner.circuit_uid, fields.cron, fields.timezone, JSON.stringify(fields.input), fields.version_uid, fields.is_public, fields.is_paused], type: QueryTypes.SELECT },
+     SELECT $1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9
+      WHERE (SELECT count(*) FROM circuit_schedules WHERE user_uid = $2) < $10
+     RETURNING *`,
+    [crypto.randomUUID(), owner.user_uid, owner.circuit_uid, fields.cron, fields.timezone, JSON.stringify(fields.input), fields.version_uid, fields.is_public, fields.is_paused, limit],
   );
-  return row;
 }
 
 export async function updateScheduleRow(sequelize: Sequelize, uid: string, fields: ScheduleFields): Promise<ScheduleRow | null> {
@@ -49,11 +54,6 @@ export async function updateScheduleRow(sequelize: Sequelize, uid: string, field
 export async function deleteScheduleRow(sequelize: Sequelize, uid: string): Promise<boolean> {
   const rows = await sequelize.query(`DELETE FROM circuit_schedules WHERE uid = $1 RETURNING uid`, { bind: [uid], type: QueryTypes.SELECT });
   return rows.length === 1;
-}
-
-export async function countSchedulesOf(sequelize: Sequelize, userUid: string): Promise<number> {
-  const [{ n }] = await sequelize.query<{ n: string }>('SELECT count(*) AS n FROM circuit_schedules WHERE user_uid = $1', { bind: [userUid], type: QueryTypes.SELECT });
-  return Number(n);
 }
 
 export async function schedulesOfCircuit(sequelize: Sequelize, circuitUid: string, limit: number, offset: number): Promise<{ rows: ScheduleRow[]; total: number }> {
