@@ -48,6 +48,8 @@ export interface Config {
   publicUrl: string | undefined;
   /** Largest cost of one GraphQL operation (GRAPHQL_MAX_COST, src/graphql/operation-cost.ts). */
   graphqlMaxCost: number;
+  /** Most tokens one GraphQL document may have, counted while it is parsed (GRAPHQL_MAX_TOKENS, src/graphql/document-bounds.ts). */
+  graphqlMaxTokens: number;
   /** A graphql-sse stream reserved with PUT and not connected within this time is removed. */
   streamReservationTtlMs: number;
   /** Delay before a failed webhook delivery's first retry; each later one waits 3 times longer. */
@@ -213,6 +215,7 @@ function readConfig(env: NodeJS.ProcessEnv, http: boolean): Config {
     trustProxy: http ? trustProxy(env) : false,
     publicUrl: publicUrl(env),
     graphqlMaxCost: int(env, 'GRAPHQL_MAX_COST', 1000, 1),
+    graphqlMaxTokens: int(env, 'GRAPHQL_MAX_TOKENS', 2000, 100, 100_000),
     streamReservationTtlMs: int(env, 'GRAPHQL_STREAM_RESERVATION_TTL_MS', 30_000, 100, 3_600_000),
     webhookRetryBaseMs: int(env, 'WEBHOOK_RETRY_BASE_MS', 10_000, 10, 3_600_000),
     webhookMaxAttempts: int(env, 'WEBHOOK_MAX_ATTEMPTS', 10, 1, 30),
