@@ -16,7 +16,10 @@ export interface Config {
   searchRateLimitPerMinute: number;
   /** Memory (MiB, estimated) an API process's search index may take; beyond, or 0, search runs in SQL. */
   searchIndexMaxMb: number;
+  /** Sign-in attempts per account (username) per minute, from any address (SIGNIN_RATE_LIMIT_PER_MINUTE). */
   signInRateLimitPerMinute: number;
+  /** Sign-in attempts per client IP per minute, whatever the username (SIGNIN_RATE_LIMIT_PER_CLIENT_PER_MINUTE). */
+  signInRateLimitPerClientPerMinute: number;
   logLevel: string;
   /** Secret for signing local blob URLs and session cookies; generated into DATA_DIR when unset. */
   secret: string | undefined;
@@ -199,6 +202,7 @@ function readConfig(env: NodeJS.ProcessEnv, http: boolean): Config {
     searchRateLimitPerMinute: int(env, 'SEARCH_RATE_LIMIT_PER_MINUTE', 60, 1),
     searchIndexMaxMb: int(env, 'SEARCH_INDEX_MAX_MB', 256, 0, 64 * 1024),
     signInRateLimitPerMinute: int(env, 'SIGNIN_RATE_LIMIT_PER_MINUTE', 10, 1),
+    signInRateLimitPerClientPerMinute: int(env, 'SIGNIN_RATE_LIMIT_PER_CLIENT_PER_MINUTE', 30, 1),
     logLevel,
     secret: env.SECRET_KEY || undefined,
     blobMaxBytes: int(env, 'BLOB_MAX_BYTES', 25 * 1024 * 1024, 1),
