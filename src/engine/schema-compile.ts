@@ -9,8 +9,6 @@ import { Worker } from 'node:worker_threads';
 export const MAX_SCHEMA_NODES = 256;
 /** A publish's compile check that takes longer is refused: the schema is too costly to use. */
 export const SCHEMA_COMPILE_TIMEOUT_MS = 3_000;
-/** Compile checks at once in one process; more wait their turn (each is a thread with its own heap). */
-const COMPILE_CONCURRENCY = 2;
 
 const SCHEMA_KEYWORDS_WITH_SCHEMA = new Set(['items', 'contains', 'additionalProperties', 'propertyNames', 'not', 'if', 'then', 'else',
   'unevaluatedItems', 'unevaluatedProperties', 'additionalItems', 'contentSchema']);
@@ -36,10 +34,9 @@ export function countSchemaNodes(schema: unknown, limit = MAX_SCHEMA_NODES): num
 }
 
 /**
- * The thread's program: compiles the schema with the options of queryAjv (src/engine/input-schema.ts,
- * kept alike by test/limits.schema-compile.test.ts) and answers null or the compile error. Plain
- * JavaScript evaluated in the thread, with modules resolved here, so it runs from src/ under the
- * tests as from dist/.
+ * The thread's program: compiles each schema it is sent with the options of queryAjv
+ * (src/engine/input-schema.ts) and answers null or the compile error. Plain JavaScript evaluated in
+ * the thread, with modules resolved here, so it runs from src/ under the tests as from dist/.
  */
 const PROGRAM = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -47,53 +44,59 @@ const Ajv2020 = require(workerData.modules.ajv).default;
 const addFormats = require(workerData.modules.formats).default;
 const RE2 = require(workerData.modules.re2);
 const re2Engine = Object.assign((pattern, flags) => new RE2(pattern, flags), { code: 'new RE2' });
-const ajv = new Ajv2020({ strict: false, allErrors: false, coerceTypes: false, useDefaults: false, addUsedSchema: false, code: { regExp: re2Engine } });
-addFormats(ajv);
-try {
-  ajv.compile(workerData.schema);
-  parentPort.postMessage(null);
-} catch (error) {
-  parentPort.postMessage(String(error && error.message));
-}
+parentPort.on('message', (schema) => {
+  const ajv = new Ajv2020({ strict: false, allErrors: false, coerceTypes: false, useDefaults: false, addUsedSchema: false, code: { regExp: re2Engine } });
+  addFormats(ajv);
+  try {
+    ajv.compile(schema);
+    parentPort.postMessage(null);
+  } catch (error) {
+    parentPort.postMessage(String(error && error.message));
+  }
+});
+parentPort.postMessage('ready');
 `;
 
-let running = 0;
-const waiting: (() => void)[] = [];
+/** The compile thread: started on first use, kept (unref'd), replaced after a compile that ran out of time. */
+let thread: Promise<Worker> | undefined;
+/** One compile at a time in the thread; callers queue here. */
+let queue: Promise<unknown> = Promise.resolve();
 
-async function turn(): Promise<() => void> {
-  if (running >= COMPILE_CONCURRENCY) await new Promise<void>((resolve) => waiting.push(resolve));
-  running++;
-  return () => {
-    running--;
-    waiting.shift()?.();
-  };
+function compileThread(): Promise<Worker> {
+  return (thread ??= new Promise<Worker>((resolve, reject) => {
+    const modules = { ajv: require.resolve('ajv/dist/2020'), formats: require.resolve('ajv-formats'), re2: require.resolve('re2') };
+    const worker = new Worker(PROGRAM, { eval: true, workerData: { modules }, resourceLimits: { maxOldGenerationSizeMb: 256 } });
+    worker.unref();
+    worker.once('message', () => resolve(worker));
+    worker.once('error', (error) => { thread = undefined; reject(error); });
+    worker.once('exit', () => { thread = undefined; });
+  }));
+}
+
+function compileInThread(worker: Worker, schema: object): Promise<string | null> {
+  return new Promise<string | null>((resolve) => {
+    const timer = setTimeout(() => {
+      worker.off('message', answered);
+      thread = undefined;
+      void worker.terminate();
+      resolve(`takes longer than ${SCHEMA_COMPILE_TIMEOUT_MS} ms to compile; make it smaller`);
+    }, SCHEMA_COMPILE_TIMEOUT_MS);
+    function answered(problem: string | null) {
+      clearTimeout(timer);
+      resolve(problem === null ? null : `is not a valid JSON Schema (draft 2020-12): ${problem}`);
+    }
+    worker.once('message', answered);
+    worker.postMessage(schema);
+  });
 }
 
 /**
- * Compiles a schema off the event loop (a thread of its own), within SCHEMA_COMPILE_TIMEOUT_MS:
- * resolves to null when it compiles, else why not ("is not a valid JSON Schema …" or "takes too long to compile").
+ * Compiles a schema off the event loop (in a thread of its own), within SCHEMA_COMPILE_TIMEOUT_MS of
+ * the thread taking it up: resolves to null when it compiles, else why not ("is not a valid JSON
+ * Schema …", or "takes longer than … to compile").
  */
-export async function compileProblemOffLoop(schema: object): Promise<string | null> {
-  const done = await turn();
-  try {
-    return await new Promise<string | null>((resolve) => {
-      const modules = { ajv: require.resolve('ajv/dist/2020'), formats: require.resolve('ajv-formats'), re2: require.resolve('re2') };
-      const thread = new Worker(PROGRAM, { eval: true, workerData: { schema, modules }, resourceLimits: { maxOldGenerationSizeMb: 128 } });
-      const timer = setTimeout(() => {
-        resolve(`takes longer than ${SCHEMA_COMPILE_TIMEOUT_MS} ms to compile; make it smaller`);
-        void thread.terminate();
-      }, SCHEMA_COMPILE_TIMEOUT_MS);
-      thread.once('message', (problem: string | null) => {
-        clearTimeout(timer);
-        resolve(problem === null ? null : `is not a valid JSON Schema (draft 2020-12): ${problem}`);
-        void thread.terminate();
-      });
-      thread.once('error', (error) => {
-        clearTimeout(timer);
-        resolve(`cannot be compiled: ${error.message}`);
-      });
-    });
-  } finally {
-    done();
-  }
+export function compileProblemOffLoop(schema: object): Promise<string | null> {
+  const result = queue.then(async () => compileInThread(await compileThread(), schema));
+  queue = result.catch(() => undefined);
+  return result;
 }
