@@ -30,7 +30,7 @@ export function parseBounded(source: string, maxTokens: number): DocumentNode {
   try {
     document = parse(source, { maxTokens });
   } catch (error) {
-    if (/contains more th[ae]n \d+ tokens/i.test((error as Error).message)) throw refuse(`The GraphQL document has more than ${maxTokens} tokens (GRAPHQL_MAX_TOKENS)`);
+    if (/contains more th(?:at|an) \d+ tokens/i.test((error as Error).message)) throw refuse(`The GraphQL document has more than ${maxTokens} tokens (GRAPHQL_MAX_TOKENS)`);
     throw error;
   }
   assertDocumentShape(document);

@@ -54,10 +54,10 @@ export class LocalStorage implements BlobStorage {
     await fs.promises.mkdir(this.dir, { recursive: true });
     const temp = path.join(this.dir, `.tmp-${uid}-${crypto.randomBytes(6).toString('hex')}`);
     try {
-      const handle = await fs.promises.open(temp, 'wx', 0o600);
+      if (!Buffer.isBuffer(data)) await pipeline(data, fs.createWriteStream(temp, { flags: 'wx', mode: 0o600 }));
+      const handle = await fs.promises.open(temp, Buffer.isBuffer(data) ? 'wx' : 'r+', 0o600);
       try {
         if (Buffer.isBuffer(data)) await handle.writeFile(data);
-        else await pipeline(data, handle.createWriteStream({ autoClose: false }));
         await handle.sync();
       } finally {
         await handle.close();

@@ -53,7 +53,8 @@ export function mountBlobs(router: Router, storage: BlobStorage): void {
       // Showing an error changes nothing, so it needs no CSRF check; storing does.
       if (uploadError === FORM_EXPIRED) return formExpired(req, res);
       if (uploadError instanceof AppError && uploadError.code !== 'Internal') {
-        return await showBlobs(req, res, ERROR_STATUS[uploadError.code], { kind: 'error', message: uploadError.message });
+        const message = uploadError.code === 'PayloadTooLarge' ? `The file is larger than the limit of ${storage.maxBytes} bytes.` : uploadError.message;
+        return await showBlobs(req, res, ERROR_STATUS[uploadError.code], { kind: 'error', message });
       }
       if (uploadError instanceof multer.MulterError) {
         const tooLarge = uploadError.code === 'LIMIT_FILE_SIZE';
