@@ -55,7 +55,7 @@ export function mountSignIn(router: Router, services: Services, form: RequestHan
       // Users without a password (created without --password) cannot sign in.
       let matches: boolean;
       try {
-        matches = await hashing.run(async () => verifyPassword(password, user?.password_hash ?? (await hashForTiming())));
+        matches = await hashing.run(req.ip ?? 'unknown', async () => verifyPassword(password, user?.password_hash ?? (await hashForTiming())));
       } catch (error) {
         if (!(error instanceof AppError) || error.code !== 'RateLimited') throw error;
         res.set('Retry-After', '5');
