@@ -40,3 +40,13 @@ export async function eachLimited<T, R>(items: T[], concurrency: number, work: (
   }));
   return results;
 }
+
+/** Runs `work` for every item, starting one every `intervalMs` (an arrival rate, not a flood), and waits for all. */
+export async function paced<T, R>(items: T[], intervalMs: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const started: Promise<R>[] = [];
+  for (const [index, item] of items.entries()) {
+    started.push(work(item, index));
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+  return Promise.all(started);
+}
