@@ -28,19 +28,6 @@ export function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN;
 }
 
-/** Runs `work` for every item, at most `concurrency` at once. */
-export async function eachLimited<T, R>(items: T[], concurrency: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index], index);
-    }
-  }));
-  return results;
-}
-
 /** Runs `work` for every item, starting one every `intervalMs` (an arrival rate, not a flood), and waits for all. */
 export async function paced<T, R>(items: T[], intervalMs: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const started: Promise<R>[] = [];
