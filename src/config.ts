@@ -16,7 +16,10 @@ export interface Config {
   searchRateLimitPerMinute: number;
   /** Runs one token (or user, without a token) may start per minute (RUN_RATE_LIMIT_PER_MINUTE); 0: no limit. */
   runRateLimitPerMinute: number;
+  /** Sign-in attempts per account (username) per minute, from any address (SIGNIN_RATE_LIMIT_PER_MINUTE). */
   signInRateLimitPerMinute: number;
+  /** Sign-in attempts per client IP per minute, whatever the username (SIGNIN_RATE_LIMIT_PER_CLIENT_PER_MINUTE). */
+  signInRateLimitPerClientPerMinute: number;
   logLevel: string;
   /** Secret for signing local blob URLs and session cookies; generated into DATA_DIR when unset. */
   secret: string | undefined;
@@ -60,6 +63,8 @@ export interface Config {
   publicUrl: string | undefined;
   /** Largest cost of one GraphQL operation (GRAPHQL_MAX_COST, src/graphql/operation-cost.ts). */
   graphqlMaxCost: number;
+  /** Most tokens one GraphQL document may have, counted while it is parsed (GRAPHQL_MAX_TOKENS, src/graphql/document-bounds.ts). */
+  graphqlMaxTokens: number;
   /** A graphql-sse stream reserved with PUT and not connected within this time is removed. */
   streamReservationTtlMs: number;
   /** Delay before a failed webhook delivery's first retry; each later one waits 3 times longer. */
@@ -209,6 +214,7 @@ function readConfig(env: NodeJS.ProcessEnv, http: boolean): Config {
     searchRateLimitPerMinute: int(env, 'SEARCH_RATE_LIMIT_PER_MINUTE', 60, 1),
     runRateLimitPerMinute: int(env, 'RUN_RATE_LIMIT_PER_MINUTE', 600, 0),
     signInRateLimitPerMinute: int(env, 'SIGNIN_RATE_LIMIT_PER_MINUTE', 10, 1),
+    signInRateLimitPerClientPerMinute: int(env, 'SIGNIN_RATE_LIMIT_PER_CLIENT_PER_MINUTE', 30, 1),
     logLevel,
     secret: env.SECRET_KEY || undefined,
     blobMaxBytes: int(env, 'BLOB_MAX_BYTES', 25 * 1024 * 1024, 1),
@@ -231,6 +237,7 @@ function readConfig(env: NodeJS.ProcessEnv, http: boolean): Config {
     trustProxy: http ? trustProxy(env) : false,
     publicUrl: publicUrl(env),
     graphqlMaxCost: int(env, 'GRAPHQL_MAX_COST', 1000, 1),
+    graphqlMaxTokens: int(env, 'GRAPHQL_MAX_TOKENS', 2000, 100, 100_000),
     streamReservationTtlMs: int(env, 'GRAPHQL_STREAM_RESERVATION_TTL_MS', 30_000, 100, 3_600_000),
     webhookRetryBaseMs: int(env, 'WEBHOOK_RETRY_BASE_MS', 10_000, 10, 3_600_000),
     webhookMaxAttempts: int(env, 'WEBHOOK_MAX_ATTEMPTS', 10, 1, 30),

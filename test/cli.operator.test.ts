@@ -164,7 +164,7 @@ test('circuit list shows every circuit (private too) in the REST shape, filtered
 
 test('token list shows a user’s tokens without the token or its hash', async () => {
   const listed = await ok(['token', 'list', '--username', 'op-alice']);
-  expect(listed.json).toEqual([{ uid: expect.any(String), label: 'test', created_at: expect.any(String), last_used_at: null }]);
+  expect(listed.json).toEqual([{ uid: expect.any(String), label: 'test', created_at: expect.any(String), last_used_at: null, scopes: null, expires_at: null, circuit_uids: null, max_credits_per_day: null }]);
   expect(listed.stdout).not.toContain(alice.token);
   expect(listed.stdout).not.toMatch(/hash|cst_/);
 });

@@ -1,5 +1,7 @@
+import crypto from 'node:crypto';
 import { ApiToken, User } from '../models';
-import { badInput } from '../errors';
+import { badInput, conflict } from '../errors';
+import { insertWithinLimit } from '../db/count-limit';
 import { isUid } from '../ids';
 import { generateToken, hashToken } from '../auth/tokens';
 import { isTokenScope, TOKEN_SCOPES, type TokenScope } from '../auth/token-grant';
@@ -52,11 +54,23 @@ export function checkTokenLimits(input: TokenLimitsInput, now = new Date()): Tok
   return { scopes, expires_at: expiresAt, circuit_uids: circuitUids, max_credits_per_day: cap };
 }
 
+/** Unrevoked tokens one user may hold: each is a credential to audit and a row every sign-in page lists. */
+export const MAX_API_TOKENS_PER_USER = 100;
+
 /** Creates a token and returns it in the clear: the only time it is ever shown. */
 export async function createApiToken(user: User, label = '', limits: TokenLimitsInput = {}): Promise<{ token: string; record: ApiToken }> {
   if (label.length > 100) throw badInput('label must be at most 100 characters', { field: 'label' });
   const checked = checkTokenLimits(limits);
   const token = generateToken();
-  const record = await ApiToken.create({ user_uid: user.uid, token_hash: hashToken(token), label, ...checked });
-  return { token, record };
+  const row = await insertWithinLimit<ApiToken>(
+    ApiToken.sequelize!,
+    `api_tokens:${user.uid}`,
+    `INSERT INTO api_tokens (uid, user_uid, token_hash, label, scopes, expires_at, circuit_uids, max_credits_per_day)
+     SELECT $1, $2, $3, $4, $6::text[], $7::timestamptz, $8::uuid[], $9::bigint
+      WHERE (SELECT count(*) FROM api_tokens WHERE user_uid = $2 AND revoked_at IS NULL) < $5
+     RETURNING *`,
+    [crypto.randomUUID(), user.uid, hashToken(token), label, MAX_API_TOKENS_PER_USER, checked.scopes, checked.expires_at, checked.circuit_uids, checked.max_credits_per_day],
+  );
+  if (!row) throw conflict(`You already have ${MAX_API_TOKENS_PER_USER} API tokens; revoke one first`);
+  return { token, record: ApiToken.build(row, { isNewRecord: false, raw: true }) };
 }

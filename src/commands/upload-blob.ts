@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import mime from 'mime-types';
 import type { User } from '../models';
 import { Blob } from '../models/blobs';
@@ -27,6 +28,63 @@ export function cleanFilename(filename: string): string {
 
 export function tooLarge(maxBytes: number): AppError {
   return new AppError('PayloadTooLarge', `The file is larger than the limit of ${maxBytes} bytes`, { maxBytes });
+}
+
+/** Bytes file-type reads to sniff a type: the head of a streamed upload is held for that, no more. */
+const SNIFF_BYTES = 4100;
+
+/**
+ * Stores a file read from a stream and records it, as uploadBlob does, without holding it: the first
+ * few KiB are kept to sniff its type, then every chunk goes to the storage as it arrives (with
+ * back-pressure), hashed and counted on the way. More than `storage.maxBytes` fails the store
+ * (PayloadTooLarge) and leaves nothing behind.
+ */
+export async function uploadBlobStream(storage: BlobStorage, owner: User, file: { filename: string; stream: Readable }): Promise<Blob> {
+  const filename = cleanFilename(file.filename);
+  const source = file.stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const head: Buffer[] = [];
+  let headBytes = 0;
+  let ended = false;
+  while (headBytes < SNIFF_BYTES) {
+    const next = await source.next();
+    if (next.done) { ended = true; break; }
+    head.push(next.value);
+    headBytes += next.value.length;
+  }
+  if (headBytes === 0) throw badInput('The file is empty', { field: 'file' });
+  const mimeType = await detectMimeType(Buffer.concat(head).subarray(0, SNIFF_BYTES), filename);
+  const hash = crypto.createHash('sha256');
+  let bytes = 0;
+  const count = (chunk: Buffer) => {
+    bytes += chunk.length;
+    if (bytes > storage.maxBytes) throw tooLarge(storage.maxBytes);
+    hash.update(chunk);
+    return chunk;
+  };
+  async function* content(): AsyncGenerator<Buffer> {
+    for (const chunk of head) yield count(chunk);
+    head.length = 0;
+    if (ended) return;
+    for (let next = await source.next(); !next.done; next = await source.next()) yield count(next.value);
+  }
+
+  const uid = crypto.randomUUID();
+  await storage.put(uid, Readable.from(content(), { objectMode: false }), mimeType);
+  try {
+    return await Blob.create({
+      uid,
+      user_uid: owner.uid,
+      filename,
+      hash: hash.digest('hex'),
+      bytes,
+      mime_type: mimeType,
+      blob_type: storage.type,
+      bucket: storage.bucket,
+    });
+  } catch (error) {
+    await storage.delete(uid).catch(() => undefined);
+    throw error;
+  }
 }
 
 /**

@@ -3,6 +3,7 @@ import addFormats from 'ajv-formats';
 import { LRUCache } from 'lru-cache';
 import RE2 from 're2';
 import { describeSchemaError, fieldPath } from '../schema-errors';
+import { compileProblemOffLoop, countSchemaNodes, MAX_SCHEMA_NODES } from './schema-compile';
 
 /**
  * RE2 for every JSON Schema `pattern` and `patternProperties`: linear time, so no input can stall the
@@ -15,6 +16,7 @@ const re2Engine = Object.assign((pattern: string, flags: string) => new RE2(patt
  * An Ajv for query schemas (draft 2020-12, RE2 patterns). A schema's `$id` is not registered: each
  * version's schema stands alone, so two versions may carry the same `$id`.
  */
+/** Its options are repeated in the compile check's thread (src/engine/schema-compile.ts): change both. */
 export function queryAjv(): Ajv2020 {
   const ajv = new Ajv2020({ strict: false, allErrors: false, coerceTypes: false, useDefaults: false, addUsedSchema: false, code: { regExp: re2Engine } });
   addFormats(ajv);
@@ -75,21 +77,22 @@ function recursiveRef(root: Record<string, unknown>): string | null {
   return walk(root, 0);
 }
 
+/** Why a schema is too large to compile at all (JSON size, subschemas), or null: the checks that cost nothing. */
+export function schemaSizeProblem(schema: unknown): string | null {
+  if (JSON.stringify(schema).length > MAX_QUERY_SCHEMA_CHARS) return `is larger than ${MAX_QUERY_SCHEMA_CHARS} characters of JSON`;
+  if (countSchemaNodes(schema) > MAX_SCHEMA_NODES) return `holds more than ${MAX_SCHEMA_NODES} subschemas (properties, items, oneOf branches, …); make it smaller`;
+  return null;
+}
+
 /**
  * Why a query schema cannot be accepted, or null: too large, recursive, or not a valid draft 2020-12
- * schema (including patterns RE2 does not take). Compiles it once with a throwaway Ajv state.
+ * schema (including patterns RE2 does not take). Size and shape are checked first, on the spot;
+ * then it is compiled once off the event loop, within a time limit (src/engine/schema-compile.ts).
  */
-export function querySchemaProblem(schema: Record<string, unknown>): string | null {
-  if (JSON.stringify(schema).length > MAX_QUERY_SCHEMA_CHARS) return `is larger than ${MAX_QUERY_SCHEMA_CHARS} characters of JSON`;
-  const shape = recursiveRef(schema);
-  if (shape) return shape;
-  const checker = queryAjv();
-  try {
-    checker.compile(schema);
-    return null;
-  } catch (error) {
-    return `is not a valid JSON Schema (draft 2020-12): ${(error as Error).message}`;
-  }
+export async function querySchemaProblem(schema: Record<string, unknown>): Promise<string | null> {
+  const problem = schemaSizeProblem(schema) ?? recursiveRef(schema);
+  if (problem) return problem;
+  return compileProblemOffLoop(schema);
 }
 
 /** Compiled query schemas by version uid (versions are immutable, so the entry never goes stale). */
@@ -102,6 +105,9 @@ const compiled = new LRUCache<string, ValidateFunction>({
 function validatorFor(versionUid: string, schema: unknown): ValidateFunction {
   let validate = compiled.get(versionUid);
   if (!validate) {
+    // A schema published before the size bounds is refused here rather than compiled on the event loop.
+    const tooLarge = schemaSizeProblem(schema);
+    if (tooLarge) throw new Error(tooLarge);
     shared ??= queryAjv();
     validate = shared.compile(schema as object);
     compiled.set(versionUid, validate);
@@ -126,7 +132,11 @@ export function checkInput(versionUid: string, schema: unknown, input: unknown, 
   } catch (error) {
     return { field: 'query_schema', message: `this version's query_schema cannot be used: ${(error as Error).message}` };
   }
-  if (validate(input)) return null;
+  try {
+    if (validate(input)) return null;
+  } catch (error) {
+    return { field: 'query_schema', message: `this version's query_schema cannot be used: ${(error as Error).message}` };
+  }
   const first = validate.errors?.[0];
   return first ? describeInputError(first, root) : { field: root, message: `${root} does not match the query schema` };
 }

@@ -1,6 +1,6 @@
 import type { ValidateFunction } from 'ajv/dist/2020';
 import { LRUCache } from 'lru-cache';
-import { describeInputError, queryAjv, querySchemaProblem } from './input-schema';
+import { describeInputError, queryAjv, querySchemaProblem, schemaSizeProblem } from './input-schema';
 import type { RunError } from '../models/CircuitRun';
 
 /**
@@ -8,7 +8,7 @@ import type { RunError } from '../models/CircuitRun';
  * rules as `query_schema` at publish (size, no recursive `$ref`, RE2 patterns, compiles), checked when
  * a run completes.
  */
-export function outputSchemaProblem(schema: unknown): string | null {
+export async function outputSchemaProblem(schema: unknown): Promise<string | null> {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return 'must be a JSON Schema object';
   return querySchemaProblem(schema as Record<string, unknown>);
 }
@@ -27,6 +27,8 @@ export function outputContractViolation(versionUid: string, definition: { output
   let validate = compiled.get(versionUid);
   try {
     if (!validate) {
+      const tooLarge = schemaSizeProblem(schema);
+      if (tooLarge) throw new Error(tooLarge);
       ajv ??= queryAjv();
       validate = ajv.compile(schema as object);
       compiled.set(versionUid, validate);
@@ -34,7 +36,11 @@ export function outputContractViolation(versionUid: string, definition: { output
   } catch (error) {
     return { code: 'OutputContractViolation', message: `this version's output_schema cannot be used: ${(error as Error).message}` };
   }
-  if (validate(output)) return null;
+  try {
+    if (validate(output)) return null;
+  } catch (error) {
+    return { code: 'OutputContractViolation', message: `this version's output_schema cannot be used: ${(error as Error).message}` };
+  }
   const first = validate.errors?.[0];
   const message = first ? describeInputError(first, 'output').message : 'output does not match the output_schema';
   return { code: 'OutputContractViolation', message: `The run's output does not match the version's output_schema: ${message}` };

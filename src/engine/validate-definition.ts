@@ -197,10 +197,10 @@ export async function validateDefinition(raw: unknown, publisher: User, circuit?
     throw badInput(message, field ? { field } : undefined);
   }
   const definition = raw as unknown as CircuitDefinition;
-  const problem = querySchemaProblem(definition.query_schema);
   if (definition.query_schema.type !== 'object') throw badInput('definition.query_schema must describe an object ("type": "object")', { field: 'query_schema' });
+  const problem = await querySchemaProblem(definition.query_schema);
   if (problem) throw badInput(`definition.query_schema ${problem}`, { field: 'query_schema' });
-  const outputProblem = definition.output_schema === undefined ? null : outputSchemaProblem(definition.output_schema);
+  const outputProblem = definition.output_schema === undefined ? null : await outputSchemaProblem(definition.output_schema);
   if (outputProblem) throw badInput(`definition.output_schema ${outputProblem}`, { field: 'output_schema' });
 
   const steps = definition.steps;

@@ -1,6 +1,7 @@
-import { DocumentNode, ExecutionArgs, GraphQLError, GraphQLSchema, parse, specifiedRules, validate } from 'graphql';
+import { DocumentNode, ExecutionArgs, GraphQLError, GraphQLSchema, specifiedRules, validate } from 'graphql';
 import { AppError } from '../errors';
-import { assertDocumentDepth, InputHygieneRule } from './input-hygiene.rule';
+import { InputHygieneRule } from './input-hygiene.rule';
+import { parseBounded } from './document-bounds';
 import { assertOperationCost } from './operation-cost';
 import type { AppContext } from './context';
 
@@ -21,13 +22,12 @@ export function prepareOperation(
   schema: GraphQLSchema,
   params: OperationParams,
   contextValue: AppContext,
-  maxCost: number,
+  { maxCost, maxTokens }: { maxCost: number; maxTokens: number },
 ): { args: ExecutionArgs } | { errors: readonly GraphQLError[] } {
   if (typeof params.query !== 'string' || !params.query) return { errors: [new AppError('BadClientData', 'The request has no GraphQL query')] };
   let document: DocumentNode;
   try {
-    assertDocumentDepth(params.query);
-    document = parse(params.query);
+    document = parseBounded(params.query, maxTokens);
   } catch (error) {
     return { errors: [error instanceof AppError ? error : new AppError('BadClientData', (error as Error).message)] };
   }

@@ -79,7 +79,7 @@ export function mountGraphqlStream(app: Express, schema: GraphQLSchema, services
         return jsonResponse(new AppError('RateLimited', `At most ${MAX_OPERATIONS_PER_STREAM} operations at once in one stream`));
       }
       const context = await buildContext(services, raw.req, raw.auth);
-      const prepared = prepareOperation(schema, params, context, services.config.graphqlMaxCost);
+      const prepared = prepareOperation(schema, params, context, { maxCost: services.config.graphqlMaxCost, maxTokens: services.config.graphqlMaxTokens });
       if ('errors' in prepared) {
         return req.headers.get('accept') === 'text/event-stream' ? ({ data: null, errors: prepared.errors } as ExecutionResult) : jsonResponse(...prepared.errors);
       }

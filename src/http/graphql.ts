@@ -7,7 +7,8 @@ import { expressMiddleware } from '@as-integrations/express5';
 import { AppError } from '../errors';
 import { AppContext, buildContext } from '../graphql/context';
 import { toPublicError } from '../graphql/format-error';
-import { assertDocumentDepth, InputHygieneRule } from '../graphql/input-hygiene.rule';
+import { InputHygieneRule } from '../graphql/input-hygiene.rule';
+import { parseBounded } from '../graphql/document-bounds';
 import { assertOperationCost } from '../graphql/operation-cost';
 import type { Services } from '../services';
 import { ERROR_STATUS } from '../../rest-bridge/error-status';
@@ -65,6 +66,8 @@ export function createApollo(schema: GraphQLSchema, services: Services, server: 
     stopOnTerminationSignals: false,
     includeStacktraceInErrorResponses: false,
     validationRules: [InputHygieneRule],
+    // documentBoundsGuard checked the document first; this keeps Apollo's own parse bounded alike.
+    parseOptions: { maxTokens: services.config.graphqlMaxTokens },
     // Apollo's own logger writes multi-line text to the console; errors are logged below, as JSON.
     logger: { debug: () => {}, info: () => {}, warn: (message) => log.warn({ detail: String(message) }, 'Apollo warning'), error: (message) => log.error({ detail: String(message) }, 'Apollo error') },
     plugins: [ApolloServerPluginDrainHttpServer({ httpServer: server }), servicePlugin(services.config.graphqlMaxCost)],
@@ -76,20 +79,38 @@ export function createApollo(schema: GraphQLSchema, services: Services, server: 
   });
 }
 
-/** Refuses documents nested too deep for graphql-js's recursive parser before Apollo parses them. */
-function documentDepthGuard(req: Request, res: Response, next: NextFunction): void {
-  const source = req.method === 'GET' ? req.query.query : (req.body as { query?: unknown } | undefined)?.query;
-  try {
-    if (typeof source === 'string') assertDocumentDepth(source);
-  } catch (error) {
-    return sendEdgeError(req, res, error as AppError);
-  }
-  next();
+/** Accepted documents remembered per process, so a client's repeated query is not parsed twice per request. */
+const REMEMBERED_DOCUMENTS = 1000;
+const REMEMBERED_DOCUMENT_CHARS = 4096;
+
+/**
+ * Refuses, before Apollo parses and validates it, a document outside the bounds that keep that work
+ * short (src/graphql/document-bounds.ts): size, depth, tokens, fragment spreads, repeated fields.
+ */
+function documentBoundsGuard(maxTokens: number) {
+  const accepted = new Set<string>();
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const source = req.method === 'GET' ? req.query.query : (req.body as { query?: unknown } | undefined)?.query;
+    if (typeof source === 'string' && !accepted.has(source)) {
+      try {
+        parseBounded(source, maxTokens);
+      } catch (error) {
+        // A syntax error is Apollo's to report, in GraphQL's own shape.
+        if (error instanceof AppError) return sendEdgeError(req, res, error);
+        return next();
+      }
+      if (source.length <= REMEMBERED_DOCUMENT_CHARS) {
+        if (accepted.size >= REMEMBERED_DOCUMENTS) accepted.delete(accepted.values().next().value!);
+        accepted.add(source);
+      }
+    }
+    next();
+  };
 }
 
 /** Mounts a started Apollo server on /graphql (bodies are parsed and checked by the shared JSON parser). */
 export function mountGraphql(app: Express, apollo: ApolloServer<AppContext>, services: Services): void {
-  app.use('/graphql', documentDepthGuard, expressMiddleware(apollo, {
+  app.use('/graphql', documentBoundsGuard(services.config.graphqlMaxTokens), expressMiddleware(apollo, {
     context: async ({ req }) => {
       const context: GraphqlContext = await buildContext(services, req);
       if (req.accepts(['application/json', 'application/graphql-response+json']) === 'application/json') context[LEGACY_JSON] = true;

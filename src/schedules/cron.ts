@@ -1,12 +1,19 @@
-import { CronExpressionParser } from 'cron-parser';
-import { badInput } from '../errors';
+import { CronExpressionParser, type CronExpression } from 'cron-parser';
+import { AppError, badInput } from '../errors';
 
 /** A schedule never fires more often than this (DESIGN §7.8). */
 export const MIN_FIRE_INTERVAL_MS = 10_000;
 /**
+ * A schedule's next fire must come within this: the search for it is bounded in steps (cron-parser
+ * stops at its end date) and so in time (~10-20 ms for the sparsest expression), where an unbounded
+ * search for a rare one (`0 0 0 * 2 1#5`: a fifth Monday in February, next in 2044) holds the event
+ * loop for a second. A year and a day lets every yearly schedule through.
+ */
+export const MAX_FIRST_FIRE_MS = 367 * 24 * 3600_000;
+/**
  * Consecutive fire times checked against the minimum interval: enough to cover a whole minute of a
- * seconds field, bounded in time because each step of a sparse expression is slow (a yearly one
- * costs ~10 ms a step). Rarer close pairs are stopped when firing (src/schedules/fire.ts).
+ * seconds field, within a day of the first fire (each search is bounded by that day's end). Rarer
+ * close pairs are stopped when firing (src/schedules/fire.ts).
  */
 const CHECKED_FIRES = 60;
 const CHECKED_SPAN_MS = 24 * 3600_000;
@@ -32,16 +39,20 @@ export function checkSchedule(cron: string, timezone: string): void {
   if (fields.length !== 5 && fields.length !== 6) throw badInput('cron must have 5 fields (minute hour day month weekday), or 6 with a leading seconds field', { field: 'cron' });
   let fires: Date[];
   try {
-    const expression = CronExpressionParser.parse(cron, { tz: timezone, currentDate: new Date() });
-    fires = [];
-    for (let i = 0; i < CHECKED_FIRES && expression.hasNext(); i++) {
-      fires.push(expression.next().toDate());
-      if (i >= 2 && fires[i].getTime() - fires[0].getTime() > CHECKED_SPAN_MS) break;
+    const now = new Date();
+    const first = firstFire(cron, timezone, now);
+    if (!first) throw badInput('cron must fire within a year: its next fire is later, or cannot be found quickly', { field: 'cron' });
+    fires = [first];
+    const following = CronExpressionParser.parse(cron, { tz: timezone, currentDate: first, endDate: new Date(first.getTime() + CHECKED_SPAN_MS) });
+    while (fires.length < CHECKED_FIRES) {
+      const next = nextWithin(following);
+      if (!next) break;
+      fires.push(next);
     }
   } catch (error) {
+    if (error instanceof AppError) throw error;
     throw badInput(`cron is not valid: ${(error as Error).message}`.slice(0, 300), { field: 'cron' });
   }
-  if (fires.length === 0) throw badInput('cron never fires', { field: 'cron' });
   for (let i = 1; i < fires.length; i++) {
     if (fires[i].getTime() - fires[i - 1].getTime() < MIN_FIRE_INTERVAL_MS) {
       throw badInput(`cron fires more often than every ${MIN_FIRE_INTERVAL_MS / 1000} s`, { field: 'cron' });
@@ -49,11 +60,24 @@ export function checkSchedule(cron: string, timezone: string): void {
   }
 }
 
+/** The next fire of a bounded search; null past its end date (cron-parser throws "Out of the time span range" there). */
+function nextWithin(expression: CronExpression): Date | null {
+  try {
+    return expression.next().toDate();
+  } catch (error) {
+    if (/time span range/i.test((error as Error).message)) return null;
+    throw error;
+  }
+}
+
+function firstFire(cron: string, timezone: string, after: Date): Date | null {
+  return nextWithin(CronExpressionParser.parse(cron, { tz: timezone, currentDate: after, endDate: new Date(after.getTime() + MAX_FIRST_FIRE_MS) }));
+}
+
 /** The next fire time after `after`; null when there is none. */
 export function nextFireAt(cron: string, timezone: string, after: Date = new Date()): Date | null {
   try {
-    const expression = CronExpressionParser.parse(cron, { tz: timezone, currentDate: after });
-    return expression.hasNext() ? expression.next().toDate() : null;
+    return firstFire(cron, timezone, after);
   } catch {
     return null;
   }

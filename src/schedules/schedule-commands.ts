@@ -7,7 +7,7 @@ import { isUid } from '../ids';
 import { checkInput } from '../engine/input-schema';
 import type { Services } from '../services';
 import { checkSchedule } from './cron';
-import { countSchedulesOf, deleteScheduleRow, insertSchedule, updateScheduleRow, type ScheduleFields, type ScheduleRow } from './schedule-store';
+import { deleteScheduleRow, insertScheduleWithinLimit, updateScheduleRow, type ScheduleFields, type ScheduleRow } from './schedule-store';
 import { removeScheduleJob, syncScheduleJob } from './schedule-jobs';
 
 /** Schedules one user may keep: each fire costs a worker's time even when it has no credits to run. */
@@ -53,10 +53,8 @@ export async function createSchedule(services: Services, owner: User, circuit: C
   const permit = tokenMayStartRun(owner, circuit.uid, { webhook: false });
   authorize(owner, permit.allowed, permit.message);
   await checkFields(circuit, fields);
-  if ((await countSchedulesOf(services.sequelize, owner.uid)) >= MAX_SCHEDULES_PER_USER) {
-    throw conflict(`You already have ${MAX_SCHEDULES_PER_USER} schedules; delete one first`);
-  }
-  const schedule = await insertSchedule(services.sequelize, { user_uid: owner.uid, circuit_uid: circuit.uid, token_uid: owner.tokenGrant?.tokenUid ?? null }, fields);
+  const schedule = await insertScheduleWithinLimit(services.sequelize, { user_uid: owner.uid, circuit_uid: circuit.uid, token_uid: owner.tokenGrant?.tokenUid ?? null }, fields, MAX_SCHEDULES_PER_USER);
+  if (!schedule) throw conflict(`You already have ${MAX_SCHEDULES_PER_USER} schedules; delete one first`);
   // A process dying here leaves the row without its job: the workers' reconciler adds it.
   await syncScheduleJob(services, schedule);
   return schedule;

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { preparedQuery } from '../db/prepared';
+import { insertWithinLimit } from '../db/count-limit';
 
 /** A row of circuit_schedules (migration 0007). */
 export interface ScheduleRow {
@@ -29,13 +30,17 @@ export async function findSchedule(sequelize: Sequelize, uid: string): Promise<S
   return row ?? null;
 }
 
-export async function insertSchedule(sequelize: Sequelize, owner: { user_uid: string; circuit_uid: string; token_uid?: string | null }, fields: ScheduleFields): Promise<ScheduleRow> {
-  const [row] = await sequelize.query<ScheduleRow>(
+/** Inserts a schedule unless its owner already has `limit`; null then (see insertWithinLimit). */
+export async function insertScheduleWithinLimit(sequelize: Sequelize, owner: { user_uid: string; circuit_uid: string; token_uid?: string | null }, fields: ScheduleFields, limit: number): Promise<ScheduleRow | null> {
+  return insertWithinLimit<ScheduleRow>(
+    sequelize,
+    `schedules:${owner.user_uid}`,
     `INSERT INTO circuit_schedules (uid, user_uid, circuit_uid, cron, timezone, input, version_uid, is_public, is_paused, token_uid)
-     VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10) RETURNING *`,
-    { bind: [crypto.randomUUID(), owner.user_uid, owner.circuit_uid, fields.cron, fields.timezone, JSON.stringify(fields.input), fields.version_uid, fields.is_public, fields.is_paused, owner.token_uid ?? null], type: QueryTypes.SELECT },
+     SELECT $1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $11
+      WHERE (SELECT count(*) FROM circuit_schedules WHERE user_uid = $2) < $10
+     RETURNING *`,
+    [crypto.randomUUID(), owner.user_uid, owner.circuit_uid, fields.cron, fields.timezone, JSON.stringify(fields.input), fields.version_uid, fields.is_public, fields.is_paused, limit, owner.token_uid ?? null],
   );
-  return row;
 }
 
 export async function updateScheduleRow(sequelize: Sequelize, uid: string, fields: ScheduleFields): Promise<ScheduleRow | null> {
@@ -53,6 +58,7 @@ export async function deleteScheduleRow(sequelize: Sequelize, uid: string): Prom
   return rows.length === 1;
 }
 
+/** How many schedules a user has (the operator's view; creating one checks its limit in the insert). */
 export async function countSchedulesOf(sequelize: Sequelize, userUid: string): Promise<number> {
   const [{ n }] = await sequelize.query<{ n: string }>('SELECT count(*) AS n FROM circuit_schedules WHERE user_uid = $1', { bind: [userUid], type: QueryTypes.SELECT });
   return Number(n);

@@ -1,3 +1,5 @@
+import type { Readable } from 'node:stream';
+
 /** Where blob content lives: Google Cloud Storage, or a directory of the data dir. Same contract. */
 export interface BlobStorage {
   /** The backend code shown to admins as `blob_type`: `gcs` or `local`. */
@@ -8,8 +10,11 @@ export interface BlobStorage {
   /** How long a signed download URL stays valid (config BLOB_URL_TTL_SECONDS). */
   readonly urlTtlSeconds: number;
 
-  /** Stores the content completely or not at all: a failed put leaves nothing behind. */
-  put(uid: string, data: Buffer, contentType: string | null): Promise<void>;
+  /**
+   * Stores the content completely or not at all: a failed put (or a stream that errors) leaves
+   * nothing behind. A stream is written as it is read, so memory holds a buffer, not the content.
+   */
+  put(uid: string, data: Buffer | Readable, contentType: string | null): Promise<void>;
   read(uid: string): Promise<Buffer>;
   /** Removes the content; no error when it is already gone. */
   delete(uid: string): Promise<void>;

@@ -1,3 +1,5 @@
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { Storage, StorageOptions } from '@google-cloud/storage';
 import type { BlobStorage, SignedUrlOptions } from './BlobStorage';
 
@@ -31,14 +33,11 @@ export class GcsStorage implements BlobStorage {
     return this.client.bucket(this.bucket).file(uid);
   }
 
-  async put(uid: string, data: Buffer, contentType: string | null): Promise<void> {
+  async put(uid: string, data: Buffer | Readable, contentType: string | null): Promise<void> {
     // A single-request upload is atomic: the object exists completely or not at all.
-    await this.file(uid).save(data, {
-      resumable: false,
-      validation: 'md5',
-      contentType: contentType ?? 'application/octet-stream',
-      preconditionOpts: { ifGenerationMatch: 0 },
-    });
+    const options = { resumable: false, validation: 'md5' as const, contentType: contentType ?? 'application/octet-stream', preconditionOpts: { ifGenerationMatch: 0 } };
+    if (Buffer.isBuffer(data)) await this.file(uid).save(data, options);
+    else await pipeline(data, this.file(uid).createWriteStream(options));
   }
 
   async read(uid: string): Promise<Buffer> {

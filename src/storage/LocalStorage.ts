@@ -1,6 +1,8 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { BlobStorage, SignedUrlOptions } from './BlobStorage';
 
 export const LOCAL_BUCKET = 'circuit-blobs';
@@ -47,14 +49,15 @@ export class LocalStorage implements BlobStorage {
     return path.join(this.dir, uid.toLowerCase());
   }
 
-  async put(uid: string, data: Buffer): Promise<void> {
+  async put(uid: string, data: Buffer | Readable): Promise<void> {
     const target = this.filePath(uid);
     await fs.promises.mkdir(this.dir, { recursive: true });
     const temp = path.join(this.dir, `.tmp-${uid}-${crypto.randomBytes(6).toString('hex')}`);
     try {
-      const handle = await fs.promises.open(temp, 'wx', 0o600);
+      if (!Buffer.isBuffer(data)) await pipeline(data, fs.createWriteStream(temp, { flags: 'wx', mode: 0o600 }));
+      const handle = await fs.promises.open(temp, Buffer.isBuffer(data) ? 'wx' : 'r+', 0o600);
       try {
-        await handle.writeFile(data);
+        if (Buffer.isBuffer(data)) await handle.writeFile(data);
         await handle.sync();
       } finally {
         await handle.close();

@@ -2,7 +2,7 @@ import type { Request, Response, Router } from 'express';
 import multer from 'multer';
 import { Blob } from '../../models/blobs';
 import { AppError } from '../../errors';
-import { uploadBlob } from '../../commands/upload-blob';
+import { uploadBlobStream } from '../../commands/upload-blob';
 import type { BlobStorage } from '../../storage/BlobStorage';
 import { ERROR_STATUS } from '../../../rest-bridge/error-status';
 import { blobsPage, Flash } from '../pages';
@@ -14,8 +14,9 @@ const BLOBS_PER_PAGE = 50;
 /** The Blobs section: upload a file (size-limited), list your blobs a page at a time. */
 export function mountBlobs(router: Router, storage: BlobStorage): void {
   const multipart = multer({
-    storage: multer.memoryStorage(),
-    limits: { fileSize: storage.maxBytes, files: 1, fields: 10, fieldSize: 4096, parts: 12 },
+    storage: streamingStorage(storage),
+    // One byte over the limit reaches uploadBlobStream, which refuses it (PayloadTooLarge).
+    limits: { fileSize: storage.maxBytes + 1, files: 1, fields: 10, fieldSize: 4096, parts: 12 },
   }).single('file');
 
   const showBlobs = async (req: Request, res: Response, status: number, flash?: Flash) => {
@@ -50,27 +51,23 @@ export function mountBlobs(router: Router, storage: BlobStorage): void {
     try {
       const uploadError = res.locals.uploadError as unknown;
       // Showing an error changes nothing, so it needs no CSRF check; storing does.
+      if (uploadError === FORM_EXPIRED) return formExpired(req, res);
+      if (uploadError instanceof AppError && uploadError.code !== 'Internal') {
+        const message = uploadError.code === 'PayloadTooLarge' ? `The file is larger than the limit of ${storage.maxBytes} bytes.` : uploadError.message;
+        return await showBlobs(req, res, ERROR_STATUS[uploadError.code], { kind: 'error', message });
+      }
       if (uploadError instanceof multer.MulterError) {
         const tooLarge = uploadError.code === 'LIMIT_FILE_SIZE';
         const message = tooLarge ? `The file is larger than the limit of ${storage.maxBytes} bytes.` : `The upload was not accepted: ${uploadError.message}.`;
         return await showBlobs(req, res, ERROR_STATUS[tooLarge ? 'PayloadTooLarge' : 'BadClientData'], { kind: 'error', message });
       }
-      if (uploadError) throw uploadError;
-      if (!csrfValid(req)) return formExpired(req, res);
-      if (!req.file) return await showBlobs(req, res, ERROR_STATUS.BadClientData, { kind: 'error', message: 'Choose a file to upload.' });
-
-      let blob: Blob;
-      try {
-        // multer decodes the multipart filename as latin1; browsers send UTF-8.
-        const filename = Buffer.from(req.file.originalname, 'latin1').toString('utf8');
-        blob = await uploadBlob(storage, signedInUser(res), { filename, data: req.file.buffer });
-      } catch (error) {
-        if (error instanceof AppError && error.code !== 'Internal') {
-          return await showBlobs(req, res, ERROR_STATUS[error.code], { kind: 'error', message: error.message });
-        }
-        req.log?.error({ err: error }, 'blob upload failed');
+      if (uploadError) {
+        req.log?.error({ err: uploadError }, 'blob upload failed');
         return await showBlobs(req, res, ERROR_STATUS.Internal, { kind: 'error', message: 'The upload failed and nothing was stored. Please try again.' });
       }
+      if (!csrfValid(req)) return formExpired(req, res);
+      const blob = (req.file as (Express.Multer.File & { blob?: Blob }) | undefined)?.blob;
+      if (!blob) return await showBlobs(req, res, ERROR_STATUS.BadClientData, { kind: 'error', message: 'Choose a file to upload.' });
       req.session.flash = { kind: 'ok', message: `Uploaded ${blob.filename || 'the file'} (${blob.byteCount} bytes). Its uid:`, code: blob.uid };
       await save(req);
       res.redirect(303, '/settings/blobs');
@@ -78,4 +75,31 @@ export function mountBlobs(router: Router, storage: BlobStorage): void {
       next(error);
     }
   });
+}
+
+/** Refusal of a file part whose form came without a valid CSRF token (the token field precedes the file). */
+const FORM_EXPIRED = new Error('form expired');
+
+/**
+ * A multer storage engine that streams the file part into the blob storage as it arrives
+ * (uploadBlobStream), so an upload holds a buffer, not the file. The CSRF token is checked before
+ * anything is stored: the form sends it ahead of the file.
+ */
+function streamingStorage(storage: BlobStorage): multer.StorageEngine {
+  return {
+    _handleFile(req, file, callback) {
+      if (!csrfValid(req as Request)) return callback(FORM_EXPIRED);
+      const res = (req as Request).res!;
+      // multer decodes the multipart filename as latin1; browsers send UTF-8.
+      const filename = Buffer.from(file.originalname, 'latin1').toString('utf8');
+      uploadBlobStream(storage, signedInUser(res), { filename, stream: file.stream })
+        .then((blob) => callback(null, { blob, size: blob.byteCount } as Partial<Express.Multer.File>), (error: unknown) => callback(error as Error));
+    },
+    _removeFile(_req, file, callback) {
+      const blob = (file as Express.Multer.File & { blob?: Blob }).blob;
+      if (!blob) return callback(null);
+      // A request that failed after its file was stored (another part over a limit): remove both.
+      Promise.all([blob.destroy(), storage.delete(blob.uid)]).then(() => callback(null), (error: unknown) => callback(error as Error));
+    },
+  };
 }

@@ -1,8 +1,10 @@
 import crypto from 'node:crypto';
 import type { RequestHandler, Router } from 'express';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { User } from '../../models';
 import { hashPassword, verifyPassword } from '../../auth/passwords';
+import { createHashingGate } from '../../auth/hashing-gate';
+import { AppError } from '../../errors';
+import { createRateLimiter } from '../../ratelimit';
 import type { Services } from '../../services';
 import { signInPage } from '../pages';
 import { csrfToken, destroy, regenerate, save, SESSION_COOKIE } from '../session';
@@ -16,9 +18,17 @@ function hashForTiming(): Promise<string> {
   return (dummyHash ??= hashPassword(crypto.randomUUID()));
 }
 
-/** Sign-in with username and password (rate limited per client IP and username) and sign-out. */
+/**
+ * Sign-in with username and password and sign-out. Attempts are limited per client IP (so rotating
+ * usernames does not escape the limit) and per account (so rotating addresses does not either), both
+ * counted before any password is hashed; hashing itself goes through a gate (src/auth/hashing-gate.ts).
+ * The counts are this process's (src/ratelimit, in memory).
+ */
 export function mountSignIn(router: Router, services: Services, form: RequestHandler): void {
-  const limiter = new RateLimiterMemory({ points: services.config.signInRateLimitPerMinute, duration: 60 });
+  const { config } = services;
+  const byClient = createRateLimiter({ points: config.signInRateLimitPerClientPerMinute, durationSeconds: 60, keyPrefix: 'signin-client' });
+  const byAccount = createRateLimiter({ points: config.signInRateLimitPerMinute, durationSeconds: 60, keyPrefix: 'signin-account' });
+  const hashing = createHashingGate();
 
   router.get('/sign-in', (req, res) => {
     if (req.session.userUid) return res.redirect(303, '/settings/tokens');
@@ -32,12 +42,10 @@ export function mountSignIn(router: Router, services: Services, form: RequestHan
       const password = typeof body.password === 'string' ? body.password : '';
       const again = (status: number, error: string) => res.status(status).send(signInPage({ csrf: csrfToken(req), username, error }));
 
-      const key = `${req.ip ?? 'unknown'}|${username}`;
-      try {
-        await limiter.consume(key);
-      } catch (rejection) {
-        if (!(rejection instanceof RateLimiterRes)) throw rejection;
-        const seconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
+      for (const [limiter, key] of [[byClient, req.ip ?? 'unknown'], [byAccount, username]] as const) {
+        const decision = await limiter.consume(key);
+        if (decision.allowed) continue;
+        const seconds = Math.max(1, Math.ceil(decision.resetMs / 1000));
         res.set('Retry-After', String(seconds));
         return again(429, `Too many sign-in attempts. Try again in ${seconds} seconds.`);
       }
@@ -45,10 +53,16 @@ export function mountSignIn(router: Router, services: Services, form: RequestHan
 
       const user = await User.findOne({ where: { username } });
       // Users without a password (created without --password) cannot sign in.
-      const matches = await verifyPassword(password, user?.password_hash ?? (await hashForTiming()));
+      let matches: boolean;
+      try {
+        matches = await hashing.run(req.ip ?? 'unknown', async () => verifyPassword(password, user?.password_hash ?? (await hashForTiming())));
+      } catch (error) {
+        if (!(error instanceof AppError) || error.code !== 'RateLimited') throw error;
+        res.set('Retry-After', '5');
+        return again(429, error.message);
+      }
       if (!user || !user.password_hash || !matches) return again(401, 'Wrong username or password.');
 
-      await limiter.delete(key);
       await regenerate(req);
       req.session.userUid = user.uid;
       csrfToken(req);

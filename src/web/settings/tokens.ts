@@ -68,8 +68,8 @@ export function mountTokens(router: Router, form: RequestHandler): void {
       await save(req);
       res.redirect(303, '/settings/tokens');
     } catch (error) {
-      if (!(error instanceof AppError) || error.code !== 'BadClientData') return next(error);
-      res.status(400).send(tokensPage({ user, csrf: csrfToken(req), tokens: await activeTokens(user), flash: { kind: 'error', message: error.message } }));
+      if (!(error instanceof AppError) || (error.code !== 'BadClientData' && error.code !== 'Conflict')) return next(error);
+      res.status(error.code === 'Conflict' ? 409 : 400).send(tokensPage({ user, csrf: csrfToken(req), tokens: await activeTokens(user), flash: { kind: 'error', message: error.message } }));
     }
   });
 
