@@ -41,7 +41,12 @@ export const batchRoutes: Route[] = [
       },
       required: ['inputs'],
     },
-    errors: { NotFound: 'No such adaptor, context.version of its circuit, or context.alias of its circuit' },
+    responseHeaders: ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'],
+    errors: {
+      NotFound: 'No such adaptor, context.version of its circuit, or context.alias of its circuit',
+      RateLimited: 'More queries than RUN_RATE_LIMIT_PER_MINUTE from this token in the window (a batch counts as one)',
+      NotAllowed: 'The caller may not run the circuit, or the token lacks runs:write, the circuit, or has a daily credit cap',
+    },
     variables: ({ params, body }) => ({
       adaptorUid: params.adaptor_uid, inputs: body.inputs, context: body.context, isPublic: body.is_public, tags: body.tags, metadata: body.metadata,
       webhook: body.webhook, webhookEventsFilter: body.webhook_events_filter, maxCredits: body.max_credits,
