@@ -26,6 +26,7 @@ import { mountRunEvents } from './http/run-events.sse';
 import { mountGraphqlStream } from './http/graphql-stream';
 import { createApollo, mountGraphql } from './http/graphql';
 import { jsonBody, jsonErrors } from './http/json-body';
+import { antiFraming } from './http/anti-framing';
 import { mountMcp } from './mcp/http';
 
 export interface RunningApp {
@@ -67,6 +68,7 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
   app.set('trust proxy', config.trustProxy);
   const metrics = createMetrics();
   mountObservability(app, log, metrics);
+  app.use(antiFraming());
   app.use(jsonBody());
 
   app.get('/healthz', (_req, res) => { res.json({ status: 'ok' }); });

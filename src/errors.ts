@@ -12,6 +12,7 @@ export const ERROR_CODES = [
   'NotFound',
   'Conflict',
   'PayloadTooLarge',
+  'RequestTimeout',
   'UnsupportedMediaType',
   'RateLimited',
   'Internal',
