@@ -6,6 +6,7 @@ import type { RateLimiter } from './ratelimit';
 import type { RunQueue } from './queue/agenda';
 import type { RunEventBus } from './runs/events/bus';
 import type { RunService } from './runs/run-service';
+import type { StreamServices } from './http/open-streams';
 
 /**
  * The long-lived pieces a request may use, built once by the composition root (src/app.ts) and
@@ -25,4 +26,6 @@ export interface Services {
   runEvents: RunEventBus;
   /** The run wing's batched writes and read caches of this process (src/runs/run-service.ts). */
   runs: RunService;
+  /** The API's open event streams: caps, shutdown, authority re-checks (src/http/open-streams.ts); absent without HTTP. */
+  streams?: StreamServices;
 }

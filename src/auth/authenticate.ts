@@ -6,7 +6,7 @@ import { tokenCacheFor, type CachedAuthentication } from './token-cache';
 export type Authentication =
   | { kind: 'anonymous' }
   | { kind: 'invalid' }
-  | { kind: 'token'; user: User };
+  | { kind: 'token'; user: User; /** Set for a bearer token (not for a signed URL's reader): open streams re-check it. */ tokenHash?: string };
 
 const TOUCH_INTERVAL_MS = 60_000;
 
@@ -49,5 +49,5 @@ export async function authenticate(header: string | undefined): Promise<Authenti
     found.token.last_used_at = new Date();
     await ApiToken.update({ last_used_at: found.token.last_used_at }, { where: { uid: found.token.uid }, hooks: false });
   }
-  return { kind: 'token', user };
+  return { kind: 'token', user, tokenHash };
 }

@@ -13,6 +13,8 @@ import type { Authentication } from '../auth/authenticate';
 import { User } from '../models';
 import { checkEventsSignature } from '../runs/events/signed-url';
 import { resolveSecret } from '../storage/secret';
+import { streamClient } from './open-streams';
+import { writePaced } from './paced-write';
 
 export const RUN_EVENTS_PATH = `${API_PREFIX}/circuit-runs/:uid/events`;
 
@@ -76,9 +78,11 @@ export function mountRunEvents(app: Express, schema: GraphQLSchema, operations: 
     let iterator: AsyncIterator<ExecutionResult> | undefined;
     const timers: NodeJS.Timeout[] = [];
     let closed = false;
+    let release: (() => void) | undefined;
     const finish = () => {
       if (closed) return;
       closed = true;
+      release?.();
       for (const timer of timers) clearInterval(timer);
       void iterator?.return?.();
       if (!res.writableEnded) res.end();
@@ -102,6 +106,12 @@ export function mountRunEvents(app: Express, schema: GraphQLSchema, operations: 
         return finish();
       }
 
+      // Counted against the client's and the server's stream caps (429 when over); a shutdown ends it with a last event.
+      release = services.streams?.open.open(streamClient(req, context.auth), (reason) => {
+        if (!res.headersSent || res.writableEnded) return finish();
+        res.write(`event: ${reason}\ndata: {}\n\n`);
+        finish();
+      });
       res.status(200).set({
         ...context.responseHeaders,
         'Content-Type': 'text/event-stream; charset=utf-8',
@@ -111,7 +121,8 @@ export function mountRunEvents(app: Express, schema: GraphQLSchema, operations: 
       });
       res.flushHeaders();
       res.write('retry: 1000\n\n');
-      timers.push(setInterval(() => { if (!closed) res.write(': keep-alive\n\n'); }, services.config.sseKeepAliveMs));
+      // Not while the reader has not taken what was sent: a paused reader's buffer stays as it is.
+      timers.push(setInterval(() => { if (!closed && !res.writableNeedDrain) res.write(': keep-alive\n\n'); }, services.config.sseKeepAliveMs));
 
       for (;;) {
         const next = await iterator.next();
@@ -123,7 +134,8 @@ export function mountRunEvents(app: Express, schema: GraphQLSchema, operations: 
         const event = (next.value.data as { circuitRunEvents: RestRunEvent }).circuitRunEvents;
         const kind = event.kind.toLowerCase();
         const data = kind === 'state' && event.run ? omitNulls(event.run) : event.data;
-        res.write(`id: ${event.seq}\nevent: ${kind}\ndata: ${JSON.stringify(data)}\n\n`);
+        // Paced: a large event (a run's 4 MiB result) is handed over slice by slice, one copy shared by all readers.
+        if (!(await writePaced(res, `id: ${event.seq}\nevent: ${kind}\ndata: ${JSON.stringify(data)}\n\n`, services.streams?.texts))) break;
       }
       finish();
     } catch (error) {

@@ -18,10 +18,11 @@ import { runSteps } from './0018-run-steps';
 import { circuitAliases } from './0019-circuit-aliases';
 import { stepCache } from './0020-step-cache';
 import { runTraceparent } from './0021-run-traceparent';
+import { runVisibilityChanged } from './0025-run-visibility-changed';
 
 import type { Migration } from './migration';
 
 export type { Migration };
 
 /** Append only: a migration once released is never edited. */
-export const migrations: Migration[] = [foundation, runs, boards, blobs, authChanged, circuitDeprecatedAt, jobOutbox, credits, webhooksSchedules, runControl, authChangedIgnoresBalance, stateEventAfterLoggedEvents, searchLexicon, runReadsChanged, searchChangedRows, authChangedByColumn, runSteps, circuitAliases, stepCache, runTraceparent].filter((m) => m.up.trim() !== '');
+export const migrations: Migration[] = [foundation, runs, boards, blobs, authChanged, circuitDeprecatedAt, jobOutbox, credits, webhooksSchedules, runControl, authChangedIgnoresBalance, stateEventAfterLoggedEvents, searchLexicon, runReadsChanged, searchChangedRows, authChangedByColumn, runSteps, circuitAliases, stepCache, runTraceparent, runVisibilityChanged].filter((m) => m.up.trim() !== '');

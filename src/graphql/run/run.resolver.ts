@@ -53,7 +53,10 @@ async function subscribeToRunEvents(context: AppContext, uid: string, after: num
   if (context.auth.kind === 'invalid') throw unauthorized('The bearer token is invalid or revoked');
   if (after !== null && (!Number.isInteger(after) || after < 0)) throw badInput('after must be a whole number ≥ 0', { field: 'after' });
   let run = await findRunFor(context, uid, 'read');
-  const stream = runEventStream(context.services, run.uid, { after, kinds });
+  // Re-checked while open (issue #24): a revoked token or a run made private ends the stream.
+  const lost = new AbortController();
+  const unwatch = context.services.streams?.authority.watch({ auth: context.auth, runUid: run.uid, runOwnerUid: run.user_uid }, () => lost.abort());
+  const stream = runEventStream(context.services, run.uid, { after, kinds, signal: lost.signal, onEnd: unwatch });
   return mapStream(stream, async (event) => {
     const state = event.kind === 'state' ? (event.data.state as RunState) : null;
     if (state && isTerminal(state) && !isTerminal(run.state)) run = (await CircuitRun.findByPk(run.uid)) ?? run;
