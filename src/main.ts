@@ -13,7 +13,8 @@ async function main(): Promise<void> {
   // Traces (DESIGN §11.2) only with OTEL_EXPORTER_OTLP_ENDPOINT set; the worker thread starts its own.
   const tracing = startTracing(log);
   if (config.runWorker) logConfigWarnings(config, log);
-  const database = await resolveDatabase(config, (message, level) => log[level]({ component: 'postgres' }, message));
+  // One service per data directory: a second `npm start` on the same files refuses unless told to join.
+  const database = await resolveDatabase(config, (message, level) => log[level]({ component: 'postgres' }, message), { exclusive: !config.join });
   // The API serves in this thread; with RUN_WORKER (the default) a run worker runs in a thread of its own.
   let worker: WorkerThread | undefined;
   const app = await startApp({ config: { ...config, runWorker: false }, databaseUrl: database.url, log }).then(async (started) => {
@@ -30,7 +31,7 @@ async function main(): Promise<void> {
     await worker?.close();
     await tracing?.shutdown();
     await database.stop();
-  }, 15_000);
+  }, 15_000, () => database.stop());
 }
 
 main().catch((error: unknown) => {
