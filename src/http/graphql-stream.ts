@@ -10,7 +10,7 @@ import { ERROR_STATUS } from '../../rest-bridge/error-status';
 import type { Services } from '../services';
 import { prepareOperation } from '../graphql/prepare-operation';
 import { streamClient } from './open-streams';
-import { writePaced } from './paced-write';
+import { takeValue, writePaced } from './paced-write';
 
 export const GRAPHQL_STREAM_PATH = '/graphql/stream';
 
@@ -183,10 +183,11 @@ export function mountGraphqlStream(app: Express, schema: GraphQLSchema, services
         void body.return(undefined);
         if (reservation && typeof token === 'string') release(token);
       });
-      for await (const chunk of body) {
-        if (!res.writable) break;
+      for (;;) {
+        const next = await body.next();
+        if (next.done || !res.writable) break;
         // Paced: a large result is handed over slice by slice, one copy shared by all readers.
-        if (!(await writePaced(res, chunk, services.streams?.texts))) break;
+        if (!(await writePaced(res, takeValue(next), services.streams?.texts))) break;
       }
       res.end();
     } catch (error) {

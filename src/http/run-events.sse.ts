@@ -99,6 +99,7 @@ export function mountRunEvents(app: Express, schema: GraphQLSchema, operations: 
         return fail(result.errors?.[0] ?? new AppError('Internal', 'Internal server error'));
       }
       iterator = result;
+      const viewerKey = context.viewer ? `user:${context.viewer.uid}` : 'anonymous';
       if (closed) return finish();
       // Checked after the subscription: its read rules answer first (401/403/404).
       if (start.complete) {
@@ -135,7 +136,11 @@ export function mountRunEvents(app: Express, schema: GraphQLSchema, operations: 
         const kind = event.kind.toLowerCase();
         const data = kind === 'state' && event.run ? omitNulls(event.run) : event.data;
         // Paced: a large event (a run's 4 MiB result) is handed over slice by slice, one copy shared by all readers.
-        if (!(await writePaced(res, `id: ${event.seq}\nevent: ${kind}\ndata: ${JSON.stringify(data)}\n\n`, services.streams?.texts))) break;
+        const make = () => `id: ${event.seq}\nevent: ${kind}\ndata: ${JSON.stringify(data)}\n\n`;
+        const texts = services.streams?.texts;
+        // The same event as the same viewer is the same text: made once for all its readers.
+        const text = texts ? texts.byKey(`${uid}:${event.seq}:${viewerKey}`, make) : make;
+        if (!(await writePaced(res, text, texts))) break;
       }
       finish();
     } catch (error) {
