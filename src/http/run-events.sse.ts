@@ -125,22 +125,30 @@ export function mountRunEvents(app: Express, schema: GraphQLSchema, operations: 
       // Not while the reader has not taken what was sent: a paused reader's buffer stays as it is.
       timers.push(setInterval(() => { if (!closed && !res.writableNeedDrain) res.write(': keep-alive\n\n'); }, services.config.sseKeepAliveMs));
 
-      for (;;) {
-        const next = await iterator.next();
-        if (next.done || closed) break;
+      const texts = services.streams?.texts;
+      /**
+       * The next event as the bytes to send, or null at the end. Its own frame is gone once it
+       * returns: nothing of the presented run (a 4 MiB result) stays referenced while a reader is slow.
+       */
+      const nextEvent = async (source: AsyncIterator<ExecutionResult>) => {
+        const next = await source.next();
+        if (next.done || closed) return null;
         if (next.value.errors?.length) {
           onInternal(next.value.errors[0]);
-          break;
+          return null;
         }
         const event = (next.value.data as { circuitRunEvents: RestRunEvent }).circuitRunEvents;
         const kind = event.kind.toLowerCase();
         const data = kind === 'state' && event.run ? omitNulls(event.run) : event.data;
-        // Paced: a large event (a run's 4 MiB result) is handed over slice by slice, one copy shared by all readers.
         const make = () => `id: ${event.seq}\nevent: ${kind}\ndata: ${JSON.stringify(data)}\n\n`;
-        const texts = services.streams?.texts;
         // The same event as the same viewer is the same text: made once for all its readers.
-        const text = texts ? texts.byKey(`${uid}:${event.seq}:${viewerKey}`, make) : make;
-        if (!(await writePaced(res, text, texts))) break;
+        return texts ? texts.byKey(`${uid}:${event.seq}:${viewerKey}`, make)() : make();
+      };
+      for (;;) {
+        const bytes = await nextEvent(iterator);
+        if (bytes === null) break;
+        // Paced: a large event is handed over slice by slice, views of the one shared copy.
+        if (!(await writePaced(res, () => bytes, texts))) break;
       }
       finish();
     } catch (error) {
