@@ -10,6 +10,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   NotFound: 404,
   Conflict: 409,
   PayloadTooLarge: 413,
+  RequestTimeout: 408,
   UnsupportedMediaType: 415,
   RateLimited: 429,
   Internal: 500,

@@ -43,6 +43,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   NotFound: 'No such resource (or route)',
   Conflict: 'The request conflicts with the current state (see the route)',
   PayloadTooLarge: 'The request body is over 1 MiB',
+  RequestTimeout: 'The request body was not received in full within BODY_TIMEOUT_MS; the connection is closed',
   UnsupportedMediaType: 'The request body is not JSON (send Content-Type: application/json)',
   RateLimited: 'Rate limit hit; see Retry-After',
   Internal: 'Unexpected server error (details are logged, never shown)',
@@ -248,6 +249,7 @@ function errorResponses(route: Route): Record<string, unknown> {
   codes.set('NotFound', undefined);
   if (route.body) {
     codes.set('PayloadTooLarge', undefined);
+    codes.set('RequestTimeout', undefined);
     codes.set('UnsupportedMediaType', undefined);
   }
   for (const [code, description] of Object.entries(route.errors ?? {}) as Array<[ErrorCode, string]>) codes.set(code, description);

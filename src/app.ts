@@ -26,6 +26,11 @@ import { mountRunEvents } from './http/run-events.sse';
 import { mountGraphqlStream } from './http/graphql-stream';
 import { createApollo, mountGraphql } from './http/graphql';
 import { jsonBody, jsonErrors } from './http/json-body';
+import { antiFraming } from './http/anti-framing';
+import { OpenStreams } from './http/open-streams';
+import { SharedTexts } from './http/paced-write';
+import { dropStalledReaders } from './http/write-stall';
+import { StreamAuthority } from './auth/stream-authority';
 import { mountMcp } from './mcp/http';
 
 export interface RunningApp {
@@ -56,7 +61,10 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
   const stopTokenInvalidation = await startTokenInvalidation(sequelize, databaseUrl, log);
   const runs = await startRunRuntime({ config, sequelize, log, databaseUrl, worker: config.runWorker });
   const stopRunReadInvalidation = await startRunReadInvalidation(runs.services.runs.readCache, databaseUrl, log);
-  const services: Services = { config, sequelize, log, searchRateLimiter, runRateLimiter, blobStorage: createBlobStorage(config), ...runs.services };
+  const authority = new StreamAuthority(sequelize, log);
+  await authority.start(databaseUrl);
+  const streams = { open: new OpenStreams({ perClient: config.streamsPerClient, total: config.streamsMax }), authority, texts: new SharedTexts() };
+  const services: Services = { config, sequelize, log, searchRateLimiter, runRateLimiter, blobStorage: createBlobStorage(config), ...runs.services, streams };
   runs.attach(services);
   const schema = await getSchema();
   const operations = loadOperations();
@@ -68,7 +76,8 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
   app.set('trust proxy', config.trustProxy);
   const metrics = createMetrics();
   mountObservability(app, log, metrics);
-  app.use(jsonBody());
+  app.use(antiFraming());
+  app.use(jsonBody({ timeoutMs: config.bodyTimeoutMs }));
 
   app.get('/healthz', (_req, res) => { res.json({ status: 'ok' }); });
   app.get('/readyz', async (_req, res) => {
@@ -92,6 +101,7 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
   mountRestBridge(app, schema, operations, routes, services);
   mountMcp(app, services);
   const server = http.createServer(app);
+  const stopStallSweep = dropStalledReaders(server, config.writeStallMs);
   const apollo = createApollo(schema, services, server);
   await apollo.start();
   mountLandingPage(app);
@@ -103,7 +113,11 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
 
   let closing: Promise<void> | undefined;
   const close = () => (closing ??= (async () => {
+    // Open streams first (a last event, then close): followers would otherwise hold the stop.
+    streams.open.endAll('shutdown');
+    await authority.stop();
     server.closeIdleConnections();
+    stopStallSweep();
     stream.close();
     await apollo.stop();
     await runs.close();

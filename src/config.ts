@@ -77,6 +77,16 @@ export interface Config {
   runDeadlineSeconds: number;
   /** Step and output events older than this are deleted (state events stay with the run). */
   runEventsRetentionDays: number;
+  /** Event streams (REST SSE, graphql-sse) one client (token user, else address) may hold open at once (STREAMS_PER_CLIENT). */
+  streamsPerClient: number;
+  /** Event streams an API process holds open at once for all clients (STREAMS_MAX). */
+  streamsMax: number;
+  /** A connection that accepts none of a pending response for this long is dropped (WRITE_STALL_MS). */
+  writeStallMs: number;
+  /** A request body not received in full within this time is answered 408 and the connection closed (BODY_TIMEOUT_MS). */
+  bodyTimeoutMs: number;
+  /** Start beside another service that owns the embedded PostgreSQL of DATA_DIR instead of refusing (CIRCUIT_JOIN). */
+  join: boolean;
 }
 
 /** Every problem found in the environment, one line each (the message joins them with newlines). */
@@ -244,5 +254,10 @@ function readConfig(env: NodeJS.ProcessEnv, http: boolean): Config {
     workerHeartbeatFile: env.WORKER_HEARTBEAT_FILE ? path.resolve(env.WORKER_HEARTBEAT_FILE) : undefined,
     runDeadlineSeconds: int(env, 'RUN_DEADLINE_SECONDS', 600, 1, 3600),
     runEventsRetentionDays: int(env, 'RUN_EVENTS_RETENTION_DAYS', 7, 1, 3650),
+    streamsPerClient: int(env, 'STREAMS_PER_CLIENT', 20, 1, 100_000),
+    streamsMax: int(env, 'STREAMS_MAX', 2_000, 1, 1_000_000),
+    writeStallMs: int(env, 'WRITE_STALL_MS', 30_000, 100, 3_600_000),
+    bodyTimeoutMs: int(env, 'BODY_TIMEOUT_MS', 10_000, 100, 3_600_000),
+    join: bool(env, 'CIRCUIT_JOIN', false),
   };
 }

@@ -14,6 +14,7 @@ export const ERROR_CODES = [
   'NotFound',
   'Conflict',
   'PayloadTooLarge',
+  'RequestTimeout',
   'UnsupportedMediaType',
   'RateLimited',
   'Internal',

@@ -12,8 +12,10 @@ async function main(): Promise<void> {
   const log = createLogger(config.logLevel);
   // Traces (DESIGN §11.2) only with OTEL_EXPORTER_OTLP_ENDPOINT set; the worker thread starts its own.
   const tracing = startTracing(log);
+  // One service per data directory: a second `npm start` on the same files refuses unless told to join.
+  const database = await resolveDatabase(config, (message, level) => log[level]({ component: 'postgres' }, message), { exclusive: !config.join });
+  // After the refusal above, which is then the one line a second start prints.
   if (config.runWorker) logConfigWarnings(config, log);
-  const database = await resolveDatabase(config, (message, level) => log[level]({ component: 'postgres' }, message));
   // The API serves in this thread; with RUN_WORKER (the default) a run worker runs in a thread of its own.
   let worker: WorkerThread | undefined;
   const app = await startApp({ config: { ...config, runWorker: false }, databaseUrl: database.url, log }).then(async (started) => {
@@ -30,7 +32,7 @@ async function main(): Promise<void> {
     await worker?.close();
     await tracing?.shutdown();
     await database.stop();
-  }, 15_000);
+  }, 15_000, () => database.stop());
 }
 
 main().catch((error: unknown) => {

@@ -7,6 +7,7 @@ import type { RunQueue } from './queue/agenda';
 import type { RunEventBus } from './runs/events/bus';
 import type { RunService } from './runs/run-service';
 import type { RunMetricsStore } from './telemetry/run-metrics';
+import type { StreamServices } from './http/open-streams';
 
 /**
  * The long-lived pieces a request may use, built once by the composition root (src/app.ts) and
@@ -30,4 +31,6 @@ export interface Services {
   runs: RunService;
   /** This thread's run metrics, added to the totals of every process; /metrics reads those (src/telemetry/run-metrics.ts). */
   runMetrics: RunMetricsStore;
+  /** The API's open event streams: caps, shutdown, authority re-checks (src/http/open-streams.ts); absent without HTTP. */
+  streams?: StreamServices;
 }

@@ -980,7 +980,7 @@ export interface components {
             error: {
                 message: string;
                 /** @enum {string} */
-                code: "BadClientData" | "Unauthorized" | "InsufficientCredits" | "BudgetExceeded" | "NotAllowed" | "NotFound" | "Conflict" | "PayloadTooLarge" | "UnsupportedMediaType" | "RateLimited" | "Internal";
+                code: "BadClientData" | "Unauthorized" | "InsufficientCredits" | "BudgetExceeded" | "NotAllowed" | "NotFound" | "Conflict" | "PayloadTooLarge" | "RequestTimeout" | "UnsupportedMediaType" | "RateLimited" | "Internal";
             };
         };
         PageMeta: {
@@ -1107,6 +1107,16 @@ export interface components {
         };
         /** @description 413 PayloadTooLarge: The request body is over 1 MiB */
         PayloadTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 408 RequestTimeout: The request body was not received in full within BODY_TIMEOUT_MS; the connection is closed */
+        RequestTimeout: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -1247,6 +1257,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["NotAllowed"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             /** @description Conflict: The caller already has a circuit of that name */
             409: {
                 headers: {
@@ -1475,6 +1486,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["NotAllowed"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["Internal"];
@@ -1569,6 +1581,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["NotAllowed"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["Internal"];
@@ -1743,6 +1756,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["NotAllowed"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["Internal"];
@@ -1800,6 +1814,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["NotAllowed"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["Internal"];
@@ -1879,6 +1894,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["NotAllowed"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["Internal"];
@@ -1923,6 +1939,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["NotAllowed"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["Internal"];
@@ -2242,6 +2259,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["NotAllowed"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["Internal"];
@@ -2562,6 +2580,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RequestTimeout: The request body was not received in full within BODY_TIMEOUT_MS; the connection is closed */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Conflict: The Idempotency-Key was already used by the caller with a different request */
             409: {
                 headers: {
@@ -2816,6 +2848,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description Conflict: The run is not terminal (PROVISIONED or RUNNING) */
             409: {
                 headers: {
@@ -2952,6 +2985,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["NotAllowed"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             /** @description Conflict: The step is not an approval waiting for a decision (unknown, decided otherwise, expired), or the run is not RUNNING */
             409: {
                 headers: {
@@ -3436,6 +3470,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["NotAllowed"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             /** @description Conflict: The caller already has a board of that name */
             409: {
                 headers: {
@@ -3602,6 +3637,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["NotAllowed"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             /** @description Conflict: The caller already has a board of that name */
             409: {
                 headers: {
@@ -3756,6 +3792,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["NotAllowed"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["Internal"];
@@ -4419,6 +4456,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["NotAllowed"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["Internal"];
@@ -4629,6 +4667,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["NotAllowed"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             /** @description Conflict: The caller already has the most schedules a user may keep (100) */
             409: {
                 headers: {
@@ -4768,6 +4807,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["NotAllowed"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["Internal"];
@@ -4852,6 +4892,9 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Deprecation: components["headers"]["Deprecation"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4877,22 +4920,124 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadClientData"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["NotAllowed"];
-            /** @description NotFound: No such adaptor, context.version of its circuit, or context.alias of its circuit */
-            404: {
+            /** @description BadClientData: Invalid payload, parameter or definition */
+            400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            500: components["responses"]["Internal"];
+            /** @description Unauthorized: Missing or invalid bearer token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NotAllowed: The caller may not run the circuit, or the token lacks runs:write, the circuit, or has a daily credit cap */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NotFound: No such adaptor, context.version of its circuit, or context.alias of its circuit */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RequestTimeout: The request body was not received in full within BODY_TIMEOUT_MS; the connection is closed */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PayloadTooLarge: The request body is over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UnsupportedMediaType: The request body is not JSON (send Content-Type: application/json) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RateLimited: More queries than RUN_RATE_LIMIT_PER_MINUTE from this token in the window (a batch counts as one) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal: Unexpected server error (details are logged, never shown) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     EstimateCircuitAdaptor: {
@@ -4944,6 +5089,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["NotAllowed"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["Internal"];

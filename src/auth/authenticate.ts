@@ -9,7 +9,7 @@ export type Authentication =
   /** `message`: why the bearer token is refused (unknown, revoked or expired): a 401 everywhere. */
   | { kind: 'invalid'; message: string }
   /** `user.tokenGrant` holds the token's limits. */
-  | { kind: 'token'; user: User };
+  | { kind: 'token'; user: User; /** Set for a bearer token (not for a signed URL's reader): open streams re-check it. */ tokenHash?: string };
 
 const INVALID = 'The bearer token is invalid or revoked';
 
@@ -65,5 +65,5 @@ export async function authenticate(header: string | undefined): Promise<Authenti
     found.token.last_used_at = new Date();
     await ApiToken.update({ last_used_at: found.token.last_used_at }, { where: { uid: found.token.uid }, hooks: false });
   }
-  return { kind: 'token', user };
+  return { kind: 'token', user, tokenHash };
 }

@@ -94,11 +94,22 @@ function writePassword(dataDir: string, password: string): void {
   fs.writeFileSync(passwordFile(dataDir), `${password}\n`, { mode: 0o600 });
 }
 
-/** Connects to the data dir's running PostgreSQL if there is one, else starts (and supervises) it. */
-export async function startEmbeddedDatabase(dataDir: string, log: EmbeddedLog = () => {}): Promise<EmbeddedDatabase> {
+/** Another service owns the embedded PostgreSQL of the data directory, and this one was not told to join it. */
+export class DataDirectoryInUse extends Error {
+  constructor(dataDir: string, pid: number) {
+    super(`another circuit service (pid ${pid}) already runs on DATA_DIR ${dataDir}; stop it first, or set CIRCUIT_JOIN=1 (or DATABASE_URL) to run beside it`);
+  }
+}
+
+/**
+ * Connects to the data dir's running PostgreSQL if there is one, else starts (and supervises) it.
+ * With `exclusive` (a second service on the same files) a running one is refused (DataDirectoryInUse).
+ */
+export async function startEmbeddedDatabase(dataDir: string, log: EmbeddedLog = () => {}, { exclusive = false }: { exclusive?: boolean } = {}): Promise<EmbeddedDatabase> {
   fs.mkdirSync(dataDir, { recursive: true });
   const recorded = readRecord(dataDir);
   if (recorded && isAlive(recorded.pid) && (await canConnect(recorded.port))) {
+    if (exclusive) throw new DataDirectoryInUse(dataDir, recorded.pid);
     return { url: urlFor(recorded.port, readPassword(dataDir) ?? LEGACY_PASSWORD), owned: false, state: () => 'joined', stop: async () => {} };
   }
 
@@ -139,6 +150,12 @@ export async function startEmbeddedDatabase(dataDir: string, log: EmbeddedLog = 
 
   fs.writeFileSync(recordFile(dataDir), JSON.stringify({ port, pid: process.pid } satisfies Recorded));
   let stopped = false;
+  // However this process ends (a forced stop, an uncaught error), the server it owns ends with it.
+  const onExit = () => {
+    fs.rmSync(recordFile(dataDir), { force: true });
+    server.signalStop();
+  };
+  process.once('exit', onExit);
   return {
     url: urlFor(port, password),
     owned: true,
@@ -146,6 +163,7 @@ export async function startEmbeddedDatabase(dataDir: string, log: EmbeddedLog = 
     stop: async () => {
       if (stopped) return;
       stopped = true;
+      process.off('exit', onExit);
       fs.rmSync(recordFile(dataDir), { force: true });
       await server.stop();
     },

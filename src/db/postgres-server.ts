@@ -209,6 +209,18 @@ export class PostgresServer {
   }
 
   /** Fast shutdown (SIGINT: open sessions are ended, data is safe); SIGKILL only if it hangs. */
+  /**
+   * Asks the server to stop without waiting (for a process that is exiting now, e.g. on a forced stop):
+   * a fast shutdown (SIGINT) that PostgreSQL completes on its own, so it never outlives its owner.
+   */
+  signalStop(): void {
+    if (this._state === 'stopped') return;
+    this._state = 'stopping';
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    const child = this.child;
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
+  }
+
   async stop(timeoutMs = 15_000): Promise<void> {
     if (this._state === 'stopped') return;
     this._state = 'stopping';

@@ -9,6 +9,8 @@ import { AppError, unauthorized } from '../errors';
 import { ERROR_STATUS } from '../../rest-bridge/error-status';
 import type { Services } from '../services';
 import { prepareOperation } from '../graphql/prepare-operation';
+import { streamClient } from './open-streams';
+import { takeValue, writePaced } from './paced-write';
 
 export const GRAPHQL_STREAM_PATH = '/graphql/stream';
 
@@ -153,6 +155,21 @@ export function mountGraphqlStream(app: Express, schema: GraphQLSchema, services
         raw,
         context: {},
       });
+      let releaseSlot: (() => void) | undefined;
+      if (body && typeof body !== 'string') {
+        try {
+          // Counted against the client's and the server's stream caps; a shutdown completes it and closes.
+          releaseSlot = services.streams?.open.open(streamClient(req, raw.auth), () => {
+            if (!res.writableEnded) res.end('event: complete\ndata:\n\n');
+            void body.return(undefined);
+          });
+        } catch (error) {
+          void body.return(undefined);
+          const [refusal, refused] = jsonResponse(error as AppError);
+          res.writeHead(refused.status, refused.headers);
+          return void res.end(refusal);
+        }
+      }
       res.writeHead(init.status, init.statusText || undefined, init.headers);
       if (!body || typeof body === 'string') return void res.end(body);
       const token = req.headers[TOKEN_HEADER];
@@ -162,12 +179,15 @@ export function mountGraphqlStream(app: Express, schema: GraphQLSchema, services
         clearTimeout(reservation.expiry);
       }
       res.once('close', () => {
+        releaseSlot?.();
         void body.return(undefined);
         if (reservation && typeof token === 'string') release(token);
       });
-      for await (const chunk of body) {
-        if (!res.writable) break;
-        await new Promise<void>((resolve, reject) => res.write(chunk, (error) => (error ? reject(error) : resolve())));
+      for (;;) {
+        const next = await body.next();
+        if (next.done || !res.writable) break;
+        // Paced: a large result is handed over slice by slice, one copy shared by all readers.
+        if (!(await writePaced(res, takeValue(next), services.streams?.texts))) break;
       }
       res.end();
     } catch (error) {

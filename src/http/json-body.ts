@@ -42,7 +42,7 @@ const DECODERS: Record<string, () => Transform> = {
  * over: body-parser instead reads a refused body to its end before answering, which lets one client
  * keep the connection busy with hundreds of megabytes.
  */
-function readBody(req: Request, limit: number): Promise<Buffer> {
+function readBody(req: Request, limit: number, timeoutMs: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const encoding = String(req.headers['content-encoding'] ?? 'identity').toLowerCase();
     let decoder: Transform | undefined;
@@ -52,12 +52,17 @@ function readBody(req: Request, limit: number): Promise<Buffer> {
       decoder = req.pipe(makeDecoder());
     }
     const stream: Readable = decoder ?? req;
+    // A body that is started and never finished would hold its buffer (and the connection) for good.
+    const timer = setTimeout(() => finish(new AppError('RequestTimeout', `The request body was not received in full within ${timeoutMs / 1000} s`)), timeoutMs);
     const chunks: Buffer[] = [];
     let received = 0;
     const finish = (error?: AppError) => {
+      clearTimeout(timer);
       stream.off('data', onData).off('end', onEnd).off('error', onError);
       req.off('aborted', onAborted);
       if (!error) return resolve(Buffer.concat(chunks));
+      // What was received (or inflated) is dropped at once, not when the connection goes.
+      chunks.length = 0;
       if (decoder) { req.unpipe(decoder); decoder.destroy(); }
       req.pause();
       reject(error);
@@ -81,10 +86,10 @@ const JSON_TYPES = ['application/json', 'application/*+json'];
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Parses a JSON body into `req.body`. */
-async function parseJsonBody(req: Request): Promise<void> {
+async function parseJsonBody(req: Request, timeoutMs: number): Promise<void> {
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(String(req.headers['content-type']))?.[1]?.toLowerCase();
   if (charset && charset !== 'utf-8' && charset !== 'utf8') throw new AppError('UnsupportedMediaType', `Unsupported charset "${charset}": send JSON as UTF-8`);
-  const bytes = await readBody(req, BODY_LIMIT_BYTES);
+  const bytes = await readBody(req, BODY_LIMIT_BYTES, timeoutMs);
   if (bytes.length === 0) return;
   let text: string;
   try {
@@ -135,13 +140,13 @@ function checkHygiene(req: Request): void {
  * more) and runs the hygiene check. Mounted once in front of every route, so REST, GraphQL and
  * graphql-sse share one parser.
  */
-export function jsonBody(): RequestHandler {
+export function jsonBody({ timeoutMs }: { timeoutMs: number }): RequestHandler {
   return (req, _res, next) => {
     if (announcedTooLarge(req)) return next(tooLarge());
     // As body-parser does: `body` is present (undefined) on every request; Apollo's adapter insists on it.
     if (!Object.prototype.hasOwnProperty.call(req, 'body')) req.body = undefined;
     if (req.is(JSON_TYPES)) {
-      parseJsonBody(req).then(() => checkHygiene(req)).then(() => next(), next);
+      parseJsonBody(req, timeoutMs).then(() => checkHygiene(req)).then(() => next(), next);
       return;
     }
     try {
@@ -181,6 +186,11 @@ export function sendEdgeError(req: Request, res: Response, error: AppError): voi
   if (error.code === 'PayloadTooLarge') {
     res.set('Connection', 'close');
     res.once('finish', () => cutOff(req));
+  }
+  if (error.code === 'RequestTimeout') {
+    // The rest of the body is never read: answer, then close the connection.
+    res.set('Connection', 'close');
+    res.once('finish', () => req.socket.destroySoon());
   }
   res.status(status).set('Cache-Control', 'no-store');
   if (isGraphqlPath(req)) {

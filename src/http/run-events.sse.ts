@@ -13,6 +13,8 @@ import type { Authentication } from '../auth/authenticate';
 import { User } from '../models';
 import { checkEventsSignature } from '../runs/events/signed-url';
 import { resolveSecret } from '../storage/secret';
+import { streamClient } from './open-streams';
+import { writePaced } from './paced-write';
 
 export const RUN_EVENTS_PATH = `${API_PREFIX}/circuit-runs/:uid/events`;
 
@@ -76,9 +78,11 @@ export function mountRunEvents(app: Express, schema: GraphQLSchema, operations: 
     let iterator: AsyncIterator<ExecutionResult> | undefined;
     const timers: NodeJS.Timeout[] = [];
     let closed = false;
+    let release: (() => void) | undefined;
     const finish = () => {
       if (closed) return;
       closed = true;
+      release?.();
       for (const timer of timers) clearInterval(timer);
       void iterator?.return?.();
       if (!res.writableEnded) res.end();
@@ -95,6 +99,7 @@ export function mountRunEvents(app: Express, schema: GraphQLSchema, operations: 
         return fail(result.errors?.[0] ?? new AppError('Internal', 'Internal server error'));
       }
       iterator = result;
+      const viewerKey = context.viewer ? `user:${context.viewer.uid}` : 'anonymous';
       if (closed) return finish();
       // Checked after the subscription: its read rules answer first (401/403/404).
       if (start.complete) {
@@ -102,6 +107,12 @@ export function mountRunEvents(app: Express, schema: GraphQLSchema, operations: 
         return finish();
       }
 
+      // Counted against the client's and the server's stream caps (429 when over); a shutdown ends it with a last event.
+      release = services.streams?.open.open(streamClient(req, context.auth), (reason) => {
+        if (!res.headersSent || res.writableEnded) return finish();
+        res.write(`event: ${reason}\ndata: {}\n\n`);
+        finish();
+      });
       res.status(200).set({
         ...context.responseHeaders,
         'Content-Type': 'text/event-stream; charset=utf-8',
@@ -111,19 +122,33 @@ export function mountRunEvents(app: Express, schema: GraphQLSchema, operations: 
       });
       res.flushHeaders();
       res.write('retry: 1000\n\n');
-      timers.push(setInterval(() => { if (!closed) res.write(': keep-alive\n\n'); }, services.config.sseKeepAliveMs));
+      // Not while the reader has not taken what was sent: a paused reader's buffer stays as it is.
+      timers.push(setInterval(() => { if (!closed && !res.writableNeedDrain) res.write(': keep-alive\n\n'); }, services.config.sseKeepAliveMs));
 
-      for (;;) {
-        const next = await iterator.next();
-        if (next.done || closed) break;
+      const texts = services.streams?.texts;
+      /**
+       * The next event as the bytes to send, or null at the end. Its own frame is gone once it
+       * returns: nothing of the presented run (a 4 MiB result) stays referenced while a reader is slow.
+       */
+      const nextEvent = async (source: AsyncIterator<ExecutionResult>) => {
+        const next = await source.next();
+        if (next.done || closed) return null;
         if (next.value.errors?.length) {
           onInternal(next.value.errors[0]);
-          break;
+          return null;
         }
         const event = (next.value.data as { circuitRunEvents: RestRunEvent }).circuitRunEvents;
         const kind = event.kind.toLowerCase();
         const data = kind === 'state' && event.run ? omitNulls(event.run) : event.data;
-        res.write(`id: ${event.seq}\nevent: ${kind}\ndata: ${JSON.stringify(data)}\n\n`);
+        const make = () => `id: ${event.seq}\nevent: ${kind}\ndata: ${JSON.stringify(data)}\n\n`;
+        // The same event as the same viewer is the same text: made once for all its readers.
+        return texts ? texts.byKey(`${uid}:${event.seq}:${viewerKey}`, make)() : make();
+      };
+      for (;;) {
+        const bytes = await nextEvent(iterator);
+        if (bytes === null) break;
+        // Paced: a large event is handed over slice by slice, views of the one shared copy.
+        if (!(await writePaced(res, () => bytes, texts))) break;
       }
       finish();
     } catch (error) {

@@ -21,6 +21,7 @@ import { runTraceparent } from './0021-run-traceparent';
 import { tokenLimits } from './0022-token-limits';
 import { runLabelsBatches } from './0023-run-labels-batches';
 import { userRunSlots } from './0024-user-run-slots';
+import { runVisibilityChanged } from './0025-run-visibility-changed';
 import { searchInPostgres } from './0026-search-in-postgres';
 import { runMetricTotals } from './0029-run-metric-totals';
 
@@ -29,4 +30,4 @@ import type { Migration } from './migration';
 export type { Migration };
 
 /** Append only: a migration once released is never edited. */
-export const migrations: Migration[] = [foundation, runs, boards, blobs, authChanged, circuitDeprecatedAt, jobOutbox, credits, webhooksSchedules, runControl, authChangedIgnoresBalance, stateEventAfterLoggedEvents, searchLexicon, runReadsChanged, searchChangedRows, authChangedByColumn, runSteps, circuitAliases, stepCache, runTraceparent, tokenLimits, runLabelsBatches, userRunSlots, searchInPostgres, runMetricTotals].filter((m) => m.up.trim() !== '');
+export const migrations: Migration[] = [foundation, runs, boards, blobs, authChanged, circuitDeprecatedAt, jobOutbox, credits, webhooksSchedules, runControl, authChangedIgnoresBalance, stateEventAfterLoggedEvents, searchLexicon, runReadsChanged, searchChangedRows, authChangedByColumn, runSteps, circuitAliases, stepCache, runTraceparent, tokenLimits, runLabelsBatches, userRunSlots, runVisibilityChanged, searchInPostgres, runMetricTotals].filter((m) => m.up.trim() !== '');

@@ -53,12 +53,21 @@ function kindsOf(kinds: string[] | null | undefined, fallback: readonly RunEvent
 async function subscribeToRunEvents(context: AppContext, uid: string, after: number | null, kinds: readonly RunEventKind[]): Promise<AsyncIterableIterator<RunEventRoot>> {
   if (context.auth.kind === 'invalid') throw unauthorized(context.auth.message);
   if (after !== null && (!Number.isInteger(after) || after < 0)) throw badInput('after must be a whole number ≥ 0', { field: 'after' });
-  let run = await findRunFor(context, uid, 'read');
-  const stream = runEventStream(context.services, run.uid, { after, kinds });
+  let run: CircuitRun | null = await findRunFor(context, uid, 'read');
+  // Re-checked while open (issue #24): a revoked token or a run made private ends the stream.
+  const lost = new AbortController();
+  const unwatch = context.services.streams?.authority.watch({ auth: context.auth, runUid: run.uid, runOwnerUid: run.user_uid }, () => lost.abort());
+  const stream = runEventStream(context.services, run.uid, { after, kinds, signal: lost.signal, onEnd: unwatch });
+  const runUid = run.uid;
   return mapStream(stream, async (event) => {
     const state = event.kind === 'state' ? (event.data.state as RunState) : null;
-    if (state && isTerminal(state) && !isTerminal(run.state)) run = (await CircuitRun.findByPk(run.uid)) ?? run;
-    return { event, run };
+    let current = run ?? (await CircuitRun.findByPk(runUid));
+    if (!current) throw notFound('Circuit run');
+    if (state && isTerminal(state) && !isTerminal(current.state)) current = (await CircuitRun.findByPk(runUid)) ?? current;
+    // Not kept once its terminal state is out (the last event): its result may be 4 MiB, and the
+    // stream lives on while a slow reader takes it (issue #24).
+    run = state && isTerminal(state) ? null : current;
+    return { event, run: current };
   });
 }
 

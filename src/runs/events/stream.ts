@@ -10,6 +10,10 @@ export interface RunEventStreamOptions {
   kinds: readonly RunEventKind[];
   /** Re-read the log at least this often, covering a notification lost while the bus reconnected. */
   pollMs?: number;
+  /** Ends the stream when it aborts (the reader's authority was lost, src/auth/stream-authority.ts). */
+  signal?: AbortSignal;
+  /** Called once when the stream ends, however. */
+  onEnd?: () => void;
 }
 
 /**
@@ -25,7 +29,9 @@ export function runEventStream(services: Services, uid: string, options: RunEven
   let wake: (() => void) | undefined;
   const nudge = () => { dirty = true; wake?.(); };
   const unsubscribe = services.runEvents.subscribe(uid, (message) => { if (message.seq !== undefined || message.state !== undefined) nudge(); });
-  stopped.signal.addEventListener('abort', () => { unsubscribe(); wake?.(); }, { once: true });
+  stopped.signal.addEventListener('abort', () => { unsubscribe(); wake?.(); options.onEnd?.(); }, { once: true });
+  if (options.signal?.aborted) stopped.abort();
+  else options.signal?.addEventListener('abort', () => stopped.abort(), { once: true });
   const pollMs = options.pollMs ?? Math.max(1_000, services.config.sseKeepAliveMs);
 
   const events = (async function* () {

@@ -1,0 +1,22 @@
+import type { RequestHandler } from 'express';
+
+/**
+ * Pages a browser shows, some of which hold credentials (GraphiQL keeps a pasted Authorization
+ * header; /settings holds the session): none of them may be framed by another site (clickjacking).
+ * A page's own Content-Security-Policy (e.g. /settings') may replace this one; it keeps frame-ancestors.
+ */
+const FRAMED_PAGES = [/^\/$/, /^\/graphql\/?$/, /^\/api\/v1\/docs(\/|$)/, /^\/settings(\/|$)/];
+
+export const ANTI_FRAMING_HEADERS = {
+  'X-Frame-Options': 'DENY',
+  'Content-Security-Policy': "frame-ancestors 'none'",
+} as const;
+
+/** Sets the anti-framing headers on every answer of the pages above, errors and redirects included. */
+export function antiFraming(): RequestHandler {
+  return (req, res, next) => {
+    const path = req.path;
+    if (FRAMED_PAGES.some((page) => page.test(path))) res.set(ANTI_FRAMING_HEADERS);
+    next();
+  };
+}
