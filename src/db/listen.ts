@@ -22,7 +22,7 @@ export async function listen(options: ListenOptions): Promise<Listening> {
     applicationName: options.applicationName,
     log: options.log,
     name: 'LISTEN',
-    logFields: { channel: options.channel },
+    logFields: { channel: options.channel, application: options.applicationName },
     retryMs: options.retryMs,
     setup: async (client) => {
       client.on('notification', (message) => {
