@@ -19,6 +19,9 @@ export type CircuitRow = Readonly<Record<string, unknown>>;
 /** A run whose rows take more than this (a large input or result) is read from the database each time. */
 const ENTRY_MAX_BYTES = 128 * 1024;
 const CACHE_MAX_BYTES = 32 * 1024 * 1024;
+/** Larger ended runs held at once, and for how long (each up to a 4 MiB result plus its input). */
+const LARGE_ENTRIES = 16;
+const LARGE_ENTRY_TTL_MS = 5_000;
 
 function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object' && !Object.isFrozen(value) && !(value instanceof Date)) {
@@ -50,6 +53,13 @@ export class RunReadCache implements NotifiedCache {
     sizeCalculation: (rows) => JSON.stringify(rows).length,
   });
   private readonly circuitsByAdaptor = new LRUCache<string, CircuitRow>({ max: 2_000 });
+  /**
+   * Ended runs too large for `entries` (a result of megabytes), kept a few seconds: the readers that open
+   * one together (followers of a public run, pollers) share one parsed copy instead of each holding its own.
+   */
+  private readonly large = new LRUCache<string, RunReadRows>({ max: LARGE_ENTRIES, ttl: LARGE_ENTRY_TTL_MS });
+  /** Reads in progress, so that readers arriving at once wait for one read. */
+  private readonly reading = new Map<string, Promise<RunReadRows | null>>();
 
   setLive(live: boolean): void {
     this.live = live;
@@ -59,11 +69,26 @@ export class RunReadCache implements NotifiedCache {
   invalidate(): void {
     this.generation++;
     this.entries.clear();
+    this.large.clear();
     this.circuitsByAdaptor.clear();
   }
 
   get(uid: string): RunReadRows | undefined {
-    return this.live ? this.entries.get(uid) : undefined;
+    return this.live ? this.entries.get(uid) ?? this.large.get(uid) : undefined;
+  }
+
+  /**
+   * `read()` for `uid`, shared with a read of it that began in this process since the last invalidation
+   * (`begunAt`, from begin()) and is still in progress; a read from before an invalidation is not shared.
+   */
+  readOnce(uid: string, begunAt: number, read: () => Promise<RunReadRows | null>): Promise<RunReadRows | null> {
+    const key = `${begunAt}:${uid}`;
+    let pending = this.reading.get(key);
+    if (!pending) {
+      pending = read().finally(() => this.reading.delete(key));
+      this.reading.set(key, pending);
+    }
+    return pending;
   }
 
   /** The generation to hand back to `set` once the read that starts now has its rows. */
@@ -74,7 +99,9 @@ export class RunReadCache implements NotifiedCache {
   /** Keeps the rows of an ended run read since `begunAt` (anything else is ignored). */
   set(uid: string, rows: RunReadRows, begunAt: number): void {
     if (!this.live || begunAt !== this.generation) return;
-    this.entries.set(uid, deepFreeze(rows));
+    deepFreeze(rows);
+    this.entries.set(uid, rows);
+    if (!this.entries.has(uid)) this.large.set(uid, rows);
   }
 
   circuitOfAdaptor(adaptorUid: string): CircuitRow | undefined {

@@ -54,7 +54,7 @@ async function loadRun(ctx: AppContext, uid: string): Promise<CircuitRun | null>
   let rows = cached;
   if (!rows) {
     const begunAt = cache.begin();
-    const read = await readRunRows(uid);
+    const read = await cache.readOnce(uid, begunAt, () => readRunRows(uid));
     if (!read) return null;
     if (isTerminal(read.run.state as RunState)) cache.set(uid, read, begunAt);
     rows = read;
