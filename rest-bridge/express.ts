@@ -3,6 +3,7 @@ import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { DocumentNode, GraphQLSchema } from 'graphql';
 import { buildContext } from '../src/graphql/context';
 import type { Services } from '../src/services';
+import { WRITE_SLICE_BYTES, writePaced, type Held, type SharedTexts } from '../src/http/paced-write';
 import { errorResponse, runRoute, BridgeResponse } from './bridge';
 import type { Route } from './route';
 import { buildOpenApi } from './openapi';
@@ -18,11 +19,33 @@ function hasContent(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
 
-function send(res: Response, response: BridgeResponse): void {
+type EtagFn = (body: Buffer | string, encoding: string) => string;
+
+/**
+ * A JSON answer. A large one (a run with a 4 MiB result) is written with back-pressure, slice by slice
+ * as the client takes it, from one copy shared by every request answering the same bytes
+ * (src/http/paced-write.ts): a client that stops reading holds a slice, not the answer.
+ */
+function sendJson(req: Request, res: Response, text: string, shared: SharedTexts | undefined): void {
+  res.type('application/json');
+  if (text.length <= WRITE_SLICE_BYTES) return void res.send(text);
+  let holder: Held | undefined = shared ? shared.share(text) : { bytes: Buffer.from(text) };
+  res.set('Content-Length', String(holder.bytes.length));
+  const etagFn = req.app.get('etag fn') as EtagFn | undefined;
+  if (!res.get('ETag') && (req.method === 'GET' || req.method === 'HEAD') && etagFn) res.set('ETag', etagFn(holder.bytes, 'utf8'));
+  if (req.method === 'HEAD') return void res.end();
+  void writePaced(res, () => {
+    const bytes = holder!;
+    holder = undefined;
+    return bytes;
+  }).then((written) => { if (written) res.end(); });
+}
+
+function send(req: Request, res: Response, response: BridgeResponse, shared?: SharedTexts): void {
   res.status(response.status).set(response.headers);
   if (response.body === undefined) res.end();
   else if (typeof response.body === 'string') res.send(response.body);
-  else res.json(response.body);
+  else sendJson(req, res, JSON.stringify(response.body), shared);
 }
 
 /** Whether every percent-escape of `path` decodes (Express answered 400 for one that does not). */
@@ -47,18 +70,18 @@ function noneMatchHolds(header: string, etag: string): boolean {
  * `Cache-Control: no-cache` — which fetch() adds to every conditional request — though that
  * directive is meant for caches, not for the origin server evaluating the condition.
  */
-function sendConditional(req: Request, res: Response, response: BridgeResponse): void {
+function sendConditional(req: Request, res: Response, response: BridgeResponse, shared?: SharedTexts): void {
   const condition = req.headers['if-none-match'];
-  if (!condition || response.status !== 200 || response.body === undefined) return send(res, response);
+  if (!condition || response.status !== 200 || response.body === undefined) return send(req, res, response, shared);
   const text = JSON.stringify(response.body);
-  const etagFn = req.app.get('etag fn') as ((body: Buffer, encoding: string) => string) | undefined;
-  const etag = etagFn?.(Buffer.from(text, 'utf8'), 'utf8');
+  const etagFn = req.app.get('etag fn') as EtagFn | undefined;
+  const etag = etagFn?.(text, 'utf8');
   res.status(response.status).set(response.headers);
-  if (!etag) return void res.type('application/json').send(text);
+  if (!etag) return sendJson(req, res, text, shared);
   // Set here, Express does not hash the body a second time.
   res.set('ETag', etag);
   if (noneMatchHolds(condition, etag)) return void res.status(304).end();
-  res.type('application/json').send(text);
+  sendJson(req, res, text, shared);
 }
 
 /** Mounts every route of the table under /api/v1, plus the envelope for bad JSON and unknown paths. */
@@ -81,7 +104,7 @@ export function mountRestBridge(app: Express, schema: GraphQLSchema, document: D
   router.use(async (req: Request, res: Response, next: NextFunction) => {
     const found = table.find((req.method === 'HEAD' ? 'GET' : req.method) as HTTPMethod, req.path);
     if (!found) {
-      if (!decodes(req.path)) send(res, errorResponse({ code: 'BadClientData', message: 'The path is not validly percent-encoded' }));
+      if (!decodes(req.path)) send(req, res, errorResponse({ code: 'BadClientData', message: 'The path is not validly percent-encoded' }));
       else next();
       return;
     }
@@ -91,25 +114,25 @@ export function mountRestBridge(app: Express, schema: GraphQLSchema, document: D
       // RFC 9110 §15.5.16: content in a format the route does not take is 415, not a guess at its fields.
       if (route.body && hasContent(req) && !req.is(JSON_TYPES)) {
         const type = req.headers['content-type'];
-        send(res, errorResponse({ code: 'UnsupportedMediaType', message: `The request body must be JSON: send Content-Type: application/json${type ? ` (not ${type})` : ''}` }));
+        send(req, res, errorResponse({ code: 'UnsupportedMediaType', message: `The request body must be JSON: send Content-Type: application/json${type ? ` (not ${type})` : ''}` }));
         return;
       }
       const context = await buildContext(services, req);
       const response = await runRoute(schema, document, route, { params: { ...found.params } as Record<string, string>, query: req.query, body: req.body, headers: req.headers }, context, (error) =>
         req.log?.error({ err: error, route: route.path }, 'internal error in REST route'));
-      if (route.requestHeaders?.includes('If-None-Match')) sendConditional(req, res, response);
-      else send(res, response);
+      if (route.requestHeaders?.includes('If-None-Match')) sendConditional(req, res, response, services.streams?.texts);
+      else send(req, res, response, services.streams?.texts);
     } catch (error) {
       next(error);
     }
   });
-  router.use((_req: Request, res: Response) => send(res, errorResponse({ code: 'NotFound', message: 'No such route' })));
+  router.use((req: Request, res: Response) => send(req, res, errorResponse({ code: 'NotFound', message: 'No such route' })));
   router.use((error: Error & { status?: number }, req: Request, res: Response, _next: NextFunction) => {
     if (error.status && error.status >= 400 && error.status < 500) {
-      return send(res, errorResponse({ code: 'BadClientData', message: error.message }));
+      return send(req, res, errorResponse({ code: 'BadClientData', message: error.message }));
     }
     req.log?.error({ err: error }, 'internal error in REST bridge');
-    send(res, errorResponse({ code: 'Internal', message: 'Internal server error' }));
+    send(req, res, errorResponse({ code: 'Internal', message: 'Internal server error' }));
   });
   app.use(API_PREFIX, router);
 }

@@ -5,7 +5,7 @@ import type { Writable } from 'node:stream';
 export const WRITE_SLICE_BYTES = 64 * 1024;
 
 /** A text as the bytes sent: written as views of one buffer, so no reader makes (or leaves as garbage) its own copy. */
-interface Held { bytes: Buffer }
+export interface Held { bytes: Buffer }
 
 /** Resolves once `out` wants more (drain) or is gone (close, error). */
 function drained(out: Writable): Promise<void> {
