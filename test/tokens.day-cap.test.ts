@@ -89,3 +89,14 @@ test('the REST event stream of a run needs runs:read like the run itself', async
   expect(refused.status).toBe(403);
   expect(refused.body.error).toEqual({ code: 'NotAllowed', message: 'This token lacks the scope runs:read' });
 });
+
+test('a token with a day cap cannot submit a batch (its runs go as queries, each reserved against the cap); an uncapped one can', async () => {
+  const { token: capped } = await createApiToken(owner.user, 'capped-batch', { maxCreditsPerDay: 5 });
+  const refused = await t.rest('POST', `/circuit-adaptors/${hello.adaptorUid}/batches`, { token: capped, body: { inputs: [{ name: 'a' }, { name: 'b' }] } });
+  expect(refused.status).toBe(403);
+  expect(refused.body.error).toEqual({ code: 'NotAllowed', message: expect.stringContaining('daily credit cap') });
+  const { token: plain } = await createApiToken(owner.user, 'plain-batch', { scopes: ['runs:write'] });
+  const admitted = await t.rest('POST', `/circuit-adaptors/${hello.adaptorUid}/batches`, { token: plain, body: { inputs: [{ name: 'a' }, { name: 'b' }] } });
+  expect(admitted.status).toBe(200);
+  expect(admitted.body.payload.total).toBe(2);
+});

@@ -72,6 +72,15 @@ export function tokenMayStartRun(viewer: User | null, circuitUid: string, option
 }
 
 /**
+ * Submitting a batch: a batch is admitted in one statement against the balance, while a token's day cap
+ * is reserved run by run (src/credits/token-spend.ts), so a capped token sends its runs as queries.
+ */
+export function tokenMaySubmitBatch(viewer: User | null): { allowed: boolean; message?: string } {
+  if (viewer?.tokenGrant?.maxCreditsPerDay == null) return { allowed: true };
+  return { allowed: false, message: 'This token has a daily credit cap (max_credits_per_day): it cannot submit batches; send its runs as queries' };
+}
+
+/**
  * Creating API tokens: a session, a password, or a token without any limit. A limited token may not:
  * it could otherwise mint a token without its limits.
  */

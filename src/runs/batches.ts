@@ -2,9 +2,10 @@ import crypto from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import type { User } from '../models';
 import { CircuitRun, RUN_STATES, type RunState } from '../models/CircuitRun';
-import { AppError, badInput, notFound } from '../errors';
+import { badInput, notFound } from '../errors';
 import { authorize } from '../policies/authorize';
 import { startRunPermits } from '../policies/run.policy';
+import { tokenMaySubmitBatch } from '../policies/token.policy';
 import { batchPermits, type BatchAction } from '../policies/batch.policy';
 import { isUid } from '../ids';
 import { checkInput } from '../engine/input-schema';
@@ -108,11 +109,8 @@ export async function createBatch(services: Services, viewer: User, input: Creat
   const isPublic = input.isPublic ?? false;
   const permit = startRunPermits(viewer, circuit, isPublic, { webhook: input.webhook != null });
   authorize(viewer, permit.allowed, permit.message);
-  // A batch is admitted in one statement against the balance; a token's day cap is reserved run by run
-  // (src/credits/token-spend.ts), so a capped token submits its runs one query at a time instead.
-  if (viewer.tokenGrant?.maxCreditsPerDay != null) {
-    throw new AppError('NotAllowed', 'This token has a daily credit cap (max_credits_per_day): it cannot submit batches; send its runs as queries');
-  }
+  const batchPermit = tokenMaySubmitBatch(viewer);
+  authorize(viewer, batchPermit.allowed, batchPermit.message);
 
   const webhook = parseRunWebhook(input.webhook, input.webhookEventsFilter, services.config.httpStepAllowPrivate);
   const alias = input.alias ?? null;
