@@ -282,7 +282,8 @@ maybe('the Runs page shows a run waiting for approval with its prompt; Approve a
   expect(await waiting.evaluateAll((cards) => cards.map((c) => c.getAttribute('data-waiting-run')))).toEqual([second.run.uid]);
 
   await card(second.run.uid).getByRole('button', { name: 'Reject' }).click();
-  await page.waitForURL('**/settings/runs');
+  // Already at /settings/runs: the page's message is the signal that the new one has loaded.
+  await page.getByRole('status').filter({ hasText: 'cleanup rejected' }).waitFor();
   expect(await stepRow(second.run.uid, 'cleanup')).toMatchObject({ status: 'rejected', decision: { approved: false, comment: null } });
   expect(await waiting.count()).toBe(0);
   const deadline = Date.now() + 5_000;
