@@ -13,6 +13,7 @@ import { createMetrics, mountObservability } from './http/observability';
 import { loadOperations, assertOperationsValid } from '../rest-bridge/operations';
 import { API_PREFIX, mountRestBridge } from '../rest-bridge/express';
 import { mountApiReference } from './http/api-docs';
+import { prepareDefinitionValidation } from './engine/validate-definition';
 import { routes } from '../rest-bridge/routes';
 import type { Services } from './services';
 import { createBlobStorage } from './storage';
@@ -67,6 +68,7 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
   const services: Services = { config, sequelize, log, searchRateLimiter, runRateLimiter, blobStorage: createBlobStorage(config), ...runs.services, streams };
   runs.attach(services);
   const schema = await getSchema();
+  prepareDefinitionValidation();
   const operations = loadOperations();
   assertOperationsValid(schema, operations);
 

@@ -23,11 +23,19 @@ export interface ValidatedDefinition {
   embeddedCircuitUids: string[];
 }
 
-/** Compiled on first use: processes that never publish (workers, most CLI commands) skip the cost. */
+/** Compiled once per process, by the API at start (prepareDefinitionValidation): workers and most CLI commands never need it. */
 let shapeValidator: ValidateFunction | undefined;
+function shapeValidatorOf(): ValidateFunction {
+  return (shapeValidator ??= new Ajv2020({ strict: false, allErrors: false, verbose: true }).compile(annotatedDefinitionSchema()));
+}
 function validateShape(raw: unknown): ErrorObject | null {
-  shapeValidator ??= new Ajv2020({ strict: false, allErrors: false, verbose: true }).compile(annotatedDefinitionSchema());
-  return shapeValidator(raw) ? null : shapeValidator.errors![0];
+  const validate = shapeValidatorOf();
+  return validate(raw) ? null : validate.errors![0];
+}
+
+/** Compiles the definition's JSON Schema now, so that the first publish does not stall the event loop for it (~0.1 s). */
+export function prepareDefinitionValidation(): void {
+  shapeValidatorOf();
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
