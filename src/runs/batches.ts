@@ -4,7 +4,6 @@ import type { User } from '../models';
 import { CircuitRun, RUN_STATES, type RunState } from '../models/CircuitRun';
 import { badInput, notFound } from '../errors';
 import { authorize } from '../policies/authorize';
-import { startRunPermits } from '../policies/run.policy';
 import { tokenMaySubmitBatch } from '../policies/token.policy';
 import { batchPermits, type BatchAction } from '../policies/batch.policy';
 import { isUid } from '../ids';
@@ -15,7 +14,7 @@ import { parseRunWebhook } from '../webhooks/events';
 import { versionOfAlias } from '../aliases/alias-version';
 import { preparedQuery } from '../db/prepared';
 import type { Services } from '../services';
-import { circuitOfAdaptor, resolveVersion } from './create-run';
+import { circuitToStart, resolveVersion } from './create-run';
 import { checkMetadata, checkTags } from './run-labels';
 import { cancelRun } from './cancel';
 
@@ -103,12 +102,8 @@ function checkInputs(versionUid: string, querySchema: unknown, inputs: unknown):
  * version carrying `batch_uid`, admitted in one statement (admitBatchSql).
  */
 export async function createBatch(services: Services, viewer: User, input: CreateBatchInput): Promise<BatchView> {
-  if (input.alias != null && input.versionUid != null) throw badInput('Send context.version or context.alias, not both', { field: 'context.alias' });
-  const circuit = await circuitOfAdaptor(services.runs, input.adaptorUid);
-  if (!circuit) throw notFound('Circuit adaptor');
+  const circuit = await circuitToStart(services, viewer, input);
   const isPublic = input.isPublic ?? false;
-  const permit = startRunPermits(viewer, circuit, isPublic, { webhook: input.webhook != null });
-  authorize(viewer, permit.allowed, permit.message);
   const batchPermit = tokenMaySubmitBatch(viewer);
   authorize(viewer, batchPermit.allowed, batchPermit.message);
 

@@ -162,13 +162,22 @@ async function insufficientCredits(services: Services, viewer: User): Promise<Ap
  * after (MongoDB: the worker sweeper queues any run whose enqueue failed at once, and any left
  * PROVISIONED by a process that died in between after a few minutes, so none stays PROVISIONED for ever).
  */
-export async function createRun(services: Services, viewer: User, input: CreateRunInput): Promise<CreateRunResult> {
+/**
+ * What every start of runs checks first (a query, a batch): version or alias, not both; the adaptor's
+ * circuit; the run policy (with the token's scopes and allow-list). Answers the circuit.
+ */
+export async function circuitToStart(services: Services, viewer: User, input: { adaptorUid: string; versionUid?: string | null; alias?: string | null; isPublic?: boolean | null; webhook?: string | null }) {
   if (input.alias != null && input.versionUid != null) throw badInput('Send context.version or context.alias, not both', { field: 'context.alias' });
   const circuit = await circuitOfAdaptor(services.runs, input.adaptorUid);
   if (!circuit) throw notFound('Circuit adaptor');
-  const isPublic = input.isPublic ?? false;
-  const permit = startRunPermits(viewer, circuit, isPublic, { webhook: input.webhook != null });
+  const permit = startRunPermits(viewer, circuit, input.isPublic ?? false, { webhook: input.webhook != null });
   authorize(viewer, permit.allowed, permit.message);
+  return circuit;
+}
+
+export async function createRun(services: Services, viewer: User, input: CreateRunInput): Promise<CreateRunResult> {
+  const circuit = await circuitToStart(services, viewer, input);
+  const isPublic = input.isPublic ?? false;
 
   const key = input.idempotencyKey ?? null;
   // Hashing the whole input is only needed to match a key; most requests carry none.
