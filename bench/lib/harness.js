@@ -172,9 +172,10 @@ function jsonClient(maxSockets = 256) {
  * Starts dist/src/<script> and resolves once it logs that it is ready (and every message of
  * `alsoWaitFor`, e.g. 'search index loaded'); later logs are drained unread. `nodeArgs` go before the
  * script (DEFAULT_SHAPE: what `npm start` passes), then BENCH_NODE_ARGS. `distDir`: another build's
- * dist/src (a "before" measured in the same run).
+ * dist/src (a "before" measured in the same run); BENCH_SERVICE_DIST sets it for every scenario, so
+ * `BENCH_SERVICE_DIST=/other/checkout/dist/src npm run bench X` measures another build (an A/B of a change).
  */
-function spawnService(script, env, { alsoWaitFor = [], nodeArgs = [], distDir = dist } = {}) {
+function spawnService(script, env, { alsoWaitFor = [], nodeArgs = [], distDir = process.env.BENCH_SERVICE_DIST || dist } = {}) {
   const awaited = new Set(alsoWaitFor);
   let ready;
   const child = spawn(process.execPath, [...nodeArgs, ...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []), path.join(distDir, script)], {
