@@ -11,10 +11,10 @@ jest.setTimeout(60_000);
 
 /**
  * A worker's writes for runs arriving together: claims made while another is being written go
- * together in one statement (src/db/statement-batcher.ts), and runs' ends go down one pipelined
- * connection (src/db/pipelined.ts). Neither may change what a write decides: each run is claimed once,
- * a run asked for twice (delivered twice) is given to one asker, a run that is not claimable in a
- * batch gets null while the others are claimed, and runs ending at once are each charged exactly once.
+ * together in one statement (src/db/statement-batcher.ts). That may not change what a write decides:
+ * each run is claimed once, a run asked for twice (delivered twice) is given to one asker, a run that
+ * is not claimable in a batch gets null while the others are claimed, and runs ending at once are
+ * each charged exactly once.
  */
 let t: TestApp;
 beforeAll(async () => { t = await startTestApp({ runWorker: false }); });

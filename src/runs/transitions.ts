@@ -1,6 +1,5 @@
 import { QueryTypes, Sequelize } from 'sequelize';
 import { preparedQuery } from '../db/prepared';
-import { pipelinedQuery } from '../db/pipelined';
 import { StatementBatcher } from '../db/statement-batcher';
 import { chargeRunSql } from '../credits/charge';
 import { ASYNC_COMMIT_COLUMN } from '../db/async-commit';
@@ -286,10 +285,8 @@ export async function finishRun(sequelize: Sequelize, ending: RunEnding, notifyC
     ending.requests && Object.keys(ending.requests).length > 0 ? JSON.stringify(ending.requests) : null,
     ...(notifyChannel ? [notifyChannel] : []),
   ];
-  // Runs ending together mostly charge the same user: one pipelined backend takes them in turn
-  // instead of many queueing on that user's row (src/db/pipelined.ts).
   type Charged = { user_uid: string; amount: string; balance_after: string };
-  const rows = await pipelinedQuery<Charged>(sequelize, text, values, () => preparedQuery<Charged>(sequelize, text, values));
+  const rows = await preparedQuery<Charged>(sequelize, text, values);
   const row = rows[0];
   if (!row) return null;
   return { userUid: row.user_uid, cost: ending.cost, amount: Number(row.amount), balanceAfter: Number(row.balance_after) };
