@@ -1,6 +1,5 @@
 import crypto from 'node:crypto';
-import type { Sequelize } from 'sequelize';
-import { preparedQuery } from '../db/prepared';
+import { QueryTypes, type Sequelize } from 'sequelize';
 
 /** A Standard Webhooks secret: `whsec_` and 32 random bytes in base64. */
 function newSecret(): string {
@@ -9,27 +8,25 @@ function newSecret(): string {
 
 /** The user's signing secret, created on first read (concurrent first reads agree on one). */
 export async function webhookSecretOf(sequelize: Sequelize, userUid: string): Promise<string> {
-  const [row] = await preparedQuery<{ secret: string }>(
-    sequelize,
+  const [row] = await sequelize.query<{ secret: string }>(
     `WITH created AS (
        INSERT INTO webhook_secrets (user_uid, secret) VALUES ($1, $2) ON CONFLICT (user_uid) DO NOTHING RETURNING secret)
      SELECT secret FROM created UNION ALL SELECT secret FROM webhook_secrets WHERE user_uid = $1 LIMIT 1`,
-    [userUid, newSecret()],
+    { bind: [userUid, newSecret()], type: QueryTypes.SELECT },
   );
   if (row) return row.secret;
   // A concurrent first read inserted it after this statement's snapshot was taken.
-  const [again] = await preparedQuery<{ secret: string }>(sequelize, 'SELECT secret FROM webhook_secrets WHERE user_uid = $1', [userUid]);
+  const [again] = await sequelize.query<{ secret: string }>('SELECT secret FROM webhook_secrets WHERE user_uid = $1', { bind: [userUid], type: QueryTypes.SELECT });
   return again.secret;
 }
 
 /** Replaces the user's secret; deliveries signed from now on (retries included) use the new one. */
 export async function rotateWebhookSecret(sequelize: Sequelize, userUid: string): Promise<string> {
-  const [row] = await preparedQuery<{ secret: string }>(
-    sequelize,
+  const [row] = await sequelize.query<{ secret: string }>(
     `INSERT INTO webhook_secrets (user_uid, secret) VALUES ($1, $2)
        ON CONFLICT (user_uid) DO UPDATE SET secret = EXCLUDED.secret, created_at = now()
      RETURNING secret`,
-    [userUid, newSecret()],
+    { bind: [userUid, newSecret()], type: QueryTypes.SELECT },
   );
   return row.secret;
 }
