@@ -3,11 +3,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { WRITTEN_FOR } from '../src/library-patches';
+import { WRITTEN_FOR, sequelizeConnections, transactionConnection } from '../src/library-patches';
 import {
   agendaLockRoom, dropJobStateEvents, fillCompletely, jobStorePool, lockInBatches, prepareJobStoreStatements, publishOnly, skipRunStateSaves,
   type BatchLockingRepository, type PatchableChannel, type PatchablePool, type PatchableRepository, type SavingRepository,
 } from '../src/queue/agenda-internals';
+import { createSequelize } from '../src/db/sequelize';
 import { EXECUTE_RUN, postgresSqlEnqueue } from '../src/queue/agenda';
 import { postgresBinaries } from '../src/db/postgres-server';
 import { createTestDatabase } from './support/database';
@@ -291,6 +292,25 @@ test('the MongoDB store still exposes getDb and Agenda jobs still take unique():
   const { Job } = await import('agenda');
   expect(typeof (MongoJobRepository.prototype as { getDb?: unknown }).getDb).toBe('function');
   expect(typeof (Job.prototype as { unique?: unknown }).unique).toBe('function');
+});
+
+test("Sequelize still hands out raw node-postgres connections (connectionManager) and exposes a transaction's connection", async () => {
+  const sequelize = createSequelize(database.url, 2);
+  try {
+    const connections = sequelizeConnections(sequelize);
+    const connection = await connections.getConnection({ type: 'SELECT' });
+    try {
+      expect((await connection.query({ name: 'canary_select', text: 'SELECT $1::int AS n', values: [7] })).rows).toEqual([{ n: 7 }]);
+    } finally {
+      connections.releaseConnection(connection);
+    }
+    await sequelize.transaction(async (transaction) => {
+      const inTransaction = transactionConnection(transaction)!;
+      expect((await inTransaction.query({ name: 'canary_tx', text: 'SELECT txid_current_if_assigned() IS NULL AS fresh, $1::text AS t', values: ['x'] })).rows).toEqual([{ fresh: true, t: 'x' }]);
+    });
+  } finally {
+    await sequelize.close();
+  }
 });
 
 test('the embedded PostgreSQL binaries are where src/db/postgres-server.ts looks for them (the paths the package exports)', () => {

@@ -1,9 +1,10 @@
 import { startTestApp, TestApp } from './support/app';
 import { makeUser, HELLO_DEFINITION } from './support/factories';
 import { makeRunnableCircuit, submitRun } from './support/run-factories';
-import { claimRun, createClaimBatcher, type ClaimBatcher } from '../src/runs/transitions';
+import { claimRun } from '../src/runs/transitions';
 import { endRun } from '../src/runs/execute';
 import { User } from '../src/models';
+import { sequelizeConnections, type PgConnection } from '../src/library-patches';
 import { CircuitRun } from '../src/models/CircuitRun';
 
 jest.setTimeout(60_000);
@@ -27,28 +28,38 @@ async function provisionedRuns(count: number, owner?: Awaited<ReturnType<typeof 
   return uids;
 }
 
-/** Counts the claim statements a claim batcher of the app's database sends while `work` uses it. */
-async function countingClaimStatements<T>(work: (claims: ClaimBatcher) => Promise<T>): Promise<{ result: T; statements: number }> {
-  const { sequelize } = t.app.services;
+/** Counts the claim statements sent to PostgreSQL while `work` runs. */
+async function countingClaimStatements<T>(work: () => Promise<T>): Promise<{ result: T; statements: number }> {
+  const manager = sequelizeConnections(t.app.services.sequelize);
+  const getConnection = manager.getConnection.bind(manager);
   let statements = 0;
-  const counting = new Proxy(sequelize, {
-    get(target, property, receiver) {
-      if (property !== 'query') return Reflect.get(target, property, receiver) as unknown;
-      return (sql: unknown, ...rest: unknown[]) => {
-        if (typeof sql === 'string' && /WITH claimed AS/.test(sql)) statements += 1;
-        return (target.query as (...args: unknown[]) => unknown).call(target, sql, ...rest);
-      };
-    },
-  });
-  return { result: await work(createClaimBatcher(counting)), statements };
+  const counted = new WeakSet<PgConnection>();
+  manager.getConnection = async (options: object) => {
+    const connection = await getConnection(options);
+    if (!counted.has(connection)) {
+      counted.add(connection);
+      const query = connection.query.bind(connection) as (...args: unknown[]) => Promise<{ rows: unknown[] }>;
+      connection.query = ((...args: unknown[]) => {
+        const text = (args[0] as { text?: unknown } | undefined)?.text;
+        if (typeof text === 'string' && /WITH claimed AS/.test(text)) statements += 1;
+        return query(...args);
+      }) as PgConnection['query'];
+    }
+    return connection;
+  };
+  try {
+    return { result: await work(), statements };
+  } finally {
+    manager.getConnection = getConnection;
+  }
 }
 
 test('twelve claims at once: each run is claimed once, a run asked for twice goes to one asker, and they share statements', async () => {
   const uids = await provisionedRuns(6);
   const { runEvents } = t.app.services;
   const asked = [...uids, ...uids];
-  const { result: claims, statements } = await countingClaimStatements((batcher) =>
-    Promise.all(asked.map((uid) => claimRun(batcher, uid, 60_000, runEvents.sqlChannel))));
+  const { result: claims, statements } = await countingClaimStatements(() =>
+    Promise.all(asked.map((uid) => claimRun(t.app.services.runs.claims, uid, 60_000, runEvents.sqlChannel))));
   const granted = claims.filter((c) => c !== null);
   expect(granted.map((c) => c!.uid).sort()).toEqual([...uids].sort());
   expect(granted.every((c) => c!.attempt === 1 && c!.definition !== null)).toBe(true);

@@ -1,6 +1,6 @@
 import { ApiToken, User } from '../models';
-import { QueryTypes } from 'sequelize';
 import { hashToken } from './tokens';
+import { preparedQuery } from '../db/prepared';
 import { tokenCacheFor, type CachedAuthentication } from './token-cache';
 import { grantOfRow } from './token-grant';
 
@@ -17,12 +17,13 @@ const TOUCH_INTERVAL_MS = 60_000;
 
 /** Token and user in one round trip: this runs on every authenticated request the cache cannot answer. */
 async function readToken(tokenHash: string): Promise<CachedAuthentication | null> {
-  const [row] = await User.sequelize!.query<Record<string, unknown>>(
+  const [row] = await preparedQuery<Record<string, unknown>>(
+    User.sequelize!,
     `SELECT u.*, t.uid AS token_uid, t.label AS token_label, t.last_used_at AS token_last_used_at, t.created_at AS token_created_at,
             t.scopes AS token_scopes, t.expires_at AS token_expires_at, t.circuit_uids AS token_circuit_uids, t.max_credits_per_day AS token_max_credits_per_day
        FROM api_tokens t JOIN users u ON u.uid = t.user_uid
       WHERE t.token_hash = $1 AND t.revoked_at IS NULL`,
-    { bind: [tokenHash], type: QueryTypes.SELECT },
+    [tokenHash],
   );
   if (!row) return null;
   const { token_uid, token_label, token_last_used_at, token_created_at, token_scopes, token_expires_at, token_circuit_uids, token_max_credits_per_day, ...userRow } = row;

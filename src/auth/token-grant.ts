@@ -1,4 +1,5 @@
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
+import { preparedQuery } from '../db/prepared';
 
 /** What a token may do (DESIGN §12); every scope when a token names none. */
 import { TOKEN_SCOPES, type TokenScope } from './token-scopes';
@@ -40,9 +41,10 @@ export function grantOfRow(row: { uid: string; scopes: string[] | null; expires_
  * saying why not when the token has been revoked or has expired.
  */
 export async function readTokenGrant(sequelize: Sequelize, tokenUid: string, now = new Date()): Promise<TokenGrant | string> {
-  const [row] = await sequelize.query<{ uid: string; scopes: string[] | null; expires_at: Date | null; circuit_uids: string[] | null; max_credits_per_day: string | null; revoked_at: Date | null }>(
+  const [row] = await preparedQuery<{ uid: string; scopes: string[] | null; expires_at: Date | null; circuit_uids: string[] | null; max_credits_per_day: string | null; revoked_at: Date | null }>(
+    sequelize,
     'SELECT uid, scopes, expires_at, circuit_uids, max_credits_per_day, revoked_at FROM api_tokens WHERE uid = $1',
-    { bind: [tokenUid], type: QueryTypes.SELECT },
+    [tokenUid],
   );
   if (!row || row.revoked_at) return 'the API token it was created with has been revoked';
   if (row.expires_at && row.expires_at.getTime() <= now.getTime()) return `the API token it was created with expired at ${row.expires_at.toISOString()}`;

@@ -1,4 +1,5 @@
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
+import { preparedQuery } from '../db/prepared';
 
 /** The base cost of every run, held when the run is created and charged when it ends. */
 export const RUN_BASE_CREDITS = 1;
@@ -15,7 +16,8 @@ export const RUN_BASE_CREDITS = 1;
 export async function holdCredits(sequelize: Sequelize, run: { uid: string; userUid: string }, amount: number): Promise<boolean> {
   if (!Number.isSafeInteger(amount) || amount < 0) throw new RangeError(`a credit hold must be a whole number ≥ 0, got ${amount}`);
   if (amount === 0) return true;
-  const rows = await sequelize.query<{ uid: string }>(
+  const rows = await preparedQuery<{ uid: string }>(
+    sequelize,
     `WITH run AS (
        SELECT uid, user_uid, spend_token_uid, spend_day FROM circuit_runs WHERE uid = $1 AND user_uid = $2 AND state = 'RUNNING' FOR UPDATE),
      payer AS (
@@ -38,7 +40,7 @@ export async function holdCredits(sequelize: Sequelize, run: { uid: string; user
      UPDATE circuit_runs r SET credits_held = r.credits_held + $3
        FROM held WHERE r.uid = $1
        RETURNING r.uid`,
-    { bind: [run.uid, run.userUid, amount], type: QueryTypes.SELECT },
+    [run.uid, run.userUid, amount],
   );
   return rows.length === 1;
 }

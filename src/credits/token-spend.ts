@@ -1,4 +1,5 @@
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
+import { preparedQuery } from '../db/prepared';
 import { AppError } from '../errors';
 import type { TokenGrant } from '../auth/token-grant';
 
@@ -38,22 +39,24 @@ export function tokenSpendOf(grant: TokenGrant | undefined, now = new Date()): T
 
 /** Adds `amount` to the token's day when it stays within the cap; false (and nothing added) otherwise. */
 export async function reserveTokenSpend(sequelize: Sequelize, spend: TokenSpend, amount: number): Promise<boolean> {
-  const rows = await sequelize.query<{ credits: string }>(
+  const rows = await preparedQuery<{ credits: string }>(
+    sequelize,
     `INSERT INTO api_token_day_spend AS s (token_uid, day, credits)
        SELECT $1, $2::date, $3::bigint WHERE $3::bigint <= $4::bigint
      ON CONFLICT (token_uid, day) DO UPDATE SET credits = s.credits + EXCLUDED.credits
        WHERE s.credits + EXCLUDED.credits <= $4::bigint
      RETURNING credits`,
-    { bind: [spend.tokenUid, spend.day, amount, spend.cap], type: QueryTypes.SELECT },
+    [spend.tokenUid, spend.day, amount, spend.cap],
   );
   return rows.length === 1;
 }
 
 /** Gives back what reserveTokenSpend took for a run that was not admitted after all. */
 export async function releaseTokenSpend(sequelize: Sequelize, spend: TokenSpend, amount: number): Promise<void> {
-  await sequelize.query(
+  await preparedQuery(
+    sequelize,
     'UPDATE api_token_day_spend SET credits = GREATEST(credits - $3::bigint, 0) WHERE token_uid = $1 AND day = $2::date',
-    { bind: [spend.tokenUid, spend.day, amount], type: QueryTypes.SELECT },
+    [spend.tokenUid, spend.day, amount],
   );
 }
 
@@ -77,9 +80,10 @@ export async function admitWithinTokenCap<T>(sequelize: Sequelize, spend: TokenS
 /** What each of these tokens' runs took today (UTC): for listing tokens. */
 export async function spentToday(sequelize: Sequelize, tokenUids: readonly string[]): Promise<Map<string, number>> {
   if (tokenUids.length === 0) return new Map();
-  const rows = await sequelize.query<{ token_uid: string; credits: string }>(
+  const rows = await preparedQuery<{ token_uid: string; credits: string }>(
+    sequelize,
     'SELECT token_uid, credits FROM api_token_day_spend WHERE token_uid = ANY($1::uuid[]) AND day = $2::date',
-    { bind: [tokenUids, utcDay()], type: QueryTypes.SELECT },
+    [tokenUids, utcDay()],
   );
   return new Map(rows.map((row) => [row.token_uid, Number(row.credits)]));
 }

@@ -1,6 +1,7 @@
 import DataLoader from 'dataloader';
-import { Op, QueryTypes } from 'sequelize';
+import { Op } from 'sequelize';
 import { Circuit, CircuitAdaptor, CircuitAlias, CircuitVersion, User } from '../models';
+import { preparedQuery } from '../db/prepared';
 import { readWaitingSteps, type WaitingStep } from '../runs/approvals';
 
 function byKey<T, K extends keyof T>(rows: T[], key: K, keys: readonly T[K][]): (T | null)[] {
@@ -16,10 +17,10 @@ export function createLoaders() {
   return {
     user: new DataLoader<string, User | null>(async (uids) =>
       byKey(await User.findAll({ where: { uid: { [Op.in]: [...uids] } } }), 'uid', uids)),
-    // A run's circuit is loaded on every read of a run: one fixed SELECT, not built by findAll each time.
+    // A named statement: a run's circuit is loaded on every read of a run.
     circuit: new DataLoader<string, Circuit | null>(async (uids) => {
       circuitSelect ??= `SELECT ${Object.keys(Circuit.getAttributes()).map((a) => `"${a}"`).join(', ')} FROM circuits WHERE uid = ANY($1::uuid[])`;
-      const rows = await Circuit.sequelize!.query<object>(circuitSelect, { bind: [[...uids]], type: QueryTypes.SELECT });
+      const rows = await preparedQuery<object>(Circuit.sequelize!, circuitSelect, [[...uids]]);
       return byKey(rows.map((row) => Circuit.build(row as never, { isNewRecord: false, raw: true })), 'uid', uids);
     }),
     version: new DataLoader<string, CircuitVersion | null>(async (uids) =>

@@ -1,7 +1,9 @@
 import crypto from 'node:crypto';
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { Transaction } from 'sequelize';
 import { CircuitRun } from '../models/CircuitRun';
 import { RUN_BASE_CREDITS } from '../credits/holds';
+import { preparedQuery } from '../db/prepared';
+import type { Sequelize } from 'sequelize';
 import type { RunQueue } from '../queue/agenda';
 import { StatementBatcher } from '../db/statement-batcher';
 
@@ -71,7 +73,7 @@ function prepare(fields: RunFields): Prepared {
 }
 
 async function admitAll(services: AdmissionPorts, userUid: string, batch: Prepared[], transaction?: Transaction): Promise<Array<AdmittedRun | null>> {
-  const rows = await services.sequelize.query<{ uid: string }>(admitSql(services), { bind: [userUid, `[${batch.map((p) => p.json).join(',')}]`, RUN_BASE_CREDITS], type: QueryTypes.SELECT, transaction: transaction });
+  const rows = await preparedQuery<{ uid: string }>(services.sequelize, admitSql(services), [userUid, `[${batch.map((p) => p.json).join(',')}]`, RUN_BASE_CREDITS], transaction);
   const queued = services.runQueue.sqlEnqueue !== undefined;
   const byUid = new Map(rows.map((row) => [row.uid, row]));
   return batch.map(({ uid }) => {

@@ -12,6 +12,7 @@ import { RUN_BASE_CREDITS } from '../credits/holds';
 import { checkMaxCredits } from '../credits/budget';
 import { parseRunWebhook } from '../webhooks/events';
 import { versionOfAlias } from '../aliases/alias-version';
+import { preparedQuery } from '../db/prepared';
 import type { Services } from '../services';
 import { circuitToStart, resolveVersion } from './create-run';
 import { checkMetadata, checkTags } from './run-labels';
@@ -116,11 +117,11 @@ export async function createBatch(services: Services, viewer: User, input: Creat
 
   const uid = crypto.randomUUID();
   const sqlEnqueue = services.runQueue.sqlEnqueue;
-  const [admission] = await services.sequelize.query<{ created_at: Date; admitted: number; refused: number }>(admitBatchSql(sqlEnqueue?.jobCte, sqlEnqueue?.notifyColumn), { bind: [
+  const [admission] = await preparedQuery<{ created_at: Date; admitted: number; refused: number }>(services.sequelize, admitBatchSql(sqlEnqueue?.jobCte, sqlEnqueue?.notifyColumn), [
     uid, viewer.uid, circuit.uid, inputs.length, JSON.stringify(inputs), RUN_BASE_CREDITS, version.uid, isPublic,
     webhook?.url ?? null, webhook?.events ?? null, services.config.runDeadlineSeconds, alias, tags, metadata === null ? null : JSON.stringify(metadata),
     maxCredits, REFUSED_ERROR,
-  ], type: QueryTypes.SELECT });
+  ]);
   if (!sqlEnqueue) {
     // No job store that queues in SQL: queue each admitted run (the sweeper catches any left behind).
     const runs = await CircuitRun.findAll({ where: { batch_uid: uid, state: 'PROVISIONED' }, attributes: ['uid'] });
@@ -135,10 +136,10 @@ export async function createBatch(services: Services, viewer: User, input: Creat
 
 export async function readBatch(services: Pick<Services, 'sequelize'>, uid: string): Promise<BatchView | null> {
   if (!isUid(uid)) return null;
-  const [row] = await services.sequelize.query<BatchRow>('SELECT uid, user_uid, circuit_uid, total, canceled_at, created_at FROM circuit_batches WHERE uid = $1', { bind: [uid], type: QueryTypes.SELECT });
+  const [row] = await preparedQuery<BatchRow>(services.sequelize, 'SELECT uid, user_uid, circuit_uid, total, canceled_at, created_at FROM circuit_batches WHERE uid = $1', [uid]);
   if (!row) return null;
-  const counted = await services.sequelize.query<{ state: RunState; count: string }>(
-    'SELECT state, count(*) AS count FROM circuit_runs WHERE batch_uid = $1 GROUP BY state', { bind: [uid], type: QueryTypes.SELECT },
+  const counted = await preparedQuery<{ state: RunState; count: string }>(
+    services.sequelize, 'SELECT state, count(*) AS count FROM circuit_runs WHERE batch_uid = $1 GROUP BY state', [uid],
   );
   const counts = Object.fromEntries(RUN_STATES.map((state) => [state, 0])) as BatchCounts;
   for (const { state, count } of counted) counts[state] = Number(count);

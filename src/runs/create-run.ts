@@ -1,6 +1,6 @@
 import { childContext, contextOf, ROOT_CONTEXT, startSpan, traceparentOf, tracingEnabled, validTraceparent } from '../telemetry/tracing';
 import crypto from 'node:crypto';
-import { Op, QueryTypes, UniqueConstraintError } from 'sequelize';
+import { Op, UniqueConstraintError } from 'sequelize';
 import { Circuit, CircuitVersion, User } from '../models';
 import { CircuitRun } from '../models/CircuitRun';
 import { IdempotencyKey } from '../models/IdempotencyKey';
@@ -14,6 +14,7 @@ import { readBalance } from '../credits/balance';
 import { admitWithinTokenCap, tokenSpendOf } from '../credits/token-spend';
 import { markNotEnqueued } from './transitions';
 import type { Services } from '../services';
+import { preparedQuery } from '../db/prepared';
 import type { AdmittedRun } from './admission';
 import { parseRunWebhook } from '../webhooks/events';
 import type { CircuitRow } from './read-cache';
@@ -140,7 +141,7 @@ export async function circuitOfAdaptor(runs: RunService, adaptorUid: string): Pr
   let row = cache.circuitOfAdaptor(adaptorUid);
   if (!row) {
     const begunAt = cache.begin();
-    [row] = await Circuit.sequelize!.query<CircuitRow>(circuitOfAdaptorSelect, { bind: [adaptorUid], type: QueryTypes.SELECT });
+    [row] = await preparedQuery<CircuitRow>(Circuit.sequelize!, circuitOfAdaptorSelect, [adaptorUid]);
     if (!row) return null;
     cache.setCircuitOfAdaptor(adaptorUid, row, begunAt);
   }

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
+import { preparedQuery } from '../db/prepared';
 import type { CacheScope } from '../engine/steps/field-schemas';
 import { CACHE_SCOPES, CACHE_TTL_LIMITS } from '../engine/steps/field-schemas';
 import type { StepDefinition } from '../engine/definition';
@@ -104,10 +105,10 @@ async function lookUpOrCall(io: StepCacheIo, key: string, ttlSeconds: number, si
   let delay = POLL_FIRST_MS;
   for (;;) {
     if (signal.aborted) throw signal.reason as Error;
-    const [row] = await io.sequelize.query<CacheRow>(SELECT_ROW, { bind: [key], type: QueryTypes.SELECT });
+    const [row] = await preparedQuery<CacheRow>(io.sequelize, SELECT_ROW, [key]);
     if (row?.status === 'done' && row.live) return { result: hit(row), stored: row };
     const owner = crypto.randomUUID();
-    const claimed = await io.sequelize.query(CLAIM, { bind: [key, owner, CACHE_CLAIM_LEASE_MS / 1000], type: QueryTypes.SELECT });
+    const claimed = await preparedQuery(io.sequelize, CLAIM, [key, owner, CACHE_CLAIM_LEASE_MS / 1000]);
     if (claimed.length === 0) {
       // Another process calls (or has just stored): wait for its row to be done or gone.
       await sleep(delay, signal);
@@ -115,7 +116,7 @@ async function lookUpOrCall(io: StepCacheIo, key: string, ttlSeconds: number, si
       continue;
     }
     const renew = setInterval(() => {
-      io.sequelize.query(RENEW, { bind: [key, owner, CACHE_CLAIM_LEASE_MS / 1000], type: QueryTypes.SELECT }).catch((error: unknown) => io.log.warn({ err: error }, 'could not renew a step cache claim'));
+      preparedQuery(io.sequelize, RENEW, [key, owner, CACHE_CLAIM_LEASE_MS / 1000]).catch((error: unknown) => io.log.warn({ err: error }, 'could not renew a step cache claim'));
     }, CACHE_CLAIM_LEASE_MS / 3);
     renew.unref();
     let result: StepResult;
@@ -123,16 +124,16 @@ async function lookUpOrCall(io: StepCacheIo, key: string, ttlSeconds: number, si
       result = await call();
     } catch (error) {
       clearInterval(renew);
-      await io.sequelize.query(RELEASE, { bind: [key, owner], type: QueryTypes.SELECT }).catch((failure: unknown) => io.log.warn({ err: failure }, 'could not release a step cache claim'));
+      await preparedQuery(io.sequelize, RELEASE, [key, owner]).catch((failure: unknown) => io.log.warn({ err: failure }, 'could not release a step cache claim'));
       throw error;
     }
     clearInterval(renew);
     const output = toStorableText(result.output ?? null);
     try {
-      await io.sequelize.query(FULFIL, { bind: [key, owner, JSON.stringify(output), usageJson(result), ttlSeconds], type: QueryTypes.SELECT });
+      await preparedQuery(io.sequelize, FULFIL, [key, owner, JSON.stringify(output), usageJson(result), ttlSeconds]);
     } catch (error) {
       io.log.warn({ err: error }, 'could not store a step result in the cache');
-      await io.sequelize.query(RELEASE, { bind: [key, owner], type: QueryTypes.SELECT }).catch(() => {});
+      await preparedQuery(io.sequelize, RELEASE, [key, owner]).catch(() => {});
     }
     return { result, stored: { output } };
   }
@@ -146,7 +147,7 @@ async function lookUpOrCall(io: StepCacheIo, key: string, ttlSeconds: number, si
 export async function cachedCall(io: StepCacheIo, key: string, ttlSeconds: number, bypass: boolean, signal: AbortSignal, call: () => Promise<StepResult>): Promise<StepResult> {
   if (bypass) {
     const result = await call();
-    await io.sequelize.query(STORE, { bind: [key, JSON.stringify(toStorableText(result.output ?? null)), usageJson(result), ttlSeconds], type: QueryTypes.SELECT })
+    await preparedQuery(io.sequelize, STORE, [key, JSON.stringify(toStorableText(result.output ?? null)), usageJson(result), ttlSeconds])
       .catch((error: unknown) => io.log.warn({ err: error }, 'could not store a step result in the cache'));
     return result;
   }

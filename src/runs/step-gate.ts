@@ -1,4 +1,5 @@
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
+import { preparedQuery } from '../db/prepared';
 import type { GatedStep, RequestGate, StepResult } from '../engine/steps/types';
 import { cacheKey, cacheSetting, cachedCall, requestKey, type StepCacheIo } from './step-cache';
 import { RECORD_REQUESTS_SQL } from './transitions';
@@ -61,12 +62,13 @@ function outputsOf(steps: unknown, prefix: string, into: Map<string, unknown>): 
  * result_blob (a completed run) and its step journal (what an EXCEPTION run finished too).
  */
 export async function loadReplaySource(sequelize: Sequelize, uid: string): Promise<ReplaySource> {
-  const [row] = await sequelize.query<{ requests: Record<string, string> | null; result_blob: { steps?: unknown } | null }>(
+  const [row] = await preparedQuery<{ requests: Record<string, string> | null; result_blob: { steps?: unknown } | null }>(
+    sequelize,
     'SELECT q.requests, r.result_blob FROM circuit_runs r LEFT JOIN circuit_run_requests q ON q.run_uid = r.uid WHERE r.uid = $1',
-    { bind: [uid], type: QueryTypes.SELECT },
+    [uid],
   );
   const outputs = new Map<string, unknown>();
-  const journal = await sequelize.query<{ path: string; output: unknown }>("SELECT path, output FROM circuit_run_steps WHERE run_uid = $1 AND status = 'completed'", { bind: [uid], type: QueryTypes.SELECT });
+  const journal = await preparedQuery<{ path: string; output: unknown }>(sequelize, "SELECT path, output FROM circuit_run_steps WHERE run_uid = $1 AND status = 'completed'", [uid]);
   for (const step of journal) outputs.set(step.path, step.output);
   outputsOf(row?.result_blob?.steps, '', outputs);
   return { requests: row?.requests ?? {}, outputs };
@@ -78,5 +80,5 @@ export async function loadReplaySource(sequelize: Sequelize, uid: string): Promi
  */
 export async function recordRunRequests(sequelize: Sequelize, runUid: string, requests: Record<string, string>): Promise<void> {
   if (Object.keys(requests).length === 0) return;
-  await sequelize.query(`WITH ended AS (SELECT $1::uuid AS uid) ${RECORD_REQUESTS_SQL('ended', '$2')}`, { bind: [runUid, JSON.stringify(requests)], type: QueryTypes.SELECT });
+  await preparedQuery(sequelize, `WITH ended AS (SELECT $1::uuid AS uid) ${RECORD_REQUESTS_SQL('ended', '$2')}`, [runUid, JSON.stringify(requests)]);
 }

@@ -1,4 +1,5 @@
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
+import { preparedQuery } from '../db/prepared';
 import { StatementBatcher } from '../db/statement-batcher';
 import { toStorableText } from './storable-json';
 import type { ApprovalDecision, ApprovalRequest, JournalEntry, StepJournal } from '../engine/run-control';
@@ -47,7 +48,7 @@ const STEP_COLUMNS = 'path, kind, status, output, credits, usage, started_at, en
 
 /** Everything earlier attempts of a run recorded, by path. */
 export async function loadStepJournal(sequelize: Sequelize, runUid: string): Promise<Map<string, JournalEntry>> {
-  const rows = await sequelize.query<StepRow>(`SELECT ${STEP_COLUMNS} FROM circuit_run_steps WHERE run_uid = $1`, { bind: [runUid], type: QueryTypes.SELECT });
+  const rows = await preparedQuery<StepRow>(sequelize, `SELECT ${STEP_COLUMNS} FROM circuit_run_steps WHERE run_uid = $1`, [runUid]);
   return new Map(rows.map((row) => [row.path, entryOf(row)]));
 }
 
@@ -63,7 +64,8 @@ export function createJournalWriter(sequelize: Sequelize): JournalWriter {
         run_uid: runUid, attempt, path, kind: record.kind, output: toStorableText(record.output ?? null), credits: record.credits,
         usage: record.usage ?? null, started_at: record.started_at, ended_at: record.ended_at,
       }));
-      await sequelize.query(
+      await preparedQuery(
+        sequelize,
         `INSERT INTO circuit_run_steps (run_uid, path, kind, status, attempt, output, credits, usage, started_at, ended_at)
          SELECT s.run_uid, s.path, s.kind, 'completed', s.attempt, s.output, s.credits, s.usage, s.started_at, s.ended_at
            FROM jsonb_to_recordset($1::jsonb) AS s(run_uid uuid, attempt integer, path text, kind text, output jsonb, credits integer, usage jsonb, started_at timestamptz, ended_at timestamptz)
@@ -72,7 +74,7 @@ export function createJournalWriter(sequelize: Sequelize): JournalWriter {
          ON CONFLICT (run_uid, path) DO UPDATE SET output = EXCLUDED.output, credits = EXCLUDED.credits, usage = EXCLUDED.usage,
            started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, attempt = EXCLUDED.attempt
            WHERE circuit_run_steps.status = 'completed'`,
-        { bind: [JSON.stringify(rows)], type: QueryTypes.SELECT },
+        [JSON.stringify(rows)],
       );
       return items.map(() => undefined);
     }, { maxItems: 100 });
@@ -80,7 +82,8 @@ export function createJournalWriter(sequelize: Sequelize): JournalWriter {
 
 /** Starts waiting on an approval step: its row and the run's pause, in one statement; the row's expiry, or null when the run is not this attempt's. */
 async function startWaiting(sequelize: Sequelize, runUid: string, attempt: number, path: string, request: ApprovalRequest): Promise<JournalEntry | null> {
-  const rows = await sequelize.query<StepRow>(
+  const rows = await preparedQuery<StepRow>(
+    sequelize,
     `WITH run AS (
        UPDATE circuit_runs SET paused_at = COALESCE(paused_at, now()), updated_at = now()
         WHERE uid = $1 AND state = 'RUNNING' AND attempt = $2 RETURNING uid)
@@ -88,25 +91,26 @@ async function startWaiting(sequelize: Sequelize, runUid: string, attempt: numbe
      SELECT run.uid, $3, 'approval', 'waiting', $2, $4, now() + make_interval(secs => $5), $6, now() FROM run
      ON CONFLICT (run_uid, path) DO UPDATE SET attempt = EXCLUDED.attempt
      RETURNING ${STEP_COLUMNS}`,
-    { bind: [runUid, attempt, path, request.prompt, request.timeoutSeconds, request.onTimeout], type: QueryTypes.SELECT },
+    [runUid, attempt, path, request.prompt, request.timeoutSeconds, request.onTimeout],
   );
   return rows[0] ? entryOf(rows[0]) : null;
 }
 
 async function readStep(sequelize: Sequelize, runUid: string, path: string): Promise<JournalEntry | null> {
-  const rows = await sequelize.query<StepRow>(`SELECT ${STEP_COLUMNS} FROM circuit_run_steps WHERE run_uid = $1 AND path = $2`, { bind: [runUid, path], type: QueryTypes.SELECT });
+  const rows = await preparedQuery<StepRow>(sequelize, `SELECT ${STEP_COLUMNS} FROM circuit_run_steps WHERE run_uid = $1 AND path = $2`, [runUid, path]);
   return rows[0] ? entryOf(rows[0]) : null;
 }
 
 /** An approval past its expiry decided by its `on_timeout`, unless a person decided first. */
 async function expireApproval(sequelize: Sequelize, runUid: string, path: string): Promise<void> {
-  await sequelize.query(
+  await preparedQuery(
+    sequelize,
     `UPDATE circuit_run_steps
         SET status = CASE on_timeout WHEN 'approve' THEN 'approved' ELSE 'rejected' END,
             decision = jsonb_build_object('approved', on_timeout = 'approve', 'comment', NULL, 'data', NULL,
                                           'resolved_at', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'timed_out', true)
       WHERE run_uid = $1 AND path = $2 AND status = 'waiting' AND expires_at <= now()`,
-    { bind: [runUid, path], type: QueryTypes.SELECT },
+    [runUid, path],
   );
 }
 
@@ -115,13 +119,14 @@ async function expireApproval(sequelize: Sequelize, runUid: string, path: string
  * Returns the new deadline, or null while another approval still waits (or the run is not this attempt's).
  */
 async function endPause(sequelize: Sequelize, runUid: string, attempt: number, defaultDeadlineSeconds: number): Promise<Date | null> {
-  const rows = await sequelize.query<{ deadline_at: Date }>(
+  const rows = await preparedQuery<{ deadline_at: Date }>(
+    sequelize,
     `UPDATE circuit_runs
         SET deadline_at = COALESCE(deadline_at, created_at + make_interval(secs => $3)) + (now() - paused_at), paused_at = NULL, updated_at = now()
       WHERE uid = $1 AND attempt = $2 AND state = 'RUNNING' AND paused_at IS NOT NULL
         AND NOT EXISTS (SELECT 1 FROM circuit_run_steps WHERE run_uid = $1 AND status = 'waiting')
       RETURNING deadline_at`,
-    { bind: [runUid, attempt, defaultDeadlineSeconds], type: QueryTypes.SELECT },
+    [runUid, attempt, defaultDeadlineSeconds],
   );
   return rows[0] ? new Date(rows[0].deadline_at) : null;
 }

@@ -1,4 +1,5 @@
 import { QueryTypes, Sequelize } from 'sequelize';
+import { preparedQuery } from '../db/prepared';
 import { StatementBatcher } from '../db/statement-batcher';
 import { chargeRunSql } from '../credits/charge';
 import { ASYNC_COMMIT_COLUMN } from '../db/async-commit';
@@ -111,7 +112,8 @@ async function claimRuns(sequelize: Sequelize, uids: string[], { staleAfterMs, n
   // row is locked and counts what is claimed, so workers claiming together count each other's claims), the user's share of this worker and, in
   // the order that interleaves users (each user's first, then each one's second, …), the worker's
   // room. The rest wait PROVISIONED, marked slot_wait, until a slot frees (wakeWaitingRuns).
-  const rows = await sequelize.query<ClaimedRun>(
+  const rows = await preparedQuery<ClaimedRun>(
+    sequelize,
     `WITH candidate AS (
        SELECT uid, user_uid, created_at FROM circuit_runs WHERE uid = ANY($1::uuid[]) AND state = 'PROVISIONED'),
      slots AS (
@@ -148,8 +150,8 @@ async function claimRuns(sequelize: Sequelize, uids: string[], { staleAfterMs, n
        LEFT JOIN circuit_versions v ON v.uid = claimed.circuit_version_uid
        LEFT JOIN circuits c ON c.uid = claimed.circuit_uid
        LEFT JOIN circuit_metrics m ON m.uid = c.user_circuit_metric_uid`,
-    { bind: [uids, staleAfterMs / 1000, worker.name, worker.backendPid, room.userMax, room.room, room.shareMax,
-      [...room.userRoom.keys()], [...room.userRoom.values()], ...(notifyChannel ? [notifyChannel] : [])], type: QueryTypes.SELECT },
+    [uids, staleAfterMs / 1000, worker.name, worker.backendPid, room.userMax, room.room, room.shareMax,
+      [...room.userRoom.keys()], [...room.userRoom.values()], ...(notifyChannel ? [notifyChannel] : [])],
   );
   return new Map(rows.map((row) => [row.uid, row]));
 }
@@ -165,12 +167,13 @@ export interface HeldAttempt { uid: string; attempt: number }
  */
 export async function heartbeatRuns(sequelize: Sequelize, held: readonly HeldAttempt[], backendPid: number | null): Promise<Map<string, { cancel: boolean }>> {
   if (held.length === 0) return new Map();
-  const rows = await sequelize.query<{ uid: string; cancel: boolean }>(
+  const rows = await preparedQuery<{ uid: string; cancel: boolean }>(
+    sequelize,
     `UPDATE circuit_runs r SET heartbeat_at = now(), worker_backend_pid = COALESCE($3, r.worker_backend_pid)
        FROM unnest($1::uuid[], $2::int[]) AS h(uid, attempt)
       WHERE r.uid = h.uid AND r.attempt = h.attempt AND r.state = 'RUNNING'
       RETURNING r.uid, r.cancel_requested_at IS NOT NULL AS cancel, ${ASYNC_COMMIT_COLUMN}`,
-    { bind: [held.map((h) => h.uid), held.map((h) => h.attempt), backendPid], type: QueryTypes.SELECT },
+    [held.map((h) => h.uid), held.map((h) => h.attempt), backendPid],
   );
   return new Map(rows.map((row) => [row.uid, { cancel: row.cancel }]));
 }
@@ -182,12 +185,13 @@ export async function heartbeatRuns(sequelize: Sequelize, held: readonly HeldAtt
  */
 export async function handBackRuns(sequelize: Sequelize, held: readonly HeldAttempt[]): Promise<string[]> {
   if (held.length === 0) return [];
-  const rows = await sequelize.query<{ uid: string }>(
+  const rows = await preparedQuery<{ uid: string }>(
+    sequelize,
     `UPDATE circuit_runs r SET heartbeat_at = NULL, worker_backend_pid = NULL, handed_back = r.handed_back + 1
        FROM unnest($1::uuid[], $2::int[]) AS h(uid, attempt)
       WHERE r.uid = h.uid AND r.attempt = h.attempt AND r.state = 'RUNNING'
       RETURNING r.uid`,
-    { bind: [held.map((h) => h.uid), held.map((h) => h.attempt)], type: QueryTypes.SELECT },
+    [held.map((h) => h.uid), held.map((h) => h.attempt)],
   );
   return rows.map((row) => row.uid);
 }
@@ -282,7 +286,7 @@ export async function finishRun(sequelize: Sequelize, ending: RunEnding, notifyC
     ...(notifyChannel ? [notifyChannel] : []),
   ];
   type Charged = { user_uid: string; amount: string; balance_after: string };
-  const rows = await sequelize.query<Charged>(text, { bind: values, type: QueryTypes.SELECT });
+  const rows = await preparedQuery<Charged>(sequelize, text, values);
   const row = rows[0];
   if (!row) return null;
   return { userUid: row.user_uid, cost: ending.cost, amount: Number(row.amount), balanceAfter: Number(row.balance_after) };
@@ -320,7 +324,8 @@ export async function claimRunsToRequeue(sequelize: Sequelize, graceMs: number, 
  */
 export async function wakeWaitingRuns(sequelize: Sequelize, userMax: number, limit: number, skipUsers: readonly string[]): Promise<string[]> {
   if (limit <= 0) return [];
-  const rows = await sequelize.query<{ uid: string }>(
+  const rows = await preparedQuery<{ uid: string }>(
+    sequelize,
     `UPDATE circuit_runs r SET slot_wait = false, enqueued_at = now()
       WHERE r.uid IN (
         SELECT w.uid FROM (
@@ -332,7 +337,7 @@ export async function wakeWaitingRuns(sequelize: Sequelize, userMax: number, lim
          LIMIT $2)
         AND r.slot_wait AND r.state = 'PROVISIONED'
       RETURNING r.uid`,
-    { bind: [userMax, limit, skipUsers], type: QueryTypes.SELECT },
+    [userMax, limit, skipUsers],
   );
   return rows.map((row) => row.uid);
 }

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { QueryTypes, type Sequelize } from 'sequelize';
+import { preparedQuery } from '../db/prepared';
 import { insertWithinLimit } from '../db/count-limit';
 
 /** A row of circuit_schedules (migration 0007). */
@@ -25,7 +26,7 @@ export interface ScheduleRow {
 export type ScheduleFields = Pick<ScheduleRow, 'cron' | 'timezone' | 'input' | 'version_uid' | 'is_public' | 'is_paused'>;
 
 export async function findSchedule(sequelize: Sequelize, uid: string): Promise<ScheduleRow | null> {
-  const [row] = await sequelize.query<ScheduleRow>('SELECT * FROM circuit_schedules WHERE uid = $1', { bind: [uid], type: QueryTypes.SELECT });
+  const [row] = await preparedQuery<ScheduleRow>(sequelize, 'SELECT * FROM circuit_schedules WHERE uid = $1', [uid]);
   return row ?? null;
 }
 
@@ -75,11 +76,12 @@ export async function schedulesOfCircuit(sequelize: Sequelize, circuitUid: strin
 
 /** Records what a fire did: the run it started (clearing an earlier error), or why it started none. */
 export async function recordFire(sequelize: Sequelize, uid: string, instant: Date, outcome: { runUid: string } | { error: string }): Promise<void> {
-  await sequelize.query(
+  await preparedQuery(
+    sequelize,
     `UPDATE circuit_schedules
         SET last_fired_at = GREATEST(last_fired_at, $2), last_run_uid = COALESCE($3, last_run_uid), last_error = $4
       WHERE uid = $1 AND (last_fired_at IS NULL OR last_fired_at <= $2)`,
-    { bind: [uid, instant, 'runUid' in outcome ? outcome.runUid : null, 'error' in outcome ? outcome.error : null], type: QueryTypes.SELECT },
+    [uid, instant, 'runUid' in outcome ? outcome.runUid : null, 'error' in outcome ? outcome.error : null],
   );
 }
 

@@ -1,4 +1,5 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
+import { preparedQuery } from '../db/prepared';
 import type { WebhookEvent } from './events';
 import { postponeJobsSql } from '../queue/agenda';
 import { DELIVER_WEBHOOK } from './queue';
@@ -26,22 +27,24 @@ export interface ClaimedDelivery {
  * `leaseMs` (longer than an attempt can take). Null when it is not due, done, or held by another attempt.
  */
 export async function claimAttempt(sequelize: Sequelize, uid: string, leaseMs: number): Promise<ClaimedDelivery | null> {
-  const [row] = await sequelize.query<ClaimedDelivery>(
+  const [row] = await preparedQuery<ClaimedDelivery>(
+    sequelize,
     `UPDATE webhook_deliveries d
         SET attempts = d.attempts + 1, next_attempt_at = now() + make_interval(secs => $2)
        FROM circuit_runs r
       WHERE d.uid = $1 AND d.status = 'pending' AND d.next_attempt_at <= now() + interval '1 second' AND r.uid = d.run_uid
       RETURNING d.uid, d.run_uid, r.user_uid, d.event, d.step, d.url, d.body, d.attempts, d.created_at`,
-    { bind: [uid, leaseMs / 1000], type: QueryTypes.SELECT },
+    [uid, leaseMs / 1000],
   );
   return row ?? null;
 }
 
 /** A pending message's receiver URL and when it is due; null when it is done or gone. */
 export async function pendingDelivery(sequelize: Sequelize, uid: string): Promise<{ url: string; next_attempt_at: Date } | null> {
-  const [row] = await sequelize.query<{ url: string; next_attempt_at: Date }>(
+  const [row] = await preparedQuery<{ url: string; next_attempt_at: Date }>(
+    sequelize,
     `SELECT url, next_attempt_at FROM webhook_deliveries WHERE uid = $1 AND status = 'pending'`,
-    { bind: [uid], type: QueryTypes.SELECT },
+    [uid],
   );
   return row ?? null;
 }
@@ -51,9 +54,10 @@ export async function pendingDelivery(sequelize: Sequelize, uid: string): Promis
  * breaker open): its job comes back then, and the sweeper does not take it for a lost one meanwhile.
  */
 export async function postponeDelivery(sequelize: Sequelize, uid: string, at: Date): Promise<void> {
-  await sequelize.query(
+  await preparedQuery(
+    sequelize,
     `UPDATE webhook_deliveries SET next_attempt_at = $2 WHERE uid = $1 AND status = 'pending' AND next_attempt_at < $2`,
-    { bind: [uid, at], type: QueryTypes.SELECT },
+    [uid, at],
   );
 }
 
@@ -64,7 +68,8 @@ export async function postponeDelivery(sequelize: Sequelize, uid: string, at: Da
  * walked through job by job ahead of other receivers' messages. Returns how many were put off.
  */
 export async function postponeReceiver(sequelize: Sequelize, receiver: string, from: Date, spreadMs: number, jobsToo: boolean): Promise<number> {
-  const rows = await sequelize.query<{ n: string }>(
+  const rows = await preparedQuery<{ n: string }>(
+    sequelize,
     `WITH due AS (
        UPDATE webhook_deliveries SET next_attempt_at = $2::timestamptz + random() * make_interval(secs => $3)
         WHERE status = 'pending' AND next_attempt_at <= now() + interval '1 second'
@@ -72,25 +77,27 @@ export async function postponeReceiver(sequelize: Sequelize, receiver: string, f
         RETURNING uid, next_attempt_at AS at)${jobsToo ? `,
      moved AS (${postponeJobsSql(DELIVER_WEBHOOK, 'deliveryUid', 'due')})` : ''}
      SELECT count(*) AS n FROM due`,
-    { bind: [receiver, from, spreadMs / 1000], type: QueryTypes.SELECT },
+    [receiver, from, spreadMs / 1000],
   );
   return Number(rows[0]?.n ?? 0);
 }
 
 /** When a pending message is next due (e.g. the end of another attempt's hold); null when it is done or gone. */
 export async function nextAttemptAt(sequelize: Sequelize, uid: string): Promise<Date | null> {
-  const [row] = await sequelize.query<{ next_attempt_at: Date }>(
+  const [row] = await preparedQuery<{ next_attempt_at: Date }>(
+    sequelize,
     `SELECT next_attempt_at FROM webhook_deliveries WHERE uid = $1 AND status = 'pending'`,
-    { bind: [uid], type: QueryTypes.SELECT },
+    [uid],
   );
   return row?.next_attempt_at ?? null;
 }
 
 /** Fixes the message body on its first attempt; returns the body every attempt sends. */
 export async function fixBody(sequelize: Sequelize, uid: string, body: string): Promise<string> {
-  const [row] = await sequelize.query<{ body: string }>(
+  const [row] = await preparedQuery<{ body: string }>(
+    sequelize,
     `UPDATE webhook_deliveries SET body = COALESCE(body, $2) WHERE uid = $1 RETURNING body`,
-    { bind: [uid, body], type: QueryTypes.SELECT },
+    [uid, body],
   );
   return row?.body ?? body;
 }
@@ -104,43 +111,47 @@ export async function recordAttempt(
   result: { statusCode: number | null; error: string | null },
   outcome: AttemptOutcome,
 ): Promise<void> {
-  await sequelize.query(
+  await preparedQuery(
+    sequelize,
     `WITH attempt AS (
        INSERT INTO webhook_attempts (delivery_uid, attempt, status_code, error) VALUES ($1, $2, $3, $4)
        ON CONFLICT (delivery_uid, attempt) DO NOTHING)
      UPDATE webhook_deliveries
         SET status = $5, next_attempt_at = CASE WHEN $5 = 'pending' THEN now() + make_interval(secs => $6) ELSE next_attempt_at END
       WHERE uid = $1 AND attempts = $2`,
-    { bind: [delivery.uid, delivery.attempts, result.statusCode, result.error, outcome.status, outcome.status === 'pending' ? outcome.retryInMs / 1000 : 0], type: QueryTypes.SELECT },
+    [delivery.uid, delivery.attempts, result.statusCode, result.error, outcome.status, outcome.status === 'pending' ? outcome.retryInMs / 1000 : 0],
   );
 }
 
 /** The messages of a run's `event` that no attempt has taken yet (to queue them at once). */
 export async function unattemptedDeliveries(sequelize: Sequelize, runUid: string, event: WebhookEvent): Promise<string[]> {
-  const rows = await sequelize.query<{ uid: string }>(
+  const rows = await preparedQuery<{ uid: string }>(
+    sequelize,
     `SELECT uid FROM webhook_deliveries WHERE run_uid = $1 AND event = $2 AND status = 'pending' AND attempts = 0`,
-    { bind: [runUid, event], type: QueryTypes.SELECT },
+    [runUid, event],
   );
   return rows.map((row) => row.uid);
 }
 
 /** The seq of the run's state event into one of `states` (a `start` or `completed` message's place in the log). */
 export async function stateEventSeq(sequelize: Sequelize, runUid: string, states: string[]): Promise<number | null> {
-  const [row] = await sequelize.query<{ seq: number | null }>(
+  const [row] = await preparedQuery<{ seq: number | null }>(
+    sequelize,
     `SELECT max(seq) AS seq FROM circuit_run_events WHERE run_uid = $1 AND kind = 'state' AND data->>'state' = ANY($2::text[])`,
-    { bind: [runUid, states], type: QueryTypes.SELECT },
+    [runUid, states],
   );
   return row?.seq === null || row?.seq === undefined ? null : Number(row.seq);
 }
 
 /** Writes the message for a step event of a run whose webhook wants step events; null when it does not (or it exists). */
 export async function insertStepDelivery(sequelize: Sequelize, runUid: string, step: { step_id: string; status: string; attempt?: number }): Promise<string | null> {
-  const [row] = await sequelize.query<{ uid: string }>(
+  const [row] = await preparedQuery<{ uid: string }>(
+    sequelize,
     `INSERT INTO webhook_deliveries (run_uid, event, step_key, step, url)
        SELECT uid, 'step', $2, $3::jsonb, webhook_url FROM circuit_runs WHERE uid = $1 AND 'step' = ANY (webhook_events)
      ON CONFLICT DO NOTHING RETURNING uid`,
-    { bind: // A step retries several times: each `retrying` event is a message of its own.
-    [runUid, `${step.step_id}:${step.status}${step.status === 'retrying' ? `:${step.attempt ?? 0}` : ''}`, JSON.stringify(step)], type: QueryTypes.SELECT },
+    // A step retries several times: each `retrying` event is a message of its own.
+    [runUid, `${step.step_id}:${step.status}${step.status === 'retrying' ? `:${step.attempt ?? 0}` : ''}`, JSON.stringify(step)],
   );
   return row?.uid ?? null;
 }

@@ -1,5 +1,4 @@
 import { CircuitRun, isTerminal, type RunState } from '../../models/CircuitRun';
-import { QueryTypes } from 'sequelize';
 import type { RunReadRows } from '../../runs/read-cache';
 import { Circuit } from '../../models';
 import { notFound } from '../../errors';
@@ -7,11 +6,12 @@ import { authorize } from '../../policies/authorize';
 import { RunAction, runPermits } from '../../policies/run.policy';
 import type { AppContext } from '../context';
 import { isUid } from '../../ids';
+import { preparedQuery } from '../../db/prepared';
 
 /**
- * One run by uid, with its circuit (for its deprecation notice), in one statement: a statement costs
- * a round trip (a socket write, measured as the largest item of a read's CPU) plus, through
- * Sequelize's findByPk, building the same SELECT each time. An ended run's rows
+ * One run by uid, with its circuit (for its deprecation notice), in one named (prepared) statement:
+ * a statement costs a round trip (a socket write, measured as the largest item of a read's CPU) plus,
+ * through Sequelize's findByPk, building and planning the same SELECT each time. An ended run's rows
  * come from the per-process cache (run-read.cache.ts) when it has them: polls and repeated GETs
  * of a result cost no round trip. The circuit primes the request's circuit loader.
  */
@@ -21,7 +21,7 @@ async function readRunRows(uid: string): Promise<RunReadRows | null> {
   runSelect ??= `SELECT ${Object.keys(CircuitRun.getAttributes()).map((a) => `r."${a}"`).join(', ')}, ` +
     `${Object.keys(Circuit.getAttributes()).map((a) => `c."${a}" AS "${CIRCUIT_PREFIX}${a}"`).join(', ')} ` +
     'FROM circuit_runs r LEFT JOIN circuits c ON c.uid = r.circuit_uid WHERE r.uid = $1';
-  const [row] = await CircuitRun.sequelize!.query<Record<string, unknown>>(runSelect, { bind: [uid], type: QueryTypes.SELECT });
+  const [row] = await preparedQuery<Record<string, unknown>>(CircuitRun.sequelize!, runSelect, [uid]);
   if (!row) return null;
   const run: Record<string, unknown> = {};
   const circuit: Record<string, unknown> = {};

@@ -1,4 +1,5 @@
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
+import { preparedQuery } from '../../db/prepared';
 import type { PageWindow } from '../common/pagination';
 import { CircuitSearchResult, SEARCH_MATCH_BOUND, SearchType, UserSearchResult } from './search.type';
 import { searchCacheFor } from './search.cache';
@@ -137,7 +138,8 @@ function toItem(r: Omit<Row, 'total'>): CircuitSearchResult | UserSearchResult {
 
 /** The page as the database computes it. */
 async function searchInSql(sequelize: Sequelize, words: string[], exact: string, type: SearchType, window: PageWindow): Promise<SearchResults> {
-  const rows = await sequelize.query<Row>(SEARCH_SQL[type], { bind: [words, exact, window.limit, window.offset, SEARCH_MATCH_BOUND], type: QueryTypes.SELECT });
+  // A named statement: parsed and planned once per connection (planning this query cost more than running it).
+  const rows = await preparedQuery<Row>(sequelize, SEARCH_SQL[type], [words, exact, window.limit, window.offset, SEARCH_MATCH_BOUND]);
   const totalCount = rows.length ? Number(rows[0].total) : 0;
   const items = rows.filter((r) => r.uid !== null).map(toItem);
   return { items, totalCount };

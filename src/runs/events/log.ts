@@ -1,4 +1,5 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
+import { preparedQuery } from '../../db/prepared';
 import { StatementBatcher } from '../../db/statement-batcher';
 import { ASYNC_COMMIT_COLUMN } from '../../db/async-commit';
 import type { RunState } from '../../models/CircuitRun';
@@ -51,7 +52,7 @@ export function createEventAppender(sequelize: Sequelize, notifyChannel?: string
        FROM inserted GROUP BY run_uid`;
   const write = async (items: AppendItem[]): Promise<Array<number | null>> => {
     const json = JSON.stringify(items.map((item) => ({ uid: item.uid, attempt: item.attempt, events: item.events.map((e) => ({ kind: e.kind, data: toStorableText(e.data) })) })));
-    const rows = await sequelize.query<{ uid: string; seq: number }>(text, { bind: [json, ...(notifyChannel ? [notifyChannel] : [])], type: QueryTypes.SELECT });
+    const rows = await preparedQuery<{ uid: string; seq: number }>(sequelize, text, [json, ...(notifyChannel ? [notifyChannel] : [])]);
     const seqs = new Map(rows.map((row) => [row.uid, Number(row.seq)]));
     return items.map((item) => seqs.get(item.uid) ?? null);
   };
@@ -80,7 +81,8 @@ export interface RunLogRead {
  * the state is terminal and nothing more is returned, the log is complete.
  */
 export async function readRunEvents(sequelize: Sequelize, uid: string, after: number, kinds: readonly RunEventKind[], limit = 200): Promise<RunLogRead> {
-  const rows = await sequelize.query<{ state: RunState; seq: number | null; kind: RunEventKind | null; data: Record<string, unknown> | null; created_at: Date | null }>(
+  const rows = await preparedQuery<{ state: RunState; seq: number | null; kind: RunEventKind | null; data: Record<string, unknown> | null; created_at: Date | null }>(
+    sequelize,
     `SELECT r.state, e.seq, e.kind, e.data, e.created_at
        FROM circuit_runs r
        LEFT JOIN LATERAL (
@@ -89,7 +91,7 @@ export async function readRunEvents(sequelize: Sequelize, uid: string, after: nu
           ORDER BY seq LIMIT $4) e ON true
       WHERE r.uid = $1
       ORDER BY e.seq`,
-    { bind: [uid, after, kinds, limit], type: QueryTypes.SELECT },
+    [uid, after, kinds, limit],
   );
   if (rows.length === 0) return { state: null, events: [], more: false };
   const events = rows.filter((r) => r.seq !== null).map((r) => ({ seq: Number(r.seq), kind: r.kind!, data: r.data!, created_at: r.created_at! }));
