@@ -88,7 +88,7 @@ async function loggedStatus(requestId: string): Promise<number> {
   const deadline = Date.now() + 30_000;
   for (;;) {
     for (const line of service.output) {
-      if (!line.includes(requestId)) continue;
+      if (!line.includes(requestId) || !line.startsWith('{')) continue;
       const entry = JSON.parse(line) as { msg?: string; req?: { id?: string }; res?: { statusCode?: number } };
       if (entry.msg === 'request completed' && entry.req?.id === requestId) return entry.res!.statusCode!;
     }
