@@ -83,7 +83,13 @@ describe('REST', () => {
     expect(different.status).toBe(409);
     expect(different.body.error).toEqual({ code: 'Conflict', message: expect.stringContaining('already approved') });
     expect((await stepRow(run.uid, stepId))!.status).toBe('approved');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // A marker published now is heard after any wake the repeated decisions published (each publish is
+    // awaited before its answer, and the bus delivers in order): once it is heard, the count of wakes is final.
+    await t.app.services.runEvents.publish({ uid: run.uid });
+    const deadline = Date.now() + 5_000;
+    const markerHeard = () => bus.heard.some((event) => Object.keys(event).length === 1);
+    while (!markerHeard() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(markerHeard()).toBe(true);
     expect(bus.heard.filter((event) => event.wake)).toHaveLength(1);
     bus.stop();
   });

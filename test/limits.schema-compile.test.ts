@@ -1,7 +1,7 @@
 import { startTestApp, TestApp } from './support/app';
 import { HELLO_DEFINITION, makeCircuit, makeUser, TestUser } from './support/factories';
 import { spawnServiceProcess, ServiceProcess } from './support/run-factories';
-import { probe } from './support/latency';
+import { probeBeside } from './support/latency';
 import { MAX_SCHEMA_NODES } from '../src/engine/schema-compile';
 import { queryAjv } from '../src/engine/input-schema';
 
@@ -9,10 +9,14 @@ jest.setTimeout(180_000);
 
 const HEALTHZ_MS = 50;
 /**
- * The 95th percentile of /healthz of the idle service over a few seconds: on a shared 2-core machine a
- * process can wait for a core whatever it does, so the bound is asserted over that noise (0 on an idle machine).
+ * The bound is the issue's 50 ms of the service's own time, asserted beside an idle control process of the
+ * same build in the same window and scaled by how much the machine made the victim wait for a core
+ * (probeBeside, test/support/latency.ts): on a quiet machine it is 50 ms over the idle cost of /healthz;
+ * under the parallel suite or `stress --cpu 2` the scheduling noise is in both processes and the attack's
+ * cost only in the victim's. A baseline taken once before the tests (another moment, another load) failed
+ * this test at 70 ms on noise alone.
  */
-let idleP95Ms = 0;
+let control: ServiceProcess;
 
 let t: TestApp;
 let api: ServiceProcess;
@@ -26,12 +30,11 @@ beforeAll(async () => {
   other = await makeUser();
   circuitUid = (await makeCircuit(owner, { isPrivate: false } as never, HELLO_DEFINITION)).circuit.uid;
   api = await spawnServiceProcess('api', t.databaseUrl);
-  const idle = probe(`${api.url}/healthz`);
-  await new Promise((resolve) => setTimeout(resolve, 3_000));
-  idleP95Ms = (await idle.stop()).p95;
+  control = await spawnServiceProcess('api', t.databaseUrl);
 });
 afterAll(async () => {
   await api?.kill();
+  await control?.kill();
   await t.close();
 });
 
@@ -49,11 +52,11 @@ const ONE_OF_2000 = { type: 'object', properties: { name: { type: 'string' }, v:
 
 test('publishing a oneOf of 2,000 constants is a 400 at publish; /healthz stays under 50 ms meanwhile, no 5xx', async () => {
   expect(JSON.stringify(ONE_OF_2000).length).toBeGreaterThan(20_000);
-  const healthz = probe(`${api.url}/healthz`);
+  const healthz = await probeBeside({ url: api.url!, pid: api.proc.pid! }, control.url!);
   const answers = await Promise.all(Array.from({ length: 6 }, () => publish(ONE_OF_2000)));
   const output = await publish(HELLO_DEFINITION.query_schema, { oneOf: Array.from({ length: 2000 }, (_, i) => ({ const: i })) });
-  const health = await healthz.stop();
-  console.log(`/healthz: idle p95 ${idleP95Ms.toFixed(1)} ms; meanwhile p50 ${health.p50.toFixed(1)}, p95 ${health.p95.toFixed(1)}, max ${health.max.toFixed(1)} ms (${health.latencies.length} requests)`);
+  const { victim: health, control: quiet, stretch, summary } = await healthz.stop();
+  console.log(`/healthz: ${summary}`);
   for (const answer of answers) {
     expect(answer.status).toBe(400);
     expect(answer.text).toContain(`holds more than ${MAX_SCHEMA_NODES} subschemas`);
@@ -61,7 +64,7 @@ test('publishing a oneOf of 2,000 constants is a 400 at publish; /healthz stays 
   expect(output.status).toBe(400);
   expect(output.text).toContain('definition.output_schema holds more than');
   expect(health.statuses.every((s) => s === 200)).toBe(true);
-  expect(health.p95).toBeLessThan(HEALTHZ_MS + idleP95Ms);
+  expect(health.p95).toBeLessThan(HEALTHZ_MS * stretch + quiet.p95);
 });
 
 test('a schema that does not compile is a 400 at publish with the reason; a schema within the bounds publishes and its queries answer', async () => {

@@ -84,7 +84,12 @@ test('logs carry a request id on every request line and never a token or a passw
     method: 'POST', redirect: 'manual', body: form, headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
   });
   expect([303, 302]).toContain(posted.status);
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  // The sign-in's own request line is the last thing logged for it: only once it is there is the absence
+  // of the password below a finding (a fixed sleep would pass just as well before anything was written).
+  const deadline = Date.now() + 10_000;
+  const signInLogged = () => logLines().some((line) => line.msg === 'request completed' && line.req?.method === 'POST' && String(line.req?.url).startsWith('/settings/sign-in'));
+  while (!signInLogged() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(signInLogged()).toBe(true);
 
   const text = logText.join('');
   expect(text).not.toContain(owner.token);

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { QueryTypes } from 'sequelize';
 import { Webhook } from 'standardwebhooks';
 import { startTestApp, TestApp } from './support/app';
 import { HELLO_DEFINITION, makeUser, TestUser } from './support/factories';
@@ -36,6 +37,22 @@ async function received(path: string, count: number, timeoutMs = 10_000) {
     const requests = receiver.requests.filter((r) => r.url === path);
     if (requests.length >= count) return requests;
     if (Date.now() > deadline) throw new Error(`${path}: ${requests.length} of ${count} deliveries after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * The run's outbox rows once none is pending: the positive signal that nothing more will be sent for the run
+ * (the outbox row is written with the transition, and only pending rows are sent), after which a count of
+ * requests received is final.
+ */
+async function settledDeliveries(runUid: string, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const rows = await t.app.services.sequelize.query<{ event: string; status: string; attempts: number }>(
+      'SELECT event, status, attempts FROM webhook_deliveries WHERE run_uid = $1 ORDER BY event', { bind: [runUid], type: QueryTypes.SELECT });
+    if (rows.every((row) => row.status !== 'pending')) return rows;
+    if (Date.now() > deadline) throw new Error(`${runUid}: deliveries still pending after ${timeoutMs} ms: ${JSON.stringify(rows)}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -100,7 +117,7 @@ test('by default only completed is delivered, also for a run that fails', async 
   const message = new Webhook(await secretOf(owner)).verify(request.body, asHeaders(request.headers)) as any;
   expect(message.type).toBe('circuit_run.completed');
   expect(message.data.state).toBe('EXCEPTION');
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  expect(await settledDeliveries(run.uid)).toEqual([{ event: 'completed', status: 'delivered', attempts: 1 }]);
   expect(receiver.requests.filter((r) => r.url === path)).toHaveLength(1);
 });
 
@@ -121,7 +138,7 @@ test('a receiver that fails twice then succeeds gets 3 attempts with the same we
   }
   expect(attempts.map((a) => [a.attempt, a.status_code])).toEqual([[1, 500], [2, 503], [3, 200]]);
   expect(new Set(attempts.map((a) => a.webhook_id))).toEqual(new Set([requests[0].headers['webhook-id']]));
-  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  expect(await settledDeliveries(uid)).toEqual([{ event: 'completed', status: 'delivered', attempts: 3 }]);
   expect(receiver.requests.filter((r) => r.url === path)).toHaveLength(3);
 });
 

@@ -6,8 +6,9 @@ import { makeRunnableCircuit } from './run-factories';
 
 /**
  * A run that waits on an approval step, made directly in the database as the engine would leave it
- * (DESIGN §9.4): RUNNING in attempt 1 (no job is queued, so no worker touches it), with a
- * `circuit_run_steps` row (kind approval, status waiting) and `paused_at` set in the same statement.
+ * (DESIGN §9.4): RUNNING in attempt 1 (no job is queued and its heartbeat is never stale, so no worker or
+ * orphan sweep touches it), with a `circuit_run_steps` row (kind approval, status waiting) and `paused_at`
+ * set in the same statement.
  */
 export async function makeWaitingRun(owner: TestUser, options: { isPublic?: boolean; stepId?: string; prompt?: string; expiresInS?: number; circuitName?: string } = {}) {
   const { circuit, version } = await makeRunnableCircuit(owner, HELLO_DEFINITION, options.circuitName ? { name: options.circuitName } : {});
@@ -22,7 +23,11 @@ export async function makeWaitingRun(owner: TestUser, options: { isPublic?: bool
     attempt: 1,
     enqueued_at: now,
     started_at: now,
-    heartbeat_at: now,
+    // Held by a live worker as far as any sweep can tell: a heartbeat ahead of the clock is never stale, so
+    // no worker of the test app takes this synthetic run over (and runs it to COMPLETED) while a test reads
+    // it, however slowly a loaded machine gets through the test. With `now`, the takeover came after the
+    // stale interval of real time and raced the test's reads.
+    heartbeat_at: new Date(now.getTime() + 3_600_000),
     deadline_at: new Date(now.getTime() + 3_600_000),
   });
   const stepId = options.stepId ?? 'review';
