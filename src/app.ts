@@ -6,7 +6,7 @@ import { createLogger, Logger } from './logger';
 import { createSequelize } from './db/sequelize';
 import { migrate } from './db/migrate';
 import { initModels } from './models';
-import { getSchema } from './graphql/schema';
+import { buildGraphqlSchema } from './graphql/schema';
 import { mountGraphiql } from './http/graphiql';
 import { mountLandingPage } from './http/landing-page';
 import { createMetrics, mountObservability } from './http/observability';
@@ -14,6 +14,7 @@ import { loadOperations, assertOperationsValid } from '../rest-bridge/operations
 import { API_PREFIX, mountRestBridge } from '../rest-bridge/express';
 import { mountApiReference } from './http/api-docs';
 import { prepareDefinitionValidation } from './engine/validate-definition';
+import { createJsonSchemaService } from './engine/json-schemas';
 import { routes } from '../rest-bridge/routes';
 import type { Services } from './services';
 import { createBlobStorage } from './storage';
@@ -65,9 +66,10 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
   const authority = new StreamAuthority(sequelize, log);
   await authority.start(databaseUrl);
   const streams = { open: new OpenStreams({ perClient: config.streamsPerClient, total: config.streamsMax }), authority, texts: new SharedTexts() };
-  const services: Services = { config, sequelize, log, searchRateLimiter, runRateLimiter, blobStorage: createBlobStorage(config), ...runs.services, streams };
+  const schemas = createJsonSchemaService();
+  const services: Services = { config, sequelize, log, searchRateLimiter, runRateLimiter, blobStorage: createBlobStorage(config), schemas, ...runs.services, streams };
   runs.attach(services);
-  const schema = await getSchema();
+  const schema = await buildGraphqlSchema();
   prepareDefinitionValidation();
   const operations = loadOperations();
   assertOperationsValid(schema, operations);
@@ -129,6 +131,7 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
     await stopTokenInvalidation();
     await stopRunReadInvalidation();
     await web.close();
+    await schemas.close();
     await sequelize.close();
   })());
 

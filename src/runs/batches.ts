@@ -7,7 +7,7 @@ import { authorize } from '../policies/authorize';
 import { tokenMaySubmitBatch } from '../policies/token.policy';
 import { batchPermits, type BatchAction } from '../policies/batch.policy';
 import { isUid } from '../ids';
-import { checkInput } from '../engine/input-schema';
+import { checkInput, type CompiledSchemas } from '../engine/input-schema';
 import { RUN_BASE_CREDITS } from '../credits/holds';
 import { checkMaxCredits } from '../credits/budget';
 import { parseRunWebhook } from '../webhooks/events';
@@ -84,14 +84,14 @@ function admitBatchSql(jobCte: string | undefined, notifyColumn: string | undefi
 }
 
 /** Every input checked before anything is created: the first invalid one refuses the batch, naming its index. */
-function checkInputs(versionUid: string, querySchema: unknown, inputs: unknown): Record<string, unknown>[] {
+function checkInputs(schemas: CompiledSchemas, versionUid: string, querySchema: unknown, inputs: unknown): Record<string, unknown>[] {
   if (!Array.isArray(inputs) || inputs.length < 1 || inputs.length > MAX_BATCH_INPUTS) {
     throw badInput(`inputs must be an array of 1 to ${MAX_BATCH_INPUTS} objects`, { field: 'inputs' });
   }
   inputs.forEach((input, i) => {
     const field = `inputs[${i}]`;
     if (typeof input !== 'object' || input === null || Array.isArray(input)) throw badInput(`${field} must be an object`, { field });
-    const invalid = checkInput(versionUid, querySchema, input, field);
+    const invalid = checkInput(schemas, versionUid, querySchema, input, field);
     if (invalid) throw badInput(invalid.message, { field: invalid.field, index: i });
   });
   return inputs as Record<string, unknown>[];
@@ -110,7 +110,7 @@ export async function createBatch(services: Services, viewer: User, input: Creat
   const webhook = parseRunWebhook(input.webhook, input.webhookEventsFilter, services.config.httpStepAllowPrivate);
   const alias = input.alias ?? null;
   const version = await resolveVersion(services.runs, circuit, alias === null ? input.versionUid : await versionOfAlias(circuit, alias, null));
-  const inputs = checkInputs(version.uid, version.definition.query_schema, input.inputs);
+  const inputs = checkInputs(services.schemas.inputs, version.uid, version.definition.query_schema, input.inputs);
   const tags = checkTags(input.tags);
   const metadata = checkMetadata(input.metadata);
   const maxCredits = checkMaxCredits(input.maxCredits);

@@ -251,7 +251,7 @@ export async function executeClaimed(services: Services, claim: ClaimedRun, cont
       ? await computeMetrics(plan.metrics, claim.input, result, { cpuMs: config.stepCpuMs, memoryMb: config.stepMemoryMb, maxOutputBytes: config.runMaxResultBytes, owner: claim.user_uid, ownerShare: config.sandboxUserIsolates })
       : null;
     // The version's output_schema (DESIGN §11.3): an output that fails it ends the run EXCEPTION.
-    const violation = outputContractViolation(claim.circuit_version_uid, plan.definition, result.output);
+    const violation = outputContractViolation(services.schemas.outputs, claim.circuit_version_uid, plan.definition, result.output);
     ending = violation ? failedEnding(base, violation, result.credits) : storableEnding({
       ...base,
       state: 'COMPLETED',
