@@ -8,6 +8,8 @@ import type { RunEventBus } from './runs/events/bus';
 import type { RunService } from './runs/run-service';
 import type { RunMetricsStore } from './telemetry/run-metrics';
 import type { StreamServices } from './http/open-streams';
+import type { JsonSchemaService } from './engine/json-schemas';
+import type { TokenCache } from './auth/token-cache';
 
 /**
  * The long-lived pieces a request may use, built once by the composition root (src/app.ts) and
@@ -29,6 +31,10 @@ export interface Services {
   runEvents: RunEventBus;
   /** The run wing's batched writes and read caches of this process (src/runs/run-service.ts). */
   runs: RunService;
+  /** The compile check of published schemas and the compiled query and output schemas (src/engine/json-schemas.ts). */
+  schemas: JsonSchemaService;
+  /** Bearer tokens already read, dropped on `auth_changed` (src/auth/token-cache.ts; kept current by the API's listener); absent without HTTP. */
+  tokenCache?: TokenCache;
   /** This thread's run metrics, added to the totals of every process; /metrics reads those (src/telemetry/run-metrics.ts). */
   runMetrics: RunMetricsStore;
   /** The API's open event streams: caps, shutdown, authority re-checks (src/http/open-streams.ts); absent without HTTP. */

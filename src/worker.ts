@@ -9,6 +9,7 @@ import { createSequelize } from './db/sequelize';
 import { migrate } from './db/migrate';
 import { initModels } from './models';
 import { createBlobStorage } from './storage';
+import { createJsonSchemaService } from './engine/json-schemas';
 import { createSearchRateLimiter } from './ratelimit';
 import { startRunRuntime } from './runs/runtime';
 import type { Services } from './services';
@@ -33,7 +34,8 @@ export async function startWorkerProcess(config: Config, log: Logger = createLog
     const runs = await startRunRuntime({ config, sequelize, log, databaseUrl: database.url, worker: true });
     const searchRateLimiter = createSearchRateLimiter(config, sequelize, log);
     // A worker starts runs only for schedules, which the per-token run rate limit does not count.
-    const services: Services = { config, sequelize, log, searchRateLimiter, runRateLimiter: null, blobStorage: createBlobStorage(config), ...runs.services };
+    const schemas = createJsonSchemaService();
+    const services: Services = { config, sequelize, log, searchRateLimiter, runRateLimiter: null, blobStorage: createBlobStorage(config), schemas, ...runs.services };
     runs.attach(services);
     log.info({ database: database.description, jobStore: runs.services.runQueue.backendName, concurrency: config.jobConcurrency }, 'circuit worker ready');
     const heartbeat = config.workerHeartbeatFile ? startHeartbeat(config.workerHeartbeatFile, runs.services.runQueue.ping) : undefined;
@@ -44,6 +46,7 @@ export async function startWorkerProcess(config: Config, log: Logger = createLog
         heartbeat?.stop();
         await runs.close();
         await searchRateLimiter.close();
+        await schemas.close();
         await sequelize.close();
         await database.stop();
       })()),

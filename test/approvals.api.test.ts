@@ -1,7 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import type { RunStateEvent } from '../src/runs/events/bus';
 import { CircuitRun } from '../src/models/CircuitRun';
-import { startTestApp, TestApp } from './support/app';
+import { useTestApp } from './support/app';
 import { makeUser, TestUser } from './support/factories';
 import { addWaitingStep, makeWaitingRun, stepRow } from './support/approval-factories';
 
@@ -20,15 +20,13 @@ const RESOLVE = `mutation($runUid: ID!, $stepId: String!, $approved: Boolean!, $
 }`;
 const READ = 'query($uid: ID!) { circuitRun(uid: $uid) { uid state waitingFor { stepId prompt expiresAt } } }';
 
-let t: TestApp;
+const t = useTestApp();
 let owner: TestUser;
 let other: TestUser;
 
 beforeAll(async () => {
-  t = await startTestApp();
   [owner, other] = await Promise.all([makeUser(), makeUser()]);
 });
-afterAll(async () => { await t.close(); });
 
 const approve = (uid: string, stepId: string, body: unknown, as: { token?: string } = { token: owner.token }) =>
   t.rest('POST', `/circuit-runs/${uid}/approvals/${encodeURIComponent(stepId)}`, { token: as.token, body });

@@ -1,15 +1,13 @@
-import { startTestApp, TestApp } from './support/app';
+import { useTestApp } from './support/app';
 import { makeCircuit, makeUser, TestUser } from './support/factories';
 
-let t: TestApp;
+const t = useTestApp({ searchRateLimitPerMinute: 1000 });
 let owner: TestUser;
 let other: TestUser;
 beforeAll(async () => {
-  t = await startTestApp({ searchRateLimitPerMinute: 1000 });
   owner = await makeUser();
   other = await makeUser();
 });
-afterAll(async () => { await t.close(); });
 
 const BOARD = 'uid name description username isPrivate isProtected circuitCount starCount createdAt updatedAt';
 

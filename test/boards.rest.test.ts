@@ -1,18 +1,16 @@
 import { Circuit } from '../src/models';
 import { BoardCircuit, BoardStar } from '../src/models/boards';
-import { startTestApp, TestApp } from './support/app';
+import { useTestApp } from './support/app';
 import { makeCircuit, makeUser, TestUser } from './support/factories';
 import { addToBoard, makeBoard, starBoardAs } from './support/board-factories';
 
-let t: TestApp;
+const t = useTestApp();
 let owner: TestUser;
 let other: TestUser;
 beforeAll(async () => {
-  t = await startTestApp();
   owner = await makeUser();
   other = await makeUser();
 });
-afterAll(async () => { await t.close(); });
 
 const UNKNOWN_UID = '00000000-0000-4000-8000-000000000000';
 

@@ -1,17 +1,15 @@
 import { CircuitEmbed } from '../src/models';
-import { startTestApp, TestApp } from './support/app';
+import { useTestApp } from './support/app';
 import { HELLO_DEFINITION, makeCircuit, makeUser, TestUser } from './support/factories';
 import { embeddingDefinition, makeEmbeddingCircuit } from './support/circuit-factories';
 
-let t: TestApp;
+const t = useTestApp();
 let owner: TestUser;
 let circuitUid: string;
 beforeAll(async () => {
-  t = await startTestApp();
   owner = await makeUser();
   circuitUid = (await makeCircuit(owner, { name: 'target' }, null)).circuit.uid;
 });
-afterAll(async () => { await t.close(); });
 
 const PUBLISH = `mutation($circuitUid: ID!, $definition: JSON!, $primary: Boolean) {
   publishCircuitVersion(circuitUid: $circuitUid, definition: $definition, primary: $primary) { uid number isPrimary }

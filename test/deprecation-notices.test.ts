@@ -1,5 +1,5 @@
 import type { Circuit } from '../src/models';
-import { startTestApp, TestApp } from './support/app';
+import { useTestApp } from './support/app';
 import { HELLO_DEFINITION, makeCircuit, makeUser, TestUser } from './support/factories';
 
 /**
@@ -7,17 +7,15 @@ import { HELLO_DEFINITION, makeCircuit, makeUser, TestUser } from './support/fac
  * header; lists of many circuits do not. The notice follows from the circuit the request names
  * (graphql/notices.ts), so every single-circuit endpoint is covered without a call of its own.
  */
-let t: TestApp;
+const t = useTestApp();
 let owner: TestUser;
 let circuit: Circuit;
 
 beforeAll(async () => {
-  t = await startTestApp();
   owner = await makeUser();
   ({ circuit } = await makeCircuit(owner, { name: 'old-one' }));
   expect((await t.rest('PUT', `/circuits/${circuit.uid}/deprecate`, { token: owner.token })).status).toBe(200);
 });
-afterAll(async () => { await t.close(); });
 
 const byName = () => `/users/${owner.username}/circuits/old-one`;
 const about: [string, () => [string, string, unknown?]][] = [

@@ -1,19 +1,17 @@
-import { startTestApp, TestApp } from './support/app';
+import { useTestApp } from './support/app';
 import { HELLO_DEFINITION, makeUser, TestUser } from './support/factories';
 import { makeRunnableCircuit } from './support/run-factories';
 import { Circuit } from '../src/models';
 
 // DESIGN §8 "Text": NUL, lone surrogates and nesting deeper than 64 are 400 BadClientData naming the
 // field, on REST and GraphQL alike; never a 500, never silently rewritten.
-let t: TestApp;
+const t = useTestApp();
 let owner: TestUser;
 let adaptorUid: string;
 beforeAll(async () => {
-  t = await startTestApp();
   owner = await makeUser();
   ({ adaptorUid } = await makeRunnableCircuit(owner, HELLO_DEFINITION, { name: 'hygiene' }));
 });
-afterAll(async () => { await t.close(); });
 
 const NUL = '\u0000';
 const LONE = '\ud800';

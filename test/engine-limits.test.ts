@@ -1,18 +1,16 @@
-import { startTestApp, TestApp } from './support/app';
+import { useTestApp } from './support/app';
 import { makeUser, TestUser } from './support/factories';
 import { makeRunnableCircuit, submitRun, waitForRun } from './support/run-factories';
 import { CircuitRun } from '../src/models/CircuitRun';
 import type { CircuitDefinition } from '../src/engine/definition';
 
 /** Hostile user logic (DESIGN §8): each attack ends its run StepFailed while the same process keeps answering. */
-let t: TestApp;
+const t = useTestApp({ stepCpuMs: 400, stepMemoryMb: 32 });
 let owner: TestUser;
 
 beforeAll(async () => {
-  t = await startTestApp({ stepCpuMs: 400, stepMemoryMb: 32 });
   owner = await makeUser({ credits: 1000 });
 });
-afterAll(async () => { await t.close(); });
 
 const anyObject: CircuitDefinition['query_schema'] = { type: 'object' };
 

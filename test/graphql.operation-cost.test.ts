@@ -1,12 +1,12 @@
 import { parse, type GraphQLSchema } from 'graphql';
-import { getSchema } from '../src/graphql/schema';
+import { buildGraphqlSchema } from '../src/graphql/schema';
 import { assertOperationCost } from '../src/graphql/operation-cost';
 
 // The cost of a document no variable can change is remembered per parsed document; these prove that
 // remembering changes no answer: a variable that sets a page's size is costed on every request, and a
 // request whose variables do not coerce is refused alike the first time and afterwards.
 let schema: GraphQLSchema;
-beforeAll(async () => { schema = await getSchema(); });
+beforeAll(async () => { schema = await buildGraphqlSchema(); });
 
 const cost = (document: ReturnType<typeof parse>, variables: Record<string, unknown>, maxCost = 1000) =>
   assertOperationCost(schema, document, { variables, maxCost });

@@ -1,4 +1,4 @@
-import { startTestApp, TestApp } from './support/app';
+import { useTestApp } from './support/app';
 import { HELLO_DEFINITION, makeCircuit, makeUser } from './support/factories';
 import { createUser } from '../src/commands/create-user';
 import { MAX_API_TOKENS_PER_USER } from '../src/commands/create-api-token';
@@ -9,14 +9,7 @@ import { ApiToken } from '../src/models';
 jest.setTimeout(120_000);
 
 const CONCURRENT = 250;
-let t: TestApp;
-
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(async () => {
-  await t.close();
-});
+const t = useTestApp();
 
 const count = async (sql: string, userUid: string) =>
   Number((await ApiToken.sequelize!.query<{ n: string }>(sql, { bind: [userUid], type: QueryTypes.SELECT }))[0].n);

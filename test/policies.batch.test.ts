@@ -1,4 +1,4 @@
-import { startTestApp, TestApp } from './support/app';
+import { useTestApp } from './support/app';
 import { makeUser, TestUser, HELLO_DEFINITION } from './support/factories';
 import { makeRunnableCircuit, waitForRun } from './support/run-factories';
 
@@ -19,7 +19,7 @@ const TABLE: Record<Role, Record<Action, number>> = {
   admin: { get: 403, runs: 403, cancel: 403 },
 };
 
-let t: TestApp;
+const t = useTestApp();
 let users: Record<Exclude<Role, 'anonymous'>, TestUser>;
 let batchUid: string;
 let publicAdaptor: string;
@@ -27,7 +27,6 @@ let privateAdaptor: string;
 let runUid: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
   const [other, submitter, circuitOwner, admin] = await Promise.all([makeUser(), makeUser(), makeUser(), makeUser({ isAdmin: true })]);
   users = { other, submitter, circuitOwner, admin };
   publicAdaptor = (await makeRunnableCircuit(circuitOwner, HELLO_DEFINITION)).adaptorUid;
@@ -40,9 +39,6 @@ beforeAll(async () => {
   const runs = await t.rest('GET', `/batches/${batchUid}/runs`, { token: submitter.token });
   runUid = runs.body.data[0].uid;
   await waitForRun(t, runUid, submitter.token);
-});
-afterAll(async () => {
-  await t.close();
 });
 
 const cells = Object.entries(TABLE).flatMap(([role, row]) => Object.entries(row).map(([action, status]) => [role, action, status] as [Role, Action, number]));

@@ -1,15 +1,13 @@
-import { startTestApp, TestApp } from './support/app';
+import { useTestApp } from './support/app';
 import { makeCircuit, makeUser, TestUser } from './support/factories';
 import { routes } from '../rest-bridge/routes';
 import { pathParamNames } from '../rest-bridge/validate';
 
-let t: TestApp;
+const t = useTestApp();
 let owner: TestUser;
 beforeAll(async () => {
-  t = await startTestApp();
   owner = await makeUser({ credits: 100 });
 });
-afterAll(async () => { await t.close(); });
 
 function expectBadInput(res: { status: number; body: any }, message: string) {
   expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error: { code: 'BadClientData', message } } });

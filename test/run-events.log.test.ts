@@ -1,4 +1,4 @@
-import { startTestApp, TestApp } from './support/app';
+import { useTestApp } from './support/app';
 import { makeUser, HELLO_DEFINITION, TestUser } from './support/factories';
 import { makeRunnableCircuit, readSse, submitRun } from './support/run-factories';
 import { claimRun } from '../src/runs/transitions';
@@ -13,17 +13,13 @@ jest.setTimeout(60_000);
  * GraphQL subscription and CircuitRun.events: gap-free seqs, coalesced output, and `error` inside
  * step events for the owner only.
  */
-let t: TestApp;
+const t = useTestApp({ runWorker: false });
 let owner: TestUser;
 let other: TestUser;
 
 beforeAll(async () => {
-  t = await startTestApp({ runWorker: false });
   owner = await makeUser();
   other = await makeUser();
-});
-afterAll(async () => {
-  await t.close();
 });
 
 /** A public run taken through a failing step by hand, as a worker would: returns its uid. */

@@ -1,7 +1,7 @@
 import { Kind, type FieldNode, type FragmentDefinitionNode } from 'graphql';
 import { loadOperations } from '../rest-bridge/operations';
 import { RUN_COLUMNS, type RunApiField } from '../src/models/CircuitRun';
-import { getSchema } from '../src/graphql/schema';
+import { buildGraphqlSchema } from '../src/graphql/schema';
 
 /**
  * One run shape (issue #9.3): RUN_COLUMNS declares a run's columns; the GraphQL type is built from it,
@@ -12,7 +12,7 @@ import { getSchema } from '../src/graphql/schema';
 const exposed = Object.entries(RUN_COLUMNS).flatMap(([column, spec]) => ('api' in spec && spec.api ? [[column, (spec.api as RunApiField).name]] : []));
 
 test('the GraphQL CircuitRun type has a field for every exposed run column', async () => {
-  const type = (await getSchema()).getType('CircuitRun') as unknown as { getFields(): Record<string, unknown> };
+  const type = (await buildGraphqlSchema()).getType('CircuitRun') as unknown as { getFields(): Record<string, unknown> };
   expect(Object.keys(type.getFields())).toEqual(expect.arrayContaining(exposed.map(([, name]) => name)));
 });
 

@@ -1,18 +1,16 @@
 import { HELLO_DEFINITION, makeUser, TestUser } from './support/factories';
-import { startTestApp, TestApp } from './support/app';
+import { useTestApp } from './support/app';
 import { ContractChecker } from './support/openapi';
 import { makeRunnableCircuit, submitRun, waitForRun } from './support/run-factories';
 
-let t: TestApp;
+const t = useTestApp();
 let owner: TestUser;
 let other: TestUser;
 let checker: ContractChecker;
 beforeAll(async () => {
-  t = await startTestApp();
   checker = new ContractChecker(await (await fetch(`${t.url}/api/v1/openapi.json`)).json());
   [owner, other] = await Promise.all([makeUser(), makeUser()]);
 });
-afterAll(async () => { await t.close(); });
 
 /** GET /circuit-runs/{uid}, checked against the OpenAPI document like the contract test does. */
 async function getRun(uid: string, token: string | undefined, headers: Record<string, string> = {}) {

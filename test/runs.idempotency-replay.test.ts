@@ -1,15 +1,9 @@
-import { startTestApp, TestApp } from './support/app';
+import { useTestApp } from './support/app';
 import { makeUser, HELLO_DEFINITION } from './support/factories';
 import { makeRunnableCircuit, submitRun, waitForRun } from './support/run-factories';
 import { User } from '../src/models';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(async () => {
-  await t.close();
-});
+const t = useTestApp();
 
 test('an Idempotency-Key replay answers the first answer (PROVISIONED), not the run as it is now, and charges nothing more', async () => {
   const owner = await makeUser();

@@ -1,4 +1,4 @@
-import { startTestApp, TestApp } from './support/app';
+import { useTestApp } from './support/app';
 import { makeUser, TestUser } from './support/factories';
 import { makeRunnableCircuit, submitRun, waitForRun } from './support/run-factories';
 import { CircuitRun } from '../src/models/CircuitRun';
@@ -11,14 +11,12 @@ import type { CircuitDefinition } from '../src/engine/definition';
  * a run exactly as `GET /circuit-runs/{uid}` does, to its owner and to anyone else, in every state.
  */
 
-let t: TestApp;
+const t = useTestApp();
 let owner: TestUser;
 let other: TestUser;
 beforeAll(async () => {
-  t = await startTestApp();
   [owner, other] = await Promise.all([makeUser({ credits: 100 }), makeUser()]);
 });
-afterAll(async () => { await t.close(); });
 
 const json = (value: unknown) => JSON.parse(JSON.stringify(value));
 

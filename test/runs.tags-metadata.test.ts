@@ -1,14 +1,8 @@
-import { startTestApp, TestApp } from './support/app';
+import { useTestApp } from './support/app';
 import { makeUser, HELLO_DEFINITION } from './support/factories';
 import { makeRunnableCircuit, submitRun, waitForRun } from './support/run-factories';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(async () => {
-  await t.close();
-});
+const t = useTestApp();
 
 test('tags and metadata round-trip on the run (owner only) and filter GET /users/circuit-runs, a URL-encoded metadata key included; GraphQL viewer.runs agrees', async () => {
   const owner = await makeUser();

@@ -1,21 +1,17 @@
-import { startTestApp, TestApp } from './support/app';
+import { useTestApp } from './support/app';
 import { HELLO_DEFINITION, makeCircuit, makeUser, TestUser } from './support/factories';
 import { waitForRun } from './support/run-factories';
 import { CircuitRun } from '../src/models/CircuitRun';
 
 jest.setTimeout(60_000);
 
-let t: TestApp;
+const t = useTestApp();
 let owner: TestUser;
 let circuitUid: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
   owner = await makeUser({ credits: 100 });
   circuitUid = (await makeCircuit(owner, {}, HELLO_DEFINITION)).circuit.uid;
-});
-afterAll(async () => {
-  await t.close();
 });
 
 const create = (body: unknown, token = owner.token, circuit = circuitUid) => t.rest('POST', `/circuits/${circuit}/schedules`, { token, body });

@@ -1,14 +1,13 @@
 import { QueryTypes } from 'sequelize';
 import { User } from '../src/models';
 import { SEARCH_MATCH_BOUND } from '../src/graphql/search/search.query';
-import { startTestApp, TestApp } from './support/app';
+import { useTestApp } from './support/app';
 import { makeCircuit, makeUser, TestUser } from './support/factories';
 
-let t: TestApp;
+const t = useTestApp({ searchRateLimitPerMinute: 100_000 });
 let alice: TestUser;
 let hidden: TestUser;
 beforeAll(async () => {
-  t = await startTestApp({ searchRateLimitPerMinute: 100_000 });
   alice = await makeUser({ username: 'alice-walker', name: 'Alice Walker', bio: 'Builds translation pipelines' });
   hidden = await makeUser({ username: 'secret-agent', name: 'Translation Spy', bio: 'translation', isPrivate: true });
   await makeCircuit(alice, { name: 'translate', description: 'Translates text between languages' }, null);
@@ -18,7 +17,6 @@ beforeAll(async () => {
   await makeCircuit(alice, { name: 'translate-protected', description: 'a protected translator', isProtected: true }, null);
   await makeCircuit(hidden, { name: 'spy-tool', description: 'public circuit of a private profile' }, null);
 });
-afterAll(async () => { await t.close(); });
 
 const search = (query: string, token?: string) => t.rest('GET', `/search?${query}`, { token });
 const names = (body: any) => body.data.map((d: any) => (d.type === 'circuit' ? d.name : d.username));

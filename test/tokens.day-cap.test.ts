@@ -1,4 +1,4 @@
-import { startTestApp, TestApp } from './support/app';
+import { useTestApp } from './support/app';
 import { HELLO_DEFINITION, makeUser, TestUser } from './support/factories';
 import { makeEmbeddingCircuit } from './support/circuit-factories';
 import { makeRunnableCircuit, waitForRun } from './support/run-factories';
@@ -13,16 +13,14 @@ import { utcDay } from '../src/credits/token-spend';
 // DESIGN §12: a token's daily credit cap is counted at every credit hold (not only when a run is
 // admitted) and settled to what runs cost when they end; schedules made with a token fire under it.
 
-let t: TestApp;
+const t = useTestApp();
 let owner: TestUser;
 let hello: { circuit: Circuit; adaptorUid: string };
 
 beforeAll(async () => {
-  t = await startTestApp();
   owner = await makeUser();
   hello = await makeRunnableCircuit(owner, HELLO_DEFINITION);
 });
-afterAll(async () => { await t.close(); });
 
 const query = (token: string, adaptorUid: string) => t.rest('POST', `/circuit-adaptors/${adaptorUid}/query`, { token, body: { input: { name: 'Ada' } } });
 

@@ -1,17 +1,11 @@
-import { startTestApp, TestApp } from './support/app';
+import { useTestApp } from './support/app';
 import { makeUser, HELLO_DEFINITION } from './support/factories';
 import { makeRunnableCircuit, submitRun, waitForRun } from './support/run-factories';
 import { User } from '../src/models';
 import { grantCredits } from '../src/credits/grants';
 import type { CircuitDefinition } from '../src/engine/definition';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(async () => {
-  await t.close();
-});
+const t = useTestApp();
 
 const FAILING: CircuitDefinition = { query_schema: { type: 'object' }, steps: [{ id: 'boom', kind: 'transform', expression: '$error("boom")' }] };
 

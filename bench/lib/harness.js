@@ -71,20 +71,23 @@ async function startFixtures(prefix, { circuits = {} } = {}) {
   const { createApiToken } = require(path.join(dist, 'commands', 'create-api-token.js'));
   const { createCircuit } = require(path.join(dist, 'commands', 'create-circuit.js'));
   const { publishVersion } = require(path.join(dist, 'commands', 'publish-version.js'));
+  const { createJsonSchemaService } = require(path.join(dist, 'engine', 'json-schemas.js'));
+  const schemas = createJsonSchemaService();
   const sequelize = createSequelize(db.url, 4);
   initModels(sequelize);
   await migrate(sequelize);
   const user = await createUser({ username: 'bench', credits: 1_000_000_000 });
   const { token } = await createApiToken(user, 'bench');
   const circuit = await createCircuit(sequelize, user, { name: 'hello' });
-  await publishVersion(sequelize, user, circuit, HELLO);
+  await publishVersion({ sequelize, schemas }, user, circuit, HELLO);
   const adaptor = await CircuitAdaptor.findOne({ where: { circuit_uid: circuit.uid } });
   const adaptors = {};
   for (const [name, definition] of Object.entries(circuits)) {
     const extra = await createCircuit(sequelize, user, { name });
-    await publishVersion(sequelize, user, extra, definition);
+    await publishVersion({ sequelize, schemas }, user, extra, definition);
     adaptors[name] = (await CircuitAdaptor.findOne({ where: { circuit_uid: extra.uid } })).uid;
   }
+  await schemas.close();
   await sequelize.close();
   return {
     dir,

@@ -1,7 +1,7 @@
 import { ApiToken, User } from '../models';
 import { hashToken } from './tokens';
 import { preparedQuery } from '../db/prepared';
-import { tokenCacheFor, type CachedAuthentication } from './token-cache';
+import type { CachedAuthentication, TokenCache } from './token-cache';
 import { grantOfRow } from './token-grant';
 
 export type Authentication =
@@ -40,19 +40,21 @@ async function readToken(tokenHash: string): Promise<CachedAuthentication | null
   };
 }
 
-/** Resolves an `Authorization: Bearer` header to its user; a bad header is remembered, not thrown. */
-export async function authenticate(header: string | undefined): Promise<Authentication> {
+/**
+ * Resolves an `Authorization: Bearer` header to its user; a bad header is remembered, not thrown.
+ * `tokens`: the API's token cache (Services.tokenCache); without one every token is read.
+ */
+export async function authenticate(tokens: TokenCache | undefined, header: string | undefined): Promise<Authentication> {
   if (!header) return { kind: 'anonymous' };
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) return { kind: 'invalid', message: INVALID };
   const tokenHash = hashToken(match[1]);
-  const cache = tokenCacheFor(User.sequelize!);
-  let found = cache.get(tokenHash);
+  let found = tokens?.get(tokenHash);
   if (!found) {
-    const begunAt = cache.begin();
+    const begunAt = tokens?.begin();
     const read = await readToken(tokenHash);
     if (!read) return { kind: 'invalid', message: INVALID };
-    cache.set(tokenHash, read.userRow.uid as string, read, begunAt);
+    if (tokens && begunAt !== undefined) tokens.set(tokenHash, read.userRow.uid as string, read, begunAt);
     found = read;
   }
   const { expiresAt } = found.grant;

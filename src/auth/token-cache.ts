@@ -1,8 +1,7 @@
 import { LRUCache } from 'lru-cache';
-import type { Sequelize } from 'sequelize';
 import type { Logger } from '../logger';
 import { ApiToken, User } from '../models';
-import { cachePerPool, keepCacheCurrent, type NotifiedCache } from '../db/notified-cache';
+import { keepCacheCurrent, type NotifiedCache } from '../db/notified-cache';
 import type { TokenGrant } from './token-grant';
 
 /** What a valid token authenticates as, as read from the database. */
@@ -76,21 +75,18 @@ export class TokenCache implements NotifiedCache {
   }
 }
 
-/** The cache of one connection pool. */
-export const tokenCacheFor = cachePerPool(() => new TokenCache());
-
 /**
- * LISTENs to `auth_changed` and invalidates this pool's token cache, also when a revoke or user change
+ * LISTENs to `auth_changed` and invalidates the app's token cache (Services.tokenCache), also when a revoke or user change
  * made through the models in this process commits; while the connection is down the cache is bypassed.
  * Returns the function that stops it.
  */
-export function startTokenInvalidation(sequelize: Sequelize, databaseUrl: string, log: Logger): Promise<() => Promise<void>> {
+export function startTokenInvalidation(cache: TokenCache, databaseUrl: string, log: Logger): Promise<() => Promise<void>> {
   return keepCacheCurrent({
     databaseUrl,
     log,
     channel: AUTH_CHANGED_CHANNEL,
     applicationName: 'circuit-token-cache',
-    cache: tokenCacheFor(sequelize),
+    cache,
     localWrites: [{ models: [ApiToken, User], hooks: ['afterUpdate', 'afterDestroy', 'afterBulkUpdate', 'afterBulkDestroy', 'afterUpsert'] }],
   });
 }

@@ -3,7 +3,7 @@ import addFormats from 'ajv-formats';
 import { LRUCache } from 'lru-cache';
 import RE2 from 're2';
 import { describeSchemaError, fieldPath } from '../schema-errors';
-import { compileProblemOffLoop, countSchemaNodes, MAX_SCHEMA_NODES } from './schema-compile';
+import { countSchemaNodes, MAX_SCHEMA_NODES, type SchemaCompiler } from './schema-compile';
 
 /**
  * RE2 for every JSON Schema `pattern` and `patternProperties`: linear time, so no input can stall the
@@ -22,9 +22,6 @@ export function queryAjv(): Ajv2020 {
   addFormats(ajv);
   return ajv;
 }
-
-/** Created on first use, so a process that validates no input does not pay for it. */
-let shared: Ajv2020 | undefined;
 
 /** The largest query_schema (JSON characters): validation time grows with schema size times input size. */
 export const MAX_QUERY_SCHEMA_CHARS = 64 * 1024;
@@ -89,30 +86,43 @@ export function schemaSizeProblem(schema: unknown): string | null {
  * schema (including patterns RE2 does not take). Size and shape are checked first, on the spot;
  * then it is compiled once off the event loop, within a time limit (src/engine/schema-compile.ts).
  */
-export async function querySchemaProblem(schema: Record<string, unknown>): Promise<string | null> {
+export async function querySchemaProblem(compiler: SchemaCompiler, schema: Record<string, unknown>): Promise<string | null> {
   const problem = schemaSizeProblem(schema) ?? recursiveRef(schema);
   if (problem) return problem;
-  return compileProblemOffLoop(schema);
+  return compiler.problemOf(schema);
 }
 
-/** Compiled query schemas by version uid (versions are immutable, so the entry never goes stale). */
-const compiled = new LRUCache<string, ValidateFunction>({
-  max: 2_000,
-  // Ajv keeps every schema it compiled; without this the cache's bound would not bound memory.
-  dispose: (validate) => { shared?.removeSchema(validate.schema as object); },
-});
+/**
+ * Compiled schemas (query or output) by version uid (versions are immutable, so an entry never goes
+ * stale), with the Ajv that compiled them: one of each per process, built by the composition
+ * (src/engine/json-schemas.ts). The Ajv is created on first use, so a process that validates nothing
+ * does not pay for it.
+ */
+export class CompiledSchemas {
+  private ajv: Ajv2020 | undefined;
+  private readonly compiled: LRUCache<string, ValidateFunction>;
 
-function validatorFor(versionUid: string, schema: unknown): ValidateFunction {
-  let validate = compiled.get(versionUid);
-  if (!validate) {
-    // A schema published before the size bounds is refused here rather than compiled on the event loop.
-    const tooLarge = schemaSizeProblem(schema);
-    if (tooLarge) throw new Error(tooLarge);
-    shared ??= queryAjv();
-    validate = shared.compile(schema as object);
-    compiled.set(versionUid, validate);
+  constructor(max: number) {
+    this.compiled = new LRUCache<string, ValidateFunction>({
+      max,
+      // Ajv keeps every schema it compiled; without this the cache's bound would not bound memory.
+      dispose: (validate) => { this.ajv?.removeSchema(validate.schema as object); },
+    });
   }
-  return validate;
+
+  /** The version's validator, compiled on first use; throws why the schema cannot be used. */
+  validatorFor(versionUid: string, schema: unknown): ValidateFunction {
+    let validate = this.compiled.get(versionUid);
+    if (!validate) {
+      // A schema published before the size bounds is refused here rather than compiled on the event loop.
+      const tooLarge = schemaSizeProblem(schema);
+      if (tooLarge) throw new Error(tooLarge);
+      this.ajv ??= queryAjv();
+      validate = this.ajv.compile(schema as object);
+      this.compiled.set(versionUid, validate);
+    }
+    return validate;
+  }
 }
 
 /** One readable line naming the failing field, e.g. "input.name is required", "input.age must be integer". */
@@ -125,10 +135,10 @@ export function describeInputError(error: ErrorObject, root = 'input'): { field:
  * Returns null when it passes, else the first failure, naming the field. A schema published before
  * today's rules that no longer compiles fails the input with the reason rather than the request.
  */
-export function checkInput(versionUid: string, schema: unknown, input: unknown, root = 'input'): { field: string; message: string } | null {
+export function checkInput(inputs: CompiledSchemas, versionUid: string, schema: unknown, input: unknown, root = 'input'): { field: string; message: string } | null {
   let validate: ValidateFunction;
   try {
-    validate = validatorFor(versionUid, schema);
+    validate = inputs.validatorFor(versionUid, schema);
   } catch (error) {
     return { field: 'query_schema', message: `this version's query_schema cannot be used: ${(error as Error).message}` };
   }

@@ -1,6 +1,6 @@
 import type { ValidateFunction } from 'ajv/dist/2020';
-import { LRUCache } from 'lru-cache';
-import { describeInputError, queryAjv, querySchemaProblem, schemaSizeProblem } from './input-schema';
+import { describeInputError, querySchemaProblem, type CompiledSchemas } from './input-schema';
+import type { SchemaCompiler } from './schema-compile';
 import type { RunError } from '../models/CircuitRun';
 
 /**
@@ -8,31 +8,21 @@ import type { RunError } from '../models/CircuitRun';
  * rules as `query_schema` at publish (size, no recursive `$ref`, RE2 patterns, compiles), checked when
  * a run completes.
  */
-export async function outputSchemaProblem(schema: unknown): Promise<string | null> {
+export async function outputSchemaProblem(compiler: SchemaCompiler, schema: unknown): Promise<string | null> {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return 'must be a JSON Schema object';
-  return querySchemaProblem(schema as Record<string, unknown>);
+  return querySchemaProblem(compiler, schema as Record<string, unknown>);
 }
-
-let ajv: ReturnType<typeof queryAjv> | undefined;
-/** Compiled output schemas by version uid (versions are immutable). */
-const compiled = new LRUCache<string, ValidateFunction>({ max: 1_000, dispose: (validate) => { ajv?.removeSchema(validate.schema as object); } });
 
 /**
  * The EXCEPTION a completed run ends with when its output fails its version's output_schema
  * (`OutputContractViolation` naming the field, e.g. `output.score must be number`), or null.
  */
-export function outputContractViolation(versionUid: string, definition: { output_schema?: unknown }, output: unknown): RunError | null {
+export function outputContractViolation(outputs: CompiledSchemas, versionUid: string, definition: { output_schema?: unknown }, output: unknown): RunError | null {
   const schema = definition.output_schema;
   if (schema === undefined || schema === null) return null;
-  let validate = compiled.get(versionUid);
+  let validate: ValidateFunction;
   try {
-    if (!validate) {
-      const tooLarge = schemaSizeProblem(schema);
-      if (tooLarge) throw new Error(tooLarge);
-      ajv ??= queryAjv();
-      validate = ajv.compile(schema as object);
-      compiled.set(versionUid, validate);
-    }
+    validate = outputs.validatorFor(versionUid, schema);
   } catch (error) {
     return { code: 'OutputContractViolation', message: `this version's output_schema cannot be used: ${(error as Error).message}` };
   }

@@ -4,7 +4,6 @@ import { stepDependencies } from './dependencies';
 import { evaluateExpression } from './expression';
 import { abortCode, ExecutionFailure, type RunErrorCode } from './run-control';
 import { stepKind } from './steps/registry';
-import { recordStepEnded } from '../telemetry/run-metrics';
 import { childContext, endSpan, startSpan, type Span } from '../telemetry/tracing';
 import { sandboxLimits, StepError, type ExecutionContext, type ExecutionResult, type RunTally, type StepContext, type StepRecord } from './steps/types';
 
@@ -51,7 +50,7 @@ export async function executeDefinition(definition: CircuitDefinition, input: un
         if (!entry) return;
         running.delete(stepId);
         const endedAt = new Date().toISOString();
-        recordStepEnded(entry.kind, entry.startedAt, endedAt);
+        context.services.runMetrics.stepEnded(entry.kind, entry.startedAt, endedAt);
         if (entry.span) endSpan(entry.span, error);
         observer?.step({ step_id: stepId, kind: entry.kind, status: 'failed', started_at: entry.startedAt, ended_at: endedAt, error });
       };
@@ -152,7 +151,7 @@ export async function executeDefinition(definition: CircuitDefinition, input: un
             scopeSteps[step.id] = { output };
             records[step.id] = record;
             if (!reused) {
-              recordStepEnded(step.kind, startedAt, record.ended_at);
+              context.services.runMetrics.stepEnded(step.kind, startedAt, record.ended_at);
               observer?.step({
                 step_id: step.id, kind: step.kind, status: 'completed', started_at: startedAt, ended_at: record.ended_at, credits: record.credits,
                 ...(record.cached ? { cached: true } : {}), ...(record.replayed ? { replayed: true } : {}),

@@ -57,46 +57,58 @@ parentPort.on('message', (schema) => {
 parentPort.postMessage('ready');
 `;
 
-/** The compile thread: started on first use, kept (unref'd), replaced after a compile that ran out of time. */
-let thread: Promise<Worker> | undefined;
-/** One compile at a time in the thread; callers queue here. */
-let queue: Promise<unknown> = Promise.resolve();
-
-function compileThread(): Promise<Worker> {
-  return (thread ??= new Promise<Worker>((resolve, reject) => {
-    const modules = { ajv: require.resolve('ajv/dist/2020'), formats: require.resolve('ajv-formats'), re2: require.resolve('re2') };
-    const worker = new Worker(PROGRAM, { eval: true, workerData: { modules }, resourceLimits: { maxOldGenerationSizeMb: 256 } });
-    worker.unref();
-    worker.once('message', () => resolve(worker));
-    worker.once('error', (error) => { thread = undefined; reject(error); });
-    worker.once('exit', () => { thread = undefined; });
-  }));
-}
-
-function compileInThread(worker: Worker, schema: object): Promise<string | null> {
-  return new Promise<string | null>((resolve) => {
-    const timer = setTimeout(() => {
-      worker.off('message', answered);
-      thread = undefined;
-      void worker.terminate();
-      resolve(`takes longer than ${SCHEMA_COMPILE_TIMEOUT_MS} ms to compile; make it smaller`);
-    }, SCHEMA_COMPILE_TIMEOUT_MS);
-    function answered(problem: string | null) {
-      clearTimeout(timer);
-      resolve(problem === null ? null : `is not a valid JSON Schema (draft 2020-12): ${problem}`);
-    }
-    worker.once('message', answered);
-    worker.postMessage(schema);
-  });
-}
-
 /**
- * Compiles a schema off the event loop (in a thread of its own), within SCHEMA_COMPILE_TIMEOUT_MS of
- * the thread taking it up: resolves to null when it compiles, else why not ("is not a valid JSON
- * Schema …", or "takes longer than … to compile").
+ * The compile check's thread and its queue, one per process, built by the composition (src/engine/json-schemas.ts):
+ * the thread is started on first use, kept (unref'd), replaced after a compile that ran out of time.
  */
-export function compileProblemOffLoop(schema: object): Promise<string | null> {
-  const result = queue.then(async () => compileInThread(await compileThread(), schema));
-  queue = result.catch(() => undefined);
-  return result;
+export class SchemaCompiler {
+  private thread: Promise<Worker> | undefined;
+  /** One compile at a time in the thread; callers queue here. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  private compileThread(): Promise<Worker> {
+    return (this.thread ??= new Promise<Worker>((resolve, reject) => {
+      const modules = { ajv: require.resolve('ajv/dist/2020'), formats: require.resolve('ajv-formats'), re2: require.resolve('re2') };
+      const worker = new Worker(PROGRAM, { eval: true, workerData: { modules }, resourceLimits: { maxOldGenerationSizeMb: 256 } });
+      worker.unref();
+      worker.once('message', () => resolve(worker));
+      worker.once('error', (error) => { this.thread = undefined; reject(error); });
+      worker.once('exit', () => { this.thread = undefined; });
+    }));
+  }
+
+  private compileInThread(worker: Worker, schema: object): Promise<string | null> {
+    return new Promise<string | null>((resolve) => {
+      const timer = setTimeout(() => {
+        worker.off('message', answered);
+        this.thread = undefined;
+        void worker.terminate();
+        resolve(`takes longer than ${SCHEMA_COMPILE_TIMEOUT_MS} ms to compile; make it smaller`);
+      }, SCHEMA_COMPILE_TIMEOUT_MS);
+      function answered(problem: string | null) {
+        clearTimeout(timer);
+        resolve(problem === null ? null : `is not a valid JSON Schema (draft 2020-12): ${problem}`);
+      }
+      worker.once('message', answered);
+      worker.postMessage(schema);
+    });
+  }
+
+  /**
+   * Compiles a schema off the event loop (in a thread of its own), within SCHEMA_COMPILE_TIMEOUT_MS of
+   * the thread taking it up: resolves to null when it compiles, else why not ("is not a valid JSON
+   * Schema …", or "takes longer than … to compile").
+   */
+  problemOf(schema: object): Promise<string | null> {
+    const result = this.queue.then(async () => this.compileInThread(await this.compileThread(), schema));
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Ends the thread (at shutdown); a later compile starts another. */
+  async close(): Promise<void> {
+    const thread = this.thread;
+    this.thread = undefined;
+    if (thread) await (await thread.catch(() => undefined))?.terminate();
+  }
 }

@@ -11,6 +11,7 @@ import { annotatedDefinitionSchema, STEP_ID } from './definition-schema';
 import { referencedSteps, stepReferences } from './dependencies';
 import { querySchemaProblem } from './input-schema';
 import { outputSchemaProblem } from './output-schema';
+import type { SchemaCompiler } from './schema-compile';
 import { stringLeaves } from './render';
 import { stepKind } from './steps/registry';
 import type { FieldSchema } from './steps/types';
@@ -198,7 +199,7 @@ async function checkEmbeds(steps: StepDefinition[], publisher: User, circuit: Ci
  * kinds; then step references, the query schema, every template and expression (parsed in the
  * sandbox) and the embeds. Returns the definition and the circuits it embeds.
  */
-export async function validateDefinition(raw: unknown, publisher: User, circuit?: Circuit): Promise<ValidatedDefinition> {
+export async function validateDefinition(compiler: SchemaCompiler, raw: unknown, publisher: User, circuit?: Circuit): Promise<ValidatedDefinition> {
   const shapeError = validateShape(raw);
   if (shapeError) {
     const { message, field } = describe(shapeError, raw);
@@ -206,9 +207,9 @@ export async function validateDefinition(raw: unknown, publisher: User, circuit?
   }
   const definition = raw as unknown as CircuitDefinition;
   if (definition.query_schema.type !== 'object') throw badInput('definition.query_schema must describe an object ("type": "object")', { field: 'query_schema' });
-  const problem = await querySchemaProblem(definition.query_schema);
+  const problem = await querySchemaProblem(compiler, definition.query_schema);
   if (problem) throw badInput(`definition.query_schema ${problem}`, { field: 'query_schema' });
-  const outputProblem = definition.output_schema === undefined ? null : await outputSchemaProblem(definition.output_schema);
+  const outputProblem = definition.output_schema === undefined ? null : await outputSchemaProblem(compiler, definition.output_schema);
   if (outputProblem) throw badInput(`definition.output_schema ${outputProblem}`, { field: 'output_schema' });
 
   const steps = definition.steps;

@@ -37,7 +37,7 @@ export async function buildContext(
   req: Pick<Request, 'headers' | 'ip'> & { id?: unknown },
   auth?: Authentication,
 ): Promise<AppContext> {
-  auth ??= await authenticate(req.headers.authorization);
+  auth ??= await authenticate(services.tokenCache, req.headers.authorization);
   return {
     requestId: typeof req.id === 'string' ? req.id : crypto.randomUUID(),
     auth,

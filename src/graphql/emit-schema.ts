@@ -2,14 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { lexicographicSortSchema } from 'graphql';
 import { printSchemaWithDirectives } from '@graphql-tools/utils';
-import { getSchema } from './schema';
+import { buildGraphqlSchema } from './schema';
 import { PROJECT_ROOT } from '../paths';
 
 export const SCHEMA_FILE = path.join(PROJECT_ROOT, 'schema', 'schema.graphql');
 
 /** With the directives applied to fields (graphql's printSchema leaves them out), so each `@cost` shows. */
 export async function printedSchema(): Promise<string> {
-  return printSchemaWithDirectives(lexicographicSortSchema(await getSchema())) + '\n';
+  return printSchemaWithDirectives(lexicographicSortSchema(await buildGraphqlSchema())) + '\n';
 }
 
 if (require.main === module) {

@@ -4,23 +4,21 @@ import { buildSchema } from 'type-graphql';
 import { authChecker } from './auth-checker';
 import { withRootFieldRules } from './root-fields';
 import { resolvers } from './resolvers';
-import { runPubSub } from './pubsub';
+import { createRunPubSub } from './pubsub';
 import { withOperationCosts } from './operation-cost';
 
-let built: Promise<GraphQLSchema> | undefined;
-
 /**
- * The one schema behind /graphql, the REST bridge and /graphql/stream, with each field's cost
+ * Builds the schema behind /graphql, the REST bridge and /graphql/stream, with each field's cost
  * attached (operation-cost.ts) so every transport can bound an operation before executing it, and
- * the rules of every root field (root-fields.ts).
+ * the rules of every root field (root-fields.ts). The composition (src/app.ts) builds it once and
+ * passes it to each transport; every call builds anew.
  */
-export function getSchema(): Promise<GraphQLSchema> {
-  built ??= buildSchema({
+export function buildGraphqlSchema(): Promise<GraphQLSchema> {
+  return buildSchema({
     resolvers,
     authChecker,
     authMode: 'error',
     validate: { forbidUnknownValues: false },
-    pubSub: runPubSub,
+    pubSub: createRunPubSub(),
   }).then(withOperationCosts).then(withRootFieldRules);
-  return built;
 }

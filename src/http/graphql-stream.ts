@@ -145,7 +145,7 @@ export function mountGraphqlStream(app: Express, schema: GraphQLSchema, services
 
   app.use(GRAPHQL_STREAM_PATH, async (req: ExpressRequest, res: ExpressResponse) => {
     try {
-      const raw: Raw = { req, auth: await authenticate(req.headers.authorization) };
+      const raw: Raw = { req, auth: await authenticate(services.tokenCache, req.headers.authorization) };
       const [body, init] = await handler({
         method: req.method,
         url: req.originalUrl,

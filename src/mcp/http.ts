@@ -41,7 +41,7 @@ export function mountMcp(app: Express, services: Services): void {
 
   app.all(MCP_PATH, async (req: Request, res: Response) => {
     res.locals.route = `${req.method} ${MCP_PATH}`;
-    const auth = await authenticate(req.headers.authorization);
+    const auth = await authenticate(services.tokenCache, req.headers.authorization);
     if (auth.kind !== 'token') {
       const { status, body } = errorEnvelope(auth.kind === 'invalid' ? unauthorized(auth.message) : unauthorized());
       res.status(status).set({

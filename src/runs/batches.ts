@@ -7,8 +7,7 @@ import { authorize } from '../policies/authorize';
 import { tokenMaySubmitBatch } from '../policies/token.policy';
 import { batchPermits, type BatchAction } from '../policies/batch.policy';
 import { isUid } from '../ids';
-import { checkInput } from '../engine/input-schema';
-import { RUN_BASE_CREDITS } from '../credits/holds';
+import { checkInput, type CompiledSchemas } from '../engine/input-schema';
 import { checkMaxCredits } from '../credits/budget';
 import { parseRunWebhook } from '../webhooks/events';
 import { versionOfAlias } from '../aliases/alias-version';
@@ -17,6 +16,7 @@ import type { Services } from '../services';
 import { circuitToStart, resolveVersion } from './create-run';
 import { checkMetadata, checkTags } from './run-labels';
 import { cancelRun } from './cancel';
+import { admitBatch } from './admission';
 
 /** DESIGN §12: a batch holds 1 to this many inputs. */
 export const MAX_BATCH_INPUTS = 1000;
@@ -40,58 +40,15 @@ export interface BatchRow { uid: string; user_uid: string; circuit_uid: string; 
 export type BatchCounts = Record<RunState, number>;
 export interface BatchView extends BatchRow { counts: BatchCounts }
 
-const REFUSED_ERROR = JSON.stringify({ code: 'InsufficientCredits', message: `The balance could not cover the ${RUN_BASE_CREDITS} credit this run needs when its batch was submitted` });
-
-/**
- * One statement admits a whole batch: its header, then, with the user row locked, its runs in input
- * order — those the unheld balance covers PROVISIONED with their base credit held and their jobs
- * queued (`sqlEnqueue`), the rest at once EXCEPTION InsufficientCredits (never started, charged nothing).
- */
-function admitBatchSql(jobCte: string | undefined, notifyColumn: string | undefined): string {
-  return `WITH batch AS (
-       INSERT INTO circuit_batches (uid, user_uid, circuit_uid, total) VALUES ($1, $2, $3, $4) RETURNING uid, created_at),
-     wanted AS (
-       SELECT e.ord, e.value AS input, gen_random_uuid() AS uid FROM jsonb_array_elements($5::jsonb) WITH ORDINALITY AS e(value, ord)),
-     locked AS (
-       SELECT uid, credits - credits_held AS unheld FROM users WHERE uid = $2 FOR NO KEY UPDATE),
-     admitted AS (
-       SELECT wanted.* FROM wanted, locked WHERE wanted.ord * $6::bigint <= locked.unheld),
-     hold AS (
-       UPDATE users SET credits_held = credits_held + $6::bigint * (SELECT count(*) FROM admitted)
-        WHERE uid = $2 AND EXISTS (SELECT 1 FROM admitted)
-        RETURNING uid),
-     run AS (
-       INSERT INTO circuit_runs (uid, user_uid, circuit_uid, circuit_version_uid, input, is_public, credits_held, enqueued_at, webhook_url, webhook_events,
-                                 deadline_at, alias, tags, metadata, max_credits, batch_uid, created_at)
-       SELECT a.uid, hold.uid, $3, $7, a.input, $8, $6::bigint, now(), $9, $10::text[], now() + make_interval(secs => $11), $12, $13::text[], $14::jsonb, $15, batch.uid,
-              clock_timestamp()
-         FROM admitted a CROSS JOIN hold CROSS JOIN batch
-        ORDER BY a.ord
-       RETURNING uid),
-     refused AS (
-       INSERT INTO circuit_runs (uid, user_uid, circuit_uid, circuit_version_uid, input, is_public, state, ended_at, error, failure_reason, credits_cost,
-                                 webhook_url, webhook_events, alias, tags, metadata, max_credits, batch_uid, created_at)
-       SELECT w.uid, $2, $3, $7, w.input, $8, 'EXCEPTION', now(), $16::jsonb, 'InsufficientCredits: not admitted with its batch', 0,
-              $9, $10::text[], $12, $13::text[], $14::jsonb, $15, batch.uid, clock_timestamp()
-         FROM wanted w CROSS JOIN batch
-        WHERE NOT EXISTS (SELECT 1 FROM admitted a WHERE a.ord = w.ord)
-        ORDER BY w.ord
-       RETURNING uid)${jobCte ? `,
-     job AS (${jobCte})
-     SELECT (SELECT created_at FROM batch), (SELECT count(*) FROM run)::int AS admitted, (SELECT count(*) FROM refused)::int AS refused,
-            (SELECT count(${notifyColumn}) FROM job)::int AS queued` : `
-     SELECT (SELECT created_at FROM batch), (SELECT count(*) FROM run)::int AS admitted, (SELECT count(*) FROM refused)::int AS refused, 0 AS queued`}`;
-}
-
 /** Every input checked before anything is created: the first invalid one refuses the batch, naming its index. */
-function checkInputs(versionUid: string, querySchema: unknown, inputs: unknown): Record<string, unknown>[] {
+function checkInputs(schemas: CompiledSchemas, versionUid: string, querySchema: unknown, inputs: unknown): Record<string, unknown>[] {
   if (!Array.isArray(inputs) || inputs.length < 1 || inputs.length > MAX_BATCH_INPUTS) {
     throw badInput(`inputs must be an array of 1 to ${MAX_BATCH_INPUTS} objects`, { field: 'inputs' });
   }
   inputs.forEach((input, i) => {
     const field = `inputs[${i}]`;
     if (typeof input !== 'object' || input === null || Array.isArray(input)) throw badInput(`${field} must be an object`, { field });
-    const invalid = checkInput(versionUid, querySchema, input, field);
+    const invalid = checkInput(schemas, versionUid, querySchema, input, field);
     if (invalid) throw badInput(invalid.message, { field: invalid.field, index: i });
   });
   return inputs as Record<string, unknown>[];
@@ -99,7 +56,7 @@ function checkInputs(versionUid: string, querySchema: unknown, inputs: unknown):
 
 /**
  * POST /circuit-adaptors/{uid}/batches (DESIGN §12): every input becomes an ordinary run of the same
- * version carrying `batch_uid`, admitted in one statement (admitBatchSql).
+ * version carrying `batch_uid`, admitted in one statement (admitBatch, src/runs/admission.ts).
  */
 export async function createBatch(services: Services, viewer: User, input: CreateBatchInput): Promise<BatchView> {
   const circuit = await circuitToStart(services, viewer, input);
@@ -110,19 +67,17 @@ export async function createBatch(services: Services, viewer: User, input: Creat
   const webhook = parseRunWebhook(input.webhook, input.webhookEventsFilter, services.config.httpStepAllowPrivate);
   const alias = input.alias ?? null;
   const version = await resolveVersion(services.runs, circuit, alias === null ? input.versionUid : await versionOfAlias(circuit, alias, null));
-  const inputs = checkInputs(version.uid, version.definition.query_schema, input.inputs);
+  const inputs = checkInputs(services.schemas.inputs, version.uid, version.definition.query_schema, input.inputs);
   const tags = checkTags(input.tags);
   const metadata = checkMetadata(input.metadata);
   const maxCredits = checkMaxCredits(input.maxCredits);
 
   const uid = crypto.randomUUID();
-  const sqlEnqueue = services.runQueue.sqlEnqueue;
-  const [admission] = await preparedQuery<{ created_at: Date; admitted: number; refused: number }>(services.sequelize, admitBatchSql(sqlEnqueue?.jobCte, sqlEnqueue?.notifyColumn), [
-    uid, viewer.uid, circuit.uid, inputs.length, JSON.stringify(inputs), RUN_BASE_CREDITS, version.uid, isPublic,
-    webhook?.url ?? null, webhook?.events ?? null, services.config.runDeadlineSeconds, alias, tags, metadata === null ? null : JSON.stringify(metadata),
-    maxCredits, REFUSED_ERROR,
-  ]);
-  if (!sqlEnqueue) {
+  const admission = await admitBatch(services, {
+    uid, userUid: viewer.uid, circuitUid: circuit.uid, versionUid: version.uid, inputs, isPublic, webhook,
+    deadlineSeconds: services.config.runDeadlineSeconds, alias, tags, metadata, maxCredits,
+  });
+  if (!services.runQueue.sqlEnqueue) {
     // No job store that queues in SQL: queue each admitted run (the sweeper catches any left behind).
     const runs = await CircuitRun.findAll({ where: { batch_uid: uid, state: 'PROVISIONED' }, attributes: ['uid'] });
     for (const run of runs) await services.runQueue.enqueue(run.uid);

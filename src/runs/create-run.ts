@@ -191,7 +191,7 @@ export async function createRun(services: Services, viewer: User, input: CreateR
   const webhook = parseRunWebhook(input.webhook, input.webhookEventsFilter, services.config.httpStepAllowPrivate);
   const alias = input.alias ?? null;
   const version = await resolveVersion(services.runs, circuit, alias === null ? input.versionUid : await versionOfAlias(circuit, alias, key));
-  const invalid = checkInput(version.uid, version.definition.query_schema, input.input);
+  const invalid = checkInput(services.schemas.inputs, version.uid, version.definition.query_schema, input.input);
   if (invalid) throw badInput(invalid.message, { field: invalid.field });
 
   const deadline = input.deadlineSeconds ?? null;

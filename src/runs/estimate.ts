@@ -92,7 +92,7 @@ async function circuitBound(step: StepDefinition, input: KnownInput, depth: numb
     try {
       const rendered = await renderLeaves(step.input ?? {}, { input, steps: {} }, context.limits);
       if (typeof rendered !== 'object' || rendered === null || Array.isArray(rendered)) return failing;
-      if (checkInput(version.uid, version.definition.query_schema, rendered, 'input')) return failing;
+      if (checkInput(context.services.schemas.inputs, version.uid, version.definition.query_schema, rendered, 'input')) return failing;
       inner = rendered as Record<string, unknown>;
     } catch {
       return failing;
@@ -142,7 +142,7 @@ export async function estimateRun(services: Services, viewer: User, input: Estim
   const permit = startRunPermits(viewer, circuit, false);
   authorize(viewer, permit.allowed, permit.message);
   const version = await resolveVersion(services.runs, circuit, input.versionUid);
-  const invalid = checkInput(version.uid, version.definition.query_schema, input.input);
+  const invalid = checkInput(services.schemas.inputs, version.uid, version.definition.query_schema, input.input);
   if (invalid) throw badInput(invalid.message, { field: invalid.field });
   const { config } = services;
   const context: EstimateContext = {

@@ -11,7 +11,6 @@ import { holdCredits, RUN_BASE_CREDITS } from '../credits/holds';
 import { SpendCap } from '../credits/budget';
 import { RunAborted, type JournalEntry, type RunBudget, type RunObserver } from '../engine/run-control';
 import { RunEventRecorder } from './events/recorder';
-import { recordRunEnded } from '../telemetry/run-metrics';
 import { childContext, contextOf, endSpan, startSpan, tracingEnabled } from '../telemetry/tracing';
 import { runLifecycleHooks, type HookedRun } from './hooks';
 import { findUnstorableText } from './storable-json';
@@ -74,7 +73,7 @@ export async function endRun(services: Services, ending: RunEnding, run?: Ending
   }
   runLifecycleHooks.ended(services, run ?? { uid: ending.uid, user_uid: charge.userUid });
   const createdAt = await logRunEnded(services, ending, charge, run);
-  recordRunEnded(ending.state, createdAt, charge.amount);
+  services.runMetrics.runEnded(ending.state, createdAt, charge.amount);
   if (!channel) {
     await services.runEvents.publish({ uid: ending.uid, state: ending.state }).catch((error: unknown) =>
       services.log.warn({ err: error, run: ending.uid }, 'could not publish run state'));
@@ -251,7 +250,7 @@ export async function executeClaimed(services: Services, claim: ClaimedRun, cont
       ? await computeMetrics(plan.metrics, claim.input, result, { cpuMs: config.stepCpuMs, memoryMb: config.stepMemoryMb, maxOutputBytes: config.runMaxResultBytes, owner: claim.user_uid, ownerShare: config.sandboxUserIsolates })
       : null;
     // The version's output_schema (DESIGN §11.3): an output that fails it ends the run EXCEPTION.
-    const violation = outputContractViolation(claim.circuit_version_uid, plan.definition, result.output);
+    const violation = outputContractViolation(services.schemas.outputs, claim.circuit_version_uid, plan.definition, result.output);
     ending = violation ? failedEnding(base, violation, result.credits) : storableEnding({
       ...base,
       state: 'COMPLETED',

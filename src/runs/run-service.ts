@@ -1,5 +1,6 @@
 import type { Sequelize } from 'sequelize';
 import { LRUCache } from 'lru-cache';
+import type OpenAI from 'openai';
 import type { RunQueue } from '../queue/agenda';
 import type { CircuitVersion } from '../models';
 import { RunAdmission } from './admission';
@@ -31,6 +32,8 @@ export interface RunService {
   readonly readCache: RunReadCache;
   /** Versions by uid (immutable once published). */
   readonly versions: LRUCache<string, RunVersion>;
+  /** The model providers' clients by base URL and key, each with its connection pool (src/engine/steps/llm.ts). */
+  readonly llmClients: Map<string, OpenAI>;
 }
 
 /** `notifyChannel`: the run-event bus's NOTIFY channel when it is PostgreSQL's (events are announced in their statement). */
@@ -43,5 +46,6 @@ export function createRunService(sequelize: Sequelize, runQueue: Pick<RunQueue, 
     journalWrites: createJournalWriter(sequelize),
     readCache: new RunReadCache(),
     versions: new LRUCache<string, RunVersion>({ max: 2_000 }),
+    llmClients: new Map(),
   };
 }

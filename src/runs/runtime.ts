@@ -13,7 +13,7 @@ import { pruneRunEvents } from './events/log';
 import { deliverWebhookJob, startWebhookSweeper } from '../webhooks/webhook-jobs';
 import { sweepStepCache } from './step-cache';
 import { fireScheduleJob, startScheduleReconciler } from '../schedules/schedule-jobs';
-import { RunMetricsStore, threadRunMetrics } from '../telemetry/run-metrics';
+import { RunMetricsStore } from '../telemetry/run-metrics';
 
 /** The pieces of the runs domain that go into Services. */
 export interface RunServices {
@@ -108,8 +108,8 @@ export async function startRunRuntime(options: RunRuntimeOptions): Promise<RunRu
     }
   };
 
-  // This thread's run metrics go to the totals every process adds to (src/telemetry/run-metrics.ts).
-  const runMetrics = new RunMetricsStore({ sequelize, log, deltas: threadRunMetrics });
+  // What this runtime records (runs', steps' and webhook attempts' ends) goes to the totals every process adds to (src/telemetry/run-metrics.ts).
+  const runMetrics = new RunMetricsStore({ sequelize, log });
   return {
     services: { runQueue, runEvents, runs: createRunService(sequelize, runQueue, runEvents.sqlChannel), runMetrics },
     attach(services) {

@@ -1,5 +1,4 @@
 import ivm from 'isolated-vm';
-import { bootSource } from './boot-source';
 
 export type SandboxEntry = '__evaluate' | '__render' | '__check';
 
@@ -15,8 +14,6 @@ interface Slot {
   isolate: ivm.Isolate;
   entries: Record<SandboxEntry, ivm.Reference<(...args: unknown[]) => unknown>>;
 }
-
-let source: string | undefined;
 
 /** Calls that name no owner (definition checks at publish, previews) share one queue. */
 const NO_OWNER = '';
@@ -42,18 +39,18 @@ export class IsolatePool {
   private readonly ownerShare: number;
   private closed = false;
 
-  constructor(readonly memoryMb: number, size: number, ownerShare = Math.ceil(size / 2)) {
+  /** `source`: the program each isolate boots with (bootSource in ./boot-source.ts). */
+  constructor(private readonly source: string, readonly memoryMb: number, size: number, ownerShare = Math.ceil(size / 2)) {
     this.slots = new Array<Promise<Slot> | undefined>(size).fill(undefined);
     this.idle = [...this.slots.keys()];
     this.ownerShare = Math.max(1, Math.min(size, ownerShare));
   }
 
   private async boot(): Promise<Slot> {
-    source ??= bootSource();
     const isolate = new ivm.Isolate({ memoryLimit: this.memoryMb });
     try {
       const context = await isolate.createContext();
-      const script = await isolate.compileScript(source, { filename: 'sandbox-boot.js' });
+      const script = await isolate.compileScript(this.source, { filename: 'sandbox-boot.js' });
       await script.run(context, { timeout: 10_000 });
       script.release();
       const entry = (name: SandboxEntry) => context.global.get(name, { reference: true }) as Promise<ivm.Reference<(...args: unknown[]) => unknown>>;

@@ -1,4 +1,5 @@
 import { IsolatePool, SandboxError } from './isolate-pool';
+import { bootSource } from './boot-source';
 
 export { SandboxError } from './isolate-pool';
 export { TEMPLATE_HELPERS } from './boot-source';
@@ -23,7 +24,8 @@ const pools = new Map<number, IsolatePool>();
 function poolFor(memoryMb: number, ownerShare?: number): IsolatePool {
   let pool = pools.get(memoryMb);
   if (!pool) {
-    pool = new IsolatePool(memoryMb, POOL_SIZE, ownerShare);
+    // The boot program is read once per pool (one per memory ceiling), not kept in the module.
+    pool = new IsolatePool(bootSource(), memoryMb, POOL_SIZE, ownerShare);
     pools.set(memoryMb, pool);
   }
   return pool;

@@ -4,7 +4,7 @@ import { badInput, conflict, notFound } from '../errors';
 import { authorize } from '../policies/authorize';
 import { tokenMayStartRun } from '../policies/token.policy';
 import { isUid } from '../ids';
-import { checkInput } from '../engine/input-schema';
+import { checkInput, type CompiledSchemas } from '../engine/input-schema';
 import type { Services } from '../services';
 import { checkSchedule } from './cron';
 import { deleteScheduleRow, insertScheduleWithinLimit, updateScheduleRow, type ScheduleFields, type ScheduleRow } from './schedule-store';
@@ -24,14 +24,14 @@ export interface ScheduleChanges {
 }
 
 /** Checks fields as they will be stored: cron and timezone, and the input against the version it will run (the primary now, if none is named). */
-async function checkFields(circuit: Circuit, fields: ScheduleFields): Promise<void> {
+async function checkFields(schemas: CompiledSchemas, circuit: Circuit, fields: ScheduleFields): Promise<void> {
   checkSchedule(fields.cron, fields.timezone);
   if (typeof fields.input !== 'object' || fields.input === null || Array.isArray(fields.input)) throw badInput('input must be a JSON object', { field: 'input' });
   const versionUid = fields.version_uid ?? circuit.primary_version_uid;
   const version = versionUid && isUid(versionUid) ? await CircuitVersion.findByPk(versionUid, { attributes: ['uid', 'circuit_uid', 'definition'] }) : null;
   if (fields.version_uid !== null && (!version || version.circuit_uid !== circuit.uid)) throw notFound('Circuit version');
   if (!version) throw notFound('Circuit version (the circuit has no published version)');
-  const invalid = checkInput(version.uid, version.definition.query_schema, fields.input);
+  const invalid = checkInput(schemas, version.uid, version.definition.query_schema, fields.input);
   if (invalid) throw badInput(invalid.message, { field: invalid.field });
 }
 
@@ -52,7 +52,7 @@ export async function createSchedule(services: Services, owner: User, circuit: C
   // Its fires will run under the token's limits: a token that could not start the run now may not schedule it.
   const permit = tokenMayStartRun(owner, circuit.uid, { webhook: false });
   authorize(owner, permit.allowed, permit.message);
-  await checkFields(circuit, fields);
+  await checkFields(services.schemas.inputs, circuit, fields);
   const schedule = await insertScheduleWithinLimit(services.sequelize, { user_uid: owner.uid, circuit_uid: circuit.uid, token_uid: owner.tokenGrant?.tokenUid ?? null }, fields, MAX_SCHEDULES_PER_USER);
   if (!schedule) throw conflict(`You already have ${MAX_SCHEDULES_PER_USER} schedules; delete one first`);
   // A process dying here leaves the row without its job: the workers' reconciler adds it.
@@ -63,7 +63,7 @@ export async function createSchedule(services: Services, owner: User, circuit: C
 /** PUT /schedules/{uid}: pause, resume, or change cron, timezone, input, version, visibility. */
 export async function updateSchedule(services: Services, circuit: Circuit, schedule: ScheduleRow, changes: ScheduleChanges): Promise<ScheduleRow> {
   const fields = merged(schedule, changes);
-  await checkFields(circuit, fields);
+  await checkFields(services.schemas.inputs, circuit, fields);
   const updated = await updateScheduleRow(services.sequelize, schedule.uid, fields);
   if (!updated) throw notFound('Schedule');
   const timing = updated.cron !== schedule.cron || updated.timezone !== schedule.timezone || updated.is_paused !== schedule.is_paused;

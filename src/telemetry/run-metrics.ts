@@ -71,40 +71,11 @@ export class RunMetricDeltas {
   }
 }
 
-/**
- * This thread's increments, waiting for its RunMetricsStore to flush them. Module state on purpose:
- * the places that record (a run's end, a step's end, a webhook attempt) are deep in the engine and
- * the webhook jobs, and a thread's increments belong to that thread (as prom-client's registry did).
- */
-export const threadRunMetrics = new RunMetricDeltas();
-
-/** Records a run's end: its state, how long since it was created, and its charge. */
-export function recordRunEnded(state: string, createdAt: Date | string | null | undefined, credits: number | string | null | undefined): void {
-  threadRunMetrics.add(RUNS.name, labelText('state', state), 'value', 1);
-  if (createdAt) {
-    const seconds = (Date.now() - new Date(createdAt).getTime()) / 1000;
-    if (Number.isFinite(seconds) && seconds >= 0) threadRunMetrics.observe(RUN_DURATION, '', seconds);
-  }
-  const amount = Number(credits ?? 0);
-  if (Number.isFinite(amount) && amount > 0) threadRunMetrics.add(CREDITS.name, '', 'value', amount);
-}
-
-/** Records a step that ended (completed or failed) from its ISO timestamps. */
-export function recordStepEnded(kind: string, startedAt: string, endedAt: string): void {
-  const seconds = (new Date(endedAt).getTime() - new Date(startedAt).getTime()) / 1000;
-  if (Number.isFinite(seconds) && seconds >= 0) threadRunMetrics.observe(STEP_DURATION, labelText('kind', kind), seconds);
-}
-
-/** Records a webhook delivery attempt: delivered, failed (given up) or retry. */
-export function recordWebhookDelivery(outcome: 'delivered' | 'failed' | 'retry'): void {
-  threadRunMetrics.add(WEBHOOKS.name, labelText('outcome', outcome), 'value', 1);
-}
-
 export interface RunMetricsStoreOptions {
   sequelize: Sequelize;
   log: Logger;
-  /** The increments this store flushes: its thread's (threadRunMetrics). */
-  deltas: RunMetricDeltas;
+  /** The increments this store flushes; its own when absent. */
+  deltas?: RunMetricDeltas;
   /** How often the increments are added to the totals. */
   flushEveryMs?: number;
   /** How long a scrape's answer is reused. */
@@ -126,16 +97,40 @@ export class RunMetricsStore {
   private flushing: Promise<void> | undefined;
   private cached: { at: number; text: Promise<string> } | undefined;
   private warned = false;
+  private readonly deltas: RunMetricDeltas;
 
   constructor(private readonly options: RunMetricsStoreOptions) {
+    this.deltas = options.deltas ?? new RunMetricDeltas();
     this.timer = setInterval(() => { void this.flush(); }, options.flushEveryMs ?? FLUSH_EVERY_MS);
     this.timer.unref();
   }
 
-  /** Adds this thread's increments to the totals (waits for a flush under way first). */
+  /** Records a run's end: its state, how long since it was created, and its charge. */
+  runEnded(state: string, createdAt: Date | string | null | undefined, credits: number | string | null | undefined): void {
+    this.deltas.add(RUNS.name, labelText('state', state), 'value', 1);
+    if (createdAt) {
+      const seconds = (Date.now() - new Date(createdAt).getTime()) / 1000;
+      if (Number.isFinite(seconds) && seconds >= 0) this.deltas.observe(RUN_DURATION, '', seconds);
+    }
+    const amount = Number(credits ?? 0);
+    if (Number.isFinite(amount) && amount > 0) this.deltas.add(CREDITS.name, '', 'value', amount);
+  }
+
+  /** Records a step that ended (completed or failed) from its ISO timestamps. */
+  stepEnded(kind: string, startedAt: string, endedAt: string): void {
+    const seconds = (new Date(endedAt).getTime() - new Date(startedAt).getTime()) / 1000;
+    if (Number.isFinite(seconds) && seconds >= 0) this.deltas.observe(STEP_DURATION, labelText('kind', kind), seconds);
+  }
+
+  /** Records a webhook delivery attempt: delivered, failed (given up) or retry. */
+  webhookDelivery(outcome: 'delivered' | 'failed' | 'retry'): void {
+    this.deltas.add(WEBHOOKS.name, labelText('outcome', outcome), 'value', 1);
+  }
+
+  /** Adds this store's increments to the totals (waits for a flush under way first). */
   async flush(): Promise<void> {
     while (this.flushing) await this.flushing;
-    const totals = this.options.deltas.take();
+    const totals = this.deltas.take();
     if (totals.length === 0) return;
     this.flushing = this.write(totals).finally(() => { this.flushing = undefined; });
     await this.flushing;
@@ -152,7 +147,7 @@ export class RunMetricsStore {
       );
       this.warned = false;
     } catch (error) {
-      this.options.deltas.restore(totals);
+      this.deltas.restore(totals);
       if (!this.warned) this.options.log.warn({ err: error }, 'could not add run metrics to their totals; kept for the next try');
       this.warned = true;
     }

@@ -6,7 +6,6 @@ import { webhookId } from './queue';
 import { ownerViewOfRun } from './run-payload';
 import { webhookSecretOf } from './secret';
 import { QueryTypes } from 'sequelize';
-import { recordWebhookDelivery } from '../telemetry/run-metrics';
 import { childContext, contextOf, endSpan, ROOT_CONTEXT, startSpan, tracingEnabled, withTraceHeaders } from '../telemetry/tracing';
 import { sendWebhook, WEBHOOK_TIMEOUT_MS, type SendResult } from './send';
 
@@ -86,7 +85,7 @@ async function attemptNow(services: Services, deliveryUid: string, sent?: (resul
   const built = delivery.body ?? (await buildBody(services, delivery));
   if (built === null) {
     await recordAttempt(sequelize, delivery, { statusCode: null, error: 'the run no longer exists' }, { status: 'failed' });
-    recordWebhookDelivery('failed');
+    services.runMetrics.webhookDelivery('failed');
     return null;
   }
   const body = delivery.body ?? (await fixBody(sequelize, delivery.uid, built));
@@ -116,7 +115,7 @@ async function attemptNow(services: Services, deliveryUid: string, sent?: (resul
       ? { status: 'failed' }
       : { status: 'pending', retryInMs: retryDelayMs(config.webhookRetryBaseMs, delivery.attempts) };
   await recordAttempt(sequelize, delivery, result, outcome);
-  recordWebhookDelivery(outcome.status === 'pending' ? 'retry' : outcome.status);
+  services.runMetrics.webhookDelivery(outcome.status === 'pending' ? 'retry' : outcome.status);
   if (!ok) log.info({ run: delivery.run_uid, event: delivery.event, attempt: delivery.attempts, statusCode: result.statusCode, error: result.error, outcome: outcome.status }, 'webhook attempt failed');
   return outcome.status === 'pending' ? new Date(Date.now() + outcome.retryInMs) : null;
 }

@@ -49,3 +49,15 @@ export async function startTestApp(overrides: Partial<Config> = {}, options: { d
     },
   };
 }
+
+/**
+ * The file's test app: started before its tests (beforeAll) and closed after them (afterAll), for a
+ * file whose tests share one app. The object is filled in when beforeAll has run; use it in tests and
+ * hooks, not at the file's top level.
+ */
+export function useTestApp(overrides: Partial<Config> = {}): TestApp {
+  const t = {} as TestApp;
+  beforeAll(async () => { Object.assign(t, await startTestApp(overrides)); });
+  afterAll(async () => { await t.close?.(); });
+  return t;
+}

@@ -2,7 +2,7 @@ import { Circuit } from '../../src/models';
 import type { CircuitDefinition } from '../../src/engine/definition';
 import { publishVersion } from '../../src/commands/publish-version';
 import { setCircuitStar } from '../../src/commands/star-circuit';
-import { HELLO_DEFINITION, makeCircuit, TestUser } from './factories';
+import { HELLO_DEFINITION, makeCircuit, publishPorts, TestUser } from './factories';
 
 /** A definition whose only step embeds `circuitUid` (optionally pinned to `versionUid`). */
 export function embeddingDefinition(circuitUid: string, versionUid?: string): CircuitDefinition {
@@ -15,13 +15,13 @@ export function embeddingDefinition(circuitUid: string, versionUid?: string): Ci
 /** A circuit of `owner` whose first version embeds `target`. */
 export async function makeEmbeddingCircuit(owner: TestUser, target: Circuit, input: { isPrivate?: boolean; name?: string } = {}): Promise<Circuit> {
   const { circuit } = await makeCircuit(owner, input, null);
-  await publishVersion(Circuit.sequelize!, owner.user, circuit, embeddingDefinition(target.uid));
+  await publishVersion(publishPorts(), owner.user, circuit, embeddingDefinition(target.uid));
   return circuit.reload();
 }
 
 /** Publishes another version of HELLO_DEFINITION (or `definition`). */
 export async function publishAgain(owner: TestUser, circuit: Circuit, definition: CircuitDefinition = HELLO_DEFINITION, primary = false) {
-  const version = await publishVersion(Circuit.sequelize!, owner.user, circuit, definition, primary);
+  const version = await publishVersion(publishPorts(), owner.user, circuit, definition, primary);
   await circuit.reload();
   return version;
 }

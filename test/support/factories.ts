@@ -5,8 +5,17 @@ import { createApiToken } from '../../src/commands/create-api-token';
 import { createCircuit, CreateCircuitInput } from '../../src/commands/create-circuit';
 import { publishVersion } from '../../src/commands/publish-version';
 import type { CircuitDefinition } from '../../src/engine/definition';
+import { createJsonSchemaService } from '../../src/engine/json-schemas';
 
 const unique = () => crypto.randomBytes(4).toString('hex');
+
+/** The factories' own compile check for publishes (its thread is unref'd: it never holds a test file open). */
+const schemas = createJsonSchemaService();
+
+/** What publishVersion needs, for factories that publish outside a request: this file's database and compile check. */
+export function publishPorts() {
+  return { sequelize: Circuit.sequelize!, schemas };
+}
 
 export interface TestUser { user: User; token: string; username: string }
 
@@ -32,7 +41,7 @@ export async function makeCircuit(
   definition: CircuitDefinition | null = HELLO_DEFINITION,
 ): Promise<{ circuit: Circuit; version: CircuitVersion | null }> {
   const circuit = await createCircuit(Circuit.sequelize!, owner.user, { name: input.name ?? `c${unique()}`, ...input });
-  const version = definition ? await publishVersion(Circuit.sequelize!, owner.user, circuit, definition) : null;
+  const version = definition ? await publishVersion(publishPorts(), owner.user, circuit, definition) : null;
   await circuit.reload();
   return { circuit, version };
 }

@@ -24,8 +24,8 @@ export async function runCancel(options: RunCancelOptions) {
     // The run wing only (queue for webhook jobs, event bus, run service): this process executes nothing.
     const runtime = await startRunRuntime({ config, sequelize, log, databaseUrl, worker: false });
     try {
-      // Ending a run never touches blob storage or the search limiter; building them would write a secret file into DATA_DIR.
-      const services = { config, sequelize, log, ...runtime.services } as Omit<Services, 'blobStorage' | 'searchRateLimiter'> as Services;
+      // Ending a run never touches blob storage, the search limiter or JSON Schemas; building them would write a secret file into DATA_DIR.
+      const services = { config, sequelize, log, ...runtime.services } as Omit<Services, 'blobStorage' | 'searchRateLimiter' | 'schemas'> as Services;
       runtime.attach(services);
       await cancelRun(services, run.uid);
     } finally {

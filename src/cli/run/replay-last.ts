@@ -9,6 +9,7 @@ import { withDatabase } from '../database';
 import { findCircuit, findUser } from '../present';
 import { CliError } from '../output';
 import { createRunService } from '../../runs/run-service';
+import { createJsonSchemaService } from '../../engine/json-schemas';
 
 export interface RunReplayLastOptions { username: string; circuit: string; version: string; count?: string; mode?: string; timeoutS?: string }
 
@@ -40,9 +41,10 @@ export async function runReplayLast(options: RunReplayLastOptions) {
     });
     const log = createLogger('silent');
     const runQueue = await createRunQueue({ config, databaseUrl, log });
+    const schemas = createJsonSchemaService();
     try {
       // Enough of the service for createRun: it admits the run and queues its job.
-      const services = { config, sequelize, log, runQueue, runs: createRunService(sequelize, runQueue) } as unknown as Services;
+      const services = { config, sequelize, log, runQueue, schemas, runs: createRunService(sequelize, runQueue) } as unknown as Services;
       const pairs: Array<{ original: CircuitRun; replay: string }> = [];
       for (const original of originals) {
         const { run } = await replayRun(services, user, original, { mode, versionUid: options.version });
@@ -82,6 +84,7 @@ export async function runReplayLast(options: RunReplayLastOptions) {
       };
     } finally {
       await runQueue.close().catch(() => {});
+      await schemas.close();
     }
   });
 }

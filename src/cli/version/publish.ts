@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { publishVersion } from '../../commands/publish-version';
+import { createJsonSchemaService } from '../../engine/json-schemas';
 import { withDatabase } from '../database';
 import { findCircuit, findUser, restVersion } from '../present';
 import { CliError } from '../output';
@@ -29,8 +30,13 @@ export async function versionPublish(options: VersionPublishOptions) {
   return withDatabase(async ({ sequelize }) => {
     const publisher = await findUser(options.username);
     const circuit = await findCircuit(publisher, options.circuit);
-    const version = await publishVersion(sequelize, publisher, circuit, definition, options.primary ?? false);
-    await circuit.reload();
-    return restVersion(version, circuit.primary_version_uid ?? null);
+    const schemas = createJsonSchemaService();
+    try {
+      const version = await publishVersion({ sequelize, schemas }, publisher, circuit, definition, options.primary ?? false);
+      await circuit.reload();
+      return restVersion(version, circuit.primary_version_uid ?? null);
+    } finally {
+      await schemas.close();
+    }
   });
 }

@@ -146,7 +146,7 @@ export class CircuitResolver {
     @Ctx() ctx: AppContext,
   ): Promise<CircuitVersionType> {
     const circuit = await findCircuitFor(ctx, circuitUid, 'manage');
-    const version = await publishVersion(ctx.services.sequelize, ctx.viewer!, circuit, definition, primary ?? false);
+    const version = await publishVersion(ctx.services, ctx.viewer!, circuit, definition, primary ?? false);
     return CircuitVersionType.from(version, circuit.primary_version_uid);
   }
 

@@ -12,12 +12,6 @@ import { requireCsrf } from './guards';
 
 const MAX_PASSWORD_LENGTH = 1024;
 
-let dummyHash: Promise<string> | undefined;
-/** Verifying against a throwaway hash keeps unknown usernames as slow as wrong passwords. */
-function hashForTiming(): Promise<string> {
-  return (dummyHash ??= hashPassword(crypto.randomUUID()));
-}
-
 /**
  * Sign-in with username and password and sign-out. Attempts are limited per client IP (so rotating
  * usernames does not escape the limit) and per account (so rotating addresses does not either), both
@@ -29,6 +23,9 @@ export function mountSignIn(router: Router, services: Services, form: RequestHan
   const byClient = createRateLimiter({ points: config.signInRateLimitPerClientPerMinute, durationSeconds: 60, keyPrefix: 'signin-client' });
   const byAccount = createRateLimiter({ points: config.signInRateLimitPerMinute, durationSeconds: 60, keyPrefix: 'signin-account' });
   const hashing = createHashingGate();
+  /** Verifying against a throwaway hash keeps unknown usernames as slow as wrong passwords (made on first use). */
+  let dummyHash: Promise<string> | undefined;
+  const hashForTiming = (): Promise<string> => (dummyHash ??= hashPassword(crypto.randomUUID()));
 
   router.get('/sign-in', (req, res) => {
     if (req.session.userUid) return res.redirect(303, '/settings/tokens');
