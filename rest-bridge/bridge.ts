@@ -1,11 +1,10 @@
-import { DocumentNode, GraphQLError, GraphQLSchema } from 'graphql';
+import { DocumentNode, execute, GraphQLError, GraphQLSchema } from 'graphql';
 import type { AppContext } from '../src/graphql/context';
 import { toPublicError } from '../src/graphql/format-error';
 import { AppError } from '../src/errors';
 import { ERROR_STATUS, errorEnvelope } from './error-status';
 import type { Route } from './route';
 import { checkRequest } from './validate';
-import { executeOperation } from './compiled';
 
 export interface RawRequest {
   params: Record<string, string>;
@@ -45,9 +44,8 @@ function omitNulls(value: unknown, fields: string[] | undefined): unknown {
 
 /**
  * Runs one route: check the request against the route's schemas (rest-bridge/validate.ts), execute
- * its operation in-process on the shared schema with the caller's context (compiled once,
- * rest-bridge/compiled.ts), and shape the result or
- * the error as REST. Nothing here decides a rule.
+ * its operation in-process on the shared schema with the caller's context (graphql-js `execute`),
+ * and shape the result or the error as REST. Nothing here decides a rule.
  */
 export async function runRoute(
   schema: GraphQLSchema,
@@ -66,7 +64,7 @@ export async function runRoute(
     throw error;
   }
 
-  const result = await executeOperation(schema, document, route.operation, variableValues, context);
+  const result = await execute({ schema, document, operationName: route.operation, variableValues, contextValue: context });
   const headers = { ...context.responseHeaders };
   if (result.errors?.length) {
     const publicError = toPublicError(result.errors[0] as GraphQLError);

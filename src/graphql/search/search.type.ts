@@ -37,9 +37,8 @@ export class UserSearchResult {
   @Field(() => String) bio!: string;
 }
 
-// No `resolveType`: type-graphql then resolves by class (the items are built as these classes), and
-// synchronously. Its wrapper around a given resolveType is async, which graphql-jit (the REST
-// bridge's compiled execution, rest-bridge/compiled.ts) cannot resolve.
+// No `resolveType`: type-graphql then resolves by class (the items are built as these classes),
+// synchronously (its wrapper around a given resolveType is async).
 export const SearchResult = createUnionType({
   name: 'SearchResult',
   types: () => [CircuitSearchResult, UserSearchResult] as const,
