@@ -63,7 +63,11 @@ const CIRCUITS: Kind = {
   exact: `ce AS MATERIALIZED (SELECT c.uid FROM circuits c, q WHERE ${ANYONE_LISTS_CIRCUIT} AND lower(c.name) = $2 AND c.search_vector @@ q.q)`,
   candidates: `
     (SELECT 'circuit' AS type, c.uid, c.name AS sort_name, ts_rank(c.search_vector, q.rq) AS r, false AS exact
-       FROM circuits c, q WHERE ${ANYONE_LISTS_CIRCUIT} AND c.search_vector @@ q.q AND c.uid NOT IN (SELECT uid FROM ce) LIMIT $5)
+       FROM circuits c, q WHERE (SELECT lex FROM q) IS NULL AND ${ANYONE_LISTS_CIRCUIT} AND c.search_vector @@ q.q AND c.uid NOT IN (SELECT uid FROM ce) LIMIT $5)
+    UNION ALL
+    (SELECT 'circuit', p.uid, p.sort_name, p.rank, false FROM search_postings p
+      WHERE p.kind = 'c' AND p.word = (SELECT lex FROM q) AND p.uid NOT IN (SELECT uid FROM ce)
+      ORDER BY p.rank DESC, p.sort_name COLLATE "C", p.uid LIMIT $5)
     UNION ALL
     (SELECT 'circuit', c.uid, c.name, ts_rank(c.search_vector, q.rq), true FROM circuits c, q WHERE c.uid IN (SELECT uid FROM ce))`,
 };
@@ -72,7 +76,11 @@ const USERS: Kind = {
   exact: `ue AS MATERIALIZED (SELECT u.uid FROM users u, q WHERE ${ANYONE_SEES_PROFILE} AND (u.username = $2 OR lower(u.name) = $2) AND u.search_vector @@ q.q)`,
   candidates: `
     (SELECT 'user' AS type, u.uid, u.username AS sort_name, ts_rank(u.search_vector, q.rq) AS r, false AS exact
-       FROM users u, q WHERE ${ANYONE_SEES_PROFILE} AND u.search_vector @@ q.q AND u.uid NOT IN (SELECT uid FROM ue) LIMIT $5)
+       FROM users u, q WHERE (SELECT lex FROM q) IS NULL AND ${ANYONE_SEES_PROFILE} AND u.search_vector @@ q.q AND u.uid NOT IN (SELECT uid FROM ue) LIMIT $5)
+    UNION ALL
+    (SELECT 'user', p.uid, p.sort_name, p.rank, false FROM search_postings p
+      WHERE p.kind = 'u' AND p.word = (SELECT lex FROM q) AND p.uid NOT IN (SELECT uid FROM ue)
+      ORDER BY p.rank DESC, p.sort_name COLLATE "C", p.uid LIMIT $5)
     UNION ALL
     (SELECT 'user', u.uid, u.username, ts_rank(u.search_vector, q.rq), true FROM users u, q WHERE u.uid IN (SELECT uid FROM ue))`,
 };
@@ -83,11 +91,13 @@ function searchSql(type: SearchType): string {
   // (uid null) with the total.
   return `
 WITH q AS MATERIALIZED (
-  SELECT to_tsquery('simple', string_agg(e.alt, ' & ')) AS q, to_tsquery('simple', string_agg('''' || t.word || ''':*', ' & ')) AS rq
+  SELECT to_tsquery('simple', string_agg(e.alt, ' & ')) AS q, to_tsquery('simple', string_agg('''' || t.word || ''':*', ' & ')) AS rq,
+         CASE WHEN count(*) = 1 AND min(e.n) = 1 THEN min(e.one) END AS lex
     FROM unnest($1::text[]) AS t(word)
    CROSS JOIN LATERAL (
      SELECT CASE WHEN count(*) BETWEEN 1 AND ${MAX_EXPANSIONS} THEN '(' || string_agg('''' || l.word || '''', ' | ') || ')'
-                 ELSE '''' || t.word || ''':*' END AS alt
+                 ELSE '''' || t.word || ''':*' END AS alt,
+            count(*) AS n, min(l.word) AS one
        FROM (SELECT word FROM search_lexemes WHERE word >= t.word AND word < t.word || chr(1114111) LIMIT ${MAX_EXPANSIONS + 1}) l) e),
 ${kinds.map((k) => `${k.exact},`).join('\n')}
 m AS (${kinds.map((k) => k.candidates).join('\n    UNION ALL\n')}),
