@@ -55,34 +55,38 @@ const ANYONE_SEES_PROFILE = visibleProfilesSql('u', null).sql;
 interface Kind {
   /** A CTE of the uids of the kind's exact name matches. */
   exact: string;
-  /** Its ranked candidates: type, uid, sort_name, r (ts_rank), exact. */
+  /** Its ranked candidates: type, uid, sort_name, r (ts_rank), exact, posting (from search_postings). */
   candidates: string;
+  /** How many postings match (one-word path), at most $5: an index-only count, as the candidates keep only what the page needs. */
+  postings: string;
 }
 
 const CIRCUITS: Kind = {
   exact: `ce AS MATERIALIZED (SELECT c.uid FROM circuits c, q WHERE ${ANYONE_LISTS_CIRCUIT} AND lower(c.name) = $2 AND c.search_vector @@ q.q)`,
   candidates: `
-    (SELECT 'circuit' AS type, c.uid, c.name AS sort_name, ts_rank(c.search_vector, q.rq) AS r, false AS exact
+    (SELECT 'circuit' AS type, c.uid, c.name AS sort_name, ts_rank(c.search_vector, q.rq) AS r, false AS exact, false AS posting
        FROM circuits c, q WHERE (SELECT lex FROM q) IS NULL AND ${ANYONE_LISTS_CIRCUIT} AND c.search_vector @@ q.q AND c.uid NOT IN (SELECT uid FROM ce) LIMIT $5)
     UNION ALL
-    (SELECT 'circuit', p.uid, p.sort_name, p.rank, false FROM search_postings p
+    (SELECT 'circuit', p.uid, p.sort_name, p.rank, false, true FROM search_postings p
       WHERE p.kind = 'c' AND p.word = (SELECT lex FROM q) AND p.uid NOT IN (SELECT uid FROM ce)
-      ORDER BY p.rank DESC, p.sort_name COLLATE "C", p.uid LIMIT $5)
+      ORDER BY p.rank DESC, p.sort_name COLLATE "C", p.uid LIMIT least($5::int, $3::int + $4::int))
     UNION ALL
-    (SELECT 'circuit', c.uid, c.name, ts_rank(c.search_vector, q.rq), true FROM circuits c, q WHERE c.uid IN (SELECT uid FROM ce))`,
+    (SELECT 'circuit', c.uid, c.name, ts_rank(c.search_vector, q.rq), true, false FROM circuits c, q WHERE c.uid IN (SELECT uid FROM ce))`,
+  postings: `(SELECT count(*) FROM (SELECT FROM search_postings p WHERE p.kind = 'c' AND p.word = (SELECT lex FROM q) AND p.uid NOT IN (SELECT uid FROM ce) LIMIT $5) x)`,
 };
 
 const USERS: Kind = {
   exact: `ue AS MATERIALIZED (SELECT u.uid FROM users u, q WHERE ${ANYONE_SEES_PROFILE} AND (u.username = $2 OR lower(u.name) = $2) AND u.search_vector @@ q.q)`,
   candidates: `
-    (SELECT 'user' AS type, u.uid, u.username AS sort_name, ts_rank(u.search_vector, q.rq) AS r, false AS exact
+    (SELECT 'user' AS type, u.uid, u.username AS sort_name, ts_rank(u.search_vector, q.rq) AS r, false AS exact, false AS posting
        FROM users u, q WHERE (SELECT lex FROM q) IS NULL AND ${ANYONE_SEES_PROFILE} AND u.search_vector @@ q.q AND u.uid NOT IN (SELECT uid FROM ue) LIMIT $5)
     UNION ALL
-    (SELECT 'user', p.uid, p.sort_name, p.rank, false FROM search_postings p
+    (SELECT 'user', p.uid, p.sort_name, p.rank, false, true FROM search_postings p
       WHERE p.kind = 'u' AND p.word = (SELECT lex FROM q) AND p.uid NOT IN (SELECT uid FROM ue)
-      ORDER BY p.rank DESC, p.sort_name COLLATE "C", p.uid LIMIT $5)
+      ORDER BY p.rank DESC, p.sort_name COLLATE "C", p.uid LIMIT least($5::int, $3::int + $4::int))
     UNION ALL
-    (SELECT 'user', u.uid, u.username, ts_rank(u.search_vector, q.rq), true FROM users u, q WHERE u.uid IN (SELECT uid FROM ue))`,
+    (SELECT 'user', u.uid, u.username, ts_rank(u.search_vector, q.rq), true, false FROM users u, q WHERE u.uid IN (SELECT uid FROM ue))`,
+  postings: `(SELECT count(*) FROM (SELECT FROM search_postings p WHERE p.kind = 'u' AND p.word = (SELECT lex FROM q) AND p.uid NOT IN (SELECT uid FROM ue) LIMIT $5) x)`,
 };
 
 function searchSql(type: SearchType): string {
@@ -106,7 +110,7 @@ top AS (
    ORDER BY rank DESC, m.sort_name COLLATE "C", m.uid LIMIT least($3::int, greatest($5::int - $4::int, 0)) OFFSET $4)
 SELECT top.type, top.uid, coalesce(c.name, u.name) AS name, c.description, coalesce(owner.username, u.username) AS username,
        u.bio, t.total
-  FROM (SELECT least(count(*), $5::int) AS total FROM m) t
+  FROM (SELECT least(count(*) FILTER (WHERE NOT m.posting) + ${kinds.map((k) => k.postings).join(' + ')}, $5::int) AS total FROM m) t
   LEFT JOIN top ON true
   LEFT JOIN circuits c ON top.type = 'circuit' AND c.uid = top.uid
   LEFT JOIN users owner ON owner.uid = c.owner_uid
