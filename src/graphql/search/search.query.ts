@@ -45,52 +45,59 @@ const ANYONE_SEES_PROFILE = visibleProfilesSql('u', null).sql;
 // q.q matches: each word a prefix, expanded into the words it stands for when they are few (search_lexemes,
 // migration 0014), which GIN answers from posting lists instead of collecting a bitmap per prefix.
 // q.rq ranks: the same words as prefixes, so ranking is as before the expansion.
+// q.lex: the one known word a one-word query stands for (its expansion is exactly one word), else null.
 // Parameters: $1 the query's words, $2 the whole query lower-cased (exact name), $3 limit, $4 offset,
 // $5 SEARCH_MATCH_BOUND. Each kind first finds its exact name matches through the lower(name) index
-// (a row or two), then ranks them and at most $5 other matches, taken from the GIN index before any
-// ranking (LIMIT inside, so the heap is read and ts_rank computed for those rows only). Keeping the
-// exact ones out of the GIN branch makes the two disjoint: UNION ALL, no de-duplication, and no
-// lower(name) per candidate. Ranking reads only the candidates' vectors and names; the display
-// columns (and the owner's username) are joined for the page's rows alone.
+// (a row or two). Then one of two paths, each gated by a one-time filter on q.lex:
+// - GIN (q.lex null): at most $5 other matches per kind, taken from the GIN index before any ranking
+//   (LIMIT inside, so the heap is read and ts_rank computed for those rows only), ranked with the exact
+//   ones. Keeping the exact ones out of the GIN branch makes the two disjoint: UNION ALL, no
+//   de-duplication, and no lower(name) per candidate.
+// - postings (q.lex set, migration 0030): search_postings_ranked_idx yields the word's other matches of
+//   both kinds already in ranking order (rank, then sort name in byte order, then uid), index only, so the
+//   page is an OFFSET into them after the exact ones (which rank above any: +10), and the count an
+//   index-only count up to $5. Nothing is sorted but the page's own rows.
+// The display columns (and the owner's username) are joined for the page's rows alone.
 interface Kind {
-  /** A CTE of the uids of the kind's exact name matches. */
+  /** search_postings.kind */
+  kind: 'c' | 'u';
+  /** The name of the CTE of the kind's exact name matches. */
+  exactName: string;
+  /** That CTE: the uids of the kind's exact name matches. */
   exact: string;
-  /** Its ranked candidates: type, uid, sort_name, r (ts_rank), exact, posting (from search_postings). */
+  /** Its candidates ranked in SQL: type, uid, sort_name, r (ts_rank, plus the boost for an exact name). */
   candidates: string;
-  /** How many postings match (one-word path), at most $5: an index-only count, as the candidates keep only what the page needs. */
-  postings: string;
 }
 
 const CIRCUITS: Kind = {
+  kind: 'c',
+  exactName: 'ce',
   exact: `ce AS MATERIALIZED (SELECT c.uid FROM circuits c, q WHERE ${ANYONE_LISTS_CIRCUIT} AND lower(c.name) = $2 AND c.search_vector @@ q.q)`,
   candidates: `
-    (SELECT 'circuit' AS type, c.uid, c.name AS sort_name, ts_rank(c.search_vector, q.rq) AS r, false AS exact, false AS posting
+    (SELECT 'circuit' AS type, c.uid, c.name AS sort_name, ts_rank(c.search_vector, q.rq)::float8 AS r
        FROM circuits c, q WHERE (SELECT lex FROM q) IS NULL AND ${ANYONE_LISTS_CIRCUIT} AND c.search_vector @@ q.q AND c.uid NOT IN (SELECT uid FROM ce) LIMIT $5)
     UNION ALL
-    (SELECT 'circuit', p.uid, p.sort_name, p.rank, false, true FROM search_postings p
-      WHERE p.kind = 'c' AND p.word = (SELECT lex FROM q) AND p.uid NOT IN (SELECT uid FROM ce)
-      ORDER BY p.rank DESC, p.sort_name COLLATE "C", p.uid LIMIT least($5::int, $3::int + $4::int))
-    UNION ALL
-    (SELECT 'circuit', c.uid, c.name, ts_rank(c.search_vector, q.rq), true, false FROM circuits c, q WHERE c.uid IN (SELECT uid FROM ce))`,
-  postings: `(SELECT count(*) FROM (SELECT FROM search_postings p WHERE p.kind = 'c' AND p.word = (SELECT lex FROM q) AND p.uid NOT IN (SELECT uid FROM ce) LIMIT $5) x)`,
+    (SELECT 'circuit', c.uid, c.name, ts_rank(c.search_vector, q.rq) + ${EXACT_NAME_BOOST}::float8 FROM circuits c, q WHERE c.uid IN (SELECT uid FROM ce))`,
 };
 
 const USERS: Kind = {
+  kind: 'u',
+  exactName: 'ue',
   exact: `ue AS MATERIALIZED (SELECT u.uid FROM users u, q WHERE ${ANYONE_SEES_PROFILE} AND (u.username = $2 OR lower(u.name) = $2) AND u.search_vector @@ q.q)`,
   candidates: `
-    (SELECT 'user' AS type, u.uid, u.username AS sort_name, ts_rank(u.search_vector, q.rq) AS r, false AS exact, false AS posting
+    (SELECT 'user' AS type, u.uid, u.username AS sort_name, ts_rank(u.search_vector, q.rq)::float8 AS r
        FROM users u, q WHERE (SELECT lex FROM q) IS NULL AND ${ANYONE_SEES_PROFILE} AND u.search_vector @@ q.q AND u.uid NOT IN (SELECT uid FROM ue) LIMIT $5)
     UNION ALL
-    (SELECT 'user', p.uid, p.sort_name, p.rank, false, true FROM search_postings p
-      WHERE p.kind = 'u' AND p.word = (SELECT lex FROM q) AND p.uid NOT IN (SELECT uid FROM ue)
-      ORDER BY p.rank DESC, p.sort_name COLLATE "C", p.uid LIMIT least($5::int, $3::int + $4::int))
-    UNION ALL
-    (SELECT 'user', u.uid, u.username, ts_rank(u.search_vector, q.rq), true, false FROM users u, q WHERE u.uid IN (SELECT uid FROM ue))`,
-  postings: `(SELECT count(*) FROM (SELECT FROM search_postings p WHERE p.kind = 'u' AND p.word = (SELECT lex FROM q) AND p.uid NOT IN (SELECT uid FROM ue) LIMIT $5) x)`,
+    (SELECT 'user', u.uid, u.username, ts_rank(u.search_vector, q.rq) + ${EXACT_NAME_BOOST}::float8 FROM users u, q WHERE u.uid IN (SELECT uid FROM ue))`,
 };
 
 function searchSql(type: SearchType): string {
   const kinds = type === SearchType.circuits ? [CIRCUITS] : type === SearchType.users ? [USERS] : [CIRCUITS, USERS];
+  // The word's postings of the kinds searched, but not the exact name matches, in ranking order (index only).
+  const postings = (columns: string) => `SELECT ${columns} FROM search_postings p
+     WHERE p.word = (SELECT lex FROM q)${kinds.length === 1 ? ` AND p.kind = '${kinds[0].kind}'` : ''}
+       AND ${kinds.map((k) => `NOT (p.kind = '${k.kind}' AND p.uid IN (SELECT uid FROM ${k.exactName}))`).join(' AND ')}`;
+  const pageSize = 'least($3::int, greatest($5::int - $4::int, 0))';
   // One row per result of the page, each carrying the total; an empty page still yields one row
   // (uid null) with the total.
   return `
@@ -104,13 +111,17 @@ WITH q AS MATERIALIZED (
             count(*) AS n, min(l.word) AS one
        FROM (SELECT word FROM search_lexemes WHERE word >= t.word AND word < t.word || chr(1114111) LIMIT ${MAX_EXPANSIONS + 1}) l) e),
 ${kinds.map((k) => `${k.exact},`).join('\n')}
-m AS (${kinds.map((k) => k.candidates).join('\n    UNION ALL\n')}),
+m AS MATERIALIZED (${kinds.map((k) => k.candidates).join('\n    UNION ALL\n')}),
 top AS (
-  SELECT m.type, m.uid, m.sort_name, m.r + CASE WHEN m.exact THEN ${EXACT_NAME_BOOST} ELSE 0 END AS rank FROM m
-   ORDER BY rank DESC, m.sort_name COLLATE "C", m.uid LIMIT least($3::int, greatest($5::int - $4::int, 0)) OFFSET $4)
+  SELECT x.type, x.uid, x.sort_name, x.rank FROM (
+    (SELECT m.type, m.uid, m.sort_name, m.r AS rank FROM m ORDER BY rank DESC, m.sort_name COLLATE "C", m.uid LIMIT ${pageSize} OFFSET $4)
+    UNION ALL
+    (${postings(`CASE p.kind WHEN 'c' THEN 'circuit' ELSE 'user' END, p.uid, p.sort_name, p.rank::float8`)}
+     ORDER BY p.rank DESC, p.sort_name COLLATE "C", p.uid LIMIT ${pageSize} OFFSET greatest($4::int - (SELECT count(*) FROM m), 0))
+  ) x ORDER BY x.rank DESC, x.sort_name COLLATE "C", x.uid LIMIT ${pageSize})
 SELECT top.type, top.uid, coalesce(c.name, u.name) AS name, c.description, coalesce(owner.username, u.username) AS username,
        u.bio, t.total
-  FROM (SELECT least(count(*) FILTER (WHERE NOT m.posting) + ${kinds.map((k) => k.postings).join(' + ')}, $5::int) AS total FROM m) t
+  FROM (SELECT least((SELECT count(*) FROM m) + (SELECT count(*) FROM (${postings('')} LIMIT $5) n), $5::int) AS total) t
   LEFT JOIN top ON true
   LEFT JOIN circuits c ON top.type = 'circuit' AND c.uid = top.uid
   LEFT JOIN users owner ON owner.uid = c.owner_uid
