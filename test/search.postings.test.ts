@@ -90,3 +90,26 @@ test('a one-word search gives the true ranking, exact name first, private rows n
   const names = circuits.body.data.map((d: any) => d.name);
   for (let i = 3; i < 12; i += 4) expect(names).not.toContain(`herd-${String.fromCharCode(122 - i)}`);
 });
+
+test('the one-word path reads search_postings_ranked_idx index only, whatever the type (word leads the index)', async () => {
+  const { SEARCH_SQL } = await import('../src/graphql/search/search.query');
+  const client = await (t.app.services.sequelize.connectionManager as any).getConnection();
+  try {
+    const run = (text: string) => new Promise<any>((resolve, reject) => client.query(text, (error: Error, result: any) => (error ? reject(error) : resolve(result))));
+    await run('BEGIN');
+    await run('SET LOCAL enable_seqscan = off');
+    await run('SET LOCAL plan_cache_mode = force_generic_plan');
+    for (const type of ['all', 'circuits', 'users'] as const) {
+      await run(`PREPARE one_word_${type}(text[], text, int, int, int) AS ${SEARCH_SQL[type]}`);
+      const plan = (await run(`EXPLAIN EXECUTE one_word_${type}('{ibex}', 'ibex', 10, 20, 1000)`)).rows.map((r: any) => r['QUERY PLAN']).join('\n');
+      // Both reads of the postings (the page and the count) look the word up: an index condition on it.
+      const scans = plan.split('Index Only Scan using search_postings_ranked_idx').slice(1);
+      expect(scans).toHaveLength(2);
+      for (const scan of scans) expect(scan).toMatch(/^[^\n]*\n\s*Index Cond: \(word = /);
+      expect(plan).not.toMatch(/Seq Scan on search_postings/);
+    }
+  } finally {
+    await new Promise((resolve) => client.query('ROLLBACK', resolve));
+    (t.app.services.sequelize.connectionManager as any).releaseConnection(client);
+  }
+});

@@ -30,7 +30,7 @@ CREATE TABLE search_postings (
   sort_name text NOT NULL,
   PRIMARY KEY (kind, word, uid)
 );
-CREATE INDEX search_postings_ranked_idx ON search_postings (kind, word, rank DESC, sort_name COLLATE "C", uid);
+CREATE INDEX search_postings_ranked_idx ON search_postings (word, rank DESC, sort_name COLLATE "C", uid) INCLUDE (kind);
 
 -- ts_rank of a vector against one exact word (the word quoted as a tsquery lexeme).
 CREATE FUNCTION search_word_rank(v tsvector, word text) RETURNS real LANGUAGE sql IMMUTABLE PARALLEL SAFE
