@@ -1,7 +1,7 @@
 import type { Migration } from './migration';
 
 /**
- * One-word searches rank from a btree instead of the heap (docs/search.md, "Postings").
+ * One-word searches rank from a btree instead of the heap (docs/search.md, "How it works", step 4).
  * `search_postings` holds one row per word of every public circuit's and public profile's search vector:
  * the word, the row, the row's `ts_rank` against that word alone, and its sort name. A search for one word
  * that stands for exactly one known word (`amber`, or the prefix `amb` when `amber` is the only word it

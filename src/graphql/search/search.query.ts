@@ -41,6 +41,8 @@ export { SEARCH_MATCH_BOUND };
 // what the policies let anyone list, which needs no parameter.
 const ANYONE_LISTS_CIRCUIT = listableCircuitsSql('c', null).sql;
 const ANYONE_SEES_PROFILE = visibleProfilesSql('u', null).sql;
+// search_postings (migration 0030) holds the rows these two let anyone see, as its triggers spell them today
+// (`NOT is_private`, like the partial GIN indexes): a rule that narrows them must narrow those triggers too.
 
 // q.q matches: each word a prefix, expanded into the words it stands for when they are few (search_lexemes,
 // migration 0014), which GIN answers from posting lists instead of collecting a bitmap per prefix.
