@@ -1,5 +1,6 @@
 import { QueryTypes } from 'sequelize';
 import { Circuit, User } from '../src/models';
+import { SEARCH_SQL } from '../src/graphql/search/search.query';
 import { startTestApp, TestApp } from './support/app';
 import { makeCircuit, makeUser } from './support/factories';
 
@@ -92,7 +93,6 @@ test('a one-word search gives the true ranking, exact name first, private rows n
 });
 
 test('the one-word path reads search_postings_ranked_idx index only, whatever the type (word leads the index)', async () => {
-  const { SEARCH_SQL } = await import('../src/graphql/search/search.query');
   const client = await (t.app.services.sequelize.connectionManager as any).getConnection();
   try {
     const run = (text: string) => new Promise<any>((resolve, reject) => client.query(text, (error: Error, result: any) => (error ? reject(error) : resolve(result))));
