@@ -24,10 +24,11 @@ import { userRunSlots } from './0024-user-run-slots';
 import { runVisibilityChanged } from './0025-run-visibility-changed';
 import { searchInPostgres } from './0026-search-in-postgres';
 import { runMetricTotals } from './0029-run-metric-totals';
+import { searchPostings } from './0030-search-postings';
 
 import type { Migration } from './migration';
 
 export type { Migration };
 
 /** Append only: a migration once released is never edited. */
-export const migrations: Migration[] = [foundation, runs, boards, blobs, authChanged, circuitDeprecatedAt, jobOutbox, credits, webhooksSchedules, runControl, authChangedIgnoresBalance, stateEventAfterLoggedEvents, searchLexicon, runReadsChanged, searchChangedRows, authChangedByColumn, runSteps, circuitAliases, stepCache, runTraceparent, tokenLimits, runLabelsBatches, userRunSlots, runVisibilityChanged, searchInPostgres, runMetricTotals].filter((m) => m.up.trim() !== '');
+export const migrations: Migration[] = [foundation, runs, boards, blobs, authChanged, circuitDeprecatedAt, jobOutbox, credits, webhooksSchedules, runControl, authChangedIgnoresBalance, stateEventAfterLoggedEvents, searchLexicon, runReadsChanged, searchChangedRows, authChangedByColumn, runSteps, circuitAliases, stepCache, runTraceparent, tokenLimits, runLabelsBatches, userRunSlots, runVisibilityChanged, searchInPostgres, runMetricTotals, searchPostings].filter((m) => m.up.trim() !== '');
