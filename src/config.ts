@@ -38,6 +38,8 @@ export interface Config {
   runUserInflightSharePercent: number;
   /** Webhook attempts in flight at once per receiver (host and port) in one worker (WEBHOOK_HOST_CONCURRENCY). */
   webhookHostConcurrency: number;
+  /** The most of a worker's 50 webhook delivery slots one user's attempts may hold, in percent (WEBHOOK_USER_SHARE_PERCENT). */
+  webhookUserSharePercent: number;
   /** Attempts in a row a receiver may leave unanswered before its deliveries pause (WEBHOOK_BREAKER_FAILURES). */
   webhookBreakerFailures: number;
   /** How long a receiver's deliveries pause once its breaker opens; doubles while it stays silent (WEBHOOK_BREAKER_OPEN_MS). */
@@ -236,6 +238,7 @@ function readConfig(env: NodeJS.ProcessEnv, http: boolean): Config {
     userMaxConcurrentRuns: int(env, 'USER_MAX_CONCURRENT_RUNS', 1000, 1, 1_000_000),
     runUserInflightSharePercent: int(env, 'RUN_USER_INFLIGHT_SHARE_PERCENT', 50, 1, 100),
     webhookHostConcurrency: int(env, 'WEBHOOK_HOST_CONCURRENCY', 4, 1, 1000),
+    webhookUserSharePercent: int(env, 'WEBHOOK_USER_SHARE_PERCENT', 50, 1, 100),
     webhookBreakerFailures: int(env, 'WEBHOOK_BREAKER_FAILURES', 5, 1, 1000),
     webhookBreakerOpenMs: int(env, 'WEBHOOK_BREAKER_OPEN_MS', 30_000, 100, 3_600_000),
     sseKeepAliveMs: int(env, 'SSE_KEEP_ALIVE_MS', 15_000, 50, 600_000),

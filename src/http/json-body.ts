@@ -135,13 +135,59 @@ function checkHygiene(req: Request): void {
   }
 }
 
+/** Whether the request has a body to come (announced by Content-Length or sent chunked). */
+function hasBody(req: Request): boolean {
+  return Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+}
+
+/**
+ * The body timeout for bodies this module does not read itself (the /settings forms, blob uploads,
+ * anything a route leaves unread): a body that stalls is answered 408 `RequestTimeout` and the
+ * connection closed, so what its route's parser held (a form's buffer, an upload's stream into
+ * storage and its temporary file) is dropped at once, as for JSON. A form must arrive in full within
+ * `timeoutMs`. A streamed upload (OWN_LIMIT: up to BLOB_MAX_BYTES, which a slow link takes longer
+ * than that to send) must instead never go `timeoutMs` without a byte arriving; time our side holds
+ * back reading (storage back-pressure) does not count. Node's own `requestTimeout` (300 s) bounds it
+ * in all. A route that already answered gets no 408: its connection is closed.
+ */
+function watchBody(req: Request, res: Response, timeoutMs: number): void {
+  const socket = req.socket;
+  const streamed = OWN_LIMIT.has(`${req.method} ${req.path}`);
+  let lastBytes = socket.bytesRead;
+  let timer: NodeJS.Timeout | undefined;
+  const stop = () => {
+    clearTimeout(timer);
+    req.off('end', stop).off('close', stop);
+  };
+  const check = () => {
+    if (req.complete || socket.destroyed) return stop();
+    if (streamed) {
+      const bytes = socket.bytesRead;
+      // Holding back is ours when the route paused the body or has not taken what it buffered.
+      const heldBack = req.readableFlowing === false || req.readableLength >= req.readableHighWaterMark;
+      if (bytes !== lastBytes || heldBack) {
+        lastBytes = bytes;
+        timer = setTimeout(check, timeoutMs);
+        return;
+      }
+    }
+    stop();
+    if (res.headersSent) return void socket.destroy();
+    sendEdgeError(req, res, new AppError('RequestTimeout', streamed
+      ? `Nothing more of the request body was received for ${timeoutMs / 1000} s`
+      : `The request body was not received in full within ${timeoutMs / 1000} s`));
+  };
+  timer = setTimeout(check, timeoutMs);
+  req.once('end', stop).once('close', stop);
+}
+
 /**
  * Refuses bodies announced too large, parses JSON bodies (at most BODY_LIMIT_BYTES, never buffering
- * more) and runs the hygiene check. Mounted once in front of every route, so REST, GraphQL and
- * graphql-sse share one parser.
+ * more) and runs the hygiene check; any other body gets the same timeout (watchBody). Mounted once in
+ * front of every route, so REST, GraphQL and graphql-sse share one parser.
  */
 export function jsonBody({ timeoutMs }: { timeoutMs: number }): RequestHandler {
-  return (req, _res, next) => {
+  return (req, res, next) => {
     if (announcedTooLarge(req)) return next(tooLarge());
     // As body-parser does: `body` is present (undefined) on every request; Apollo's adapter insists on it.
     if (!Object.prototype.hasOwnProperty.call(req, 'body')) req.body = undefined;
@@ -149,6 +195,7 @@ export function jsonBody({ timeoutMs }: { timeoutMs: number }): RequestHandler {
       parseJsonBody(req, timeoutMs).then(() => checkHygiene(req)).then(() => next(), next);
       return;
     }
+    if (hasBody(req) && !req.complete) watchBody(req, res, timeoutMs);
     try {
       checkHygiene(req);
     } catch (error) {
@@ -191,6 +238,9 @@ export function sendEdgeError(req: Request, res: Response, error: AppError): voi
     // The rest of the body is never read: answer, then close the connection.
     res.set('Connection', 'close');
     res.once('finish', () => req.socket.destroySoon());
+    // Node aborts no request whose response has finished, so a route's parser still reading this body
+    // (multer, body-parser) would wait for it for good, holding what it had (an upload's temporary file).
+    req.socket.once('close', () => { if (!req.complete && !req.destroyed) req.destroy(); });
   }
   res.status(status).set('Cache-Control', 'no-store');
   if (isGraphqlPath(req)) {

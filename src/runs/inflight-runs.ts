@@ -33,8 +33,8 @@ export interface InflightRunsOptions {
  * upstream, a model or a person costs memory, not a job slot, a connection or CPU (CPU-heavy user
  * logic stays bounded by the sandbox pool). One heartbeat statement a period keeps every claim alive
  * and hears missed cancels; a run whose worker dies is queued again by any other worker's sweep
- * (claimOrphanedRuns) and goes on from its journal. A stopping worker waits for its runs a while, then
- * gives the rest back, to be taken over at once by another worker, or by this one's next start.
+ * (claimOrphanedRuns) and goes on from its journal. A stopping worker gives its runs back at once (RUN_DRAIN_MS), to be
+ * taken over at once by another worker, or by this one's next start.
  */
 export class InflightRuns implements RunTaker {
   private readonly runs = new Map<string, HeldRun>();
@@ -173,7 +173,7 @@ export class InflightRuns implements RunTaker {
   }
 
   /**
-   * Stops taking runs, waits up to `drainMs` for those executing, then gives the rest back. Returns
+   * Stops taking runs, waits up to `drainMs` (0: not at all) for those executing, then gives the rest back. Returns
    * the runs to queue again once this worker's queue has stopped: those given back and those whose
    * jobs arrived meanwhile.
    */
@@ -183,9 +183,11 @@ export class InflightRuns implements RunTaker {
     clearInterval(this.beat);
     await this.waking;
     const all = () => Promise.all([...this.runs.values()].map((run) => run.done));
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([all(), new Promise((resolve) => { timer = setTimeout(resolve, drainMs); })]);
-    clearTimeout(timer);
+    if (drainMs > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([all(), new Promise((resolve) => { timer = setTimeout(resolve, drainMs); })]);
+      clearTimeout(timer);
+    }
     await this.beating;
     const left = [...this.runs].map(([uid, run]) => ({ uid, attempt: run.attempt, run }));
     if (left.length === 0) return [...this.arrivedWhileClosing];

@@ -39,8 +39,13 @@ export interface RunRuntimeOptions {
   worker: boolean;
 }
 
-/** How long a stopping worker waits for its runs to end before giving the rest back. */
-export const RUN_DRAIN_MS = 5_000;
+/**
+ * How long a stopping worker waits for its runs to end before giving the rest back: not at all. A run
+ * is resumable (its journal keeps every finished step), so a stop gives it back at once for another
+ * worker (or this one's next start) to go on with; waiting only delayed the stop, by the whole wait
+ * whenever a run was in a long step. What a run was doing at the stop (a step in flight) is done again.
+ */
+export const RUN_DRAIN_MS = 0;
 
 /** How long a PROVISIONED run may wait unqueued, and how long any in-flight run may look stuck, before the sweeper queues it again. */
 export function sweepTimings(lockLifetimeMs: number) {

@@ -51,6 +51,8 @@ export function settingsRouter(services: Services): Router {
     res.status(404).send(messagePage({ title: 'Not found', message: 'There is no such settings page.', csrf: csrfToken(req), link: { href: '/settings', label: 'Back to settings' } }));
   });
   router.use((error: Error & { type?: string; status?: number }, req: Request, res: Response, _next: NextFunction) => {
+    // Answered already: the body timeout's 408 (src/http/json-body.ts), after which the form's parser gave up.
+    if (res.headersSent) return;
     const csrf = req.session ? csrfToken(req) : '';
     if (error.type === 'entity.too.large') {
       return res.status(413).send(messagePage({ title: 'Too large', message: 'The form was too large.', csrf }));

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import type { Services } from '../services';
-import { claimAttempt, fixBody, stateEventSeq, nextAttemptAt, pendingDelivery, postponeDelivery, postponeReceiver, recordAttempt, type AttemptOutcome, type ClaimedDelivery } from './deliveries';
+import { claimAttempt, fixBody, stateEventSeq, nextAttemptAt, pendingDelivery, postponeDelivery, postponeReceiver, postponeUser, recordAttempt, type AttemptOutcome, type ClaimedDelivery } from './deliveries';
 import type { ReceiverGate } from './receivers';
 import { webhookId } from './queue';
 import { ownerViewOfRun } from './run-payload';
@@ -62,10 +62,15 @@ export async function attemptDelivery(services: Services, deliveryUid: string, g
   const pending = await pendingDelivery(sequelize, deliveryUid);
   if (!pending) return null;
   if (pending.next_attempt_at.getTime() > Date.now() + 1_000) return pending.next_attempt_at;
-  // Fair shares (docs/fairness.md): a busy or silent receiver's messages wait without an attempt.
-  const ticket = gate.admit(pending.url);
+  // Fair shares (docs/fairness.md): a busy or silent receiver's messages, and those of a user whose
+  // share of the delivery slots is full, wait without an attempt.
+  const ticket = gate.admit(pending.url, pending.user_uid);
   if (!ticket.admitted) {
-    if (ticket.putOff) await postponeReceiver(sequelize, ticket.receiver, ticket.putOff.from, ticket.putOff.spreadMs, !services.config.mongodbUrl);
+    if (ticket.putOff) {
+      const jobsToo = !services.config.mongodbUrl;
+      if (ticket.by === 'user' && ticket.user) await postponeUser(sequelize, ticket.user, ticket.putOff.from, ticket.putOff.spreadMs, jobsToo);
+      else await postponeReceiver(sequelize, ticket.receiver, ticket.putOff.from, ticket.putOff.spreadMs, jobsToo);
+    }
     await postponeDelivery(sequelize, deliveryUid, ticket.retryAt);
     return ticket.retryAt;
   }

@@ -39,11 +39,13 @@ export async function claimAttempt(sequelize: Sequelize, uid: string, leaseMs: n
   return row ?? null;
 }
 
-/** A pending message's receiver URL and when it is due; null when it is done or gone. */
-export async function pendingDelivery(sequelize: Sequelize, uid: string): Promise<{ url: string; next_attempt_at: Date } | null> {
-  const [row] = await preparedQuery<{ url: string; next_attempt_at: Date }>(
+/** A pending message's receiver URL, its run's owner and when it is due; null when it is done or gone. */
+export async function pendingDelivery(sequelize: Sequelize, uid: string): Promise<{ url: string; user_uid: string | null; next_attempt_at: Date } | null> {
+  const [row] = await preparedQuery<{ url: string; user_uid: string | null; next_attempt_at: Date }>(
     sequelize,
-    `SELECT url, next_attempt_at FROM webhook_deliveries WHERE uid = $1 AND status = 'pending'`,
+    `SELECT d.url, r.user_uid, d.next_attempt_at
+       FROM webhook_deliveries d LEFT JOIN circuit_runs r ON r.uid = d.run_uid
+      WHERE d.uid = $1 AND d.status = 'pending'`,
     [uid],
   );
   return row ?? null;
@@ -78,6 +80,28 @@ export async function postponeReceiver(sequelize: Sequelize, receiver: string, f
      moved AS (${postponeJobsSql(DELIVER_WEBHOOK, 'deliveryUid', 'due')})` : ''}
      SELECT count(*) AS n FROM due`,
     [receiver, from, spreadMs / 1000],
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
+/**
+ * Puts off every due message of one user's runs (their share of the worker's delivery slots is full),
+ * each to a time spread over `spreadMs` after `from`, in one statement, with their waiting jobs when
+ * `jobsToo`, as postponeReceiver does for a receiver: so one user's backlog to many receivers is not
+ * walked through job by job ahead of other users' messages. Returns how many were put off.
+ */
+export async function postponeUser(sequelize: Sequelize, userUid: string, from: Date, spreadMs: number, jobsToo: boolean): Promise<number> {
+  const rows = await preparedQuery<{ n: string }>(
+    sequelize,
+    `WITH due AS (
+       UPDATE webhook_deliveries d SET next_attempt_at = $2::timestamptz + random() * make_interval(secs => $3)
+         FROM circuit_runs r
+        WHERE d.status = 'pending' AND d.next_attempt_at <= now() + interval '1 second'
+          AND r.uid = d.run_uid AND r.user_uid = $1
+        RETURNING d.uid, d.next_attempt_at AS at)${jobsToo ? `,
+     moved AS (${postponeJobsSql(DELIVER_WEBHOOK, 'deliveryUid', 'due')})` : ''}
+     SELECT count(*) AS n FROM due`,
+    [userUid, from, spreadMs / 1000],
   );
   return Number(rows[0]?.n ?? 0);
 }

@@ -6,6 +6,14 @@ import { ReceiverGate } from './receivers';
 import { claimOverdueDeliveries } from './deliveries';
 import { DELIVER_WEBHOOK, queueDelivery, type DeliverWebhookData } from './queue';
 
+/** A worker's webhook delivery slots: attempts (jobs) in flight at once. */
+export const WEBHOOK_DELIVERY_SLOTS = 50;
+
+/** The most of a worker's delivery slots one user's attempts may hold (WEBHOOK_USER_SHARE_PERCENT of them, at least 1). */
+export function webhookUserConcurrency(sharePercent: number): number {
+  return Math.max(1, Math.floor(WEBHOOK_DELIVERY_SLOTS * sharePercent / 100));
+}
+
 /**
  * The `deliverWebhook` job: one attempt per run of the job. A failed attempt moves the same job to
  * its retry time (so a message has one job for its whole life); a finished message removes it.
@@ -15,7 +23,7 @@ export function deliverWebhookJob(services: Promise<Services>): JobDefinition {
   let gate: ReceiverGate | undefined;
   return {
     name: DELIVER_WEBHOOK,
-    concurrency: 50,
+    concurrency: WEBHOOK_DELIVERY_SLOTS,
     handler: async (job: QueueJob<DeliverWebhookData>) => {
       const ready = await services;
       const uid = job.attrs.data?.deliveryUid;
@@ -24,7 +32,9 @@ export function deliverWebhookJob(services: Promise<Services>): JobDefinition {
       const keepAlive = setInterval(() => { job.touch().catch(() => {}); }, Math.max(250, Math.floor(ready.config.jobLockLifetimeMs / 3)));
       try {
         gate ??= new ReceiverGate({
-          concurrency: ready.config.webhookHostConcurrency, failuresToOpen: ready.config.webhookBreakerFailures, openMs: ready.config.webhookBreakerOpenMs,
+          concurrency: ready.config.webhookHostConcurrency,
+          userConcurrency: webhookUserConcurrency(ready.config.webhookUserSharePercent),
+          failuresToOpen: ready.config.webhookBreakerFailures, openMs: ready.config.webhookBreakerOpenMs,
         });
         const retryAt = await attemptDelivery(ready, uid, gate);
         // Agenda saves nextRunAt when the handler returns; a removed job is simply not saved.

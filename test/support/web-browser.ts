@@ -20,5 +20,7 @@ export function webBrowser(baseUrl: string, ip: string) {
       return { status: res.status, ms: performance.now() - started };
     },
     signOut() { cookie = ''; },
+    /** The session cookie (`name=value`), for requests made by hand. */
+    get cookie() { return cookie; },
   };
 }

@@ -48,6 +48,8 @@ export function mountBlobs(router: Router, storage: BlobStorage): void {
       next();
     });
   }, async (req, res, next) => {
+    // The body timeout answered already (408, src/http/json-body.ts): the upload was dropped, nothing is stored.
+    if (res.headersSent) return;
     try {
       const uploadError = res.locals.uploadError as unknown;
       // Showing an error changes nothing, so it needs no CSRF check; storing does.
