@@ -21,18 +21,45 @@ function hasContent(req: Request): boolean {
 
 type EtagFn = (body: Buffer | string, encoding: string) => string;
 
+/** Where a route's answer bytes are kept for every request answered the same (AppContext.sharedAnswers), and under what key. */
+interface KeptAnswer { answers: Map<string, Held>; key: string }
+
+/**
+ * The JSON of an answer: its text, or the bytes kept for every request answered the same (a route
+ * that `sharesAnswer`, when its resolver offered a place): a large answer is then serialised once for
+ * all of them, not once per request (60 paused readers of a 4 MiB run: one copy, no 4 MiB each of garbage).
+ */
+function jsonOf(body: unknown, kept: KeptAnswer | undefined): string | Held {
+  const known = kept?.answers.get(kept.key);
+  if (known) return known;
+  const text = JSON.stringify(body);
+  if (!kept || text.length <= WRITE_SLICE_BYTES) return text;
+  const held: Held = { bytes: Buffer.from(text) };
+  kept.answers.set(kept.key, held);
+  return held;
+}
+
+/** The ETag Express gives these bytes (kept with shared bytes, so that it is computed once). */
+function etagOf(req: Request, json: string | Held): string | undefined {
+  const etagFn = req.app.get('etag fn') as EtagFn | undefined;
+  if (!etagFn) return undefined;
+  return typeof json === 'string' ? etagFn(json, 'utf8') : (json.etag ??= etagFn(json.bytes, 'utf8'));
+}
+
 /**
  * A JSON answer. A large one (a run with a 4 MiB result) is written with back-pressure, slice by slice
  * as the client takes it, from one copy shared by every request answering the same bytes
  * (src/http/paced-write.ts): a client that stops reading holds a slice, not the answer.
  */
-function sendJson(req: Request, res: Response, text: string, shared: SharedTexts | undefined): void {
+function sendJson(req: Request, res: Response, json: string | Held, shared: SharedTexts | undefined): void {
   res.type('application/json');
-  if (text.length <= WRITE_SLICE_BYTES) return void res.send(text);
-  let holder: Held | undefined = shared ? shared.share(text) : { bytes: Buffer.from(text) };
+  if (typeof json === 'string' && json.length <= WRITE_SLICE_BYTES) return void res.send(json);
+  let holder: Held | undefined = typeof json !== 'string' ? json : shared ? shared.share(json) : { bytes: Buffer.from(json) };
   res.set('Content-Length', String(holder.bytes.length));
-  const etagFn = req.app.get('etag fn') as EtagFn | undefined;
-  if (!res.get('ETag') && (req.method === 'GET' || req.method === 'HEAD') && etagFn) res.set('ETag', etagFn(holder.bytes, 'utf8'));
+  if (!res.get('ETag') && (req.method === 'GET' || req.method === 'HEAD')) {
+    const etag = etagOf(req, holder);
+    if (etag) res.set('ETag', etag);
+  }
   if (req.method === 'HEAD') return void res.end();
   void writePaced(res, () => {
     const bytes = holder!;
@@ -41,11 +68,11 @@ function sendJson(req: Request, res: Response, text: string, shared: SharedTexts
   }).then((written) => { if (written) res.end(); });
 }
 
-function send(req: Request, res: Response, response: BridgeResponse, shared?: SharedTexts): void {
+function send(req: Request, res: Response, response: BridgeResponse, shared?: SharedTexts, kept?: KeptAnswer): void {
   res.status(response.status).set(response.headers);
   if (response.body === undefined) res.end();
   else if (typeof response.body === 'string') res.send(response.body);
-  else sendJson(req, res, JSON.stringify(response.body), shared);
+  else sendJson(req, res, jsonOf(response.body, kept), shared);
 }
 
 /** Whether every percent-escape of `path` decodes (Express answered 400 for one that does not). */
@@ -70,18 +97,17 @@ function noneMatchHolds(header: string, etag: string): boolean {
  * `Cache-Control: no-cache` — which fetch() adds to every conditional request — though that
  * directive is meant for caches, not for the origin server evaluating the condition.
  */
-function sendConditional(req: Request, res: Response, response: BridgeResponse, shared?: SharedTexts): void {
+function sendConditional(req: Request, res: Response, response: BridgeResponse, shared?: SharedTexts, kept?: KeptAnswer): void {
   const condition = req.headers['if-none-match'];
-  if (!condition || response.status !== 200 || response.body === undefined) return send(req, res, response, shared);
-  const text = JSON.stringify(response.body);
-  const etagFn = req.app.get('etag fn') as EtagFn | undefined;
-  const etag = etagFn?.(text, 'utf8');
+  if (!condition || response.status !== 200 || response.body === undefined) return send(req, res, response, shared, kept);
+  const json = jsonOf(response.body, kept);
+  const etag = etagOf(req, json);
   res.status(response.status).set(response.headers);
-  if (!etag) return sendJson(req, res, text, shared);
+  if (!etag) return sendJson(req, res, json, shared);
   // Set here, Express does not hash the body a second time.
   res.set('ETag', etag);
   if (noneMatchHolds(condition, etag)) return void res.status(304).end();
-  sendJson(req, res, text, shared);
+  sendJson(req, res, json, shared);
 }
 
 /** Mounts every route of the table under /api/v1, plus the envelope for bad JSON and unknown paths. */
@@ -120,8 +146,12 @@ export function mountRestBridge(app: Express, schema: GraphQLSchema, document: D
       const context = await buildContext(services, req);
       const response = await runRoute(schema, document, route, { params: { ...found.params } as Record<string, string>, query: req.query, body: req.body, headers: req.headers }, context, (error) =>
         req.log?.error({ err: error, route: route.path }, 'internal error in REST route'));
-      if (route.requestHeaders?.includes('If-None-Match')) sendConditional(req, res, response, services.streams?.texts);
-      else send(req, res, response, services.streams?.texts);
+      // The answer's bytes are shared only where the route says so, for a 200 object answer its resolver offered to share.
+      const kept = route.sharesAnswer && (route.shape ?? 'object') === 'object' && response.status === 200 && context.sharedAnswers
+        ? { answers: context.sharedAnswers, key: res.locals.route as string }
+        : undefined;
+      if (route.requestHeaders?.includes('If-None-Match')) sendConditional(req, res, response, services.streams?.texts, kept);
+      else send(req, res, response, services.streams?.texts, kept);
     } catch (error) {
       next(error);
     }

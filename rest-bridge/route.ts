@@ -86,5 +86,11 @@ export interface Route {
   shape?: 'object' | 'page' | 'redirect' | 'event-stream' | 'typescript';
   /** Payload fields left out while null (spec: "absent while …"), in objects and in page items; optional in the document. */
   omitWhenNull?: string[];
+  /**
+   * The operation's one root field may offer to share the bytes of its answer (AppContext.sharedAnswers,
+   * set by its resolver when the answer follows from unchanging data): a large answer is then serialised
+   * once for every request answered the same, instead of once per request. Only for a 200 `object` answer.
+   */
+  sharesAnswer?: boolean;
   tag: string;
 }

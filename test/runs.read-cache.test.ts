@@ -263,6 +263,48 @@ describe('nothing private', () => {
       expect((await queryRun(api2, uid, token)).run).toEqual({ uid, state: 'COMPLETED' });
     }
   });
+  test('a large ended run, whose answer\'s bytes are shared by the requests answered the same, answers each viewer what the policy lets it see', async () => {
+    // A public ended run with a large answer (above the cache's entry size and the bridge's 64 KiB slice: its
+    // answer is serialised once per view, the owner's and any reader's, and kept beside its rows) and an
+    // owner-only field (`metadata`), both written by SQL.
+    const { uid } = await endedRun(owner, { is_public: true });
+    await sql.query('UPDATE circuit_runs SET result_blob = $2, metadata = $3 WHERE uid = $1', [uid, JSON.stringify({ output: 'x'.repeat(200_000) }), JSON.stringify({ secret: 'for the owner only' })]);
+
+    const readAll = async () => ({
+      owner: await getRun(api2, uid, owner.token),
+      stranger: await getRun(api2, uid, stranger.token),
+      anonymous: await getRun(api2, uid),
+    });
+    let first: Awaited<ReturnType<typeof readAll>> | undefined;
+    await within(5_000, async () => {
+      first = await readAll();
+      return first.owner.body.payload?.metadata !== undefined && first.anonymous.body.payload?.result_blob?.output !== 'HELLO ADA';
+    });
+    expect(first!.owner.status).toBe(200);
+    expect(first!.owner.body.payload).toMatchObject({ uid, state: 'COMPLETED', metadata: { secret: 'for the owner only' } });
+    expect(JSON.stringify(first!.owner.body).length).toBeGreaterThan(128 * 1024);
+    for (const reader of [first!.stranger, first!.anonymous]) {
+      expect(reader.status).toBe(200);
+      expect(reader.body.payload).toEqual(Object.fromEntries(Object.entries(first!.owner.body.payload).filter(([field]) => field !== 'metadata')));
+    }
+    // Again, in either order, from the cached rows and the bytes beside them: the same answers.
+    await cached(uid);
+    const again = await readAll();
+    expect(again).toEqual(first);
+    expect((await getRun(api2, uid)).body).toEqual(first!.anonymous.body);
+    expect((await getRun(api2, uid, owner.token)).body).toEqual(first!.owner.body);
+    // Those were the kept bytes: one answer per view beside the cached rows.
+    const rows = cache().get(uid)!;
+    for (const view of ['reader', `owner:${owner.user.uid}`]) expect(cache().beside(rows, `answers:${view}`, () => new Map()).size).toBe(1);
+
+    // Made private by SQL elsewhere: the policy refuses the others within the NOTIFY, the owner still reads it.
+    await sql.query('UPDATE circuit_runs SET is_public = false WHERE uid = $1', [uid]);
+    await within(1_000, async () => (await getRun(api2, uid)).status === 401);
+    expect(await getRun(api2, uid, stranger.token)).toMatchObject({ status: 403, body: { error: { code: 'NotAllowed' } } });
+    const owned = await getRun(api2, uid, owner.token);
+    expect(owned.status).toBe(200);
+    expect(owned.body.payload).toEqual({ ...first!.owner.body.payload, is_public: false });
+  });
 });
 
 describe('starting a run', () => {

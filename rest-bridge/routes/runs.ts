@@ -193,6 +193,7 @@ export const runRoutes: Route[] = [
     variables: ({ params }) => ({ uid: params.uid }),
     result: 'circuitRun',
     omitWhenNull: RUN_OPTIONAL_FIELDS,
+    sharesAnswer: true,
   },
   {
     method: 'GET',

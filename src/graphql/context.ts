@@ -3,6 +3,7 @@ import type { Request } from 'express';
 import { authenticate, Authentication } from '../auth/authenticate';
 import type { User } from '../models';
 import type { Services } from '../services';
+import type { Held } from '../http/paced-write';
 import { createLoaders, Loaders } from './loaders';
 
 export interface Notice { code: string; message: string }
@@ -23,6 +24,14 @@ export interface AppContext {
   baseUrl: string;
   /** The request's W3C `traceparent` header (DESIGN §11.2), for the runs it creates. */
   traceparent?: string;
+  /**
+   * Where the bytes of this request's answer are kept for every request answered the same, keyed by
+   * whoever serialises it (the REST bridge: by route, on routes that say `sharesAnswer`). Set by a
+   * resolver whose result follows only from data that no longer changes (an ended run's kept rows)
+   * and from what this viewer may see of it (src/graphql/run/run.access.ts). Whether the viewer may
+   * read at all is decided by the policy on every request, before this is set.
+   */
+  sharedAnswers?: Map<string, Held>;
 }
 
 /** PUBLIC_URL, else `http://HOST:PORT` as listened — never the request's Host header, which the client writes. */

@@ -5,7 +5,11 @@ import type { Writable } from 'node:stream';
 export const WRITE_SLICE_BYTES = 64 * 1024;
 
 /** A text as the bytes sent: written as views of one buffer, so no reader makes (or leaves as garbage) its own copy. */
-export interface Held { bytes: Buffer }
+export interface Held {
+  bytes: Buffer;
+  /** The ETag of `bytes`, once a writer has computed it (the same bytes, the same tag). */
+  etag?: string;
+}
 
 /** Resolves once `out` wants more (drain) or is gone (close, error). */
 function drained(out: Writable): Promise<void> {

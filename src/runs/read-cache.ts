@@ -19,7 +19,7 @@ export type CircuitRow = Readonly<Record<string, unknown>>;
 /** A run whose rows take more than this (a large input or result) is read from the database each time. */
 const ENTRY_MAX_BYTES = 128 * 1024;
 const CACHE_MAX_BYTES = 32 * 1024 * 1024;
-/** Larger ended runs held at once, and for how long (each up to a 4 MiB result plus its input). */
+/** Larger ended runs held at once, and for how long after their last read (each up to a 4 MiB result plus its input). */
 const LARGE_ENTRIES = 16;
 const LARGE_ENTRY_TTL_MS = 5_000;
 
@@ -54,12 +54,15 @@ export class RunReadCache implements NotifiedCache {
   });
   private readonly circuitsByAdaptor = new LRUCache<string, CircuitRow>({ max: 2_000 });
   /**
-   * Ended runs too large for `entries` (a result of megabytes), kept a few seconds: the readers that open
-   * one together (followers of a public run, pollers) share one parsed copy instead of each holding its own.
+   * Ended runs too large for `entries` (a result of megabytes), kept until a few seconds after their last
+   * read: the readers that open one together or in turn (followers of a public run, pollers) share one
+   * parsed copy, and the bytes of its answers (beside()), instead of each holding its own.
    */
-  private readonly large = new LRUCache<string, RunReadRows>({ max: LARGE_ENTRIES, ttl: LARGE_ENTRY_TTL_MS });
+  private readonly large = new LRUCache<string, RunReadRows>({ max: LARGE_ENTRIES, ttl: LARGE_ENTRY_TTL_MS, updateAgeOnGet: true });
   /** Reads in progress, so that readers arriving at once wait for one read. */
   private readonly reading = new Map<string, Promise<RunReadRows | null>>();
+  /** What was made from kept rows alone (the bytes of an answer), per rows and key: it goes when the rows go. */
+  private readonly besides = new WeakMap<RunReadRows, Map<string, unknown>>();
 
   setLive(live: boolean): void {
     this.live = live;
@@ -96,12 +99,27 @@ export class RunReadCache implements NotifiedCache {
     return this.generation;
   }
 
-  /** Keeps the rows of an ended run read since `begunAt` (anything else is ignored). */
-  set(uid: string, rows: RunReadRows, begunAt: number): void {
-    if (!this.live || begunAt !== this.generation) return;
+  /** Keeps the rows of an ended run read since `begunAt` (anything else is ignored); true when kept. */
+  set(uid: string, rows: RunReadRows, begunAt: number): boolean {
+    if (!this.live || begunAt !== this.generation) return false;
     deepFreeze(rows);
     this.entries.set(uid, rows);
     if (!this.entries.has(uid)) this.large.set(uid, rows);
+    return true;
+  }
+
+  /**
+   * `make()`'s value for `key` beside rows this cache kept (from get(), or handed to a set() that
+   * kept them), made once and shared while the rows are: whatever follows from those rows alone,
+   * such as the serialised answer of the run to one kind of viewer. An invalidation drops the rows,
+   * and with them what is beside them; a request that still holds them sees what it saw before, as
+   * with the rows themselves. The key must say everything else the value depends on.
+   */
+  beside<T>(rows: RunReadRows, key: string, make: () => T): T {
+    let made = this.besides.get(rows);
+    if (!made) this.besides.set(rows, (made = new Map()));
+    if (!made.has(key)) made.set(key, make());
+    return made.get(key) as T;
   }
 
   circuitOfAdaptor(adaptorUid: string): CircuitRow | undefined {

@@ -48,26 +48,52 @@ function sharedRun(rows: RunReadRows): CircuitRun {
   return run;
 }
 
-async function loadRun(ctx: AppContext, uid: string): Promise<CircuitRun | null> {
+/** A run as read, and the rows the cache of ended runs kept it from (undefined when it keeps none). */
+interface LoadedRun { run: CircuitRun; kept?: RunReadRows }
+
+async function loadRun(ctx: AppContext, uid: string): Promise<LoadedRun | null> {
   const cache = ctx.services.runs.readCache;
   const cached = cache.get(uid);
   let rows = cached;
+  let kept = cached;
   if (!rows) {
     const begunAt = cache.begin();
     const read = await cache.readOnce(uid, begunAt, () => readRunRows(uid));
     if (!read) return null;
-    if (isTerminal(read.run.state as RunState)) cache.set(uid, read, begunAt);
+    if (isTerminal(read.run.state as RunState) && cache.set(uid, read, begunAt)) kept = read;
     rows = read;
   }
   // The circuit is the request's own (a mutation in the same request may change it); its nested values are frozen.
   if (rows.circuit) ctx.loaders.circuit.prime(rows.circuit.uid as string, Circuit.build({ ...rows.circuit } as never, { isNewRecord: false, raw: true }));
-  return cached ? sharedRun(cached) : CircuitRun.build({ ...rows.run } as never, { isNewRecord: false, raw: true });
+  return { run: cached ? sharedRun(cached) : CircuitRun.build({ ...rows.run } as never, { isNewRecord: false, raw: true }), kept };
+}
+
+async function loadRunFor(ctx: AppContext, uid: string, action: RunAction): Promise<LoadedRun> {
+  const loaded = isUid(uid) ? await loadRun(ctx, uid) : null;
+  if (!loaded) throw notFound('Circuit run');
+  authorize(ctx.viewer, runPermits(ctx.viewer, loaded.run, action), 'This run is private to the user who started it');
+  return loaded;
 }
 
 /** The run a request names, or NotFound; then the policy decides 401/403. */
 export async function findRunFor(ctx: AppContext, uid: string, action: RunAction = 'read'): Promise<CircuitRun> {
-  const run = isUid(uid) ? await loadRun(ctx, uid) : null;
-  if (!run) throw notFound('Circuit run');
-  authorize(ctx.viewer, runPermits(ctx.viewer, run, action), 'This run is private to the user who started it');
+  return (await loadRunFor(ctx, uid, action)).run;
+}
+
+/**
+ * findRunFor(ctx, uid, 'read') for a response that is the run alone (`circuitRun`, REST's GET). An
+ * ended run whose rows the cache keeps is answered with the same bytes to every viewer who sees the
+ * same of it, so those bytes are made once and shared (ctx.sharedAnswers, beside the kept rows): 60
+ * paused readers of a 4 MiB result then hold one copy, not one each (issue #24, docs/connections.md).
+ * The key is what the viewer may see: the owner's view (owner-only fields, run policy `debug`) is
+ * kept per owner, everyone else's — what any reader of the run sees — once. The policy has decided
+ * this request (read) before anything is shared.
+ */
+export async function findRunToAnswer(ctx: AppContext, uid: string): Promise<CircuitRun> {
+  const { run, kept } = await loadRunFor(ctx, uid, 'read');
+  if (kept) {
+    const view = runPermits(ctx.viewer, run, 'debug') ? `owner:${ctx.viewer?.uid ?? ''}` : 'reader';
+    ctx.sharedAnswers = ctx.services.runs.readCache.beside(kept, `answers:${view}`, () => new Map());
+  }
   return run;
 }

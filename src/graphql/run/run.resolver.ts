@@ -16,7 +16,7 @@ import { PageArgs, paged, pageWindow, PageWindow } from '../common/pagination';
 import { isUid } from '../../ids';
 import type { AppContext } from '../context';
 import { findCircuitFor } from '../circuit/circuit.access';
-import { findRunFor } from './run.access';
+import { findRunFor, findRunToAnswer } from './run.access';
 import { presentRun, presentRunEvent, presentWaitingFor, runAsOf } from './run.presenter';
 import { resolveSecret } from '../../storage/secret';
 import { signedEventsQuery } from '../../runs/events/signed-url';
@@ -180,7 +180,7 @@ export class RunResolver {
 
   @Query(() => CircuitRunType, { nullable: true, description: 'A run; public runs to anyone, private runs to the user who started them' })
   async circuitRun(@Arg('uid', () => ID) uid: string, @Ctx() ctx: AppContext): Promise<CircuitRunType> {
-    return presentRun(ctx, await findRunFor(ctx, uid, 'read'));
+    return presentRun(ctx, await findRunToAnswer(ctx, uid));
   }
 
   @Query(() => CircuitRunPage, { description: 'The completed public runs of a version, newest first (limit default 10, max 100)' })
