@@ -44,7 +44,7 @@ function builds() {
     list.push({ label: 'before', distDir: BEFORE, env: {}, waitFor: hasIndex ? ['search index loaded'] : [] });
     if (hasIndex) list.push({ label: 'before, SQL path', distDir: BEFORE, env: { SEARCH_INDEX_MAX_MB: '0' }, waitFor: [] });
   }
-  list.push({ label: 'this build', distDir: dist, env: {}, waitFor: [] });
+  list.push({ label: 'this build', distDir: process.env.BENCH_SERVICE_DIST ? path.resolve(process.env.BENCH_SERVICE_DIST) : dist, env: {}, waitFor: [] });
   return list;
 }
 
