@@ -38,8 +38,8 @@ function deepFreeze<T>(value: T): T {
  * the database each time (a cache of them did not move runs-polling by 20 %: issue 28,
  * docs/performance-journal.md). A run never changes once it has ended, so its rows may be shared; only
  * ended runs are kept, only while this process LISTENs to `run_reads_changed`, and the whole cache is
- * dropped on each notification (a circuit changed or deleted, runs deleted). Who may read a run is decided on every request by the run policy, from the
- * run's row, as for a run read from the database. A read that began before an invalidation is not
+ * dropped on each notification (a circuit changed or deleted, runs deleted). Who may read a run is
+ * decided on every request by the run policy, from the run's row, as for a run read from the database. A read that began before an invalidation is not
  * kept (it may have read the old rows). Rows are frozen: requests share them.
  *
  * Starting a run reads the circuit behind the adaptor it names: the same notifications (any change to
