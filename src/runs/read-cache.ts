@@ -39,8 +39,9 @@ function deepFreeze<T>(value: T): T {
  * docs/performance-journal.md). A run never changes once it has ended, so its rows may be shared; only
  * ended runs are kept, only while this process LISTENs to `run_reads_changed`, and the whole cache is
  * dropped on each notification (a circuit changed or deleted, runs deleted). Who may read a run is
- * decided on every request by the run policy, from the run's row, as for a run read from the database. A read that began before an invalidation is not
- * kept (it may have read the old rows). Rows are frozen: requests share them.
+ * decided on every request by the run policy, from the run's row, as for a run read from the database.
+ * A read that began before an invalidation is not kept (it may have read the old rows). Kept rows are
+ * frozen: requests share them.
  *
  * Starting a run reads the circuit behind the adaptor it names: the same notifications (any change to
  * circuits) drop those rows too, so a circuit made private or deleted is refused as soon as this
