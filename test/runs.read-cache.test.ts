@@ -8,9 +8,10 @@ import { HELLO_DEFINITION, makeUser, TestUser } from './support/factories';
 import { makeRunnableCircuit, readSse, startHoldingTarget, submitRun, waitForRun } from './support/run-factories';
 
 /**
- * The per-process cache of ended runs (src/runs/read-cache.ts, migration 0015) never
- * answers with anything stale or private:
- *  - only ended runs are kept, and a second read of one comes from the cache;
+ * The per-process shared copies of large ended runs (src/runs/read-cache.ts, migration 0015; issue 24's
+ * memory bound: many readers of a large run hold one copy) never answer with anything stale or private:
+ *  - only ended runs whose rows' JSON is over 128 KiB are kept, and a second read of one comes from the
+ *    cache; a small ended run is read from the database each time (issue 28);
  *  - a circuit deprecated by SQL from another connection (no model hooks, only the NOTIFY) shows its
  *    notice and `Deprecation` header within a second; deprecated through the command in this process,
  *    at once;
@@ -76,10 +77,18 @@ async function queryRun(app: TestApp, uid: string, token?: string) {
   return { run: res.data?.circuitRun ?? null, code: res.code, notices: res.extensions?.notices };
 }
 
-/** A run of a fresh HELLO circuit of `owner`, started by `by` and waited for until it has ended. */
+/**
+ * A name that makes a run's rows large (above the cache's 128 KiB, both its input and its result):
+ * only such ended runs are kept.
+ */
+const LARGE_NAME = `Ada${'x'.repeat(140_000)}`;
+/** HELLO's result for LARGE_NAME. */
+const LARGE_OUTPUT = `HELLO ${LARGE_NAME.toUpperCase()}`;
+
+/** A run of a fresh HELLO circuit of `owner` (a large one unless `input` says otherwise), started by `by` and waited for until it has ended. */
 async function endedRun(by: TestUser, body: { input?: Record<string, unknown>; is_public?: boolean } = {}) {
   const hello = await makeRunnableCircuit(owner, HELLO_DEFINITION);
-  const submitted = await submitRun(api1, by.token, hello.adaptorUid, { input: { name: 'Ada' }, ...body });
+  const submitted = await submitRun(api1, by.token, hello.adaptorUid, { input: { name: LARGE_NAME }, ...body });
   expect(submitted.status).toBe(200);
   const uid = submitted.body.payload.uid as string;
   await waitForRun(api1, uid, by.token);
@@ -123,7 +132,7 @@ describe('what is cached', () => {
     expect(cache().get(uid)).toBeUndefined();
     const first = await getRun(api2, uid, runner.token);
     expect(first.status).toBe(200);
-    expect(first.body.payload).toMatchObject({ uid, state: 'COMPLETED', result_blob: { output: 'HELLO ADA' } });
+    expect(first.body.payload).toMatchObject({ uid, state: 'COMPLETED', result_blob: { output: LARGE_OUTPUT } });
     const rows = cache().get(uid);
     expect(rows).toBeDefined();
     expect(rows!.run).toMatchObject({ uid, state: 'COMPLETED' });
@@ -134,9 +143,21 @@ describe('what is cached', () => {
     expect(cache().get(uid)).toBe(rows);
   });
 
+  test('a small ended run (rows of 128 KiB or less) is not kept: each read goes to the database', async () => {
+    const { uid } = await endedRun(runner, { input: { name: 'Ada' } });
+    for (let i = 0; i < 3; i++) {
+      const read = await getRun(api2, uid, runner.token);
+      expect(read.status).toBe(200);
+      expect(read.body.payload).toMatchObject({ uid, state: 'COMPLETED', result_blob: { output: 'HELLO ADA' } });
+      expect(await queryRun(api2, uid, runner.token)).toEqual({ run: { uid, state: 'COMPLETED' }, code: undefined, notices: undefined });
+      expect(cache().get(uid)).toBeUndefined();
+    }
+  });
+
   test('a run still PROVISIONED or RUNNING is never cached; once it has ended it is', async () => {
     const held = await makeRunnableCircuit(owner, target.holdDefinition());
-    const submitted = await submitRun(api1, runner.token, held.adaptorUid, { input: {} });
+    // A large input, so that the run is kept once it has ended.
+    const submitted = await submitRun(api1, runner.token, held.adaptorUid, { input: { pad: LARGE_NAME } });
     const uid = submitted.body.payload.uid as string;
     expect(['PROVISIONED', 'RUNNING']).toContain((await getRun(api2, uid, runner.token)).body.payload.state);
     expect(cache().get(uid)).toBeUndefined();
@@ -249,6 +270,7 @@ describe('nothing private', () => {
     expect(cache().get(uid)).toBeDefined();
     expect(after).toEqual(before);
     expect(JSON.stringify(after)).not.toContain('HELLO ADA');
+    expect(JSON.stringify(after)).not.toContain('Adaxxx');
   });
 
   test('a public run is readable by all, cached or not', async () => {
@@ -256,7 +278,7 @@ describe('nothing private', () => {
     cache().invalidate();
     const fresh = await getRun(api2, uid);
     expect(fresh.status).toBe(200);
-    expect(fresh.body.payload).toMatchObject({ uid, is_public: true, result_blob: { output: 'HELLO ADA' } });
+    expect(fresh.body.payload).toMatchObject({ uid, is_public: true, result_blob: { output: LARGE_OUTPUT } });
     expect(cache().get(uid)).toBeDefined();
     for (const token of [undefined, stranger.token, runner.token, owner.token]) {
       expect((await getRun(api2, uid, token)).body.payload).toEqual(fresh.body.payload);
@@ -278,7 +300,7 @@ describe('nothing private', () => {
     let first: Awaited<ReturnType<typeof readAll>> | undefined;
     await within(5_000, async () => {
       first = await readAll();
-      return first.owner.body.payload?.metadata !== undefined && first.anonymous.body.payload?.result_blob?.output !== 'HELLO ADA';
+      return first.owner.body.payload?.metadata !== undefined && first.anonymous.body.payload?.result_blob?.output !== LARGE_OUTPUT;
     });
     expect(first!.owner.status).toBe(200);
     expect(first!.owner.body.payload).toMatchObject({ uid, state: 'COMPLETED', metadata: { secret: 'for the owner only' } });
@@ -379,7 +401,7 @@ describe('the LISTEN connection', () => {
 
 describe('the cached rows', () => {
   test('are frozen: a request (or test) cannot change what the next request is answered with', async () => {
-    const { uid } = await endedRun(runner, { input: { name: 'Ada', nested: { tags: ['a'] } } });
+    const { uid } = await endedRun(runner, { input: { name: LARGE_NAME, nested: { tags: ['a'] } } });
     await cached(uid, runner.token);
     const rows = cache().get(uid)!;
     const input = rows.run.input as { name: string; nested: { tags: string[] } };
@@ -394,17 +416,31 @@ describe('the cached rows', () => {
     // Every read path presents the shared rows without writing to them (a write would throw: a 500).
     const again = await getRun(api2, uid, runner.token);
     expect(again.status).toBe(200);
-    expect(again.body.payload).toMatchObject({ state: 'COMPLETED', result_blob: { output: 'HELLO ADA' } });
+    expect(again.body.payload).toMatchObject({ state: 'COMPLETED', result_blob: { output: LARGE_OUTPUT } });
     expect(again.deprecation).toBeNull();
     const events = await readSse(`${api2.url}/api/v1/circuit-runs/${uid}/events`, { token: runner.token });
     expect(events.status).toBe(200);
-    expect(JSON.parse(events.events.at(-1)!.data!)).toMatchObject({ state: 'COMPLETED', result_blob: { output: 'HELLO ADA' } });
+    expect(JSON.parse(events.events.at(-1)!.data!)).toMatchObject({ state: 'COMPLETED', result_blob: { output: LARGE_OUTPUT } });
     expect(cache().get(uid)).toBe(rows);
   });
 });
 
 describe('RunReadCache', () => {
-  const rows = () => ({ run: { uid: 'r1', state: 'COMPLETED', input: { tags: ['a'] } }, circuit: null });
+  /** Rows over the 128 KiB a run's rows must take to be kept. */
+  const rows = () => ({ run: { uid: 'r1', state: 'COMPLETED', input: { tags: ['a'], name: LARGE_NAME } }, circuit: null });
+
+  test('keeps only rows whose JSON is over 128 KiB, and freezes only those', () => {
+    const runs = new RunReadCache();
+    runs.setLive(true);
+    const small = { run: { uid: 'r2', state: 'COMPLETED', input: { tags: ['a'] } }, circuit: null };
+    expect(runs.set('r2', small, runs.begin())).toBe(false);
+    expect(runs.get('r2')).toBeUndefined();
+    expect(Object.isFrozen(small.run)).toBe(false);
+    const large = rows();
+    expect(runs.set('r1', large, runs.begin())).toBe(true);
+    expect(runs.get('r1')).toBe(large);
+    expect(Object.isFrozen(large.run.input)).toBe(true);
+  });
 
   test('keeps nothing while its listener is down, and starts empty each time it comes back', () => {
     const runs = new RunReadCache();

@@ -16,10 +16,9 @@ export interface RunReadRows {
 /** A circuit's row as starting a run reads it (through one of its adaptors). */
 export type CircuitRow = Readonly<Record<string, unknown>>;
 
-/** A run whose rows take more than this (a large input or result) is read from the database each time. */
+/** Only an ended run whose rows' JSON takes more than this (a large input or result) is kept; smaller ones are read each time. */
 const ENTRY_MAX_BYTES = 128 * 1024;
-const CACHE_MAX_BYTES = 32 * 1024 * 1024;
-/** Larger ended runs held at once, and for how long after their last read (each up to a 4 MiB result plus its input). */
+/** Large ended runs held at once, and for how long after their last read (each up to a 4 MiB result plus its input). */
 const LARGE_ENTRIES = 16;
 const LARGE_ENTRY_TTL_MS = 5_000;
 
@@ -32,12 +31,17 @@ function deepFreeze<T>(value: T): T {
 }
 
 /**
- * Per-process cache of ended runs as read: the run never changes once it has ended, so a GET or poll
- * of it needs no round trip. Only ended runs are kept, only while this process LISTENs to
- * `run_reads_changed`, and the whole cache is dropped on each notification (a circuit changed or
- * deleted, runs deleted). Who may read a run is decided on every request by the run policy, from the
- * run's row, as for a run read from the database. A read that began before an invalidation is not
- * kept (it may have read the old rows). Rows are frozen: requests share them.
+ * Per-process shared copies of large ended runs as read (issue 24's memory bound, not a speed cache):
+ * the readers that open a run whose rows' JSON is over ENTRY_MAX_BYTES together or in turn (followers
+ * of a public run, pollers) share one read (readOnce), one parsed, frozen copy of its rows, and the
+ * bytes of its answers (beside()), instead of each holding its own. Smaller ended runs are read from
+ * the database each time (a cache of them did not move runs-polling by 20 %: issue 28,
+ * docs/performance-journal.md). A run never changes once it has ended, so its rows may be shared; only
+ * ended runs are kept, only while this process LISTENs to `run_reads_changed`, and the whole cache is
+ * dropped on each notification (a circuit changed or deleted, runs deleted). Who may read a run is
+ * decided on every request by the run policy, from the run's row, as for a run read from the database.
+ * A read that began before an invalidation is not kept (it may have read the old rows). Kept rows are
+ * frozen: requests share them.
  *
  * Starting a run reads the circuit behind the adaptor it names: the same notifications (any change to
  * circuits) drop those rows too, so a circuit made private or deleted is refused as soon as this
@@ -47,14 +51,9 @@ export class RunReadCache implements NotifiedCache {
   private live = false;
   /** Bumped by every invalidation; a read remembers the value it started at. */
   private generation = 0;
-  private readonly entries = new LRUCache<string, RunReadRows>({
-    maxSize: CACHE_MAX_BYTES,
-    maxEntrySize: ENTRY_MAX_BYTES,
-    sizeCalculation: (rows) => JSON.stringify(rows).length,
-  });
   private readonly circuitsByAdaptor = new LRUCache<string, CircuitRow>({ max: 2_000 });
   /**
-   * Ended runs too large for `entries` (a result of megabytes), kept until a few seconds after their last
+   * Ended runs over ENTRY_MAX_BYTES (a result of megabytes), kept until a few seconds after their last
    * read: the readers that open one together or in turn (followers of a public run, pollers) share one
    * parsed copy, and the bytes of its answers (beside()), instead of each holding its own.
    */
@@ -71,13 +70,12 @@ export class RunReadCache implements NotifiedCache {
 
   invalidate(): void {
     this.generation++;
-    this.entries.clear();
     this.large.clear();
     this.circuitsByAdaptor.clear();
   }
 
   get(uid: string): RunReadRows | undefined {
-    return this.live ? this.entries.get(uid) ?? this.large.get(uid) : undefined;
+    return this.live ? this.large.get(uid) : undefined;
   }
 
   /**
@@ -99,12 +97,14 @@ export class RunReadCache implements NotifiedCache {
     return this.generation;
   }
 
-  /** Keeps the rows of an ended run read since `begunAt` (anything else is ignored); true when kept. */
+  /**
+   * Keeps the rows of a large ended run (JSON over ENTRY_MAX_BYTES) read since `begunAt`; anything else
+   * is ignored. True when kept (the rows are then frozen and shared); false leaves them as they were.
+   */
   set(uid: string, rows: RunReadRows, begunAt: number): boolean {
     if (!this.live || begunAt !== this.generation) return false;
-    deepFreeze(rows);
-    this.entries.set(uid, rows);
-    if (!this.entries.has(uid)) this.large.set(uid, rows);
+    if (JSON.stringify(rows).length <= ENTRY_MAX_BYTES) return false;
+    this.large.set(uid, deepFreeze(rows));
     return true;
   }
 

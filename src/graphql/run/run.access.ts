@@ -11,9 +11,10 @@ import { preparedQuery } from '../../db/prepared';
 /**
  * One run by uid, with its circuit (for its deprecation notice), in one named (prepared) statement:
  * a statement costs a round trip (a socket write, measured as the largest item of a read's CPU) plus,
- * through Sequelize's findByPk, building and planning the same SELECT each time. An ended run's rows
- * come from the per-process cache (run-read.cache.ts) when it has them: polls and repeated GETs
- * of a result cost no round trip. The circuit primes the request's circuit loader.
+ * through Sequelize's findByPk, building and planning the same SELECT each time. A large ended run's
+ * rows (over 128 KiB) come from the per-process shared copies (src/runs/read-cache.ts) when it has
+ * them, so that its many readers hold one copy (issue 24); any other run is read each time. The
+ * circuit primes the request's circuit loader.
  */
 let runSelect: string | undefined;
 const CIRCUIT_PREFIX = 'circuit__';
