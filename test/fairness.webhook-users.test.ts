@@ -4,6 +4,7 @@ import { QueryTypes } from 'sequelize';
 import { startTestApp, TestApp } from './support/app';
 import { makeUser } from './support/factories';
 import { makeRunnableCircuit, submitRun, waitForRun } from './support/run-factories';
+import { startHealthyReceiver } from './support/webhook-receivers';
 import { webhookUserConcurrency } from '../src/webhooks/webhook-jobs';
 
 jest.setTimeout(180_000);
@@ -39,26 +40,6 @@ async function startSilentReceivers(count: number) {
     get maxOpen() { return maxOpen; },
     get requests() { return requests; },
     close: () => Promise.all(servers.map((server) => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }))),
-  };
-}
-
-/** A receiver that answers 204 at once and notes when each `completed` message arrived, by run uid. */
-async function startHealthyReceiver() {
-  const arrivals = new Map<string, number>();
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const message = JSON.parse(Buffer.concat(chunks).toString()) as { type: string; data: { uid: string } };
-      if (message.type === 'circuit_run.completed') arrivals.set(message.data.uid, performance.now());
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    arrivals,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
 }
 
