@@ -5,7 +5,7 @@ import { QueryTypes } from 'sequelize';
 import { startTestApp, TestApp } from './support/app';
 import { makeUser } from './support/factories';
 import { makeRunnableCircuit, submitRun, waitForRun } from './support/run-factories';
-import { startHealthyReceiver } from './support/webhook-receivers';
+import { startHealthyReceiver, timeCompletedWebhook } from './support/webhook-receivers';
 
 jest.setTimeout(180_000);
 
@@ -46,18 +46,7 @@ describe('webhook delivery is fair between receivers (issue 24, "Webhooks")', ()
       steps: Array.from({ length: 100 }, (_, i) => ({ id: `s${i}`, kind: 'template', template: `step ${i}` })),
     });
     const simple = await makeRunnableCircuit(b, { query_schema: { type: 'object' }, steps: [{ id: 'hi', kind: 'template', template: 'hi' }] });
-    const deliveredAfter = async () => {
-      const started = performance.now();
-      const res = await submitRun(t, b.token, simple.adaptorUid, { input: {}, webhook: `${healthy.url}/hook`, webhook_events_filter: ['completed'] });
-      const uid = res.body.payload.uid as string;
-      expect((await waitForRun(t, uid, b.token)).state).toBe('COMPLETED');
-      const ended = performance.now();
-      const deadline = Date.now() + 60_000;
-      while (!healthy.arrivals.has(uid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-      expect(healthy.arrivals.has(uid)).toBe(true);
-      const arrived = healthy.arrivals.get(uid)!;
-      return { total: arrived - started, afterEnd: arrived - ended };
-    };
+    const deliveredAfter = () => timeCompletedWebhook(t, b.token, simple.adaptorUid, healthy);
     await deliveredAfter();
     const idle = [await deliveredAfter(), await deliveredAfter(), await deliveredAfter()].sort((x, y) => x.total - y.total)[1];
 
