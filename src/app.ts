@@ -15,12 +15,13 @@ import { API_PREFIX, mountRestBridge } from '../rest-bridge/express';
 import { mountApiReference } from './http/api-docs';
 import { prepareDefinitionValidation } from './engine/validate-definition';
 import { createJsonSchemaService } from './engine/json-schemas';
+import { Sandbox } from './sandbox/sandbox';
 import { routes } from '../rest-bridge/routes';
 import type { Services } from './services';
 import { createBlobStorage } from './storage';
 import { mountWeb } from './web';
 import { createRunRateLimiter, createSearchRateLimiter } from './ratelimit';
-import { startSearchInvalidation } from './graphql/search/search.cache';
+import { SearchCache, startSearchInvalidation } from './graphql/search/search.cache';
 import { startTokenInvalidation, TokenCache } from './auth/token-cache';
 import { startRunReadInvalidation } from './runs/read-cache';
 import { startRunRuntime } from './runs/runtime';
@@ -59,7 +60,8 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
 
   const searchRateLimiter = createSearchRateLimiter(config, sequelize, log);
   const runRateLimiter = createRunRateLimiter(config, sequelize, log);
-  const stopSearchInvalidation = await startSearchInvalidation(sequelize, databaseUrl, log);
+  const searchCache = new SearchCache();
+  const stopSearchInvalidation = await startSearchInvalidation(searchCache, databaseUrl, log);
   const tokenCache = new TokenCache();
   const stopTokenInvalidation = await startTokenInvalidation(tokenCache, databaseUrl, log);
   const runs = await startRunRuntime({ config, sequelize, log, databaseUrl, worker: config.runWorker });
@@ -68,7 +70,8 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
   await authority.start(databaseUrl);
   const streams = { open: new OpenStreams({ perClient: config.streamsPerClient, total: config.streamsMax }), authority, texts: new SharedTexts() };
   const schemas = createJsonSchemaService();
-  const services: Services = { config, sequelize, log, searchRateLimiter, runRateLimiter, blobStorage: createBlobStorage(config), schemas, tokenCache, ...runs.services, streams };
+  const sandbox = new Sandbox();
+  const services: Services = { config, sequelize, log, searchRateLimiter, runRateLimiter, blobStorage: createBlobStorage(config), schemas, sandbox, tokenCache, searchCache, ...runs.services, streams };
   runs.attach(services);
   const schema = await buildGraphqlSchema();
   prepareDefinitionValidation();
@@ -132,7 +135,7 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
     await stopTokenInvalidation();
     await stopRunReadInvalidation();
     await web.close();
-    await schemas.close();
+    await Promise.all([schemas.close(), sandbox.close()]);
     await sequelize.close();
   })());
 

@@ -10,6 +10,8 @@ import type { RunMetricsStore } from './telemetry/run-metrics';
 import type { StreamServices } from './http/open-streams';
 import type { JsonSchemaService } from './engine/json-schemas';
 import type { TokenCache } from './auth/token-cache';
+import type { Sandbox } from './sandbox/sandbox';
+import type { SearchCache } from './graphql/search/search.cache';
 
 /**
  * The long-lived pieces a request may use, built once by the composition root (src/app.ts) and
@@ -29,8 +31,12 @@ export interface Services {
   runQueue: RunQueue;
   /** Run-state changes across processes (PostgreSQL LISTEN/NOTIFY, or Redis when REDIS_URL is set). */
   runEvents: RunEventBus;
+  /** Search pages of this process, cleared on `search_changed` (src/graphql/search/search.cache.ts); absent without HTTP. */
+  searchCache?: SearchCache;
   /** The run wing's batched writes and read caches of this process (src/runs/run-service.ts). */
   runs: RunService;
+  /** The isolates that run user logic: JSONata, Handlebars, their syntax check at publish (src/sandbox/sandbox.ts). */
+  sandbox: Sandbox;
   /** The compile check of published schemas and the compiled query and output schemas (src/engine/json-schemas.ts). */
   schemas: JsonSchemaService;
   /** Bearer tokens already read, dropped on `auth_changed` (src/auth/token-cache.ts; kept current by the API's listener); absent without HTTP. */

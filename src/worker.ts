@@ -10,6 +10,7 @@ import { migrate } from './db/migrate';
 import { initModels } from './models';
 import { createBlobStorage } from './storage';
 import { createJsonSchemaService } from './engine/json-schemas';
+import { Sandbox } from './sandbox/sandbox';
 import { createSearchRateLimiter } from './ratelimit';
 import { startRunRuntime } from './runs/runtime';
 import type { Services } from './services';
@@ -35,7 +36,8 @@ export async function startWorkerProcess(config: Config, log: Logger = createLog
     const searchRateLimiter = createSearchRateLimiter(config, sequelize, log);
     // A worker starts runs only for schedules, which the per-token run rate limit does not count.
     const schemas = createJsonSchemaService();
-    const services: Services = { config, sequelize, log, searchRateLimiter, runRateLimiter: null, blobStorage: createBlobStorage(config), schemas, ...runs.services };
+    const sandbox = new Sandbox();
+    const services: Services = { config, sequelize, log, searchRateLimiter, runRateLimiter: null, blobStorage: createBlobStorage(config), schemas, sandbox, ...runs.services };
     runs.attach(services);
     log.info({ database: database.description, jobStore: runs.services.runQueue.backendName, concurrency: config.jobConcurrency }, 'circuit worker ready');
     const heartbeat = config.workerHeartbeatFile ? startHeartbeat(config.workerHeartbeatFile, runs.services.runQueue.ping) : undefined;
@@ -46,7 +48,7 @@ export async function startWorkerProcess(config: Config, log: Logger = createLog
         heartbeat?.stop();
         await runs.close();
         await searchRateLimiter.close();
-        await schemas.close();
+        await Promise.all([schemas.close(), sandbox.close()]);
         await sequelize.close();
         await database.stop();
       })()),

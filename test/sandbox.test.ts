@@ -1,9 +1,13 @@
-import { checkSyntax, closeSandboxes, evaluateJsonata, renderTemplates, SandboxError } from '../src/sandbox/sandbox';
+import { Sandbox, SandboxError, type SandboxLimits } from '../src/sandbox/sandbox';
 import { evaluateExpression } from '../src/engine/expression';
 import { renderAll } from '../src/engine/render';
 
-const limits = { cpuMs: 300, memoryMb: 32 };
-afterAll(() => closeSandboxes());
+const sandbox = new Sandbox();
+const limits = { sandbox, cpuMs: 300, memoryMb: 32 };
+afterAll(() => sandbox.close());
+const evaluateJsonata = (expression: string, scope: unknown, l: SandboxLimits) => sandbox.evaluateJsonata(expression, scope, l);
+const renderTemplates = (templates: string[], scope: unknown, l: SandboxLimits) => sandbox.renderTemplates(templates, scope, l);
+const checkSyntax = (items: Parameters<Sandbox['checkSyntax']>[0], l: SandboxLimits) => sandbox.checkSyntax(items, l);
 
 /** Runs `work` while a 5 ms timer ticks; returns the longest gap the event loop showed. */
 async function longestStall<T>(work: () => Promise<T>): Promise<{ gap: number; outcome: T | Error }> {
@@ -54,7 +58,7 @@ test('$uppercase, $lowercase and $trim of a bare field path, answered without th
     expect([expression, await outcome(evaluateExpression(expression, scope, limits))]).toEqual([expression, 'error' in direct ? { error: `JSONata: ${direct.error}` } : direct]);
   }
   // Answered without a sandbox call: with 1 MB no isolate can even start.
-  const noSandbox = { cpuMs: 300, memoryMb: 1 };
+  const noSandbox = { sandbox, cpuMs: 300, memoryMb: 1 };
   await expect(evaluateJsonata('$uppercase(steps.greet.output)', scope, noSandbox)).rejects.toThrow();
   expect(await evaluateExpression('$uppercase(steps.greet.output)', scope, noSandbox)).toBe('HELLO ADA');
   // Past the output bound the sandbox answers, and refuses as it always does ('ß' doubles when upper-cased).

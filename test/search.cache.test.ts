@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { SearchCache, SEARCH_CHANGED_CHANNEL, searchCacheFor } from '../src/graphql/search/search.cache';
+import { SearchCache, SEARCH_CHANGED_CHANNEL } from '../src/graphql/search/search.cache';
 import { startTestApp, TestApp } from './support/app';
 import { makeCircuit, makeUser } from './support/factories';
 
@@ -88,7 +88,7 @@ describe('invalidation through LISTEN search_changed (real PostgreSQL)', () => {
     await t.close();
   });
 
-  const cache = () => searchCacheFor<string>(t.app.services.sequelize);
+  const cache = () => t.app.services.searchCache as SearchCache<string>;
   /** Whether the cache serves `key` without computing (then it is live and holds the page). */
   async function servesCached(key: string): Promise<boolean> {
     const compute = counter();

@@ -72,22 +72,24 @@ async function startFixtures(prefix, { circuits = {} } = {}) {
   const { createCircuit } = require(path.join(dist, 'commands', 'create-circuit.js'));
   const { publishVersion } = require(path.join(dist, 'commands', 'publish-version.js'));
   const { createJsonSchemaService } = require(path.join(dist, 'engine', 'json-schemas.js'));
+  const { Sandbox } = require(path.join(dist, 'sandbox', 'sandbox.js'));
   const schemas = createJsonSchemaService();
+  const sandbox = new Sandbox();
   const sequelize = createSequelize(db.url, 4);
   initModels(sequelize);
   await migrate(sequelize);
   const user = await createUser({ username: 'bench', credits: 1_000_000_000 });
   const { token } = await createApiToken(user, 'bench');
   const circuit = await createCircuit(sequelize, user, { name: 'hello' });
-  await publishVersion({ sequelize, schemas }, user, circuit, HELLO);
+  await publishVersion({ sequelize, schemas, sandbox }, user, circuit, HELLO);
   const adaptor = await CircuitAdaptor.findOne({ where: { circuit_uid: circuit.uid } });
   const adaptors = {};
   for (const [name, definition] of Object.entries(circuits)) {
     const extra = await createCircuit(sequelize, user, { name });
-    await publishVersion({ sequelize, schemas }, user, extra, definition);
+    await publishVersion({ sequelize, schemas, sandbox }, user, extra, definition);
     adaptors[name] = (await CircuitAdaptor.findOne({ where: { circuit_uid: extra.uid } })).uid;
   }
-  await schemas.close();
+  await Promise.all([schemas.close(), sandbox.close()]);
   await sequelize.close();
   return {
     dir,

@@ -11,7 +11,7 @@ const jsonata = require('jsonata');
 const dist = path.join(__dirname, '..', '..', 'dist', 'src');
 const { executeDefinition } = require(path.join(dist, 'engine', 'run-executor.js'));
 const { loadConfig } = require(path.join(dist, 'config.js'));
-const { closeSandboxes } = require(path.join(dist, 'sandbox', 'sandbox.js'));
+const { Sandbox } = require(path.join(dist, 'sandbox', 'sandbox.js'));
 
 const N = Number(process.env.BENCH_STEPS || 2000);
 const input = { name: 'Ada', items: ['a', 'b', 'c'] };
@@ -34,7 +34,8 @@ async function measure(fn) {
 
 async function main() {
   const config = loadConfig({ LOG_LEVEL: 'silent' });
-  const services = { config, log: { error() {}, warn() {}, info() {}, debug() {} } };
+  const sandbox = new Sandbox();
+  const services = { config, sandbox, log: { error() {}, warn() {}, info() {}, debug() {} } };
   const context = {
     run: { uid: 'bench', userUid: 'bench', circuitUid: 'bench', versionUid: 'bench' },
     services,
@@ -54,7 +55,7 @@ async function main() {
   ];
   console.log(`${N} sequential evaluations each (ms):`);
   for (const [name, { p50, p95 }] of rows) console.log(`  ${name.padEnd(32)} p50 ${p50.toFixed(3)}  p95 ${p95.toFixed(3)}`);
-  await closeSandboxes();
+  await sandbox.close();
 }
 
 main().catch((error) => {

@@ -2,6 +2,7 @@ import { Sequelize } from 'sequelize';
 import { Circuit, CircuitEmbed, CircuitVersion, User } from '../models';
 import { assertNoEmbedCycle, validateDefinition } from '../engine/validate-definition';
 import type { JsonSchemaService } from '../engine/json-schemas';
+import type { Sandbox } from '../sandbox/sandbox';
 
 /** Advisory lock key serialising publishes that add embeds: the embed graph is checked and extended under it. */
 const EMBEDS_LOCK = 0x636972_656d62; // 'cir' 'emb'
@@ -11,13 +12,13 @@ const EMBEDS_LOCK = 0x636972_656d62; // 'cir' 'emb'
  * becomes primary, as does any published with `primary`.
  */
 export async function publishVersion(
-  { sequelize, schemas }: { sequelize: Sequelize; schemas: Pick<JsonSchemaService, 'compiler'> },
+  { sequelize, schemas, sandbox }: { sequelize: Sequelize; schemas: Pick<JsonSchemaService, 'compiler'>; sandbox: Sandbox },
   publisher: User,
   circuit: Circuit,
   rawDefinition: unknown,
   makePrimary = false,
 ): Promise<CircuitVersion> {
-  const { definition, embeddedCircuitUids } = await validateDefinition(schemas.compiler, rawDefinition, publisher, circuit);
+  const { definition, embeddedCircuitUids } = await validateDefinition({ compiler: schemas.compiler, sandbox }, rawDefinition, publisher, circuit);
   return sequelize.transaction(async (transaction) => {
     // The cycle check during validation saw a snapshot. Publishes that add embeds take this lock first
     // (before any row lock, so they cannot deadlock on the circuits their embeds reference) and check

@@ -1,4 +1,4 @@
-import type { Model, ModelStatic, Sequelize, Transaction } from 'sequelize';
+import type { Model, ModelStatic, Transaction } from 'sequelize';
 import type { Logger } from '../logger';
 import { listen } from './listen';
 
@@ -8,16 +8,6 @@ export interface NotifiedCache {
   setLive(live: boolean): void;
   /** A notification's payload ('' when it names nothing), or undefined for a committed write of this process. */
   invalidate(payload?: string): void;
-}
-
-/** One cache per connection pool (one per app instance; tests run several in a process), made on first use. */
-export function cachePerPool<C>(make: () => C): (sequelize: Sequelize) => C {
-  const caches = new WeakMap<Sequelize, C>();
-  return (sequelize) => {
-    let cache = caches.get(sequelize);
-    if (!cache) caches.set(sequelize, (cache = make()));
-    return cache;
-  };
 }
 
 export type WriteHook = 'afterCreate' | 'afterUpdate' | 'afterDestroy' | 'afterUpsert' | 'afterBulkCreate' | 'afterBulkUpdate' | 'afterBulkDestroy';

@@ -1,4 +1,4 @@
-import { DEFAULT_SANDBOX_LIMITS, renderTemplates, SandboxError, type SandboxLimits } from '../sandbox/sandbox';
+import { DEFAULT_SANDBOX_LIMITS, SandboxError, type SandboxCall } from '../sandbox/sandbox';
 
 /** Why a template failed, in words for the run's owner ("template: took longer than 1000 ms"). */
 export function templateFailure(error: unknown): string {
@@ -7,8 +7,8 @@ export function templateFailure(error: unknown): string {
 }
 
 /** Renders one `{{input.name}}`-style template; no HTML escaping (outputs are data, not pages). */
-export async function renderTemplate(template: string, scope: unknown, limits: SandboxLimits): Promise<string> {
-  const [text] = await renderAll([template], scope, limits);
+export async function renderTemplate(template: string, scope: unknown, call: SandboxCall): Promise<string> {
+  const [text] = await renderAll([template], scope, call);
   return text;
 }
 
@@ -17,13 +17,13 @@ export async function renderTemplate(template: string, scope: unknown, limits: S
  * {{input.name}}`) to text, numbers, booleans or nothing, they are filled in here, as Handlebars would,
  * within the same output bound; otherwise all go to the sandbox, in one call.
  */
-export async function renderAll(templates: string[], scope: unknown, limits: SandboxLimits): Promise<string[]> {
-  let budget = limits.maxOutputBytes ?? DEFAULT_SANDBOX_LIMITS.maxOutputBytes!;
+export async function renderAll(templates: string[], scope: unknown, call: SandboxCall): Promise<string[]> {
+  let budget = call.maxOutputBytes ?? DEFAULT_SANDBOX_LIMITS.maxOutputBytes!;
   const texts: string[] = [];
   for (const template of templates) {
     const text = renderPlain(template, scope, budget);
     // Not plain, or past the bound (the sandbox reports that as it always does).
-    if (typeof text !== 'string') return renderTemplates(templates, scope, limits);
+    if (typeof text !== 'string') return call.sandbox.renderTemplates(templates, scope, call);
     budget -= text.length;
     texts.push(text);
   }
@@ -70,9 +70,9 @@ function referenced(path: string, scope: unknown): string | false {
 }
 
 /** Renders every string leaf of a JSON value (the *t* fields of DESIGN §4 that hold JSON), in one sandbox call. */
-export async function renderLeaves(value: unknown, scope: unknown, limits: SandboxLimits): Promise<unknown> {
+export async function renderLeaves(value: unknown, scope: unknown, call: SandboxCall): Promise<unknown> {
   const leaves = stringLeaves(value, '').map(([, text]) => text);
-  const rendered = await renderAll(leaves, scope, limits);
+  const rendered = await renderAll(leaves, scope, call);
   let next = 0;
   const rebuild = (node: unknown): unknown => {
     if (typeof node === 'string') return rendered[next++];

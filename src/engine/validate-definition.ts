@@ -5,7 +5,7 @@ import { badInput } from '../errors';
 import { describeSchemaError, fieldPath } from '../schema-errors';
 import { circuitPermits } from '../policies/circuit.policy';
 import { isUid } from '../ids';
-import { checkSyntax } from '../sandbox/sandbox';
+import type { Sandbox } from '../sandbox/sandbox';
 import type { CircuitDefinition, StepDefinition } from './definition';
 import { annotatedDefinitionSchema, STEP_ID } from './definition-schema';
 import { referencedSteps, stepReferences } from './dependencies';
@@ -98,16 +98,16 @@ function describe(error: ErrorObject, definition: unknown): { message: string; f
 }
 
 /** Throws BadClientData naming `where` when a JSONata expression does not parse (parsed in the sandbox). */
-export async function checkExpression(expression: unknown, where: string): Promise<void> {
+export async function checkExpression(sandbox: Sandbox, expression: unknown, where: string): Promise<void> {
   if (typeof expression !== 'string' || expression.trim() === '') throw badInput(`${where} must be a non-empty JSONata expression`);
-  await checkTexts([{ kind: 'jsonata', text: expression, where }]);
+  await checkTexts(sandbox, [{ kind: 'jsonata', text: expression, where }]);
 }
 
 interface Text { kind: 'template' | 'jsonata'; text: string; where: string }
 
 /** Parses every template and expression in one sandbox call (bounded by STEP_CPU_MS); throws on the first bad one. */
-async function checkTexts(texts: Text[]): Promise<void> {
-  const problem = await checkSyntax(texts.map(({ kind, text }) => ({ kind, text })));
+async function checkTexts(sandbox: Sandbox, texts: Text[]): Promise<void> {
+  const problem = await sandbox.checkSyntax(texts.map(({ kind, text }) => ({ kind, text })));
   if (!problem) return;
   if (problem.index < 0) throw badInput(`definition: ${problem.message}`);
   const text = texts[problem.index];
@@ -199,7 +199,7 @@ async function checkEmbeds(steps: StepDefinition[], publisher: User, circuit: Ci
  * kinds; then step references, the query schema, every template and expression (parsed in the
  * sandbox) and the embeds. Returns the definition and the circuits it embeds.
  */
-export async function validateDefinition(compiler: SchemaCompiler, raw: unknown, publisher: User, circuit?: Circuit): Promise<ValidatedDefinition> {
+export async function validateDefinition({ compiler, sandbox }: { compiler: SchemaCompiler; sandbox: Sandbox }, raw: unknown, publisher: User, circuit?: Circuit): Promise<ValidatedDefinition> {
   const shapeError = validateShape(raw);
   if (shapeError) {
     const { message, field } = describe(shapeError, raw);
@@ -240,7 +240,7 @@ export async function validateDefinition(compiler: SchemaCompiler, raw: unknown,
     for (const [field, schema] of Object.entries(stepKind(step.kind)!.fields)) textsOf(schema, step[field], `step ${step.id}.${field}`, texts);
   }
   if (definition.output !== undefined) texts.push({ kind: 'jsonata', text: definition.output, where: 'definition.output' });
-  await checkTexts(texts);
+  await checkTexts(sandbox, texts);
 
   const embeddedCircuitUids = await checkEmbeds(steps, publisher, circuit);
   return { definition, embeddedCircuitUids };

@@ -10,7 +10,7 @@ import { parseStepPolicy, STEP_POLICY_DEFAULTS } from '../engine/step-policy';
 import { creditsForTokens, estimatePromptTokens, LLM_DEFAULT_MAX_TOKENS } from '../engine/steps/llm';
 import { EMBEDDED_RUN_BASE_CREDITS, MAX_CIRCUIT_DEPTH } from '../engine/steps/circuit';
 import type { CircuitDefinition, StepDefinition } from '../engine/definition';
-import type { SandboxLimits } from '../sandbox/sandbox';
+import type { SandboxCall } from '../sandbox/sandbox';
 import { RUN_BASE_CREDITS } from '../credits/holds';
 import type { Services } from '../services';
 import { circuitOfAdaptor, resolveVersion } from './create-run';
@@ -31,7 +31,7 @@ type KnownInput = Record<string, unknown> | typeof UNKNOWN;
 interface EstimateContext {
   services: Services;
   viewer: User;
-  limits: SandboxLimits;
+  limits: SandboxCall;
   /** Estimates of embedded versions already made, by version, depth and input. */
   memo: Map<string, Promise<RunEstimate>>;
   visited: { steps: number };
@@ -147,7 +147,7 @@ export async function estimateRun(services: Services, viewer: User, input: Estim
   const { config } = services;
   const context: EstimateContext = {
     services, viewer,
-    limits: { cpuMs: config.stepCpuMs, memoryMb: config.stepMemoryMb, maxOutputBytes: config.runMaxResultBytes },
+    limits: { sandbox: services.sandbox, cpuMs: config.stepCpuMs, memoryMb: config.stepMemoryMb, maxOutputBytes: config.runMaxResultBytes },
     memo: new Map(), visited: { steps: 0 },
   };
   const estimate = await estimateSteps(version.definition, input.input, 0, context);

@@ -1,5 +1,5 @@
 import { evaluateExpression } from '../engine/expression';
-import type { SandboxLimits } from '../sandbox/sandbox';
+import type { SandboxCall } from '../sandbox/sandbox';
 import { ExecutionFailure, executeDefinition, type ExecutionResult } from '../engine/run-executor';
 import { outputContractViolation } from '../engine/output-schema';
 import { isUid } from '../ids';
@@ -25,13 +25,13 @@ export const MAX_ATTEMPTS = 3;
 export interface RunWorkerIdentity { current(): WorkerIdentity }
 
 /** Metric values of a completed run: each named JSONata expression over `{input, output, steps}`. */
-export async function computeMetrics(metrics: MetricExpression[], input: unknown, result: ExecutionResult, limits?: SandboxLimits): Promise<Record<string, unknown>> {
+export async function computeMetrics(metrics: MetricExpression[], input: unknown, result: ExecutionResult, call: SandboxCall): Promise<Record<string, unknown>> {
   const scope = { input, output: result.output, steps: result.steps };
   const values: Record<string, unknown> = {};
   for (const metric of metrics) {
     if (!metric || typeof metric.name !== 'string' || typeof metric.expression !== 'string') continue;
     try {
-      values[metric.name] = await evaluateExpression(metric.expression, scope, limits);
+      values[metric.name] = await evaluateExpression(metric.expression, scope, call);
     } catch {
       values[metric.name] = null;
     }
@@ -247,7 +247,7 @@ export async function executeClaimed(services: Services, claim: ClaimedRun, cont
     };
     const result = await executeDefinition(plan.definition, claim.input, context);
     const metrics = plan.metrics?.length
-      ? await computeMetrics(plan.metrics, claim.input, result, { cpuMs: config.stepCpuMs, memoryMb: config.stepMemoryMb, maxOutputBytes: config.runMaxResultBytes, owner: claim.user_uid, ownerShare: config.sandboxUserIsolates })
+      ? await computeMetrics(plan.metrics, claim.input, result, { sandbox: services.sandbox, cpuMs: config.stepCpuMs, memoryMb: config.stepMemoryMb, maxOutputBytes: config.runMaxResultBytes, owner: claim.user_uid, ownerShare: config.sandboxUserIsolates })
       : null;
     // The version's output_schema (DESIGN §11.3): an output that fails it ends the run EXCEPTION.
     const violation = outputContractViolation(services.schemas.outputs, claim.circuit_version_uid, plan.definition, result.output);

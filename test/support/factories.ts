@@ -6,15 +6,17 @@ import { createCircuit, CreateCircuitInput } from '../../src/commands/create-cir
 import { publishVersion } from '../../src/commands/publish-version';
 import type { CircuitDefinition } from '../../src/engine/definition';
 import { createJsonSchemaService } from '../../src/engine/json-schemas';
+import { Sandbox } from '../../src/sandbox/sandbox';
 
 const unique = () => crypto.randomBytes(4).toString('hex');
 
 /** The factories' own compile check for publishes (its thread is unref'd: it never holds a test file open). */
 const schemas = createJsonSchemaService();
+const sandbox = new Sandbox();
 
 /** What publishVersion needs, for factories that publish outside a request: this file's database and compile check. */
 export function publishPorts() {
-  return { sequelize: Circuit.sequelize!, schemas };
+  return { sequelize: Circuit.sequelize!, schemas, sandbox };
 }
 
 export interface TestUser { user: User; token: string; username: string }

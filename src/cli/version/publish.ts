@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { publishVersion } from '../../commands/publish-version';
 import { createJsonSchemaService } from '../../engine/json-schemas';
+import { Sandbox } from '../../sandbox/sandbox';
 import { withDatabase } from '../database';
 import { findCircuit, findUser, restVersion } from '../present';
 import { CliError } from '../output';
@@ -31,12 +32,13 @@ export async function versionPublish(options: VersionPublishOptions) {
     const publisher = await findUser(options.username);
     const circuit = await findCircuit(publisher, options.circuit);
     const schemas = createJsonSchemaService();
+    const sandbox = new Sandbox();
     try {
-      const version = await publishVersion({ sequelize, schemas }, publisher, circuit, definition, options.primary ?? false);
+      const version = await publishVersion({ sequelize, schemas, sandbox }, publisher, circuit, definition, options.primary ?? false);
       await circuit.reload();
       return restVersion(version, circuit.primary_version_uid ?? null);
     } finally {
-      await schemas.close();
+      await Promise.all([schemas.close(), sandbox.close()]);
     }
   });
 }

@@ -1,6 +1,6 @@
 import type { TraceContext } from '../../telemetry/tracing';
 import type { Services } from '../../services';
-import type { SandboxLimits } from '../../sandbox/sandbox';
+import type { SandboxCall } from '../../sandbox/sandbox';
 import type { CircuitDefinition, StepDefinition } from '../definition';
 import type { RunBudget, RunErrorCode, RunObserver, StepJournal } from '../run-control';
 
@@ -171,10 +171,10 @@ export function defineStepKind<K extends string>(module: StepKindModule<K>): Ste
   return module;
 }
 
-/** The sandbox limits for user logic in this run (STEP_CPU_MS, STEP_MEMORY_MB; outputs within RUN_MAX_RESULT_BYTES). */
-export function sandboxLimits(ctx: Pick<ExecutionContext, 'services' | 'budget' | 'run'>): SandboxLimits {
-  const { config } = ctx.services;
-  return { cpuMs: config.stepCpuMs, memoryMb: config.stepMemoryMb, maxOutputBytes: ctx.budget.maxResultBytes, owner: ctx.run.userUid, ownerShare: config.sandboxUserIsolates };
+/** Where user logic of this run runs: the sandbox, within STEP_CPU_MS and STEP_MEMORY_MB, outputs within RUN_MAX_RESULT_BYTES. */
+export function sandboxLimits(ctx: Pick<ExecutionContext, 'services' | 'budget' | 'run'>): SandboxCall {
+  const { config, sandbox } = ctx.services;
+  return { sandbox, cpuMs: config.stepCpuMs, memoryMb: config.stepMemoryMb, maxOutputBytes: ctx.budget.maxResultBytes, owner: ctx.run.userUid, ownerShare: config.sandboxUserIsolates };
 }
 
 /** Reserves credits before a step that costs them; throws InsufficientCredits when they cannot be held. */

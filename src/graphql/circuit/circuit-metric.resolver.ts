@@ -12,7 +12,7 @@ export class CircuitMetricResolver {
     @Arg('input', () => CreateCircuitMetricInput) input: CreateCircuitMetricInput,
     @Ctx() ctx: AppContext,
   ): Promise<CircuitMetricType> {
-    return CircuitMetricType.from(await createCircuitMetric(ctx.viewer!, input));
+    return CircuitMetricType.from(await createCircuitMetric(ctx.services.sandbox, ctx.viewer!, input));
   }
 
   @Authorized()

@@ -1,8 +1,7 @@
-import type { Sequelize } from 'sequelize';
 import type { Logger } from '../../logger';
 import { LRUCache } from 'lru-cache';
 import { Circuit, User } from '../../models';
-import { cachePerPool, keepCacheCurrent, type NotifiedCache } from '../../db/notified-cache';
+import { keepCacheCurrent, type NotifiedCache } from '../../db/notified-cache';
 
 /** Migrations 0003 and 0026: every committed change to searchable circuits or users NOTIFYs this channel. */
 export const SEARCH_CHANGED_CHANNEL = 'search_changed';
@@ -16,7 +15,7 @@ export const SEARCH_CHANGED_CHANNEL = 'search_changed';
  * after that clears it too: a page computed from a snapshot older than a heard change is never kept.
  * Concurrent identical misses share one query.
  */
-export class SearchCache<T> implements NotifiedCache {
+export class SearchCache<T = unknown> implements NotifiedCache {
   private live = false;
   private readonly entries: LRUCache<string, Promise<T>>;
 
@@ -45,25 +44,18 @@ export class SearchCache<T> implements NotifiedCache {
   }
 }
 
-const searchCacheOf = cachePerPool(() => new SearchCache<unknown>());
-
-/** The cache of one database connection pool. */
-export function searchCacheFor<T>(sequelize: Sequelize): SearchCache<T> {
-  return searchCacheOf(sequelize) as SearchCache<T>;
-}
-
 /**
- * LISTENs to `search_changed` and clears this pool's page cache on each notification, and when a
- * write through the Circuit or User model in this process commits; nothing is cached while the
- * listener reconnects. Returns the function that stops it.
+ * LISTENs to `search_changed` and clears the page cache on each notification, and when a write
+ * through the Circuit or User model in this process commits; nothing is cached while the listener
+ * reconnects. Returns the function that stops it.
  */
-export function startSearchInvalidation(sequelize: Sequelize, databaseUrl: string, log: Logger): Promise<() => Promise<void>> {
+export function startSearchInvalidation(cache: SearchCache, databaseUrl: string, log: Logger): Promise<() => Promise<void>> {
   return keepCacheCurrent({
     databaseUrl,
     log,
     channel: SEARCH_CHANGED_CHANNEL,
     applicationName: 'circuit-search-cache',
-    cache: searchCacheFor(sequelize),
+    cache,
     localWrites: [{ models: [Circuit, User], hooks: ['afterCreate', 'afterUpdate', 'afterDestroy', 'afterUpsert', 'afterBulkCreate', 'afterBulkUpdate', 'afterBulkDestroy'] }],
   });
 }

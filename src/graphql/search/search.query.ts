@@ -2,7 +2,7 @@ import type { Sequelize } from 'sequelize';
 import { preparedQuery } from '../../db/prepared';
 import type { PageWindow } from '../common/pagination';
 import { CircuitSearchResult, SEARCH_MATCH_BOUND, SearchType, UserSearchResult } from './search.type';
-import { searchCacheFor } from './search.cache';
+import type { SearchCache } from './search.cache';
 import { listableCircuitsSql } from '../../policies/circuit.policy';
 import { visibleProfilesSql } from '../../policies/user.policy';
 
@@ -161,7 +161,7 @@ export interface SearchResults { items: (CircuitSearchResult | UserSearchResult)
  * Private ones are neither returned nor counted.
  */
 export function searchPublic(
-  sequelize: Sequelize,
+  { sequelize, searchCache }: { sequelize: Sequelize; searchCache?: SearchCache },
   text: string,
   type: SearchType,
   window: PageWindow,
@@ -170,7 +170,8 @@ export function searchPublic(
   if (!words.length) return Promise.resolve({ items: [], totalCount: 0 });
   const exact = text.trim().toLowerCase();
   const key = JSON.stringify([type, words, exact, window.limit, window.offset]);
-  return searchCacheFor<SearchResults>(sequelize).get(key, () => searchInSql(sequelize, words, exact, type, window));
+  const compute = () => searchInSql(sequelize, words, exact, type, window);
+  return searchCache ? (searchCache.get(key, compute) as Promise<SearchResults>) : compute();
 }
 
 function toItem(r: Omit<Row, 'total'>): CircuitSearchResult | UserSearchResult {

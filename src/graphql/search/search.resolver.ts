@@ -26,7 +26,7 @@ export class SearchResolver {
     if (search.trim() === '') throw badInput('search must not be empty', { field: 'search' });
     if (search.length > MAX_SEARCH_LENGTH) throw badInput(`search must be at most ${MAX_SEARCH_LENGTH} characters`, { field: 'search' });
     const window = pageWindow(args, { maxLimit: 100 });
-    const { items, totalCount } = await searchPublic(ctx.services.sequelize, search, type ?? SearchType.all, window);
+    const { items, totalCount } = await searchPublic(ctx.services, search, type ?? SearchType.all, window);
     return paged(items, totalCount, window);
   }
 }
