@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { startTestApp, TestApp } from './support/app';
 import { makeUser } from './support/factories';
+import { makeWaitingRun } from './support/approval-factories';
 import { makeRunnableCircuit, ServiceProcess, spawnServiceProcess, submitRun, waitForRun } from './support/run-factories';
 
 jest.setTimeout(300_000);
@@ -197,23 +198,27 @@ test('a reader paused past WRITE_STALL_MS is dropped: an event stream and a plai
 });
 
 test('more streams than STREAMS_PER_CLIENT from one client: the extra one is 429 with the envelope', async () => {
-  const limited = await spawnServiceProcess('api', t.databaseUrl, { STREAMS_PER_CLIENT: '2', WRITE_STALL_MS: String(STALL_MS) });
+  // Streams of a run that waits (on an approval), so that both stay open until the third asks: a stream of
+  // the ended 4 MiB run closes once loopback's buffers have taken all of it, and a loaded runner once saw
+  // that happen first (the third was then served).
+  const { run: waiting } = await makeWaitingRun(await makeUser(), { isPublic: true });
+  const limited = await spawnServiceProcess('api', t.databaseUrl, { STREAMS_PER_CLIENT: '2' });
   try {
     const open = await Promise.all([0, 1].map(async () => {
       const controller = new AbortController();
-      const res = await fetch(`${limited.url}/api/v1/circuit-runs/${uid}/events`, { headers: { accept: 'text/event-stream' }, signal: controller.signal });
+      const res = await fetch(`${limited.url}/api/v1/circuit-runs/${waiting.uid}/events`, { headers: { accept: 'text/event-stream' }, signal: controller.signal });
       expect(res.status).toBe(200);
       // Read the first bytes, then leave it open (paused): it still counts.
       await res.body!.getReader().read();
       return controller;
     }));
-    const refused = await fetch(`${limited.url}/api/v1/circuit-runs/${uid}/events`, { headers: { accept: 'text/event-stream' } });
+    const refused = await fetch(`${limited.url}/api/v1/circuit-runs/${waiting.uid}/events`, { headers: { accept: 'text/event-stream' } });
     expect(refused.status).toBe(429);
     expect(await refused.json()).toEqual({ error: { code: 'RateLimited', message: expect.stringContaining('at most 2 per client') } });
     const gql = await fetch(`${limited.url}/graphql/stream`, {
       method: 'POST',
       headers: { accept: 'text/event-stream', 'content-type': 'application/json' },
-      body: JSON.stringify({ query: 'subscription ($uid: ID!) { circuitRunUpdated(uid: $uid) { state } }', variables: { uid } }),
+      body: JSON.stringify({ query: 'subscription ($uid: ID!) { circuitRunUpdated(uid: $uid) { state } }', variables: { uid: waiting.uid } }),
     });
     expect(gql.status).toBe(429);
     expect((await gql.json()).errors[0].extensions.code).toBe('RateLimited');

@@ -18,7 +18,10 @@ let api: ServiceProcess;
 
 beforeAll(async () => {
   t = await startTestApp({ runWorker: false });
-  api = await spawnServiceProcess('api', t.databaseUrl, { TRUST_PROXY: 'loopback', BLOB_MAX_BYTES: String(FILE_BYTES) });
+  // What is measured here is memory, not time: 600 MB pushed by one client process through loopback can leave
+  // an upload without a byte for more than the default 10 s on a loaded runner, which BODY_TIMEOUT_MS answers
+  // 408, rightly (test/connections.slow-uploads.test.ts); so the timeout is out of the way.
+  api = await spawnServiceProcess('api', t.databaseUrl, { TRUST_PROXY: 'loopback', BLOB_MAX_BYTES: String(FILE_BYTES), BODY_TIMEOUT_MS: '300000' });
 });
 afterAll(async () => {
   await api?.kill();

@@ -267,6 +267,15 @@ function postmasterPid(dir) {
  * ({name: pid}, {name: {pid, children: true}} or {name: {pidsOf: async () => pids}}), also the CPU each measured request cost each process
  * (from /proc: less sensitive to other load on the machine than the latencies).
  */
+/** Load for `seconds` with nothing recorded: a freshly started service's first seconds (JIT, pools, caches) are not its steady state. */
+function warmUp({ url, method = 'GET', headers, body, seconds, connections, setupRequest }) {
+  const autocannon = require('autocannon');
+  return new Promise((resolve, reject) => {
+    autocannon({ url, method, headers, body, connections, duration: seconds, ...(setupRequest ? { requests: [{ setupRequest }] } : {}) },
+      (err, result) => (err ? reject(err) : resolve(result)));
+  });
+}
+
 async function measure({ label, url, method = 'GET', headers, body, seconds, connections, setupRequest, cpu }) {
   const autocannon = require('autocannon');
   const latencies = [];
@@ -281,7 +290,7 @@ async function measure({ label, url, method = 'GET', headers, body, seconds, con
       });
     }
   });
-  await run(2, false);
+  await warmUp({ url, method, headers, body, seconds: 2, connections, setupRequest });
   // {pidsOf}: processes found after the warm-up (the backends of a pool that has grown by then).
   const found = Object.fromEntries(await Promise.all(Object.entries(cpu ?? {}).filter(([, p]) => p.pidsOf).map(async ([name, p]) => [name, await p.pidsOf()])));
   const cpuOf = () => Object.fromEntries(Object.entries(cpu ?? {}).map(([name, p]) => [name,
@@ -387,4 +396,4 @@ async function helloBaseline({ seconds, connections }) {
   }
 }
 
-module.exports = { root, dist, HELLO, DEFAULT_SHAPE, pct, sleep, rssMb, fdLimit, startUpstream, watchRss, cpuSeconds, postmasterPid, startFixtures, pollHealth, spawnService, stopProcess, measure, helloBaseline, jsonClient };
+module.exports = { root, dist, HELLO, DEFAULT_SHAPE, pct, sleep, rssMb, fdLimit, startUpstream, watchRss, cpuSeconds, postmasterPid, startFixtures, pollHealth, spawnService, stopProcess, measure, warmUp, helloBaseline, jsonClient };

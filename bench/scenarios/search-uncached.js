@@ -13,14 +13,16 @@
 // Env: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 50), BENCH_DATABASE_URL (a server to
 // make the database on, when the embedded PostgreSQL cannot run), BENCH_BEFORE_DIST (another build's
 // dist/src, e.g. of the commit before, measured first on the same data: as shipped and, when that
-// build has the in-process index, with SEARCH_INDEX_MAX_MB=0), BENCH_QUERIES (comma-separated kinds).
+// build has the in-process index, with SEARCH_INDEX_MAX_MB=0), BENCH_QUERIES (comma-separated kinds),
+// BENCH_WARM_UP_SECONDS (default 10: every kind mixed, not recorded, after each build starts).
 const os = require('node:os');
 const path = require('node:path');
 const { Client } = require('pg');
-const { dist, startFixtures, spawnService, stopProcess, measure, helloBaseline, postmasterPid } = require('../lib/harness');
+const { dist, startFixtures, spawnService, stopProcess, measure, warmUp, helloBaseline, postmasterPid } = require('../lib/harness');
 const { WORDS, seedSearch } = require('../lib/search-seed');
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
+const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 50);
 const TARGET_P95_MS = 100;
 const BEFORE = process.env.BENCH_BEFORE_DIST ? path.resolve(process.env.BENCH_BEFORE_DIST) : undefined;
@@ -79,6 +81,10 @@ async function main() {
       const api = await spawnService('main.js', { ...fixtures.env, RUN_WORKER: 'false', SEARCH_RATE_LIMIT_PER_MINUTE: '1000000000', ...build.env }, { alsoWaitFor: build.waitFor, distDir: build.distDir });
       console.log(`-- ${build.label} (${build.distDir}${Object.keys(build.env).length ? `, ${JSON.stringify(build.env)}` : ''}): ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       try {
+        // Every kind, mixed, before the first is measured: otherwise whichever kind comes first also pays the
+        // new process's warm-up (its service CPU per search measured 1.2-1.7 ms first, 0.7-1.0 ms after).
+        const all = Object.keys(QUERIES);
+        await warmUp({ url: `${api.url}/api/v1/search?search=x`, seconds: WARM_UP_SECONDS, connections: CONNECTIONS, setupRequest: (req) => ({ ...req, path: `/api/v1/search?${QUERIES[all[random(all.length)]]()}` }) });
         for (const kind of kinds) {
           const row = await measure({
             label: `${build.label}: ${kind}`,
