@@ -122,7 +122,9 @@ test('lockInBatches: a job kept in memory past half its lock lifetime is unlocke
   try {
     const queue = (n: number) => sql.query(`INSERT INTO agenda_jobs (name, data, next_run_at, type) SELECT 'canary_kept', jsonb_build_object('i', i), now() - make_interval(secs => 100 - i), 'normal' FROM generate_series(1, $1) i`, [n]);
     const lockedIds = async () => (await sql.query<{ id: string }>(`SELECT id FROM agenda_jobs WHERE name = 'canary_kept' AND locked_at IS NOT NULL ORDER BY id`)).rows.map((r) => r.id);
-    const lifetimeMs = 400;
+    // Long enough that the wait below (half of it, and a little) never reaches the whole lifetime, whatever the
+    // load: with 400 ms a loaded runner took past it, and the first job's lock had expired (handed out again).
+    const lifetimeMs = 4_000;
     const next = () => repository.getNextJobToRun('canary_kept', new Date(Date.now() + 1_000), new Date(Date.now() - lifetimeMs)) as Promise<{ _id: unknown; data: { i: number }; lockedAt?: Date } | undefined>;
 
     await queue(3);
@@ -130,7 +132,7 @@ test('lockInBatches: a job kept in memory past half its lock lifetime is unlocke
     expect(first?.data.i).toBe(1); // the earliest next_run_at first
     expect(await lockedIds()).toHaveLength(3); // one statement locked all three
     expect((await next())?.data.i).toBe(2); // from memory
-    await new Promise((resolve) => setTimeout(resolve, lifetimeMs / 2 + 50));
+    await new Promise((resolve) => setTimeout(resolve, lifetimeMs / 2 + 100));
     // The third was kept too long: not handed out with its old lock, but unlocked, so the scan locks it anew.
     const third = await next();
     expect(third?.data.i).toBe(3);
