@@ -52,8 +52,12 @@ const ONE_OF_2000 = { type: 'object', properties: { name: { type: 'string' }, v:
 
 test('publishing a oneOf of 2,000 constants is a 400 at publish; /healthz stays under 50 ms meanwhile, no 5xx', async () => {
   expect(JSON.stringify(ONE_OF_2000).length).toBeGreaterThan(20_000);
-  const healthz = await probeBeside({ url: api.url!, pid: api.proc.pid! }, control.url!);
-  const answers = await Promise.all(Array.from({ length: 6 }, () => publish(ONE_OF_2000)));
+  // Warmed up with another schema over the bound, so the publish path's first, cold run is not the attack's.
+  const overTheBound = { oneOf: Array.from({ length: MAX_SCHEMA_NODES + 1 }, (_, i) => ({ const: i })) };
+  const healthz = await probeBeside({ url: api.url!, pid: api.proc.pid! }, control.url!, { warmUp: () => publish(overTheBound) });
+  // Three bursts of six, so /healthz is sampled often enough for a p95 to mean something.
+  const answers: Awaited<ReturnType<typeof publish>>[] = [];
+  for (let burst = 0; burst < 3; burst++) answers.push(...await Promise.all(Array.from({ length: 6 }, () => publish(ONE_OF_2000))));
   const output = await publish(HELLO_DEFINITION.query_schema, { oneOf: Array.from({ length: 2000 }, (_, i) => ({ const: i })) });
   const { victim: health, control: quiet, stretch, summary } = await healthz.stop();
   console.log(`/healthz: ${summary}`);

@@ -49,11 +49,18 @@ function schedstat(pid: number): { cpu: number; wait: number } | undefined {
  *   blocks the event loop for B ms of the service's own time blocks /healthz for about B × stretch.
  * So a bound of B ms of the service's own time is `victim.p95 < B × stretch + control.p95`: exactly B plus
  * the idle cost on a quiet machine, and as strict in the service's own terms on a loaded one.
+ *
+ * `warmUp` runs the victim's path under test a few times before the probe starts: the first request down a
+ * path in a new process runs its code cold (bytecode compiled, functions not yet optimised) and costs ~90 ms
+ * of the event loop on a quiet machine whatever the request holds, a one-off of every path that would
+ * otherwise be counted as the attack's cost.
  */
-export async function probeBeside(victim: { url: string; pid: number }, controlUrl: string, path = '/healthz') {
+export async function probeBeside(victim: { url: string; pid: number }, controlUrl: string, options: { path?: string; warmUp?: () => Promise<unknown> } = {}) {
+  const path = options.path ?? '/healthz';
   for (const base of [victim.url, controlUrl]) {
     for (let i = 0; i < 50; i++) await (await fetch(`${base}${path}`)).arrayBuffer();
   }
+  for (let i = 0; options.warmUp && i < 5; i++) await options.warmUp();
   const before = schedstat(victim.pid);
   const victimProbe = probe(`${victim.url}${path}`);
   const controlProbe = probe(`${controlUrl}${path}`);
