@@ -5,7 +5,7 @@ import { evaluateExpression } from './expression';
 import { abortCode, ExecutionFailure, type RunErrorCode } from './run-control';
 import { stepKind } from './steps/registry';
 import { childContext, endSpan, startSpan, type Span } from '../telemetry/tracing';
-import { sandboxLimits, StepError, type ExecutionContext, type ExecutionResult, type RunTally, type StepContext, type StepRecord } from './steps/types';
+import { sandboxCall, StepError, type ExecutionContext, type ExecutionResult, type RunTally, type StepContext, type StepRecord } from './steps/types';
 
 export { ExecutionFailure } from './run-control';
 export type { ExecutionContext, ExecutionResult, StepRecord } from './steps/types';
@@ -182,7 +182,7 @@ export async function executeDefinition(definition: CircuitDefinition, input: un
   let output: unknown;
   try {
     output = definition.output
-      ? await evaluateExpression(definition.output, { input, steps: scopeSteps }, sandboxLimits(context))
+      ? await evaluateExpression(definition.output, { input, steps: scopeSteps }, sandboxCall(context))
       : scopeSteps[steps[steps.length - 1].id]?.output ?? null;
   } catch (error) {
     throw new ExecutionFailure(`output: ${(error as Error).message}`, credits);

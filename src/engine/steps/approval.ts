@@ -1,6 +1,6 @@
 import { renderTemplate, templateFailure } from '../render';
 import { templateField } from './field-schemas';
-import { defineStepKind, sandboxLimits, StepError } from './types';
+import { defineStepKind, sandboxCall, StepError } from './types';
 
 export const APPROVAL_DEFAULT_TIMEOUT_S = 86_400;
 export const APPROVAL_MAX_TIMEOUT_S = 604_800;
@@ -34,7 +34,7 @@ export const approvalStep = defineStepKind({
     let prompt = known?.prompt;
     if (prompt === undefined) {
       try {
-        prompt = await renderTemplate(String(step.prompt), { input: ctx.input, steps: ctx.steps }, sandboxLimits(ctx));
+        prompt = await renderTemplate(String(step.prompt), { input: ctx.input, steps: ctx.steps }, sandboxCall(ctx));
       } catch (error) {
         throw new StepError(step.id, `prompt: ${templateFailure(error)}`);
       }

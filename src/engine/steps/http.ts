@@ -6,7 +6,7 @@ import { isNonPublicAddress, NetGuardError, pinnedLookup, resolvePublicTarget } 
 import { renderLeaves, templateFailure } from '../render';
 import { AttemptError, formatDuration, parseRetryAfter, parseStepPolicy, RETRYABLE_STATUSES, STEP_POLICY_DEFAULTS, withStepPolicy } from '../step-policy';
 import { stepPolicyFields, templateField, templateLeavesField } from './field-schemas';
-import { defineStepKind, sandboxLimits, StepError, throughGate } from './types';
+import { defineStepKind, sandboxCall, StepError, throughGate } from './types';
 
 /** The SSRF guard lives in ../net-guard (webhooks use it too); re-exported for callers that found it here. */
 export { isNonPublicAddress } from '../net-guard';
@@ -125,7 +125,7 @@ export const httpStep = defineStepKind({
     const sendsBody = step.body !== undefined && step.body !== null && method !== 'GET' && method !== 'HEAD';
     let rendered: { url: string; headers?: Record<string, unknown>; body?: unknown };
     try {
-      rendered = await renderLeaves({ url: step.url, headers: step.headers, ...(sendsBody ? { body: step.body } : {}) }, { input: ctx.input, steps: ctx.steps }, sandboxLimits(ctx)) as typeof rendered;
+      rendered = await renderLeaves({ url: step.url, headers: step.headers, ...(sendsBody ? { body: step.body } : {}) }, { input: ctx.input, steps: ctx.steps }, sandboxCall(ctx)) as typeof rendered;
     } catch (error) {
       throw new StepError(step.id, templateFailure(error));
     }

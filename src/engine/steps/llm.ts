@@ -3,7 +3,7 @@ import { OPENAI_API_KEY_UNSET } from '../../config';
 import { renderAll, templateFailure } from '../render';
 import { AttemptError, formatDuration, parseRetryAfter, parseStepPolicy, RETRYABLE_STATUSES, STEP_POLICY_DEFAULTS, withStepPolicy, type Attempt } from '../step-policy';
 import { stepPolicyFields, templateField } from './field-schemas';
-import { defineStepKind, holdCredits, sandboxLimits, StepError, throughGate, type StepContext } from './types';
+import { defineStepKind, holdCredits, sandboxCall, StepError, throughGate, type StepContext } from './types';
 
 /** The default per-attempt timeout (a step's `timeout_ms` overrides it). Attempts: the step policy's, 3 by default. */
 export const LLM_TIMEOUT_MS = STEP_POLICY_DEFAULTS.llm.timeoutMs!;
@@ -175,7 +175,7 @@ export const llmStep = defineStepKind({
     });
     let contents: string[];
     try {
-      contents = await renderAll(raw.map((m) => m.content), { input: ctx.input, steps: ctx.steps }, sandboxLimits(ctx));
+      contents = await renderAll(raw.map((m) => m.content), { input: ctx.input, steps: ctx.steps }, sandboxCall(ctx));
     } catch (error) {
       throw new StepError(step.id, `messages: ${templateFailure(error)}`);
     }

@@ -1,6 +1,6 @@
 import { renderTemplate, templateFailure } from '../render';
 import { templateField } from './field-schemas';
-import { defineStepKind, sandboxLimits, StepError, throughGate, type StepResult } from './types';
+import { defineStepKind, sandboxCall, StepError, throughGate, type StepResult } from './types';
 
 /** `template`: renders a Handlebars template over `{input, steps}` in the sandbox; output is the string. */
 export const templateStep = defineStepKind({
@@ -12,7 +12,7 @@ export const templateStep = defineStepKind({
     const scope = { input: ctx.input, steps: ctx.steps };
     const render = async (): Promise<StepResult> => {
       try {
-        return { output: await renderTemplate(String(step.template), scope, sandboxLimits(ctx)), credits: 0 };
+        return { output: await renderTemplate(String(step.template), scope, sandboxCall(ctx)), credits: 0 };
       } catch (error) {
         throw new StepError(step.id, templateFailure(error));
       }

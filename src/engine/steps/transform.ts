@@ -1,6 +1,6 @@
 import { evaluateExpression } from '../expression';
 import { jsonataField } from './field-schemas';
-import { defineStepKind, sandboxLimits, StepError, throughGate, type StepResult } from './types';
+import { defineStepKind, sandboxCall, StepError, throughGate, type StepResult } from './types';
 
 /** `transform`: a JSONata expression over `{input, steps}`, evaluated in the sandbox; output is any JSON. */
 export const transformStep = defineStepKind({
@@ -12,7 +12,7 @@ export const transformStep = defineStepKind({
     const scope = { input: ctx.input, steps: ctx.steps };
     const evaluate = async (): Promise<StepResult> => {
       try {
-        return { output: await evaluateExpression(String(step.expression), scope, sandboxLimits(ctx)), credits: 0 };
+        return { output: await evaluateExpression(String(step.expression), scope, sandboxCall(ctx)), credits: 0 };
       } catch (error) {
         throw new StepError(step.id, (error as Error).message);
       }

@@ -172,7 +172,7 @@ export function defineStepKind<K extends string>(module: StepKindModule<K>): Ste
 }
 
 /** Where user logic of this run runs: the sandbox, within STEP_CPU_MS and STEP_MEMORY_MB, outputs within RUN_MAX_RESULT_BYTES. */
-export function sandboxLimits(ctx: Pick<ExecutionContext, 'services' | 'budget' | 'run'>): SandboxCall {
+export function sandboxCall(ctx: Pick<ExecutionContext, 'services' | 'budget' | 'run'>): SandboxCall {
   const { config, sandbox } = ctx.services;
   return { sandbox, cpuMs: config.stepCpuMs, memoryMb: config.stepMemoryMb, maxOutputBytes: ctx.budget.maxResultBytes, owner: ctx.run.userUid, ownerShare: config.sandboxUserIsolates };
 }
