@@ -1,3 +1,4 @@
+import { Worker } from 'node:worker_threads';
 import ts from 'typescript';
 import { startTestApp, TestApp } from './support/app';
 import { makeUser, TestUser } from './support/factories';
@@ -39,24 +40,39 @@ beforeAll(async () => {
 });
 afterAll(async () => { await t?.close(); });
 
-/** Type-checks the module and consumer files in one program under --strict; each file's diagnostics, formatted. */
-function compile(moduleSource: string, consumers: Record<string, string>): Record<string, string> {
-  const files: Record<string, string> = { '/m/circuit.ts': moduleSource };
-  for (const [name, source] of Object.entries(consumers)) files[`/m/${name}.ts`] = source;
-  const options: ts.CompilerOptions = { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ES2022, moduleResolution: ts.ModuleResolutionKind.Bundler, lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'], types: [] };
-  const host = ts.createCompilerHost(options);
-  const read = host.getSourceFile.bind(host);
-  host.getSourceFile = (name, version, onError) => (files[name] !== undefined ? ts.createSourceFile(name, files[name], version) : read(name, version, onError));
-  host.fileExists = (name) => files[name] !== undefined || ts.sys.fileExists(name);
-  host.readFile = (name) => files[name] ?? ts.sys.readFile(name);
-  host.directoryExists = (name) => name === '/m' || ts.sys.directoryExists(name);
-  const program = ts.createProgram(Object.keys(files), options, host);
-  const out: Record<string, string> = Object.fromEntries(['circuit', ...Object.keys(consumers)].map((name) => [name, '']));
-  for (const d of ts.getPreEmitDiagnostics(program)) {
-    const name = d.file ? d.file.fileName.replace(/^\/m\/|\.ts$/g, '') : 'global';
-    out[name] = `${out[name] ?? ''}${ts.flattenDiagnosticMessageText(d.messageText, ' ')}\n`;
-  }
-  return out;
+/**
+ * Type-checks the module and consumer files in one program under --strict; each file's diagnostics, formatted.
+ * In a worker thread: the check takes seconds, and a blocked event loop would stall this process's service too
+ * (its idle keep-alive connections then closed by overdue timers just as the next fetch reuses one: ECONNRESET).
+ */
+const COMPILE_PROGRAM = `
+const { parentPort, workerData } = require('node:worker_threads');
+const ts = require(workerData.typescript);
+const { moduleSource, consumers } = workerData;
+const files = { '/m/circuit.ts': moduleSource };
+for (const [name, source] of Object.entries(consumers)) files['/m/' + name + '.ts'] = source;
+const options = { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ES2022, moduleResolution: ts.ModuleResolutionKind.Bundler, lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'], types: [] };
+const host = ts.createCompilerHost(options);
+const read = host.getSourceFile.bind(host);
+host.getSourceFile = (name, version, onError) => (files[name] !== undefined ? ts.createSourceFile(name, files[name], version) : read(name, version, onError));
+host.fileExists = (name) => files[name] !== undefined || ts.sys.fileExists(name);
+host.readFile = (name) => files[name] ?? ts.sys.readFile(name);
+host.directoryExists = (name) => name === '/m' || ts.sys.directoryExists(name);
+const program = ts.createProgram(Object.keys(files), options, host);
+const out = Object.fromEntries(['circuit', ...Object.keys(consumers)].map((name) => [name, '']));
+for (const d of ts.getPreEmitDiagnostics(program)) {
+  const name = d.file ? d.file.fileName.replace(/^\\/m\\/|\\.ts$/g, '') : 'global';
+  out[name] = (out[name] ?? '') + ts.flattenDiagnosticMessageText(d.messageText, ' ') + '\\n';
+}
+parentPort.postMessage(out);
+`;
+
+function compile(moduleSource: string, consumers: Record<string, string>): Promise<Record<string, string>> {
+  const worker = new Worker(COMPILE_PROGRAM, { eval: true, workerData: { typescript: require.resolve('typescript'), moduleSource, consumers } });
+  return new Promise((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
 }
 
 async function moduleText(query = '', token: string | null = owner.token) {
@@ -91,7 +107,7 @@ export async function go(): Promise<number> {
   return output ? output.count : 0;
 }`;
   const call = (input: string) => `import { run } from './circuit';\nvoid run(${input});\n`;
-  const diagnostics = compile(text, {
+  const diagnostics = await compile(text, {
     good,
     wrongType: call("{ name: 'Ada', times: 'two' }"),
     missing: call("{ name: 'Ada' }"),

@@ -9,7 +9,7 @@ let types: string;
 beforeAll(async () => {
   t = await startTestApp();
   doc = (await t.rest('GET', '/openapi.json')).body;
-  types = openApiTypes(doc);
+  types = await openApiTypes(doc);
 });
 afterAll(async () => { await t?.close(); });
 
