@@ -26,13 +26,15 @@ async function main(): Promise<void> {
     await database.stop().catch(() => {});
     throw error;
   });
-  log.info({ url: app.url, graphql: `${app.url}/graphql`, rest: `${app.url}/api/v1`, database: database.description }, 'circuit service ready');
+  // Handled before the service says it is ready: a signal sent on that line must find a handler, not the
+  // default that kills the process at once and leaves the embedded PostgreSQL behind.
   closeOnSignals(log, 'service', async () => {
     await app.close();
     await worker?.close();
     await tracing?.shutdown();
     await database.stop();
   }, 15_000, () => database.stop());
+  log.info({ url: app.url, graphql: `${app.url}/graphql`, rest: `${app.url}/api/v1`, database: database.description }, 'circuit service ready');
 }
 
 main().catch((error: unknown) => {

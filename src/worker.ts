@@ -83,11 +83,14 @@ function startHeartbeat(file: string, ping: () => Promise<boolean>): { stop(): v
 /** Starts a worker and keeps it until SIGINT/SIGTERM; `npm run worker` and `circuits worker`. */
 export async function runWorkerUntilSignalled(config: Config, log: Logger): Promise<void> {
   const tracing = startTracing(log);
-  const worker = await startWorkerProcess(config, log);
+  const starting = startWorkerProcess(config, log);
+  // Handled before the worker says it is ready: a signal sent on that line must find a handler, not the default
+  // that kills the process at once. One during the start stops the worker once it has started.
   closeOnSignals(log, 'worker', async () => {
-    await worker.close();
+    await (await starting).close();
     await tracing?.shutdown();
   }, 15_000);
+  await starting;
 }
 
 async function main(): Promise<void> {
