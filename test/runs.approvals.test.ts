@@ -130,6 +130,9 @@ test('the deadline does not run while the run waits: a 1 s deadline, approved af
   expect((await CircuitRun.findByPk(uid))!.deadline_at!.getTime()).toBeGreaterThan(before);
 });
 
+// Its phases each wait for a positive signal within a deadline of their own (60 s for 1,000 waiting, 30 s for the
+// ordinary runs, 60 s for 1,000 completed): the test's own timeout leaves room for all of them (the file's 120 s
+// did not, and ended the test on a loaded runner before any phase had failed).
 test('1,000 runs waiting on one worker leave it free: ordinary runs still complete, then all 1,000 are approved', async () => {
   const { adaptorUid } = await makeRunnableCircuit(owner, gate({ timeout_s: 3600 }));
   const uids: string[] = [];
@@ -167,7 +170,7 @@ test('1,000 runs waiting on one worker leave it free: ordinary runs still comple
   const end = Date.now() + 60_000;
   while ((await finished()) < 1_000 && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 100));
   expect(await finished()).toBe(1_000);
-});
+}, 300_000);
 
 describe('with no worker alive at the expiry moment', () => {
   let api: TestApp;
