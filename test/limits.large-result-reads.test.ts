@@ -26,7 +26,9 @@ let t: TestApp;
 let api: ServiceProcess;
 
 beforeAll(async () => {
-  t = await startTestApp({ runMaxResultBytes: RESULT_BYTES });
+  // STEP_CPU_MS is not this test's subject, and the sandbox's limit is wall-clock time (isolated-vm's timeout):
+  // making 4 MiB took 0.85-1.56 s on a loaded runner (load average 8), past the default 1 s.
+  t = await startTestApp({ runMaxResultBytes: RESULT_BYTES, stepCpuMs: 10_000 });
   api = await spawnServiceProcess('api', t.databaseUrl);
 });
 afterAll(async () => {
