@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { WRITTEN_FOR, sequelizeConnections, transactionConnection } from '../src/library-patches';
 import {
-  agendaLockRoom, dropJobStateEvents, fillCompletely, jobStorePool, lockInBatches, prepareJobStoreStatements, publishOnly, skipRunStateSaves,
+  agendaLockRoom, dropJobStateEvents, fillCompletely, releaseExpiredQueuedJobs, jobStorePool, lockInBatches, prepareJobStoreStatements, publishOnly, skipRunStateSaves,
   type BatchLockingRepository, type PatchableChannel, type PatchablePool, type PatchableRepository, type SavingRepository,
 } from '../src/queue/agenda-internals';
 import { createSequelize } from '../src/db/sequelize';
@@ -33,18 +33,26 @@ test('the patched libraries are exactly the versions the patches were written fo
   expect(installed).toEqual(WRITTEN_FOR);
 });
 
-async function postgresAgenda(options: { lockLimit: number; processEvery: number; finished?: (id: string) => void; lockInBatchesFor?: string }) {
+async function postgresAgenda(options: { lockLimit: number; processEvery: number; finished?: (id: string) => void; lockInBatchesFor?: string; slowScans?: number[] }) {
   const { PostgresBackend } = await import('@agendajs/postgres-backend');
   const { Agenda } = await import('agenda');
   const backend = new PostgresBackend({ ensureSchema: false, poolConfig: { connectionString: database.url, max: 4 }, tableName: 'agenda_jobs', channelName: 'canary_jobs' });
   const channel = backend.notificationChannel as unknown as PatchableChannel;
   const repository = backend.repository as unknown as PatchableRepository;
-  const seen = { subscribed: 0, scans: 0, statements: [] as unknown[] };
+  const seen = { subscribed: 0, scans: 0, scansDone: 0, statements: [] as unknown[] };
   // Spies under the patches: they see whether Agenda still goes through what the patches wrap.
   const subscribe = channel.subscribe.bind(channel);
   channel.subscribe = (handler) => { seen.subscribed += 1; return subscribe(handler); };
   const next = repository.getNextJobToRun.bind(repository);
-  repository.getNextJobToRun = async (...args) => { seen.scans += 1; return next(...args); };
+  repository.getNextJobToRun = async (...args) => {
+    seen.scans += 1;
+    const job = await next(...args);
+    // A slow round trip back from the store (a loaded machine): the job is locked, its lock ages.
+    const slow = options.slowScans?.[seen.scans - 1];
+    if (slow) await new Promise((resolve) => setTimeout(resolve, slow));
+    seen.scansDone += 1;
+    return job;
+  };
   dropJobStateEvents(channel);
   const agenda = new Agenda({ backend, name: 'canary', processEvery: options.processEvery, maxConcurrency: options.lockLimit, lockLimit: options.lockLimit, defaultLockLimit: options.lockLimit, defaultLockLifetime: 1_000 });
   if (options.lockInBatchesFor) {
@@ -75,6 +83,37 @@ test('Agenda still fills through channel.subscribe and repository.getNextJobToRu
     while (done.length < 8 && Date.now() - began < 15_000) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(done).toHaveLength(8);
     expect(seen.scans).toBeGreaterThanOrEqual(8);
+  } finally {
+    await agenda.stop();
+  }
+});
+
+test('releaseExpiredQueuedJobs: jobs whose lock expired while their fill went on give their lock slots back, so the worker goes on locking jobs', async () => {
+  // Two jobs due at start, and scans slow to come back (0.5 s, then 1.2 s): the start's fill locks both
+  // (the lock limit) and starts neither before 1.7 s, when both have outlived the lock lifetime (1 s), so
+  // Agenda drops both. Unpatched, both keep their slots, the limit stays reached, and no job of the kind
+  // runs again in this worker.
+  const { agenda, seen } = await postgresAgenda({ lockLimit: 2, processEvery: 60_000, slowScans: [500, 1_200] });
+  const ran = new Set<number>();
+  agenda.define('canary_expiring', async (job: { attrs: { data: { i: number } } }) => { ran.add(job.attrs.data.i); }, { concurrency: 2, lockLimit: 2 });
+  await Promise.all([1, 2].map((i) => agenda.now('canary_expiring', { i })));
+  await agenda.start();
+  releaseExpiredQueuedJobs(agenda);
+  const processor = (agenda as unknown as { jobProcessor: { jobStatus: Record<string, { locked: number } | undefined>; lockedJobs: unknown[]; jobQueue: { length: number } } }).jobProcessor;
+  try {
+    const began = Date.now();
+    const waitFor = async (done: () => boolean) => { while (!done() && Date.now() - began < 20_000) await new Promise((resolve) => setTimeout(resolve, 20)); };
+    // Positive signal: both slow scans came back and the processor has gone through its queue (dropping both).
+    await waitFor(() => seen.scansDone >= 2 && processor.jobQueue.length === 0);
+    expect(ran.size).toBe(0);
+    expect(processor.jobStatus.canary_expiring?.locked).toBe(0);
+    // The next job's NOTIFY starts a fill: it takes the two dropped jobs again (their locks expired) and the new one.
+    await agenda.now('canary_expiring', { i: 3 });
+    await waitFor(() => ran.size === 3);
+    expect([...ran].sort()).toEqual([1, 2, 3]);
+    await waitFor(() => processor.jobStatus.canary_expiring?.locked === 0);
+    expect(processor.jobStatus.canary_expiring?.locked).toBe(0);
+    expect(processor.lockedJobs).toHaveLength(0);
   } finally {
     await agenda.stop();
   }

@@ -210,6 +210,57 @@ export function agendaLockRoom(agenda: unknown, jobName: string): number {
   return Math.max(0, Math.min(byJob, total));
 }
 
+/** The parts of Agenda's JobProcessor that releaseExpiredQueuedJobs touches. */
+interface PatchableProcessor {
+  enqueueJob(job: ProcessorJob): void;
+  updateStatus(name: string, key: 'locked', delta: number): void;
+  lockedJobs: ProcessorJob[];
+  runningJobs: ProcessorJob[];
+}
+interface ProcessorJob { attrs: { name: string }; isExpired(): Promise<boolean> }
+
+/**
+ * Agenda's processor drops a queued job whose lock expired before it started (JobProcessor.jobProcessing:
+ * another worker may have taken it since) but goes on counting it as locked, so each such job holds one
+ * of its kind's lock slots (lockLimit) and one of the processor's for the life of the process; once
+ * they are all held, the worker locks no more jobs of that kind (agenda/agenda#1413). It happens under
+ * load: a fill locks a backlog one round trip at a time and starts none before it ends, so the first
+ * job locked can outlive its lock lifetime in the queue. Here such a job also gives its slot back (its
+ * row's lock has expired: any fill takes it again). Applied to the processor that start() created,
+ * before any fill can have locked a job (a lock needs a round trip to the store).
+ */
+export function releaseExpiredQueuedJobs(agenda: unknown): void {
+  const processor = (agenda as { jobProcessor?: PatchableProcessor }).jobProcessor;
+  if (!processor) throw new LibraryInternalsChanged('Agenda has no jobProcessor after start()');
+  requireMethod(processor, 'enqueueJob', 'Agenda JobProcessor');
+  requireMethod(processor, 'updateStatus', 'Agenda JobProcessor');
+  if (!Array.isArray(processor.lockedJobs) || !Array.isArray(processor.runningJobs)) {
+    throw new LibraryInternalsChanged('Agenda JobProcessor has no lockedJobs/runningJobs arrays');
+  }
+  const watched = new WeakSet<ProcessorJob>();
+  const enqueueJob = processor.enqueueJob.bind(processor);
+  processor.enqueueJob = (job) => {
+    if (!watched.has(job)) {
+      watched.add(job);
+      requireMethod(job, 'isExpired', 'Agenda Job');
+      const isExpired = job.isExpired.bind(job);
+      job.isExpired = async () => {
+        const expired = await isExpired();
+        // A running job's expiry is runOrRetry's to clean up; a queued one is about to be dropped.
+        if (expired && !processor.runningJobs.includes(job)) {
+          const at = processor.lockedJobs.indexOf(job);
+          if (at !== -1) {
+            processor.lockedJobs.splice(at, 1);
+            processor.updateStatus(job.attrs.name, 'locked', -1);
+          }
+        }
+        return expired;
+      };
+    }
+    enqueueJob(job);
+  };
+}
+
 /** The job attributes Agenda hands to repository.saveJobState (JobParameters, the fields read here). */
 export interface SavedJobState { _id?: unknown; name: string; lockedAt?: Date | null; nextRunAt?: Date | null; lastFinishedAt?: Date | null; failedAt?: Date | null }
 export interface SavingRepository { saveJobState(job: SavedJobState, options?: unknown): Promise<void> }

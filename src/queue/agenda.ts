@@ -3,7 +3,7 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
 import {
-  agendaLockRoom, dropJobStateEvents, fillCompletely, jobStorePool, lockInBatches, publishOnly, mongoJobStoreDb, prepareJobStoreStatements, skipRunStateSaves,
+  agendaLockRoom, dropJobStateEvents, releaseExpiredQueuedJobs, fillCompletely, jobStorePool, lockInBatches, publishOnly, mongoJobStoreDb, prepareJobStoreStatements, skipRunStateSaves,
   type BatchLockingRepository, type PatchableChannel, type PatchablePool, type PatchableRepository, type SavingRepository,
 } from './agenda-internals';
 import { finishedJobs } from './finished-jobs';
@@ -242,6 +242,7 @@ export async function createRunQueue(options: RunQueueOptions, handler?: RunJobH
     });
     for (const job of jobs) agenda.define(job.name, job.handler, { concurrency: job.concurrency, lockLimit: job.concurrency, lockLifetime });
     await agenda.start();
+    releaseExpiredQueuedJobs(agenda);
   } else {
     // An enqueue-only process must connect the notification channel itself, or its jobs wait for a poll;
     // it takes no jobs, so it does not listen to them.
