@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { WRITTEN_FOR, sequelizeConnections, transactionConnection } from '../src/library-patches';
 import {
-  agendaLockRoom, dropJobStateEvents, fillCompletely, releaseExpiredQueuedJobs, jobStorePool, lockInBatches, prepareJobStoreStatements, publishOnly, skipRunStateSaves,
+  agendaLockRoom, dropJobStateEvents, fillCompletely, jobStorePool, lockInBatches, prepareJobStoreStatements, publishOnly, releaseExpiredQueuedJobs, skipRunStateSaves,
   type BatchLockingRepository, type PatchableChannel, type PatchablePool, type PatchableRepository, type SavingRepository,
 } from '../src/queue/agenda-internals';
 import { createSequelize } from '../src/db/sequelize';
@@ -89,13 +89,14 @@ test('Agenda still fills through channel.subscribe and repository.getNextJobToRu
 });
 
 test('releaseExpiredQueuedJobs: jobs whose lock expired while their fill went on give their lock slots back, so the worker goes on locking jobs', async () => {
-  // Two jobs due at start, and scans slow to come back (0.5 s, then 1.2 s): the start's fill locks both
-  // (the lock limit) and starts neither before 1.7 s, when both have outlived the lock lifetime (1 s), so
-  // Agenda drops both. Unpatched, both keep their slots, the limit stays reached, and no job of the kind
-  // runs again in this worker.
-  const { agenda, seen } = await postgresAgenda({ lockLimit: 2, processEvery: 60_000, slowScans: [500, 1_200] });
+  // Two jobs due at start, a lock lifetime of 4 s, and scans slow to come back (1 s, then 4.5 s): the start's
+  // fill locks both (the lock limit) and starts neither before 5.5 s, when both have outlived their locks, so
+  // Agenda drops both. (The second scan comes 3 s before the first job's lock could expire, so it takes the
+  // second job, not the first again; a slower machine only ages both locks more.) Unpatched, both keep their
+  // slots, the limit stays reached, and no job of the kind runs again in this worker.
+  const { agenda, seen } = await postgresAgenda({ lockLimit: 2, processEvery: 60_000, slowScans: [1_000, 4_500] });
   const ran = new Set<number>();
-  agenda.define('canary_expiring', async (job: { attrs: { data: { i: number } } }) => { ran.add(job.attrs.data.i); }, { concurrency: 2, lockLimit: 2 });
+  agenda.define('canary_expiring', async (job: { attrs: { data: { i: number } } }) => { ran.add(job.attrs.data.i); }, { concurrency: 2, lockLimit: 2, lockLifetime: 4_000 });
   await Promise.all([1, 2].map((i) => agenda.now('canary_expiring', { i })));
   await agenda.start();
   releaseExpiredQueuedJobs(agenda);

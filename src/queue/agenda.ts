@@ -3,7 +3,7 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
 import {
-  agendaLockRoom, dropJobStateEvents, releaseExpiredQueuedJobs, fillCompletely, jobStorePool, lockInBatches, publishOnly, mongoJobStoreDb, prepareJobStoreStatements, skipRunStateSaves,
+  agendaLockRoom, dropJobStateEvents, fillCompletely, jobStorePool, lockInBatches, publishOnly, mongoJobStoreDb, prepareJobStoreStatements, releaseExpiredQueuedJobs, skipRunStateSaves,
   type BatchLockingRepository, type PatchableChannel, type PatchablePool, type PatchableRepository, type SavingRepository,
 } from './agenda-internals';
 import { finishedJobs } from './finished-jobs';
