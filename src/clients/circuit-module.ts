@@ -1,3 +1,4 @@
+import { RUN_STATES } from '../models/CircuitRun';
 import { toTs } from './json-schema-to-ts';
 
 export interface CircuitModuleSource {
@@ -42,7 +43,7 @@ export type Input = ${input};
 /** The run's output (the version's output_schema; unknown when it has none). */
 export type Output = ${output};
 
-export type RunState = 'PROVISIONED' | 'RUNNING' | 'COMPLETED' | 'EXCEPTION';
+export type RunState = ${RUN_STATES.map(j).join(' | ')};
 
 export interface StepResult {
   kind: string;
