@@ -1,4 +1,5 @@
 import { Webhook } from 'standardwebhooks';
+import { TERMINAL_STATES } from '../models/CircuitRun';
 import type { Services } from '../services';
 import { claimAttempt, fixBody, stateEventSeq, nextAttemptAt, pendingDelivery, postponeDelivery, postponeReceiver, postponeUser, recordAttempt, type AttemptOutcome, type ClaimedDelivery } from './deliveries';
 import type { ReceiverGate } from './receivers';
@@ -33,7 +34,7 @@ async function buildBody(services: Services, delivery: ClaimedDelivery): Promise
   if (!run) return null;
   const seq = delivery.event === 'step'
     ? Number((delivery.step as { seq?: unknown } | null)?.seq ?? 0) || null
-    : await stateEventSeq(services.sequelize, delivery.run_uid, delivery.event === 'start' ? ['RUNNING'] : ['COMPLETED', 'EXCEPTION']);
+    : await stateEventSeq(services.sequelize, delivery.run_uid, delivery.event === 'start' ? ['RUNNING'] : TERMINAL_STATES);
   let data: Record<string, unknown> = run;
   if (delivery.event === 'start') {
     const { ended_at: _e, result_blob: _r, metrics: _m, error: _err, ...rest } = run;

@@ -1,5 +1,6 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { preparedQuery } from '../db/prepared';
+import type { RunState } from '../models/CircuitRun';
 import type { WebhookEvent } from './events';
 import { postponeJobsSql } from '../queue/agenda';
 import { DELIVER_WEBHOOK } from './queue';
@@ -158,7 +159,7 @@ export async function unattemptedDeliveries(sequelize: Sequelize, runUid: string
 }
 
 /** The seq of the run's state event into one of `states` (a `start` or `completed` message's place in the log). */
-export async function stateEventSeq(sequelize: Sequelize, runUid: string, states: string[]): Promise<number | null> {
+export async function stateEventSeq(sequelize: Sequelize, runUid: string, states: readonly RunState[]): Promise<number | null> {
   const [row] = await preparedQuery<{ seq: number | null }>(
     sequelize,
     `SELECT max(seq) AS seq FROM circuit_run_events WHERE run_uid = $1 AND kind = 'state' AND data->>'state' = ANY($2::text[])`,
