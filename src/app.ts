@@ -28,6 +28,7 @@ import { startRunRuntime } from './runs/runtime';
 import { mountRunEvents } from './http/run-events.sse';
 import { mountGraphqlStream } from './http/graphql-stream';
 import { createApollo, mountGraphql } from './http/graphql';
+import { AppError } from './errors';
 import { jsonBody, jsonErrors } from './http/json-body';
 import { antiFraming } from './http/anti-framing';
 import { OpenStreams } from './http/open-streams';
@@ -117,6 +118,8 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
   const stream = mountGraphqlStream(app, schema, services);
   mountGraphql(app, apollo, services);
   const web = mountWeb(app, services);
+  // Past every mount, an unknown path answers the error envelope too (Express's own 404 is an HTML page).
+  app.use((_req, _res, next) => next(new AppError('NotFound', 'No such route')));
   app.use(jsonErrors());
 
   let closing: Promise<void> | undefined;

@@ -128,6 +128,11 @@ describe('paths are matched as documented', () => {
     const plain = await t.rest('GET', `/circuits/${circuit.uid}`, { token: owner.token });
     const slashed = await t.rest('GET', `/circuits/${circuit.uid}/`, { token: owner.token });
     expect({ status: slashed.status, uid: slashed.body.payload?.uid }).toEqual({ status: 200, uid: plain.body.payload.uid });
-    expect(await t.rest('GET', '/circuit-runz/x')).toMatchObject({ status: 404, body: { error: { code: 'NotFound', message: 'No such route' } } });
+    expect(await t.rest('GET', '/circuit-runz/x')).toMatchObject({ status: 404, body: { error: { code: 'NotFound', message: 'No such route' } } });    // Outside /api/v1 as well: the envelope, not Express's HTML page.
+    for (const path of ['/api/etc', '/nope', '/api', '/favicon.ico/..%2f']) {
+      const res = await fetch(`${t.url}${path}`, { method: path === '/api' ? 'POST' : 'GET' });
+      expect({ path, status: res.status, type: res.headers.get('content-type'), body: await res.json() })
+        .toEqual({ path, status: 404, type: 'application/json; charset=utf-8', body: { error: { code: 'NotFound', message: 'No such route' } } });
+    }
   });
 });
