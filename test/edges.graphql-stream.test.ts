@@ -40,6 +40,25 @@ test('an invalid bearer token is 401 JSON before any stream opens, in both conne
   expect(put.json().errors[0].extensions.code).toBe('Unauthorized');
 });
 
+test("graphql-sse's own refusals keep the protocol's status and carry a message and a code like every other error", async () => {
+  const answer = async (method: string, headers: Record<string, string> = {}) => {
+    const res = await fetch(STREAM(), { method, headers: { authorization: `Bearer ${owner.token}`, ...headers } });
+    return { status: res.status, allow: res.headers.get('allow'), type: res.headers.get('content-type'), body: await res.json() as { errors: { message: string; extensions: { code: string } }[] } };
+  };
+  const expectRefusal = (res: Awaited<ReturnType<typeof answer>>, status: number, code: string, message: RegExp) => {
+    expect({ status: res.status, type: res.type, code: res.body.errors[0].extensions.code }).toEqual({ status, type: 'application/json; charset=utf-8', code });
+    expect(res.body.errors[0].message).toMatch(message);
+  };
+  // No stream token and no event-stream Accept: the library answers 404 with no body.
+  expectRefusal(await answer('GET'), 404, 'NotFound', /Accept: text\/event-stream/);
+  const token = 'not-reserved';
+  const other = await answer('PATCH', { 'x-graphql-event-stream-token': token });
+  expectRefusal(other, 405, 'BadClientData', /GET or POST an operation/);
+  expect(other.allow).toBe('GET, POST, PUT, DELETE');
+  expectRefusal(await answer('PUT', { accept: 'application/json' }), 406, 'BadClientData', /Not acceptable/);
+  expectRefusal(await answer('DELETE', { 'x-graphql-event-stream-token': token }), 404, 'NotFound', /^Stream not found$/);
+});
+
 test('a reservation gets a server-chosen token (a client cannot name its own stream)', async () => {
   const res = await reserve(owner.token, { 'x-graphql-event-stream-token': 'chosen-by-client' });
   expect(res.status).toBe(201);

@@ -5,7 +5,7 @@ import { createHandler, Request as SseRequest, Response as SseResponse } from 'g
 import { authenticate, Authentication } from '../auth/authenticate';
 import { buildContext } from '../graphql/context';
 import { toPublicError } from '../graphql/format-error';
-import { AppError, unauthorized } from '../errors';
+import { AppError, unauthorized, type ErrorCode } from '../errors';
 import { ERROR_STATUS } from '../../rest-bridge/error-status';
 import type { Services } from '../services';
 import { prepareOperation } from '../graphql/prepare-operation';
@@ -35,6 +35,35 @@ function jsonResponse(...errors: GraphQLError[]): SseResponse {
     JSON.stringify({ errors: reduced.map(({ message, code }) => ({ message, extensions: { code } })) }),
     { status: ERROR_STATUS[reduced[0].code], statusText: '', headers: { 'content-type': 'application/json; charset=utf-8' } },
   ];
+}
+
+/** What graphql-sse answers without a message of its own, by status. */
+const PROTOCOL_MESSAGES: Record<number, string> = {
+  404: 'No such stream: send Accept: text/event-stream to stream one operation, or reserve a stream with PUT and name it in the X-GraphQL-Event-Stream-Token header',
+  405: 'Method not allowed here: GET or POST an operation, PUT to reserve a stream, DELETE to end one of its operations',
+  406: 'Not acceptable: an operation streams with Accept: text/event-stream; a reserved stream takes Accept: application/json for its operations and text/plain for PUT',
+};
+
+/** The code each protocol refusal carries; a status with no code of its own is a bad request. */
+function protocolCode(status: number): ErrorCode {
+  return (Object.entries(ERROR_STATUS).find(([, mapped]) => mapped === status)?.[0] as ErrorCode | undefined) ?? 'BadClientData';
+}
+
+/**
+ * graphql-sse's own refusals (no stream, a wrong method, an unparsable request) in the error shape of
+ * /graphql: every error with a message and `extensions.code`, where the library sends an empty body or
+ * errors without codes. Its statuses (and `Allow`) stay: they are the protocol's.
+ */
+function withCodes(body: string | null, init: ResponseInit & { status: number }): [string, ResponseInit & { status: number }] {
+  let errors: { message?: unknown; extensions?: Record<string, unknown> }[] = [];
+  try {
+    const parsed = body ? JSON.parse(body) as { errors?: unknown } : undefined;
+    if (Array.isArray(parsed?.errors)) errors = parsed.errors as typeof errors;
+  } catch { /* a text body: replaced below */ }
+  if (!errors.length) errors = [{ message: PROTOCOL_MESSAGES[init.status] ?? (body || init.statusText || 'Bad request') }];
+  const code = protocolCode(init.status);
+  const coded = errors.map((error) => ({ ...error, extensions: { code, ...error.extensions } }));
+  return [JSON.stringify({ errors: coded }), { ...init, headers: { ...(init.headers as Record<string, string> | undefined), 'content-type': 'application/json; charset=utf-8' } }];
 }
 
 /**
@@ -169,6 +198,11 @@ export function mountGraphqlStream(app: Express, schema: GraphQLSchema, services
           res.writeHead(refused.status, refused.headers);
           return void res.end(refusal);
         }
+      }
+      if (init.status >= 400 && (!body || typeof body === 'string')) {
+        const [refusal, refused] = withCodes(body, init);
+        res.writeHead(refused.status, refused.statusText || undefined, refused.headers as Record<string, string>);
+        return void res.end(refusal);
       }
       res.writeHead(init.status, init.statusText || undefined, init.headers);
       if (!body || typeof body === 'string') return void res.end(body);
