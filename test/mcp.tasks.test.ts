@@ -85,9 +85,11 @@ test('a long call: the task works while the run waits, tasks/result waits for it
   const alice = await makeUser();
   const { circuit } = await makeRunnableCircuit(alice, holding.holdDefinition());
   const client = await connect(alice.token);
+  // Counted before the call: its run may reach the target before the call answers.
+  const heldBefore = holding.held.length;
   const { task } = await callAsTask(client, toolName(alice, circuit), {});
   expect(task.status).toBe('working');
-  await holding.untilHeld(holding.held.length + 1);
+  await holding.untilHeld(heldBefore + 1);
 
   const elsewhere = await connect(alice.token, second.url);
   expect(await elsewhere.experimental.tasks.getTask(task.taskId)).toMatchObject({ taskId: task.taskId, status: 'working', statusMessage: 'running' });
@@ -109,8 +111,9 @@ test('tasks/cancel cancels the run: EXCEPTION Canceled, charged once, its result
   const alice = await makeUser();
   const { circuit } = await makeRunnableCircuit(alice, holding.holdDefinition());
   const client = await connect(alice.token);
+  const heldBefore = holding.held.length;
   const { task } = await callAsTask(client, toolName(alice, circuit), {});
-  await holding.untilHeld(holding.held.length + 1);
+  await holding.untilHeld(heldBefore + 1);
 
   const cancelled = await client.experimental.tasks.cancelTask(task.taskId);
   expect(cancelled).toMatchObject({ taskId: task.taskId, status: 'cancelled' });
@@ -140,8 +143,9 @@ test("a task is its caller's only: another user's run, a made-up id and a huge o
   const alice = await makeUser();
   const mallory = await makeUser();
   const { circuit } = await makeRunnableCircuit(alice, holding.holdDefinition(), { isPrivate: false });
+  const heldBefore = holding.held.length;
   const { task } = await callAsTask(await connect(alice.token), toolName(alice, circuit), {});
-  await holding.untilHeld(holding.held.length + 1);
+  await holding.untilHeld(heldBefore + 1);
 
   const intruder = await connect(mallory.token);
   for (const taskId of [task.taskId, '00000000-0000-4000-8000-000000000000', 'not-a-uid', 'x'.repeat(100_000)]) {
