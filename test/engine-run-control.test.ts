@@ -6,6 +6,8 @@ import { startFakeOpenAI } from './support/fake-openai';
 import type { CircuitDefinition } from '../src/engine/definition';
 import { executeDefinition, type ExecutionContext } from '../src/engine/run-executor';
 import { ExecutionFailure, RunAborted, type RunBudget, type StepEvent } from '../src/engine/run-control';
+import type { EngineDeps } from '../src/engine/ports';
+import { engineDepsOf } from '../src/runs/engine-deps';
 
 let t: TestApp;
 let openai: Awaited<ReturnType<typeof startFakeOpenAI>>;
@@ -37,15 +39,21 @@ afterAll(async () => {
 const anyObject: CircuitDefinition['query_schema'] = { type: 'object' };
 const budget = (over: Partial<RunBudget> = {}): RunBudget => ({ maxSteps: 1000, maxResultBytes: 4 * 1024 * 1024, hold: async () => true, ...over });
 
-function context(over: Partial<ExecutionContext> = {}, services = t.app.services): ExecutionContext {
+function context(over: Partial<ExecutionContext> = {}, deps: EngineDeps = engineDepsOf(t.app.services)): ExecutionContext {
   return {
     run: { uid: '00000000-0000-4000-8000-000000000001', userUid: owner.user.uid, circuitUid: 'c', versionUid: 'v' },
-    services,
+    deps,
     signal: new AbortController().signal,
     depth: 0,
     budget: budget(),
     ...over,
   };
+}
+
+/** The test app's engine deps with some settings changed. */
+function withConfig(config: Partial<EngineDeps['config']>): EngineDeps {
+  const deps = engineDepsOf(t.app.services);
+  return { ...deps, config: { ...deps.config, ...config } };
 }
 
 function recorder() {
@@ -106,13 +114,13 @@ test('a failure message names the kind and step and carries no key, stack or add
   expect(shape.message).toBe('transform step shape: JSONata: boom');
   const broken = await startFakeOpenAI({ status: 401 });
   try {
-    const services = { ...t.app.services, config: { ...t.app.services.config, openaiBaseUrl: broken.baseUrl } };
-    const model = await failure(executeDefinition({ query_schema: anyObject, steps: [{ id: 'ask', kind: 'llm', model: 'm', messages: [{ role: 'user', content: 'x' }] }] }, {}, context({}, services)));
+    const deps = withConfig({ openaiBaseUrl: broken.baseUrl });
+    const model = await failure(executeDefinition({ query_schema: anyObject, steps: [{ id: 'ask', kind: 'llm', model: 'm', messages: [{ role: 'user', content: 'x' }] }] }, {}, context({}, deps)));
     expect(model.message).toBe('llm step ask: model call failed (HTTP 401): fake failure');
   } finally {
     await broken.close();
   }
-  const unreachable = { ...t.app.services, config: { ...t.app.services.config, openaiBaseUrl: 'http://127.0.0.1:1/v1' } };
+  const unreachable = withConfig({ openaiBaseUrl: 'http://127.0.0.1:1/v1' });
   const gone = await failure(executeDefinition({ query_schema: anyObject, steps: [{ id: 'ask', kind: 'llm', model: 'm', messages: [{ role: 'user', content: 'x' }], retry: { max_attempts: 2, initial_backoff_ms: 100 } }] }, {}, context({}, unreachable)));
   expect(gone.message).toBe('llm step ask: model call failed: the model endpoint could not be reached (after 2 attempts)');
   for (const f of [down, refused, shape, gone]) expect(f.message).not.toMatch(/sk-secret|\bat \/|Error:/);
@@ -169,9 +177,9 @@ describe('abort: the signal stops http, llm and embedded circuit steps within 1 
   });
 
   test('llm (the stream to the model is closed)', async () => {
-    const services = { ...t.app.services, config: { ...t.app.services.config, openaiBaseUrl: slowOpenai.baseUrl } };
+    const deps = withConfig({ openaiBaseUrl: slowOpenai.baseUrl });
     const controller = new AbortController();
-    const running = executeDefinition({ query_schema: anyObject, steps: [{ id: 'ask', kind: 'llm', model: 'm', messages: [{ role: 'user', content: 'x' }] }] }, {}, context({ signal: controller.signal }, services));
+    const running = executeDefinition({ query_schema: anyObject, steps: [{ id: 'ask', kind: 'llm', model: 'm', messages: [{ role: 'user', content: 'x' }] }] }, {}, context({ signal: controller.signal }, deps));
     const deadline = Date.now() + 10_000;
     while (slowOpenai.state.open === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     const abortedAt = Date.now();

@@ -3,7 +3,7 @@ import { SchemaCompiler } from './schema-compile';
 
 /**
  * The JSON Schema machinery of one process, built by the composition (src/app.ts, src/worker.ts, a CLI
- * command) and passed in Services as `schemas`: the compile check's thread used at publish, and the
+ * command) and passed around as `schemas` (the engine gets it in EngineDeps): the compile check's thread used at publish, and the
  * compiled query and output schemas of the versions this process has run.
  */
 export interface JsonSchemaService {

@@ -50,7 +50,7 @@ export async function executeDefinition(definition: CircuitDefinition, input: un
         if (!entry) return;
         running.delete(stepId);
         const endedAt = new Date().toISOString();
-        context.services.runMetrics.stepEnded(entry.kind, entry.startedAt, endedAt);
+        context.deps.observer.stepEnded(entry.kind, entry.startedAt, endedAt);
         if (entry.span) endSpan(entry.span, error);
         observer?.step({ step_id: stepId, kind: entry.kind, status: 'failed', started_at: entry.startedAt, ended_at: endedAt, error });
       };
@@ -70,7 +70,7 @@ export async function executeDefinition(definition: CircuitDefinition, input: un
           credits += error.spent;
           return fail(`${step.kind} step ${step.id}: ${error.message}`, error.code, step.id);
         }
-        context.services.log.error({ err: error, run: context.run.uid, step: step.id }, 'step failed unexpectedly');
+        context.deps.log.error({ err: error, run: context.run.uid, step: step.id }, 'step failed unexpectedly');
         fail(`${step.kind} step ${step.id}: internal error`, 'Internal', step.id);
       };
 
@@ -133,7 +133,7 @@ export async function executeDefinition(definition: CircuitDefinition, input: un
             const endsTheRun = context.depth === 0 && finished + 1 === steps.length;
             if (kind.durable && !reused && context.journal && !endsTheRun) {
               await context.journal.complete(path, record).catch((error: unknown) =>
-                context.services.log.warn({ err: error, run: context.run.uid, step: path }, 'could not record a completed step'));
+                context.deps.log.warn({ err: error, run: context.run.uid, step: path }, 'could not record a completed step'));
               if (failed) return;
             }
             running.delete(step.id);
@@ -151,7 +151,7 @@ export async function executeDefinition(definition: CircuitDefinition, input: un
             scopeSteps[step.id] = { output };
             records[step.id] = record;
             if (!reused) {
-              context.services.runMetrics.stepEnded(step.kind, startedAt, record.ended_at);
+              context.deps.observer.stepEnded(step.kind, startedAt, record.ended_at);
               observer?.step({
                 step_id: step.id, kind: step.kind, status: 'completed', started_at: startedAt, ended_at: record.ended_at, credits: record.credits,
                 ...(record.cached ? { cached: true } : {}), ...(record.replayed ? { replayed: true } : {}),

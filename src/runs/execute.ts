@@ -17,6 +17,7 @@ import { findUnstorableText } from './storable-json';
 import { ClaimedRun, finishRun, RunEnding, type RunCharge, type WorkerIdentity } from './transitions';
 import { loadStepJournal, runJournal } from './step-journal';
 import { loadReplaySource, recordRunRequests, RunRequestGate } from './step-gate';
+import { engineDepsOf } from './engine-deps';
 
 /** A run is executed at most this many times (attempts are counted at claim, before executing); the next claim ends it WorkerLost. */
 export const MAX_ATTEMPTS = 3;
@@ -232,7 +233,7 @@ export async function executeClaimed(services: Services, claim: ClaimedRun, cont
       releaseCap: (credits) => cap.release(credits),
     };
     const context = {
-      services,
+      deps: engineDepsOf(services),
       run: { uid: claim.uid, userUid: claim.user_uid, circuitUid: claim.circuit_uid, versionUid: claim.circuit_version_uid },
       signal: control.signal,
       depth: 0,

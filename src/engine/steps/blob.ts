@@ -37,9 +37,9 @@ export const blobStep = defineStepKind({
 
       let content: Buffer;
       try {
-        content = await ctx.services.blobStorage.read(blob.uid);
+        content = await ctx.deps.blobStorage.read(blob.uid);
       } catch (error) {
-        ctx.services.log.warn({ err: error, blob: blob.uid }, 'blob step could not read content');
+        ctx.deps.log.warn({ err: error, blob: blob.uid }, 'blob step could not read content');
         throw new StepError(step.id, `reading blob ${blob.uid} failed`);
       }
       const text = content.toString('utf8');

@@ -54,7 +54,7 @@ export const circuitStep = defineStepKind({
       throw new StepError(step.id, `input: ${templateFailure(error)}`);
     }
     if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new StepError(step.id, 'input must be an object');
-    const invalid = checkInput(ctx.services.schemas.inputs, version.uid, version.definition.query_schema, input, 'input');
+    const invalid = checkInput(ctx.deps.schemas.inputs, version.uid, version.definition.query_schema, input, 'input');
     if (invalid) throw new StepError(step.id, `embedded circuit input: ${invalid.message}`);
 
     const runDefinition = ctx.runDefinition;
@@ -71,7 +71,7 @@ export const circuitStep = defineStepKind({
         }) : undefined;
         try {
           const embedded = await runDefinition(version.definition, input, {
-            services: ctx.services,
+            deps: ctx.deps,
             signal: attempt.signal,
             budget: ctx.budget,
             tally: ctx.tally,

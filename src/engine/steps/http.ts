@@ -150,7 +150,7 @@ export const httpStep = defineStepKind({
         // Resolved for each attempt: the answer may change between attempts, and it is checked each time.
         let addresses: dns.LookupAddress[];
         try {
-          addresses = await resolvePublicTarget(url, ctx.services.config.httpStepAllowPrivate);
+          addresses = await resolvePublicTarget(url, ctx.deps.config.httpStepAllowPrivate);
         } catch (error) {
           throw new StepError(step.id, error instanceof NetGuardError ? error.message : 'the target could not be checked');
         }

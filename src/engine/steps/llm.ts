@@ -24,7 +24,7 @@ export function estimatePromptTokens(messages: { content: string }[]): number {
   return messages.reduce((sum, m) => sum + Math.ceil(Buffer.byteLength(m.content) / 3) + 8, 0);
 }
 
-/** The client of a base URL and key, made once and kept in `clients` (RunService.llmClients: one pool per process). */
+/** The client of a base URL and key, made once and kept in `clients` (the deps' modelClients: one pool per process). */
 function clientFor(clients: Map<string, OpenAI>, baseURL: string, apiKey: string): OpenAI {
   const key = `${baseURL}\n${apiKey}`;
   let client = clients.get(key);
@@ -185,9 +185,9 @@ export const llmStep = defineStepKind({
     return throughGate(ctx, { model: step.model, messages, temperature, max_tokens: maxTokens }, async () => {
       const policy = parseStepPolicy(step, 'llm');
       const estimate = estimatePromptTokens(messages) + maxTokens;
-      const { config } = ctx.services;
+      const { config } = ctx.deps;
       const apiKey = config.openaiApiKey || OPENAI_API_KEY_UNSET;
-      const client = clientFor(ctx.services.runs.llmClients, config.openaiBaseUrl, apiKey);
+      const client = clientFor(ctx.deps.modelClients, config.openaiBaseUrl, apiKey);
       const observer = ctx.observer;
       // Tokens used by all attempts (a failed one that reported usage too): what the step is charged.
       const used = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };

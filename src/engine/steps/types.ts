@@ -1,5 +1,5 @@
 import type { TraceContext } from '../../telemetry/tracing';
-import type { Services } from '../../services';
+import type { EngineDeps } from '../ports';
 import type { SandboxCall } from '../../sandbox/sandbox';
 import type { CircuitDefinition, StepDefinition } from '../definition';
 import type { RunBudget, RunErrorCode, RunObserver, StepJournal } from '../run-control';
@@ -35,7 +35,8 @@ export interface ExecutionResult {
 /** What the job layer hands the engine to execute a run. */
 export interface ExecutionContext {
   run: { uid: string; userUid: string; circuitUid: string; versionUid: string };
-  services: Services;
+  /** The long-lived pieces the steps use (logger, settings, blob storage, sandbox, model clients…). */
+  deps: EngineDeps;
   signal: AbortSignal;
   /** Nesting depth of embedded circuits; the `circuit` step refuses past a limit. */
   depth: number;
@@ -43,19 +44,19 @@ export interface ExecutionContext {
   budget: RunBudget;
   /** Set by the executor at depth 0 and shared with embedded runs. */
   tally?: RunTally;
-  /** The run's durable step record (DESIGN §9.2), shared with embedded runs. */
+  /** The run's durable step record (what an attempt after a worker's death reuses), shared with embedded runs. */
   journal?: StepJournal;
   /** Prefix of this level's step paths in the journal: '' at the top, `<step id>/` inside an embedded run. */
   path?: string;
   /**
    * Ids of steps of this run that failed in the end with a failure worth retrying (a connection error,
-   * a timeout, a retryable status; DESIGN §9.3). Set by a `circuit` step for the run it embeds, to
+   * a timeout, a retryable status). Set by a `circuit` step for the run it embeds, to
    * decide whether retrying the embedded run may help; the step-policy runner adds to it.
    */
   retryableFailures?: Set<string>;
   /** Where a step's rendered request may be answered without an upstream call (step cache, recorded replay); shared with embedded runs. */
   gate?: RequestGate;
-  /** DESIGN §11.2: the span this level's steps are children of (the run's, or an embedded run's), and the run's attempt; absent with traces off. */
+  /** The trace span this level's steps are children of (the run's, or an embedded run's), and the run's attempt; absent with traces off. */
   trace?: { context: TraceContext; attempt: number };
 }
 
@@ -80,7 +81,7 @@ export interface RequestGate {
   through(at: GatedStep, request: unknown, call: () => Promise<StepResult>): Promise<StepResult>;
 }
 
-/** What a step sees: the run's input, the outputs of steps already finished, and the services. */
+/** What a step sees: the run's input, the outputs of steps already finished, and the engine's deps. */
 export interface StepContext extends ExecutionContext {
   input: unknown;
   steps: Record<string, { output: unknown }>;
@@ -172,8 +173,8 @@ export function defineStepKind<K extends string>(module: StepKindModule<K>): Ste
 }
 
 /** Where user logic of this run runs: the sandbox, within STEP_CPU_MS and STEP_MEMORY_MB, outputs within RUN_MAX_RESULT_BYTES. */
-export function sandboxCall(ctx: Pick<ExecutionContext, 'services' | 'budget' | 'run'>): SandboxCall {
-  const { config, sandbox } = ctx.services;
+export function sandboxCall(ctx: Pick<ExecutionContext, 'deps' | 'budget' | 'run'>): SandboxCall {
+  const { config, sandbox } = ctx.deps;
   return { sandbox, cpuMs: config.stepCpuMs, memoryMb: config.stepMemoryMb, maxOutputBytes: ctx.budget.maxResultBytes, owner: ctx.run.userUid, ownerShare: config.sandboxUserIsolates };
 }
 
