@@ -38,7 +38,10 @@ export default tseslint.config(
         zones: [
           { target: './src/queue', from: ['./src/runs', './src/engine', './src/graphql', './src/http', './src/web', './src/webhooks', './src/schedules', './rest-bridge'], message: 'src/queue/ is the floor under runs: it knows Agenda, not what its jobs do.' },
           { target: './src/engine', from: ['./src/runs', './src/queue', './src/graphql', './src/http', './src/web', './rest-bridge'], message: 'the engine executes a definition; the run wing (src/runs/) drives it through ExecutionContext.' },
-          { target: './src/engine', from: ['./src/services.ts', './src/telemetry/run-metrics.ts'], message: 'the engine gets what it uses as EngineDeps (src/engine/ports.ts), not the Services bag or the metrics store.' },
+          {
+            target: './src/engine', from: ['./src/services.ts', './src/telemetry/run-metrics.ts'],
+            message: 'the engine gets what it uses as EngineDeps (src/engine/ports.ts), not the Services bag or the metrics store.',
+          },
           { target: './src/runs', from: ['./src/graphql', './src/http', './src/web', './rest-bridge'], message: 'the run wing is below the API layers that present it.' },
           { target: './src/models', from: ['./src/runs', './src/queue', './src/graphql', './src/http', './src/web', './rest-bridge'], message: 'models know nothing above them.' },
           { target: './rest-bridge', from: ['./src/engine', './src/runs', './src/queue', './src/credits', './src/commands', './src/policies', './src/sandbox', './src/webhooks', './src/schedules', './src/aliases', './src/storage', './src/web', './src/mcp'], message: 'the REST bridge maps paths onto GraphQL operations and holds no business logic: it reaches the domain only through the schema.' },
