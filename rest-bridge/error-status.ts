@@ -1,6 +1,6 @@
 import type { AppError, ErrorCode } from '../src/errors';
 
-/** The one table from an error code to its HTTP status (spec §7, DESIGN §5/§6). */
+/** The one table from an error code to its HTTP status (spec §7, plus 402 for credits; docs/api-conventions.md). */
 export const ERROR_STATUS: Record<ErrorCode, number> = {
   BadClientData: 400,
   Unauthorized: 401,

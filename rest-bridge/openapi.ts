@@ -84,7 +84,7 @@ const FREE_OBJECT: JsonSchema = { type: 'object', additionalProperties: true };
 const ANY_JSON: JsonSchema = { description: 'Any JSON value' };
 
 /**
- * JSON-scalar fields whose shape is known: the document declares it rather than "any JSON" (DESIGN §11.3).
+ * JSON-scalar fields whose shape is known: the document declares it rather than "any JSON", so a generated client types it (docs/typed-clients.md).
  * Keyed by `Type.field` of the GraphQL schema; `$ref`s name components/schemas below.
  */
 const JSON_FIELD_SHAPES: Record<string, JsonSchema> = {
@@ -95,7 +95,7 @@ const JSON_FIELD_SHAPES: Record<string, JsonSchema> = {
   'CircuitRunComparison.steps': { type: 'object', additionalProperties: { $ref: '#/components/schemas/RunComparisonEntry' } },
   'CircuitRunEvent.data': { anyOf: [FREE_OBJECT, { type: 'null' }], description: 'step events: {step_id, kind, status, started_at, ended_at?, credits?, error?}; output events: {step_id, delta}' },
   'CircuitSchedule.input': { ...FREE_OBJECT, description: 'The input of every run' },
-  'CircuitVersion.definition': { ...FREE_OBJECT, description: 'The circuit definition (DESIGN §4)' },
+  'CircuitVersion.definition': { ...FREE_OBJECT, description: 'The circuit definition (its format: GET /api/v1/definition-schema.json)' },
   'CircuitVersion.querySchema': { ...FREE_OBJECT, description: 'The JSON Schema (2020-12) a query input must satisfy' },
 };
 
@@ -120,8 +120,8 @@ const SHAPE_COMPONENTS: Record<string, JsonSchema> = {
       ended_at: { type: 'string', format: 'date-time' },
       credits: { type: 'number', description: 'Credits the step cost' },
       usage: { $ref: '#/components/schemas/LlmUsage' },
-      cached: { type: 'boolean', description: 'Served from the step cache (DESIGN §9.5)' },
-      replayed: { type: 'boolean', description: "A recorded replay reused the original run's output (DESIGN §10.2)" },
+      cached: { type: 'boolean', description: 'Served from the step cache: no upstream call, 0 credits' },
+      replayed: { type: 'boolean', description: "A recorded replay reused the original run's output: no upstream call, 0 credits" },
     },
   },
   LlmUsage: {

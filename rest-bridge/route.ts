@@ -38,7 +38,7 @@ export interface BodySchema {
  * How a row declares its input (checked at the edge by Ajv, rest-bridge/validate.ts, before the
  * operation runs; errors name the REST field in snake_case, e.g. `is_private must be boolean`):
  * - `params`: JSON Schema per `:name` in the path; a parameter left out is `{type: "string"}`.
- *   A value that fails its schema names nothing, so it is 404 (a malformed uid, DESIGN §6).
+ *   A value that fails its schema names nothing, so it is 404 (a malformed uid is an unknown one).
  *   Use `UID` from rest-bridge/schemas.ts for uids.
  * - `query`: per parameter `{schema, required?, description?}`; `PAGE_QUERY` for `limit`/`page`.
  *   Unknown query parameters are ignored; a parameter given twice is 400.

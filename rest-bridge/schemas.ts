@@ -4,7 +4,7 @@ const nouns = new WeakMap<JsonSchema, string>();
 
 /**
  * A path parameter naming a `noun` by uid (UUID). A value that is not a uid names nothing, so the
- * edge answers it as `<noun> not found` (404, DESIGN §6) without asking the database.
+ * edge answers it as `<noun> not found` (404, like any unknown uid) without asking the database.
  */
 export function uidParam(noun: string): JsonSchema {
   const schema = { type: 'string', format: 'uuid' };

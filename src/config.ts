@@ -30,7 +30,7 @@ export interface Config {
   jobLockLifetimeMs: number;
   /** Runs a worker claims at once (its run-job slots); claiming is quick, executing is detached (RUN_MAX_INFLIGHT). */
   jobConcurrency: number;
-  /** Runs one worker process executes at once, waiting ones included (RUN_MAX_INFLIGHT, DESIGN §9.1). */
+  /** Runs one worker process executes at once, waiting ones included (RUN_MAX_INFLIGHT, docs/runs.md). */
   runMaxInflight: number;
   /** Runs of one user executing at once across all workers; more wait PROVISIONED (USER_MAX_CONCURRENT_RUNS, docs/fairness.md). */
   userMaxConcurrentRuns: number;

@@ -9,7 +9,7 @@ import { drawPoint, routeAt } from '../src/aliases/alias-routes';
 import { createUser } from '../src/commands/create-user';
 
 /**
- * Version aliases (DESIGN §10.1) and the version lifecycle over REST (§10.3). The worker is off: runs
+ * Version aliases and the version lifecycle over REST. The worker is off: runs
  * stay PROVISIONED, and which version a query drew is read from the answer's run row.
  */
 let t: TestApp;

@@ -6,7 +6,7 @@ import { makeUser, TestUser } from './support/factories';
 import { addWaitingStep, makeWaitingRun, stepRow } from './support/approval-factories';
 
 /**
- * Approval steps, the API side (DESIGN §9.4): POST /circuit-runs/{uid}/approvals/{step_id} and
+ * Approval steps, the API side: POST /circuit-runs/{uid}/approvals/{step_id} and
  * GraphQL resolveApproval record a person's decision on a waiting step and wake the run's worker;
  * `waiting_for` shows the owner what a run waits on. The engine is not involved: the waiting state
  * is made in SQL as the engine leaves it (test/support/approval-factories.ts).

@@ -3,7 +3,7 @@ import ts from 'typescript';
 import { startTestApp, TestApp } from './support/app';
 import { makeUser, TestUser } from './support/factories';
 
-/** DESIGN §11.3: GET /circuits/{uid}/client.ts, a dependency-free typed module per circuit version. */
+/** GET /circuits/{uid}/client.ts, a dependency-free typed module per circuit version. */
 let t: TestApp;
 let owner: TestUser;
 let other: TestUser;

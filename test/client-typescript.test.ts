@@ -5,7 +5,7 @@ import { startTestApp, TestApp } from './support/app';
 import { makeUser, TestUser } from './support/factories';
 import { openApiTypes } from './support/openapi-types';
 
-/** DESIGN §11.3: the typed client of the whole REST API (clients/typescript/), generated from the served document. */
+/** The typed client of the whole REST API (clients/typescript/), generated from the served document. */
 let t: TestApp;
 let owner: TestUser;
 beforeAll(async () => {

@@ -14,7 +14,7 @@ test('the published definition schema is a strict draft 2020-12 schema documenti
   expect(validate(HELLO_DEFINITION)).toBe(true);
   expect(validate({ ...HELLO_DEFINITION, steps: [{ id: 'a', kind: 'http', method: 'FETCH', url: 'x' }] })).toBe(false);
   expect(validate({ ...HELLO_DEFINITION, steps: [{ id: 'a', kind: 'template', template: 'x', extra: 1 }] })).toBe(false);
-  // Step policies (DESIGN §9.3): on http, llm and circuit steps, within their ranges.
+  // Step policies: on http, llm and circuit steps, within their ranges.
   const http = { id: 'a', kind: 'http', method: 'GET', url: 'x' };
   expect(validate({ ...HELLO_DEFINITION, steps: [{ ...http, retry: { max_attempts: 3, initial_backoff_ms: 100, max_backoff_ms: 600000 }, timeout_ms: 100 }] })).toBe(true);
   for (const bad of [{ retry: { max_attempts: 11 } }, { retry: { initial_backoff_ms: 50 } }, { retry: { max_backoff_ms: 600001 } }, { retry: { other: 1 } }, { timeout_ms: 600001 }, { timeout_ms: 99 }]) {

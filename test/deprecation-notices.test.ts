@@ -3,7 +3,7 @@ import { useTestApp } from './support/app';
 import { HELLO_DEFINITION, makeCircuit, makeUser, TestUser } from './support/factories';
 
 /**
- * DESIGN §5: every response about a deprecated circuit carries the notice and the `Deprecation`
+ * Every response about a deprecated circuit carries the notice and the `Deprecation`
  * header; lists of many circuits do not. The notice follows from the circuit the request names
  * (graphql/notices.ts), so every single-circuit endpoint is covered without a call of its own.
  */

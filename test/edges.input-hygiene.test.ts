@@ -3,7 +3,7 @@ import { HELLO_DEFINITION, makeUser, TestUser } from './support/factories';
 import { makeRunnableCircuit } from './support/run-factories';
 import { Circuit } from '../src/models';
 
-// DESIGN §8 "Text": NUL, lone surrogates and nesting deeper than 64 are 400 BadClientData naming the
+// Text in JSON input: NUL, lone surrogates and nesting deeper than 64 are 400 BadClientData naming the
 // field, on REST and GraphQL alike; never a 500, never silently rewritten.
 const t = useTestApp();
 let owner: TestUser;

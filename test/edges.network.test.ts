@@ -4,7 +4,7 @@ import { makeUser } from './support/factories';
 import { makeBlob, tempDataDir } from './support/blob-factories';
 import { ConfigError, loadConfig } from '../src/config';
 
-// DESIGN §8 "Network": X-Forwarded-For is believed only from TRUST_PROXY (default: nobody); absolute
+// Network: X-Forwarded-For is believed only from TRUST_PROXY (default: nobody); absolute
 // URLs come from PUBLIC_URL (default http://HOST:PORT), never from the Host header.
 
 /** GET with headers fetch() will not send as given (Host). */

@@ -4,7 +4,7 @@ import { makeRunnableCircuit, submitRun, waitForRun } from './support/run-factor
 import { CircuitRun } from '../src/models/CircuitRun';
 import type { CircuitDefinition } from '../src/engine/definition';
 
-/** Hostile user logic (DESIGN §8): each attack ends its run StepFailed while the same process keeps answering. */
+/** Hostile user logic: each attack ends its run StepFailed while the same process keeps answering. */
 const t = useTestApp({ stepCpuMs: 400, stepMemoryMb: 32 });
 let owner: TestUser;
 

@@ -1,7 +1,7 @@
 import { toTs } from '../src/clients/json-schema-to-ts';
 import { circuitModule } from '../src/clients/circuit-module';
 
-/** The JSON Schema → TypeScript conversion behind GET /circuits/{uid}/client.ts (DESIGN §11.3). */
+/** The JSON Schema → TypeScript conversion behind GET /circuits/{uid}/client.ts. */
 test('converts the common keywords', () => {
   expect(toTs({ type: 'string' })).toBe('string');
   expect(toTs({ type: ['integer', 'null'] })).toBe('number | null');

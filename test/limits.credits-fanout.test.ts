@@ -10,7 +10,7 @@ import type { CircuitDefinition } from '../src/engine/definition';
 jest.setTimeout(120_000);
 
 /**
- * Issue #8, DESIGN §8 "Credits are never overspent": a user with 10 credits ran a 100×100 embedded
+ * Issue #8, credits are never overspent: a user with 10 credits ran a 100×100 embedded
  * fan-out (a circuit with 100 `circuit` steps, each embedding a circuit with 100 `circuit` steps,
  * each embedding a 100-step circuit): 10,100 embedded runs, 1,000,000 steps, cost 10,101, paid 10.
  * Here RUN_MAX_STEPS is set as high as the configuration allows, so that the credit hold, not the step

@@ -10,7 +10,7 @@ import { baseToolName } from '../src/mcp/tool-names';
 import type { Circuit } from '../src/models';
 
 /**
- * DESIGN §11.1 "where the client supports MCP tasks, a long call returns a task backed by the run",
+ * Where the client supports MCP tasks, a long call returns a task backed by the run,
  * with the SDK's own client (protocol 2025-11-25): the task id is the run's uid, and tasks/get,
  * tasks/result and tasks/cancel are the run's state, output and cancel, answered by any API process.
  */

@@ -134,7 +134,7 @@ describe('circuits', () => {
     await expectStatus(call('GET', '/circuits/{circuit_uid}/primary', values), 404);
     const { circuit: runnable } = await makeCircuit(owner);
     await expectStatus(call('GET', '/circuits/{circuit_uid}/primary', { circuit_uid: runnable.uid }), 200);
-    // DESIGN §11.3: the circuit's TypeScript module.
+    // The circuit's TypeScript module.
     await expectStatus(call('GET', '/circuits/{circuit_uid}/client.ts', { circuit_uid: runnable.uid }), 200);
     await expectStatus(call('GET', '/circuits/{circuit_uid}/client.ts', { circuit_uid: runnable.uid }, { query: { alias: 'none' } }), 404);
     await expectStatus(call('GET', '/circuits/{circuit_uid}/client.ts', values), 404);
@@ -181,7 +181,7 @@ describe('circuits', () => {
   });
 });
 
-describe('the version lifecycle and aliases (DESIGN §10.1, §10.3)', () => {
+describe('the version lifecycle and aliases', () => {
   test('publish, promote, me; put, list, read, history, delete an alias; a query through it', async () => {
     const { circuit: priv } = await makeCircuit(owner, { isPrivate: true });
     const { circuit } = await makeCircuit(owner);
@@ -287,7 +287,7 @@ describe('runs', () => {
     await expectStatus(call('POST', '/circuit-runs/{uid}/cancel', { uid: failed.body.payload.uid }), 401);
     await expectStatus(call('POST', '/circuit-runs/{uid}/cancel', { uid: NO_SUCH_UID }, { token: owner.token }), 404);
 
-    // Replay and compare (DESIGN §10.2).
+    // Replay and compare.
     const replayed = await expectStatus(call('POST', '/circuit-runs/{uid}/replay', { uid }, { token: owner.token, body: { mode: 'live' } }), 200);
     expect(replayed.body.payload).toMatchObject({ state: 'PROVISIONED', replay_of: uid });
     await expectStatus(call('POST', '/circuit-runs/{uid}/replay', { uid }, { token: other.token, body: {} }), 403);
@@ -299,7 +299,7 @@ describe('runs', () => {
     await expectStatus(call('GET', '/circuit-runs/{a}/compare/{b}', { a: uid, b: failed.body.payload.uid }), 401);
     await expectStatus(call('GET', '/circuit-runs/{a}/compare/{b}', { a: uid, b: NO_SUCH_UID }, { token: owner.token }), 404);
 
-    // Approval steps (DESIGN §9.4): a run waiting on one, made as the engine leaves it.
+    // Approval steps: a run waiting on one, made as the engine leaves it.
     const waiting = await makeWaitingRun(owner, { prompt: 'Go ahead?' });
     const approval = { uid: waiting.run.uid, step_id: waiting.stepId };
     const decide = (options: CallOptions) => call('POST', '/circuit-runs/{uid}/approvals/{step_id}', approval, options);
@@ -333,7 +333,7 @@ describe('runs', () => {
     await expectStatus(call('GET', '/circuit-runs/{uid}/events', { uid: failed.body.payload.uid }), 401);
     await expectStatus(call('GET', '/circuit-runs/{uid}/events', { uid: failed.body.payload.uid }, { token: other.token }), 403);
     await expectStatus(call('GET', '/circuit-runs/{uid}/events', { uid: NO_SUCH_UID }), 404);
-    // DESIGN §11.3: a signed URL of the stream, opened without a token; a tampered one is 403.
+    // A signed URL of the stream, opened without a token; a tampered one is 403.
     const signed = await expectStatus(call('POST', '/circuit-runs/{uid}/events/url', { uid: failed.body.payload.uid }, { token: owner.token }), 200);
     const signedQuery = Object.fromEntries(new URL(signed.body.payload.url).searchParams);
     await expectStatus(call('GET', '/circuit-runs/{uid}/events', { uid: failed.body.payload.uid }, { query: signedQuery }), 200);
@@ -500,7 +500,7 @@ describe('schedules and webhooks', () => {
   });
 });
 
-describe('batches and estimates (DESIGN §12)', () => {
+describe('batches and estimates', () => {
   test('submit a batch, read it and its runs, cancel it; estimate a run; tags and metadata filters', async () => {
     const { adaptorUid } = await makeRunnableCircuit(owner, {
       query_schema: { type: 'object', properties: { name: { type: 'string' } } },

@@ -2,7 +2,7 @@ import { startTestApp, TestApp } from './support/app';
 import { routes } from '../rest-bridge/routes';
 import { openApiTypes } from './support/openapi-types';
 
-/** DESIGN §11.3: the served document is precise enough for a generator (openapi-typescript) to type every payload. */
+/** The served document is precise enough for a generator (openapi-typescript) to type every payload. */
 let t: TestApp;
 let doc: any;
 let types: string;

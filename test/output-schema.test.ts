@@ -2,7 +2,7 @@ import { startTestApp, TestApp } from './support/app';
 import { makeUser, TestUser } from './support/factories';
 import { submitRun, waitForRun } from './support/run-factories';
 
-/** DESIGN §11.3: a version's output_schema is validated at publish and holds every run's output. */
+/** A version's output_schema is validated at publish and holds every run's output. */
 let t: TestApp;
 let owner: TestUser;
 beforeAll(async () => {

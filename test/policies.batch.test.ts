@@ -3,7 +3,7 @@ import { makeUser, TestUser, HELLO_DEFINITION } from './support/factories';
 import { makeRunnableCircuit, waitForRun } from './support/run-factories';
 
 /**
- * The batch policy as a table, through REST (DESIGN §12): a batch is its submitter's — neither the
+ * The batch policy as a table, through REST: a batch is its submitter's — neither the
  * circuit's owner nor an admin may read, list or cancel someone else's. Submitting one follows the run
  * policy (who may start a run of the circuit). A batch's runs show tags, metadata and batch_uid to
  * their owner only, like every owner-only run field.

@@ -7,7 +7,7 @@ import { cellsOf } from './support/policy-table';
 /**
  * The circuit policy as a table: role × visibility × action → the exact HTTP status through REST
  * (ping: always 200, the cell is its boolean payload). The version lifecycle and the aliases
- * (DESIGN §10.1, §10.3) and the circuit's client.ts (§11.3): reads answer exactly as the circuit's own GET does, writes are the owner's.
+ * (aliases, the version lifecycle over REST) and the circuit's client.ts: reads answer exactly as the circuit's own GET does, writes are the owner's.
  */
 type Role = 'anonymous' | 'other' | 'owner' | 'admin';
 type Visibility = 'public' | 'private' | 'protected';

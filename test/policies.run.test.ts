@@ -21,7 +21,7 @@ type Action = 'get' | 'eventsUrl' | 'events' | 'error' | 'cancel' | 'deliveries'
 type Row = Record<Action, number | boolean>;
 
 // approve: these runs have ended, so the starter, whom the policy lets decide, meets 409 (nothing waits).
-// replay (DESIGN §10.2): the starter only; compare: whoever may read the run (compared with itself here).
+// replay: the starter only; compare: whoever may read the run (compared with itself here).
 const STARTER: Row = { get: 200, eventsUrl: 200, events: 200, error: true, cancel: 200, deliveries: 200, approve: 409, replay: 200, compare: 200 };
 const READER: Row = { get: 200, eventsUrl: 200, events: 200, error: false, cancel: 403, deliveries: 403, approve: 403, replay: 403, compare: 200 };
 const SHUT_OUT: Row = { get: 403, eventsUrl: 403, events: 403, error: 403, cancel: 403, deliveries: 403, approve: 403, replay: 403, compare: 403 };
@@ -91,7 +91,7 @@ async function perform(action: Action, run: CircuitRun, token: string | undefine
   switch (action) {
     case 'get': return (await t.rest('GET', `/circuit-runs/${run.uid}`, { token })).status;
     case 'eventsUrl': {
-      // DESIGN §11.3: who may read the run gets a signed URL, which then opens the stream without a token.
+      // Who may read the run gets a signed URL, which then opens the stream without a token.
       const res = await t.rest('POST', `/circuit-runs/${run.uid}/events/url`, { token });
       if (res.status !== 200) return res.status;
       const url = new URL(res.body.payload.url);

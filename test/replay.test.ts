@@ -8,7 +8,7 @@ import { makeRunnableCircuit, startHttpTarget, submitRun, waitForRun } from './s
 import type { CircuitDefinition } from '../src/engine/definition';
 
 /**
- * Replay and compare (DESIGN §10.2) against a fake model server and a fake upstream that count the
+ * Replay and compare against a fake model server and a fake upstream that count the
  * requests they answer: a recorded replay calls nothing that did not change.
  */
 jest.setTimeout(60_000);

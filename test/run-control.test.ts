@@ -21,7 +21,7 @@ beforeAll(() => ({ t, owner, other } = setup));
 
 const chargesOf = async (uid: string) => (await CreditLedger.findAll({ where: { run_uid: uid } })).map((row) => Math.abs(Number(row.amount)));
 
-describe('cancel (DESIGN §7.3)', () => {
+describe('cancel', () => {
   test('a PROVISIONED run ends at once: EXCEPTION Canceled, charged the base credit, via REST and GraphQL', async () => {
     const { adaptorUid } = await makeRunnableCircuit(owner, HELLO_DEFINITION);
     const first = await submitRun(t, owner.token, adaptorUid, { input: { name: 'x' } });
@@ -83,7 +83,7 @@ describe('cancel (DESIGN §7.3)', () => {
   });
 });
 
-describe('deadlines (DESIGN §7.3)', () => {
+describe('deadlines', () => {
   test('deadline_s outside 1–3600 is 400 naming the field; GraphQL deadlineSeconds the same', async () => {
     const { adaptorUid } = await makeRunnableCircuit(owner, HELLO_DEFINITION);
     for (const deadline_s of [0, 3601, -5]) {
@@ -108,7 +108,7 @@ describe('deadlines (DESIGN §7.3)', () => {
   });
 });
 
-describe('Prefer: wait (DESIGN §7.4)', () => {
+describe('Prefer: wait', () => {
   test('Prefer: wait answers the run as GET shows it once COMPLETED, with Preference-Applied', async () => {
     await startWorker();
     const { adaptorUid } = await makeRunnableCircuit(owner, HELLO_DEFINITION);
@@ -149,7 +149,7 @@ describe('Prefer: wait (DESIGN §7.4)', () => {
   });
 });
 
-describe('outputs PostgreSQL cannot store (DESIGN §8)', () => {
+describe('outputs PostgreSQL cannot store', () => {
   test.each([['nul', 'NUL'], ['surrogate', 'lone surrogate']])('a step output with a %s character ends the run EXCEPTION at once (attempt 1), naming the step', async (path, words) => {
     await startWorker();
     const { adaptorUid } = await makeRunnableCircuit(owner, { query_schema: { type: 'object' }, steps: [{ id: 'fetch', kind: 'http', method: 'GET', url: `${setup.target.url}/${path}` }] });

@@ -4,7 +4,7 @@ import { HELLO_DEFINITION, makeUser, TestUser } from './support/factories';
 import { makeRunnableCircuit, submitRun, waitForRun } from './support/run-factories';
 import { signRunEvents } from '../src/runs/events/signed-url';
 
-/** DESIGN §11.3: a short-lived signed URL of a run's event stream that an EventSource opens without headers. */
+/** A short-lived signed URL of a run's event stream that an EventSource opens without headers. */
 let t: TestApp;
 let owner: TestUser;
 let other: TestUser;

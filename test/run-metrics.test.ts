@@ -5,7 +5,7 @@ import { makeRunnableCircuit, startHttpTarget, submitRun, waitForRun } from './s
 
 jest.setTimeout(30_000);
 
-/** DESIGN §11.2: the run metrics on /metrics, scraped with a real GET. */
+/** The run metrics on /metrics, scraped with a real GET. */
 let t: TestApp;
 let owner: TestUser;
 let receiver: Awaited<ReturnType<typeof startHttpTarget>>;

@@ -5,7 +5,7 @@ import { HELLO_DEFINITION, makeUser, TestUser } from './support/factories';
 import { makeRunnableCircuit, ServiceProcess, spawnServiceProcess, startHttpTarget, submitRun, waitForRun } from './support/run-factories';
 
 /**
- * DESIGN §11.2 run metrics when runs are executed by a separate worker process (`npm run worker`):
+ * Run metrics when runs are executed by a separate worker process (`npm run worker`):
  * the API that serves /metrics (a spawned `npm start` without a worker) executes nothing, and still
  * reports every run, step, charge and webhook attempt of the worker process, and the runs it holds.
  */

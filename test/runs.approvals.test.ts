@@ -6,7 +6,7 @@ import { CircuitRun } from '../src/models/CircuitRun';
 import { CreditLedger } from '../src/models/CreditLedger';
 
 /**
- * Approval steps end to end (DESIGN §9.4): a run that reaches one waits (RUNNING, `waiting_for`, a
+ * Approval steps end to end: a run that reaches one waits (RUNNING, `waiting_for`, a
  * `waiting` step event) holding no job slot, until its owner decides through the approvals endpoint
  * or its timeout does; its deadline does not run meanwhile.
  */

@@ -42,7 +42,7 @@ async function stepEvents(uid: string): Promise<Array<{ step_id: string; status:
   );
 }
 
-test('a worker SIGKILLed mid-run: another worker finishes the run, each finished step upstream saw exactly one request, charged once (DESIGN §9.2)', async () => {
+test('a worker SIGKILLed mid-run: another worker finishes the run, each finished step upstream saw exactly one request, charged once', async () => {
   const owner = await makeUser({ credits: 10 });
   // first → (embedded circuit with its own http step) → last: the first two finish before the worker dies.
   const inner = await makeRunnableCircuit(owner, {

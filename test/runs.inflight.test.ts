@@ -14,7 +14,7 @@ describe('one worker with the default settings', () => {
   beforeAll(async () => { t = await startTestApp({ jobConcurrency: 20 }); });
   afterAll(async () => { await t.close(); });
 
-  test('holds 200 runs waiting on an upstream at once, far more than its 20 job slots (DESIGN §9.1)', async () => {
+  test('holds 200 runs waiting on an upstream at once, far more than its 20 job slots', async () => {
     const owner = await makeUser({ credits: 500 });
     const { adaptorUid } = await makeRunnableCircuit(owner, target.holdDefinition());
     const uids: string[] = [];

@@ -27,7 +27,7 @@ async function api(url: string, token: string, method: string, body?: unknown): 
 test('SIGINT with a REST SSE and a graphql-sse follower: both get a last event and close, the service exits 0 promptly, its embedded PostgreSQL is stopped', async () => {
   const dataDir = services.dataDir('circuits-clean-stop-');
   // No run worker: the run stays PROVISIONED, so what the stop waits for is only the followers (a
-  // worker's own drain of the runs it executes is another matter, DESIGN §9.1).
+  // worker's own drain of the runs it executes is another matter, docs/runs.md).
   const service = await startService({ DATA_DIR: dataDir, RUN_WORKER: 'false' }).ready;
   const postmaster = postmasterPid(dataDir)!;
   expect(isAlive(postmaster)).toBe(true);

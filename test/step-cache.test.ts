@@ -7,7 +7,7 @@ import { makeRunnableCircuit, ServiceProcess, spawnServiceProcess, startHttpTarg
 import type { CircuitDefinition } from '../src/engine/definition';
 
 /**
- * The step cache (DESIGN §9.5), with a fake model server and a fake upstream that count requests.
+ * The step cache, with a fake model server and a fake upstream that count requests.
  * This process only enqueues; runs execute in two spawned worker processes (`npm run build` first),
  * so single flight is shown across processes.
  */

@@ -10,7 +10,7 @@ import { fireSchedule } from '../src/schedules/fire';
 import { findSchedule } from '../src/schedules/schedule-store';
 import { utcDay } from '../src/credits/token-spend';
 
-// DESIGN §12: a token's daily credit cap is counted at every credit hold (not only when a run is
+// A token's daily credit cap is counted at every credit hold (not only when a run is
 // admitted) and settled to what runs cost when they end; schedules made with a token fire under it.
 
 const t = useTestApp();

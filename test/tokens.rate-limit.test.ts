@@ -3,7 +3,7 @@ import { HELLO_DEFINITION, makeUser, TestUser } from './support/factories';
 import { makeRunnableCircuit } from './support/run-factories';
 import { createApiToken } from '../src/commands/create-api-token';
 
-// DESIGN §12: run creation is limited per token (RUN_RATE_LIMIT_PER_MINUTE) and every query answers
+// Run creation is limited per token (RUN_RATE_LIMIT_PER_MINUTE) and every query answers
 // the IETF RateLimit-* headers; beyond the limit, 429 RateLimited with Retry-After.
 
 let t: TestApp;

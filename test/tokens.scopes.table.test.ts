@@ -14,7 +14,7 @@ import { isErrorCode, type ErrorCode } from '../src/errors';
 import { baseToolName } from '../src/mcp/tool-names';
 import { secondsToNextUtcDay } from '../src/credits/token-spend';
 
-// DESIGN §12: one answer per (token kind × operation), whichever transport carries it — REST, GraphQL
+// Token scopes: one answer per (token kind × operation), whichever transport carries it — REST, GraphQL
 // over HTTP, graphql-sse, and MCP for the one operation MCP has (running a circuit).
 
 let t: TestApp;

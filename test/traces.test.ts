@@ -10,7 +10,7 @@ import { restClient } from './support/http';
 import { makeRunnableCircuit, ServiceProcess, spawnServiceProcess, startHttpTarget, waitForRun } from './support/run-factories';
 
 /**
- * DESIGN §11.2 traces, through a spawned `npm start` process (API thread + run worker thread; the
+ * Traces, through a spawned `npm start` process (API thread + run worker thread; the
  * OpenTelemetry SDK is process-global, so not in jest's process) exporting OTLP/HTTP JSON to an
  * in-test receiver.
  */

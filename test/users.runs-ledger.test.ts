@@ -33,7 +33,7 @@ test('GET /users/circuit-runs lists the caller’s own runs in any state, newest
   expect(all.body.data.map((r: any) => r.uid)).toEqual([last.uid, failed.uid, first.uid]);
   expect(all.body.data[0]).toMatchObject({ uid: last.uid, user_uid: caller.user.uid, circuit_uid: hello.circuit.uid, state: 'COMPLETED', is_public: false });
   expect(all.body.data[1]).not.toHaveProperty('result_blob');
-  // DESIGN §7.1: `error` is absent, not null, on runs that did not fail — in lists as on the run itself.
+  // Failure details: `error` is absent, not null, on runs that did not fail — in lists as on the run itself.
   expect(all.body.data[0]).not.toHaveProperty('error');
   expect(all.body.data[1].error).toMatchObject({ code: 'StepFailed' });
 

@@ -1,5 +1,5 @@
 /**
- * A typed client of the Circuit Service REST API (DESIGN §11.3): openapi-fetch typed with the types
+ * A typed client of the Circuit Service REST API (docs/typed-clients.md): openapi-fetch typed with the types
  * openapi-typescript generated from GET /api/v1/openapi.json (schema.d.ts; `npm run client:generate`).
  *
  *   const api = createClient({ baseUrl: 'https://circuits.example/api/v1', token: 'cst_…' });

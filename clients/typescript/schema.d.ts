@@ -47,7 +47,7 @@ export interface paths {
         };
         /**
          * A dependency-free TypeScript module for this circuit, typed from a version's query_schema and output_schema: run(input, options), waitFor(uid, options), events(uid, options)
-         * @description DESIGN §11.3. The types come from the primary version, `version`, or the version `alias` draws (run() then sends the alias, so each run is drawn by its weights). The module compiles under `tsc --strict`; an input that does not fit the query schema fails to compile. Same read rules as GET /circuits/{uid}.
+         * @description The types come from the primary version, `version`, or the version `alias` draws (run() then sends the alias, so each run is drawn by its weights). The module compiles under `tsc --strict`; an input that does not fit the query schema fails to compile. Same read rules as GET /circuits/{uid}.
          *
          *     Authentication is optional: a bearer token widens what the caller can see.
          */
@@ -382,7 +382,7 @@ export interface paths {
         put?: never;
         /**
          * Replay a terminal run (its owner only): a new run of its circuit, answered like a query (PROVISIONED) with replay_of. mode recorded (default) reuses the original's output for every llm, http, blob and circuit step whose rendered request is unchanged; live executes every step
-         * @description DESIGN §10.2. The new run runs the original's version unless `version_uid` (a version of the same circuit) and the original's input unless `input` (checked against the version's query schema). It is charged like any run (reused steps cost 0 credits). 409 when the run is not COMPLETED or EXCEPTION. Compare the two with GET /circuit-runs/{a}/compare/{b}.
+         * @description The new run runs the original's version unless `version_uid` (a version of the same circuit) and the original's input unless `input` (checked against the version's query schema). It is charged like any run (reused steps cost 0 credits). 409 when the run is not COMPLETED or EXCEPTION. Compare the two with GET /circuit-runs/{a}/compare/{b}.
          */
         post: operations["ReplayCircuitRun"];
         delete?: never;
@@ -422,7 +422,7 @@ export interface paths {
         put?: never;
         /**
          * Decide an approval step of a run (its owner only): approved, the run goes on with {approved, comment, data, resolved_at} as the step's output; rejected, it ends EXCEPTION with error.code Rejected
-         * @description The steps a run waits on are its `waiting_for` (owner only; DESIGN §9.4). The answer is the run as GET /circuit-runs/{uid} shows it. The same decision again (the same `approved`) answers the run as it is and changes nothing.
+         * @description The steps a run waits on are its `waiting_for` (owner only). The answer is the run as GET /circuit-runs/{uid} shows it. The same decision again (the same `approved`) answers the run as it is and changes nothing.
          */
         post: operations["ResolveApproval"];
         delete?: never;
@@ -502,7 +502,7 @@ export interface paths {
         put?: never;
         /**
          * A signed URL of the run's event stream that a browser's EventSource can open without an Authorization header: {url, expires_at} (at most 5 minutes)
-         * @description DESIGN §11.3. Same read rules as GET /circuit-runs/{uid}; the URL reads the stream as the caller (its signature covers the run, the expiry and the caller). An expired signature is 401, a tampered one 403.
+         * @description Same read rules as GET /circuit-runs/{uid}; the URL reads the stream as the caller (its signature covers the run, the expiry and the caller). An expired signature is 401, a tampered one 403.
          *
          *     Authentication is optional: a bearer token widens what the caller can see.
          */
@@ -522,7 +522,7 @@ export interface paths {
         };
         /**
          * Live updates of a run (server-sent events)
-         * @description A `text/event-stream` of the run's event log (DESIGN §7.2): `id:` is the event's seq (1, 2, … without gaps), `event:` its kind. `state` events carry the same JSON as the payload of GET /circuit-runs/{uid}; `step` events `{step_id, kind, status, started_at, ended_at?, credits?, error? (owner only)}`; `output` events `{step_id, delta}`. Without `Last-Event-ID` the first event is the current run; `Last-Event-ID: N` replays every event after N, then follows live (a state name is accepted too). The stream closes after a terminal state; 204 when everything was seen. Same authentication as the GET. Served by src/http/run-events.sse.ts.
+         * @description A `text/event-stream` of the run's event log: `id:` is the event's seq (1, 2, … without gaps), `event:` its kind. `state` events carry the same JSON as the payload of GET /circuit-runs/{uid}; `step` events `{step_id, kind, status, started_at, ended_at?, credits?, error? (owner only)}`; `output` events `{step_id, delta}`. Without `Last-Event-ID` the first event is the current run; `Last-Event-ID: N` replays every event after N, then follows live (a state name is accepted too). The stream closes after a terminal state; 204 when everything was seen. Same authentication as the GET. Served by src/http/run-events.sse.ts.
          *
          *     Authentication is optional: a bearer token widens what the caller can see.
          */
@@ -1014,9 +1014,9 @@ export interface components {
             /** @description Credits the step cost */
             credits: number;
             usage?: components["schemas"]["LlmUsage"];
-            /** @description Served from the step cache (DESIGN §9.5) */
+            /** @description Served from the step cache: no upstream call, 0 credits */
             cached?: boolean;
-            /** @description A recorded replay reused the original run's output (DESIGN §10.2) */
+            /** @description A recorded replay reused the original run's output: no upstream call, 0 credits */
             replayed?: boolean;
         };
         /** @description Tokens an `llm` step used (all attempts); absent on other kinds */
@@ -1671,7 +1671,7 @@ export interface operations {
                             uid: string;
                             circuit_uid: string;
                             number: number;
-                            /** @description The circuit definition (DESIGN §4) */
+                            /** @description The circuit definition (its format: GET /api/v1/definition-schema.json) */
                             definition: {
                                 [key: string]: unknown;
                             };
@@ -1706,7 +1706,7 @@ export interface operations {
                     query_schema: {
                         [key: string]: unknown;
                     };
-                    /** @description JSON Schema (draft 2020-12) of the run's output: a run whose output fails it ends EXCEPTION OutputContractViolation (DESIGN §11.3) */
+                    /** @description JSON Schema (draft 2020-12) of the run's output: a run whose output fails it ends EXCEPTION OutputContractViolation */
                     output_schema?: {
                         [key: string]: unknown;
                     };
@@ -1739,7 +1739,7 @@ export interface operations {
                             uid: string;
                             circuit_uid: string;
                             number: number;
-                            /** @description The circuit definition (DESIGN §4) */
+                            /** @description The circuit definition (its format: GET /api/v1/definition-schema.json) */
                             definition: {
                                 [key: string]: unknown;
                             };
@@ -2438,7 +2438,7 @@ export interface operations {
                     /** @description The run ends EXCEPTION DeadlineExceeded this many seconds after it was created (default and ceiling RUN_DEADLINE_SECONDS, 600) */
                     deadline_s?: number;
                     /**
-                     * @description "bypass": steps with a cache field do not read the step cache for this run; their results are still stored (DESIGN §9.5)
+                     * @description "bypass": steps with a cache field do not read the step cache for this run; their results are still stored
                      * @enum {string}
                      */
                     cache?: "bypass";

@@ -8,7 +8,7 @@ const named = { ...params, name: { type: 'string', description: 'The alias name'
 const page = pageQuery();
 
 /**
- * Version aliases (DESIGN §10.1): named, weighted pointers to versions of a circuit. Read like the
+ * Version aliases (docs/releases.md): named, weighted pointers to versions of a circuit. Read like the
  * circuit (a private or protected circuit's aliases answer as the circuit does), written by its owner.
  */
 export const aliasRoutes: Route[] = [

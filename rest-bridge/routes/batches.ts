@@ -14,7 +14,7 @@ const RUN_CONTEXT = {
   additionalProperties: false,
 };
 
-/** Batches and estimates (DESIGN §12). */
+/** Batches and estimates (docs/batches-and-budgets.md). */
 export const batchRoutes: Route[] = [
   {
     method: 'POST',

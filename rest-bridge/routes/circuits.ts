@@ -55,7 +55,7 @@ export const circuitRoutes: Route[] = [
     operation: 'GetCircuitClientModule',
     summary: "A dependency-free TypeScript module for this circuit, typed from a version's query_schema and output_schema: run(input, options), waitFor(uid, options), events(uid, options)",
     description:
-      'DESIGN §11.3. The types come from the primary version, `version`, or the version `alias` draws (run() then sends the alias, so each run is drawn by its weights). The module compiles under `tsc --strict`; an input that does not fit the query schema fails to compile. Same read rules as GET /circuits/{uid}.',
+      'The types come from the primary version, `version`, or the version `alias` draws (run() then sends the alias, so each run is drawn by its weights). The module compiles under `tsc --strict`; an input that does not fit the query schema fails to compile. Same read rules as GET /circuits/{uid}.',
     auth: 'optional',
     tag,
     params: circuitUid,
@@ -126,7 +126,7 @@ export const circuitRoutes: Route[] = [
     body: {
       properties: {
         query_schema: { type: 'object', additionalProperties: true, description: "JSON Schema (draft 2020-12) of a run's input; its type must be object" },
-        output_schema: { type: 'object', additionalProperties: true, description: "JSON Schema (draft 2020-12) of the run's output: a run whose output fails it ends EXCEPTION OutputContractViolation (DESIGN §11.3)" },
+        output_schema: { type: 'object', additionalProperties: true, description: "JSON Schema (draft 2020-12) of the run's output: a run whose output fails it ends EXCEPTION OutputContractViolation" },
         steps: { type: 'array', items: { type: 'object' }, description: 'The steps, 1 to 100; each has an id and a kind, which decides its other fields' },
         output: { type: 'string', description: "JSONata over {input, steps}: the run's output (default: the last step's)" },
         description: { type: 'string', description: 'Free text about this version' },

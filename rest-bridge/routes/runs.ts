@@ -5,7 +5,7 @@ import { MAX_APPROVAL_COMMENT_CHARS, MAX_APPROVAL_DATA_BYTES, RUN_OPTIONAL_FIELD
 const tag = 'Runs';
 
 /**
- * `tags` and `metadata` of a query or batch (DESIGN §12). The bounds are checked by the service
+ * `tags` and `metadata` of a query or batch (docs/batches-and-budgets.md). The bounds are checked by the service
  * (src/runs/run-labels.ts) so that GraphQL and REST answer them alike, naming the field.
  */
 export const RUN_LABEL_FIELDS = {
@@ -61,7 +61,7 @@ export const runRoutes: Route[] = [
           type: 'integer', minimum: 1, maximum: 3600,
           description: 'The run ends EXCEPTION DeadlineExceeded this many seconds after it was created (default and ceiling RUN_DEADLINE_SECONDS, 600)',
         },
-        cache: { type: 'string', enum: ['bypass'], description: '"bypass": steps with a cache field do not read the step cache for this run; their results are still stored (DESIGN §9.5)' },
+        cache: { type: 'string', enum: ['bypass'], description: '"bypass": steps with a cache field do not read the step cache for this run; their results are still stored' },
         ...RUN_LABEL_FIELDS,
         max_credits: {
           type: 'integer', minimum: 1, maximum: 1_000_000_000,
@@ -79,7 +79,7 @@ export const runRoutes: Route[] = [
       NotFound: 'No such adaptor, context.version of its circuit, or context.alias of its circuit',
     },
     variables: ({ params, body, headers }) => {
-      // `Prefer: wait[=N]` (DESIGN §7.4): the answer is then the run as GET shows it.
+      // `Prefer: wait[=N]` (RFC 7240): the answer is then the run as GET shows it.
       const wait = preferredWait(headers?.prefer);
       return {
         adaptorUid: params.adaptor_uid,
@@ -120,7 +120,7 @@ export const runRoutes: Route[] = [
     operation: 'ReplayCircuitRun',
     summary: "Replay a terminal run (its owner only): a new run of its circuit, answered like a query (PROVISIONED) with replay_of. mode recorded (default) reuses the original's output for every llm, http, blob and circuit step whose rendered request is unchanged; live executes every step",
     description:
-      'DESIGN §10.2. The new run runs the original\'s version unless `version_uid` (a version of the same circuit) and the original\'s input unless `input` (checked against the version\'s query schema). It is charged like any run (reused steps cost 0 credits). 409 when the run is not COMPLETED or EXCEPTION. Compare the two with GET /circuit-runs/{a}/compare/{b}.',
+      'The new run runs the original\'s version unless `version_uid` (a version of the same circuit) and the original\'s input unless `input` (checked against the version\'s query schema). It is charged like any run (reused steps cost 0 credits). 409 when the run is not COMPLETED or EXCEPTION. Compare the two with GET /circuit-runs/{a}/compare/{b}.',
     auth: 'required',
     tag,
     params: { uid: uidParam('Circuit run') },
@@ -158,7 +158,7 @@ export const runRoutes: Route[] = [
     operation: 'ResolveApproval',
     summary: "Decide an approval step of a run (its owner only): approved, the run goes on with {approved, comment, data, resolved_at} as the step's output; rejected, it ends EXCEPTION with error.code Rejected",
     description:
-      'The steps a run waits on are its `waiting_for` (owner only; DESIGN §9.4). The answer is the run as GET /circuit-runs/{uid} shows it. The same decision again (the same `approved`) answers the run as it is and changes nothing.',
+      'The steps a run waits on are its `waiting_for` (owner only). The answer is the run as GET /circuit-runs/{uid} shows it. The same decision again (the same `approved`) answers the run as it is and changes nothing.',
     auth: 'required',
     tag,
     params: {
@@ -229,7 +229,7 @@ export const runRoutes: Route[] = [
     operation: 'CreateCircuitRunEventsUrl',
     summary: "A signed URL of the run's event stream that a browser's EventSource can open without an Authorization header: {url, expires_at} (at most 5 minutes)",
     description:
-      'DESIGN §11.3. Same read rules as GET /circuit-runs/{uid}; the URL reads the stream as the caller (its signature covers the run, the expiry and the caller). An expired signature is 401, a tampered one 403.',
+      'Same read rules as GET /circuit-runs/{uid}; the URL reads the stream as the caller (its signature covers the run, the expiry and the caller). An expired signature is 401, a tampered one 403.',
     auth: 'optional',
     tag,
     params: { uid: uidParam('Circuit run') },
@@ -243,7 +243,7 @@ export const runRoutes: Route[] = [
     operationId: 'StreamCircuitRunEvents',
     summary: 'Live updates of a run (server-sent events)',
     description:
-      'A `text/event-stream` of the run\'s event log (DESIGN §7.2): `id:` is the event\'s seq (1, 2, … without gaps), `event:` its kind. `state` events carry the same JSON as the payload of GET /circuit-runs/{uid}; `step` events `{step_id, kind, status, started_at, ended_at?, credits?, error? (owner only)}`; `output` events `{step_id, delta}`. Without `Last-Event-ID` the first event is the current run; `Last-Event-ID: N` replays every event after N, then follows live (a state name is accepted too). The stream closes after a terminal state; 204 when everything was seen. Same authentication as the GET. Served by src/http/run-events.sse.ts.',
+      'A `text/event-stream` of the run\'s event log: `id:` is the event\'s seq (1, 2, … without gaps), `event:` its kind. `state` events carry the same JSON as the payload of GET /circuit-runs/{uid}; `step` events `{step_id, kind, status, started_at, ended_at?, credits?, error? (owner only)}`; `output` events `{step_id, delta}`. Without `Last-Event-ID` the first event is the current run; `Last-Event-ID: N` replays every event after N, then follows live (a state name is accepted too). The stream closes after a terminal state; 204 when everything was seen. Same authentication as the GET. Served by src/http/run-events.sse.ts.',
     auth: 'optional',
     tag,
     params: { uid: uidParam('Circuit run') },

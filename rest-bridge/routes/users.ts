@@ -5,7 +5,7 @@ import { TOKEN_SCOPES } from '../../src/auth/token-scopes';
 
 const tag = 'Users';
 
-/** The caller's own runs and credits (DESIGN §7.7). */
+/** The caller's own runs and credits (docs/runs.md, My runs and my credits). */
 export const userRoutes: Route[] = [
   {
     method: 'GET',

@@ -1,7 +1,7 @@
 import type { Sequelize } from 'sequelize';
 import { preparedQuery } from '../db/prepared';
 
-/** What a token may do (DESIGN §12); every scope when a token names none. */
+/** What a token may do (docs/tokens.md); every scope when a token names none. */
 import { TOKEN_SCOPES, type TokenScope } from './token-scopes';
 
 export { TOKEN_SCOPES, type TokenScope };

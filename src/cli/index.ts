@@ -19,7 +19,7 @@ import * as migrate from './migrate';
 import * as worker from './worker';
 
 /**
- * `circuits <noun> <verb>`: operator commands on the service's database (DESIGN §2). Each prints
+ * `circuits <noun> <verb>`: operator commands on the service's database (docs/cli.md). Each prints
  * JSON on stdout; on error, one line on stderr and a non-zero exit.
  */
 export function buildProgram(): Command {

@@ -2,7 +2,7 @@ import { badInput } from '../errors';
 import { MAX_BALANCE } from './grants';
 import { RUN_BASE_CREDITS } from './holds';
 
-/** A query's `max_credits` (DESIGN §12), checked: a whole number from the base credit to MAX_BALANCE; null when not sent. */
+/** A query's `max_credits` (docs/batches-and-budgets.md), checked: a whole number from the base credit to MAX_BALANCE; null when not sent. */
 export function checkMaxCredits(value: unknown, field = 'max_credits'): number | null {
   if (value === undefined || value === null) return null;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < RUN_BASE_CREDITS || value > MAX_BALANCE) {
@@ -12,7 +12,7 @@ export function checkMaxCredits(value: unknown, field = 'max_credits'): number |
 }
 
 /**
- * A run's spend cap as its worker holds credits (DESIGN §12). Every credit a run can be charged is
+ * A run's spend cap as its worker holds credits. Every credit a run can be charged is
  * held first (src/credits/holds.ts), so keeping what the run holds within `max_credits` keeps what it
  * costs there too; `reserve` is synchronous so steps running side by side cannot both pass the check.
  * `held` starts at what the run row holds when claimed (the base credit, plus holds of earlier attempts).

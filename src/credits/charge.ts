@@ -1,5 +1,5 @@
 /**
- * The charge that ends a run (DESIGN §5, §8), as SQL for the statement that ends it (finishRun in
+ * The charge that ends a run (docs/runs.md, Credits), as SQL for the statement that ends it (finishRun in
  * src/runs/transitions.ts, and any other path that ends a run): release what the run held and
  * take its cost, in the same statement, so a run is charged exactly once, in the transaction that
  * ends it.

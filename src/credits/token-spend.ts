@@ -4,7 +4,7 @@ import { AppError } from '../errors';
 import type { TokenGrant } from '../auth/token-grant';
 
 /**
- * A token's daily credit cap (DESIGN §12), counted in `api_token_day_spend` (migration 0022): per
+ * A token's daily credit cap (docs/tokens.md), counted in `api_token_day_spend` (migration 0022): per
  * capped token and UTC day, what the runs it started that day hold plus what the ended ones cost.
  * Every increase is one conditional statement on that row, so concurrent runs of a token can never
  * take it past the cap: the base credit when a run is admitted (here), each step's hold while it

@@ -22,7 +22,7 @@ export interface AppContext {
   responseHeaders: Record<string, string>;
   /** The service's public origin (PUBLIC_URL), for absolute URLs. */
   baseUrl: string;
-  /** The request's W3C `traceparent` header (DESIGN §11.2), for the runs it creates. */
+  /** The request's W3C `traceparent` header (docs/telemetry.md), for the runs it creates. */
   traceparent?: string;
   /**
    * Where the bytes of this request's answer are kept for every request answered the same, keyed by

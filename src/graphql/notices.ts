@@ -5,7 +5,7 @@ import { addNotice, type AppContext } from './context';
  * Deprecation notices follow from what a response is about, not from calls placed by hand: a
  * circuit named by the request (circuit.access) or presented as the owner of what is returned (a
  * run's circuit) is a subject of the response. When a root field has resolved, every subject that
- * is deprecated by then adds its notice and the `Deprecation` header (DESIGN §5) — so a response to
+ * is deprecated by then adds its notice and the `Deprecation` header (docs/api-conventions.md, Notices) — so a response to
  * the deprecate mutation itself carries it.
  */
 const subjects = new WeakMap<AppContext, Set<Circuit>>();

@@ -39,7 +39,7 @@ function omitNulls(value: Record<string, unknown>): Record<string, unknown> {
 }
 
 /**
- * A signed URL (`?signature=…&expires=…[&reader=…]`, DESIGN §11.3) reads as the reader it was made for,
+ * A signed URL (`?signature=…&expires=…[&reader=…]`, docs/typed-clients.md) reads as the reader it was made for,
  * instead of a bearer token; undefined when the request carries no signature. Expired: 401; tampered: 403.
  */
 async function signedReader(services: Services, uid: string, query: Request['query']): Promise<Authentication | undefined> {
@@ -55,7 +55,7 @@ async function signedReader(services: Services, uid: string, query: Request['que
 }
 
 /**
- * GET /api/v1/circuit-runs/{uid}/events (DESIGN §2, §7.2): a text/event-stream framer over the
+ * GET /api/v1/circuit-runs/{uid}/events (docs/runs.md, Event log): a text/event-stream framer over the
  * `circuitRunEvents` subscription (one source for REST and GraphQL). `id:` is the event's seq;
  * `event:` its kind; `data:` for state events exactly the GET /circuit-runs/{uid} payload (through the
  * same REST fragment), else the step/output event. Without `Last-Event-ID` the first event is the run

@@ -13,7 +13,7 @@ import { cancelOwnRun, type InflightCalls } from './inflight-calls';
 import { outputContract, type CircuitTool } from './tools';
 
 /**
- * The Idempotency-Key of a call (DESIGN §11.1 "idempotent per request id"): the caller, the MCP
+ * The Idempotency-Key of a call (a call is idempotent per request id): the caller, the MCP
  * session the service gave the client at `initialize`, and the JSON-RPC request id. The session is
  * in it because clients number their requests from 0 in every session; without one (a client that
  * drops the header) the user and request id alone. Keys are per user in the store as well.
@@ -108,7 +108,7 @@ export async function endedRunResult(runUid: string, definition: CircuitDefiniti
 }
 
 /**
- * `tools/call` (DESIGN §11.1): an ordinary run of the circuit's primary version, created by the same
+ * `tools/call` (docs/mcp.md): an ordinary run of the circuit's primary version, created by the same
  * command as a REST query (policy, input validation, credits, idempotency, "my runs"), then waited
  * for on the run's event stream — no database connection is held while it waits — sending each step
  * event as `notifications/progress` when the client gave a progress token. Refusals (input,

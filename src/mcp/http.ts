@@ -27,7 +27,7 @@ function initializes(body: unknown): boolean {
 }
 
 /**
- * `/mcp` (DESIGN §11.1): the Model Context Protocol over streamable HTTP, for the holder of a
+ * `/mcp` (docs/mcp.md): the Model Context Protocol over streamable HTTP, for the holder of a
  * bearer token. Stateless: each POST gets its own MCP server and transport, so any API process
  * answers any request; a tool call's progress and result stream back on its own POST's SSE answer.
  * No standalone GET stream and no DELETE (405). At `initialize` the client is given an

@@ -37,7 +37,7 @@ export class InflightCalls {
 
   /**
    * Cancels the call with this key (its idempotency key, so the caller's own): the run is canceled as
-   * REST's cancel does (DESIGN §7.3) and the call's response is closed. A call running in another API
+   * REST's cancel does (docs/runs.md, Cancel) and the call's response is closed. A call running in another API
    * process is found through its idempotency key; that process answers it once the run has ended.
    */
   async cancel(services: Services, viewer: User, key: string): Promise<void> {

@@ -27,7 +27,7 @@ const INSTRUCTIONS = 'Each tool runs a circuit of Circuit Service as an ordinary
 
 /**
  * The MCP server for ONE HTTP request of one authenticated caller (stateless streamable HTTP: a new
- * server and transport per POST). Tools: `tools/list` and `tools/call` (DESIGN §11.1), and the
+ * server and transport per POST). Tools: `tools/list` and `tools/call` (docs/mcp.md), and the
  * tasks a `tools/call` with `task` creates: `tasks/get`, `tasks/result`, `tasks/cancel`, each a read
  * or cancel of the task's run (src/mcp/tasks.ts), so any process's server answers any task. The
  * client's `notifications/cancelled` names a call served by another request's server, so it is

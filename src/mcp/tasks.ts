@@ -12,7 +12,7 @@ import { cancelOwnRun } from './inflight-calls';
 import type { CircuitTool } from './tools';
 
 /**
- * MCP tasks (protocol 2025-11-25, DESIGN §11.1 "a long call returns a task backed by the run"): a
+ * MCP tasks (protocol 2025-11-25; docs/mcp.md): a
  * `tools/call` that carries `task` creates the run as any call does and answers at once with a task
  * whose id IS the run's uid. Nothing else is stored: `tasks/get` is the run's state, `tasks/result`
  * waits for the run's end on its event stream and answers what the plain call would have, and
@@ -93,7 +93,7 @@ export async function taskResult(services: Services, viewer: User, taskId: strin
   return { ...result, _meta: { ...result._meta, [RELATED_TASK_META_KEY]: { taskId: run.uid } } };
 }
 
-/** `tasks/cancel`: the run's cancel (DESIGN §7.3); a task already ended cannot be cancelled. */
+/** `tasks/cancel`: the run's cancel (docs/runs.md, Cancel); a task already ended cannot be cancelled. */
 export async function cancelTask(services: Services, viewer: User, taskId: string): Promise<GetTaskResult> {
   const run = await ownRun(viewer, taskId);
   const task = taskOf(run);

@@ -1,5 +1,5 @@
 /**
- * MCP tool names for circuits (DESIGN §11.1): `<username>__<circuit_name>`, every character outside
+ * MCP tool names for circuits (docs/mcp.md): `<username>__<circuit_name>`, every character outside
  * `[A-Za-z0-9_-]` replaced by `_`, at most TOOL_NAME_MAX characters (the SDK warns past 128, the
  * length the MCP spec recommends). Two circuits whose names sanitize alike (`a.b` and `a_b`) are told
  * apart by a `_2`, `_3`… suffix in list order, so the caller's list and a call resolve the same way.

@@ -71,7 +71,7 @@ function asObjectSchema(schema: unknown): { type: 'object'; [key: string]: unkno
 }
 
 /**
- * The version's `output_schema` (DESIGN §11.3) as an MCP `outputSchema`, or undefined when it has none.
+ * The version's `output_schema` (docs/circuit-definition.md, Output contract) as an MCP `outputSchema`, or undefined when it has none.
  * An object schema is used as it is; any other is wrapped as `{output: …}`, the shape
  * `structuredContent` then takes (see completedResult in call-tool.ts).
  */
@@ -99,10 +99,10 @@ async function embeddedNames(viewer: User, definitions: CircuitDefinition[]): Pr
 }
 
 /**
- * `tools/list` (DESIGN §11.1): one tool per runnable circuit. Described by the circuit's description
+ * `tools/list` (docs/mcp.md): one tool per runnable circuit. Described by the circuit's description
  * and the explanation of its primary version; its input schema is that version's `query_schema`.
  * A protected circuit of another user is runnable but its versions and explanation are its owner's
- * (DESIGN §3): its tool carries the description only and accepts any object (the run validates it).
+ * (docs/api-conventions.md, Who may see what): its tool carries the description only and accepts any object (the run validates it).
  */
 export async function listTools(services: Services, viewer: User): Promise<ListedTool[]> {
   const tools = await runnableCircuits(services, viewer);

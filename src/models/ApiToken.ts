@@ -7,7 +7,7 @@ export class ApiToken extends Model<InferAttributes<ApiToken>, InferCreationAttr
   declare label: CreationOptional<string>;
   declare last_used_at: CreationOptional<Date | null>;
   declare revoked_at: CreationOptional<Date | null>;
-  /** DESIGN §12 (migration 0022): null means every scope, no expiry, any circuit, no daily cap. */
+  /** Token limits (docs/tokens.md, migration 0022): null means every scope, no expiry, any circuit, no daily cap. */
   declare scopes: CreationOptional<string[] | null>;
   declare expires_at: CreationOptional<Date | null>;
   declare circuit_uids: CreationOptional<string[] | null>;

@@ -3,7 +3,7 @@ import { CreationOptional, DataTypes, InferAttributes, InferCreationAttributes, 
 /** One weighted route of an alias: runs drawn to it run `version_uid`. */
 export interface AliasRoute { version_uid: string; weight: number }
 
-/** A named, weighted pointer to versions of a circuit (DESIGN §10.1); written by src/commands/set-circuit-alias.ts. */
+/** A named, weighted pointer to versions of a circuit (docs/releases.md); written by src/commands/set-circuit-alias.ts. */
 export class CircuitAlias extends Model<InferAttributes<CircuitAlias>, InferCreationAttributes<CircuitAlias>> {
   declare circuit_uid: string;
   declare name: string;

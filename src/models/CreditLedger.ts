@@ -3,7 +3,7 @@ import { CreationOptional, DataTypes, InferAttributes, InferCreationAttributes, 
 export type LedgerKind = 'run' | 'grant';
 
 /**
- * Every change of a user's balance (DESIGN §7.7): a grant (`amount` > 0) or the charge of an ended
+ * Every change of a user's balance (docs/runs.md, My runs and my credits): a grant (`amount` > 0) or the charge of an ended
  * run (`amount` ≤ 0, one row per run, written in the transaction that ends it). For every user the
  * sum of `amount` is the balance. `cost` is what a run cost; `-amount` is less only when the run cost
  * more than it could hold (balances never go below 0).

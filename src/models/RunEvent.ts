@@ -4,7 +4,7 @@ export const RUN_EVENT_KINDS = ['state', 'step', 'output'] as const;
 export type RunEventKind = (typeof RUN_EVENT_KINDS)[number];
 
 /**
- * One entry of a run's event log (DESIGN §7.2): `seq` is gap-free from 1 per run. `data` is
+ * One entry of a run's event log (docs/runs.md, Event log): `seq` is gap-free from 1 per run. `data` is
  * `{state}` for state events (presented as the run as of that state), the step event for `step`,
  * `{step_id, delta}` for `output`. Written by src/runs/events/log.ts and the state triggers.
  */

@@ -1,7 +1,7 @@
 import type { User } from '../models';
 
 /**
- * - `manage`: read a batch, list its runs, cancel it: only the user who submitted it (DESIGN §12;
+ * - `manage`: read a batch, list its runs, cancel it: only the user who submitted it (docs/batches-and-budgets.md;
  *   submitting one needs the circuit's `run`, checked by run.policy's startRunPermits).
  */
 export type BatchAction = 'manage';

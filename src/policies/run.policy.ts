@@ -8,11 +8,11 @@ import { OWNER, any, flag, permits, ruleWhere, type Rule, type RuleTable } from 
 /**
  * - `read`: the run object (GET, GraphQL, SSE, subscription). Public runs: anyone, without a token.
  *   Private runs: only the user who started the run (spec §3).
- * - `debug`: why it failed (`error`, and `error` inside step events): only the user who started it (DESIGN §7.1).
- * - `cancel`: only the user who started it (DESIGN §7.3).
+ * - `debug`: why it failed (`error`, and `error` inside step events): only the user who started it.
+ * - `cancel`: only the user who started it.
  * - `approve`: decide its approval steps, and see what it waits for (`waiting_for`): only the user
- *   who started it (DESIGN §9.4).
- * - `replay`: start a replay of it (DESIGN §10.2): only the user who started it.
+ *   who started it.
+ * - `replay`: start a replay of it: only the user who started it.
  */
 export type RunAction = 'read' | 'debug' | 'cancel' | 'approve' | 'replay';
 

@@ -2,7 +2,7 @@ import type { User } from '../models';
 import type { TokenScope } from '../auth/token-grant';
 
 /**
- * What an API token may do (DESIGN §12). A viewer without `tokenGrant` (a session, a password, the
+ * What an API token may do (docs/tokens.md). A viewer without `tokenGrant` (a session, a password, the
  * service acting for a user) has the user's full rights; a token's grant can only take rights away,
  * never add any. Every transport reaches these checks: GraphQL root fields (and through them REST and
  * graphql-sse) by ROOT_FIELD_SCOPES, and every run start (MCP and schedules too) by tokenMayStartRun.

@@ -19,7 +19,7 @@ export function createSearchRateLimiter(config: Config, sequelize: Sequelize, lo
   });
 }
 
-/** Run creation (DESIGN §12): config.runRateLimitPerMinute per token per minute; null when it is 0 (off). */
+/** Run creation (docs/tokens.md, Run rate limit): config.runRateLimitPerMinute per token per minute; null when it is 0 (off). */
 export function createRunRateLimiter(config: Config, sequelize: Sequelize, log?: Logger): RateLimiter | null {
   if (config.runRateLimitPerMinute === 0) return null;
   return createRateLimiter({
@@ -64,7 +64,7 @@ export async function enforceRateLimit(
 }
 
 /**
- * Counts one run creation against the viewer's token (DESIGN §12) and sets the RateLimit-* headers;
+ * Counts one run creation against the viewer's token (docs/tokens.md) and sets the RateLimit-* headers;
  * RateLimited (429, Retry-After) beyond RUN_RATE_LIMIT_PER_MINUTE. Nothing when the limit is off.
  */
 export async function limitRunCreation(limiter: RateLimiter | null, viewer: { uid: string; tokenGrant?: { tokenUid: string } }, responseHeaders: Record<string, string>): Promise<void> {

@@ -4,7 +4,7 @@ import { bootSource } from './boot-source';
 export { SandboxError } from './isolate-pool';
 export { TEMPLATE_HELPERS } from './boot-source';
 
-/** STEP_CPU_MS and STEP_MEMORY_MB (DESIGN §8); `maxOutputBytes` bounds what one call may return. */
+/** STEP_CPU_MS and STEP_MEMORY_MB (docs/limits.md); `maxOutputBytes` bounds what one call may return. */
 export interface SandboxLimits {
   cpuMs: number;
   memoryMb: number;

@@ -2,7 +2,7 @@ import { context as otelContext, propagation, ProxyTracerProvider, ROOT_CONTEXT,
 import type { Logger } from '../logger';
 
 /**
- * Traces (DESIGN §11.2): on only when the standard OTEL_EXPORTER_OTLP_ENDPOINT (or
+ * Traces (docs/telemetry.md): on only when the standard OTEL_EXPORTER_OTLP_ENDPOINT (or
  * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set. Off, the SDK is never loaded and every span below is
  * the API's no-op (and callers that check tracingEnabled() do nothing at all). On, spans go through a
  * BatchSpanProcessor to the OTLP/HTTP (JSON) exporter: a collector that is down only loses spans —

@@ -44,7 +44,7 @@ function credits(run: RunRow): SafeHtml | string {
 }
 
 /**
- * The approval steps waiting on the user's runs (DESIGN §9.4), each with its prompt and Approve /
+ * The approval steps waiting on the user's runs (docs/runs.md, Approvals), each with its prompt and Approve /
  * Reject forms posting to /settings/runs/approvals (the same command as the API's).
  */
 function waitingCard(csrf: string, waiting: WaitingApproval[]): SafeHtml {

@@ -101,7 +101,7 @@ export function signInPage({ csrf, username = '', error }: { csrf: string; usern
   });
 }
 
-/** A token's limits in words (DESIGN §12): "full access" when it has none. */
+/** A token's limits in words (docs/tokens.md): "full access" when it has none. */
 function tokenLimits(t: ApiToken): string {
   const parts: string[] = [];
   if (t.scopes) parts.push(t.scopes.join(', '));

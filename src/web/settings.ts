@@ -20,7 +20,7 @@ const SECURITY_HEADERS = {
 };
 
 /**
- * The settings web (DESIGN §2, §7.7): sign-in with username and password, API tokens (create, list,
+ * The settings web: sign-in with username and password, API tokens (create, list,
  * revoke), blobs (upload, list), runs (and deciding their approval steps) and credits (balance, ledger). Server-rendered pages; every POST form carries the session's
  * CSRF token; sign-in attempts are rate limited per client IP and username.
  */

@@ -6,7 +6,7 @@ import { makeRunnableCircuit } from './run-factories';
 
 /**
  * A run that waits on an approval step, made directly in the database as the engine would leave it
- * (DESIGN §9.4): RUNNING in attempt 1 (no job is queued and its heartbeat is never stale, so no worker or
+ * (docs/runs.md, Approvals): RUNNING in attempt 1 (no job is queued and its heartbeat is never stale, so no worker or
  * orphan sweep touches it), with a `circuit_run_steps` row (kind approval, status waiting) and `paused_at`
  * set in the same statement.
  */

@@ -27,7 +27,7 @@ export async function makeUser(input: Partial<CreateUserInput> = {}): Promise<Te
   return { user, token, username: user.username };
 }
 
-/** DESIGN §4's example: greets `input.name` and upper-cases it. */
+/** The walk-through circuit (docs/circuit-definition.md): greets `input.name` and upper-cases it. */
 export const HELLO_DEFINITION: CircuitDefinition = {
   query_schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
   steps: [

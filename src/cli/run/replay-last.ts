@@ -21,7 +21,7 @@ const positive = (value: string | undefined, fallback: number, name: string, max
 };
 
 /**
- * "What would the new version have done on yesterday's runs" (DESIGN §10.2): replays the user's last
+ * "What would the new version have done on yesterday's runs" (docs/runs.md, Replay and compare): replays the user's last
  * `count` terminal runs of their circuit (replays themselves excluded) against `version`, waits for the
  * replays (a worker must be running: `npm start` or `circuits worker`), and prints for each the compare
  * summary: the output's status and each step's (same | changed | added | removed).

@@ -6,7 +6,7 @@ import { findUser } from '../present';
 export interface TokenCreateOptions {
   username: string;
   label?: string;
-  /** DESIGN §12 limits; each absent means none. */
+  /** The token's limits (docs/tokens.md); each absent means none. */
   scope?: string[];
   expiresIn?: number;
   circuit?: string[];

@@ -1,7 +1,7 @@
 import type { Migration } from './migration';
 
 /**
- * Run control (DESIGN §7.1–7.4, §8 containment).
+ * Run control: failure details, the event log, cancel, deadlines, poison-run containment (docs/runs.md).
  *
  * - `error`: {code, message, step_id?} of an EXCEPTION run, shown to its owner only.
  * - `deadline_at`: past it the run ends EXCEPTION DeadlineExceeded (by its worker, or by the sweeper

@@ -1,7 +1,7 @@
 import type { Migration } from './migration';
 
 /**
- * Credit holds and a ledger of every balance change (DESIGN §7.7, §8).
+ * Credit holds and a ledger of every balance change (docs/runs.md, Credits; My runs and my credits).
  *
  * Holds: `users.credits_held` is what the caller's in-flight runs have reserved; a run or a costly
  * step starts only when `credits - credits_held` covers it, so concurrent runs can never spend more

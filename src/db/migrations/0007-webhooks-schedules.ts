@@ -1,7 +1,7 @@
 import type { Migration } from './migration';
 
 /**
- * Signed webhooks and schedules (DESIGN §7.5, §7.6).
+ * Signed webhooks and schedules (docs/webhooks-and-schedules.md).
  *
  * A run's `webhook_url` and `webhook_events` are stored with the run (set by the statement that
  * inserts it). The `start` and `completed` deliveries are written by a trigger in the very

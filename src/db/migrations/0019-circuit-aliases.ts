@@ -1,7 +1,7 @@
 import type { Migration } from './migration';
 
 /**
- * Version aliases (DESIGN §10.1). `circuit_aliases` holds each alias's current route set
+ * Version aliases (docs/releases.md). `circuit_aliases` holds each alias's current route set
  * (`routes`: `[{version_uid, weight}]`, weights summing to 100; checked by the set-circuit-alias
  * command, which alone writes both tables). `circuit_alias_history` keeps every route set an alias had
  * before its current one: `set_at` is when it was put, `replaced_at` when a later PUT replaced it.

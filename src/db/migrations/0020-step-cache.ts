@@ -1,7 +1,7 @@
 import type { Migration } from './migration';
 
 /**
- * Step cache, replay and compare (DESIGN §9.5, §10.2).
+ * Step cache, replay and compare (docs/runs.md).
  * - `step_cache`: one row per cache key (src/runs/step-cache.ts). `status` 'pending' is a single-flight
  *   claim: the process that inserted it calls upstream while others wait; its `expires_at` is then the
  *   claim's lease (renewed while the call runs), so a dead claimant's row is taken over or swept.

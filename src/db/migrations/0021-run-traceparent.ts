@@ -1,7 +1,7 @@
 import type { Migration } from './migration';
 
 /**
- * Traces (DESIGN §11.2): `circuit_runs.traceparent` is the W3C trace context the run's span continues
+ * Traces (docs/telemetry.md): `circuit_runs.traceparent` is the W3C trace context the run's span continues
  * — the caller's (a `traceparent` header on the query) or the API's query span's when traces are on;
  * null otherwise. The worker (another thread or process) reads it when it claims the run; webhook
  * deliveries send it on.

@@ -1,7 +1,7 @@
 import type { Migration } from './migration';
 
 /**
- * Token limits (DESIGN §12): what an API token may do, until when, on which circuits, and how many
+ * Token limits (docs/tokens.md): what an API token may do, until when, on which circuits, and how many
  * credits its runs may take per UTC day.
  *
  * - `api_tokens.scopes` (null: every scope), `expires_at`, `circuit_uids` (null: any circuit) and

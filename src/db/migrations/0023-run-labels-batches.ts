@@ -1,7 +1,7 @@
 import type { Migration } from './migration';
 
 /**
- * DESIGN §12: a run's caller-side `tags` and `metadata` (filtered through GIN indexes, scoped to the
+ * docs/batches-and-budgets.md: a run's caller-side `tags` and `metadata` (filtered through GIN indexes, scoped to the
  * caller's own runs), the batch it was submitted in (`batch_uid`, listed through its own index) and
  * its spend cap (`max_credits`, null: none). `circuit_batches` is a batch's header; its counts are
  * read off its runs.

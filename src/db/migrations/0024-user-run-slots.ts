@@ -1,7 +1,7 @@
 import type { Migration } from './migration';
 
 /**
- * Fair shares (docs/fairness.md, DESIGN §12): a user's RUNNING runs are `user_run_slots.claimed`
+ * Fair shares (docs/fairness.md): a user's RUNNING runs are `user_run_slots.claimed`
  * minus `user_run_ends.ended`. The claim statement locks the user's slots row, reads the count and
  * adds what it claims, so USER_MAX_CONCURRENT_RUNS holds across any number of workers. A trigger
  * counts every end (any path out of RUNNING, or a RUNNING run deleted) in a row of another table:

@@ -1,7 +1,7 @@
 import type { Migration } from './migration';
 
 /**
- * Run metrics (DESIGN §11.2) whichever process ran the run: each process adds the increments it
+ * Run metrics (docs/telemetry.md) whichever process ran the run: each process adds the increments it
  * recorded to these totals once a second (src/telemetry/run-metrics.ts) and the API's /metrics reads
  * them. A counter is one row (`part` 'value'); a histogram is a row per bucket (`part` its upper bound,
  * holding the observations that fell in it, not cumulative) plus 'sum' and 'count'. `labels` is the

@@ -23,7 +23,7 @@ export class BatchResolver {
     @Arg('isPublic', () => Boolean, { nullable: true, description: 'Only the circuit owner may set it' }) isPublic: boolean | null,
     @Arg('tags', () => [String], { nullable: true, description: 'Tags of every run (at most 10)' }) tags: string[] | null,
     @Arg('metadata', () => JSONObjectScalar, { nullable: true, validate: false, description: 'Metadata of every run (string values, ≤ 4 KiB)' }) metadata: Record<string, unknown> | null,
-    @Arg('webhook', () => String, { nullable: true, description: 'Where to POST signed events of every run (DESIGN §7.5)' }) webhook: string | null,
+    @Arg('webhook', () => String, { nullable: true, description: 'An https URL to POST signed events of every run to' }) webhook: string | null,
     @Arg('webhookEventsFilter', () => [String], { nullable: true }) webhookEventsFilter: string[] | null,
     @Arg('maxCredits', () => Int, { nullable: true, description: 'The most each run may cost (BudgetExceeded past it)' }) maxCredits: number | null,
     @Ctx() ctx: AppContext,

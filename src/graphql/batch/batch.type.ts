@@ -9,7 +9,7 @@ export class CircuitBatchCountsType {
   @Field(() => Int) EXCEPTION!: number;
 }
 
-@ObjectType('CircuitBatch', { description: 'Inputs submitted together (DESIGN §12); each is an ordinary run carrying batchUid' })
+@ObjectType('CircuitBatch', { description: 'Inputs submitted together; each is an ordinary run carrying batchUid' })
 export class CircuitBatchType {
   @Field(() => ID) uid!: string;
   @Field(() => ID) circuitUid!: string;

@@ -19,7 +19,7 @@ async function findAlias(circuit: Circuit, name: string): Promise<CircuitAlias> 
 }
 
 /**
- * Version aliases (DESIGN §10.1): read by whoever may read the circuit (so a private circuit's aliases
+ * Version aliases (docs/releases.md, Aliases): read by whoever may read the circuit (so a private circuit's aliases
  * answer exactly as the circuit does: 401/403/404), set and deleted by its owner only.
  */
 @Resolver(() => CircuitType)

@@ -35,7 +35,7 @@ export class CircuitResolver {
   }
 
   @Query(() => String, {
-    description: 'A dependency-free TypeScript module for running the circuit, typed from a version\'s query_schema and output_schema (DESIGN §11.3): the primary version, `version`, or the version `alias` draws for the types (its runs then send the alias). Same read rules as the circuit.',
+    description: 'A dependency-free TypeScript module for running the circuit, typed from a version\'s query_schema and output_schema: the primary version, `version`, or the version `alias` draws for the types (its runs then send the alias). Same read rules as the circuit.',
   })
   async circuitClientModule(
     @Arg('uid', () => ID) uid: string,

@@ -18,7 +18,7 @@ export class PageArgs {
 
 export interface PageWindow { limit: number; page: number; offset: number }
 
-/** Applies the default and the cap of a list (DESIGN §6: default 10, cap 100 unless a list says otherwise). */
+/** Applies the default and the cap of a list (default 10, cap 100 unless a list says otherwise; docs/api-conventions.md). */
 export function pageWindow(args: PageArgs, { defaultLimit = 10, maxLimit = 100 } = {}): PageWindow {
   const limit = Math.min(args.limit ?? defaultLimit, maxLimit);
   const page = args.page ?? 1;

@@ -5,7 +5,7 @@ import type { AppContext } from '../context';
 import { CircuitRunContextInput } from './run.type';
 import { badInput } from '../../errors';
 
-@ObjectType('CircuitRunEstimate', { description: 'What a run may cost, in credits (DESIGN §12): a completed run costs from min to max, its base credit included' })
+@ObjectType('CircuitRunEstimate', { description: 'What a run may cost, in credits: a completed run costs from min to max, its base credit included' })
 export class CircuitRunEstimateType {
   @Field(() => Float) min!: number;
   @Field(() => Float, { description: 'A sound upper bound: a query with maxCredits ≥ max never ends BudgetExceeded' }) max!: number;

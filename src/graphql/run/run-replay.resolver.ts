@@ -10,13 +10,13 @@ import { presentRun } from './run.presenter';
 import { findRunFor } from './run.access';
 import { CircuitRunType } from './run.type';
 
-@ObjectType('CircuitRunComparison', { description: 'Two runs side by side (DESIGN §10.2): their outputs and each step\'s output' })
+@ObjectType('CircuitRunComparison', { description: 'Two runs side by side: their outputs and each step\'s output, marked same, changed, added or removed' })
 export class CircuitRunComparisonType {
   @Field(() => JSONScalar, { description: '{status: same | changed, a, b}: the two runs\' outputs' }) output!: unknown;
   @Field(() => JSONScalar, { description: '{<step id>: {status: same | changed | added | removed, a, b}}: each step\'s output in a and in b (null where the step is absent)' }) steps!: unknown;
 }
 
-/** Replay and compare (DESIGN §10.2). */
+/** Replay and compare (docs/runs.md, Replay and compare). */
 @Resolver()
 export class RunReplayResolver {
   @Authorized()

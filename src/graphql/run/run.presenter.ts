@@ -8,7 +8,7 @@ import { CircuitRunEventType, CircuitRunType, WaitingStepType } from './run.type
 /**
  * The one place a run is shaped for callers (GraphQL, and through the REST fragment REST, SSE and
  * webhooks). Fields follow RUN_COLUMNS; owner-only ones (`error`) by the run policy's `debug`.
- * A run of a deprecated circuit carries the deprecation notice (DESIGN §5).
+ * A run of a deprecated circuit carries the deprecation notice (docs/api-conventions.md, Notices).
  */
 export async function presentRun(ctx: AppContext, run: CircuitRun): Promise<CircuitRunType> {
   const circuit = await ctx.loaders.circuit.load(run.circuit_uid);
@@ -17,7 +17,7 @@ export async function presentRun(ctx: AppContext, run: CircuitRun): Promise<Circ
 }
 
 /**
- * `waitingFor` (DESIGN §9.4): the approval steps a RUNNING run waits on, oldest first, for its owner
+ * `waitingFor` (docs/runs.md, Approvals): the approval steps a RUNNING run waits on, oldest first, for its owner
  * (run policy `approve`); null for anyone else, in any other state, and when nothing waits (REST leaves
  * `waiting_for` out then). Read from circuit_run_steps through the request's loader (one statement for
  * the runs of a list), never from the cache of ended runs.

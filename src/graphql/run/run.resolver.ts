@@ -23,7 +23,7 @@ import { signedEventsQuery } from '../../runs/events/signed-url';
 import { CircuitRunContextInput, SignedUrlType, CircuitRunEventType, CircuitRunPage, CircuitRunType, RunEventKindEnum, WaitingStepType } from './run.type';
 import { limitRunCreation } from '../../ratelimit';
 
-/** `Prefer: wait=N` / `waitSeconds`: 1–60 (DESIGN §7.4). */
+/** `Prefer: wait=N` / `waitSeconds`: 1–60 (docs/runs.md, Waiting in one request). */
 export const MAX_WAIT_SECONDS = 60;
 const MAX_EVENTS_PAGE = 500;
 
@@ -92,18 +92,18 @@ export class RunResolver {
     @Arg('isPublic', () => Boolean, { nullable: true, description: 'Only the circuit owner may set it' }) isPublic: boolean | null,
     @Arg('idempotencyKey', () => String, { nullable: true, description: 'The same key from the same caller within 24 hours returns the same run' })
     idempotencyKey: string | null,
-    @Arg('webhook', () => String, { nullable: true, description: 'An https URL to POST signed run events to (Standard Webhooks; DESIGN §7.5)' }) webhook: string | null,
+    @Arg('webhook', () => String, { nullable: true, description: 'An https URL to POST run events to, signed with the owner\'s key (Standard Webhooks)' }) webhook: string | null,
     @Arg('webhookEventsFilter', () => [String], { nullable: true, description: 'Which events to POST: start, step, completed (default [completed])' })
     webhookEventsFilter: string[] | null,
     @Arg('deadlineSeconds', () => Int, { nullable: true, description: 'The run ends EXCEPTION DeadlineExceeded this many seconds after it was created (1–3600; default and ceiling RUN_DEADLINE_SECONDS)' })
     deadlineSeconds: number | null,
     @Arg('waitSeconds', () => Int, { nullable: true, description: 'Answer once the run is terminal or after this many seconds (1–60), with the run as circuitRun shows it (REST: Prefer: wait=N)' })
     waitSeconds: number | null | undefined,
-    @Arg('alias', () => String, { nullable: true, description: 'Same as context.alias: draw the version from this alias of the circuit (DESIGN §10.1)' }) alias: string | null | undefined,
-    @Arg('cache', () => String, { nullable: true, description: '"bypass": the step cache is not read for this run; its results are still stored (DESIGN §9.5)' }) cache: string | null | undefined,
-    @Arg('tags', () => [String], { nullable: true, description: 'At most 10 tags, each ^[a-z0-9][a-z0-9_.:-]{0,63}$ (DESIGN §12); the owner filters viewer.runs by them' })
+    @Arg('alias', () => String, { nullable: true, description: 'Same as context.alias: draw the version from this alias of the circuit, by its weights' }) alias: string | null | undefined,
+    @Arg('cache', () => String, { nullable: true, description: '"bypass": the step cache is not read for this run; its results are still stored' }) cache: string | null | undefined,
+    @Arg('tags', () => [String], { nullable: true, description: 'At most 10 tags, each ^[a-z0-9][a-z0-9_.:-]{0,63}$; the owner filters viewer.runs by them' })
     tags: string[] | null | undefined,
-    @Arg('metadata', () => JSONObjectScalar, { nullable: true, validate: false, description: 'An object of string values, at most 4 KiB as JSON (DESIGN §12)' })
+    @Arg('metadata', () => JSONObjectScalar, { nullable: true, validate: false, description: 'An object of string values, at most 4 KiB as JSON; the owner filters viewer.runs by its pairs' })
     metadata: Record<string, unknown> | null | undefined,
     @Arg('maxCredits', () => Int, { nullable: true, description: 'The most the run may cost: a step whose hold would pass it does not start and the run ends EXCEPTION BudgetExceeded' })
     maxCredits: number | null | undefined,
@@ -170,7 +170,7 @@ export class RunResolver {
   }
 
   @Mutation(() => SignedUrlType, {
-    description: "A signed URL of the run's event stream (GET /circuit-runs/{uid}/events) that a browser's EventSource can open without headers, as the caller, for at most 5 minutes (DESIGN §11.3). Same read rules as circuitRun",
+    description: "A signed URL of the run's event stream (GET /circuit-runs/{uid}/events) that a browser's EventSource can open without headers, as the caller, for at most 5 minutes. Same read rules as circuitRun",
   })
   async circuitRunEventsUrl(@Arg('uid', () => ID) uid: string, @Ctx() ctx: AppContext): Promise<SignedUrlType> {
     const run = await findRunFor(ctx, uid, 'read');
@@ -207,7 +207,7 @@ export class RunResolver {
 
   @FieldResolver(() => [WaitingStepType], {
     nullable: true,
-    description: "The approval steps the run waits on, oldest first (DESIGN §9.4); for the run's owner only, null for others and when nothing waits",
+    description: "The approval steps the run waits on, oldest first; for the run's owner only, null for others and when nothing waits",
   })
   async waitingFor(@Root() root: CircuitRunType, @Ctx() ctx: AppContext): Promise<WaitingStepType[] | null> {
     return presentWaitingFor(ctx, root);

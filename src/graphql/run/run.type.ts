@@ -20,7 +20,7 @@ registerEnumType(CircuitRunState, {
 });
 
 export const RunErrorCodeEnum = Object.fromEntries(RUN_ERROR_CODES.map((c) => [c, c])) as { [K in (typeof RUN_ERROR_CODES)[number]]: K };
-registerEnumType(RunErrorCodeEnum, { name: 'RunErrorCode', description: 'Why a run ended in EXCEPTION (DESIGN §7.1)' });
+registerEnumType(RunErrorCodeEnum, { name: 'RunErrorCode', description: 'Why a run ended in EXCEPTION; shown to the run\'s owner only' });
 
 export const RunEventKindEnum = Object.fromEntries(RUN_EVENT_KINDS.map((k) => [k.toUpperCase(), k])) as Record<string, string>;
 registerEnumType(RunEventKindEnum, { name: 'RunEventKind', description: 'state: the run changed state; step: a step started or ended; output: text of a streaming llm step' });
@@ -36,7 +36,7 @@ export class CircuitRunErrorType {
   }
 }
 
-/** An approval step a run waits on (DESIGN §9.4); REST `waiting_for[]`. */
+/** An approval step a run waits on (docs/runs.md, Approvals); REST `waiting_for[]`. */
 @ObjectType('WaitingStep', { description: 'An approval step the run waits on: decide it with resolveApproval' })
 export class WaitingStepType {
   @Field(() => String, { description: 'The id of the approval step' }) stepId!: string;
@@ -48,7 +48,7 @@ export class WaitingStepType {
   }
 }
 
-@ObjectType('SignedUrl', { description: 'A short-lived URL that needs no Authorization header (DESIGN §11.3)' })
+@ObjectType('SignedUrl', { description: 'A short-lived URL that needs no Authorization header: its signature covers what it opens, the caller and the expiry' })
 export class SignedUrlType {
   @Field(() => String) url!: string;
   @Field(() => Date) expiresAt!: Date;
@@ -101,14 +101,14 @@ export class CircuitRunContextInput {
   @Field(() => ID, { nullable: true, description: "The version to run; the circuit's primary version when absent" })
   version?: string | null;
 
-  @Field(() => String, { nullable: true, description: "Instead of version: an alias of the circuit whose weights draw the version (DESIGN §10.1)" })
+  @Field(() => String, { nullable: true, description: "Instead of version: an alias of the circuit whose weights draw the version" })
   alias?: string | null;
 }
 
 @ObjectType('CircuitRunPage')
 export class CircuitRunPage extends PageOf(CircuitRunType) {}
 
-/** One entry of a run's event log (DESIGN §7.2). */
+/** One entry of a run's event log (docs/runs.md, Event log). */
 @ObjectType('CircuitRunEvent')
 export class CircuitRunEventType {
   @Field(() => Int, { description: 'Position in the run\'s log: 1, 2, 3… without gaps' }) seq!: number;

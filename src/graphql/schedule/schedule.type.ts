@@ -4,7 +4,7 @@ import { JSONScalar } from '../common/scalars';
 import { nextFireAt } from '../../schedules/cron';
 import type { ScheduleRow } from '../../schedules/schedule-store';
 
-@ObjectType('CircuitSchedule', { description: 'Runs a circuit on a cron schedule, as its owner (DESIGN §7.6)' })
+@ObjectType('CircuitSchedule', { description: 'Runs a circuit on a cron schedule, as its owner: each fire is an ordinary run' })
 export class CircuitScheduleType {
   @Field(() => ID) uid!: string;
   @Field(() => ID) circuitUid!: string;

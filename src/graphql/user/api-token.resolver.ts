@@ -7,7 +7,7 @@ import { tokenMayCreateTokens } from '../../policies/token.policy';
 import type { AppContext } from '../context';
 import { ApiTokenType, NewApiTokenType } from './api-token.type';
 
-/** The caller's API tokens (DESIGN §12): list them (no secrets) and create one. Revoking stays in /settings and the CLI. */
+/** The caller's API tokens (docs/tokens.md): list them (no secrets) and create one. Revoking stays in /settings and the CLI. */
 @Resolver()
 export class ApiTokenResolver {
   @Authorized()

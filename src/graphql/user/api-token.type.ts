@@ -2,7 +2,7 @@ import { Field, ID, Int, ObjectType } from 'type-graphql';
 import type { ApiToken } from '../../models';
 import { TOKEN_SCOPES } from '../../auth/token-grant';
 
-/** One of the caller's API tokens, without its secret (DESIGN §12): only its hash is stored. */
+/** One of the caller's API tokens, without its secret: only its hash is stored. */
 @ObjectType('ApiToken')
 export class ApiTokenType {
   @Field(() => ID) uid!: string;

@@ -8,7 +8,7 @@ export enum CreditLedgerKind {
 }
 registerEnumType(CreditLedgerKind, { name: 'CreditLedgerKind', description: 'grant: credits added; run: the charge of an ended run' });
 
-/** One change of the caller's balance (DESIGN §7.7). */
+/** One change of the caller's balance: a grant, or the charge of an ended run. */
 @ObjectType('CreditLedgerEntry')
 export class CreditLedgerEntryType {
   @Field(() => ID) uid!: string;

@@ -20,7 +20,7 @@ export class ViewerRunsArgs extends PageArgs {
   @Field(() => ID, { nullable: true, description: 'Only runs of this circuit' })
   circuitUid?: string | null;
 
-  @Field(() => String, { nullable: true, description: 'Only runs carrying this tag (DESIGN §12)' })
+  @Field(() => String, { nullable: true, description: 'Only runs carrying this tag' })
   tag?: string | null;
 
   @Field(() => JSONObjectScalar, { nullable: true, description: 'Only runs whose metadata has every one of these key/value pairs (string values)' })
@@ -53,7 +53,7 @@ async function viewerCreditLedger(ctx: AppContext, args: PageArgs): Promise<Cred
 }
 
 /**
- * What only the caller sees about themselves (DESIGN §7.7): `viewer.runs`, `viewer.creditLedger`, and
+ * What only the caller sees about themselves (docs/runs.md, My runs and my credits): `viewer.runs`, `viewer.creditLedger`, and
  * the same lists as top-level fields (`viewerRuns`, `viewerCreditLedger`) for the REST bridge, whose
  * routes map onto top-level fields.
  */
