@@ -10,7 +10,7 @@ let owner: TestUser;
 let other: TestUser;
 beforeAll(() => ({ t, owner, other } = setup));
 
-test('GET /circuit-runs/{uid}/events: PROVISIONED, RUNNING, COMPLETED for the README's example, ids 1, 2, 3, each the GET payload, then the stream closes', async () => {
+test('GET /circuit-runs/{uid}/events: PROVISIONED, RUNNING, COMPLETED for the README example, ids 1, 2, 3, each the GET payload, then the stream closes', async () => {
   const { adaptorUid } = await makeRunnableCircuit(owner, HELLO_DEFINITION);
   const { body } = await submitRun(t, owner.token, adaptorUid, { input: { name: 'Ada' } });
   const uid = body.payload.uid;
