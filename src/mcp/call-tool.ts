@@ -7,7 +7,7 @@ import { CircuitVersion, type User } from '../models';
 import { CircuitRun, type RunError } from '../models/CircuitRun';
 import { runEventStream } from '../runs/events/stream';
 import type { StepEvent } from '../engine/run-control';
-import type { CircuitDefinition } from '../engine/definition';
+import type { CircuitDefinition } from '../domain/definition';
 import type { Services } from '../services';
 import { cancelOwnRun, type InflightCalls } from './inflight-calls';
 import { outputContract, type CircuitTool } from './tools';
