@@ -7,7 +7,7 @@ import { HELLO_DEFINITION, makeUser, TestUser } from './support/factories';
 import { makeRunnableCircuit, readSse, waitForRun } from './support/run-factories';
 import { createApiToken, type TokenLimitsInput } from '../src/commands/create-api-token';
 import { ApiToken, Circuit } from '../src/models';
-import { TOKEN_SCOPES, type TokenScope } from '../src/auth/token-grant';
+import { TOKEN_SCOPES, type TokenScope } from '../src/domain/token-scopes';
 import { ROOT_FIELD_SCOPES } from '../src/policies/token.policy';
 import { ERROR_STATUS } from '../rest-bridge/error-status';
 import { isErrorCode, type ErrorCode } from '../src/errors';
