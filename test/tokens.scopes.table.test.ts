@@ -9,7 +9,7 @@ import { createApiToken, type TokenLimitsInput } from '../src/commands/create-ap
 import { ApiToken, Circuit } from '../src/models';
 import { TOKEN_SCOPES, type TokenScope } from '../src/domain/token-scopes';
 import { ROOT_FIELD_SCOPES } from '../src/policies/token.policy';
-import { ERROR_STATUS } from '../rest-bridge/error-status';
+import { ERROR_STATUS } from '../src/error-status';
 import { isErrorCode, type ErrorCode } from '../src/errors';
 import { baseToolName } from '../src/mcp/tool-names';
 import { secondsToNextUtcDay } from '../src/credits/token-spend';

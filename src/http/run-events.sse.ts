@@ -14,7 +14,7 @@ import { User } from '../models';
 import { checkEventsSignature } from '../runs/events/signed-url';
 import { resolveSecret } from '../storage/secret';
 import { streamClient } from './open-streams';
-import { writePaced } from './paced-write';
+import { writePaced } from '../paced-write';
 
 export const RUN_EVENTS_PATH = `${API_PREFIX}/circuit-runs/:uid/events`;
 
