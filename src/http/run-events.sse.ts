@@ -4,7 +4,7 @@ import { buildContext } from '../graphql/context';
 import { toPublicError } from '../graphql/format-error';
 import { errorResponse } from '../../rest-bridge/bridge';
 import { API_PREFIX } from '../../rest-bridge/express';
-import { RUN_OPTIONAL_FIELDS } from '../models/CircuitRun';
+import { RUN_OPTIONAL_FIELDS } from '../domain/runs';
 import { RUN_EVENT_KINDS, type RunEventKind } from '../models/RunEvent';
 import { streamStart } from '../runs/events/stream';
 import { AppError } from '../errors';

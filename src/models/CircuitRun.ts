@@ -1,35 +1,12 @@
 import { CreationOptional, DataTypes, InferAttributes, InferCreationAttributes, Model, ModelAttributeColumnOptions, Sequelize } from 'sequelize';
-
-export const RUN_STATES = ['PROVISIONED', 'RUNNING', 'COMPLETED', 'EXCEPTION'] as const;
-export type RunState = (typeof RUN_STATES)[number];
-export const TERMINAL_STATES: readonly RunState[] = ['COMPLETED', 'EXCEPTION'];
-
-/** How far along a state is; a state never moves to a lower rank (spec §3). */
-export function stateRank(state: RunState): number {
-  return state === 'PROVISIONED' ? 0 : state === 'RUNNING' ? 1 : 2;
-}
-
-export function isTerminal(state: RunState): boolean {
-  return TERMINAL_STATES.includes(state);
-}
-
-/** Why an EXCEPTION run ended (DESIGN §7.1); shown to the run's owner only. */
-export const RUN_ERROR_CODES = ['StepFailed', 'InsufficientCredits', 'Canceled', 'DeadlineExceeded', 'WorkerLost', 'Rejected', 'ApprovalTimedOut', 'OutputContractViolation', 'BudgetExceeded', 'Internal'] as const;
-export type RunErrorCode = (typeof RUN_ERROR_CODES)[number];
-export interface RunError { code: RunErrorCode; message: string; step_id?: string }
+import { TERMINAL_STATES, type RunError, type RunState } from '../domain/runs';
 
 /**
- * Fields of a run that are absent, not null, until they exist (spec 2.1), or that the caller may not
- * see (`error`, `waiting_for`: owner only; `waiting_for` also while nothing waits, DESIGN §9.4); `alias`
- * only on runs whose version was drawn from one (DESIGN §10.1); `replay_of` only on replays (§10.2);
- * `tags`, `metadata`, `batch_uid` only on runs that have them, for their owner (§12).
+ * A run's states, failure codes and API limits are declared in src/domain/runs.ts (no Sequelize). Re-exported
+ * here only for src/runs/ and src/webhooks/, left unchanged; other code imports src/domain/runs.ts.
  */
-export const RUN_OPTIONAL_FIELDS = ['alias', 'replay_of', 'tags', 'metadata', 'batch_uid', 'ended_at', 'result_blob', 'metrics', 'error', 'waiting_for'];
-
-/** An approval's `comment`: at most this many characters (Unicode code points, as the REST edge counts them). */
-export const MAX_APPROVAL_COMMENT_CHARS = 2000;
-/** An approval's `data`: a JSON object of at most this many bytes serialized. */
-export const MAX_APPROVAL_DATA_BYTES = 64 * 1024;
+export { RUN_STATES, TERMINAL_STATES, stateRank, isTerminal, RUN_ERROR_CODES, RUN_OPTIONAL_FIELDS, MAX_APPROVAL_COMMENT_CHARS, MAX_APPROVAL_DATA_BYTES } from '../domain/runs';
+export type { RunState, RunErrorCode, RunError } from '../domain/runs';
 
 /**
  * How a column shows in the API (GraphQL field `name`, REST/event field = the column name):
