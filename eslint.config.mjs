@@ -3,6 +3,12 @@ import tseslint from 'typescript-eslint';
 import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 import noImportCycle from './eslint-rules/no-import-cycle.mjs';
 
+// The rooms above the low floors (src/domain/ to src/commands/): the run wing, the composition and the transports.
+const TRANSPORTS = ['./src/graphql', './src/http', './src/web', './src/mcp', './src/cli', './rest-bridge'];
+const ABOVE_LOW = ['./src/runs', './src/queue', './src/schedules', './src/webhooks', './src/services.ts', ...TRANSPORTS];
+const SIDE_BY_SIDE = ['./src/auth', './src/credits', './src/aliases', './src/views'];
+const LOW_ABOVE_POLICIES = [...SIDE_BY_SIDE, './src/engine', './src/commands', './src/clients'];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.data/**', 'schema/**'] },
   js.configs.recommended,
@@ -45,7 +51,41 @@ export default tseslint.config(
           { target: './src/runs', from: ['./src/graphql', './src/http', './src/web', './rest-bridge'], message: 'the run wing is below the API layers that present it.' },
           { target: './src/models', from: ['./src/runs', './src/queue', './src/graphql', './src/http', './src/web', './rest-bridge'], message: 'models know nothing above them.' },
           { target: './rest-bridge', from: ['./src/engine', './src/runs', './src/queue', './src/credits', './src/commands', './src/policies', './src/sandbox', './src/webhooks', './src/schedules', './src/aliases', './src/storage', './src/web', './src/mcp'], message: 'the REST bridge maps paths onto GraphQL operations and holds no business logic: it reaches the domain only through the schema.' },
-          { target: './rest-bridge', from: './src/auth', except: ['./token-scopes.ts'], message: 'the REST bridge holds no business logic: of authentication it may name only the token scopes (src/auth/token-scopes.ts).' },
+          {
+            target: './rest-bridge', from: ['./src/auth', './src/models', './src/http'],
+            message: 'the REST bridge holds no business logic: the token scopes and run constants it names are in src/domain/ (no Sequelize); '
+              + 'src/http/ is above it.',
+          },
+          // The low floors, bottom up: src/domain/ (plain types and constants) < src/models/ < src/policies/ < src/auth/, src/credits/,
+          // src/aliases/, src/views/ (side by side) < src/engine/ < src/commands/ < the run wing and the transports.
+          ...[{ from: './src', except: ['./domain'] }, { from: './rest-bridge' }].map((zone) => ({
+            target: './src/domain', ...zone, message: 'src/domain/ is the ground floor: plain types and constants that import nothing outside it.',
+          })),
+          {
+            // The run wing, the queue and the API layers are in the zone above.
+            target: './src/models',
+            from: ['./src/schedules', './src/webhooks', './src/services.ts', './src/mcp', './src/cli', './src/policies', ...LOW_ABOVE_POLICIES],
+            message: 'models are the floor under policies, auth, credits, aliases, views, the engine and commands.',
+          },
+          {
+            target: './src/policies', from: [...ABOVE_LOW, ...LOW_ABOVE_POLICIES],
+            message: 'policies are below auth, credits, aliases, views, the engine and commands: they read models and src/domain/.',
+          },
+          ...SIDE_BY_SIDE.map((room) => ({
+            target: room, from: [...ABOVE_LOW, ...SIDE_BY_SIDE.filter((other) => other !== room), './src/engine', './src/commands'],
+            message: 'src/auth/, src/credits/, src/aliases/ and src/views/ stand side by side above policies: none imports another, nor the floors above.',
+          })),
+          { target: './src/engine', from: './src/commands', message: 'commands are above the engine (they validate definitions through it).' },
+          { target: './src/commands', from: ABOVE_LOW, message: 'commands are the top of the low floors: the run wing and the transports call them.' },
+          // The transports, bottom up: src/error-status.ts and src/paced-write.ts (shared by all) < src/graphql/ < rest-bridge/ < src/http/.
+          {
+            target: ['./src/error-status.ts', './src/paced-write.ts'], from: [...TRANSPORTS, './src/services.ts'],
+            message: 'the error→status table and paced writes are under every transport.',
+          },
+          {
+            target: './src/graphql', from: ['./src/http', './rest-bridge', './src/web', './src/mcp', './src/cli'],
+            message: 'GraphQL is the floor under the REST bridge and src/http/.',
+          },
         ],
       }],
       // Every reach into Agenda lives in src/queue/ (its tables, payloads and internals, with canaries).
@@ -55,6 +95,13 @@ export default tseslint.config(
   {
     files: ['src/queue/**/*.ts'],
     rules: { 'no-restricted-imports': 'off' },
+  },
+  {
+    // The ground floor loads no package either (no Sequelize): the REST bridge, the clients and the CLI's --help read it.
+    files: ['src/domain/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^[^.]', message: 'src/domain/ imports nothing outside it: plain types and constants.' }] }],
+    },
   },
   {
     files: ['test/**/*.ts', 'bench/**'],

@@ -2,7 +2,7 @@ import { DocumentNode, execute, GraphQLError, GraphQLSchema } from 'graphql';
 import type { AppContext } from '../src/graphql/context';
 import { toPublicError } from '../src/graphql/format-error';
 import { AppError } from '../src/errors';
-import { ERROR_STATUS, errorEnvelope } from './error-status';
+import { ERROR_STATUS, errorEnvelope } from '../src/error-status';
 import type { Route } from './route';
 import { checkRequest } from './validate';
 

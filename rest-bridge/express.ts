@@ -3,7 +3,7 @@ import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { DocumentNode, GraphQLSchema } from 'graphql';
 import { buildContext } from '../src/graphql/context';
 import type { Services } from '../src/services';
-import { WRITE_SLICE_BYTES, writePaced, type Held, type SharedTexts } from '../src/http/paced-write';
+import { WRITE_SLICE_BYTES, writePaced, type Held, type SharedTexts } from '../src/paced-write';
 import { errorResponse, runRoute, BridgeResponse } from './bridge';
 import type { Route } from './route';
 import { buildOpenApi } from './openapi';
@@ -49,7 +49,7 @@ function etagOf(req: Request, json: string | Held): string | undefined {
 /**
  * A JSON answer. A large one (a run with a 4 MiB result) is written with back-pressure, slice by slice
  * as the client takes it, from one copy shared by every request answering the same bytes
- * (src/http/paced-write.ts): a client that stops reading holds a slice, not the answer.
+ * (src/paced-write.ts): a client that stops reading holds a slice, not the answer.
  */
 function sendJson(req: Request, res: Response, json: string | Held, shared: SharedTexts | undefined): void {
   res.type('application/json');

@@ -19,7 +19,7 @@ import {
 } from 'graphql';
 import { ERROR_CODES, type ErrorCode } from '../src/errors';
 import { PROJECT_ROOT } from '../src/paths';
-import { ERROR_STATUS } from './error-status';
+import { ERROR_STATUS } from '../src/error-status';
 import { COMMON_RESPONSE_HEADERS, HEADERS, SUCCESS_RESPONSE_HEADERS, type HeaderName } from './headers';
 import type { JsonSchema, Route } from './route';
 import { paramSchemas, pathParamNames } from './validate';

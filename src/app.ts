@@ -32,7 +32,7 @@ import { AppError } from './errors';
 import { jsonBody, jsonErrors } from './http/json-body';
 import { antiFraming } from './http/anti-framing';
 import { OpenStreams } from './http/open-streams';
-import { SharedTexts } from './http/paced-write';
+import { SharedTexts } from './paced-write';
 import { dropStalledReaders } from './http/write-stall';
 import { StreamAuthority } from './auth/stream-authority';
 import { mountMcp } from './mcp/http';

@@ -1,7 +1,7 @@
 import { GraphQLError } from 'graphql';
 
 /**
- * Every error a client may see carries one of these codes; rest-bridge/error-status.ts maps each
+ * Every error a client may see carries one of these codes; src/error-status.ts maps each
  * to its HTTP status. Anything thrown without a code is reported as Internal and its detail hidden.
  */
 export const ERROR_CODES = [

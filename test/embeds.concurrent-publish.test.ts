@@ -1,7 +1,7 @@
 import { startTestApp, TestApp } from './support/app';
 import { makeCircuit, makeUser, HELLO_DEFINITION } from './support/factories';
 import { CircuitEmbed } from '../src/models';
-import type { CircuitDefinition } from '../src/engine/definition';
+import type { CircuitDefinition } from '../src/domain/definition';
 
 let t: TestApp;
 beforeAll(async () => { t = await startTestApp(); });

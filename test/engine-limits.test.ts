@@ -2,7 +2,7 @@ import { useTestApp } from './support/app';
 import { makeUser, TestUser } from './support/factories';
 import { makeRunnableCircuit, submitRun, waitForRun } from './support/run-factories';
 import { CircuitRun } from '../src/models/CircuitRun';
-import type { CircuitDefinition } from '../src/engine/definition';
+import type { CircuitDefinition } from '../src/domain/definition';
 
 /** Hostile user logic: each attack ends its run StepFailed while the same process keeps answering. */
 const t = useTestApp({ stepCpuMs: 400, stepMemoryMb: 32 });

@@ -3,7 +3,7 @@ import { startTestApp, TestApp } from './support/app';
 import { makeUser, TestUser } from './support/factories';
 import { makeRunnableCircuit, startHttpTarget } from './support/run-factories';
 import { startFakeOpenAI } from './support/fake-openai';
-import type { CircuitDefinition } from '../src/engine/definition';
+import type { CircuitDefinition } from '../src/domain/definition';
 import { executeDefinition, type ExecutionContext } from '../src/engine/run-executor';
 import { ExecutionFailure, RunAborted, type RunBudget, type StepEvent } from '../src/engine/run-control';
 import type { EngineDeps } from '../src/engine/ports';

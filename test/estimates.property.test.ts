@@ -4,7 +4,7 @@ import { makeRunnableCircuit, submitRun } from './support/run-factories';
 import { startFakeOpenAI } from './support/fake-openai';
 import { CircuitRun } from '../src/models/CircuitRun';
 import { estimatePromptTokens } from '../src/engine/steps/llm';
-import type { CircuitDefinition, StepDefinition } from '../src/engine/definition';
+import type { CircuitDefinition, StepDefinition } from '../src/domain/definition';
 
 /** A small seeded PRNG (mulberry32): a failing case is replayed with ESTIMATE_SEED. */
 function prng(seed: number) {

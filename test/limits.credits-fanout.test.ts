@@ -5,7 +5,7 @@ import { startFakeOpenAI } from './support/fake-openai';
 import { Circuit, User } from '../src/models';
 import { CircuitRun } from '../src/models/CircuitRun';
 import { CreditLedger } from '../src/models/CreditLedger';
-import type { CircuitDefinition } from '../src/engine/definition';
+import type { CircuitDefinition } from '../src/domain/definition';
 
 jest.setTimeout(120_000);
 

@@ -12,7 +12,7 @@ import { RunEvent } from '../src/models/RunEvent';
 import { stepEventText, StepProgress } from '../src/mcp/call-tool';
 import { baseToolName, toolNames } from '../src/mcp/tool-names';
 import type { StepEvent } from '../src/engine/run-control';
-import type { CircuitDefinition } from '../src/engine/definition';
+import type { CircuitDefinition } from '../src/domain/definition';
 
 let t: TestApp;
 let holding: Awaited<ReturnType<typeof startHoldingTarget>>;

@@ -5,7 +5,7 @@ import { makeRunnableCircuit, startHttpTarget, submitRun, waitForRun } from './s
 import { startFakeOpenAI } from './support/fake-openai';
 import { CreditLedger } from '../src/models/CreditLedger';
 import { CircuitRun } from '../src/models/CircuitRun';
-import type { CircuitDefinition } from '../src/engine/definition';
+import type { CircuitDefinition } from '../src/domain/definition';
 import { httpStep } from '../src/engine/steps/http';
 import { isNonPublicAddress } from '../src/engine/net-guard';
 import type { StepContext } from '../src/engine/steps/types';

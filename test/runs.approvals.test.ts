@@ -1,7 +1,7 @@
 import { startTestApp, TestApp } from './support/app';
 import { makeUser, TestUser } from './support/factories';
 import { makeRunnableCircuit, ServiceProcess, spawnServiceProcess, submitRun, waitForRun } from './support/run-factories';
-import type { CircuitDefinition } from '../src/engine/definition';
+import type { CircuitDefinition } from '../src/domain/definition';
 import { CircuitRun } from '../src/models/CircuitRun';
 import { CreditLedger } from '../src/models/CreditLedger';
 

@@ -4,7 +4,7 @@ import { makeRunnableCircuit, submitRun, waitForRun } from './support/run-factor
 import { CircuitRun } from '../src/models/CircuitRun';
 import { readWaitingSteps } from '../src/runs/approvals';
 import { presentRunPayload } from '../src/runs/present';
-import type { CircuitDefinition } from '../src/engine/definition';
+import type { CircuitDefinition } from '../src/domain/definition';
 
 /**
  * The one run presenter (src/runs/present.ts), which webhooks and the CLI send without GraphQL, shows

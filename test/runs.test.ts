@@ -4,7 +4,7 @@ import { makeRunnableCircuit, startHoldingTarget, submitRun, waitForRun } from '
 import { CircuitAdaptor, CircuitMetric, User } from '../src/models';
 import { CircuitRun } from '../src/models/CircuitRun';
 import { CreditLedger } from '../src/models/CreditLedger';
-import type { CircuitDefinition } from '../src/engine/definition';
+import type { CircuitDefinition } from '../src/domain/definition';
 
 let t: TestApp;
 let target: Awaited<ReturnType<typeof startHoldingTarget>>;

@@ -4,7 +4,7 @@ import { startTestApp, TestApp } from './support/app';
 import { makeUser, TestUser } from './support/factories';
 import { startFakeOpenAI } from './support/fake-openai';
 import { makeRunnableCircuit, ServiceProcess, spawnServiceProcess, startHttpTarget, submitRun, waitForRun } from './support/run-factories';
-import type { CircuitDefinition } from '../src/engine/definition';
+import type { CircuitDefinition } from '../src/domain/definition';
 
 /**
  * The step cache, with a fake model server and a fake upstream that count requests.

@@ -7,7 +7,7 @@ import { startFakeOpenAI } from './support/fake-openai';
 import { CreditLedger } from '../src/models/CreditLedger';
 import { CircuitRun } from '../src/models/CircuitRun';
 import { OPENAI_API_KEY_UNSET } from '../src/config';
-import type { CircuitDefinition } from '../src/engine/definition';
+import type { CircuitDefinition } from '../src/domain/definition';
 import { describeStep } from '../src/engine/explain';
 import { executeDefinition, type ExecutionContext } from '../src/engine/run-executor';
 import { ExecutionFailure, type StepEvent } from '../src/engine/run-control';

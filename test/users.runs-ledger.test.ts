@@ -3,7 +3,7 @@ import { makeUser, HELLO_DEFINITION } from './support/factories';
 import { makeRunnableCircuit, submitRun, waitForRun } from './support/run-factories';
 import { User } from '../src/models';
 import { grantCredits } from '../src/credits/grants';
-import type { CircuitDefinition } from '../src/engine/definition';
+import type { CircuitDefinition } from '../src/domain/definition';
 
 const t = useTestApp();
 

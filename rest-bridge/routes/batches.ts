@@ -1,6 +1,6 @@
 import type { Route } from '../route';
 import { BODY_UID, pageQuery, uidParam } from '../schemas';
-import { RUN_OPTIONAL_FIELDS } from '../../src/models/CircuitRun';
+import { RUN_OPTIONAL_FIELDS } from '../../src/domain/runs';
 import { RUN_LABEL_FIELDS } from './runs';
 
 const tag = 'Batches';

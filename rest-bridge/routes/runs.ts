@@ -1,6 +1,6 @@
 import type { Route } from '../route';
 import { BODY_UID, pageQuery, uidParam } from '../schemas';
-import { MAX_APPROVAL_COMMENT_CHARS, MAX_APPROVAL_DATA_BYTES, RUN_OPTIONAL_FIELDS } from '../../src/models/CircuitRun';
+import { MAX_APPROVAL_COMMENT_CHARS, MAX_APPROVAL_DATA_BYTES, RUN_OPTIONAL_FIELDS } from '../../src/domain/runs';
 
 const tag = 'Runs';
 

@@ -1,7 +1,7 @@
 import type { Route } from '../route';
 import { pageQuery } from '../schemas';
-import { RUN_OPTIONAL_FIELDS, RUN_STATES } from '../../src/models/CircuitRun';
-import { TOKEN_SCOPES } from '../../src/auth/token-scopes';
+import { RUN_OPTIONAL_FIELDS, RUN_STATES } from '../../src/domain/runs';
+import { TOKEN_SCOPES } from '../../src/domain/token-scopes';
 
 const tag = 'Users';
 

@@ -2,7 +2,7 @@ import { ApiToken, User } from '../models';
 import { hashToken } from './tokens';
 import { preparedQuery } from '../db/prepared';
 import type { CachedAuthentication, TokenCache } from './token-cache';
-import { grantOfRow } from './token-grant';
+import { grantOfRow } from '../domain/token-grant';
 
 export type Authentication =
   | { kind: 'anonymous' }

@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { Logger } from '../logger';
 import { ApiToken, User } from '../models';
 import { keepCacheCurrent, type NotifiedCache } from '../db/notified-cache';
-import type { TokenGrant } from './token-grant';
+import type { TokenGrant } from '../domain/token-grant';
 
 /** What a valid token authenticates as, as read from the database. */
 export interface CachedAuthentication {

@@ -1,4 +1,4 @@
-import { RUN_STATES } from '../models/CircuitRun';
+import { RUN_STATES } from '../domain/runs';
 import { toTs } from './json-schema-to-ts';
 
 export interface CircuitModuleSource {

@@ -4,7 +4,8 @@ import { badInput, conflict } from '../errors';
 import { insertWithinLimit } from '../db/count-limit';
 import { isUid } from '../ids';
 import { generateToken, hashToken } from '../auth/tokens';
-import { isTokenScope, TOKEN_SCOPES, type TokenScope } from '../auth/token-grant';
+import { isTokenScope } from '../domain/token-grant';
+import { TOKEN_SCOPES, type TokenScope } from '../domain/token-scopes';
 
 /** The most circuits one token's allow-list may name. */
 export const MAX_TOKEN_CIRCUITS = 100;

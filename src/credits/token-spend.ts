@@ -1,7 +1,7 @@
 import type { Sequelize } from 'sequelize';
 import { preparedQuery } from '../db/prepared';
 import { AppError } from '../errors';
-import type { TokenGrant } from '../auth/token-grant';
+import type { TokenGrant } from '../domain/token-grant';
 
 /**
  * A token's daily credit cap (docs/tokens.md), counted in `api_token_day_spend` (migration 0022): per

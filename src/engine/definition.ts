@@ -1,20 +1,6 @@
-/** The body of a circuit version (DESIGN §4); definition-schema.ts publishes its JSON Schema. */
-export interface CircuitDefinition {
-  query_schema: Record<string, unknown>;
-  steps: StepDefinition[];
-  /** JSONata over `{input, steps}`; by default the last step's output. */
-  output?: string;
-  /** JSON Schema (2020-12) of the run's output; a run whose output fails it ends EXCEPTION OutputContractViolation (DESIGN §11.3). */
-  output_schema?: Record<string, unknown>;
-  description?: string;
-}
-
-export interface StepDefinition {
-  id: string;
-  /**
-   * One of STEP_KINDS (steps/registry.ts), as validation guarantees; typed as a string because the
-   * kinds' own modules take steps, so deriving the union here would make the definition import them.
-   */
-  kind: string;
-  [field: string]: unknown;
-}
+/**
+ * The definition types live in src/domain/definition.ts, below the models that store them. This
+ * re-export remains for src/engine/steps/types.ts and src/runs/ (estimate, step-cache, transitions),
+ * left unchanged here; new code imports src/domain/definition.ts, and this file goes once they do.
+ */
+export type { CircuitDefinition, StepDefinition } from '../domain/definition';

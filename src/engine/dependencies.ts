@@ -1,5 +1,5 @@
 import { stringLeaves } from './render';
-import type { CircuitDefinition, StepDefinition } from './definition';
+import type { CircuitDefinition, StepDefinition } from '../domain/definition';
 
 const STEP_REFERENCE = /\bsteps\.([A-Za-z_][A-Za-z0-9_]*)/g;
 

@@ -1,4 +1,4 @@
-import type { CircuitDefinition, StepDefinition } from './definition';
+import type { CircuitDefinition, StepDefinition } from '../domain/definition';
 import { stepReferences } from './dependencies';
 import { stringLeaves } from './render';
 import { describePolicy } from './step-policy';

@@ -1,7 +1,7 @@
 import type { ValidateFunction } from 'ajv/dist/2020';
 import { describeInputError, querySchemaProblem, type CompiledSchemas } from './input-schema';
 import type { SchemaCompiler } from './schema-compile';
-import type { RunError } from '../models/CircuitRun';
+import type { RunError } from '../domain/runs';
 
 /**
  * A version's `output_schema` (DESIGN §11.3): JSON Schema 2020-12 of its run's output, held to the same

@@ -3,7 +3,7 @@
  * the failure codes, the abort reason, step events and the budget.
  */
 
-import type { RunErrorCode } from '../models/CircuitRun';
+import type { RunErrorCode } from '../domain/runs';
 
 export type { RunErrorCode };
 

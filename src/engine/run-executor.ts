@@ -1,4 +1,4 @@
-import type { CircuitDefinition, StepDefinition } from './definition';
+import type { CircuitDefinition, StepDefinition } from '../domain/definition';
 import { MAX_OUTPUT_DEPTH, nestsDeeperThan } from './output-depth';
 import { stepDependencies } from './dependencies';
 import { evaluateExpression } from './expression';

@@ -4,7 +4,7 @@
  * per kind, and the runner every such step goes through.
  */
 
-import type { StepDefinition } from './definition';
+import type { StepDefinition } from '../domain/definition';
 import { StepError, type StepContext } from './steps/types';
 
 export const RETRY_LIMITS = {

@@ -6,7 +6,7 @@ import { describeSchemaError, fieldPath } from '../schema-errors';
 import { circuitPermits } from '../policies/circuit.policy';
 import { isUid } from '../ids';
 import type { Sandbox } from '../sandbox/sandbox';
-import type { CircuitDefinition, StepDefinition } from './definition';
+import type { CircuitDefinition, StepDefinition } from '../domain/definition';
 import { annotatedDefinitionSchema, STEP_ID } from './definition-schema';
 import { referencedSteps, stepReferences } from './dependencies';
 import { querySchemaProblem } from './input-schema';

@@ -3,7 +3,7 @@ import type { Request } from 'express';
 import { authenticate, Authentication } from '../auth/authenticate';
 import type { User } from '../models';
 import type { Services } from '../services';
-import type { Held } from '../http/paced-write';
+import type { Held } from '../paced-write';
 import { createLoaders, Loaders } from './loaders';
 
 export interface Notice { code: string; message: string }

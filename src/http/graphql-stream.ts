@@ -6,11 +6,11 @@ import { authenticate, Authentication } from '../auth/authenticate';
 import { buildContext } from '../graphql/context';
 import { toPublicError } from '../graphql/format-error';
 import { AppError, unauthorized, type ErrorCode } from '../errors';
-import { ERROR_STATUS } from '../../rest-bridge/error-status';
+import { ERROR_STATUS } from '../error-status';
 import type { Services } from '../services';
 import { prepareOperation } from '../graphql/prepare-operation';
 import { streamClient } from './open-streams';
-import { takeValue, writePaced } from './paced-write';
+import { takeValue, writePaced } from '../paced-write';
 
 export const GRAPHQL_STREAM_PATH = '/graphql/stream';
 

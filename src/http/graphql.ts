@@ -11,7 +11,7 @@ import { InputHygieneRule } from '../graphql/input-hygiene.rule';
 import { parseBounded } from '../graphql/document-bounds';
 import { assertOperationCost } from '../graphql/operation-cost';
 import type { Services } from '../services';
-import { ERROR_STATUS } from '../../rest-bridge/error-status';
+import { ERROR_STATUS } from '../error-status';
 import { sendEdgeError } from './json-body';
 import { GRAPHQL_STREAM_PATH } from './graphql-stream';
 

@@ -3,7 +3,7 @@ import zlib from 'node:zlib';
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import { AppError, badInput } from '../errors';
 import { findInputFlaw } from '../input-hygiene';
-import { ERROR_STATUS } from '../../rest-bridge/error-status';
+import { ERROR_STATUS } from '../error-status';
 
 /** The largest request body any endpoint reads (docs/limits.md); blob uploads in /settings have their own. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;

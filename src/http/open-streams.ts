@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import { AppError } from '../errors';
 import type { Authentication } from '../auth/authenticate';
 import type { StreamAuthority } from '../auth/stream-authority';
-import type { SharedTexts } from './paced-write';
+import type { SharedTexts } from '../paced-write';
 
 /** What the stream transports share (Services.streams). */
 export interface StreamServices {

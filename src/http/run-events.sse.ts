@@ -4,7 +4,7 @@ import { buildContext } from '../graphql/context';
 import { toPublicError } from '../graphql/format-error';
 import { errorResponse } from '../../rest-bridge/bridge';
 import { API_PREFIX } from '../../rest-bridge/express';
-import { RUN_OPTIONAL_FIELDS } from '../models/CircuitRun';
+import { RUN_OPTIONAL_FIELDS } from '../domain/runs';
 import { RUN_EVENT_KINDS, type RunEventKind } from '../models/RunEvent';
 import { streamStart } from '../runs/events/stream';
 import { AppError } from '../errors';
@@ -14,7 +14,7 @@ import { User } from '../models';
 import { checkEventsSignature } from '../runs/events/signed-url';
 import { resolveSecret } from '../storage/secret';
 import { streamClient } from './open-streams';
-import { writePaced } from './paced-write';
+import { writePaced } from '../paced-write';
 
 export const RUN_EVENTS_PATH = `${API_PREFIX}/circuit-runs/:uid/events`;
 

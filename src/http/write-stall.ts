@@ -4,7 +4,7 @@ import type { Socket } from 'node:net';
 /**
  * Drops connections whose reader has stopped reading: a socket with bytes waiting to be sent that
  * has taken none of them for `stallMs` is destroyed, whatever the response (an event stream, a
- * large run). With paced writes (src/http/paced-write.ts) a paused reader holds at most a slice
+ * large run). With paced writes (src/paced-write.ts) a paused reader holds at most a slice
  * until then. One sweep a second for the whole server; returns the function that stops it.
  */
 export function dropStalledReaders(server: http.Server, stallMs: number): () => void {

@@ -7,7 +7,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { authenticate } from '../auth/authenticate';
 import { unauthorized } from '../errors';
 import { BODY_LIMIT_BYTES } from '../http/json-body';
-import { errorEnvelope } from '../../rest-bridge/error-status';
+import { errorEnvelope } from '../error-status';
 import { PROJECT_ROOT } from '../paths';
 import type { Services } from '../services';
 import { InflightCalls } from './inflight-calls';

@@ -1,5 +1,6 @@
 import { IdempotencyKey } from '../models/IdempotencyKey';
-import { CircuitRun, isTerminal } from '../models/CircuitRun';
+import { CircuitRun } from '../models/CircuitRun';
+import { isTerminal } from '../domain/runs';
 import type { User } from '../models';
 import { runPermits } from '../policies/run.policy';
 import { cancelRun } from '../runs/cancel';

@@ -3,7 +3,7 @@ import { Circuit, CircuitVersion, User } from '../models';
 import { CIRCUIT_RULES, circuitPermits } from '../policies/circuit.policy';
 import { ruleSql } from '../policies/visibility';
 import { explainDefinition } from '../engine/explain';
-import type { CircuitDefinition } from '../engine/definition';
+import type { CircuitDefinition } from '../domain/definition';
 import type { Services } from '../services';
 import { toolNames } from './tool-names';
 

@@ -1,35 +1,14 @@
 import { CreationOptional, DataTypes, InferAttributes, InferCreationAttributes, Model, ModelAttributeColumnOptions, Sequelize } from 'sequelize';
-
-export const RUN_STATES = ['PROVISIONED', 'RUNNING', 'COMPLETED', 'EXCEPTION'] as const;
-export type RunState = (typeof RUN_STATES)[number];
-export const TERMINAL_STATES: readonly RunState[] = ['COMPLETED', 'EXCEPTION'];
-
-/** How far along a state is; a state never moves to a lower rank (spec §3). */
-export function stateRank(state: RunState): number {
-  return state === 'PROVISIONED' ? 0 : state === 'RUNNING' ? 1 : 2;
-}
-
-export function isTerminal(state: RunState): boolean {
-  return TERMINAL_STATES.includes(state);
-}
-
-/** Why an EXCEPTION run ended (docs/runs.md, Failure details); shown to the run's owner only. */
-export const RUN_ERROR_CODES = ['StepFailed', 'InsufficientCredits', 'Canceled', 'DeadlineExceeded', 'WorkerLost', 'Rejected', 'ApprovalTimedOut', 'OutputContractViolation', 'BudgetExceeded', 'Internal'] as const;
-export type RunErrorCode = (typeof RUN_ERROR_CODES)[number];
-export interface RunError { code: RunErrorCode; message: string; step_id?: string }
+import { TERMINAL_STATES, type RunError, type RunState } from '../domain/runs';
 
 /**
- * Fields of a run that are absent, not null, until they exist (spec 2.1), or that the caller may not
- * see (`error`, `waiting_for`: owner only; `waiting_for` also while nothing waits); `alias`
- * only on runs whose version was drawn from one; `replay_of` only on replays;
- * `tags`, `metadata`, `batch_uid` only on runs that have them, for their owner (docs/runs.md).
+ * A run's states, failure codes and API limits are declared in src/domain/runs.ts (no Sequelize). Re-exported
+ * here only for src/runs/ and src/webhooks/, left unchanged; other code imports src/domain/runs.ts.
  */
-export const RUN_OPTIONAL_FIELDS = ['alias', 'replay_of', 'tags', 'metadata', 'batch_uid', 'ended_at', 'result_blob', 'metrics', 'error', 'waiting_for'];
-
-/** An approval's `comment`: at most this many characters (Unicode code points, as the REST edge counts them). */
-export const MAX_APPROVAL_COMMENT_CHARS = 2000;
-/** An approval's `data`: a JSON object of at most this many bytes serialized. */
-export const MAX_APPROVAL_DATA_BYTES = 64 * 1024;
+export {
+  RUN_STATES, TERMINAL_STATES, stateRank, isTerminal, RUN_ERROR_CODES, RUN_OPTIONAL_FIELDS, MAX_APPROVAL_COMMENT_CHARS, MAX_APPROVAL_DATA_BYTES,
+} from '../domain/runs';
+export type { RunState, RunErrorCode, RunError } from '../domain/runs';
 
 /**
  * How a column shows in the API (GraphQL field `name`, REST/event field = the column name):
@@ -51,15 +30,15 @@ export const RUN_COLUMNS = {
   circuit_uid: { type: DataTypes.UUID, allowNull: false, api: { name: 'circuitUid' } },
   circuit_version_uid: { type: DataTypes.UUID, allowNull: false, api: { name: 'circuitVersionUid' } },
   alias: { type: DataTypes.TEXT, allowNull: true, api: { name: 'alias', description: 'The alias the version was drawn from (context.alias); null when the query named its version or ran the primary one' } },
-  replay_of: { type: DataTypes.UUID, allowNull: true, api: { name: 'replayOf', description: 'The run this one replays; null for other runs' } },
-  tags: { type: DataTypes.ARRAY(DataTypes.TEXT), allowNull: true, api: { name: 'tags', ownerOnly: true, description: "The caller's tags sent with the query; for the run's owner only" } },
-  metadata: { type: DataTypes.JSONB, allowNull: true, api: { name: 'metadata', ownerOnly: true, description: "The caller's metadata ({key: string}) sent with the query; for the run's owner only" } },
-  batch_uid: { type: DataTypes.UUID, allowNull: true, api: { name: 'batchUid', ownerOnly: true, description: 'The batch the run was submitted in; for the run\'s owner only' } },
-  /** The query's max_credits (docs/batches-and-budgets.md): the run never costs more; null: no cap but the balance. */
+  replay_of: { type: DataTypes.UUID, allowNull: true, api: { name: 'replayOf', description: 'The run this one replays (DESIGN §10.2); null for other runs' } },
+  tags: { type: DataTypes.ARRAY(DataTypes.TEXT), allowNull: true, api: { name: 'tags', ownerOnly: true, description: "The caller's tags sent with the query (DESIGN §12); for the run's owner only" } },
+  metadata: { type: DataTypes.JSONB, allowNull: true, api: { name: 'metadata', ownerOnly: true, description: "The caller's metadata ({key: string}) sent with the query (DESIGN §12); for the run's owner only" } },
+  batch_uid: { type: DataTypes.UUID, allowNull: true, api: { name: 'batchUid', ownerOnly: true, description: 'The batch the run was submitted in (DESIGN §12); for the run\'s owner only' } },
+  /** The query's max_credits (DESIGN §12): the run never costs more; null: no cap but the balance. */
   max_credits: { type: DataTypes.BIGINT, allowNull: true },
   /** How a replay reuses the original's outputs: 'recorded' or 'live'; null for other runs. */
   replay_mode: { type: DataTypes.TEXT, allowNull: true },
-  /** The query sent "cache": "bypass" (docs/runs.md, Step cache): step cache reads skipped, results still stored. */
+  /** The query sent "cache": "bypass" (DESIGN §9.5): step cache reads skipped, results still stored. */
   cache_bypass: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
   created_at: { type: DataTypes.DATE, api: { name: 'createdAt' } },
   ended_at: { type: DataTypes.DATE, allowNull: true, api: { name: 'endedAt', when: TERMINAL_STATES, description: 'Set once the run is COMPLETED or EXCEPTION' } },
@@ -93,7 +72,7 @@ export const RUN_COLUMNS = {
   worker: { type: DataTypes.TEXT, allowNull: true },
   worker_backend_pid: { type: DataTypes.INTEGER, allowNull: true },
   event_seq: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
-  /** Where and what to deliver (docs/webhooks-and-schedules.md); null without a webhook. */
+  /** Where and what to deliver (DESIGN §7.5); null without a webhook. */
   webhook_url: { type: DataTypes.TEXT, allowNull: true },
   webhook_events: { type: DataTypes.ARRAY(DataTypes.TEXT), allowNull: true },
   updated_at: { type: DataTypes.DATE },
@@ -132,7 +111,7 @@ export class CircuitRun extends Model<InferAttributes<CircuitRun>, InferCreation
   declare heartbeat_at: CreationOptional<Date | null>;
   declare started_at: CreationOptional<Date | null>;
   declare ended_at: CreationOptional<Date | null>;
-  /** Where and what to deliver (docs/webhooks-and-schedules.md); null without a webhook. */
+  /** Where and what to deliver (DESIGN §7.5); null without a webhook. */
   declare webhook_url: CreationOptional<string | null>;
   declare webhook_events: CreationOptional<string[] | null>;
   declare deadline_at: CreationOptional<Date | null>;

@@ -1,5 +1,5 @@
 import { CreationOptional, DataTypes, InferAttributes, InferCreationAttributes, Model, Sequelize } from 'sequelize';
-import type { CircuitDefinition } from '../engine/definition';
+import type { CircuitDefinition } from '../domain/definition';
 
 /** Immutable once published; whether it is primary is read from circuits.primary_version_uid. */
 export class CircuitVersion extends Model<InferAttributes<CircuitVersion>, InferCreationAttributes<CircuitVersion>> {

@@ -1,5 +1,5 @@
 import { CreationOptional, DataTypes, InferAttributes, InferCreationAttributes, Model, NonAttribute, Sequelize } from 'sequelize';
-import type { TokenGrant } from '../auth/token-grant';
+import type { TokenGrant } from '../domain/token-grant';
 
 export class User extends Model<InferAttributes<User, { omit: 'creditBalance' }>, InferCreationAttributes<User, { omit: 'creditBalance' }>> {
   declare uid: CreationOptional<string>;

@@ -1,5 +1,5 @@
 import type { User } from '../models';
-import type { ScheduleRow } from '../schedules/schedule-store';
+import type { ScheduleRow } from '../domain/schedule-row';
 
 /**
  * - `manage`: read, change or delete a schedule: only the user who created it (creating one needs

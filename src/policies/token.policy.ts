@@ -1,5 +1,5 @@
 import type { User } from '../models';
-import type { TokenScope } from '../auth/token-grant';
+import type { TokenScope } from '../domain/token-scopes';
 
 /**
  * What an API token may do (docs/tokens.md). A viewer without `tokenGrant` (a session, a password, the

@@ -4,7 +4,8 @@ import { createRun } from '../runs/create-run';
 import { readTokenGrant } from '../auth/token-grant';
 import type { Services } from '../services';
 import { MIN_FIRE_INTERVAL_MS } from './cron';
-import { recordFire, type ScheduleRow } from './schedule-store';
+import { recordFire } from './schedule-store';
+import type { ScheduleRow } from '../domain/schedule-row';
 
 /**
  * One fire of a schedule for its scheduled `instant`: an ordinary run as the owner (charged,

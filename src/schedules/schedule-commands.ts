@@ -7,7 +7,8 @@ import { isUid } from '../ids';
 import { checkInput, type CompiledSchemas } from '../engine/input-schema';
 import type { Services } from '../services';
 import { checkSchedule } from './cron';
-import { deleteScheduleRow, insertScheduleWithinLimit, updateScheduleRow, type ScheduleFields, type ScheduleRow } from './schedule-store';
+import { deleteScheduleRow, insertScheduleWithinLimit, updateScheduleRow, type ScheduleFields } from './schedule-store';
+import type { ScheduleRow } from '../domain/schedule-row';
 import { removeScheduleJob, syncScheduleJob } from './schedule-jobs';
 
 /** Schedules one user may keep: each fire costs a worker's time even when it has no credits to run. */

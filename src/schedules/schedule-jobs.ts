@@ -3,7 +3,8 @@ import { isUid } from '../ids';
 import type { Services } from '../services';
 import { scheduledInstant } from './cron';
 import { fireSchedule } from './fire';
-import { activeScheduleUids, findSchedule, schedulesMissingJobs, type ScheduleRow } from './schedule-store';
+import { activeScheduleUids, findSchedule, schedulesMissingJobs } from './schedule-store';
+import type { ScheduleRow } from '../domain/schedule-row';
 
 export const FIRE_SCHEDULE = 'fireSchedule';
 interface FireScheduleData { scheduleUid: string }

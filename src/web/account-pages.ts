@@ -4,7 +4,7 @@ import type { WaitingApproval } from '../runs/approvals';
 import { html, SafeHtml, time } from './html';
 import { csrfField, type Flash, sectionPage } from './pages';
 
-import { RUN_STATES } from '../models/CircuitRun';
+import { RUN_STATES } from '../domain/runs';
 
 export { RUN_STATES };
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import type { Express, Request, Response } from 'express';
 import { Blob } from '../models/blobs';
 import { AppError, notAllowed, notFound } from '../errors';
-import { errorEnvelope } from '../../rest-bridge/error-status';
+import { errorEnvelope } from '../error-status';
 import { isUid } from '../ids';
 import { LocalStorage, LOCAL_CONTENT_PATH } from '../storage';
 import type { Services } from '../services';

@@ -1,7 +1,7 @@
 import type { ApiToken, User } from '../models';
 import type { Blob } from '../models/blobs';
 import { formatBytes, html, SafeHtml, time } from './html';
-import { TOKEN_SCOPES } from '../auth/token-grant';
+import { TOKEN_SCOPES } from '../domain/token-scopes';
 
 /** The signed-in sections, in tab order: each one's path under /settings and its title. */
 const SECTIONS = {

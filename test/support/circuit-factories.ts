@@ -1,5 +1,5 @@
 import { Circuit } from '../../src/models';
-import type { CircuitDefinition } from '../../src/engine/definition';
+import type { CircuitDefinition } from '../../src/domain/definition';
 import { publishVersion } from '../../src/commands/publish-version';
 import { setCircuitStar } from '../../src/commands/star-circuit';
 import { HELLO_DEFINITION, makeCircuit, publishPorts, TestUser } from './factories';

@@ -4,7 +4,7 @@ import { createUser, CreateUserInput } from '../../src/commands/create-user';
 import { createApiToken } from '../../src/commands/create-api-token';
 import { createCircuit, CreateCircuitInput } from '../../src/commands/create-circuit';
 import { publishVersion } from '../../src/commands/publish-version';
-import type { CircuitDefinition } from '../../src/engine/definition';
+import type { CircuitDefinition } from '../../src/domain/definition';
 import { createJsonSchemaService } from '../../src/engine/json-schemas';
 import { Sandbox } from '../../src/sandbox/sandbox';
 

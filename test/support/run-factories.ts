@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { TestApp } from './app';
 import type { TestUser } from './factories';
 import { makeCircuit } from './factories';
-import type { CircuitDefinition } from '../../src/engine/definition';
+import type { CircuitDefinition } from '../../src/domain/definition';
 import type { CreateCircuitInput } from '../../src/commands/create-circuit';
 import { CircuitAdaptor } from '../../src/models';
 

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CircuitDefinition } from '../../src/engine/definition';
+import type { CircuitDefinition } from '../../src/domain/definition';
 import { startRunRuntime, type RunRuntime } from '../../src/runs/runtime';
 import { startTestApp, type TestApp } from './app';
 import { makeUser, type TestUser } from './factories';

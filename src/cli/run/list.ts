@@ -1,6 +1,7 @@
 import type { WhereOptions } from 'sequelize';
 import { User } from '../../models';
-import { CircuitRun, RUN_STATES, type RunState } from '../../models/CircuitRun';
+import { CircuitRun } from '../../models/CircuitRun';
+import { RUN_STATES, type RunState } from '../../domain/runs';
 import { withDatabase } from '../database';
 import { findCircuitArg, findUser, restRun } from '../present';
 import { pageWindow } from '../options';

@@ -1,5 +1,6 @@
 import { Op } from 'sequelize';
-import { CircuitRun, TERMINAL_STATES, isTerminal } from '../../models/CircuitRun';
+import { CircuitRun } from '../../models/CircuitRun';
+import { TERMINAL_STATES, isTerminal } from '../../domain/runs';
 import { createRunQueue } from '../../queue/agenda';
 import { createLogger } from '../../logger';
 import { compareRuns } from '../../runs/compare';

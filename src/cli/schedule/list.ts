@@ -1,6 +1,6 @@
 import { QueryTypes } from 'sequelize';
 import { CircuitScheduleType } from '../../graphql/schedule/schedule.type';
-import type { ScheduleRow } from '../../schedules/schedule-store';
+import type { ScheduleRow } from '../../domain/schedule-row';
 import { snakeKeys } from '../../views/snake-keys';
 import { withDatabase } from '../database';
 import { findCircuitArg, findUser } from '../present';

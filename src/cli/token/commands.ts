@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { implementation } from '../lazy';
 import { printJson } from '../output';
 import { collect, duration, positiveInteger } from '../options';
-import { TOKEN_SCOPES } from '../../auth/token-scopes';
+import { TOKEN_SCOPES } from '../../domain/token-scopes';
 import type * as CreateModule from './create';
 import type * as ListModule from './list';
 import type * as RevokeModule from './revoke';

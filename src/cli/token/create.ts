@@ -1,5 +1,5 @@
 import { createApiToken } from '../../commands/create-api-token';
-import { TOKEN_SCOPES } from '../../auth/token-grant';
+import { TOKEN_SCOPES } from '../../domain/token-scopes';
 import { withDatabase } from '../database';
 import { findUser } from '../present';
 

@@ -1,6 +1,7 @@
 import { ApiToken, Circuit } from '../../models';
 import { Blob } from '../../models/blobs';
-import { CircuitRun, RUN_STATES } from '../../models/CircuitRun';
+import { CircuitRun } from '../../models/CircuitRun';
+import { RUN_STATES } from '../../domain/runs';
 import { countSchedulesOf } from '../../schedules/schedule-store';
 import { withDatabase } from '../database';
 import { findUser, restUser } from '../present';

@@ -1,4 +1,5 @@
-import { CircuitRun, isTerminal, type RunState } from '../../models/CircuitRun';
+import { CircuitRun } from '../../models/CircuitRun';
+import { isTerminal, type RunState } from '../../domain/runs';
 import type { RunReadRows } from '../../runs/read-cache';
 import { Circuit } from '../../models';
 import { notFound } from '../../errors';

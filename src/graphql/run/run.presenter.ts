@@ -1,4 +1,5 @@
-import { CircuitRun, type RunState } from '../../models/CircuitRun';
+import { CircuitRun } from '../../models/CircuitRun';
+import type { RunState } from '../../domain/runs';
 import type { LoggedRunEvent } from '../../runs/events/log';
 import { runPermits } from '../../policies/run.policy';
 import type { AppContext } from '../context';

@@ -1,7 +1,8 @@
 import { Arg, Args, Authorized, Ctx, Directive, FieldResolver, ID, Int, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import type { SubscribeResolverData } from 'type-graphql';
 import { CircuitVersion } from '../../models';
-import { CircuitRun, isTerminal, type RunState } from '../../models/CircuitRun';
+import { CircuitRun } from '../../models/CircuitRun';
+import { isTerminal, type RunState } from '../../domain/runs';
 import { RUN_EVENT_KINDS, type RunEventKind } from '../../models/RunEvent';
 import { createRun } from '../../runs/create-run';
 import { badInput, notFound, unauthorized } from '../../errors';

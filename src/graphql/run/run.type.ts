@@ -1,7 +1,8 @@
 import { DataTypes } from 'sequelize';
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import type { GraphQLScalarType } from 'graphql';
-import { RUN_COLUMNS, RUN_ERROR_CODES, type CircuitRun, type RunApiField, type RunError } from '../../models/CircuitRun';
+import { RUN_COLUMNS, type CircuitRun, type RunApiField } from '../../models/CircuitRun';
+import { RUN_ERROR_CODES, type RunError } from '../../domain/runs';
 import { RUN_EVENT_KINDS } from '../../models/RunEvent';
 import { JSONScalar } from '../common/scalars';
 import { PageOf } from '../common/pagination';

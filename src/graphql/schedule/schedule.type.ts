@@ -2,7 +2,7 @@ import { Field, ID, ObjectType } from 'type-graphql';
 import { PageOf } from '../common/pagination';
 import { JSONScalar } from '../common/scalars';
 import { nextFireAt } from '../../schedules/cron';
-import type { ScheduleRow } from '../../schedules/schedule-store';
+import type { ScheduleRow } from '../../domain/schedule-row';
 
 @ObjectType('CircuitSchedule', { description: 'Runs a circuit on a cron schedule, as its owner: each fire is an ordinary run' })
 export class CircuitScheduleType {

@@ -1,6 +1,6 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 import type { ApiToken } from '../../models';
-import { TOKEN_SCOPES } from '../../auth/token-grant';
+import { TOKEN_SCOPES } from '../../domain/token-scopes';
 
 /** One of the caller's API tokens, without its secret: only its hash is stored. */
 @ObjectType('ApiToken')

@@ -1,5 +1,5 @@
 import { Args, ArgsType, Authorized, Ctx, Field, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
-import type { RunState } from '../../models/CircuitRun';
+import type { RunState } from '../../domain/runs';
 import { findMyRuns } from '../../runs/my-runs';
 import { badInput, unauthorized } from '../../errors';
 import { ledgerPage } from '../../credits/ledger';

@@ -1,6 +1,7 @@
 import type { Request, RequestHandler, Router } from 'express';
 import { Circuit, User } from '../../models';
-import { CircuitRun, type RunState } from '../../models/CircuitRun';
+import { CircuitRun } from '../../models/CircuitRun';
+import type { RunState } from '../../domain/runs';
 import { findMyRuns } from '../../runs/my-runs';
 import { presentRunPayload } from '../../runs/present';
 import { ledgerPage } from '../../credits/ledger';

@@ -4,7 +4,7 @@ import { Blob } from '../../models/blobs';
 import { AppError } from '../../errors';
 import { uploadBlobStream } from '../../commands/upload-blob';
 import type { BlobStorage } from '../../storage/BlobStorage';
-import { ERROR_STATUS } from '../../../rest-bridge/error-status';
+import { ERROR_STATUS } from '../../error-status';
 import { blobsPage, Flash } from '../pages';
 import { csrfToken, csrfValid, save } from '../session';
 import { formExpired, requireUser, signedInUser, takeFlash } from './guards';

@@ -1,6 +1,9 @@
-import type { AppError, ErrorCode } from '../src/errors';
+import type { AppError, ErrorCode } from './errors';
 
-/** The one table from an error code to its HTTP status (spec §7, plus 402 for credits; docs/api-conventions.md). */
+/**
+ * The one table from an error code to its HTTP status (spec §7, with the service's own codes added), for
+ * every transport: REST, GraphQL over HTTP and SSE, MCP and the /settings pages.
+ */
 export const ERROR_STATUS: Record<ErrorCode, number> = {
   BadClientData: 400,
   Unauthorized: 401,

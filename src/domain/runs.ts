@@ -1,0 +1,31 @@
+/** A run's states, failure codes and the limits its API shapes share; no imports, so the REST bridge and the clients read them without Sequelize. */
+export const RUN_STATES = ['PROVISIONED', 'RUNNING', 'COMPLETED', 'EXCEPTION'] as const;
+export type RunState = (typeof RUN_STATES)[number];
+export const TERMINAL_STATES: readonly RunState[] = ['COMPLETED', 'EXCEPTION'];
+
+/** How far along a state is; a state never moves to a lower rank (spec §3). */
+export function stateRank(state: RunState): number {
+  return state === 'PROVISIONED' ? 0 : state === 'RUNNING' ? 1 : 2;
+}
+
+export function isTerminal(state: RunState): boolean {
+  return TERMINAL_STATES.includes(state);
+}
+
+/** Why an EXCEPTION run ended; shown to the run's owner only. */
+export const RUN_ERROR_CODES = ['StepFailed', 'InsufficientCredits', 'Canceled', 'DeadlineExceeded', 'WorkerLost', 'Rejected', 'ApprovalTimedOut', 'OutputContractViolation', 'BudgetExceeded', 'Internal'] as const;
+export type RunErrorCode = (typeof RUN_ERROR_CODES)[number];
+export interface RunError { code: RunErrorCode; message: string; step_id?: string }
+
+/**
+ * Fields of a run that are absent, not null, until they exist (spec 2.1), or that the caller may not
+ * see (`error`, `waiting_for`: owner only; `waiting_for` also while nothing waits); `alias` only on
+ * runs whose version was drawn from an alias; `replay_of` only on replays; `tags`, `metadata`,
+ * `batch_uid` only on runs that have them, for their owner.
+ */
+export const RUN_OPTIONAL_FIELDS = ['alias', 'replay_of', 'tags', 'metadata', 'batch_uid', 'ended_at', 'result_blob', 'metrics', 'error', 'waiting_for'];
+
+/** An approval's `comment`: at most this many characters (Unicode code points, as the REST edge counts them). */
+export const MAX_APPROVAL_COMMENT_CHARS = 2000;
+/** An approval's `data`: a JSON object of at most this many bytes serialized. */
+export const MAX_APPROVAL_DATA_BYTES = 64 * 1024;
