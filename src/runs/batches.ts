@@ -9,7 +9,7 @@ import { batchPermits, type BatchAction } from '../policies/batch.policy';
 import { isUid } from '../ids';
 import { checkInput, type CompiledSchemas } from '../engine/input-schema';
 import { checkMaxCredits } from '../credits/budget';
-import { parseRunWebhook } from '../webhooks/events';
+import { parseRunWebhook } from '../models/webhook-events';
 import { versionOfAlias } from '../aliases/alias-version';
 import { preparedQuery } from '../db/prepared';
 import type { Services } from '../services';

@@ -16,7 +16,7 @@ import { markNotEnqueued } from './transitions';
 import type { Services } from '../services';
 import { preparedQuery } from '../db/prepared';
 import type { AdmittedRun } from './admission';
-import { parseRunWebhook } from '../webhooks/events';
+import { parseRunWebhook } from '../models/webhook-events';
 import type { CircuitRow } from './read-cache';
 import type { RunService, RunVersion } from './run-service';
 import { versionOfAlias } from '../aliases/alias-version';

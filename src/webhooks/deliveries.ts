@@ -1,7 +1,7 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { preparedQuery } from '../db/prepared';
 import type { RunState } from '../models/CircuitRun';
-import type { WebhookEvent } from './events';
+import type { WebhookEvent } from '../models/webhook-events';
 import { postponeJobsSql } from '../queue/agenda';
 import { DELIVER_WEBHOOK } from './queue';
 

@@ -3,6 +3,7 @@ import type { SubscribeResolverData } from 'type-graphql';
 import { CircuitVersion } from '../../models';
 import { CircuitRun, isTerminal, type RunState } from '../../models/CircuitRun';
 import { RUN_EVENT_KINDS, type RunEventKind } from '../../models/RunEvent';
+import { DEFAULT_WEBHOOK_EVENTS, WEBHOOK_EVENTS } from '../../models/webhook-events';
 import { createRun } from '../../runs/create-run';
 import { badInput, notFound, unauthorized } from '../../errors';
 import { readRunEvents, type LoggedRunEvent } from '../../runs/events/log';
@@ -93,7 +94,7 @@ export class RunResolver {
     @Arg('idempotencyKey', () => String, { nullable: true, description: 'The same key from the same caller within 24 hours returns the same run' })
     idempotencyKey: string | null,
     @Arg('webhook', () => String, { nullable: true, description: 'An https URL to POST signed run events to (Standard Webhooks; DESIGN §7.5)' }) webhook: string | null,
-    @Arg('webhookEventsFilter', () => [String], { nullable: true, description: 'Which events to POST: start, step, completed (default [completed])' })
+    @Arg('webhookEventsFilter', () => [String], { nullable: true, description: `Which events to POST: ${WEBHOOK_EVENTS.join(', ')} (default [${DEFAULT_WEBHOOK_EVENTS.join(', ')}])` })
     webhookEventsFilter: string[] | null,
     @Arg('deadlineSeconds', () => Int, { nullable: true, description: 'The run ends EXCEPTION DeadlineExceeded this many seconds after it was created (1–3600; default and ceiling RUN_DEADLINE_SECONDS)' })
     deadlineSeconds: number | null,
