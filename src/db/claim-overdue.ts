@@ -36,6 +36,7 @@ export function claimOverdueSql(claim: OverdueClaim, limit: string, returning = 
  */
 export async function claimOverdue(sequelize: Sequelize, claim: OverdueClaim, bind: unknown[], limit: number): Promise<string[]> {
   const key = claim.key ?? 'uid';
-  const rows = await sequelize.query<Record<string, string>>(claimOverdueSql(claim, `$${bind.length + 1}`), { bind: [...bind, limit], type: QueryTypes.SELECT });
+  const sql = claimOverdueSql(claim, `$${bind.length + 1}`);
+  const rows = await sequelize.query<Record<string, string>>(sql, { bind: [...bind, limit], type: QueryTypes.SELECT });
   return rows.map((row) => row[key]);
 }

@@ -62,21 +62,33 @@ export const RUN_COLUMNS = {
   user_uid: { type: DataTypes.UUID, allowNull: false, draft: {}, api: { name: 'userUid', description: 'The user who started the run' } },
   circuit_uid: { type: DataTypes.UUID, allowNull: false, draft: {}, api: { name: 'circuitUid' } },
   circuit_version_uid: { type: DataTypes.UUID, allowNull: false, draft: {}, api: { name: 'circuitVersionUid' } },
-  alias: { type: DataTypes.TEXT, allowNull: true, draft: {}, api: { name: 'alias', description: 'The alias the version was drawn from (context.alias); null when the query named its version or ran the primary one' } },
-  replay_of: { type: DataTypes.UUID, allowNull: true, draft: {}, api: { name: 'replayOf', description: 'The run this one replays (DESIGN §10.2); null for other runs' } },
-  tags: { type: DataTypes.ARRAY(DataTypes.TEXT), allowNull: true, draft: { arg: true }, api: { name: 'tags', ownerOnly: true, description: "The caller's tags sent with the query (DESIGN §12); for the run's owner only" } },
-  metadata: { type: DataTypes.JSONB, allowNull: true, draft: { arg: true }, api: { name: 'metadata', ownerOnly: true, description: "The caller's metadata ({key: string}) sent with the query (DESIGN §12); for the run's owner only" } },
+  alias: {
+    type: DataTypes.TEXT, allowNull: true, draft: {},
+    api: { name: 'alias', description: 'The alias the version was drawn from (context.alias); null when the query named its version or ran the primary one' },
+  },
+  replay_of: { type: DataTypes.UUID, allowNull: true, draft: {}, api: { name: 'replayOf', description: 'The run this one replays; null for other runs' } },
+  tags: {
+    type: DataTypes.ARRAY(DataTypes.TEXT), allowNull: true, draft: { arg: true },
+    api: { name: 'tags', ownerOnly: true, description: "The caller's tags sent with the query; for the run's owner only" },
+  },
+  metadata: {
+    type: DataTypes.JSONB, allowNull: true, draft: { arg: true },
+    api: { name: 'metadata', ownerOnly: true, description: "The caller's metadata ({key: string}) sent with the query; for the run's owner only" },
+  },
   batch_uid: { type: DataTypes.UUID, allowNull: true, api: { name: 'batchUid', ownerOnly: true, description: 'The batch the run was submitted in (DESIGN §12); for the run\'s owner only' } },
-  /** The query's max_credits (DESIGN §12): the run never costs more; null: no cap but the balance. */
+  /** The query's max_credits, its spend cap: the run never costs more; null: no cap but the balance. */
   max_credits: { type: DataTypes.BIGINT, allowNull: true, draft: { arg: true } },
   /** How a replay reuses the original's outputs: 'recorded' or 'live'; null for other runs. */
   replay_mode: { type: DataTypes.TEXT, allowNull: true, draft: {} },
-  /** The query sent "cache": "bypass" (DESIGN §9.5): step cache reads skipped, results still stored. */
+  /** The query sent "cache": "bypass": step cache reads skipped, results still stored. */
   cache_bypass: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false, draft: {} },
   created_at: { type: DataTypes.DATE, api: { name: 'createdAt' } },
   ended_at: { type: DataTypes.DATE, allowNull: true, api: { name: 'endedAt', when: TERMINAL_STATES, description: 'Set once the run is COMPLETED or EXCEPTION' } },
   state: { type: DataTypes.TEXT, allowNull: false, defaultValue: 'PROVISIONED', api: { name: 'state', enumOf: 'state' } },
-  is_public: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false, draft: {}, api: { name: 'isPublic', description: 'Whether anyone may read the run' } },
+  is_public: {
+    type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false, draft: {},
+    api: { name: 'isPublic', description: 'Whether anyone may read the run' },
+  },
   input: { type: DataTypes.JSONB, allowNull: false, draft: {} },
   result_blob: {
     type: DataTypes.JSONB, allowNull: true,
@@ -105,7 +117,7 @@ export const RUN_COLUMNS = {
   worker: { type: DataTypes.TEXT, allowNull: true },
   worker_backend_pid: { type: DataTypes.INTEGER, allowNull: true },
   event_seq: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
-  /** Where and what to deliver (DESIGN §7.5); null without a webhook. */
+  /** Where and what to deliver (the query's webhook and webhook_events_filter); null without a webhook. */
   webhook_url: { type: DataTypes.TEXT, allowNull: true, draft: {} },
   webhook_events: { type: DataTypes.ARRAY(DataTypes.TEXT), allowNull: true, draft: {} },
   /** The W3C trace context the run's span continues: the query's (src/runs/create-run.ts). */
@@ -132,7 +144,8 @@ type CreationOptionalColumn = { [K in keyof RunCreation]: undefined extends RunC
  * What a new run is made of: its draft columns (those the model declares CreationOptional may be left
  * out) and `deadline_s`, the seconds its deadline is after the statement that admits it.
  */
-export type RunDraft = Omit<Pick<RunCreation, RunDraftColumn>, CreationOptionalColumn> & Partial<Pick<RunCreation, RunDraftColumn & CreationOptionalColumn>> & { deadline_s: number };
+export type RunDraft = Omit<Pick<RunCreation, RunDraftColumn>, CreationOptionalColumn>
+  & Partial<Pick<RunCreation, RunDraftColumn & CreationOptionalColumn>> & { deadline_s: number };
 
 const camelCase = (column: string) => column.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
 export const RUN_DRAFT_COLUMNS = (Object.keys(RUN_COLUMNS) as RunColumnName[]).filter((column): column is RunDraftColumn => 'draft' in RUN_COLUMNS[column]);

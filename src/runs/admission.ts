@@ -157,7 +157,8 @@ function admitBatchSql(services: AdmissionPorts): string {
      ${holdCtes('$2', '$6')},
      run AS (
        INSERT INTO circuit_runs (uid, user_uid, input, ${BATCH_COLUMNS.join(', ')}, credits_held, enqueued_at, deadline_at, batch_uid, created_at)
-       SELECT a.uid, hold.uid, a.input, ${valuesOf('c', BATCH_COLUMNS)}, $6::bigint, now(), now() + make_interval(secs => c.deadline_s), batch.uid, clock_timestamp()
+       SELECT a.uid, hold.uid, a.input, ${valuesOf('c', BATCH_COLUMNS)}, $6::bigint, now(), now() + make_interval(secs => c.deadline_s),
+              batch.uid, clock_timestamp()
          FROM admitted a CROSS JOIN hold CROSS JOIN batch CROSS JOIN common c
         ORDER BY a.ord
        RETURNING uid),

@@ -94,7 +94,9 @@ export class RunResolver {
     @Arg('idempotencyKey', () => String, { nullable: true, description: 'The same key from the same caller within 24 hours returns the same run' })
     idempotencyKey: string | null,
     @Arg('webhook', () => String, { nullable: true, description: 'An https URL to POST signed run events to (Standard Webhooks; DESIGN §7.5)' }) webhook: string | null,
-    @Arg('webhookEventsFilter', () => [String], { nullable: true, description: `Which events to POST: ${WEBHOOK_EVENTS.join(', ')} (default [${DEFAULT_WEBHOOK_EVENTS.join(', ')}])` })
+    @Arg('webhookEventsFilter', () => [String], {
+      nullable: true, description: `Which events to POST: ${WEBHOOK_EVENTS.join(', ')} (default [${DEFAULT_WEBHOOK_EVENTS.join(', ')}])`,
+    })
     webhookEventsFilter: string[] | null,
     @Arg('deadlineSeconds', () => Int, { nullable: true, description: 'The run ends EXCEPTION DeadlineExceeded this many seconds after it was created (1–3600; default and ceiling RUN_DEADLINE_SECONDS)' })
     deadlineSeconds: number | null,
