@@ -2,6 +2,7 @@ import { DocumentNode, execute, GraphQLError, GraphQLSchema } from 'graphql';
 import type { AppContext } from '../src/graphql/context';
 import { toPublicError } from '../src/graphql/format-error';
 import { AppError } from '../src/errors';
+import { omitNulls } from '../src/omit-nulls';
 import { ERROR_STATUS, errorEnvelope } from '../src/error-status';
 import type { Route } from './route';
 import { checkRequest } from './validate';
@@ -33,13 +34,6 @@ function decodeHeaders(raw: RawRequest['headers'] = {}): Record<string, string |
  */
 function presentVariables(variables: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(variables).filter(([, value]) => value !== undefined));
-}
-
-function omitNulls(value: unknown, fields: string[] | undefined): unknown {
-  if (!fields?.length || !value || typeof value !== 'object' || Array.isArray(value)) return value;
-  const copy = { ...(value as Record<string, unknown>) };
-  for (const field of fields) if (copy[field] === null) delete copy[field];
-  return copy;
 }
 
 /**

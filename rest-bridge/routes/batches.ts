@@ -1,7 +1,7 @@
 import type { Route } from '../route';
 import { BODY_UID, pageQuery, uidParam } from '../schemas';
 import { RUN_OPTIONAL_FIELDS } from '../../src/domain/runs';
-import { RUN_LABEL_FIELDS } from './runs';
+import { RUN_LABEL_FIELDS, WEBHOOK_EVENTS_FILTER } from './runs';
 
 const tag = 'Batches';
 
@@ -33,10 +33,7 @@ export const batchRoutes: Route[] = [
         is_public: { type: 'boolean', description: 'Default false; only the circuit owner may set it' },
         ...RUN_LABEL_FIELDS,
         webhook: { type: 'string', maxLength: 2048, description: 'An https URL to POST signed events of every run to (see the Webhooks section)' },
-        webhook_events_filter: {
-          type: 'array', minItems: 1, maxItems: 3, uniqueItems: true, items: { enum: ['start', 'step', 'completed'] },
-          description: 'Which events to POST (default ["completed"]); needs webhook',
-        },
+        webhook_events_filter: WEBHOOK_EVENTS_FILTER,
         max_credits: { type: 'integer', minimum: 1, maximum: 1_000_000_000, description: 'The most each run may cost (EXCEPTION BudgetExceeded past it)' },
       },
       required: ['inputs'],

@@ -1,6 +1,7 @@
 import type { Route } from '../route';
 import { BODY_UID, pageQuery, uidParam } from '../schemas';
 import { MAX_APPROVAL_COMMENT_CHARS, MAX_APPROVAL_DATA_BYTES, RUN_OPTIONAL_FIELDS } from '../../src/domain/runs';
+import { DEFAULT_WEBHOOK_EVENTS, WEBHOOK_EVENTS } from '../../src/domain/webhook-events';
 
 const tag = 'Runs';
 
@@ -13,6 +14,11 @@ export const RUN_LABEL_FIELDS = {
   metadata: { type: 'object', additionalProperties: { type: 'string' }, description: 'String values only, at most 4 KiB as JSON; shown to the owner and filter GET /users/circuit-runs?metadata.<key>=' },
 };
 
+/** `webhook_events_filter` of a query or batch: some of the events (src/domain/webhook-events.ts). */
+export const WEBHOOK_EVENTS_FILTER = {
+  type: 'array', minItems: 1, maxItems: WEBHOOK_EVENTS.length, uniqueItems: true, items: { enum: [...WEBHOOK_EVENTS] },
+  description: `Which events to POST (default ${JSON.stringify(DEFAULT_WEBHOOK_EVENTS)}); needs webhook`,
+};
 
 /**
  * RFC 7240 `Prefer: wait` / `wait=N` → seconds (N 1–60; bare `wait`: 60). Other preferences, and a
@@ -53,10 +59,7 @@ export const runRoutes: Route[] = [
         input: { type: 'object', additionalProperties: true, description: "Key/value pairs matching the version's query schema" },
         is_public: { type: 'boolean', description: 'Default false; only the circuit owner may set it' },
         webhook: { type: 'string', maxLength: 2048, description: 'An https URL to POST signed run events to (Standard Webhooks; see the Webhooks section)' },
-        webhook_events_filter: {
-          type: 'array', minItems: 1, maxItems: 3, uniqueItems: true, items: { enum: ['start', 'step', 'completed'] },
-          description: 'Which events to POST (default ["completed"]); needs webhook',
-        },
+        webhook_events_filter: WEBHOOK_EVENTS_FILTER,
         deadline_s: {
           type: 'integer', minimum: 1, maximum: 3600,
           description: 'The run ends EXCEPTION DeadlineExceeded this many seconds after it was created (default and ceiling RUN_DEADLINE_SECONDS, 600)',

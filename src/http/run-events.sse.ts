@@ -8,6 +8,7 @@ import { RUN_OPTIONAL_FIELDS } from '../domain/runs';
 import { RUN_EVENT_KINDS, type RunEventKind } from '../models/RunEvent';
 import { streamStart } from '../runs/events/stream';
 import { AppError } from '../errors';
+import { omitNulls } from '../omit-nulls';
 import type { Services } from '../services';
 import type { Authentication } from '../auth/authenticate';
 import { User } from '../models';
@@ -30,12 +31,6 @@ function requestedKinds(raw: unknown): RunEventKind[] {
     throw new AppError('BadClientData', `events must be a comma-separated list of ${RUN_EVENT_KINDS.join(', ')}`, { field: 'events' });
   }
   return kinds as RunEventKind[];
-}
-
-function omitNulls(value: Record<string, unknown>): Record<string, unknown> {
-  const copy = { ...value };
-  for (const field of RUN_OPTIONAL_FIELDS) if (copy[field] === null) delete copy[field];
-  return copy;
 }
 
 /**
@@ -139,7 +134,7 @@ export function mountRunEvents(app: Express, schema: GraphQLSchema, operations: 
         }
         const event = (next.value.data as { circuitRunEvents: RestRunEvent }).circuitRunEvents;
         const kind = event.kind.toLowerCase();
-        const data = kind === 'state' && event.run ? omitNulls(event.run) : event.data;
+        const data = kind === 'state' && event.run ? omitNulls(event.run, RUN_OPTIONAL_FIELDS) : event.data;
         const make = () => `id: ${event.seq}\nevent: ${kind}\ndata: ${JSON.stringify(data)}\n\n`;
         // The same event as the same viewer is the same text: made once for all its readers.
         return texts ? texts.byKey(`${uid}:${event.seq}:${viewerKey}`, make)() : make();

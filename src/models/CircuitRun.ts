@@ -17,34 +17,58 @@ export type { RunState, RunErrorCode, RunError } from '../domain/runs';
  * Columns without `api` never leave the service.
  */
 export interface RunApiField { name: string; description?: string; when?: readonly RunState[]; ownerOnly?: boolean; enumOf?: 'state' }
-type RunColumn = ModelAttributeColumnOptions & { api?: RunApiField };
+
+/**
+ * How a column is written when a run is created (the write shape, as `api` is the read shape): a column
+ * with `draft` is one of RunDraft, the row createRun and createBatch hand to admission, whose statements
+ * (src/runs/admission.ts) take their column lists and parameter types (the column's SQL type) from here.
+ * A draft column left out of a draft gets its `defaultValue`, else null.
+ * - `arg`: the caller sends it, under its camelCase name (`max_credits`: `maxCredits`, the GraphQL argument
+ *   and the field of CreateRunInput/CreateBatchInput); createRun and createBatch forward it, through its
+ *   check if src/runs/create-run.ts has one (DRAFT_ARG_CHECKS). Without `arg` the service sets it.
+ */
+export interface RunDraftField { arg?: true }
+type RunColumn = ModelAttributeColumnOptions & { api?: RunApiField; draft?: RunDraftField };
 
 /**
  * THE declaration of a run's columns: the Sequelize model, the GraphQL `CircuitRun` type
  * (src/graphql/run/run.type.ts builds its fields from `api`), and through the REST fragment
- * (schema/operations/runs.graphql, checked against this table by test) REST payloads and event data.
+ * (schema/operations/runs.graphql, checked against this table by test) REST payloads and event data;
+ * with `draft`, what a new run is made of (RunDraft) and the statements that insert it.
  */
 export const RUN_COLUMNS = {
   uid: { type: DataTypes.UUID, primaryKey: true, defaultValue: DataTypes.UUIDV4, api: { name: 'uid' } },
-  user_uid: { type: DataTypes.UUID, allowNull: false, api: { name: 'userUid', description: 'The user who started the run' } },
-  circuit_uid: { type: DataTypes.UUID, allowNull: false, api: { name: 'circuitUid' } },
-  circuit_version_uid: { type: DataTypes.UUID, allowNull: false, api: { name: 'circuitVersionUid' } },
-  alias: { type: DataTypes.TEXT, allowNull: true, api: { name: 'alias', description: 'The alias the version was drawn from (context.alias); null when the query named its version or ran the primary one' } },
-  replay_of: { type: DataTypes.UUID, allowNull: true, api: { name: 'replayOf', description: 'The run this one replays (DESIGN §10.2); null for other runs' } },
-  tags: { type: DataTypes.ARRAY(DataTypes.TEXT), allowNull: true, api: { name: 'tags', ownerOnly: true, description: "The caller's tags sent with the query (DESIGN §12); for the run's owner only" } },
-  metadata: { type: DataTypes.JSONB, allowNull: true, api: { name: 'metadata', ownerOnly: true, description: "The caller's metadata ({key: string}) sent with the query (DESIGN §12); for the run's owner only" } },
+  user_uid: { type: DataTypes.UUID, allowNull: false, draft: {}, api: { name: 'userUid', description: 'The user who started the run' } },
+  circuit_uid: { type: DataTypes.UUID, allowNull: false, draft: {}, api: { name: 'circuitUid' } },
+  circuit_version_uid: { type: DataTypes.UUID, allowNull: false, draft: {}, api: { name: 'circuitVersionUid' } },
+  alias: {
+    type: DataTypes.TEXT, allowNull: true, draft: {},
+    api: { name: 'alias', description: 'The alias the version was drawn from (context.alias); null when the query named its version or ran the primary one' },
+  },
+  replay_of: { type: DataTypes.UUID, allowNull: true, draft: {}, api: { name: 'replayOf', description: 'The run this one replays; null for other runs' } },
+  tags: {
+    type: DataTypes.ARRAY(DataTypes.TEXT), allowNull: true, draft: { arg: true },
+    api: { name: 'tags', ownerOnly: true, description: "The caller's tags sent with the query; for the run's owner only" },
+  },
+  metadata: {
+    type: DataTypes.JSONB, allowNull: true, draft: { arg: true },
+    api: { name: 'metadata', ownerOnly: true, description: "The caller's metadata ({key: string}) sent with the query; for the run's owner only" },
+  },
   batch_uid: { type: DataTypes.UUID, allowNull: true, api: { name: 'batchUid', ownerOnly: true, description: 'The batch the run was submitted in (DESIGN §12); for the run\'s owner only' } },
-  /** The query's max_credits (DESIGN §12): the run never costs more; null: no cap but the balance. */
-  max_credits: { type: DataTypes.BIGINT, allowNull: true },
+  /** The query's max_credits, its spend cap: the run never costs more; null: no cap but the balance. */
+  max_credits: { type: DataTypes.BIGINT, allowNull: true, draft: { arg: true } },
   /** How a replay reuses the original's outputs: 'recorded' or 'live'; null for other runs. */
-  replay_mode: { type: DataTypes.TEXT, allowNull: true },
-  /** The query sent "cache": "bypass" (DESIGN §9.5): step cache reads skipped, results still stored. */
-  cache_bypass: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
+  replay_mode: { type: DataTypes.TEXT, allowNull: true, draft: {} },
+  /** The query sent "cache": "bypass": step cache reads skipped, results still stored. */
+  cache_bypass: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false, draft: {} },
   created_at: { type: DataTypes.DATE, api: { name: 'createdAt' } },
   ended_at: { type: DataTypes.DATE, allowNull: true, api: { name: 'endedAt', when: TERMINAL_STATES, description: 'Set once the run is COMPLETED or EXCEPTION' } },
   state: { type: DataTypes.TEXT, allowNull: false, defaultValue: 'PROVISIONED', api: { name: 'state', enumOf: 'state' } },
-  is_public: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false, api: { name: 'isPublic', description: 'Whether anyone may read the run' } },
-  input: { type: DataTypes.JSONB, allowNull: false },
+  is_public: {
+    type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false, draft: {},
+    api: { name: 'isPublic', description: 'Whether anyone may read the run' },
+  },
+  input: { type: DataTypes.JSONB, allowNull: false, draft: {} },
   result_blob: {
     type: DataTypes.JSONB, allowNull: true,
     api: { name: 'resultBlob', when: ['COMPLETED'], description: '{output, steps: {<id>: {kind, output, started_at, ended_at, credits}}}; only when COMPLETED' },
@@ -72,13 +96,47 @@ export const RUN_COLUMNS = {
   worker: { type: DataTypes.TEXT, allowNull: true },
   worker_backend_pid: { type: DataTypes.INTEGER, allowNull: true },
   event_seq: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
-  /** Where and what to deliver (DESIGN §7.5); null without a webhook. */
-  webhook_url: { type: DataTypes.TEXT, allowNull: true },
-  webhook_events: { type: DataTypes.ARRAY(DataTypes.TEXT), allowNull: true },
+  /** Where and what to deliver (the query's webhook and webhook_events_filter); null without a webhook. */
+  webhook_url: { type: DataTypes.TEXT, allowNull: true, draft: {} },
+  webhook_events: { type: DataTypes.ARRAY(DataTypes.TEXT), allowNull: true, draft: {} },
+  /** The W3C trace context the run's span continues: the query's (src/runs/create-run.ts). */
+  traceparent: { type: DataTypes.TEXT, allowNull: true, draft: {} },
+  /** A token's daily credit cap (src/credits/token-spend.ts): the capped token and the UTC day the run's credits count on. */
+  spend_token_uid: { type: DataTypes.UUID, allowNull: true, draft: {} },
+  spend_day: { type: DataTypes.DATEONLY, allowNull: true, draft: {} },
   updated_at: { type: DataTypes.DATE },
 } satisfies Record<string, RunColumn>;
 
 export type RunColumnName = keyof typeof RUN_COLUMNS;
+
+type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;
+type DraftSpec<K extends RunColumnName> = (typeof RUN_COLUMNS)[K] extends { draft: infer D } ? D : never;
+/** The columns of a run's draft (RUN_COLUMNS' `draft`), and those of them the caller sends (`arg`). */
+export type RunDraftColumn = { [K in RunColumnName]: [DraftSpec<K>] extends [never] ? never : K }[RunColumnName];
+export type RunDraftArgColumn = { [K in RunDraftColumn]: DraftSpec<K> extends { arg: true } ? K : never }[RunDraftColumn];
+/** What the caller sends of a draft, by camelCase name, unchecked. */
+export type RunDraftArgs = { [K in RunDraftArgColumn as CamelCase<K>]?: unknown };
+
+type RunCreation = InferCreationAttributes<CircuitRun>;
+type CreationOptionalColumn = { [K in keyof RunCreation]: undefined extends RunCreation[K] ? K : never }[keyof RunCreation];
+/**
+ * What a new run is made of: its draft columns (those the model declares CreationOptional may be left
+ * out) and `deadline_s`, the seconds its deadline is after the statement that admits it.
+ */
+export type RunDraft = Omit<Pick<RunCreation, RunDraftColumn>, CreationOptionalColumn>
+  & Partial<Pick<RunCreation, RunDraftColumn & CreationOptionalColumn>> & { deadline_s: number };
+
+const camelCase = (column: string) => column.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+export const RUN_DRAFT_COLUMNS = (Object.keys(RUN_COLUMNS) as RunColumnName[]).filter((column): column is RunDraftColumn => 'draft' in RUN_COLUMNS[column]);
+export const RUN_DRAFT_ARGS = RUN_DRAFT_COLUMNS.flatMap((column) => {
+  const draft = (RUN_COLUMNS[column] as RunColumn).draft;
+  return draft?.arg ? [{ column: column as RunDraftArgColumn, arg: camelCase(column) as keyof RunDraftArgs }] : [];
+});
+
+/** The SQL type of a run column as the model declares it to PostgreSQL (`TEXT[]`, `BIGINT`, …); the model must be initialised. */
+export function runColumnSqlType(column: RunColumnName): string {
+  return (CircuitRun.getAttributes()[column].type as { toSql(): string }).toSql();
+}
 
 /**
  * One execution of a circuit version. State changes go through src/runs/transitions.ts only
@@ -114,6 +172,9 @@ export class CircuitRun extends Model<InferAttributes<CircuitRun>, InferCreation
   /** Where and what to deliver (DESIGN §7.5); null without a webhook. */
   declare webhook_url: CreationOptional<string | null>;
   declare webhook_events: CreationOptional<string[] | null>;
+  declare traceparent: CreationOptional<string | null>;
+  declare spend_token_uid: CreationOptional<string | null>;
+  declare spend_day: CreationOptional<string | null>;
   declare deadline_at: CreationOptional<Date | null>;
   declare cancel_requested_at: CreationOptional<Date | null>;
   declare worker: CreationOptional<string | null>;

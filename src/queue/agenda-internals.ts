@@ -1,6 +1,7 @@
 import type { Db } from 'mongodb';
 import crypto from 'node:crypto';
 import { LibraryInternalsChanged, requireMethod } from '../library-patches';
+import { claimOverdueSql } from '../db/claim-overdue';
 
 /**
  * Every reach into Agenda's internals (its notification channel, job repositories and processor),
@@ -135,14 +136,13 @@ export function lockInBatches(repository: BatchLockingRepository, query: (text: 
   const { nextRunAt = 'asc', priority = 'desc' } = repository.sort ?? {};
   if (nextRunAt !== 'asc' || priority !== 'desc') throw new LibraryInternalsChanged(`Agenda PostgresJobRepository.sort is not the default (${nextRunAt}, ${priority})`);
   const table = `"${repository.tableName.replace(/"/g, '""')}"`;
-  const lockSql = `UPDATE ${table} SET locked_at = $1, last_modified_by = $5
-     WHERE id IN (
-       SELECT id FROM ${table}
-        WHERE name = $2 AND disabled = FALSE AND ((locked_at IS NULL AND next_run_at <= $3) OR locked_at <= $4)
-        ORDER BY next_run_at ASC NULLS LAST, priority DESC
-        LIMIT $6
-        FOR UPDATE SKIP LOCKED)
-     RETURNING *`;
+  // Due jobs, and jobs whose lock expired (what Agenda's getNextJobToRun finds), claimed as src/db/claim-overdue.ts claims.
+  const lockSql = claimOverdueSql({
+    table, key: 'id',
+    overdue: 'name = $2 AND disabled = FALSE AND ((locked_at IS NULL AND next_run_at <= $3) OR locked_at <= $4)',
+    orderBy: 'next_run_at ASC NULLS LAST, priority DESC',
+    set: 'locked_at = $1, last_modified_by = $5',
+  }, '$6', '*');
   const unlockSql = `UPDATE ${table} t SET locked_at = NULL
      FROM unnest($1::uuid[], $2::timestamptz[]) AS k(id, locked_at)
      WHERE t.id = k.id AND t.locked_at = k.locked_at`;

@@ -1,16 +1,41 @@
 import crypto from 'node:crypto';
 import type { Transaction } from 'sequelize';
-import { CircuitRun } from '../models/CircuitRun';
+import { CircuitRun, RUN_COLUMNS, RUN_DRAFT_COLUMNS, runColumnSqlType, type RunDraft, type RunDraftColumn } from '../models/CircuitRun';
 import { RUN_BASE_CREDITS } from '../credits/holds';
 import { preparedQuery } from '../db/prepared';
 import type { Sequelize } from 'sequelize';
 import type { RunQueue } from '../queue/agenda';
 import { StatementBatcher } from '../db/statement-batcher';
 
-/** What a new run is made of, as create-run resolved it. */
-export type RunFields = Pick<CircuitRun, 'user_uid' | 'circuit_uid' | 'circuit_version_uid' | 'input' | 'is_public' | 'webhook_url' | 'webhook_events'> & { deadline_s: number; alias?: string | null; replay_of?: string | null; replay_mode?: string | null; cache_bypass?: boolean; traceparent?: string | null;
-  tags?: string[] | null; metadata?: Record<string, string> | null; max_credits?: number | null;
-  spend_token_uid?: string | null; spend_day?: string | null };
+/** What a new run is made of, as create-run resolved it: its draft (RUN_COLUMNS' `draft`, src/models/CircuitRun.ts). */
+export type RunFields = RunDraft;
+
+/**
+ * The draft's columns as the admission statements write them: all but `user_uid`, which each statement
+ * takes from its parameter (one user per statement). Their list, the `name type` record the statements
+ * read a draft's JSON with, and that JSON, follow from RUN_COLUMNS.
+ */
+type StatementColumn = Exclude<RunDraftColumn, 'user_uid'>;
+const DRAFT_COLUMNS = RUN_DRAFT_COLUMNS.filter((column): column is StatementColumn => column !== 'user_uid');
+/** A batch's draft is common to its runs, but their inputs. */
+const BATCH_COLUMNS = DRAFT_COLUMNS.filter((column) => column !== 'input');
+
+/** `name type, …` of `columns`, for `jsonb_to_record(…) AS x(…)`; built once, the model initialised, on first use. */
+const records = new Map<readonly StatementColumn[], string>();
+function recordOf(columns: readonly StatementColumn[]): string {
+  let record = records.get(columns);
+  if (record === undefined) records.set(columns, (record = columns.map((column) => `${column} ${runColumnSqlType(column)}`).join(', ')));
+  return record;
+}
+/** `from.name, …` of `columns`. */
+const valuesOf = (from: string, columns: readonly StatementColumn[]) => columns.map((column) => `${from}.${column}`).join(', ');
+
+/** A draft as the JSON its statement reads: every statement column, a left-out one as its default or null. */
+function draftRow(draft: Partial<RunDraft>, columns: readonly StatementColumn[]): Record<string, unknown> {
+  const row: Record<string, unknown> = { deadline_s: draft.deadline_s };
+  for (const column of columns) row[column] = draft[column] ?? (RUN_COLUMNS[column] as { defaultValue?: unknown }).defaultValue ?? null;
+  return row;
+}
 
 /** A run admitted: inserted PROVISIONED with its base credit held; `queued` false means the caller enqueues through Agenda. */
 export interface AdmittedRun { run: CircuitRun; queued: boolean }
@@ -50,15 +75,11 @@ function admitSql(services: AdmissionPorts): string {
   // failed enqueue clears it for the sweeper).
   return `WITH wanted AS (
        SELECT e.ord, w.* FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS e(value, ord),
-         jsonb_to_record(e.value) AS w(uid uuid, circuit_uid uuid, circuit_version_uid uuid, input jsonb,
-           is_public boolean, webhook_url text, webhook_events text[], deadline_s int, alias text, replay_of uuid, replay_mode text, cache_bypass boolean, traceparent text,
-           tags text[], metadata jsonb, max_credits bigint, spend_token_uid uuid, spend_day date)),
+         jsonb_to_record(e.value) AS w(uid uuid, deadline_s int, ${recordOf(DRAFT_COLUMNS)})),
      ${holdCtes('$1', '$3')},
      run AS (
-       INSERT INTO circuit_runs (uid, user_uid, circuit_uid, circuit_version_uid, input, is_public, credits_held, enqueued_at, webhook_url, webhook_events, deadline_at, alias, replay_of, replay_mode, cache_bypass, traceparent, tags, metadata, max_credits, spend_token_uid, spend_day)
-       SELECT a.uid, hold.uid, a.circuit_uid, a.circuit_version_uid, a.input, a.is_public, $3::bigint, now(), a.webhook_url, a.webhook_events,
-              now() + make_interval(secs => a.deadline_s), a.alias, a.replay_of, a.replay_mode, coalesce(a.cache_bypass, false), a.traceparent,
-              a.tags, a.metadata, a.max_credits, a.spend_token_uid, a.spend_day
+       INSERT INTO circuit_runs (uid, user_uid, ${DRAFT_COLUMNS.join(', ')}, credits_held, enqueued_at, deadline_at)
+       SELECT a.uid, hold.uid, ${valuesOf('a', DRAFT_COLUMNS)}, $3::bigint, now(), now() + make_interval(secs => a.deadline_s)
          FROM admitted a CROSS JOIN hold
        RETURNING *)${sqlEnqueue ? `,
      job AS (${sqlEnqueue.jobCte})
@@ -71,14 +92,7 @@ interface Prepared { uid: string; json: string }
 
 function prepare(fields: RunFields): Prepared {
   const uid = crypto.randomUUID();
-  const json = JSON.stringify({
-    uid, circuit_uid: fields.circuit_uid, circuit_version_uid: fields.circuit_version_uid, input: fields.input, is_public: fields.is_public,
-    webhook_url: fields.webhook_url, webhook_events: fields.webhook_events, deadline_s: fields.deadline_s, alias: fields.alias ?? null,
-    replay_of: fields.replay_of ?? null, replay_mode: fields.replay_mode ?? null, cache_bypass: fields.cache_bypass ?? false, traceparent: fields.traceparent ?? null,
-    tags: fields.tags ?? null, metadata: fields.metadata ?? null, max_credits: fields.max_credits ?? null,
-    ...(fields.spend_token_uid ? { spend_token_uid: fields.spend_token_uid, spend_day: fields.spend_day } : {}),
-  });
-  return { uid, json };
+  return { uid, json: JSON.stringify({ uid, ...draftRow(fields, DRAFT_COLUMNS) }) };
 }
 
 async function admitAll(services: AdmissionPorts, userUid: string, batch: Prepared[], transaction?: Transaction): Promise<Array<AdmittedRun | null>> {
@@ -115,20 +129,11 @@ export class RunAdmission {
   }
 }
 
-/** A batch's runs as createBatch (src/runs/batches.ts) checked them: one version, its inputs in order, common fields. */
+/** A batch's runs as createBatch (src/runs/batches.ts) checked them: its inputs in order, and the draft of one version common to its runs. */
 export interface BatchAdmission {
   uid: string;
-  userUid: string;
-  circuitUid: string;
-  versionUid: string;
   inputs: Record<string, unknown>[];
-  isPublic: boolean;
-  webhook: { url: string; events: string[] | null } | null;
-  deadlineSeconds: number;
-  alias: string | null;
-  tags: string[] | null;
-  metadata: Record<string, string> | null;
-  maxCredits: number | null;
+  draft: Omit<RunDraft, 'input'>;
 }
 
 /** What a batch's statement did: when the batch was created, how many runs it admitted and refused. */
@@ -145,23 +150,23 @@ function admitBatchSql(services: AdmissionPorts): string {
   const sqlEnqueue = services.runQueue.sqlEnqueue;
   return `WITH batch AS (
        INSERT INTO circuit_batches (uid, user_uid, circuit_uid, total) VALUES ($1, $2, $3, $4) RETURNING uid, created_at),
+     common AS (
+       SELECT c.* FROM jsonb_to_record($7::jsonb) AS c(deadline_s int, ${recordOf(BATCH_COLUMNS)})),
      wanted AS (
        SELECT e.ord, e.value AS input, gen_random_uuid() AS uid FROM jsonb_array_elements($5::jsonb) WITH ORDINALITY AS e(value, ord)),
      ${holdCtes('$2', '$6')},
      run AS (
-       INSERT INTO circuit_runs (uid, user_uid, circuit_uid, circuit_version_uid, input, is_public, credits_held, enqueued_at, webhook_url, webhook_events,
-                                 deadline_at, alias, tags, metadata, max_credits, batch_uid, created_at)
-       SELECT a.uid, hold.uid, $3, $7, a.input, $8, $6::bigint, now(), $9, $10::text[], now() + make_interval(secs => $11), $12, $13::text[], $14::jsonb, $15, batch.uid,
-              clock_timestamp()
-         FROM admitted a CROSS JOIN hold CROSS JOIN batch
+       INSERT INTO circuit_runs (uid, user_uid, input, ${BATCH_COLUMNS.join(', ')}, credits_held, enqueued_at, deadline_at, batch_uid, created_at)
+       SELECT a.uid, hold.uid, a.input, ${valuesOf('c', BATCH_COLUMNS)}, $6::bigint, now(), now() + make_interval(secs => c.deadline_s),
+              batch.uid, clock_timestamp()
+         FROM admitted a CROSS JOIN hold CROSS JOIN batch CROSS JOIN common c
         ORDER BY a.ord
        RETURNING uid),
      refused AS (
-       INSERT INTO circuit_runs (uid, user_uid, circuit_uid, circuit_version_uid, input, is_public, state, ended_at, error, failure_reason, credits_cost,
-                                 webhook_url, webhook_events, alias, tags, metadata, max_credits, batch_uid, created_at)
-       SELECT w.uid, $2, $3, $7, w.input, $8, 'EXCEPTION', now(), $16::jsonb, 'InsufficientCredits: not admitted with its batch', 0,
-              $9, $10::text[], $12, $13::text[], $14::jsonb, $15, batch.uid, clock_timestamp()
-         FROM wanted w CROSS JOIN batch
+       INSERT INTO circuit_runs (uid, user_uid, input, ${BATCH_COLUMNS.join(', ')}, state, ended_at, error, failure_reason, credits_cost, batch_uid, created_at)
+       SELECT w.uid, $2, w.input, ${valuesOf('c', BATCH_COLUMNS)}, 'EXCEPTION', now(), $8::jsonb, 'InsufficientCredits: not admitted with its batch', 0,
+              batch.uid, clock_timestamp()
+         FROM wanted w CROSS JOIN batch CROSS JOIN common c
         WHERE NOT EXISTS (SELECT 1 FROM admitted a WHERE a.ord = w.ord)
         ORDER BY w.ord
        RETURNING uid)${sqlEnqueue ? `,
@@ -177,10 +182,10 @@ function admitBatchSql(services: AdmissionPorts): string {
  * caller queues them.
  */
 export async function admitBatch(services: AdmissionPorts, batch: BatchAdmission): Promise<AdmittedBatch> {
+  const { draft } = batch;
   const [admitted] = await preparedQuery<AdmittedBatch>(services.sequelize, admitBatchSql(services), [
-    batch.uid, batch.userUid, batch.circuitUid, batch.inputs.length, JSON.stringify(batch.inputs), RUN_BASE_CREDITS, batch.versionUid, batch.isPublic,
-    batch.webhook?.url ?? null, batch.webhook?.events ?? null, batch.deadlineSeconds, batch.alias, batch.tags,
-    batch.metadata === null ? null : JSON.stringify(batch.metadata), batch.maxCredits, REFUSED_ERROR,
+    batch.uid, draft.user_uid, draft.circuit_uid, batch.inputs.length, JSON.stringify(batch.inputs), RUN_BASE_CREDITS,
+    JSON.stringify(draftRow(draft, BATCH_COLUMNS)), REFUSED_ERROR,
   ]);
   return admitted;
 }

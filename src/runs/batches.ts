@@ -1,20 +1,18 @@
 import crypto from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import type { User } from '../models';
-import { CircuitRun, RUN_STATES, type RunState } from '../models/CircuitRun';
+import { CircuitRun, RUN_STATES, type RunDraftArgs, type RunState } from '../models/CircuitRun';
 import { badInput, notFound } from '../errors';
 import { authorize } from '../policies/authorize';
 import { tokenMaySubmitBatch } from '../policies/token.policy';
 import { batchPermits, type BatchAction } from '../policies/batch.policy';
 import { isUid } from '../ids';
 import { checkInput, type CompiledSchemas } from '../engine/input-schema';
-import { checkMaxCredits } from '../credits/budget';
-import { parseRunWebhook } from '../webhooks/events';
+import { parseRunWebhook } from './run-webhook';
 import { versionOfAlias } from '../aliases/alias-version';
 import { preparedQuery } from '../db/prepared';
 import type { Services } from '../services';
-import { circuitToStart, resolveVersion } from './create-run';
-import { checkMetadata, checkTags } from './run-labels';
+import { circuitToStart, draftArgs, resolveVersion } from './create-run';
 import { cancelRun } from './cancel';
 import { admitBatch } from './admission';
 
@@ -23,17 +21,15 @@ export const MAX_BATCH_INPUTS = 1000;
 /** How many of a batch's runs a cancel works on at once. */
 const CANCEL_CONCURRENCY = 16;
 
-export interface CreateBatchInput {
+/** What a batch sends; the draft columns a caller sends (tags, metadata, max_credits, …) as for a query (RunDraftArgs). */
+export interface CreateBatchInput extends RunDraftArgs {
   adaptorUid: string;
   versionUid?: string | null;
   alias?: string | null;
   inputs: unknown;
   isPublic?: boolean | null;
-  tags?: unknown;
-  metadata?: unknown;
   webhook?: string | null;
   webhookEventsFilter?: string[] | null;
-  maxCredits?: number | null;
 }
 
 export interface BatchRow { uid: string; user_uid: string; circuit_uid: string; total: number; canceled_at: Date | null; created_at: Date }
@@ -68,14 +64,15 @@ export async function createBatch(services: Services, viewer: User, input: Creat
   const alias = input.alias ?? null;
   const version = await resolveVersion(services.runs, circuit, alias === null ? input.versionUid : await versionOfAlias(circuit, alias, null));
   const inputs = checkInputs(services.schemas.inputs, version.uid, version.definition.query_schema, input.inputs);
-  const tags = checkTags(input.tags);
-  const metadata = checkMetadata(input.metadata);
-  const maxCredits = checkMaxCredits(input.maxCredits);
+  const args = draftArgs(input);
 
   const uid = crypto.randomUUID();
   const admission = await admitBatch(services, {
-    uid, userUid: viewer.uid, circuitUid: circuit.uid, versionUid: version.uid, inputs, isPublic, webhook,
-    deadlineSeconds: services.config.runDeadlineSeconds, alias, tags, metadata, maxCredits,
+    uid, inputs, draft: {
+      ...args,
+      user_uid: viewer.uid, circuit_uid: circuit.uid, circuit_version_uid: version.uid, is_public: isPublic,
+      webhook_url: webhook?.url ?? null, webhook_events: webhook?.events ?? null, deadline_s: services.config.runDeadlineSeconds, alias,
+    },
   });
   if (!services.runQueue.sqlEnqueue) {
     // No job store that queues in SQL: queue each admitted run (the sweeper catches any left behind).

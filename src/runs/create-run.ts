@@ -2,7 +2,7 @@ import { childContext, contextOf, ROOT_CONTEXT, startSpan, traceparentOf, tracin
 import crypto from 'node:crypto';
 import { Op, UniqueConstraintError } from 'sequelize';
 import { Circuit, CircuitVersion, User } from '../models';
-import { CircuitRun } from '../models/CircuitRun';
+import { CircuitRun, RUN_DRAFT_ARGS, RUN_DRAFT_COLUMNS, type RunDraft, type RunDraftArgs } from '../models/CircuitRun';
 import { IdempotencyKey } from '../models/IdempotencyKey';
 import { AppError, badInput, conflict, notFound } from '../errors';
 import { authorize } from '../policies/authorize';
@@ -16,14 +16,18 @@ import { markNotEnqueued } from './transitions';
 import type { Services } from '../services';
 import { preparedQuery } from '../db/prepared';
 import type { AdmittedRun } from './admission';
-import { parseRunWebhook } from '../webhooks/events';
+import { parseRunWebhook } from './run-webhook';
 import type { CircuitRow } from './read-cache';
 import type { RunService, RunVersion } from './run-service';
 import { versionOfAlias } from '../aliases/alias-version';
 import { checkMetadata, checkTags } from './run-labels';
 import { checkMaxCredits } from '../credits/budget';
 
-export interface CreateRunInput {
+/**
+ * What a query sends. The draft columns a caller sends (RUN_COLUMNS' `draft.arg`: tags, metadata,
+ * max_credits, …) come in as RunDraftArgs, by camelCase name, and are forwarded by draftArgs.
+ */
+export interface CreateRunInput extends RunDraftArgs {
   adaptorUid: string;
   /** context.version: the version to run; the circuit's primary version when absent. */
   versionUid?: string | null;
@@ -42,12 +46,19 @@ export interface CreateRunInput {
   cache?: string | null;
   /** A replay (DESIGN §10.2, src/runs/replay.ts): the run replayed and how. */
   replay?: { of: string; mode: 'recorded' | 'live' } | null;
-  /** DESIGN §11.2: the caller's `traceparent` header; the run's trace continues it. */
+  /** The caller's `traceparent` header: the run's trace continues it. */
   traceparent?: string | null;
-  /** DESIGN §12: the caller's tags and metadata (src/runs/run-labels.ts), and the run's spend cap. */
-  tags?: unknown;
-  metadata?: unknown;
-  maxCredits?: number | null;
+}
+
+/** The checks of the draft columns a caller sends (`draft.arg`): the value to store, or badInput. Without one, stored as sent. */
+const DRAFT_ARG_CHECKS: { [A in keyof RunDraftArgs]?: (value: unknown) => unknown } = { tags: checkTags, metadata: checkMetadata, maxCredits: checkMaxCredits };
+
+/** The draft columns a caller sent (`draft.arg` of RUN_COLUMNS), checked, in RUN_COLUMNS' order: what a query and a batch forward. */
+export function draftArgs(input: RunDraftArgs): Partial<RunDraft> {
+  return Object.fromEntries(RUN_DRAFT_ARGS.map(({ column, arg }) => {
+    const check = DRAFT_ARG_CHECKS[arg];
+    return [column, check ? check(input[arg]) : input[arg] ?? null];
+  }));
 }
 
 export interface CreateRunResult {
@@ -96,13 +107,8 @@ async function findReplay(viewer: User, key: string, hash: string): Promise<Circ
  */
 function asFirstAnswered(run: CircuitRun): CircuitRun {
   return CircuitRun.build({
+    ...Object.fromEntries(RUN_DRAFT_COLUMNS.map((column) => [column, run.get(column)])) as Pick<CircuitRun, (typeof RUN_DRAFT_COLUMNS)[number]>,
     uid: run.uid,
-    user_uid: run.user_uid,
-    circuit_uid: run.circuit_uid,
-    circuit_version_uid: run.circuit_version_uid,
-    alias: run.alias ?? null,
-    input: run.input,
-    is_public: run.is_public,
     state: 'PROVISIONED',
     created_at: run.created_at,
     updated_at: run.created_at,
@@ -199,21 +205,19 @@ export async function createRun(services: Services, viewer: User, input: CreateR
     throw badInput('deadline_s must be a whole number of seconds from 1 to 3600', { field: 'deadline_s' });
   }
   if (input.cache != null && input.cache !== 'bypass') throw badInput('cache must be "bypass" when sent', { field: 'cache' });
-  const tags = checkTags(input.tags);
-  const metadata = checkMetadata(input.metadata);
-  const maxCredits = checkMaxCredits(input.maxCredits);
+  const args = draftArgs(input);
   const deadlineSeconds = Math.min(deadline ?? services.config.runDeadlineSeconds, services.config.runDeadlineSeconds);
 
   let inserted: AdmittedRun | null;
   // A token's daily credit cap (DESIGN §12): the base credit is counted on the token's day before the run is admitted.
   const spend = tokenSpendOf(viewer.tokenGrant);
   try {
-    const fields = {
+    const fields: RunDraft = {
+      ...args,
       user_uid: viewer.uid, circuit_uid: circuit.uid, circuit_version_uid: version.uid, input: input.input, is_public: isPublic,
       webhook_url: webhook?.url ?? null, webhook_events: webhook?.events ?? null, deadline_s: deadlineSeconds, alias,
       cache_bypass: input.cache === 'bypass', replay_of: input.replay?.of ?? null, replay_mode: input.replay?.mode ?? null,
       traceparent: queryTraceparent(input.traceparent, circuit.uid, version.uid),
-      tags, metadata, max_credits: maxCredits,
       spend_token_uid: spend?.tokenUid ?? null, spend_day: spend?.day ?? null,
     };
     // One INSERT is its own unit of work; with a key, the key row joins it in a transaction.

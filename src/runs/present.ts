@@ -1,4 +1,5 @@
 import { RUN_COLUMNS, RUN_OPTIONAL_FIELDS, type CircuitRun, type RunApiField, type RunError } from '../models/CircuitRun';
+import { omitNulls } from '../omit-nulls';
 import type { WaitingStep } from './approvals';
 
 /** Column → the API field it shows as (RUN_COLUMNS' `api`). */
@@ -18,8 +19,6 @@ export function shownRunFields(run: CircuitRun, mayDebug: boolean): ShownRunFiel
   });
 }
 
-const OPTIONAL = new Set(RUN_OPTIONAL_FIELDS);
-
 const restError = (error: RunError) => ({ code: error.code, message: error.message, step_id: error.step_id ?? null });
 const iso = (value: unknown) => (value instanceof Date ? value.toISOString() : value);
 
@@ -31,12 +30,11 @@ const iso = (value: unknown) => (value instanceof Date ? value.toISOString() : v
 export function presentRunPayload(run: CircuitRun, view: { mayDebug: boolean; waitingFor?: readonly WaitingStep[] | null }): Record<string, unknown> {
   const payload: Record<string, unknown> = {};
   for (const { column, value } of shownRunFields(run, view.mayDebug)) {
-    if (value === null && OPTIONAL.has(column)) continue;
     payload[column] = column === 'error' && value !== null ? restError(value as RunError) : iso(value);
     if (column === 'is_public') payload.document_type = 'circuit_run';
   }
   if (view.mayDebug && run.state === 'RUNNING' && view.waitingFor?.length) {
     payload.waiting_for = view.waitingFor.map((step) => ({ step_id: step.step_id, prompt: step.prompt, expires_at: iso(step.expires_at) }));
   }
-  return payload;
+  return omitNulls(payload, RUN_OPTIONAL_FIELDS);
 }

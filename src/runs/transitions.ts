@@ -1,6 +1,7 @@
 import { QueryTypes, Sequelize } from 'sequelize';
 import { preparedQuery } from '../db/prepared';
 import { StatementBatcher } from '../db/statement-batcher';
+import { claimOverdue } from '../db/claim-overdue';
 import { chargeRunSql } from '../credits/charge';
 import { ASYNC_COMMIT_COLUMN } from '../db/async-commit';
 import { eventBatchJson, type PendingRunEvent } from './events/log';
@@ -203,21 +204,15 @@ export async function handBackRuns(sequelize: Sequelize, held: readonly HeldAtte
  * runs move on within seconds, now that a run's job ends once the run is claimed.
  */
 export async function claimOrphanedRuns(sequelize: Sequelize, staleAfterMs: number, limit = 500): Promise<string[]> {
-  const rows = await sequelize.query<{ uid: string }>(
-    `UPDATE circuit_runs SET enqueued_at = now()
-      WHERE uid IN (
-        SELECT uid FROM circuit_runs
-         WHERE state = 'RUNNING'
+  return claimOverdue(sequelize, {
+    table: 'circuit_runs',
+    overdue: `state = 'RUNNING'
            AND (heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $1))
            AND (worker_backend_pid IS NULL OR NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = worker_backend_pid))
-           AND (enqueued_at IS NULL OR enqueued_at < now() - make_interval(secs => $1))
-         ORDER BY created_at
-         LIMIT $2
-         FOR UPDATE SKIP LOCKED)
-      RETURNING uid`,
-    { bind: [staleAfterMs / 1000, limit], type: QueryTypes.SELECT },
-  );
-  return rows.map((r) => r.uid);
+           AND (enqueued_at IS NULL OR enqueued_at < now() - make_interval(secs => $1))`,
+    orderBy: 'created_at',
+    set: 'enqueued_at = now()',
+  }, [staleAfterMs / 1000], limit);
 }
 
 export interface RunEnding {
@@ -298,22 +293,16 @@ export async function finishRun(sequelize: Sequelize, ending: RunEnding, notifyC
  * Marks them queued now, so each is picked once per period.
  */
 export async function claimRunsToRequeue(sequelize: Sequelize, graceMs: number, stuckAfterMs: number, limit = 100): Promise<string[]> {
-  const rows = await sequelize.query<{ uid: string }>(
-    `UPDATE circuit_runs SET enqueued_at = now()
-      WHERE uid IN (
-        SELECT uid FROM circuit_runs
-         WHERE state IN ('PROVISIONED', 'RUNNING')
+  return claimOverdue(sequelize, {
+    table: 'circuit_runs',
+    overdue: `state IN ('PROVISIONED', 'RUNNING')
            AND ((state = 'PROVISIONED' AND enqueued_at IS NULL AND created_at < now() - make_interval(secs => $1))
              OR (COALESCE(enqueued_at, created_at) < now() - make_interval(secs => $2)
                  AND (state = 'PROVISIONED' OR heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $2))))
-           AND NOT slot_wait
-         ORDER BY created_at
-         LIMIT $3
-         FOR UPDATE SKIP LOCKED)
-      RETURNING uid`,
-    { bind: [graceMs / 1000, stuckAfterMs / 1000, limit], type: QueryTypes.SELECT },
-  );
-  return rows.map((r) => r.uid);
+           AND NOT slot_wait`,
+    orderBy: 'created_at',
+    set: 'enqueued_at = now()',
+  }, [graceMs / 1000, stuckAfterMs / 1000], limit);
 }
 
 /**

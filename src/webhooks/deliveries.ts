@@ -1,7 +1,8 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { preparedQuery } from '../db/prepared';
+import { claimOverdue } from '../db/claim-overdue';
 import type { RunState } from '../models/CircuitRun';
-import type { WebhookEvent } from './events';
+import type { WebhookEvent } from '../domain/webhook-events';
 import { postponeJobsSql } from '../queue/agenda';
 import { DELIVER_WEBHOOK } from './queue';
 
@@ -187,18 +188,12 @@ export async function insertStepDelivery(sequelize: Sequelize, runUid: string, s
  * sweep takes each once per grace period.
  */
 export async function claimOverdueDeliveries(sequelize: Sequelize, graceMs: number, limit = 200): Promise<string[]> {
-  const rows = await sequelize.query<{ uid: string }>(
-    `UPDATE webhook_deliveries SET next_attempt_at = now()
-      WHERE uid IN (
-        SELECT uid FROM webhook_deliveries
-         WHERE status = 'pending' AND next_attempt_at < now() - make_interval(secs => $1)
-         ORDER BY next_attempt_at
-         LIMIT $2
-         FOR UPDATE SKIP LOCKED)
-      RETURNING uid`,
-    { bind: [graceMs / 1000, limit], type: QueryTypes.SELECT },
-  );
-  return rows.map((row) => row.uid);
+  return claimOverdue(sequelize, {
+    table: 'webhook_deliveries',
+    overdue: `status = 'pending' AND next_attempt_at < now() - make_interval(secs => $1)`,
+    orderBy: 'next_attempt_at',
+    set: 'next_attempt_at = now()',
+  }, [graceMs / 1000], limit);
 }
 
 export interface AttemptRow {

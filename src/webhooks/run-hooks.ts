@@ -1,7 +1,7 @@
 import type { RunLifecycleHook } from '../runs/lifecycle-hook';
 import type { Services } from '../services';
 import { insertStepDelivery, unattemptedDeliveries } from './deliveries';
-import type { WebhookEvent } from './events';
+import type { WebhookEvent } from '../domain/webhook-events';
 import { queueDelivery } from './queue';
 
 function queueEvent(services: Services, runUid: string, event: WebhookEvent): void {

@@ -4,6 +4,7 @@ import { CircuitVersion } from '../../models';
 import { CircuitRun } from '../../models/CircuitRun';
 import { isTerminal, type RunState } from '../../domain/runs';
 import { RUN_EVENT_KINDS, type RunEventKind } from '../../models/RunEvent';
+import { DEFAULT_WEBHOOK_EVENTS, WEBHOOK_EVENTS } from '../../domain/webhook-events';
 import { createRun } from '../../runs/create-run';
 import { badInput, notFound, unauthorized } from '../../errors';
 import { readRunEvents, type LoggedRunEvent } from '../../runs/events/log';
@@ -94,7 +95,9 @@ export class RunResolver {
     @Arg('idempotencyKey', () => String, { nullable: true, description: 'The same key from the same caller within 24 hours returns the same run' })
     idempotencyKey: string | null,
     @Arg('webhook', () => String, { nullable: true, description: 'An https URL to POST run events to, signed with the owner\'s key (Standard Webhooks)' }) webhook: string | null,
-    @Arg('webhookEventsFilter', () => [String], { nullable: true, description: 'Which events to POST: start, step, completed (default [completed])' })
+    @Arg('webhookEventsFilter', () => [String], {
+      nullable: true, description: `Which events to POST: ${WEBHOOK_EVENTS.join(', ')} (default [${DEFAULT_WEBHOOK_EVENTS.join(', ')}])`,
+    })
     webhookEventsFilter: string[] | null,
     @Arg('deadlineSeconds', () => Int, { nullable: true, description: 'The run ends EXCEPTION DeadlineExceeded this many seconds after it was created (1–3600; default and ceiling RUN_DEADLINE_SECONDS)' })
     deadlineSeconds: number | null,

@@ -1,5 +1,6 @@
 import { Field, Int, ObjectType } from 'type-graphql';
 import { PageOf } from '../common/pagination';
+import { WEBHOOK_EVENTS_TEXT } from '../../domain/webhook-events';
 
 @ObjectType('WebhookSecret', { description: "The key that signs the caller's webhook deliveries (Standard Webhooks)" })
 export class WebhookSecretType {
@@ -9,7 +10,7 @@ export class WebhookSecretType {
 @ObjectType('WebhookAttempt', { description: "One attempt at delivering one of a run's webhook messages" })
 export class WebhookAttemptType {
   @Field(() => String, { description: 'The webhook-id header: the same for every attempt at one message' }) webhookId!: string;
-  @Field(() => String, { description: 'start, step or completed' }) event!: string;
+  @Field(() => String, { description: WEBHOOK_EVENTS_TEXT }) event!: string;
   @Field(() => String, { nullable: true, description: 'For step events: <step_id>:<status>' }) step!: string | null;
   @Field(() => Int, { description: '1 for the first attempt at the message' }) attempt!: number;
   @Field(() => Int, { nullable: true, description: "The receiver's HTTP status; null when it did not answer" }) statusCode!: number | null;

@@ -1,10 +1,6 @@
 import { badInput } from '../errors';
+import { DEFAULT_WEBHOOK_EVENTS, WEBHOOK_EVENTS, type WebhookEvent } from '../domain/webhook-events';
 
-/** What a run's webhook may be told about (DESIGN §7.5); `completed` means any terminal state. */
-export const WEBHOOK_EVENTS = ['start', 'step', 'completed'] as const;
-export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
-
-export const DEFAULT_WEBHOOK_EVENTS: WebhookEvent[] = ['completed'];
 const MAX_URL_LENGTH = 2048;
 
 export interface RunWebhook { url: string; events: WebhookEvent[] }
