@@ -54,7 +54,7 @@ export const RUN_COLUMNS = {
     type: DataTypes.JSONB, allowNull: true, draft: { arg: true },
     api: { name: 'metadata', ownerOnly: true, description: "The caller's metadata ({key: string}) sent with the query; for the run's owner only" },
   },
-  batch_uid: { type: DataTypes.UUID, allowNull: true, api: { name: 'batchUid', ownerOnly: true, description: 'The batch the run was submitted in (DESIGN §12); for the run\'s owner only' } },
+  batch_uid: { type: DataTypes.UUID, allowNull: true, api: { name: 'batchUid', ownerOnly: true, description: 'The batch the run was submitted in; for the run\'s owner only' } },
   /** The query's max_credits, its spend cap: the run never costs more; null: no cap but the balance. */
   max_credits: { type: DataTypes.BIGINT, allowNull: true, draft: { arg: true } },
   /** How a replay reuses the original's outputs: 'recorded' or 'live'; null for other runs. */
@@ -169,7 +169,7 @@ export class CircuitRun extends Model<InferAttributes<CircuitRun>, InferCreation
   declare heartbeat_at: CreationOptional<Date | null>;
   declare started_at: CreationOptional<Date | null>;
   declare ended_at: CreationOptional<Date | null>;
-  /** Where and what to deliver (DESIGN §7.5); null without a webhook. */
+  /** Where and what to deliver; null without a webhook. */
   declare webhook_url: CreationOptional<string | null>;
   declare webhook_events: CreationOptional<string[] | null>;
   declare traceparent: CreationOptional<string | null>;
