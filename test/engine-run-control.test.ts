@@ -6,6 +6,7 @@ import { startFakeOpenAI } from './support/fake-openai';
 import type { CircuitDefinition } from '../src/engine/definition';
 import { executeDefinition, type ExecutionContext } from '../src/engine/run-executor';
 import { ExecutionFailure, RunAborted, type RunBudget, type StepEvent } from '../src/engine/run-control';
+import { engineServices } from './support/engine-services';
 
 let t: TestApp;
 let openai: Awaited<ReturnType<typeof startFakeOpenAI>>;
@@ -37,7 +38,7 @@ afterAll(async () => {
 const anyObject: CircuitDefinition['query_schema'] = { type: 'object' };
 const budget = (over: Partial<RunBudget> = {}): RunBudget => ({ maxSteps: 1000, maxResultBytes: 4 * 1024 * 1024, hold: async () => true, ...over });
 
-function context(over: Partial<ExecutionContext> = {}, services = t.app.services): ExecutionContext {
+function context(over: Partial<ExecutionContext> = {}, services = engineServices(t.app)): ExecutionContext {
   return {
     run: { uid: '00000000-0000-4000-8000-000000000001', userUid: owner.user.uid, circuitUid: 'c', versionUid: 'v' },
     services,
@@ -106,13 +107,13 @@ test('a failure message names the kind and step and carries no key, stack or add
   expect(shape.message).toBe('transform step shape: JSONata: boom');
   const broken = await startFakeOpenAI({ status: 401 });
   try {
-    const services = { ...t.app.services, config: { ...t.app.services.config, openaiBaseUrl: broken.baseUrl } };
+    const services = engineServices(t.app, { ...t.app.services.config, openaiBaseUrl: broken.baseUrl });
     const model = await failure(executeDefinition({ query_schema: anyObject, steps: [{ id: 'ask', kind: 'llm', model: 'm', messages: [{ role: 'user', content: 'x' }] }] }, {}, context({}, services)));
     expect(model.message).toBe('llm step ask: model call failed (HTTP 401): fake failure');
   } finally {
     await broken.close();
   }
-  const unreachable = { ...t.app.services, config: { ...t.app.services.config, openaiBaseUrl: 'http://127.0.0.1:1/v1' } };
+  const unreachable = engineServices(t.app, { ...t.app.services.config, openaiBaseUrl: 'http://127.0.0.1:1/v1' });
   const gone = await failure(executeDefinition({ query_schema: anyObject, steps: [{ id: 'ask', kind: 'llm', model: 'm', messages: [{ role: 'user', content: 'x' }], retry: { max_attempts: 2, initial_backoff_ms: 100 } }] }, {}, context({}, unreachable)));
   expect(gone.message).toBe('llm step ask: model call failed: the model endpoint could not be reached (after 2 attempts)');
   for (const f of [down, refused, shape, gone]) expect(f.message).not.toMatch(/sk-secret|\bat \/|Error:/);
@@ -169,7 +170,7 @@ describe('abort: the signal stops http, llm and embedded circuit steps within 1 
   });
 
   test('llm (the stream to the model is closed)', async () => {
-    const services = { ...t.app.services, config: { ...t.app.services.config, openaiBaseUrl: slowOpenai.baseUrl } };
+    const services = engineServices(t.app, { ...t.app.services.config, openaiBaseUrl: slowOpenai.baseUrl });
     const controller = new AbortController();
     const running = executeDefinition({ query_schema: anyObject, steps: [{ id: 'ask', kind: 'llm', model: 'm', messages: [{ role: 'user', content: 'x' }] }] }, {}, context({ signal: controller.signal }, services));
     const deadline = Date.now() + 10_000;

@@ -115,7 +115,7 @@ describe('http: private targets', () => {
     input: {}, steps: {}, depth: 0, signal: new AbortController().signal,
     budget: { maxSteps: 1000, maxResultBytes: 4 * 1024 * 1024, hold: async () => true },
     run: { uid: 'r', userUid: 'u', circuitUid: 'c', versionUid: 'v' },
-    services: { config: testConfig({ httpStepAllowPrivate: allow }) } as StepContext['services'],
+    services: { config: testConfig({ httpStepAllowPrivate: allow }) } as unknown as StepContext['services'],
   });
 
   test.each(['http://127.0.0.1:1/', 'http://localhost:1/', 'http://[::1]:1/', 'http://169.254.169.254/latest', 'http://10.1.2.3/', 'http://192.168.0.1/', 'http://[::ffff:127.0.0.1]/', 'http://0.0.0.0/'])(

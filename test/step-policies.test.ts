@@ -12,6 +12,7 @@ import { describeStep } from '../src/engine/explain';
 import { executeDefinition, type ExecutionContext } from '../src/engine/run-executor';
 import { ExecutionFailure, type StepEvent } from '../src/engine/run-control';
 import { AttemptError, backoffMs, parseRetryAfter, parseStepPolicy, withStepPolicy } from '../src/engine/step-policy';
+import { engineServices } from './support/engine-services';
 
 const KEY = 'sk-live-secret-9f8e7d6c';
 
@@ -183,7 +184,7 @@ describe('llm', () => {
   test('without OPENAI_API_KEY the message says the key is not set, and the call is not retried', async () => {
     for (const openaiApiKey of [OPENAI_API_KEY_UNSET, '']) {
       const before = openai.requests.length;
-      const services = { ...t.app.services, config: { ...t.app.services.config, openaiApiKey } };
+      const services = engineServices(t.app, { ...t.app.services.config, openaiApiKey });
       const context: ExecutionContext = {
         run: { uid: '00000000-0000-4000-8000-000000000001', userUid: owner.user.uid, circuitUid: 'c', versionUid: 'v' },
         services, signal: new AbortController().signal, depth: 0,

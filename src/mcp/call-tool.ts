@@ -1,14 +1,12 @@
 import crypto from 'node:crypto';
 import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { createRun } from '../runs/create-run';
 import { limitRunCreation } from '../ratelimit';
 import { AppError } from '../errors';
 import { CircuitVersion, type User } from '../models';
 import { CircuitRun, type RunError } from '../models/CircuitRun';
-import { runEventStream } from '../runs/events/stream';
 import type { StepEvent } from '../engine/run-control';
 import type { CircuitDefinition } from '../engine/definition';
-import type { Services } from '../services';
+import type { ApiServices } from '../graphql/context';
 import { cancelOwnRun, type InflightCalls } from './inflight-calls';
 import { outputContract, type CircuitTool } from './tools';
 
@@ -24,7 +22,7 @@ export function callKey(viewer: User, sessionId: string | undefined, requestId: 
 }
 
 export interface CallContext {
-  services: Services;
+  services: ApiServices;
   viewer: User;
   inflight: InflightCalls;
   key: string;
@@ -122,7 +120,7 @@ export async function callCircuitTool(ctx: CallContext, tool: CircuitTool, args:
     try {
       // The same per-token limit as a REST or GraphQL query; a tool result has no headers to carry RateLimit-*.
       await limitRunCreation(services.runRateLimiter, viewer, {});
-      ({ run } = await createRun(services, viewer, { adaptorUid: tool.adaptorUid, input: args ?? {}, idempotencyKey: ctx.key }));
+      ({ run } = await services.runs.create(viewer, { adaptorUid: tool.adaptorUid, input: args ?? {}, idempotencyKey: ctx.key }));
     } catch (error) {
       if (error instanceof AppError) return errorResult(error.code, error.message);
       throw error;
@@ -136,7 +134,7 @@ export async function callCircuitTool(ctx: CallContext, tool: CircuitTool, args:
 
     const version = await CircuitVersion.findByPk(run.circuit_version_uid, { attributes: ['uid', 'definition'] });
     const total = version?.definition.steps.length;
-    const stream = runEventStream(services, run.uid, { after: 0, kinds: ['state', 'step'] });
+    const stream = services.runs.stream(run.uid, { after: 0, kinds: ['state', 'step'] });
     const stop = () => { void stream.return?.(undefined); };
     ctx.signal.addEventListener('abort', stop, { once: true });
     if (ctx.signal.aborted) stop();

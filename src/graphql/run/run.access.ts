@@ -1,5 +1,5 @@
 import { CircuitRun, isTerminal, type RunState } from '../../models/CircuitRun';
-import type { RunReadRows } from '../../runs/read-cache';
+import type { RunReadRows } from '../../runs';
 import { Circuit } from '../../models';
 import { notFound } from '../../errors';
 import { authorize } from '../../policies/authorize';

@@ -1,5 +1,5 @@
 import { CircuitRun, type RunState } from '../../models/CircuitRun';
-import type { LoggedRunEvent } from '../../runs/events/log';
+import type { LoggedRunEvent } from '../../runs';
 import { runPermits } from '../../policies/run.policy';
 import type { AppContext } from '../context';
 import { aboutCircuit } from '../notices';

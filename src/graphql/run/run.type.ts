@@ -5,8 +5,7 @@ import { RUN_COLUMNS, RUN_ERROR_CODES, type CircuitRun, type RunApiField, type R
 import { RUN_EVENT_KINDS } from '../../models/RunEvent';
 import { JSONScalar } from '../common/scalars';
 import { PageOf } from '../common/pagination';
-import type { WaitingStep } from '../../runs/approvals';
-import { shownRunFields } from '../../runs/present';
+import { shownRunFields, type WaitingStep } from '../../runs';
 
 export enum CircuitRunState {
   PROVISIONED = 'PROVISIONED',
