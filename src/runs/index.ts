@@ -1,6 +1,6 @@
 /**
- * The run wing's front door: everything outside src/runs/ reaches runs through this file (a test,
- * test/architecture.run-wing-door.test.ts, holds it). The wing is built once by `createRunWing` in the
+ * The run wing's front door: everything outside src/runs/ reaches runs through this file (a lint zone
+ * in eslint.config.mjs holds it). The wing is built once by `createRunWing` in the
  * composition (src/runtime.ts); the rest are its types and the pure rules others share (how a run is
  * presented, compared, signed).
  */
