@@ -4,7 +4,7 @@ import type { Authentication } from '../auth/authenticate';
 import type { StreamAuthority } from '../auth/stream-authority';
 import type { SharedTexts } from './paced-write';
 
-/** What the stream transports share (Services.streams). */
+/** What the stream transports share (ApiServices.streams, src/graphql/context.ts). */
 export interface StreamServices {
   open: OpenStreams;
   authority: StreamAuthority;
