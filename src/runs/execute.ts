@@ -181,10 +181,12 @@ export async function executeClaimed(deps: RunDeps, engine: EngineServices, clai
   const { log, sequelize, config } = deps;
   const base = { uid: claim.uid, attempt: claim.attempt };
   const ended = async (ending: RunEnding): Promise<AttemptOutcome> => ((await endRun(deps, ending, claim)) ? 'ended' : 'refused');
+  // The run as its events name it (subscribers see no more of the claim than this).
+  const announced: LifecycleRun = { uid: claim.uid, user_uid: claim.user_uid, webhook_events: claim.webhook_events };
   if (claim.attempt === 1) {
     if (!deps.bus.sqlChannel) await deps.bus.publish({ uid: claim.uid, state: 'RUNNING' }).catch((error: unknown) =>
       log.warn({ err: error, run: claim.uid }, 'could not publish run state'));
-    deps.lifecycle.emit('started', { run: { uid: claim.uid, user_uid: claim.user_uid, webhook_events: claim.webhook_events } });
+    deps.lifecycle.emit('started', { run: announced });
   } else {
     log.warn({ run: claim.uid, attempt: claim.attempt }, 'taking over a run whose worker is gone');
   }
@@ -201,7 +203,7 @@ export async function executeClaimed(deps: RunDeps, engine: EngineServices, clai
   const abort = (reason: unknown) => { if (!control.signal.aborted) control.abort(reason); };
   const unsubscribe = deps.bus.subscribe(claim.uid, (message) => { if (message.cancel) abort(new RunAborted('Canceled')); });
   const deadline = new RunDeadline(deadlineAt.at, () => abort(new RunAborted('DeadlineExceeded')), claim.paused_at !== null);
-  const recorder = new RunEventRecorder(deps, claim.uid, claim.attempt, claim);
+  const recorder = new RunEventRecorder(deps, claim.uid, claim.attempt, announced);
   // The attempt's span, continuing the trace stored on the run (the tracer is given by the composition).
   const runSpan = deps.tracer.startAttempt(claim);
   const endRunSpan = (ending: RunEnding | null) => runSpan?.end(ending);
