@@ -6,8 +6,9 @@ import type { JsonSchemaService } from './engine/json-schemas';
 import type { Sandbox } from './sandbox/sandbox';
 
 // engine deps: replaced when w-engine lands. This file exists only because src/engine/steps/types.ts
-// imports `Services` from here for `ExecutionContext.services`; nothing outside src/engine/ may use it
-// except the one place that builds it (engineServices in src/runs/run-wing.ts). It goes with that import.
+// imports `Services` from here for `ExecutionContext.services`. Outside src/engine/ only the run wing
+// names it (lint holds this): createRunWing (src/runs/run-wing.ts) builds it once, in a worker, and the
+// wing's executor passes it on. It goes with that import.
 
 /** The config the engine reads while it executes a run. */
 export type EngineConfig = Pick<Config, 'httpStepAllowPrivate' | 'openaiApiKey' | 'openaiBaseUrl' | 'sandboxUserIsolates' | 'stepCpuMs' | 'stepMemoryMb'>;

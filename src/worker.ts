@@ -2,7 +2,6 @@ import { startTracing } from './telemetry/tracing';
 import './debug-colors';
 import 'reflect-metadata';
 import fs from 'node:fs';
-import type { Sequelize } from 'sequelize';
 import type { Config } from './config';
 import { createLogger, type Logger } from './logger';
 import { resolveDatabase } from './db/resolve-database';
@@ -18,7 +17,6 @@ import { closeOnSignals, loadConfigOrExit, logConfigWarnings } from './lifecycle
 export interface WorkerProcess {
   /** What the worker composed (src/runtime.ts): the run wing, the queue's health, the bus, the run metrics. */
   runtime: Runtime;
-  sequelize: Sequelize;
   close(): Promise<void>;
 }
 
@@ -41,7 +39,6 @@ export async function startWorkerProcess(config: Config, log: Logger = createLog
     let closing: Promise<void> | undefined;
     return {
       runtime,
-      sequelize,
       close: () => (closing ??= (async () => {
         heartbeat?.stop();
         await runtime.close();

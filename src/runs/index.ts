@@ -12,8 +12,7 @@ export { createRunEventBus, type RunEventBus, type RunStateEvent } from './event
 export { startRunReadInvalidation, type RunReadRows } from './read-cache';
 
 export type { CreateRunInput, CreateRunResult } from './create-run';
-export { MAX_BATCH_INPUTS, type BatchView, type CreateBatchInput } from './batches';
-export { CANCEL_WAIT_MS } from './cancel';
+export type { BatchView, CreateBatchInput } from './batches';
 export { checkApprovalDecision, type ApprovalDecision, type ApprovalOutcome, type WaitingApproval, type WaitingStep } from './approvals';
 export { REPLAY_MODES, type ReplayMode, type ReplayOptions } from './replay';
 export { compareRuns, type RunComparison, type StepComparison } from './compare';
@@ -22,4 +21,4 @@ export type { MyRunsFilter } from './my-runs';
 export { presentRunPayload, shownRunFields, type ShownRunField } from './present';
 export type { LoggedRunEvent } from './events/log';
 export { mapStream, type RunEventStreamOptions, type StreamStart } from './events/stream';
-export { checkEventsSignature, signedEventsQuery, signRunEvents, EVENTS_URL_TTL_SECONDS } from './events/signed-url';
+export { checkEventsSignature, signedEventsQuery } from './events/signed-url';
