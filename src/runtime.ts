@@ -61,12 +61,13 @@ function startSweeper(tasks: SweepTask[], log: Logger): () => Promise<void> {
         .finally(() => { entry.running = undefined; });
     }
   };
-  const timer = setInterval(tick, Math.min(...tasks.filter((t) => !t.once).map((t) => t.everyMs)));
-  timer.unref();
+  const periods = tasks.filter((t) => !t.once).map((t) => t.everyMs);
+  const timer = periods.length > 0 ? setInterval(tick, Math.min(...periods)) : undefined;
+  timer?.unref();
   // At start too: the runs of a worker that died (this process's previous life, say) go on at once.
   tick();
   return async () => {
-    clearInterval(timer);
+    if (timer) clearInterval(timer);
     await Promise.all(state.map((entry) => entry.running));
   };
 }
