@@ -42,7 +42,8 @@ export class RunEventRecorder implements RunObserver {
     const run = this.run;
     if (!run || !this.subscribersWantSteps) return;
     batch.forEach((event, i) => {
-      if (event.kind === 'step') this.deps.lifecycle.emit('step', { run, event: { ...(event.data as unknown as StepEvent), seq: lastSeq - batch.length + 1 + i } });
+      if (event.kind !== 'step') return;
+      this.deps.lifecycle.emit('step', { run, event: { ...(event.data as unknown as StepEvent), seq: lastSeq - batch.length + 1 + i } });
     });
   }
 
