@@ -49,6 +49,25 @@ export default tseslint.config(
             message: 'the engine gets what it uses as EngineDeps (src/engine/ports.ts), not the Services bag or the metrics store.',
           },
           { target: './src/runs', from: ['./src/graphql', './src/http', './src/web', './rest-bridge'], message: 'the run wing is below the API layers that present it.' },
+          // What happens to a run reaches webhooks, metrics and schedules as run events they subscribe to (src/runs/run-lifecycle.ts,
+          // subscribed in src/runtime.ts); traces come in through the wing's tracer port. The wing names only the webhook event list.
+          {
+            target: './src/runs', from: ['./src/schedules', './src/telemetry', './src/mcp', './src/cli', './src/runtime.ts', './src/app.ts', './src/worker.ts'],
+            message: 'the run wing announces what happens to runs (run-lifecycle.ts); it does not call those who listen.',
+          },
+          {
+            target: './src/runs', from: './src/webhooks', except: ['./events.ts'],
+            message: 'the run wing announces what happens to runs (run-lifecycle.ts); webhooks subscribe. It may name only the webhook event list.',
+          },
+          // The run wing's one front door: outside src/runs/, only src/runs/index.ts is imported.
+          {
+            target: ['./src/!(runs)/**', './src/*.ts', './rest-bridge/**'], from: './src/runs', except: ['./index.ts'],
+            message: 'import the run wing through its front door, src/runs/index.ts.',
+          },
+          {
+            target: ['./src/!(runs|engine)/**', './src/*.ts', './rest-bridge/**'], from: './src/services.ts',
+            message: 'src/services.ts is only the engine\'s ExecutionContext.services, built by the run wing; each floor declares its own ports.',
+          },
           { target: './src/models', from: ['./src/runs', './src/queue', './src/graphql', './src/http', './src/web', './rest-bridge'], message: 'models know nothing above them.' },
           { target: './rest-bridge', from: ['./src/engine', './src/runs', './src/queue', './src/credits', './src/commands', './src/policies', './src/sandbox', './src/webhooks', './src/schedules', './src/aliases', './src/storage', './src/web', './src/mcp'], message: 'the REST bridge maps paths onto GraphQL operations and holds no business logic: it reaches the domain only through the schema.' },
           {
@@ -77,9 +96,9 @@ export default tseslint.config(
           })),
           { target: './src/engine', from: './src/commands', message: 'commands are above the engine (they validate definitions through it).' },
           { target: './src/commands', from: ABOVE_LOW, message: 'commands are the top of the low floors: the run wing and the transports call them.' },
-          // The transports, bottom up: src/error-status.ts and src/paced-write.ts (shared by all) < src/graphql/ < rest-bridge/ < src/http/.
+          // The transports, bottom up: src/error-status.ts and src/streams/ (shared by all) < src/graphql/ < rest-bridge/ < src/http/.
           {
-            target: ['./src/error-status.ts', './src/paced-write.ts'], from: [...TRANSPORTS, './src/services.ts'],
+            target: ['./src/error-status.ts', './src/streams'], from: [...TRANSPORTS, './src/services.ts'],
             message: 'the error→status table and paced writes are under every transport.',
           },
           {

@@ -2,8 +2,8 @@ import express, { Express, NextFunction, Request, Response } from 'express';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { DocumentNode, GraphQLSchema } from 'graphql';
 import { buildContext } from '../src/graphql/context';
-import type { Services } from '../src/services';
-import { WRITE_SLICE_BYTES, writePaced, type Held, type SharedTexts } from '../src/paced-write';
+import type { ApiServices } from '../src/graphql/context';
+import { WRITE_SLICE_BYTES, writePaced, type Held, type SharedTexts } from '../src/streams/paced-write';
 import { errorResponse, runRoute, BridgeResponse } from './bridge';
 import type { Route } from './route';
 import { buildOpenApi } from './openapi';
@@ -111,7 +111,7 @@ function sendConditional(req: Request, res: Response, response: BridgeResponse, 
 }
 
 /** Mounts every route of the table under /api/v1, plus the envelope for bad JSON and unknown paths. */
-export function mountRestBridge(app: Express, schema: GraphQLSchema, document: DocumentNode, routes: Route[], services: Services): void {
+export function mountRestBridge(app: Express, schema: GraphQLSchema, document: DocumentNode, routes: Route[], services: ApiServices): void {
   const router = express.Router();
   // JSON bodies are parsed (and their limits kept) in front of every route: src/http/json-body.ts.
   let openApi: Record<string, unknown> | undefined;

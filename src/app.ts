@@ -17,29 +17,32 @@ import { prepareDefinitionValidation } from './engine/validate-definition';
 import { createJsonSchemaService } from './engine/json-schemas';
 import { Sandbox } from './sandbox/sandbox';
 import { routes } from '../rest-bridge/routes';
-import type { Services } from './services';
+import type { ApiServices } from './graphql/context';
+import { startRuntime, type Runtime } from './runtime';
 import { createBlobStorage } from './storage';
 import { mountWeb } from './web';
 import { createRunRateLimiter, createSearchRateLimiter } from './ratelimit';
 import { SearchCache, startSearchInvalidation } from './graphql/search/search.cache';
 import { startTokenInvalidation, TokenCache } from './auth/token-cache';
-import { startRunReadInvalidation } from './runs/read-cache';
-import { startRunRuntime } from './runs/runtime';
+import { startRunReadInvalidation } from './runs';
 import { mountRunEvents } from './http/run-events.sse';
 import { mountGraphqlStream } from './http/graphql-stream';
 import { createApollo, mountGraphql } from './http/graphql';
 import { AppError } from './errors';
 import { jsonBody, jsonErrors } from './http/json-body';
 import { antiFraming } from './http/anti-framing';
-import { OpenStreams } from './http/open-streams';
-import { SharedTexts } from './paced-write';
+import { OpenStreams } from './streams/open-streams';
+import { SharedTexts } from './streams/paced-write';
 import { dropStalledReaders } from './http/write-stall';
 import { StreamAuthority } from './auth/stream-authority';
 import { mountMcp } from './mcp/http';
 
 export interface RunningApp {
   url: string;
-  services: Services;
+  /** What the API layers use (the GraphQL context's `services`). */
+  services: ApiServices;
+  /** What lies under them: the run wing, the queue's health, the bus, the run metrics (src/runtime.ts). */
+  runtime: Runtime;
   server: http.Server;
   close(): Promise<void>;
 }
@@ -65,15 +68,18 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
   const stopSearchInvalidation = await startSearchInvalidation(searchCache, databaseUrl, log);
   const tokenCache = new TokenCache();
   const stopTokenInvalidation = await startTokenInvalidation(tokenCache, databaseUrl, log);
-  const runs = await startRunRuntime({ config, sequelize, log, databaseUrl, worker: config.runWorker });
-  const stopRunReadInvalidation = await startRunReadInvalidation(runs.services.runs.readCache, databaseUrl, log);
+  const schemas = createJsonSchemaService();
+  const sandbox = new Sandbox();
+  const blobStorage = createBlobStorage(config);
+  const runtime = await startRuntime({ config, sequelize, log, databaseUrl, worker: config.runWorker ? { blobStorage } : null, schemas, sandbox });
+  const stopRunReadInvalidation = await startRunReadInvalidation(runtime.runs.readCache, databaseUrl, log);
   const authority = new StreamAuthority(sequelize, log);
   await authority.start(databaseUrl);
   const streams = { open: new OpenStreams({ perClient: config.streamsPerClient, total: config.streamsMax }), authority, texts: new SharedTexts() };
-  const schemas = createJsonSchemaService();
-  const sandbox = new Sandbox();
-  const services: Services = { config, sequelize, log, searchRateLimiter, runRateLimiter, blobStorage: createBlobStorage(config), schemas, sandbox, tokenCache, searchCache, ...runs.services, streams };
-  runs.attach(services);
+  const services: ApiServices = {
+    config, sequelize, log, searchRateLimiter, runRateLimiter, blobStorage, schemas, sandbox, tokenCache, searchCache, streams,
+    runs: runtime.runs, schedules: runtime.schedules,
+  };
   const schema = await buildGraphqlSchema();
   prepareDefinitionValidation();
   const operations = loadOperations();
@@ -92,7 +98,7 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
   app.get('/readyz', async (_req, res) => {
     try {
       await sequelize.query('SELECT 1');
-      if (!(await services.runQueue.ping())) throw new Error('job store unreachable');
+      if (!(await runtime.queue.ping())) throw new Error('job store unreachable');
       res.json({ status: 'ready' });
     } catch {
       res.status(503).json({ status: 'unavailable' });
@@ -100,7 +106,7 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
   });
   app.get('/metrics', async (_req, res) => {
     // The run metrics (DESIGN §11.2) of every process, from their totals in PostgreSQL.
-    res.type(metrics.registry.contentType).send(`${await metrics.registry.metrics()}\n${await services.runMetrics.text()}`);
+    res.type(metrics.registry.contentType).send(`${await metrics.registry.metrics()}\n${await runtime.runMetrics.text()}`);
   });
 
   // The REST paths first: a request walks the app's routes in order until one matches, and these are
@@ -131,7 +137,7 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
     stopStallSweep();
     stream.close();
     await apollo.stop();
-    await runs.close();
+    await runtime.close();
     await searchRateLimiter.close();
     await runRateLimiter?.close();
     await stopSearchInvalidation();
@@ -156,5 +162,5 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   // PUBLIC_URL's default is the address as listened (the port is only known now when PORT=0).
   config.publicUrl ??= url;
-  return { url, services, server, close };
+  return { url, services, runtime, server, close };
 }

@@ -11,13 +11,12 @@ import { initModels } from './models';
 import { createBlobStorage } from './storage';
 import { createJsonSchemaService } from './engine/json-schemas';
 import { Sandbox } from './sandbox/sandbox';
-import { createSearchRateLimiter } from './ratelimit';
-import { startRunRuntime } from './runs/runtime';
-import type { Services } from './services';
+import { startRuntime, type Runtime } from './runtime';
 import { closeOnSignals, loadConfigOrExit, logConfigWarnings } from './lifecycle';
 
 export interface WorkerProcess {
-  services: Services;
+  /** What the worker composed (src/runtime.ts): the run wing, the queue's health, the bus, the run metrics. */
+  runtime: Runtime;
   close(): Promise<void>;
 }
 
@@ -32,22 +31,17 @@ export async function startWorkerProcess(config: Config, log: Logger = createLog
   try {
     initModels(sequelize);
     await migrate(sequelize);
-    const runs = await startRunRuntime({ config, sequelize, log, databaseUrl: database.url, worker: true });
-    const searchRateLimiter = createSearchRateLimiter(config, sequelize, log);
-    // A worker starts runs only for schedules, which the per-token run rate limit does not count.
     const schemas = createJsonSchemaService();
     const sandbox = new Sandbox();
-    const services: Services = { config, sequelize, log, searchRateLimiter, runRateLimiter: null, blobStorage: createBlobStorage(config), schemas, sandbox, ...runs.services };
-    runs.attach(services);
-    log.info({ database: database.description, jobStore: runs.services.runQueue.backendName, concurrency: config.jobConcurrency }, 'circuit worker ready');
-    const heartbeat = config.workerHeartbeatFile ? startHeartbeat(config.workerHeartbeatFile, runs.services.runQueue.ping) : undefined;
+    const runtime = await startRuntime({ config, sequelize, log, databaseUrl: database.url, worker: { blobStorage: createBlobStorage(config) }, schemas, sandbox });
+    log.info({ database: database.description, jobStore: runtime.queue.backendName, concurrency: config.jobConcurrency }, 'circuit worker ready');
+    const heartbeat = config.workerHeartbeatFile ? startHeartbeat(config.workerHeartbeatFile, () => runtime.queue.ping()) : undefined;
     let closing: Promise<void> | undefined;
     return {
-      services,
+      runtime,
       close: () => (closing ??= (async () => {
         heartbeat?.stop();
-        await runs.close();
-        await searchRateLimiter.close();
+        await runtime.close();
         await Promise.all([schemas.close(), sandbox.close()]);
         await sequelize.close();
         await database.stop();

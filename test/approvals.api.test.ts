@@ -34,7 +34,7 @@ const approve = (uid: string, stepId: string, body: unknown, as: { token?: strin
 /** Messages the bus delivers for `uid` from now on. */
 function listen(uid: string) {
   const heard: RunStateEvent[] = [];
-  const stop = t.app.services.runEvents.subscribe(uid, (event) => heard.push(event));
+  const stop = t.app.runtime.bus.subscribe(uid, (event) => heard.push(event));
   return {
     heard,
     stop,
@@ -83,7 +83,7 @@ describe('REST', () => {
     expect((await stepRow(run.uid, stepId))!.status).toBe('approved');
     // A marker published now is heard after any wake the repeated decisions published (each publish is
     // awaited before its answer, and the bus delivers in order): once it is heard, the count of wakes is final.
-    await t.app.services.runEvents.publish({ uid: run.uid });
+    await t.app.runtime.bus.publish({ uid: run.uid });
     const deadline = Date.now() + 5_000;
     const markerHeard = () => bus.heard.some((event) => Object.keys(event).length === 1);
     while (!markerHeard() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));

@@ -5,7 +5,7 @@ import { makeRunnableCircuit, submitRun, waitForRun } from './support/run-factor
 import { blobStep, isJsonMimeType } from '../src/engine/steps/blob';
 import { StepError, type StepContext } from '../src/engine/steps/types';
 import { Blob } from '../src/models/blobs';
-import { engineDepsOf } from '../src/runs/engine-deps';
+import { engineDeps } from './support/engine-deps';
 
 let t: TestApp;
 let data: ReturnType<typeof tempDataDir>;
@@ -26,7 +26,7 @@ function context(input: unknown, steps: StepContext['steps'] = {}): StepContext 
     input,
     steps,
     run: { uid: 'r', userUid: owner.user.uid, circuitUid: 'c', versionUid: 'v' },
-    deps: engineDepsOf(t.app.services),
+    deps: engineDeps(t.app),
     signal: new AbortController().signal,
     depth: 0,
     budget: { maxSteps: 1000, maxResultBytes: 4 * 1024 * 1024, hold: async () => true },

@@ -259,7 +259,7 @@ maybe('the Runs page shows a run waiting for approval with its prompt; Approve a
   const second = await makeWaitingRun(owner, { prompt: 'Delete the old backups?', stepId: 'cleanup', circuitName: 'housekeeping' });
   const someoneElse = await makeWaitingRun(await makeUser(), { prompt: 'Not yours' });
   const woken: string[] = [];
-  const stops = [first, second].map(({ run }) => suite.t.app.services.runEvents.subscribe(run.uid, (event) => { if (event.wake) woken.push(event.uid); }));
+  const stops = [first, second].map(({ run }) => suite.t.app.runtime.bus.subscribe(run.uid, (event) => { if (event.wake) woken.push(event.uid); }));
 
   const context = await suite.browser.newContext(DESKTOP);
   const page = await context.newPage();

@@ -7,7 +7,7 @@ import type { CircuitDefinition } from '../src/domain/definition';
 import { executeDefinition, type ExecutionContext } from '../src/engine/run-executor';
 import { ExecutionFailure, RunAborted, type RunBudget, type StepEvent } from '../src/engine/run-control';
 import type { EngineDeps } from '../src/engine/ports';
-import { engineDepsOf } from '../src/runs/engine-deps';
+import { engineDeps } from './support/engine-deps';
 
 let t: TestApp;
 let openai: Awaited<ReturnType<typeof startFakeOpenAI>>;
@@ -39,7 +39,7 @@ afterAll(async () => {
 const anyObject: CircuitDefinition['query_schema'] = { type: 'object' };
 const budget = (over: Partial<RunBudget> = {}): RunBudget => ({ maxSteps: 1000, maxResultBytes: 4 * 1024 * 1024, hold: async () => true, ...over });
 
-function context(over: Partial<ExecutionContext> = {}, deps: EngineDeps = engineDepsOf(t.app.services)): ExecutionContext {
+function context(over: Partial<ExecutionContext> = {}, deps: EngineDeps = engineDeps(t.app)): ExecutionContext {
   return {
     run: { uid: '00000000-0000-4000-8000-000000000001', userUid: owner.user.uid, circuitUid: 'c', versionUid: 'v' },
     deps,
@@ -52,8 +52,7 @@ function context(over: Partial<ExecutionContext> = {}, deps: EngineDeps = engine
 
 /** The test app's engine deps with some settings changed. */
 function withConfig(config: Partial<EngineDeps['config']>): EngineDeps {
-  const deps = engineDepsOf(t.app.services);
-  return { ...deps, config: { ...deps.config, ...config } };
+  return engineDeps(t.app, config);
 }
 
 function recorder() {

@@ -4,6 +4,7 @@ import { makeRunnableCircuit, readSse, submitRun } from './support/run-factories
 import { claimRun } from '../src/runs/transitions';
 import { endRun, failedEnding } from '../src/runs/execute';
 import { RunEventRecorder } from '../src/runs/events/recorder';
+import { runDeps } from './support/run-deps';
 import { RunEvent } from '../src/models/RunEvent';
 
 jest.setTimeout(60_000);
@@ -27,10 +28,10 @@ async function runWithStepEvents(deltas: number): Promise<string> {
   const { adaptorUid } = await makeRunnableCircuit(owner, HELLO_DEFINITION);
   const { body } = await submitRun(t, owner.token, adaptorUid, { input: { name: 'x' }, is_public: true });
   const uid = body.payload.uid as string;
-  const services = t.app.services;
-  const claim = await claimRun(services.runs.claims, uid, 60_000, services.runEvents.sqlChannel);
+  const deps = runDeps(t.app);
+  const claim = await claimRun(deps.runService.claims, uid, 60_000, deps.bus.sqlChannel);
   expect(claim?.attempt).toBe(1);
-  const recorder = new RunEventRecorder(services, uid, 1);
+  const recorder = new RunEventRecorder(deps, uid, 1);
   const started = new Date().toISOString();
   recorder.step({ step_id: 'greet', kind: 'template', status: 'started', started_at: started });
   for (let i = 0; i < deltas; i++) recorder.output('greet', `${i % 10}`);
@@ -43,7 +44,7 @@ async function runWithStepEvents(deltas: number): Promise<string> {
   recorder.step({ step_id: 'late', kind: 'template', status: 'started', started_at: started }); // after close: dropped
   await recorder.flush();
   const ending = failedEnding({ uid, attempt: 1 }, { code: 'StepFailed', message: 'step shout: JSONata: secret detail', step_id: 'shout' });
-  expect(await endRun(services, { ...ending, events: rest })).toBe(true);
+  expect(await endRun(deps, { ...ending, events: rest })).toBe(true);
   return uid;
 }
 

@@ -31,7 +31,7 @@ if (!mongodbUrl) console.log('run-optional-backends: skipping the 4 MongoDB job 
 mongoTest('runs execute through the MongoDB job store (MONGODB_URL)', async () => {
   const t = await startTestApp({ mongodbUrl });
   try {
-    expect(t.app.services.runQueue.backendName).toBe('MongoDB');
+    expect(t.app.runtime.queue.backendName).toBe('MongoDB');
     await helloRoundTrip(t);
   } finally {
     await t.close();
@@ -158,7 +158,7 @@ if (!redisUrl) console.log('run-optional-backends: skipping the Redis run-event 
 (redisUrl ? test : test.skip)('run-state events cross processes over Redis pub/sub (REDIS_URL)', async () => {
   const t = await startTestApp({ redisUrl });
   try {
-    expect(t.app.services.runEvents.kind).toBe('redis');
+    expect(t.app.runtime.bus.kind).toBe('redis');
     await helloRoundTrip(t);
   } finally {
     await t.close();

@@ -63,7 +63,7 @@ test('one query that cannot be written fails alone: the others of its batch are 
   const owner = await makeUser();
   const caller = await makeUser({ credits: 10 });
   const { circuit, version } = await makeRunnableCircuit(owner, HELLO_DEFINITION);
-  const admission = new RunAdmission(t.app.services);
+  const admission = new RunAdmission({ sequelize: t.app.services.sequelize, runQueue: t.app.runtime.queue });
   const fields = (versionUid: string) => runFields(caller, circuit.uid, versionUid, { name: 'x' });
   // Queued behind the first, the next three go as one statement; the unknown version breaks it.
   const results = await Promise.allSettled([fields(version.uid), fields(version.uid), fields(crypto.randomUUID()), fields(version.uid)].map((f) => admission.admit(f)));
@@ -75,7 +75,7 @@ test('a burst of large inputs is split across statements by size, and every quer
   const owner = await makeUser();
   const caller = await makeUser({ credits: 20 });
   const { circuit, version } = await makeRunnableCircuit(owner, HELLO_DEFINITION);
-  const admission = new RunAdmission(t.app.services);
+  const admission = new RunAdmission({ sequelize: t.app.services.sequelize, runQueue: t.app.runtime.queue });
   const big = (i: number) => runFields(caller, circuit.uid, version.uid, { name: `${i}`.padEnd(600_000, 'x') });
   // 12 × 600 kB: more than one statement's 4 MiB.
   const admitted = await Promise.all(Array.from({ length: 12 }, (_, i) => admission.admit(big(i))));

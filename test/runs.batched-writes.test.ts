@@ -3,6 +3,7 @@ import { makeUser, HELLO_DEFINITION } from './support/factories';
 import { makeRunnableCircuit, submitRun } from './support/run-factories';
 import { claimRun } from '../src/runs/transitions';
 import { endRun } from '../src/runs/execute';
+import { runDeps } from './support/run-deps';
 import { User } from '../src/models';
 import { sequelizeConnections, type PgConnection } from '../src/library-patches';
 import { CircuitRun } from '../src/models/CircuitRun';
@@ -56,10 +57,11 @@ async function countingClaimStatements<T>(work: () => Promise<T>): Promise<{ res
 
 test('twelve claims at once: each run is claimed once, a run asked for twice goes to one asker, and they share statements', async () => {
   const uids = await provisionedRuns(6);
-  const { runEvents } = t.app.services;
+  const deps = runDeps(t.app);
+  const runEvents = deps.bus;
   const asked = [...uids, ...uids];
   const { result: claims, statements } = await countingClaimStatements(() =>
-    Promise.all(asked.map((uid) => claimRun(t.app.services.runs.claims, uid, 60_000, runEvents.sqlChannel))));
+    Promise.all(asked.map((uid) => claimRun(deps.runService.claims, uid, 60_000, runEvents.sqlChannel))));
   const granted = claims.filter((c) => c !== null);
   expect(granted.map((c) => c!.uid).sort()).toEqual([...uids].sort());
   expect(granted.every((c) => c!.attempt === 1 && c!.definition !== null)).toBe(true);
@@ -71,8 +73,9 @@ test('twelve claims at once: each run is claimed once, a run asked for twice goe
 test('in one batch, a run that is not claimable (already ended) gets null and the others are claimed', async () => {
   const [ended, ...others] = await provisionedRuns(4);
   await CircuitRun.update({ state: 'EXCEPTION', ended_at: new Date() }, { where: { uid: ended }, hooks: false });
-  const { runEvents } = t.app.services;
-  const claims = await Promise.all([ended, ...others].map((uid) => claimRun(t.app.services.runs.claims, uid, 60_000, runEvents.sqlChannel)));
+  const deps = runDeps(t.app);
+  const runEvents = deps.bus;
+  const claims = await Promise.all([ended, ...others].map((uid) => claimRun(deps.runService.claims, uid, 60_000, runEvents.sqlChannel)));
   expect(claims[0]).toBeNull();
   expect(claims.slice(1).map((c) => c?.uid)).toEqual(others);
 });
@@ -80,14 +83,16 @@ test('in one batch, a run that is not claimable (already ended) gets null and th
 test('thirty runs of one user ending at once are each charged exactly once, in turn: the ledger steps down one credit at a time', async () => {
   const owner = await makeUser({ credits: 100 });
   const uids = await provisionedRuns(30, owner);
-  const { sequelize, runEvents } = t.app.services;
-  await Promise.all(uids.map((uid) => claimRun(t.app.services.runs.claims, uid, 60_000, runEvents.sqlChannel)));
-  const ended = await Promise.all(uids.map((uid, i) => endRun(t.app.services, {
+  const { sequelize } = t.app.services;
+  const deps = runDeps(t.app);
+  const runEvents = deps.bus;
+  await Promise.all(uids.map((uid) => claimRun(deps.runService.claims, uid, 60_000, runEvents.sqlChannel)));
+  const ended = await Promise.all(uids.map((uid, i) => endRun(deps, {
     uid, attempt: 1, state: 'COMPLETED', resultBlob: { output: `r${i}`, steps: {} }, metrics: null, cost: 1,
   })));
   expect(ended.every(Boolean)).toBe(true);
   // Ending again (a second delivery) changes nothing.
-  expect(await endRun(t.app.services, { uid: uids[0], attempt: 1, state: 'COMPLETED', resultBlob: { output: 'again', steps: {} }, cost: 1 })).toBe(false);
+  expect(await endRun(deps, { uid: uids[0], attempt: 1, state: 'COMPLETED', resultBlob: { output: 'again', steps: {} }, cost: 1 })).toBe(false);
   const user = await User.findByPk(owner.user.uid, { attributes: ['credits', 'credits_held'] });
   expect([Number(user!.credits), Number(user!.credits_held)]).toEqual([70, 0]);
   const [ledger] = await sequelize.query(`SELECT amount, balance_after FROM credit_ledger WHERE user_uid = $1 AND kind = 'run' ORDER BY seq`, { bind: [owner.user.uid] });

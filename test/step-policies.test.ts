@@ -11,8 +11,8 @@ import type { CircuitDefinition } from '../src/domain/definition';
 import { describeStep } from '../src/engine/explain';
 import { executeDefinition, type ExecutionContext } from '../src/engine/run-executor';
 import { ExecutionFailure, type StepEvent } from '../src/engine/run-control';
-import { engineDepsOf } from '../src/runs/engine-deps';
 import { AttemptError, backoffMs, parseRetryAfter, parseStepPolicy, withStepPolicy } from '../src/engine/step-policy';
+import { engineDeps } from './support/engine-deps';
 
 const KEY = 'sk-live-secret-9f8e7d6c';
 
@@ -184,10 +184,10 @@ describe('llm', () => {
   test('without OPENAI_API_KEY the message says the key is not set, and the call is not retried', async () => {
     for (const openaiApiKey of [OPENAI_API_KEY_UNSET, '']) {
       const before = openai.requests.length;
-      const deps = engineDepsOf(t.app.services);
+      const deps = engineDeps(t.app, { openaiApiKey });
       const context: ExecutionContext = {
         run: { uid: '00000000-0000-4000-8000-000000000001', userUid: owner.user.uid, circuitUid: 'c', versionUid: 'v' },
-        deps: { ...deps, config: { ...deps.config, openaiApiKey } }, signal: new AbortController().signal, depth: 0,
+        deps, signal: new AbortController().signal, depth: 0,
         budget: { maxSteps: 1000, maxResultBytes: 4 * 1024 * 1024, hold: async () => true },
       };
       const error = await executeDefinition({ query_schema: anyObject, steps: [{ id: 'ask', kind: 'llm', model: 'keyed-model', messages: [{ role: 'user', content: 'x' }] }] }, {}, context)

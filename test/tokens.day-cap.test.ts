@@ -66,17 +66,17 @@ test('a schedule created with a token fires under its limits, and not at all onc
   const schedule = (await findSchedule(t.app.services.sequelize, created.body.payload.uid))!;
   expect(schedule.token_uid).toBe(record.uid);
 
-  await fireSchedule(t.app.services, schedule, new Date('2030-01-01T00:00:00Z'));
+  await fireSchedule(t.app.services.schedules, schedule, new Date('2030-01-01T00:00:00Z'));
   const fired = (await findSchedule(t.app.services.sequelize, schedule.uid))!;
   expect(fired.last_error).toBeNull();
   expect(await waitForRun(t, fired.last_run_uid!, owner.token)).toMatchObject({ state: 'COMPLETED' });
 
   // The token's cap (1 credit) is spent: the next fire starts no run and says why.
-  await fireSchedule(t.app.services, fired, new Date('2031-01-01T00:00:00Z'));
+  await fireSchedule(t.app.services.schedules, fired, new Date('2031-01-01T00:00:00Z'));
   expect((await findSchedule(t.app.services.sequelize, schedule.uid))!.last_error).toMatch(/^RateLimited: This token's runs may take at most 1 credits per UTC day/);
 
   await revokeApiToken(owner.user, record.uid);
-  await fireSchedule(t.app.services, fired, new Date('2032-01-01T00:00:00Z'));
+  await fireSchedule(t.app.services.schedules, fired, new Date('2032-01-01T00:00:00Z'));
   expect((await findSchedule(t.app.services.sequelize, schedule.uid))!.last_error).toBe('Unauthorized: the API token it was created with has been revoked');
 });
 

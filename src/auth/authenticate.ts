@@ -42,7 +42,7 @@ async function readToken(tokenHash: string): Promise<CachedAuthentication | null
 
 /**
  * Resolves an `Authorization: Bearer` header to its user; a bad header is remembered, not thrown.
- * `tokens`: the API's token cache (Services.tokenCache); without one every token is read.
+ * `tokens`: the API's token cache (ApiServices.tokenCache, src/graphql/context.ts); without one every token is read.
  */
 export async function authenticate(tokens: TokenCache | undefined, header: string | undefined): Promise<Authentication> {
   if (!header) return { kind: 'anonymous' };

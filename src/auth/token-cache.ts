@@ -76,7 +76,7 @@ export class TokenCache implements NotifiedCache {
 }
 
 /**
- * LISTENs to `auth_changed` and invalidates the app's token cache (Services.tokenCache), also when a revoke or user change
+ * LISTENs to `auth_changed` and invalidates the app's token cache (ApiServices.tokenCache, src/graphql/context.ts), also when a revoke or user change
  * made through the models in this process commits; while the connection is down the cache is bypassed.
  * Returns the function that stops it.
  */

@@ -1,7 +1,7 @@
 import { Circuit, CircuitAdaptor, CircuitVersion, User, type CircuitAlias } from '../models';
 import { badInput, notFound } from '../errors';
 import { isUid } from '../ids';
-import { presentRunPayload } from '../runs/present';
+import { presentRunPayload } from '../runs';
 import type { CircuitRun } from '../models/CircuitRun';
 import { circuitView, versionView } from '../views/circuit.view';
 import { snakeKeys } from '../views/snake-keys';

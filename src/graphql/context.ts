@@ -2,11 +2,53 @@ import crypto from 'node:crypto';
 import type { Request } from 'express';
 import { authenticate, Authentication } from '../auth/authenticate';
 import type { User } from '../models';
-import type { Services } from '../services';
-import type { Held } from '../paced-write';
+import type { Sequelize } from 'sequelize';
+import type { Config } from '../config';
+import type { Logger } from '../logger';
+import type { BlobStorage } from '../storage';
+import type { RateLimiter } from '../ratelimit';
+import type { JsonSchemaService } from '../engine/json-schemas';
+import type { Sandbox } from '../sandbox/sandbox';
+import type { TokenCache } from '../auth/token-cache';
+import type { RunWing } from '../runs';
+import type { ScheduleDeps } from '../schedules/ports';
+import type { StreamServices } from '../streams/open-streams';
+import type { SearchCache } from './search/search.cache';
+import type { Held } from '../streams/paced-write';
 import { createLoaders, Loaders } from './loaders';
 
 export interface Notice { code: string; message: string }
+
+/**
+ * What the API layers share (GraphQL resolvers, the REST bridge, SSE, MCP, the /settings pages), built
+ * once by the API's composition (src/app.ts): the floors below, narrowed to what a request may use,
+ * and the transport's own state (streams, caches, rate limiters).
+ */
+export interface ApiServices {
+  config: Config;
+  sequelize: Sequelize;
+  log: Logger;
+  /** Blob content: GCS when GCS_BUCKET is set, else the data dir (src/storage). */
+  blobStorage: BlobStorage;
+  /** The isolates that run user logic: here, the syntax check of a metric at publish (src/sandbox/sandbox.ts). */
+  sandbox: Sandbox;
+  /** The compile check of published schemas and the compiled query schemas (src/engine/json-schemas.ts). */
+  schemas: JsonSchemaService;
+  /** Counts searches per client across processes (PostgreSQL, or Redis when REDIS_URL is set). */
+  searchRateLimiter: RateLimiter;
+  /** Counts run creations per token (RUN_RATE_LIMIT_PER_MINUTE); null when the limit is off. */
+  runRateLimiter: RateLimiter | null;
+  /** Search pages of this process, cleared on `search_changed` (src/graphql/search/search.cache.ts). */
+  searchCache?: SearchCache;
+  /** Bearer tokens already read, dropped on `auth_changed` (src/auth/token-cache.ts). */
+  tokenCache?: TokenCache;
+  /** The API's open event streams: caps, shutdown, authority re-checks (src/http/open-streams.ts). */
+  streams?: StreamServices;
+  /** The run wing's front door (src/runs/index.ts). */
+  runs: RunWing;
+  /** What schedule commands use (src/schedules/). */
+  schedules: ScheduleDeps;
+}
 
 /** What every resolver receives; built the same way for /graphql, the REST bridge and SSE. */
 export interface AppContext {
@@ -14,7 +56,7 @@ export interface AppContext {
   auth: Authentication;
   viewer: User | null;
   clientIp: string;
-  services: Services;
+  services: ApiServices;
   loaders: Loaders;
   /** Notices for the response (e.g. deprecation); REST puts them beside `payload`. */
   notices: Notice[];
@@ -35,14 +77,14 @@ export interface AppContext {
 }
 
 /** PUBLIC_URL, else `http://HOST:PORT` as listened — never the request's Host header, which the client writes. */
-function publicBaseUrl(services: Services): string {
+function publicBaseUrl(services: ApiServices): string {
   const { publicUrl, host, port } = services.config;
   return publicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 /** `auth` when the caller has already authenticated the request (graphql-sse does, to answer 401 early). */
 export async function buildContext(
-  services: Services,
+  services: ApiServices,
   req: Pick<Request, 'headers' | 'ip'> & { id?: unknown },
   auth?: Authentication,
 ): Promise<AppContext> {
@@ -53,7 +95,7 @@ export async function buildContext(
     viewer: auth.kind === 'token' ? auth.user : null,
     clientIp: req.ip ?? 'unknown',
     services,
-    loaders: createLoaders(),
+    loaders: createLoaders(services.runs),
     notices: [],
     responseHeaders: {},
     baseUrl: publicBaseUrl(services),

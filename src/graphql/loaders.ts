@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import { Op } from 'sequelize';
 import { Circuit, CircuitAdaptor, CircuitAlias, CircuitVersion, User } from '../models';
 import { preparedQuery } from '../db/prepared';
-import { readWaitingSteps, type WaitingStep } from '../runs/approvals';
+import type { RunWing, WaitingStep } from '../runs';
 
 function byKey<T, K extends keyof T>(rows: T[], key: K, keys: readonly T[K][]): (T | null)[] {
   const map = new Map(rows.map((row) => [row[key], row]));
@@ -13,7 +13,7 @@ function byKey<T, K extends keyof T>(rows: T[], key: K, keys: readonly T[K][]): 
 let circuitSelect: string | undefined;
 
 /** Per-request batch loaders: every relation a list may show is loaded through one of these. */
-export function createLoaders() {
+export function createLoaders(runs: Pick<RunWing, 'waitingSteps'>) {
   return {
     user: new DataLoader<string, User | null>(async (uids) =>
       byKey(await User.findAll({ where: { uid: { [Op.in]: [...uids] } } }), 'uid', uids)),
@@ -37,7 +37,7 @@ export function createLoaders() {
       return uids.map((uid) => rows.filter((row) => row.circuit_uid === uid));
     }),
     /** The approval steps a run waits on (`waitingFor`): one statement for the RUNNING runs of a list. */
-    waitingSteps: new DataLoader<string, WaitingStep[]>(async (uids) => readWaitingSteps(Circuit.sequelize!, uids)),
+    waitingSteps: new DataLoader<string, WaitingStep[]>(async (uids) => runs.waitingSteps(uids)),
   };
 }
 

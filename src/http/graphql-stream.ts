@@ -7,10 +7,10 @@ import { buildContext } from '../graphql/context';
 import { toPublicError } from '../graphql/format-error';
 import { AppError, unauthorized, type ErrorCode } from '../errors';
 import { ERROR_STATUS } from '../error-status';
-import type { Services } from '../services';
+import type { ApiServices } from '../graphql/context';
 import { prepareOperation } from '../graphql/prepare-operation';
-import { streamClient } from './open-streams';
-import { takeValue, writePaced } from '../paced-write';
+import { streamClient } from '../streams/open-streams';
+import { takeValue, writePaced } from '../streams/paced-write';
 
 export const GRAPHQL_STREAM_PATH = '/graphql/stream';
 
@@ -74,7 +74,7 @@ function withCodes(body: string | null, init: ResponseInit & { status: number })
  * are bounded per client and expire unless connected. Mount it before /graphql, which would
  * otherwise claim the path as a prefix.
  */
-export function mountGraphqlStream(app: Express, schema: GraphQLSchema, services: Services): { close(): void } {
+export function mountGraphqlStream(app: Express, schema: GraphQLSchema, services: ApiServices): { close(): void } {
   const reservations = new Map<string, Reservation>();
   const byClient = new Map<string, number>();
   let anonymous = 0;

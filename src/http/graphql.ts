@@ -10,7 +10,7 @@ import { toPublicError } from '../graphql/format-error';
 import { InputHygieneRule } from '../graphql/input-hygiene.rule';
 import { parseBounded } from '../graphql/document-bounds';
 import { assertOperationCost } from '../graphql/operation-cost';
-import type { Services } from '../services';
+import type { ApiServices } from '../graphql/context';
 import { ERROR_STATUS } from '../error-status';
 import { sendEdgeError } from './json-body';
 import { GRAPHQL_STREAM_PATH } from './graphql-stream';
@@ -57,7 +57,7 @@ function servicePlugin(maxCost: number): ApolloServerPlugin<AppContext> {
 }
 
 /** Apollo Server on /graphql: the service's plugin, error reduction and literal hygiene rule. */
-export function createApollo(schema: GraphQLSchema, services: Services, server: http.Server): ApolloServer<AppContext> {
+export function createApollo(schema: GraphQLSchema, services: ApiServices, server: http.Server): ApolloServer<AppContext> {
   const { log } = services;
   return new ApolloServer<AppContext>({
     schema,
@@ -109,7 +109,7 @@ function documentBoundsGuard(maxTokens: number) {
 }
 
 /** Mounts a started Apollo server on /graphql (bodies are parsed and checked by the shared JSON parser). */
-export function mountGraphql(app: Express, apollo: ApolloServer<AppContext>, services: Services): void {
+export function mountGraphql(app: Express, apollo: ApolloServer<AppContext>, services: ApiServices): void {
   app.use('/graphql', documentBoundsGuard(services.config.graphqlMaxTokens), expressMiddleware(apollo, {
     context: async ({ req }) => {
       const context: GraphqlContext = await buildContext(services, req);

@@ -6,16 +6,15 @@ import { errorResponse } from '../../rest-bridge/bridge';
 import { API_PREFIX } from '../../rest-bridge/express';
 import { RUN_OPTIONAL_FIELDS } from '../domain/runs';
 import { RUN_EVENT_KINDS, type RunEventKind } from '../models/RunEvent';
-import { streamStart } from '../runs/events/stream';
 import { AppError } from '../errors';
 import { omitNulls } from '../omit-nulls';
-import type { Services } from '../services';
+import type { ApiServices } from '../graphql/context';
 import type { Authentication } from '../auth/authenticate';
 import { User } from '../models';
-import { checkEventsSignature } from '../runs/events/signed-url';
+import { checkEventsSignature } from '../runs';
 import { resolveSecret } from '../storage/secret';
-import { streamClient } from './open-streams';
-import { writePaced } from '../paced-write';
+import { streamClient } from '../streams/open-streams';
+import { writePaced } from '../streams/paced-write';
 
 export const RUN_EVENTS_PATH = `${API_PREFIX}/circuit-runs/:uid/events`;
 
@@ -37,7 +36,7 @@ function requestedKinds(raw: unknown): RunEventKind[] {
  * A signed URL (`?signature=…&expires=…[&reader=…]`, docs/typed-clients.md) reads as the reader it was made for,
  * instead of a bearer token; undefined when the request carries no signature. Expired: 401; tampered: 403.
  */
-async function signedReader(services: Services, uid: string, query: Request['query']): Promise<Authentication | undefined> {
+async function signedReader(services: ApiServices, uid: string, query: Request['query']): Promise<Authentication | undefined> {
   if (query.signature === undefined) return undefined;
   const check = checkEventsSignature(resolveSecret(services.config), uid, query);
   if (!check.ok) {
@@ -59,7 +58,7 @@ async function signedReader(services: Services, uid: string, query: Request['que
  * every SSE_KEEP_ALIVE_MS; the stream closes after the terminal state. Errors before the stream starts
  * are the JSON envelope (400/401/403/404).
  */
-export function mountRunEvents(app: Express, schema: GraphQLSchema, operations: DocumentNode, services: Services): void {
+export function mountRunEvents(app: Express, schema: GraphQLSchema, operations: DocumentNode, services: ApiServices): void {
   app.get(RUN_EVENTS_PATH, async (req: Request, res: Response) => {
     res.locals.route = `GET ${RUN_EVENTS_PATH}`;
     const uid = String(req.params.uid);
@@ -86,7 +85,7 @@ export function mountRunEvents(app: Express, schema: GraphQLSchema, operations: 
 
     try {
       const kinds = requestedKinds(req.query.events);
-      const start = await streamStart(services, uid, kinds, req.headers['last-event-id']);
+      const start = await services.runs.streamStart(uid, kinds, req.headers['last-event-id']);
       const context = await buildContext(services, req, await signedReader(services, uid, req.query));
       const result = await subscribe({ schema, document: operations, operationName: 'RestCircuitRunEvents', variableValues: { uid, after: start.after, kinds: kinds.map((k) => k.toUpperCase()) }, contextValue: context });
       if (!(Symbol.asyncIterator in result)) {

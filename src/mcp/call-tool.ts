@@ -1,15 +1,13 @@
 import crypto from 'node:crypto';
 import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { createRun } from '../runs/create-run';
 import { limitRunCreation } from '../ratelimit';
 import { AppError } from '../errors';
 import { CircuitVersion, type User } from '../models';
 import { CircuitRun } from '../models/CircuitRun';
 import type { RunError } from '../domain/runs';
-import { runEventStream } from '../runs/events/stream';
 import type { StepEvent } from '../engine/run-control';
 import type { CircuitDefinition } from '../domain/definition';
-import type { Services } from '../services';
+import type { ApiServices } from '../graphql/context';
 import { cancelOwnRun, type InflightCalls } from './inflight-calls';
 import { outputContract, type CircuitTool } from './tools';
 
@@ -25,7 +23,7 @@ export function callKey(viewer: User, sessionId: string | undefined, requestId: 
 }
 
 export interface CallContext {
-  services: Services;
+  services: ApiServices;
   viewer: User;
   inflight: InflightCalls;
   key: string;
@@ -123,7 +121,7 @@ export async function callCircuitTool(ctx: CallContext, tool: CircuitTool, args:
     try {
       // The same per-token limit as a REST or GraphQL query; a tool result has no headers to carry RateLimit-*.
       await limitRunCreation(services.runRateLimiter, viewer, {});
-      ({ run } = await createRun(services, viewer, { adaptorUid: tool.adaptorUid, input: args ?? {}, idempotencyKey: ctx.key }));
+      ({ run } = await services.runs.create(viewer, { adaptorUid: tool.adaptorUid, input: args ?? {}, idempotencyKey: ctx.key }));
     } catch (error) {
       if (error instanceof AppError) return errorResult(error.code, error.message);
       throw error;
@@ -137,7 +135,7 @@ export async function callCircuitTool(ctx: CallContext, tool: CircuitTool, args:
 
     const version = await CircuitVersion.findByPk(run.circuit_version_uid, { attributes: ['uid', 'definition'] });
     const total = version?.definition.steps.length;
-    const stream = runEventStream(services, run.uid, { after: 0, kinds: ['state', 'step'] });
+    const stream = services.runs.stream(run.uid, { after: 0, kinds: ['state', 'step'] });
     const stop = () => { void stream.return?.(undefined); };
     ctx.signal.addEventListener('abort', stop, { once: true });
     if (ctx.signal.aborted) stop();

@@ -9,7 +9,7 @@ import { unauthorized } from '../errors';
 import { BODY_LIMIT_BYTES } from '../http/json-body';
 import { errorEnvelope } from '../error-status';
 import { PROJECT_ROOT } from '../paths';
-import type { Services } from '../services';
+import type { ApiServices } from '../graphql/context';
 import { InflightCalls } from './inflight-calls';
 import { createMcpServer } from './server';
 
@@ -35,7 +35,7 @@ function initializes(body: unknown): boolean {
  * number their requests from 0 in each session). Bodies go through the service's JSON parser first
  * (1 MiB → 413, the input-hygiene checks → 400, both in the REST envelope).
  */
-export function mountMcp(app: Express, services: Services): void {
+export function mountMcp(app: Express, services: ApiServices): void {
   const inflight = new InflightCalls();
   const { version } = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
 

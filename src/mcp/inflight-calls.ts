@@ -3,8 +3,7 @@ import { CircuitRun } from '../models/CircuitRun';
 import { isTerminal } from '../domain/runs';
 import type { User } from '../models';
 import { runPermits } from '../policies/run.policy';
-import { cancelRun } from '../runs/cancel';
-import type { Services } from '../services';
+import type { ApiServices } from '../graphql/context';
 
 /**
  * A `tools/call` in progress in this process. Each POST to /mcp gets its own MCP server (stateless
@@ -41,7 +40,7 @@ export class InflightCalls {
    * REST's cancel does (docs/runs.md, Cancel) and the call's response is closed. A call running in another API
    * process is found through its idempotency key; that process answers it once the run has ended.
    */
-  async cancel(services: Services, viewer: User, key: string): Promise<void> {
+  async cancel(services: ApiServices, viewer: User, key: string): Promise<void> {
     const local = this.calls.get(key);
     if (local) {
       local.canceled = true;
@@ -63,8 +62,8 @@ export class InflightCalls {
 }
 
 /** The REST cancel, for the caller's own run only; a terminal run is left as it is. */
-export async function cancelOwnRun(services: Services, viewer: User, uid: string): Promise<void> {
+export async function cancelOwnRun(services: ApiServices, viewer: User, uid: string): Promise<void> {
   const run = await CircuitRun.findByPk(uid, { attributes: ['uid', 'user_uid', 'is_public', 'state'] });
   if (!run || !runPermits(viewer, run, 'cancel') || isTerminal(run.state)) return;
-  await cancelRun(services, run.uid);
+  await services.runs.cancel(run.uid);
 }

@@ -4,14 +4,14 @@ import {
   ListToolsRequestSchema, McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { User } from '../models';
-import type { Services } from '../services';
+import type { ApiServices } from '../graphql/context';
 import { callCircuitTool, callKey } from './call-tool';
 import type { InflightCalls } from './inflight-calls';
 import { findCircuitTool, listTools } from './tools';
 import { cancelTask, createToolTask, getTask, taskResult } from './tasks';
 
 export interface McpServerOptions {
-  services: Services;
+  services: ApiServices;
   /** The service's version (package.json), read once by mountMcp: the server's `serverInfo.version`. */
   version: string;
   viewer: User;

@@ -1,13 +1,11 @@
 import type { CallToolResult, CreateTaskResult, GetTaskResult, Task } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, McpError, RELATED_TASK_META_KEY } from '@modelcontextprotocol/sdk/types.js';
-import { createRun } from '../runs/create-run';
 import { AppError } from '../errors';
 import { isUid } from '../ids';
 import { CircuitVersion, type User } from '../models';
 import { CircuitRun } from '../models/CircuitRun';
 import { isTerminal, type RunError } from '../domain/runs';
-import { runEventStream } from '../runs/events/stream';
-import type { Services } from '../services';
+import type { ApiServices } from '../graphql/context';
 import { endedRunResult } from './call-tool';
 import { cancelOwnRun } from './inflight-calls';
 import type { CircuitTool } from './tools';
@@ -55,9 +53,9 @@ async function ownRun(viewer: User, taskId: string): Promise<CircuitRun> {
 }
 
 /** `tools/call` with `task`: the run, created as a plain call creates it, as a task. Refusals are protocol errors here (a task result cannot carry them). */
-export async function createToolTask(services: Services, viewer: User, tool: CircuitTool, args: Record<string, unknown> | undefined, key: string): Promise<CreateTaskResult> {
+export async function createToolTask(services: ApiServices, viewer: User, tool: CircuitTool, args: Record<string, unknown> | undefined, key: string): Promise<CreateTaskResult> {
   try {
-    const { run } = await createRun(services, viewer, { adaptorUid: tool.adaptorUid, input: args ?? {}, idempotencyKey: key });
+    const { run } = await services.runs.create(viewer, { adaptorUid: tool.adaptorUid, input: args ?? {}, idempotencyKey: key });
     services.log.debug({ run: run.uid, tool: tool.name }, 'mcp tool call started a run as a task');
     return { task: taskOf(await CircuitRun.findByPk(run.uid, { attributes: TASK_ATTRIBUTES }) ?? run) };
   } catch (error) {
@@ -75,10 +73,10 @@ export async function getTask(viewer: User, taskId: string): Promise<GetTaskResu
  * `tasks/result`: waits (on the run's event stream, holding no connection) until the run has ended,
  * then answers the call's result, tied to its task. A request closed meanwhile stops waiting only.
  */
-export async function taskResult(services: Services, viewer: User, taskId: string, signal: AbortSignal): Promise<CallToolResult> {
+export async function taskResult(services: ApiServices, viewer: User, taskId: string, signal: AbortSignal): Promise<CallToolResult> {
   const run = await ownRun(viewer, taskId);
   if (!isTerminal(run.state)) {
-    const stream = runEventStream(services, run.uid, { after: null, kinds: ['state'] });
+    const stream = services.runs.stream(run.uid, { after: null, kinds: ['state'] });
     const stop = () => { void stream.return?.(undefined); };
     signal.addEventListener('abort', stop, { once: true });
     if (signal.aborted) stop();
@@ -95,7 +93,7 @@ export async function taskResult(services: Services, viewer: User, taskId: strin
 }
 
 /** `tasks/cancel`: the run's cancel (docs/runs.md, Cancel); a task already ended cannot be cancelled. */
-export async function cancelTask(services: Services, viewer: User, taskId: string): Promise<GetTaskResult> {
+export async function cancelTask(services: ApiServices, viewer: User, taskId: string): Promise<GetTaskResult> {
   const run = await ownRun(viewer, taskId);
   const task = taskOf(run);
   if (task.status !== 'working') {

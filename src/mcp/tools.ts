@@ -4,7 +4,7 @@ import { CIRCUIT_RULES, circuitPermits } from '../policies/circuit.policy';
 import { ruleSql } from '../policies/visibility';
 import { explainDefinition } from '../engine/explain';
 import type { CircuitDefinition } from '../domain/definition';
-import type { Services } from '../services';
+import type { ApiServices } from '../graphql/context';
 import { toolNames } from './tool-names';
 
 /** At most this many tools in `tools/list` (and so callable): the caller's own first, then starred ones. */
@@ -38,7 +38,7 @@ const isObject = (value: unknown): value is JsonObject => typeof value === 'obje
  * adaptor: one statement, bounded by MAX_TOOLS, in a fixed order (tool names depend on it). A star on a
  * circuit that has since turned private is ignored by the rule itself.
  */
-export async function runnableCircuits(services: Services, viewer: User): Promise<CircuitTool[]> {
+export async function runnableCircuits(services: ApiServices, viewer: User): Promise<CircuitTool[]> {
   const circuitColumns = Object.keys(Circuit.getAttributes()).map((a) => `c."${a}"`).join(', ');
   const run = ruleSql(CIRCUIT_RULES.run, { ownerColumn: 'owner_uid' }, viewer, 'c');
   const rows = await services.sequelize.query<JsonObject & { owner_username: string; adaptor_uid: string }>(
@@ -61,7 +61,7 @@ export async function runnableCircuits(services: Services, viewer: User): Promis
 }
 
 /** The tool the caller named, among the ones `tools/list` gives them; null when there is none. */
-export async function findCircuitTool(services: Services, viewer: User, name: string): Promise<CircuitTool | null> {
+export async function findCircuitTool(services: ApiServices, viewer: User, name: string): Promise<CircuitTool | null> {
   return (await runnableCircuits(services, viewer)).find((tool) => tool.name === name) ?? null;
 }
 
@@ -104,7 +104,7 @@ async function embeddedNames(viewer: User, definitions: CircuitDefinition[]): Pr
  * A protected circuit of another user is runnable but its versions and explanation are its owner's
  * (docs/api-conventions.md, Who may see what): its tool carries the description only and accepts any object (the run validates it).
  */
-export async function listTools(services: Services, viewer: User): Promise<ListedTool[]> {
+export async function listTools(services: ApiServices, viewer: User): Promise<ListedTool[]> {
   const tools = await runnableCircuits(services, viewer);
   const versions = new Map((await CircuitVersion.findAll({
     where: { uid: tools.map((t) => t.circuit.primary_version_uid!) },

@@ -2,15 +2,6 @@ import { CreationOptional, DataTypes, InferAttributes, InferCreationAttributes, 
 import { TERMINAL_STATES, type RunError, type RunState } from '../domain/runs';
 
 /**
- * A run's states, failure codes and API limits are declared in src/domain/runs.ts (no Sequelize). Re-exported
- * here only for src/runs/ and src/webhooks/, left unchanged; other code imports src/domain/runs.ts.
- */
-export {
-  RUN_STATES, TERMINAL_STATES, stateRank, isTerminal, RUN_ERROR_CODES, RUN_OPTIONAL_FIELDS, MAX_APPROVAL_COMMENT_CHARS, MAX_APPROVAL_DATA_BYTES,
-} from '../domain/runs';
-export type { RunState, RunErrorCode, RunError } from '../domain/runs';
-
-/**
  * How a column shows in the API (GraphQL field `name`, REST/event field = the column name):
  * - `when`: the states in which it has a value (null, and absent in REST, otherwise);
  * - `ownerOnly`: only the run's owner sees it (decided by the run policy's `debug` action).

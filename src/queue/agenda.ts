@@ -1,4 +1,4 @@
-import type { Agenda, AgendaBackend, Job, NotificationChannel } from 'agenda' with { 'resolution-mode': 'import' };
+import type { AgendaBackend, Job, NotificationChannel } from 'agenda' with { 'resolution-mode': 'import' };
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
@@ -42,18 +42,33 @@ export async function enqueueBySql(sequelize: Sequelize, sqlEnqueue: SqlEnqueue 
   );
 }
 
-/** The run queue: one Agenda job per run, payload the run uid. */
+/** The run queue: one Agenda job per run, payload the run uid; and the queue of the other job kinds. */
 export interface RunQueue {
   readonly backendName: string;
   enqueue(runUid: string): Promise<void>;
   /** How create-run queues a run in its insert statement (see SqlEnqueue); unset: it calls enqueue(). */
   readonly sqlEnqueue?: SqlEnqueue;
-  /** Whether this process executes runs. */
+  /** Whether this process executes jobs (set at creation; they start with work()). */
   readonly worker: boolean;
   /** Whether the job store answers (for /readyz). */
   ping(): Promise<boolean>;
-  /** The Agenda instance, for the other job kinds (webhook deliveries, schedules) to queue theirs. */
-  readonly agenda: Agenda;
+  /** Queues a job of another kind (a webhook delivery) to run now. */
+  now<T extends object>(name: string, data: T): Promise<void>;
+  /** Saves the repeating job of `name` whose `data[uniqueKey]` is `data`'s (a schedule's): one per key, cron in its timezone, first run after now. */
+  repeat(name: string, data: Record<string, string>, uniqueKey: string, every: { cron: string; timezone: string }): Promise<void>;
+  /** Removes the jobs of `name` with this data. */
+  cancel(name: string, data: Record<string, string>): Promise<void>;
+  /**
+   * Of the uids the SQL `candidates` selects (a `uid` column, run on the service's database), at most
+   * `limit` that have no job of `name` whose `data->>dataKey` is theirs; null when the job store
+   * cannot be asked in SQL (MongoDB).
+   */
+  withoutJob(name: string, dataKey: string, candidates: string, limit: number): Promise<string[] | null>;
+  /**
+   * A worker (`worker` at creation) starts taking jobs: runs go to `handler`, the other kinds to theirs,
+   * which must fit in the slots reserved at creation (`otherJobSlots`).
+   */
+  work(handler: RunJobHandler, jobs: JobDefinition[]): Promise<void>;
   /** Stops taking jobs, waits up to `drainMs` for running ones, then disconnects. */
   close(drainMs?: number): Promise<void>;
 }
@@ -62,6 +77,8 @@ export interface RunQueueOptions {
   config: Config;
   databaseUrl: string;
   log: Logger;
+  /** This process executes jobs: its slots are the runs' (JOB_CONCURRENCY) plus `otherJobSlots` for the other kinds. */
+  worker?: { otherJobSlots: number };
 }
 
 /** How often a worker polls besides notifications: often enough to take over expired locks promptly. */
@@ -158,12 +175,13 @@ export interface JobDefinition {
  * Builds the Agenda instance on the configured job store: PostgreSQL by default, MongoDB when
  * MONGODB_URL is set. Either way a queued run starts in milliseconds: workers hear new jobs over
  * PostgreSQL LISTEN/NOTIFY (the MongoDB store has no channel of its own; a change stream would need
- * a replica set). With `handler` this process is also a worker: jobs are handed to it (at-least-once).
+ * a replica set). With `worker` this process is also a worker: once `work()` is called, jobs are handed
+ * to it (at-least-once).
  */
-export async function createRunQueue(options: RunQueueOptions, handler?: RunJobHandler, jobs: JobDefinition[] = []): Promise<RunQueue> {
-  const { config, log, databaseUrl } = options;
+export async function createRunQueue(options: RunQueueOptions): Promise<RunQueue> {
+  const { config, log, databaseUrl, worker } = options;
   // Other job kinds get slots of their own, so a backlog of runs never delays a delivery or a fire.
-  const slots = config.jobConcurrency + (handler ? jobs.reduce((sum, job) => sum + job.concurrency, 0) : 0);
+  const slots = config.jobConcurrency + (worker?.otherJobSlots ?? 0);
   const { backend, channel, separateChannel } = await createJobStore(options);
   const lockLifetime = config.jobLockLifetimeMs;
   const mongo = Boolean(config.mongodbUrl);
@@ -186,7 +204,7 @@ export async function createRunQueue(options: RunQueueOptions, handler?: RunJobH
   });
   // Before start(), which subscribes to the channel: run jobs are locked many per statement (PostgreSQL
   // store, workers), set up before fillCompletely wraps the same repository method.
-  const runLocks = handler && !mongo
+  const runLocks = worker && !mongo
     ? lockInBatches(backend.repository as unknown as BatchLockingRepository, (text, values) => (jobStorePool<PatchablePool>(backend.repository)!.query(text, values) as Promise<{ rows: unknown[] }>), EXECUTE_RUN, () => agendaLockRoom(agenda, EXECUTE_RUN))
     : undefined;
   fillCompletely(channel, backend.repository as unknown as PatchableRepository);
@@ -220,7 +238,18 @@ export async function createRunQueue(options: RunQueueOptions, handler?: RunJobH
     });
   }
 
-  if (handler) {
+  if (!worker) {
+    // An enqueue-only process must connect the notification channel itself, or its jobs wait for a poll;
+    // it takes no jobs, so it does not listen to them.
+    publishOnly(channel);
+    await channel.connect();
+  }
+  let working = false;
+  const work = async (handler: RunJobHandler, jobs: JobDefinition[]) => {
+    if (!worker) throw new Error('this queue was not created to work');
+    const other = jobs.reduce((sum, job) => sum + job.concurrency, 0);
+    if (other > worker.otherJobSlots) throw new Error(`the other job kinds need ${other} slots, ${worker.otherJobSlots} were reserved`);
+    working = true;
     if (!mongo && pool) {
       // A run job's end is one batched DELETE instead of Agenda's two UPDATEs and a removal (see skipRunStateSaves).
       const finished = finishedJobs({ query: (text, values) => pool.query(text, values), table: JOBS_TABLE, jobName: EXECUTE_RUN, onError: (error) => trouble('could not remove finished jobs', error) });
@@ -243,21 +272,43 @@ export async function createRunQueue(options: RunQueueOptions, handler?: RunJobH
     for (const job of jobs) agenda.define(job.name, job.handler, { concurrency: job.concurrency, lockLimit: job.concurrency, lockLifetime });
     await agenda.start();
     releaseExpiredQueuedJobs(agenda);
-  } else {
-    // An enqueue-only process must connect the notification channel itself, or its jobs wait for a poll;
-    // it takes no jobs, so it does not listen to them.
-    publishOnly(channel);
-    await channel.connect();
-  }
+  };
 
   return {
     backendName: backend.name,
-    worker: handler !== undefined,
-    agenda,
+    worker: worker !== undefined,
     sqlEnqueue: mongo ? outboxSqlEnqueue() : postgresSqlEnqueue(name),
     async enqueue(runUid) {
       await agenda.now<ExecuteRunData>(EXECUTE_RUN, { runUid });
     },
+    async now(jobName, data) {
+      await agenda.now(jobName, data);
+    },
+    async repeat(jobName, data, uniqueKey, every) {
+      const job = agenda.create(jobName, data)
+        .repeatEvery(every.cron, { timezone: every.timezone, skipImmediate: true })
+        .unique({ [`data.${uniqueKey}`]: data[uniqueKey] });
+      try {
+        await job.save();
+      } catch (error) {
+        // Another process created the job at the same moment (migration 0007's unique index); theirs stands.
+        if ((error as { code?: string })?.code !== '23505') throw error;
+      }
+    },
+    async cancel(jobName, data) {
+      await agenda.cancel({ name: jobName, data });
+    },
+    async withoutJob(jobName, dataKey, candidates, limit) {
+      if (!pool) return null;
+      const { rows } = await pool.query(
+        `SELECT c.uid FROM (${candidates}) c
+          WHERE NOT EXISTS (SELECT 1 FROM ${JOBS_TABLE} j WHERE j.name = $1 AND j.data->>$2 = c.uid::text)
+          LIMIT $3`,
+        [jobName, dataKey, limit],
+      ) as { rows: { uid: string }[] };
+      return rows.map((row) => row.uid);
+    },
+    work,
     async ping() {
       try {
         // MongoDB: the server's own ping (mongodb driver), not a query that an index or a lock could slow.
@@ -270,7 +321,7 @@ export async function createRunQueue(options: RunQueueOptions, handler?: RunJobH
     },
     async close(drainMs = 5_000) {
       await relay?.close();
-      if (handler) {
+      if (working) {
         await runLocks?.release().catch((error: Error) => trouble('could not unlock run jobs held for this worker', error));
         const result = await agenda.drain({ timeout: drainMs });
         if (result.timedOut) log.warn({ running: result.running }, 'stopped with runs still executing; another worker takes them over');

@@ -1,6 +1,6 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
-import type { Services } from '../services';
-import { MAX_APPROVAL_COMMENT_CHARS, MAX_APPROVAL_DATA_BYTES, type RunState } from '../models/CircuitRun';
+import type { RunDeps } from './ports';
+import { MAX_APPROVAL_COMMENT_CHARS, MAX_APPROVAL_DATA_BYTES, type RunState } from '../domain/runs';
 import { badInput, conflict, notFound } from '../errors';
 import { textFlaw } from '../input-hygiene';
 
@@ -119,19 +119,19 @@ const quoted = (stepId: string) => JSON.stringify(stepId.length > 100 ? `${stepI
  * one, a step that is not an approval waiting for a decision (unknown, decided, expired), or a run that
  * is not RUNNING is 409 Conflict.
  */
-export async function resolveApproval(services: Services, runUid: string, stepId: string, decision: ApprovalDecision): Promise<ApprovalOutcome> {
+export async function resolveApproval(deps: RunDeps, runUid: string, stepId: string, decision: ApprovalDecision): Promise<ApprovalOutcome> {
   checkApprovalDecision(decision);
   // PostgreSQL cannot hold such an id (a REST path parameter is not checked by the hygiene pass): no step has it.
   if (textFlaw(stepId)) throw conflict(`Step ${quoted(stepId)} is not waiting for an approval in this run`);
   const bind = [runUid, stepId, decision.approved, decision.comment ?? null, decision.data === undefined || decision.data === null ? null : JSON.stringify(decision.data)];
   // A step that changed between the two statements (it began waiting, say) is tried once more.
   for (let attempt = 1; ; attempt++) {
-    const [recorded] = await services.sequelize.query<{ decision: RecordedDecision }>(DECIDE, { bind, type: QueryTypes.SELECT });
+    const [recorded] = await deps.sequelize.query<{ decision: RecordedDecision }>(DECIDE, { bind, type: QueryTypes.SELECT });
     if (recorded) {
-      await services.runEvents.publish({ uid: runUid, wake: true });
+      await deps.bus.publish({ uid: runUid, wake: true });
       return { decision: recorded.decision, repeated: false };
     }
-    const [now] = await services.sequelize.query<StepNow>(EXPLAIN, { bind: [runUid, stepId], type: QueryTypes.SELECT });
+    const [now] = await deps.sequelize.query<StepNow>(EXPLAIN, { bind: [runUid, stepId], type: QueryTypes.SELECT });
     if (!now) throw notFound('Circuit run');
     const step = `Step ${quoted(stepId)}`;
     if (now.kind === null) throw conflict(`${step} is not waiting for an approval in this run`);

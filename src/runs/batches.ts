@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import type { User } from '../models';
-import { CircuitRun, RUN_STATES, type RunDraftArgs, type RunState } from '../models/CircuitRun';
+import { CircuitRun, type RunDraftArgs } from '../models/CircuitRun';
+import { RUN_STATES, type RunState } from '../domain/runs';
 import { badInput, notFound } from '../errors';
 import { authorize } from '../policies/authorize';
 import { tokenMaySubmitBatch } from '../policies/token.policy';
@@ -11,7 +12,7 @@ import { checkInput, type CompiledSchemas } from '../engine/input-schema';
 import { parseRunWebhook } from './run-webhook';
 import { versionOfAlias } from '../aliases/alias-version';
 import { preparedQuery } from '../db/prepared';
-import type { Services } from '../services';
+import type { RunDeps } from './ports';
 import { circuitToStart, draftArgs, resolveVersion } from './create-run';
 import { cancelRun } from './cancel';
 import { admitBatch } from './admission';
@@ -54,30 +55,30 @@ function checkInputs(schemas: CompiledSchemas, versionUid: string, querySchema: 
  * POST /circuit-adaptors/{uid}/batches (DESIGN §12): every input becomes an ordinary run of the same
  * version carrying `batch_uid`, admitted in one statement (admitBatch, src/runs/admission.ts).
  */
-export async function createBatch(services: Services, viewer: User, input: CreateBatchInput): Promise<BatchView> {
-  const circuit = await circuitToStart(services, viewer, input);
+export async function createBatch(deps: RunDeps, viewer: User, input: CreateBatchInput): Promise<BatchView> {
+  const circuit = await circuitToStart(deps, viewer, input);
   const isPublic = input.isPublic ?? false;
   const batchPermit = tokenMaySubmitBatch(viewer);
   authorize(viewer, batchPermit.allowed, batchPermit.message);
 
-  const webhook = parseRunWebhook(input.webhook, input.webhookEventsFilter, services.config.httpStepAllowPrivate);
+  const webhook = parseRunWebhook(input.webhook, input.webhookEventsFilter, deps.config.httpStepAllowPrivate);
   const alias = input.alias ?? null;
-  const version = await resolveVersion(services.runs, circuit, alias === null ? input.versionUid : await versionOfAlias(circuit, alias, null));
-  const inputs = checkInputs(services.schemas.inputs, version.uid, version.definition.query_schema, input.inputs);
+  const version = await resolveVersion(deps.runService, circuit, alias === null ? input.versionUid : await versionOfAlias(circuit, alias, null));
+  const inputs = checkInputs(deps.schemas.inputs, version.uid, version.definition.query_schema, input.inputs);
   const args = draftArgs(input);
 
   const uid = crypto.randomUUID();
-  const admission = await admitBatch(services, {
+  const admission = await admitBatch({ sequelize: deps.sequelize, runQueue: deps.queue }, {
     uid, inputs, draft: {
       ...args,
       user_uid: viewer.uid, circuit_uid: circuit.uid, circuit_version_uid: version.uid, is_public: isPublic,
-      webhook_url: webhook?.url ?? null, webhook_events: webhook?.events ?? null, deadline_s: services.config.runDeadlineSeconds, alias,
+      webhook_url: webhook?.url ?? null, webhook_events: webhook?.events ?? null, deadline_s: deps.config.runDeadlineSeconds, alias,
     },
   });
-  if (!services.runQueue.sqlEnqueue) {
+  if (!deps.queue.sqlEnqueue) {
     // No job store that queues in SQL: queue each admitted run (the sweeper catches any left behind).
     const runs = await CircuitRun.findAll({ where: { batch_uid: uid, state: 'PROVISIONED' }, attributes: ['uid'] });
-    for (const run of runs) await services.runQueue.enqueue(run.uid);
+    for (const run of runs) await deps.queue.enqueue(run.uid);
   }
   // The batch as admitted: reading it back would count runs the worker is already claiming.
   return {
@@ -86,12 +87,12 @@ export async function createBatch(services: Services, viewer: User, input: Creat
   };
 }
 
-export async function readBatch(services: Pick<Services, 'sequelize'>, uid: string): Promise<BatchView | null> {
+export async function readBatch(deps: Pick<RunDeps, 'sequelize'>, uid: string): Promise<BatchView | null> {
   if (!isUid(uid)) return null;
-  const [row] = await preparedQuery<BatchRow>(services.sequelize, 'SELECT uid, user_uid, circuit_uid, total, canceled_at, created_at FROM circuit_batches WHERE uid = $1', [uid]);
+  const [row] = await preparedQuery<BatchRow>(deps.sequelize, 'SELECT uid, user_uid, circuit_uid, total, canceled_at, created_at FROM circuit_batches WHERE uid = $1', [uid]);
   if (!row) return null;
   const counted = await preparedQuery<{ state: RunState; count: string }>(
-    services.sequelize, 'SELECT state, count(*) AS count FROM circuit_runs WHERE batch_uid = $1 GROUP BY state', [uid],
+    deps.sequelize, 'SELECT state, count(*) AS count FROM circuit_runs WHERE batch_uid = $1 GROUP BY state', [uid],
   );
   const counts = Object.fromEntries(RUN_STATES.map((state) => [state, 0])) as BatchCounts;
   for (const { state, count } of counted) counts[state] = Number(count);
@@ -99,8 +100,8 @@ export async function readBatch(services: Pick<Services, 'sequelize'>, uid: stri
 }
 
 /** The batch, when the viewer may act on it: 404 when there is none, 401/403 (authorize) when not theirs. */
-export async function findBatchFor(services: Pick<Services, 'sequelize'>, viewer: User | null, uid: string, action: BatchAction): Promise<BatchView> {
-  const batch = await readBatch(services, uid);
+export async function findBatchFor(deps: Pick<RunDeps, 'sequelize'>, viewer: User | null, uid: string, action: BatchAction): Promise<BatchView> {
+  const batch = await readBatch(deps, uid);
   if (!batch) throw notFound('Batch');
   authorize(viewer, batchPermits(viewer, batch, action), 'Only the user who submitted the batch may see or cancel it');
   return batch;
@@ -121,13 +122,13 @@ export async function batchRunsPage(batchUid: string, window: { limit: number; o
  * Cancels every run of the batch not yet ended (each as POST /circuit-runs/{uid}/cancel does, without
  * waiting for RUNNING ones to stop) and records the cancel on the batch.
  */
-export async function cancelBatch(services: Services, batch: BatchRow): Promise<void> {
-  await services.sequelize.query('UPDATE circuit_batches SET canceled_at = COALESCE(canceled_at, now()) WHERE uid = $1', { bind: [batch.uid], type: QueryTypes.UPDATE });
+export async function cancelBatch(deps: RunDeps, batch: BatchRow): Promise<void> {
+  await deps.sequelize.query('UPDATE circuit_batches SET canceled_at = COALESCE(canceled_at, now()) WHERE uid = $1', { bind: [batch.uid], type: QueryTypes.UPDATE });
   const open = await CircuitRun.findAll({ where: { batch_uid: batch.uid, state: ['PROVISIONED', 'RUNNING'] }, attributes: ['uid'] });
   const uids = open.map((run) => run.uid);
   const next = { i: 0 };
   const cancelOne = async (): Promise<void> => {
-    while (next.i < uids.length) await cancelRun(services, uids[next.i++], 0);
+    while (next.i < uids.length) await cancelRun(deps, uids[next.i++], 0);
   };
   await Promise.all(Array.from({ length: Math.min(CANCEL_CONCURRENCY, uids.length) }, cancelOne));
 }

@@ -1,4 +1,4 @@
-import type { Services } from '../services';
+import type { RunDeps } from './ports';
 import { waitForRunEnd } from './events/wait';
 import { abortedError, endRun, failedEnding } from './execute';
 import { abandonedAttempt, requestRunCancel } from './transitions';
@@ -13,13 +13,13 @@ export const CANCEL_WAIT_MS = 5_000;
  * ends it EXCEPTION Canceled, charging base + finished steps (a RUNNING run whose worker is gone is
  * ended here). A terminal run is left as it is.
  */
-export async function cancelRun(services: Services, uid: string, waitMs = CANCEL_WAIT_MS): Promise<void> {
-  const marked = await requestRunCancel(services.sequelize, uid);
+export async function cancelRun(deps: RunDeps, uid: string, waitMs = CANCEL_WAIT_MS): Promise<void> {
+  const marked = await requestRunCancel(deps.sequelize, uid);
   if (!marked) return;
-  if (marked.state === 'PROVISIONED' && (await endRun(services, failedEnding({ uid, attempt: marked.attempt }, abortedError('Canceled'))))) return;
+  if (marked.state === 'PROVISIONED' && (await endRun(deps, failedEnding({ uid, attempt: marked.attempt }, abortedError('Canceled'))))) return;
   // Its worker may have died with it: then nobody hears the message, and the cancel ends it here.
-  const orphaned = await abandonedAttempt(services.sequelize, uid);
-  if (orphaned !== null && (await endRun(services, failedEnding({ uid, attempt: orphaned }, abortedError('Canceled'))))) return;
-  await services.runEvents.publish({ uid, cancel: true });
-  if (waitMs > 0) await waitForRunEnd(services, uid, waitMs);
+  const orphaned = await abandonedAttempt(deps.sequelize, uid);
+  if (orphaned !== null && (await endRun(deps, failedEnding({ uid, attempt: orphaned }, abortedError('Canceled'))))) return;
+  await deps.bus.publish({ uid, cancel: true });
+  if (waitMs > 0) await waitForRunEnd(deps, uid, waitMs);
 }

@@ -1,4 +1,3 @@
-import { childContext, contextOf, ROOT_CONTEXT, startSpan, traceparentOf, tracingEnabled, validTraceparent } from '../telemetry/tracing';
 import crypto from 'node:crypto';
 import { Op, UniqueConstraintError } from 'sequelize';
 import { Circuit, CircuitVersion, User } from '../models';
@@ -13,7 +12,7 @@ import { RUN_BASE_CREDITS } from '../credits/holds';
 import { readBalance } from '../credits/balance';
 import { admitWithinTokenCap, tokenSpendOf } from '../credits/token-spend';
 import { markNotEnqueued } from './transitions';
-import type { Services } from '../services';
+import type { RunDeps } from './ports';
 import { preparedQuery } from '../db/prepared';
 import type { AdmittedRun } from './admission';
 import { parseRunWebhook } from './run-webhook';
@@ -66,21 +65,6 @@ export interface CreateRunResult {
   circuit: Circuit;
   /** True when an Idempotency-Key named a run started earlier. */
   replayed: boolean;
-}
-
-/**
- * The trace context stored on the run (DESIGN §11.2). With traces on, a `circuit.query` span (a child
- * of the caller's traceparent, else a root) stands for the query, and the run's span in the worker
- * becomes its child; with traces off, the caller's valid traceparent is kept as sent (a worker with
- * traces on continues it), else null.
- */
-function queryTraceparent(given: string | null | undefined, circuitUid: string, versionUid: string): string | null {
-  const traceparent = validTraceparent(given);
-  if (!tracingEnabled()) return traceparent;
-  const span = startSpan('circuit.query', contextOf(traceparent), { 'circuit.uid': circuitUid, 'circuit.version.uid': versionUid });
-  const stored = traceparentOf(childContext(ROOT_CONTEXT, span));
-  span.end();
-  return stored ?? traceparent;
 }
 
 export const IDEMPOTENCY_WINDOW_HOURS = 24;
@@ -155,8 +139,8 @@ export async function circuitOfAdaptor(runs: RunService, adaptorUid: string): Pr
   return Circuit.build({ ...row } as never, { isNewRecord: false, raw: true });
 }
 
-async function insufficientCredits(services: Services, viewer: User): Promise<AppError> {
-  const { credits: balance, held } = await readBalance(services.sequelize, viewer.uid);
+async function insufficientCredits(deps: RunDeps, viewer: User): Promise<AppError> {
+  const { credits: balance, held } = await readBalance(deps.sequelize, viewer.uid);
   const unheld = held > 0 ? ` (${held} held by runs in progress)` : '';
   return new AppError('InsufficientCredits', `A run needs ${RUN_BASE_CREDITS} credit; your balance is ${balance}${unheld}`);
 }
@@ -172,17 +156,17 @@ async function insufficientCredits(services: Services, viewer: User): Promise<Ap
  * What every start of runs checks first (a query, a batch): version or alias, not both; the adaptor's
  * circuit; the run policy (with the token's scopes and allow-list). Answers the circuit.
  */
-export async function circuitToStart(services: Services, viewer: User, input: { adaptorUid: string; versionUid?: string | null; alias?: string | null; isPublic?: boolean | null; webhook?: string | null }) {
+export async function circuitToStart(deps: RunDeps, viewer: User, input: { adaptorUid: string; versionUid?: string | null; alias?: string | null; isPublic?: boolean | null; webhook?: string | null }) {
   if (input.alias != null && input.versionUid != null) throw badInput('Send context.version or context.alias, not both', { field: 'context.alias' });
-  const circuit = await circuitOfAdaptor(services.runs, input.adaptorUid);
+  const circuit = await circuitOfAdaptor(deps.runService, input.adaptorUid);
   if (!circuit) throw notFound('Circuit adaptor');
   const permit = startRunPermits(viewer, circuit, input.isPublic ?? false, { webhook: input.webhook != null });
   authorize(viewer, permit.allowed, permit.message);
   return circuit;
 }
 
-export async function createRun(services: Services, viewer: User, input: CreateRunInput): Promise<CreateRunResult> {
-  const circuit = await circuitToStart(services, viewer, input);
+export async function createRun(deps: RunDeps, viewer: User, input: CreateRunInput): Promise<CreateRunResult> {
+  const circuit = await circuitToStart(deps, viewer, input);
   const isPublic = input.isPublic ?? false;
 
   const key = input.idempotencyKey ?? null;
@@ -194,10 +178,10 @@ export async function createRun(services: Services, viewer: User, input: CreateR
     if (replay) return { run: replay, circuit, replayed: true };
   }
 
-  const webhook = parseRunWebhook(input.webhook, input.webhookEventsFilter, services.config.httpStepAllowPrivate);
+  const webhook = parseRunWebhook(input.webhook, input.webhookEventsFilter, deps.config.httpStepAllowPrivate);
   const alias = input.alias ?? null;
-  const version = await resolveVersion(services.runs, circuit, alias === null ? input.versionUid : await versionOfAlias(circuit, alias, key));
-  const invalid = checkInput(services.schemas.inputs, version.uid, version.definition.query_schema, input.input);
+  const version = await resolveVersion(deps.runService, circuit, alias === null ? input.versionUid : await versionOfAlias(circuit, alias, key));
+  const invalid = checkInput(deps.schemas.inputs, version.uid, version.definition.query_schema, input.input);
   if (invalid) throw badInput(invalid.message, { field: invalid.field });
 
   const deadline = input.deadlineSeconds ?? null;
@@ -206,7 +190,7 @@ export async function createRun(services: Services, viewer: User, input: CreateR
   }
   if (input.cache != null && input.cache !== 'bypass') throw badInput('cache must be "bypass" when sent', { field: 'cache' });
   const args = draftArgs(input);
-  const deadlineSeconds = Math.min(deadline ?? services.config.runDeadlineSeconds, services.config.runDeadlineSeconds);
+  const deadlineSeconds = Math.min(deadline ?? deps.config.runDeadlineSeconds, deps.config.runDeadlineSeconds);
 
   let inserted: AdmittedRun | null;
   // A token's daily credit cap (DESIGN §12): the base credit is counted on the token's day before the run is admitted.
@@ -217,12 +201,12 @@ export async function createRun(services: Services, viewer: User, input: CreateR
       user_uid: viewer.uid, circuit_uid: circuit.uid, circuit_version_uid: version.uid, input: input.input, is_public: isPublic,
       webhook_url: webhook?.url ?? null, webhook_events: webhook?.events ?? null, deadline_s: deadlineSeconds, alias,
       cache_bypass: input.cache === 'bypass', replay_of: input.replay?.of ?? null, replay_mode: input.replay?.mode ?? null,
-      traceparent: queryTraceparent(input.traceparent, circuit.uid, version.uid),
+      traceparent: deps.tracer.queryTraceparent(input.traceparent, circuit.uid, version.uid),
       spend_token_uid: spend?.tokenUid ?? null, spend_day: spend?.day ?? null,
     };
     // One INSERT is its own unit of work; with a key, the key row joins it in a transaction.
-    inserted = await admitWithinTokenCap(services.sequelize, spend, RUN_BASE_CREDITS, () => key === null ? services.runs.admission.admit(fields) : services.sequelize.transaction(async (transaction) => {
-      const created = await services.runs.admission.admit(fields, transaction);
+    inserted = await admitWithinTokenCap(deps.sequelize, spend, RUN_BASE_CREDITS, () => key === null ? deps.runService.admission.admit(fields) : deps.sequelize.transaction(async (transaction) => {
+      const created = await deps.runService.admission.admit(fields, transaction);
       if (!created) return null;
       const expired = new Date(Date.now() - IDEMPOTENCY_WINDOW_HOURS * 3600_000);
       await IdempotencyKey.destroy({ where: { user_uid: viewer.uid, key, created_at: { [Op.lt]: expired } }, transaction });
@@ -238,14 +222,15 @@ export async function createRun(services: Services, viewer: User, input: CreateR
     throw error;
   }
 
-  if (!inserted) throw await insufficientCredits(services, viewer);
+  if (!inserted) throw await insufficientCredits(deps, viewer);
   const { run, queued } = inserted;
+  deps.lifecycle.emit('created', { run: { uid: run.uid, user_uid: run.user_uid, webhook_events: run.webhook_events } });
   if (queued) return { run, circuit, replayed: false };
   try {
-    await services.runQueue.enqueue(run.uid);
+    await deps.queue.enqueue(run.uid);
   } catch (error) {
-    services.log.error({ err: error, run: run.uid }, 'could not queue a run; the worker sweeper will queue it');
-    await markNotEnqueued(services.sequelize, run.uid).catch(() => {});
+    deps.log.error({ err: error, run: run.uid }, 'could not queue a run; the worker sweeper will queue it');
+    await markNotEnqueued(deps.sequelize, run.uid).catch(() => {});
   }
   return { run, circuit, replayed: false };
 }

@@ -9,10 +9,10 @@ import { renderAll, renderLeaves, stringLeaves } from '../engine/render';
 import { parseStepPolicy, STEP_POLICY_DEFAULTS } from '../engine/step-policy';
 import { creditsForTokens, estimatePromptTokens, LLM_DEFAULT_MAX_TOKENS } from '../engine/steps/llm';
 import { EMBEDDED_RUN_BASE_CREDITS, MAX_CIRCUIT_DEPTH } from '../engine/steps/circuit';
-import type { CircuitDefinition, StepDefinition } from '../engine/definition';
+import type { CircuitDefinition, StepDefinition } from '../domain/definition';
 import type { SandboxCall } from '../sandbox/sandbox';
 import { RUN_BASE_CREDITS } from '../credits/holds';
-import type { Services } from '../services';
+import type { RunDeps } from './ports';
 import { circuitOfAdaptor, resolveVersion } from './create-run';
 
 /** What a step (or a run) may be charged, in credits: a sound bound for a run that completes. */
@@ -29,7 +29,7 @@ const UNKNOWN = Symbol('unknown input');
 type KnownInput = Record<string, unknown> | typeof UNKNOWN;
 
 interface EstimateContext {
-  services: Services;
+  deps: RunDeps;
   viewer: User;
   limits: SandboxCall;
   /** Estimates of embedded versions already made, by version, depth and input. */
@@ -92,7 +92,7 @@ async function circuitBound(step: StepDefinition, input: KnownInput, depth: numb
     try {
       const rendered = await renderLeaves(step.input ?? {}, { input, steps: {} }, context.limits);
       if (typeof rendered !== 'object' || rendered === null || Array.isArray(rendered)) return failing;
-      if (checkInput(context.services.schemas.inputs, version.uid, version.definition.query_schema, rendered, 'input')) return failing;
+      if (checkInput(context.deps.schemas.inputs, version.uid, version.definition.query_schema, rendered, 'input')) return failing;
       inner = rendered as Record<string, unknown>;
     } catch {
       return failing;
@@ -136,18 +136,18 @@ export interface EstimateInput {
  * {min, max, steps: {<id>: {min, max}}}; a run that completes costs within [min, max] (the run's base
  * credit included in both), and a query whose max_credits is at least max never ends BudgetExceeded.
  */
-export async function estimateRun(services: Services, viewer: User, input: EstimateInput): Promise<RunEstimate> {
-  const circuit = await circuitOfAdaptor(services.runs, input.adaptorUid);
+export async function estimateRun(deps: RunDeps, viewer: User, input: EstimateInput): Promise<RunEstimate> {
+  const circuit = await circuitOfAdaptor(deps.runService, input.adaptorUid);
   if (!circuit) throw notFound('Circuit adaptor');
   const permit = startRunPermits(viewer, circuit, false);
   authorize(viewer, permit.allowed, permit.message);
-  const version = await resolveVersion(services.runs, circuit, input.versionUid);
-  const invalid = checkInput(services.schemas.inputs, version.uid, version.definition.query_schema, input.input);
+  const version = await resolveVersion(deps.runService, circuit, input.versionUid);
+  const invalid = checkInput(deps.schemas.inputs, version.uid, version.definition.query_schema, input.input);
   if (invalid) throw badInput(invalid.message, { field: invalid.field });
-  const { config } = services;
+  const { config } = deps;
   const context: EstimateContext = {
-    services, viewer,
-    limits: { sandbox: services.sandbox, cpuMs: config.stepCpuMs, memoryMb: config.stepMemoryMb, maxOutputBytes: config.runMaxResultBytes },
+    deps, viewer,
+    limits: { sandbox: deps.sandbox, cpuMs: config.stepCpuMs, memoryMb: config.stepMemoryMb, maxOutputBytes: config.runMaxResultBytes },
     memo: new Map(), visited: { steps: 0 },
   };
   const estimate = await estimateSteps(version.definition, input.input, 0, context);

@@ -3,21 +3,21 @@ import type { SandboxCall } from '../sandbox/sandbox';
 import { ExecutionFailure, executeDefinition, type ExecutionResult } from '../engine/run-executor';
 import { outputContractViolation } from '../engine/output-schema';
 import { isUid } from '../ids';
-import { CircuitRun, RUN_ERROR_CODES, type RunError, type RunErrorCode } from '../models/CircuitRun';
+import { CircuitRun } from '../models/CircuitRun';
+import { RUN_ERROR_CODES, type RunError, type RunErrorCode } from '../domain/runs';
 import type { MetricExpression } from '../models/CircuitMetric';
-import type { Services } from '../services';
+import type { RunDeps } from './ports';
+import type { EngineDeps } from '../engine/ports';
 import type { ExecuteRunData, QueueJob } from '../queue/agenda';
 import { holdCredits, RUN_BASE_CREDITS } from '../credits/holds';
 import { SpendCap } from '../credits/budget';
 import { RunAborted, type JournalEntry, type RunBudget, type RunObserver } from '../engine/run-control';
 import { RunEventRecorder } from './events/recorder';
-import { childContext, contextOf, endSpan, startSpan, tracingEnabled } from '../telemetry/tracing';
-import { runLifecycleHooks, type HookedRun } from './hooks';
+import type { LifecycleRun } from './run-lifecycle';
 import { findUnstorableText } from './storable-json';
 import { ClaimedRun, finishRun, RunEnding, type RunCharge, type WorkerIdentity } from './transitions';
 import { loadStepJournal, runJournal } from './step-journal';
 import { loadReplaySource, recordRunRequests, RunRequestGate } from './step-gate';
-import { engineDepsOf } from './engine-deps';
 
 /** A run is executed at most this many times (attempts are counted at claim, before executing); the next claim ends it WorkerLost. */
 export const MAX_ATTEMPTS = 3;
@@ -40,19 +40,19 @@ export async function computeMetrics(metrics: MetricExpression[], input: unknown
   return values;
 }
 
-/** The run as its job knows it: its webhook events for the run hooks, its circuit and submission time for the log. */
-type EndingRun = HookedRun & Partial<Pick<ClaimedRun, 'circuit_uid' | 'created_at'>>;
+/** The run as its job knows it: its webhook events for the run's subscribers, its circuit and submission time for the log. */
+type EndingRun = LifecycleRun & Partial<Pick<ClaimedRun, 'circuit_uid' | 'created_at'>>;
 
 /**
  * The one line an operator gets per run: ids, state, time since submission, what was charged and the
  * error code. No failure message: it can quote the run's input or step outputs (the owner reads it
  * in `error`, an operator in circuit_runs.failure_reason).
  */
-async function logRunEnded(services: Services, ending: RunEnding, charge: RunCharge, run?: EndingRun): Promise<Date | string | null> {
+async function logRunEnded(deps: RunDeps, ending: RunEnding, charge: RunCharge, run?: EndingRun): Promise<Date | string | null> {
   let known = run?.circuit_uid && run.created_at ? { circuit_uid: run.circuit_uid, created_at: run.created_at } : null;
   // Ended before any claim (a cancel or a deadline sweep): the job does not know the run, the row does.
   known ??= await CircuitRun.findByPk(ending.uid, { attributes: ['circuit_uid', 'created_at'] }).catch(() => null);
-  services.log.info({
+  deps.log.info({
     run: ending.uid,
     circuit: known?.circuit_uid ?? null,
     state: ending.state,
@@ -65,19 +65,21 @@ async function logRunEnded(services: Services, ending: RunEnding, charge: RunCha
 }
 
 /** Ends a run (and publishes its state when the bus is not PostgreSQL); false when it was not this attempt's to end. */
-export async function endRun(services: Services, ending: RunEnding, run?: EndingRun): Promise<boolean> {
-  const channel = services.runEvents.sqlChannel;
-  const charge = await finishRun(services.sequelize, ending, channel);
+export async function endRun(deps: RunDeps, ending: RunEnding, run?: EndingRun): Promise<boolean> {
+  const channel = deps.bus.sqlChannel;
+  const charge = await finishRun(deps.sequelize, ending, channel);
   if (!charge) {
-    services.log.info({ run: ending.uid, attempt: ending.attempt }, 'run was ended by another attempt; result dropped');
+    deps.log.info({ run: ending.uid, attempt: ending.attempt }, 'run was ended by another attempt; result dropped');
     return false;
   }
-  runLifecycleHooks.ended(services, run ?? { uid: ending.uid, user_uid: charge.userUid });
-  const createdAt = await logRunEnded(services, ending, charge, run);
-  services.runMetrics.runEnded(ending.state, createdAt, charge.amount);
+  const createdAt = await logRunEnded(deps, ending, charge, run);
+  deps.lifecycle.emit('ended', {
+    run: run ? { uid: run.uid, user_uid: run.user_uid, webhook_events: run.webhook_events } : { uid: ending.uid, user_uid: charge.userUid },
+    state: ending.state, attempt: ending.attempt, error: ending.error ?? null, charged: charge.amount, createdAt,
+  });
   if (!channel) {
-    await services.runEvents.publish({ uid: ending.uid, state: ending.state }).catch((error: unknown) =>
-      services.log.warn({ err: error, run: ending.uid }, 'could not publish run state'));
+    await deps.bus.publish({ uid: ending.uid, state: ending.state }).catch((error: unknown) =>
+      deps.log.warn({ err: error, run: ending.uid }, 'could not publish run state'));
   }
   return true;
 }
@@ -176,14 +178,16 @@ export type AttemptOutcome = 'ended' | 'refused' | 'handedBack';
  * worker's in-flight set (src/runs/inflight-runs.ts): cancel, losing the run, or a stopping worker
  * abort it. 'refused': the end was refused (the run was not this attempt's any more).
  */
-export async function executeClaimed(services: Services, claim: ClaimedRun, control: AbortController): Promise<AttemptOutcome> {
-  const { log, sequelize, config } = services;
+export async function executeClaimed(deps: RunDeps, engine: EngineDeps, claim: ClaimedRun, control: AbortController): Promise<AttemptOutcome> {
+  const { log, sequelize, config } = deps;
   const base = { uid: claim.uid, attempt: claim.attempt };
-  const ended = async (ending: RunEnding): Promise<AttemptOutcome> => ((await endRun(services, ending, claim)) ? 'ended' : 'refused');
+  const ended = async (ending: RunEnding): Promise<AttemptOutcome> => ((await endRun(deps, ending, claim)) ? 'ended' : 'refused');
+  // The run as its events name it (subscribers see no more of the claim than this).
+  const announced: LifecycleRun = { uid: claim.uid, user_uid: claim.user_uid, webhook_events: claim.webhook_events };
   if (claim.attempt === 1) {
-    if (!services.runEvents.sqlChannel) await services.runEvents.publish({ uid: claim.uid, state: 'RUNNING' }).catch((error: unknown) =>
+    if (!deps.bus.sqlChannel) await deps.bus.publish({ uid: claim.uid, state: 'RUNNING' }).catch((error: unknown) =>
       log.warn({ err: error, run: claim.uid }, 'could not publish run state'));
-    runLifecycleHooks.started(services, claim);
+    deps.lifecycle.emit('started', { run: announced });
   } else {
     log.warn({ run: claim.uid, attempt: claim.attempt }, 'taking over a run whose worker is gone');
   }
@@ -198,25 +202,17 @@ export async function executeClaimed(services: Services, claim: ClaimedRun, cont
   if (!plan) return ended(failedEnding(base, { code: 'Internal', message: 'The circuit version of this run no longer exists' }));
 
   const abort = (reason: unknown) => { if (!control.signal.aborted) control.abort(reason); };
-  const unsubscribe = services.runEvents.subscribe(claim.uid, (message) => { if (message.cancel) abort(new RunAborted('Canceled')); });
+  const unsubscribe = deps.bus.subscribe(claim.uid, (message) => { if (message.cancel) abort(new RunAborted('Canceled')); });
   const deadline = new RunDeadline(deadlineAt.at, () => abort(new RunAborted('DeadlineExceeded')), claim.paused_at !== null);
-  const recorder = new RunEventRecorder(services, claim.uid, claim.attempt, claim);
-  // The run's span (DESIGN §11.2), continuing the trace stored on the run; each attempt has one.
-  const parent = contextOf(claim.traceparent);
-  const runSpan = tracingEnabled() ? startSpan('circuit.run', parent, {
-    'circuit.run.uid': claim.uid, 'circuit.uid': claim.circuit_uid, 'circuit.version.uid': claim.circuit_version_uid, 'circuit.run.attempt': claim.attempt,
-  }) : undefined;
-  const endRunSpan = (ending: RunEnding | null) => {
-    if (!runSpan) return;
-    if (ending) runSpan.setAttributes({ 'circuit.run.state': ending.state, 'circuit.run.credits': Number(ending.cost) });
-    else runSpan.setAttribute('circuit.run.handed_back', true);
-    endSpan(runSpan, ending?.state === 'EXCEPTION' ? ending.error?.code ?? 'Internal' : undefined);
-  };
+  const recorder = new RunEventRecorder(deps, claim.uid, claim.attempt, announced);
+  // The attempt's span, continuing the trace stored on the run (the tracer is given by the composition).
+  const runSpan = deps.tracer.startAttempt(claim);
+  const endRunSpan = (ending: RunEnding | null) => runSpan?.end(ending);
 
   let ending: RunEnding;
   const cap = new SpendCap(Number(claim.credits_held ?? RUN_BASE_CREDITS), claim.max_credits == null ? null : Number(claim.max_credits));
   // The step cache and recorded replays (DESIGN §9.5, §10.2); it collects the request hashes a replay of this run compares.
-  const gate = new RunRequestGate({ sequelize, log, flights: services.runs.cacheFlights }, {
+  const gate = new RunRequestGate({ sequelize, log, flights: deps.runService.cacheFlights }, {
     bypassCache: Boolean(claim.cache_bypass),
     replay: claim.replay_of && claim.replay_mode === 'recorded' ? await loadReplaySource(sequelize, claim.replay_of).catch(() => null) : null,
   });
@@ -233,25 +229,25 @@ export async function executeClaimed(services: Services, claim: ClaimedRun, cont
       releaseCap: (credits) => cap.release(credits),
     };
     const context = {
-      deps: engineDepsOf(services),
+      deps: engine,
       run: { uid: claim.uid, userUid: claim.user_uid, circuitUid: claim.circuit_uid, versionUid: claim.circuit_version_uid },
       signal: control.signal,
       depth: 0,
       observer: recorder satisfies RunObserver,
       budget,
       gate,
-      ...(runSpan ? { trace: { context: childContext(parent, runSpan), attempt: claim.attempt } } : {}),
+      ...(runSpan ? { trace: { context: runSpan.context, attempt: claim.attempt } } : {}),
       journal: runJournal({
-        sequelize, writes: services.runs.journalWrites, runEvents: services.runEvents, runUid: claim.uid, attempt: claim.attempt,
+        sequelize, writes: deps.runService.journalWrites, runEvents: deps.bus, runUid: claim.uid, attempt: claim.attempt,
         defaultDeadlineSeconds: config.runDeadlineSeconds, entries, deadline,
       }),
     };
     const result = await executeDefinition(plan.definition, claim.input, context);
     const metrics = plan.metrics?.length
-      ? await computeMetrics(plan.metrics, claim.input, result, { sandbox: services.sandbox, cpuMs: config.stepCpuMs, memoryMb: config.stepMemoryMb, maxOutputBytes: config.runMaxResultBytes, owner: claim.user_uid, ownerShare: config.sandboxUserIsolates })
+      ? await computeMetrics(plan.metrics, claim.input, result, { sandbox: deps.sandbox, cpuMs: config.stepCpuMs, memoryMb: config.stepMemoryMb, maxOutputBytes: config.runMaxResultBytes, owner: claim.user_uid, ownerShare: config.sandboxUserIsolates })
       : null;
     // The version's output_schema (DESIGN §11.3): an output that fails it ends the run EXCEPTION.
-    const violation = outputContractViolation(services.schemas.outputs, claim.circuit_version_uid, plan.definition, result.output);
+    const violation = outputContractViolation(deps.schemas.outputs, claim.circuit_version_uid, plan.definition, result.output);
     ending = violation ? failedEnding(base, violation, result.credits) : storableEnding({
       ...base,
       state: 'COMPLETED',
@@ -294,18 +290,18 @@ export interface RunTaker { take(uid: string): Promise<void> }
  * it and executes it detached from the job. The job ends once the run is claimed (or found terminal,
  * or held by a live worker), so a run that waits holds no job slot (DESIGN §9.1).
  */
-export function executeRunHandler(services: Services, runs: RunTaker) {
+export function executeRunHandler(deps: RunDeps, runs: RunTaker) {
   return async (job: QueueJob<ExecuteRunData>): Promise<void> => {
     const uid = job.attrs.data?.runUid;
     if (!isUid(uid)) {
-      services.log.warn({ data: job.attrs.data }, 'ignoring an executeRun job without a run uid');
+      deps.log.warn({ data: job.attrs.data }, 'ignoring an executeRun job without a run uid');
       return;
     }
     try {
       await runs.take(uid);
     } catch (error) {
       // Left to the lock expiry / sweeper: the run is re-delivered and claimed again.
-      services.log.error({ err: error, run: uid }, 'run execution failed unexpectedly');
+      deps.log.error({ err: error, run: uid }, 'run execution failed unexpectedly');
       throw error;
     }
   };

@@ -1,4 +1,5 @@
-import type { Services } from '../services';
+import type { RunDeps } from './ports';
+import type { EngineDeps } from '../engine/ports';
 import { CircuitRun } from '../models/CircuitRun';
 import { executeClaimed, RunHandedBack, type RunWorkerIdentity, type RunTaker } from './execute';
 import { claimRun, handBackRuns, heartbeatRuns, wakeWaitingRuns, type ClaimedRun, type ClaimFairness, type ClaimRoom } from './transitions';
@@ -15,7 +16,9 @@ interface HeldRun {
 }
 
 export interface InflightRunsOptions {
-  services: Services;
+  deps: RunDeps;
+  /** engine deps: replaced when w-engine lands. */
+  engine: EngineDeps;
   worker: RunWorkerIdentity;
   /** RUN_MAX_INFLIGHT: runs this worker executes at once; one more waits PROVISIONED for room. */
   maxInflight: number;
@@ -68,7 +71,7 @@ export class InflightRuns implements RunTaker {
    * so one user's backlog never stands between another user's run and this worker.
    */
   async take(uid: string): Promise<void> {
-    const { services, worker } = this.options;
+    const { deps, worker } = this.options;
     if (this.closing) {
       // Its job ends with this call: the run is queued again once this worker's queue has stopped
       // (queued now, this worker's own queue would take it again).
@@ -76,7 +79,7 @@ export class InflightRuns implements RunTaker {
       return;
     }
     if (this.runs.has(uid)) return;
-    const claim = await claimRun(services.runs.claims, uid, services.config.jobLockLifetimeMs, services.runEvents.sqlChannel, worker.current(), this.fairness);
+    const claim = await claimRun(deps.runService.claims, uid, deps.config.jobLockLifetimeMs, deps.bus.sqlChannel, worker.current(), this.fairness);
     if (claim) this.start(claim);
   }
 
@@ -95,11 +98,11 @@ export class InflightRuns implements RunTaker {
   }
 
   private start(claim: ClaimedRun): void {
-    const { services } = this.options;
+    const { deps } = this.options;
     const control = new AbortController();
     const held: HeldRun = { attempt: claim.attempt, control, done: Promise.resolve() };
     this.runs.set(claim.uid, held);
-    held.done = executeClaimed(services, claim, control)
+    held.done = executeClaimed(deps, this.options.engine, claim, control)
       .then(async (outcome) => {
         if (outcome !== 'refused') return;
         // A refused end of a run that is PROVISIONED again: a crash of PostgreSQL rolled the claim back
@@ -111,7 +114,7 @@ export class InflightRuns implements RunTaker {
       })
       .catch((error: unknown) => {
         // Left to the sweep: the run looks orphaned once this worker's heartbeat stops naming it.
-        services.log.error({ err: error, run: claim.uid }, 'run execution failed unexpectedly');
+        deps.log.error({ err: error, run: claim.uid }, 'run execution failed unexpectedly');
       })
       .finally(() => {
           this.hold(claim.user_uid, -1);
@@ -141,26 +144,26 @@ export class InflightRuns implements RunTaker {
   }
 
   private async wakeOnce(): Promise<void> {
-    const { services, maxInflight, userMaxConcurrent, userShare } = this.options;
+    const { deps, maxInflight, userMaxConcurrent, userShare } = this.options;
     const full = [...this.heldByUser].filter(([, count]) => count >= userShare).map(([user]) => user);
     try {
-      const uids = await wakeWaitingRuns(services.sequelize, userMaxConcurrent, Math.min(WAKE_BATCH, maxInflight - this.held), full);
+      const uids = await wakeWaitingRuns(deps.sequelize, userMaxConcurrent, Math.min(WAKE_BATCH, maxInflight - this.held), full);
       if (uids.length === 0) return;
-      if (services.runQueue.sqlEnqueue) await enqueueBySql(services.sequelize, services.runQueue.sqlEnqueue, uids);
-      else for (const uid of uids) await services.runQueue.enqueue(uid);
+      if (deps.queue.sqlEnqueue) await enqueueBySql(deps.sequelize, deps.queue.sqlEnqueue, uids);
+      else for (const uid of uids) await deps.queue.enqueue(uid);
     } catch (error) {
       // Runs not yet woken are woken by the next wake or the sweep; runs woken but not queued are
       // queued again by the sweep once they look stuck (sweepTimings.stuckAfterMs).
-      services.log.warn({ err: error }, 'could not queue the runs waiting for a slot');
+      deps.log.warn({ err: error }, 'could not queue the runs waiting for a slot');
     }
   }
 
   private async heartbeat(): Promise<void> {
-    const { services, worker } = this.options;
+    const { deps, worker } = this.options;
     const held = [...this.runs].map(([uid, run]) => ({ uid, attempt: run.attempt, run }));
     if (held.length === 0) return;
     try {
-      const alive = await heartbeatRuns(services.sequelize, held, worker.current().backendPid);
+      const alive = await heartbeatRuns(deps.sequelize, held, worker.current().backendPid);
       for (const { uid, run } of held) {
         if (this.runs.get(uid) !== run || run.control.signal.aborted) continue;
         const answer = alive.get(uid);
@@ -168,7 +171,7 @@ export class InflightRuns implements RunTaker {
         else if (answer.cancel) run.control.abort(new RunAborted('Canceled'));
       }
     } catch (error) {
-      services.log.warn({ err: error, runs: held.length }, 'run heartbeat failed');
+      deps.log.warn({ err: error, runs: held.length }, 'run heartbeat failed');
     }
   }
 
@@ -178,7 +181,7 @@ export class InflightRuns implements RunTaker {
    * jobs arrived meanwhile.
    */
   async close(drainMs: number): Promise<string[]> {
-    const { services } = this.options;
+    const { deps } = this.options;
     this.closing = true;
     clearInterval(this.beat);
     await this.waking;
@@ -194,11 +197,11 @@ export class InflightRuns implements RunTaker {
     for (const { run } of left) run.control.abort(new RunHandedBack());
     await all();
     try {
-      const given = await handBackRuns(services.sequelize, left);
-      services.log.warn({ runs: given.length }, 'stopped with runs still executing; they go on from their journal in the next worker');
+      const given = await handBackRuns(deps.sequelize, left);
+      deps.log.warn({ runs: given.length }, 'stopped with runs still executing; they go on from their journal in the next worker');
       return [...given, ...this.arrivedWhileClosing];
     } catch (error) {
-      services.log.warn({ err: error, runs: left.length }, 'could not give back the runs still executing; the sweep takes them over');
+      deps.log.warn({ err: error, runs: left.length }, 'could not give back the runs still executing; the sweep takes them over');
       return [...this.arrivedWhileClosing];
     }
   }

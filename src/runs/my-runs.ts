@@ -1,4 +1,5 @@
-import { CircuitRun, type RunState } from '../models/CircuitRun';
+import { CircuitRun } from '../models/CircuitRun';
+import { type RunState } from '../domain/runs';
 import { labelFilterWhere, type RunLabelFilter } from './run-labels';
 
 /** What "my runs" may be filtered by (DESIGN §7.7, §12). */

@@ -1,4 +1,5 @@
-import { RUN_COLUMNS, RUN_OPTIONAL_FIELDS, type CircuitRun, type RunApiField, type RunError } from '../models/CircuitRun';
+import { RUN_COLUMNS, type CircuitRun, type RunApiField } from '../models/CircuitRun';
+import { RUN_OPTIONAL_FIELDS, type RunError } from '../domain/runs';
 import { omitNulls } from '../omit-nulls';
 import type { WaitingStep } from './approvals';
 

@@ -1,8 +1,9 @@
 import { Circuit, CircuitAdaptor, CircuitVersion, type User } from '../models';
-import { CircuitRun, isTerminal } from '../models/CircuitRun';
+import { CircuitRun } from '../models/CircuitRun';
+import { isTerminal } from '../domain/runs';
 import { badInput, conflict, notFound } from '../errors';
 import { isUid } from '../ids';
-import type { Services } from '../services';
+import type { RunDeps } from './ports';
 import { createRun, type CreateRunResult } from './create-run';
 
 export const REPLAY_MODES = ['recorded', 'live'] as const;
@@ -23,7 +24,7 @@ export interface ReplayOptions {
  * durable step whose rendered request hash equals the original's at the same path (src/runs/step-gate.ts).
  * The caller has been checked to own `run` (run policy `replay`).
  */
-export async function replayRun(services: Services, viewer: User, run: CircuitRun, options: ReplayOptions): Promise<CreateRunResult> {
+export async function replayRun(deps: RunDeps, viewer: User, run: CircuitRun, options: ReplayOptions): Promise<CreateRunResult> {
   const mode = options.mode ?? 'recorded';
   if (!(REPLAY_MODES as readonly string[]).includes(mode)) throw badInput('mode must be recorded or live', { field: 'mode' });
   if (!isTerminal(run.state)) throw conflict(`The run is ${run.state}: only a COMPLETED or EXCEPTION run can be replayed`);
@@ -38,7 +39,7 @@ export async function replayRun(services: Services, viewer: User, run: CircuitRu
     versionUid = version.uid;
   }
   if (options.input != null && (typeof options.input !== 'object' || Array.isArray(options.input))) throw badInput('input must be an object', { field: 'input' });
-  return createRun(services, viewer, {
+  return createRun(deps, viewer, {
     adaptorUid: adaptor.uid,
     versionUid,
     input: options.input ?? run.input,

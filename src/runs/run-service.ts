@@ -13,8 +13,8 @@ import { createClaimBatcher, type ClaimBatcher } from './transitions';
 export type RunVersion = Pick<CircuitVersion, 'uid' | 'circuit_uid' | 'definition'>;
 
 /**
- * The run wing's long-lived pieces of one process, built once by the composition (startRunRuntime)
- * and passed in Services as `runs`: what batches the writes of runs that arrive together, and what
+ * The run wing's long-lived pieces of one process, built once with the wing (createRunWing) and
+ * passed to its files as `runService` (./ports.ts): what batches the writes of runs that arrive together, and what
  * is kept in memory for their reads. Nothing of it hides in a module.
  */
 export interface RunService {

@@ -3,7 +3,7 @@ import type { Sequelize } from 'sequelize';
 import { preparedQuery } from '../db/prepared';
 import type { CacheScope } from '../engine/steps/field-schemas';
 import { CACHE_SCOPES, CACHE_TTL_LIMITS } from '../engine/steps/field-schemas';
-import type { StepDefinition } from '../engine/definition';
+import type { StepDefinition } from '../domain/definition';
 import type { StepResult } from '../engine/steps/types';
 import type { Logger } from '../logger';
 import { toStorableText } from './storable-json';

@@ -5,9 +5,9 @@ import { claimOverdue } from '../db/claim-overdue';
 import { chargeRunSql } from '../credits/charge';
 import { ASYNC_COMMIT_COLUMN } from '../db/async-commit';
 import { eventBatchJson, type PendingRunEvent } from './events/log';
-import type { RunError, RunState } from '../models/CircuitRun';
+import type { RunError, RunState } from '../domain/runs';
 import type { MetricExpression } from '../models/CircuitMetric';
-import type { CircuitDefinition } from '../engine/definition';
+import type { CircuitDefinition } from '../domain/definition';
 
 /**
  * Every state change of a run is one guarded UPDATE here (spec §3), so a state never goes backwards

@@ -5,7 +5,7 @@ import { authorize } from '../policies/authorize';
 import { tokenMayStartRun } from '../policies/token.policy';
 import { isUid } from '../ids';
 import { checkInput, type CompiledSchemas } from '../engine/input-schema';
-import type { Services } from '../services';
+import type { ScheduleDeps } from './ports';
 import { checkSchedule } from './cron';
 import { deleteScheduleRow, insertScheduleWithinLimit, updateScheduleRow, type ScheduleFields } from './schedule-store';
 import type { ScheduleRow } from '../domain/schedule-row';
@@ -48,34 +48,34 @@ function merged(base: ScheduleFields, changes: ScheduleChanges): ScheduleFields 
 }
 
 /** POST /circuits/{uid}/schedules (the caller may manage the circuit: checked by the resolver). */
-export async function createSchedule(services: Services, owner: User, circuit: Circuit, changes: ScheduleChanges & { cron: string; input: Record<string, unknown> }): Promise<ScheduleRow> {
+export async function createSchedule(deps: ScheduleDeps, owner: User, circuit: Circuit, changes: ScheduleChanges & { cron: string; input: Record<string, unknown> }): Promise<ScheduleRow> {
   const fields = merged({ cron: changes.cron, timezone: 'UTC', input: changes.input, version_uid: null, is_public: false, is_paused: false }, changes);
   // Its fires will run under the token's limits: a token that could not start the run now may not schedule it.
   const permit = tokenMayStartRun(owner, circuit.uid, { webhook: false });
   authorize(owner, permit.allowed, permit.message);
-  await checkFields(services.schemas.inputs, circuit, fields);
-  const schedule = await insertScheduleWithinLimit(services.sequelize, { user_uid: owner.uid, circuit_uid: circuit.uid, token_uid: owner.tokenGrant?.tokenUid ?? null }, fields, MAX_SCHEDULES_PER_USER);
+  await checkFields(deps.schemas.inputs, circuit, fields);
+  const schedule = await insertScheduleWithinLimit(deps.sequelize, { user_uid: owner.uid, circuit_uid: circuit.uid, token_uid: owner.tokenGrant?.tokenUid ?? null }, fields, MAX_SCHEDULES_PER_USER);
   if (!schedule) throw conflict(`You already have ${MAX_SCHEDULES_PER_USER} schedules; delete one first`);
   // A process dying here leaves the row without its job: the workers' reconciler adds it.
-  await syncScheduleJob(services, schedule);
+  await syncScheduleJob(deps, schedule);
   return schedule;
 }
 
 /** PUT /schedules/{uid}: pause, resume, or change cron, timezone, input, version, visibility. */
-export async function updateSchedule(services: Services, circuit: Circuit, schedule: ScheduleRow, changes: ScheduleChanges): Promise<ScheduleRow> {
+export async function updateSchedule(deps: ScheduleDeps, circuit: Circuit, schedule: ScheduleRow, changes: ScheduleChanges): Promise<ScheduleRow> {
   const fields = merged(schedule, changes);
-  await checkFields(services.schemas.inputs, circuit, fields);
-  const updated = await updateScheduleRow(services.sequelize, schedule.uid, fields);
+  await checkFields(deps.schemas.inputs, circuit, fields);
+  const updated = await updateScheduleRow(deps.sequelize, schedule.uid, fields);
   if (!updated) throw notFound('Schedule');
   const timing = updated.cron !== schedule.cron || updated.timezone !== schedule.timezone || updated.is_paused !== schedule.is_paused;
-  if (timing) await syncScheduleJob(services, updated);
+  if (timing) await syncScheduleJob(deps, updated);
   return updated;
 }
 
 /** DELETE /schedules/{uid}: the row first, so a fire that races the job's removal finds nothing to run. */
-export async function deleteSchedule(services: Services, schedule: ScheduleRow): Promise<boolean> {
-  const deleted = await deleteScheduleRow(services.sequelize, schedule.uid);
-  await removeScheduleJob(services, schedule.uid).catch((error: unknown) =>
-    services.log.warn({ err: error, schedule: schedule.uid }, 'could not remove a deleted schedule\'s job; it removes itself when it fires'));
+export async function deleteSchedule(deps: ScheduleDeps, schedule: ScheduleRow): Promise<boolean> {
+  const deleted = await deleteScheduleRow(deps.sequelize, schedule.uid);
+  await removeScheduleJob(deps, schedule.uid).catch((error: unknown) =>
+    deps.log.warn({ err: error, schedule: schedule.uid }, 'could not remove a deleted schedule\'s job; it removes itself when it fires'));
   return deleted;
 }

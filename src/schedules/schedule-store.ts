@@ -66,18 +66,8 @@ export async function recordFire(sequelize: Sequelize, uid: string, instant: Dat
   );
 }
 
-/** Active schedules without a job in the PostgreSQL job store (their process died between row and job). */
-export async function schedulesMissingJobs(sequelize: Sequelize, jobName: string): Promise<string[]> {
-  const rows = await sequelize.query<{ uid: string }>(
-    `SELECT s.uid FROM circuit_schedules s
-      WHERE NOT s.is_paused
-        AND s.updated_at < now() - interval '5 seconds'
-        AND NOT EXISTS (SELECT 1 FROM agenda_jobs j WHERE j.name = $1 AND j.data->>'scheduleUid' = s.uid::text)
-      LIMIT 500`,
-    { bind: [jobName], type: QueryTypes.SELECT },
-  );
-  return rows.map((row) => row.uid);
-}
+/** Active schedules that should have a job by now (the queue looks for theirs: RunQueue.withoutJob). */
+export const RECONCILABLE_SCHEDULES_SQL = `SELECT s.uid FROM circuit_schedules s WHERE NOT s.is_paused AND s.updated_at < now() - interval '5 seconds'`;
 
 export async function activeScheduleUids(sequelize: Sequelize): Promise<string[]> {
   const rows = await sequelize.query<{ uid: string }>(`SELECT uid FROM circuit_schedules WHERE NOT is_paused`, { type: QueryTypes.SELECT });

@@ -86,7 +86,7 @@ const FLUSH_EVERY_MS = 1_000;
 const CACHE_MS = 1_000;
 
 /**
- * One per thread that records (built with the run runtime, src/runs/runtime.ts): adds the thread's
+ * One per thread that records (built by the composition, src/runtime.ts): adds the thread's
  * increments to `run_metric_totals` every second (one statement, rows in a fixed order so that
  * concurrent flushes of several processes never deadlock), and answers /metrics from the totals.
  * A flush that fails keeps its increments for the next; a process that dies loses at most its last

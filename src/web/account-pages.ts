@@ -1,6 +1,6 @@
 import type { User } from '../models';
 import type { CreditLedger } from '../models/CreditLedger';
-import type { WaitingApproval } from '../runs/approvals';
+import type { WaitingApproval } from '../runs';
 import { html, SafeHtml, time } from './html';
 import { csrfField, type Flash, sectionPage } from './pages';
 

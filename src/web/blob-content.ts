@@ -5,7 +5,7 @@ import { AppError, notAllowed, notFound } from '../errors';
 import { errorEnvelope } from '../error-status';
 import { isUid } from '../ids';
 import { LocalStorage, LOCAL_CONTENT_PATH } from '../storage';
-import type { Services } from '../services';
+import type { ApiServices } from '../graphql/context';
 
 function fail(res: Response, error: AppError): void {
   const response = errorEnvelope(error);
@@ -23,7 +23,7 @@ function contentDisposition(filename: string): string {
  * A tampered or expired link is 403. The content is sent as an attachment, sandboxed and unsniffed,
  * so an uploaded HTML file can never run as a page of this origin.
  */
-export function mountBlobContent(app: Express, services: Services): void {
+export function mountBlobContent(app: Express, services: ApiServices): void {
   app.get(`${LOCAL_CONTENT_PATH}/:uid`, async (req: Request, res: Response) => {
     const storage = services.blobStorage;
     const uid = String(req.params.uid);

@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import type { Services } from '../services';
+import type { ApiServices } from '../graphql/context';
 import { resolveSecret } from '../storage/secret';
 import { mountBlobContent } from './blob-content';
 import { createWebSession } from './session';
@@ -13,7 +13,7 @@ export interface MountedWeb {
  * Mounts the service's own web surfaces: the local store's signed blob content
  * (/blob-content/:uid) and the settings pages (/settings, with their session store).
  */
-export function mountWeb(app: Express, services: Services): MountedWeb {
+export function mountWeb(app: Express, services: ApiServices): MountedWeb {
   mountBlobContent(app, services);
   const session = createWebSession(services.sequelize, resolveSecret(services.config), services.log);
   app.use('/settings', session.middleware, settingsRouter(services));

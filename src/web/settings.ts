@@ -1,5 +1,5 @@
 import express, { NextFunction, Request, Response, Router } from 'express';
-import type { Services } from '../services';
+import type { ApiServices } from '../graphql/context';
 import { CSS, JS } from './assets';
 import { messagePage } from './pages';
 import { csrfToken } from './session';
@@ -24,7 +24,7 @@ const SECURITY_HEADERS = {
  * revoke), blobs (upload, list), runs (and deciding their approval steps) and credits (balance, ledger). Server-rendered pages; every POST form carries the session's
  * CSRF token; sign-in attempts are rate limited per client IP and username.
  */
-export function settingsRouter(services: Services): Router {
+export function settingsRouter(services: ApiServices): Router {
   const router = express.Router();
   const form = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 });
 

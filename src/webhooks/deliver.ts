@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
-import { TERMINAL_STATES } from '../models/CircuitRun';
-import type { Services } from '../services';
+import { TERMINAL_STATES } from '../domain/runs';
+import type { WebhookDeps } from './ports';
 import { claimAttempt, fixBody, stateEventSeq, nextAttemptAt, pendingDelivery, postponeDelivery, postponeReceiver, postponeUser, recordAttempt, type AttemptOutcome, type ClaimedDelivery } from './deliveries';
 import type { ReceiverGate } from './receivers';
 import { webhookId } from './queue';
@@ -29,12 +29,12 @@ export function retryDelayMs(baseMs: number, attempt: number): number {
  * `seq` is the event's place in the run's log (DESIGN §7.2): messages can arrive out of order, and
  * a receiver puts them back in order by it.
  */
-async function buildBody(services: Services, delivery: ClaimedDelivery): Promise<string | null> {
-  const run = await ownerViewOfRun(services, delivery.run_uid, delivery.user_uid);
+async function buildBody(deps: WebhookDeps, delivery: ClaimedDelivery): Promise<string | null> {
+  const run = await ownerViewOfRun(deps, delivery.run_uid, delivery.user_uid);
   if (!run) return null;
   const seq = delivery.event === 'step'
     ? Number((delivery.step as { seq?: unknown } | null)?.seq ?? 0) || null
-    : await stateEventSeq(services.sequelize, delivery.run_uid, delivery.event === 'start' ? ['RUNNING'] : TERMINAL_STATES);
+    : await stateEventSeq(deps.sequelize, delivery.run_uid, delivery.event === 'start' ? ['RUNNING'] : TERMINAL_STATES);
   let data: Record<string, unknown> = run;
   if (delivery.event === 'start') {
     const { ended_at: _e, result_blob: _r, metrics: _m, error: _err, ...rest } = run;
@@ -47,8 +47,8 @@ async function buildBody(services: Services, delivery: ClaimedDelivery): Promise
 }
 
 /** The trace context stored on the run (only looked up with traces on). */
-async function runTraceparent(services: Services, runUid: string): Promise<string | null> {
-  const [row] = await services.sequelize.query<{ traceparent: string | null }>('SELECT traceparent FROM circuit_runs WHERE uid = $1', { bind: [runUid], type: QueryTypes.SELECT }).catch(() => []);
+async function runTraceparent(deps: WebhookDeps, runUid: string): Promise<string | null> {
+  const [row] = await deps.sequelize.query<{ traceparent: string | null }>('SELECT traceparent FROM circuit_runs WHERE uid = $1', { bind: [runUid], type: QueryTypes.SELECT }).catch(() => []);
   return row?.traceparent ?? null;
 }
 
@@ -57,9 +57,9 @@ async function runTraceparent(services: Services, runUid: string): Promise<strin
  * current secret (Standard Webhooks), POSTs it, records the attempt. Returns when to try again
  * (exponential backoff, WEBHOOK_MAX_ATTEMPTS in all), or null when there is nothing more to do.
  */
-export async function attemptDelivery(services: Services, deliveryUid: string, gate?: ReceiverGate): Promise<Date | null> {
-  if (!gate) return attemptNow(services, deliveryUid);
-  const { sequelize } = services;
+export async function attemptDelivery(deps: WebhookDeps, deliveryUid: string, gate?: ReceiverGate): Promise<Date | null> {
+  if (!gate) return attemptNow(deps, deliveryUid);
+  const { sequelize } = deps;
   const pending = await pendingDelivery(sequelize, deliveryUid);
   if (!pending) return null;
   if (pending.next_attempt_at.getTime() > Date.now() + 1_000) return pending.next_attempt_at;
@@ -68,7 +68,7 @@ export async function attemptDelivery(services: Services, deliveryUid: string, g
   const ticket = gate.admit(pending.url, pending.user_uid);
   if (!ticket.admitted) {
     if (ticket.putOff) {
-      const jobsToo = !services.config.mongodbUrl;
+      const jobsToo = !deps.config.mongodbUrl;
       if (ticket.by === 'user' && ticket.user) await postponeUser(sequelize, ticket.user, ticket.putOff.from, ticket.putOff.spreadMs, jobsToo);
       else await postponeReceiver(sequelize, ticket.receiver, ticket.putOff.from, ticket.putOff.spreadMs, jobsToo);
     }
@@ -77,21 +77,21 @@ export async function attemptDelivery(services: Services, deliveryUid: string, g
   }
   let answered = true;
   try {
-    return await attemptNow(services, deliveryUid, (result) => { answered = result.statusCode !== null || Boolean(result.error?.startsWith('refused')); });
+    return await attemptNow(deps, deliveryUid, (result) => { answered = result.statusCode !== null || Boolean(result.error?.startsWith('refused')); });
   } finally {
     ticket.done(answered);
   }
 }
 
-async function attemptNow(services: Services, deliveryUid: string, sent?: (result: SendResult) => void): Promise<Date | null> {
-  const { sequelize, config, log } = services;
+async function attemptNow(deps: WebhookDeps, deliveryUid: string, sent?: (result: SendResult) => void): Promise<Date | null> {
+  const { sequelize, config, log } = deps;
   const delivery = await claimAttempt(sequelize, deliveryUid, ATTEMPT_LEASE_MS);
   // Not due: another attempt holds it (or held it, in a worker that died): come back when that hold ends.
   if (!delivery) return nextAttemptAt(sequelize, deliveryUid);
-  const built = delivery.body ?? (await buildBody(services, delivery));
+  const built = delivery.body ?? (await buildBody(deps, delivery));
   if (built === null) {
     await recordAttempt(sequelize, delivery, { statusCode: null, error: 'the run no longer exists' }, { status: 'failed' });
-    services.runMetrics.webhookDelivery('failed');
+    deps.metrics.webhookDelivery('failed');
     return null;
   }
   const body = delivery.body ?? (await fixBody(sequelize, delivery.uid, built));
@@ -99,7 +99,7 @@ async function attemptNow(services: Services, deliveryUid: string, sent?: (resul
   const timestamp = new Date();
   const signature = new Webhook(await webhookSecretOf(sequelize, delivery.user_uid)).sign(id, timestamp, body);
   // Traces on (DESIGN §11.2): the attempt is a span in the run's trace, and the receiver gets its traceparent.
-  const span = tracingEnabled() ? startSpan('circuit.webhook.deliver', contextOf(await runTraceparent(services, delivery.run_uid)), {
+  const span = tracingEnabled() ? startSpan('circuit.webhook.deliver', contextOf(await runTraceparent(deps, delivery.run_uid)), {
     'circuit.run.uid': delivery.run_uid, 'circuit.webhook.event': delivery.event, 'circuit.webhook.attempt': delivery.attempts,
   }) : undefined;
   const result = await sendWebhook(delivery.url, withTraceHeaders({
@@ -121,7 +121,7 @@ async function attemptNow(services: Services, deliveryUid: string, sent?: (resul
       ? { status: 'failed' }
       : { status: 'pending', retryInMs: retryDelayMs(config.webhookRetryBaseMs, delivery.attempts) };
   await recordAttempt(sequelize, delivery, result, outcome);
-  services.runMetrics.webhookDelivery(outcome.status === 'pending' ? 'retry' : outcome.status);
+  deps.metrics.webhookDelivery(outcome.status === 'pending' ? 'retry' : outcome.status);
   if (!ok) log.info({ run: delivery.run_uid, event: delivery.event, attempt: delivery.attempts, statusCode: result.statusCode, error: result.error, outcome: outcome.status }, 'webhook attempt failed');
   return outcome.status === 'pending' ? new Date(Date.now() + outcome.retryInMs) : null;
 }

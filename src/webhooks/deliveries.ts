@@ -1,7 +1,7 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { preparedQuery } from '../db/prepared';
 import { claimOverdue } from '../db/claim-overdue';
-import type { RunState } from '../models/CircuitRun';
+import type { RunState } from '../domain/runs';
 import type { WebhookEvent } from '../domain/webhook-events';
 import { postponeJobsSql } from '../queue/agenda';
 import { DELIVER_WEBHOOK } from './queue';

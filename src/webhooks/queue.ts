@@ -1,11 +1,11 @@
-import type { Services } from '../services';
+import type { WebhookDeps } from './ports';
 
 export const DELIVER_WEBHOOK = 'deliverWebhook';
 export interface DeliverWebhookData { deliveryUid: string }
 
 /** Queues an attempt at a message now (the `deliverWebhook` job, src/webhooks/webhook-jobs.ts). */
-export async function queueDelivery(services: Services, deliveryUid: string): Promise<void> {
-  await services.runQueue.agenda.now<DeliverWebhookData>(DELIVER_WEBHOOK, { deliveryUid });
+export async function queueDelivery(deps: Pick<WebhookDeps, 'queue'>, deliveryUid: string): Promise<void> {
+  await deps.queue.now<DeliverWebhookData>(DELIVER_WEBHOOK, { deliveryUid });
 }
 
 /** The `webhook-id` of a message: the same for every attempt at it. */

@@ -1,16 +1,15 @@
-import type { Services } from '../services';
+import type { WebhookDeps } from './ports';
 import { CircuitRun } from '../models/CircuitRun';
-import { readWaitingSteps } from '../runs/approvals';
-import { presentRunPayload } from '../runs/present';
+import { presentRunPayload } from '../runs';
 
 /**
  * The run exactly as `GET /circuit-runs/{uid}` shows it to its owner (the REST payload, owner-only
  * fields included), from the one run presenter (src/runs/present.ts): no GraphQL schema is loaded in
  * the worker for it. Null when the run is gone or is not `ownerUid`'s.
  */
-export async function ownerViewOfRun(services: Services, runUid: string, ownerUid: string): Promise<Record<string, unknown> | null> {
+export async function ownerViewOfRun(deps: Pick<WebhookDeps, 'runs'>, runUid: string, ownerUid: string): Promise<Record<string, unknown> | null> {
   const run = await CircuitRun.findByPk(runUid);
   if (!run || run.user_uid !== ownerUid) return null;
-  const waitingFor = run.state === 'RUNNING' ? (await readWaitingSteps(services.sequelize, [run.uid]))[0] : null;
+  const waitingFor = run.state === 'RUNNING' ? (await deps.runs.waitingSteps([run.uid]))[0] : null;
   return presentRunPayload(run, { mayDebug: true, waitingFor });
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CircuitDefinition } from '../../src/domain/definition';
-import { startRunRuntime, type RunRuntime } from '../../src/runs/runtime';
+import { startRuntime, type Runtime } from '../../src/runtime';
 import { startTestApp, type TestApp } from './app';
 import { makeUser, type TestUser } from './factories';
 import { startHttpTarget } from './run-factories';
@@ -31,14 +31,14 @@ export interface WorkerOnDemand {
  * beforeAll on.
  */
 export function workerOnDemand(answer: (req: IncomingMessage, res: ServerResponse) => boolean = () => false): WorkerOnDemand {
-  let worker: RunRuntime | undefined;
+  let worker: Runtime | undefined;
   const setup = {
     held: [] as ServerResponse[],
     async startWorker() {
       if (worker) return;
-      const { config, sequelize, log } = setup.t.app.services;
-      worker = await startRunRuntime({ config, sequelize, log, databaseUrl: setup.t.databaseUrl, worker: true });
-      worker.attach({ ...setup.t.app.services, ...worker.services });
+      // A second composition in this process, as a worker process would have (the app's own executes nothing).
+      const { config, sequelize, log, blobStorage, schemas, sandbox } = setup.t.app.services;
+      worker = await startRuntime({ config, sequelize, log, databaseUrl: setup.t.databaseUrl, worker: { blobStorage }, schemas, sandbox });
     },
     holdDefinition: (): CircuitDefinition => ({ query_schema: { type: 'object' }, steps: [{ id: 'wait', kind: 'http', method: 'GET', url: setup.target.url }] }),
     async untilHeld(count: number) {

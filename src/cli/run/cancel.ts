@@ -3,9 +3,9 @@ import { User } from '../../models';
 import { notFound } from '../../errors';
 import { isUid } from '../../ids';
 import { createLogger } from '../../logger';
-import { cancelRun } from '../../runs/cancel';
-import { startRunRuntime } from '../../runs/runtime';
-import type { Services } from '../../services';
+import { createJsonSchemaService } from '../../engine/json-schemas';
+import { Sandbox } from '../../sandbox/sandbox';
+import { startRuntime } from '../../runtime';
 import { withDatabase } from '../database';
 import { restRun } from '../present';
 
@@ -21,15 +21,16 @@ export async function runCancel(options: RunCancelOptions) {
     const run = isUid(options.uid) ? await CircuitRun.findByPk(options.uid) : null;
     if (!run) throw notFound(`Circuit run ${options.uid}`);
     const log = createLogger('silent');
-    // The run wing only (queue for webhook jobs, event bus, run service): this process executes nothing.
-    const runtime = await startRunRuntime({ config, sequelize, log, databaseUrl, worker: false });
+    // The run wing and its subscribers (a canceled run's webhook message leaves at once); this process
+    // executes nothing, so no blob storage is built (it would write a secret file into DATA_DIR).
+    const schemas = createJsonSchemaService();
+    const sandbox = new Sandbox();
+    const runtime = await startRuntime({ config, sequelize, log, databaseUrl, worker: null, schemas, sandbox });
     try {
-      // Ending a run never touches blob storage, the search limiter or JSON Schemas; building them would write a secret file into DATA_DIR.
-      const services = { config, sequelize, log, ...runtime.services } as Omit<Services, 'blobStorage' | 'searchRateLimiter' | 'schemas'> as Services;
-      runtime.attach(services);
-      await cancelRun(services, run.uid);
+      await runtime.runs.cancel(run.uid);
     } finally {
       await runtime.close();
+      await Promise.all([schemas.close(), sandbox.close()]);
     }
     const ended = (await CircuitRun.findByPk(run.uid))!;
     const owner = await User.findByPk(ended.user_uid, { attributes: ['username'] });

@@ -1,15 +1,13 @@
 import { Op } from 'sequelize';
 import { CircuitRun } from '../../models/CircuitRun';
 import { TERMINAL_STATES, isTerminal } from '../../domain/runs';
-import { createRunQueue } from '../../queue/agenda';
 import { createLogger } from '../../logger';
-import { compareRuns } from '../../runs/compare';
-import { replayRun, REPLAY_MODES } from '../../runs/replay';
-import type { Services } from '../../services';
+import { compareRuns, REPLAY_MODES } from '../../runs';
+import { startRuntime } from '../../runtime';
+import { Sandbox } from '../../sandbox/sandbox';
 import { withDatabase } from '../database';
 import { findCircuit, findUser } from '../present';
 import { CliError } from '../output';
-import { createRunService } from '../../runs/run-service';
 import { createJsonSchemaService } from '../../engine/json-schemas';
 
 export interface RunReplayLastOptions { username: string; circuit: string; version: string; count?: string; mode?: string; timeoutS?: string }
@@ -41,14 +39,14 @@ export async function runReplayLast(options: RunReplayLastOptions) {
       limit: count,
     });
     const log = createLogger('silent');
-    const runQueue = await createRunQueue({ config, databaseUrl, log });
     const schemas = createJsonSchemaService();
+    const sandbox = new Sandbox();
+    // The run wing admits the replays and queues their jobs; this process executes nothing.
+    const runtime = await startRuntime({ config, sequelize, log, databaseUrl, worker: null, schemas, sandbox });
     try {
-      // Enough of the service for createRun: it admits the run and queues its job.
-      const services = { config, sequelize, log, runQueue, schemas, runs: createRunService(sequelize, runQueue) } as unknown as Services;
       const pairs: Array<{ original: CircuitRun; replay: string }> = [];
       for (const original of originals) {
-        const { run } = await replayRun(services, user, original, { mode, versionUid: options.version });
+        const { run } = await runtime.runs.replay(user, original, { mode, versionUid: options.version });
         pairs.push({ original, replay: run.uid });
       }
       const deadline = Date.now() + timeoutMs;
@@ -84,8 +82,8 @@ export async function runReplayLast(options: RunReplayLastOptions) {
         runs,
       };
     } finally {
-      await runQueue.close().catch(() => {});
-      await schemas.close();
+      await runtime.close().catch(() => {});
+      await Promise.all([schemas.close(), sandbox.close()]);
     }
   });
 }

@@ -1,7 +1,7 @@
 import type { TraceContext } from '../../telemetry/tracing';
 import type { EngineDeps } from '../ports';
 import type { SandboxCall } from '../../sandbox/sandbox';
-import type { CircuitDefinition, StepDefinition } from '../definition';
+import type { CircuitDefinition, StepDefinition } from '../../domain/definition';
 import type { RunBudget, RunErrorCode, RunObserver, StepJournal } from '../run-control';
 
 /** Counted over a whole run, embedded runs included (one object shared by every level). */

@@ -1,5 +1,4 @@
 import { Arg, Args, Authorized, Ctx, Directive, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
-import { batchRunsPage, cancelBatch, createBatch, findBatchFor } from '../../runs/batches';
 import { notFound } from '../../errors';
 import { limitRunCreation } from '../../ratelimit';
 import { JSONObjectScalar } from '../common/scalars';
@@ -30,7 +29,7 @@ export class BatchResolver {
   ): Promise<CircuitBatchType> {
     // One batch is one request against the token's run rate limit; the balance and USER_MAX_CONCURRENT_RUNS bound its runs.
     await limitRunCreation(ctx.services.runRateLimiter, ctx.viewer!, ctx.responseHeaders);
-    const batch = await createBatch(ctx.services, ctx.viewer!, {
+    const batch = await ctx.services.runs.admitBatch(ctx.viewer!, {
       adaptorUid, versionUid: runContext?.version ?? null, alias: runContext?.alias ?? null, inputs, isPublic, tags, metadata, webhook, webhookEventsFilter, maxCredits,
     });
     return CircuitBatchType.from(batch);
@@ -38,23 +37,23 @@ export class BatchResolver {
 
   @Query(() => CircuitBatchType, { description: 'A batch with the counts of its runs by state (its owner only; GET /batches/{uid})' })
   async circuitBatch(@Arg('uid', () => ID) uid: string, @Ctx() ctx: AppContext): Promise<CircuitBatchType> {
-    return CircuitBatchType.from(await findBatchFor(ctx.services, ctx.viewer, uid, 'manage'));
+    return CircuitBatchType.from(await ctx.services.runs.findBatch(ctx.viewer, uid, 'manage'));
   }
 
   @Query(() => CircuitRunPage, { description: "A batch's runs, in submission order (its owner only; GET /batches/{uid}/runs)" })
   async circuitBatchRuns(@Arg('uid', () => ID) uid: string, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: AppContext): Promise<CircuitRunPage> {
-    const batch = await findBatchFor(ctx.services, ctx.viewer, uid, 'manage');
+    const batch = await ctx.services.runs.findBatch(ctx.viewer, uid, 'manage');
     const window = pageWindow(args);
-    const { rows, count } = await batchRunsPage(batch.uid, window);
+    const { rows, count } = await ctx.services.runs.batchRuns(batch.uid, window);
     return paged(await Promise.all(rows.map((run) => presentRun(ctx, run))), count, window);
   }
 
   @Authorized()
   @Mutation(() => CircuitBatchType, { description: 'Cancels every run of the batch not yet ended, as cancelCircuitRun does (its owner only; POST /batches/{uid}/cancel)' })
   async cancelCircuitBatch(@Arg('uid', () => ID) uid: string, @Ctx() ctx: AppContext): Promise<CircuitBatchType> {
-    const batch = await findBatchFor(ctx.services, ctx.viewer, uid, 'manage');
-    await cancelBatch(ctx.services, batch);
-    const after = await findBatchFor(ctx.services, ctx.viewer, uid, 'manage').catch(() => null);
+    const batch = await ctx.services.runs.findBatch(ctx.viewer, uid, 'manage');
+    await ctx.services.runs.cancelBatch(batch);
+    const after = await ctx.services.runs.findBatch(ctx.viewer, uid, 'manage').catch(() => null);
     if (!after) throw notFound('Batch');
     return CircuitBatchType.from(after);
   }

@@ -1,5 +1,5 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
-import type { BatchView } from '../../runs/batches';
+import type { BatchView } from '../../runs';
 
 @ObjectType('CircuitBatchCounts', { description: "How many of a batch's runs are in each state; they add up to its total" })
 export class CircuitBatchCountsType {

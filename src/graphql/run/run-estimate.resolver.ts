@@ -1,5 +1,4 @@
 import { Arg, Authorized, Ctx, Directive, Field, Float, ID, ObjectType, Query, Resolver } from 'type-graphql';
-import { estimateRun } from '../../runs/estimate';
 import { JSONObjectScalar, JSONScalar } from '../common/scalars';
 import type { AppContext } from '../context';
 import { CircuitRunContextInput } from './run.type';
@@ -24,7 +23,7 @@ export class RunEstimateResolver {
     @Ctx() ctx: AppContext,
   ): Promise<CircuitRunEstimateType> {
     if (runContext?.alias != null) throw badInput('an estimate takes context.version, not context.alias', { field: 'context.alias' });
-    const estimate = await estimateRun(ctx.services, ctx.viewer!, { adaptorUid, versionUid: runContext?.version ?? null, input });
+    const estimate = await ctx.services.runs.estimate(ctx.viewer!, { adaptorUid, versionUid: runContext?.version ?? null, input });
     return Object.assign(new CircuitRunEstimateType(), estimate);
   }
 }

@@ -1,7 +1,6 @@
 import { Arg, Authorized, Ctx, Directive, Field, ID, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import { notFound } from '../../errors';
-import { compareRuns } from '../../runs/compare';
-import { loadRunForReplay, replayRun } from '../../runs/replay';
+import { compareRuns } from '../../runs';
 import { authorize } from '../../policies/authorize';
 import { runPermits } from '../../policies/run.policy';
 import { JSONObjectScalar, JSONScalar } from '../common/scalars';
@@ -32,10 +31,10 @@ export class RunReplayResolver {
     input: Record<string, unknown> | null,
     @Ctx() ctx: AppContext,
   ): Promise<CircuitRunType> {
-    const run = await loadRunForReplay(uid);
+    const run = await ctx.services.runs.findForReplay(uid);
     if (!run) throw notFound('Circuit run');
     authorize(ctx.viewer, runPermits(ctx.viewer, run, 'replay'), 'Only the user who started this run may replay it');
-    const { run: replay, circuit } = await replayRun(ctx.services, ctx.viewer!, run, { mode, versionUid, input });
+    const { run: replay, circuit } = await ctx.services.runs.replay(ctx.viewer!, run, { mode, versionUid, input });
     ctx.loaders.circuit.prime(circuit.uid, circuit);
     return presentRun(ctx, replay);
   }

@@ -1,6 +1,6 @@
 import { CircuitRun } from '../../models/CircuitRun';
 import { isTerminal, type RunState } from '../../domain/runs';
-import type { RunReadRows } from '../../runs/read-cache';
+import type { RunReadRows } from '../../runs';
 import { Circuit } from '../../models';
 import { notFound } from '../../errors';
 import { authorize } from '../../policies/authorize';

@@ -1,6 +1,6 @@
 import { CircuitRun } from '../../models/CircuitRun';
 import type { RunState } from '../../domain/runs';
-import type { LoggedRunEvent } from '../../runs/events/log';
+import type { LoggedRunEvent } from '../../runs';
 import { runPermits } from '../../policies/run.policy';
 import type { AppContext } from '../context';
 import { aboutCircuit } from '../notices';

@@ -5,14 +5,9 @@ import { CircuitRun } from '../../models/CircuitRun';
 import { isTerminal, type RunState } from '../../domain/runs';
 import { RUN_EVENT_KINDS, type RunEventKind } from '../../models/RunEvent';
 import { DEFAULT_WEBHOOK_EVENTS, WEBHOOK_EVENTS } from '../../domain/webhook-events';
-import { createRun } from '../../runs/create-run';
 import { badInput, notFound, unauthorized } from '../../errors';
-import { readRunEvents, type LoggedRunEvent } from '../../runs/events/log';
-import { mapStream, runEventStream } from '../../runs/events/stream';
-import { waitForRunEnd } from '../../runs/events/wait';
-import { cancelRun } from '../../runs/cancel';
+import { checkApprovalDecision, mapStream, signedEventsQuery, type LoggedRunEvent } from '../../runs';
 import { readableRunsWhere } from '../../policies/run.policy';
-import { checkApprovalDecision, resolveApproval } from '../../runs/approvals';
 import { JSONObjectScalar, JSONScalar } from '../common/scalars';
 import { PageArgs, paged, pageWindow, PageWindow } from '../common/pagination';
 import { isUid } from '../../ids';
@@ -21,7 +16,6 @@ import { findCircuitFor } from '../circuit/circuit.access';
 import { findRunFor, findRunToAnswer } from './run.access';
 import { presentRun, presentRunEvent, presentWaitingFor, runAsOf } from './run.presenter';
 import { resolveSecret } from '../../storage/secret';
-import { signedEventsQuery } from '../../runs/events/signed-url';
 import { CircuitRunContextInput, SignedUrlType, CircuitRunEventType, CircuitRunPage, CircuitRunType, RunEventKindEnum, WaitingStepType } from './run.type';
 import { limitRunCreation } from '../../ratelimit';
 
@@ -59,7 +53,7 @@ async function subscribeToRunEvents(context: AppContext, uid: string, after: num
   // Re-checked while open (issue #24): a revoked token or a run made private ends the stream.
   const lost = new AbortController();
   const unwatch = context.services.streams?.authority.watch({ auth: context.auth, runUid: run.uid, runOwnerUid: run.user_uid }, () => lost.abort());
-  const stream = runEventStream(context.services, run.uid, { after, kinds, signal: lost.signal, onEnd: unwatch });
+  const stream = context.services.runs.stream(run.uid, { after, kinds, signal: lost.signal, onEnd: unwatch });
   const runUid = run.uid;
   return mapStream(stream, async (event) => {
     const state = event.kind === 'state' ? (event.data.state as RunState) : null;
@@ -117,7 +111,7 @@ export class RunResolver {
       throw badInput(`waitSeconds must be from 1 to ${MAX_WAIT_SECONDS}`, { field: 'waitSeconds' });
     }
     await limitRunCreation(ctx.services.runRateLimiter, ctx.viewer!, ctx.responseHeaders);
-    const { run, circuit } = await createRun(ctx.services, ctx.viewer!, {
+    const { run, circuit } = await ctx.services.runs.create(ctx.viewer!, {
       adaptorUid,
       versionUid: runContext?.version ?? null,
       alias: aliasOf(alias, runContext?.alias),
@@ -136,7 +130,7 @@ export class RunResolver {
     // The presenter looks the circuit up for its notices; createRun has just read it.
     ctx.loaders.circuit.prime(circuit.uid, circuit);
     if (waitSeconds === null || waitSeconds === undefined) return presentRun(ctx, run);
-    await waitForRunEnd(ctx.services, run.uid, waitSeconds * 1000);
+    await ctx.services.runs.waitForEnd(run.uid, waitSeconds * 1000);
     ctx.responseHeaders['Preference-Applied'] = `wait=${waitSeconds}`;
     return presentRun(ctx, (await CircuitRun.findByPk(run.uid)) ?? run);
   }
@@ -148,7 +142,7 @@ export class RunResolver {
   async cancelCircuitRun(@Arg('uid', () => ID) uid: string, @Ctx() ctx: AppContext): Promise<CircuitRunType> {
     const run = await findRunFor(ctx, uid, 'cancel');
     if (isTerminal(run.state)) return presentRun(ctx, run);
-    await cancelRun(ctx.services, run.uid);
+    await ctx.services.runs.cancel(run.uid);
     return presentRun(ctx, (await CircuitRun.findByPk(run.uid)) ?? run);
   }
 
@@ -169,7 +163,7 @@ export class RunResolver {
     const decision = { approved, comment, data: (data ?? null) as Record<string, unknown> | null };
     checkApprovalDecision(decision);
     const run = await findRunFor(ctx, runUid, 'approve');
-    await resolveApproval(ctx.services, run.uid, stepId, decision);
+    await ctx.services.runs.approve(run.uid, stepId, decision);
     return presentRun(ctx, (await CircuitRun.findByPk(run.uid)) ?? run);
   }
 
@@ -226,7 +220,7 @@ export class RunResolver {
   ): Promise<CircuitRunEventType[]> {
     if (after !== null && after < 0) throw badInput('after must be ≥ 0', { field: 'after' });
     if (limit !== null && (limit < 1 || limit > MAX_EVENTS_PAGE)) throw badInput(`limit must be from 1 to ${MAX_EVENTS_PAGE}`, { field: 'limit' });
-    const read = await readRunEvents(ctx.services.sequelize, root.uid, after ?? 0, RUN_EVENT_KINDS, limit ?? 100);
+    const read = await ctx.services.runs.events(root.uid, after ?? 0, RUN_EVENT_KINDS, limit ?? 100);
     if (read.events.length === 0) return [];
     const run = await CircuitRun.findByPk(root.uid);
     if (!run) return [];

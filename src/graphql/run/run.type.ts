@@ -6,8 +6,7 @@ import { RUN_ERROR_CODES, type RunError } from '../../domain/runs';
 import { RUN_EVENT_KINDS } from '../../models/RunEvent';
 import { JSONScalar } from '../common/scalars';
 import { PageOf } from '../common/pagination';
-import type { WaitingStep } from '../../runs/approvals';
-import { shownRunFields } from '../../runs/present';
+import { shownRunFields, type WaitingStep } from '../../runs';
 
 export enum CircuitRunState {
   PROVISIONED = 'PROVISIONED',

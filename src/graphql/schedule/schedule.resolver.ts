@@ -34,7 +34,7 @@ export class ScheduleResolver {
     @Ctx() ctx: AppContext,
   ): Promise<CircuitScheduleType> {
     const circuit = await findCircuitFor(ctx, circuitUid, 'manage');
-    return CircuitScheduleType.from(await createSchedule(ctx.services, ctx.viewer!, circuit, { cron, timezone, input, versionUid, isPublic }));
+    return CircuitScheduleType.from(await createSchedule(ctx.services.schedules, ctx.viewer!, circuit, { cron, timezone, input, versionUid, isPublic }));
   }
 
   @Authorized()
@@ -66,7 +66,7 @@ export class ScheduleResolver {
   ): Promise<CircuitScheduleType> {
     const schedule = await findScheduleFor(ctx, uid);
     const circuit = await findCircuitFor(ctx, schedule.circuit_uid, 'manage');
-    return CircuitScheduleType.from(await updateSchedule(ctx.services, circuit, schedule, {
+    return CircuitScheduleType.from(await updateSchedule(ctx.services.schedules, circuit, schedule, {
       cron: cron ?? undefined, timezone: timezone ?? undefined, input: input ?? undefined, versionUid, isPublic, isPaused,
     }));
   }
@@ -74,6 +74,6 @@ export class ScheduleResolver {
   @Authorized()
   @Mutation(() => Boolean, { description: 'Deletes a schedule; it never fires again' })
   async deleteCircuitSchedule(@Arg('uid', () => ID) uid: string, @Ctx() ctx: AppContext): Promise<boolean> {
-    return deleteSchedule(ctx.services, await findScheduleFor(ctx, uid));
+    return deleteSchedule(ctx.services.schedules, await findScheduleFor(ctx, uid));
   }
 }

@@ -1,6 +1,5 @@
 import { Args, ArgsType, Authorized, Ctx, Field, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
 import type { RunState } from '../../domain/runs';
-import { findMyRuns } from '../../runs/my-runs';
 import { badInput, unauthorized } from '../../errors';
 import { ledgerPage } from '../../credits/ledger';
 import { JSONObjectScalar } from '../common/scalars';
@@ -39,7 +38,7 @@ async function viewerRuns(ctx: AppContext, args: ViewerRunsArgs): Promise<Circui
   if (!viewer) throw unauthorized();
   if (args.circuitUid != null && !isUid(args.circuitUid)) throw badInput('circuit_uid must be a circuit uid', { field: 'circuit_uid' });
   const window = pageWindow(args);
-  const { rows, count } = await findMyRuns(viewer.uid, { ...args, state: args.state as RunState | null | undefined }, window);
+  const { rows, count } = await ctx.services.runs.myRuns(viewer.uid, { ...args, state: args.state as RunState | null | undefined }, window);
   return paged(await Promise.all(rows.map((run) => presentRun(ctx, run))), count, window);
 }
 

@@ -1,7 +1,7 @@
 import { Pool } from 'pg';
 import type { Logger } from '../../logger';
 import { listen } from '../../db/listen';
-import type { RunState } from '../../models/CircuitRun';
+import type { RunState } from '../../domain/runs';
 
 /**
  * A message about one run. Subscribers re-read what they need: `state` when it changed state, `seq`

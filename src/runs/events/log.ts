@@ -2,7 +2,7 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import { preparedQuery } from '../../db/prepared';
 import { StatementBatcher } from '../../db/statement-batcher';
 import { ASYNC_COMMIT_COLUMN } from '../../db/async-commit';
-import type { RunState } from '../../models/CircuitRun';
+import type { RunState } from '../../domain/runs';
 import type { RunEventKind } from '../../models/RunEvent';
 import { toStorableText } from '../storable-json';
 

@@ -1,7 +1,7 @@
-import type { Services } from '../../services';
+import type { RunDeps } from '../ports';
 import type { PendingRunEvent } from './log';
 import type { RunObserver, StepEvent } from '../../engine/run-control';
-import { runLifecycleHooks, type HookedRun } from '../hooks';
+import type { LifecycleRun } from '../run-lifecycle';
 
 
 const FLUSH_EVERY_MS = 200;
@@ -12,7 +12,8 @@ const FLUSH_AT = 200;
  * Collects a run's step and output events from the engine and appends them to the run's log in
  * batches (one statement per FLUSH_EVERY_MS at most), merging consecutive output deltas of a step.
  * Memory per run is the unflushed batch only. Flushes are serialized, so seqs follow call order.
- * The run's hooks hear of a step event once it is logged, with its `seq` (webhook `step` messages).
+ * The run's subscribers hear of a step event once it is logged, with its `seq` (webhook `step` messages),
+ * and of an approval step that starts waiting at once.
  */
 export class RunEventRecorder implements RunObserver {
   private pending: PendingRunEvent[] = [];
@@ -20,24 +21,29 @@ export class RunEventRecorder implements RunObserver {
   private chain: Promise<void> = Promise.resolve();
   private closed = false;
 
-  constructor(private readonly services: Services, private readonly uid: string, private readonly attempt: number, private readonly hooked?: HookedRun) {}
+  constructor(private readonly deps: RunDeps, private readonly uid: string, private readonly attempt: number, private readonly run?: LifecycleRun) {}
 
   step(event: StepEvent): void {
     this.push({ kind: 'step', data: { ...event } });
     // A run that starts waiting for a person may wait for days: its readers hear of it now.
-    if (event.status === 'waiting') void this.flush();
+    if (event.status === 'waiting') {
+      void this.flush();
+      if (this.run) this.deps.lifecycle.emit('waiting', { run: this.run, step: event });
+    }
   }
 
-  /** Whether the run's hooks want its step events (then they are told each one's seq once it is logged). */
-  private get hooksWantSteps(): boolean {
-    return Boolean(this.hooked?.webhook_events?.includes('step'));
+  /** Whether a subscriber wants the run's step events (then they are told each one's seq once it is logged). */
+  private get subscribersWantSteps(): boolean {
+    return this.run !== undefined && this.deps.lifecycle.wantsSteps(this.run);
   }
 
-  /** Step events of a batch whose last event got `lastSeq`, with their own seqs, to the run's hooks. */
+  /** Step events of a batch whose last event got `lastSeq`, with their own seqs, to the run's subscribers. */
   private logged(batch: readonly PendingRunEvent[], lastSeq: number): void {
-    if (!this.hooked || !this.hooksWantSteps) return;
+    const run = this.run;
+    if (!run || !this.subscribersWantSteps) return;
     batch.forEach((event, i) => {
-      if (event.kind === 'step') runLifecycleHooks.step(this.services, this.hooked!, { ...(event.data as unknown as StepEvent), seq: lastSeq - batch.length + 1 + i });
+      if (event.kind !== 'step') return;
+      this.deps.lifecycle.emit('step', { run, event: { ...(event.data as unknown as StepEvent), seq: lastSeq - batch.length + 1 + i } });
     });
   }
 
@@ -59,11 +65,11 @@ export class RunEventRecorder implements RunObserver {
     if (batch.length > 0) {
       this.chain = this.chain.then(async () => {
         try {
-          const seq = await this.services.runs.eventAppends.submit('', { uid: this.uid, attempt: this.attempt, events: batch });
+          const seq = await this.deps.runService.eventAppends.submit('', { uid: this.uid, attempt: this.attempt, events: batch });
           if (seq !== null) this.logged(batch, seq);
-          if (seq !== null && !this.services.runEvents.sqlChannel) await this.services.runEvents.publish({ uid: this.uid, seq });
+          if (seq !== null && !this.deps.bus.sqlChannel) await this.deps.bus.publish({ uid: this.uid, seq });
         } catch (error) {
-          this.services.log.warn({ err: error, run: this.uid, events: batch.length }, 'could not record run events');
+          this.deps.log.warn({ err: error, run: this.uid, events: batch.length }, 'could not record run events');
         }
       });
     }
@@ -77,7 +83,7 @@ export class RunEventRecorder implements RunObserver {
    */
   async closeForEnding(): Promise<PendingRunEvent[]> {
     // A webhook that wants step events is told their seqs: they are logged here, not with the end.
-    if (this.hooksWantSteps) await this.flush();
+    if (this.subscribersWantSteps) await this.flush();
     this.closed = true;
     if (this.timer) {
       clearTimeout(this.timer);

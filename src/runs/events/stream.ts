@@ -1,6 +1,6 @@
-import type { Services } from '../../services';
+import type { RunDeps } from '../ports';
 import { isUid } from '../../ids';
-import { isTerminal, RUN_STATES, type RunState } from '../../models/CircuitRun';
+import { isTerminal, RUN_STATES, type RunState } from '../../domain/runs';
 import type { RunEventKind } from '../../models/RunEvent';
 import { currentStateSeq, readRunEvents, seqOfState, type LoggedRunEvent } from './log';
 
@@ -23,23 +23,23 @@ export interface RunEventStreamOptions {
  * commits between a read and the wait is missed (the race of issue #14), and holds no database
  * connection while it waits. `return()` ends it at once, also while it waits.
  */
-export function runEventStream(services: Services, uid: string, options: RunEventStreamOptions): AsyncIterableIterator<LoggedRunEvent> {
+export function runEventStream(deps: RunDeps, uid: string, options: RunEventStreamOptions): AsyncIterableIterator<LoggedRunEvent> {
   const stopped = new AbortController();
   let dirty = true;
   let wake: (() => void) | undefined;
   const nudge = () => { dirty = true; wake?.(); };
-  const unsubscribe = services.runEvents.subscribe(uid, (message) => { if (message.seq !== undefined || message.state !== undefined) nudge(); });
+  const unsubscribe = deps.bus.subscribe(uid, (message) => { if (message.seq !== undefined || message.state !== undefined) nudge(); });
   stopped.signal.addEventListener('abort', () => { unsubscribe(); wake?.(); options.onEnd?.(); }, { once: true });
   if (options.signal?.aborted) stopped.abort();
   else options.signal?.addEventListener('abort', () => stopped.abort(), { once: true });
-  const pollMs = options.pollMs ?? Math.max(1_000, services.config.sseKeepAliveMs);
+  const pollMs = options.pollMs ?? Math.max(1_000, deps.config.sseKeepAliveMs);
 
   const events = (async function* () {
     try {
-      let after = options.after ?? (await currentStateSeq(services.sequelize, uid)) - 1;
+      let after = options.after ?? (await currentStateSeq(deps.sequelize, uid)) - 1;
       while (!stopped.signal.aborted) {
         dirty = false;
-        const read = await readRunEvents(services.sequelize, uid, after, options.kinds);
+        const read = await readRunEvents(deps.sequelize, uid, after, options.kinds);
         for (const event of read.events) {
           if (stopped.signal.aborted) return;
           after = event.seq;
@@ -105,12 +105,12 @@ export interface StreamStart {
  * current state event, fixed now: a client that acts once the stream is open (and so ends the run)
  * still gets that state first.
  */
-export async function streamStart(services: Services, uid: string, kinds: readonly RunEventKind[], lastEventId: unknown): Promise<StreamStart> {
+export async function streamStart(deps: RunDeps, uid: string, kinds: readonly RunEventKind[], lastEventId: unknown): Promise<StreamStart> {
   const id = typeof lastEventId === 'string' ? lastEventId.trim() : '';
   let resumed: number | null = null;
   if (/^\d{1,9}$/.test(id)) resumed = Number(id);
-  else if ((RUN_STATES as readonly string[]).includes(id) && isUid(uid)) resumed = await seqOfState(services.sequelize, uid, id as RunState);
-  if (resumed === null) return { after: isUid(uid) ? (await currentStateSeq(services.sequelize, uid)) - 1 : null, complete: false };
-  const rest = await readRunEvents(services.sequelize, uid, resumed, kinds, 1);
+  else if ((RUN_STATES as readonly string[]).includes(id) && isUid(uid)) resumed = await seqOfState(deps.sequelize, uid, id as RunState);
+  if (resumed === null) return { after: isUid(uid) ? (await currentStateSeq(deps.sequelize, uid)) - 1 : null, complete: false };
+  const rest = await readRunEvents(deps.sequelize, uid, resumed, kinds, 1);
   return { after: resumed, complete: rest.state !== null && isTerminal(rest.state) && rest.events.length === 0 };
 }

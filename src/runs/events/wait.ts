@@ -1,5 +1,6 @@
-import { CircuitRun, isTerminal } from '../../models/CircuitRun';
-import type { Services } from '../../services';
+import { CircuitRun } from '../../models/CircuitRun';
+import { isTerminal } from '../../domain/runs';
+import type { RunDeps } from '../ports';
 
 /**
  * Resolves once the run is terminal or `ms` have passed (`Prefer: wait`, `waitSeconds`, cancel's
@@ -7,11 +8,11 @@ import type { Services } from '../../services';
  * state is read once after subscribing (so an end just before is not missed) and every few seconds
  * (so a notification lost while the bus reconnected costs at most that).
  */
-export async function waitForRunEnd(services: Services, uid: string, ms: number): Promise<void> {
+export async function waitForRunEnd(deps: RunDeps, uid: string, ms: number): Promise<void> {
   if (ms <= 0) return;
   let done!: () => void;
   const ended = new Promise<void>((resolve) => { done = resolve; });
-  const unsubscribe = services.runEvents.subscribe(uid, (message) => { if (message.state && isTerminal(message.state)) done(); });
+  const unsubscribe = deps.bus.subscribe(uid, (message) => { if (message.state && isTerminal(message.state)) done(); });
   const timers = [setTimeout(done, ms)];
   const check = async () => {
     const run = await CircuitRun.findByPk(uid, { attributes: ['uid', 'state'] });

@@ -2,14 +2,12 @@ import type { Request, RequestHandler, Router } from 'express';
 import { Circuit, User } from '../../models';
 import { CircuitRun } from '../../models/CircuitRun';
 import type { RunState } from '../../domain/runs';
-import { findMyRuns } from '../../runs/my-runs';
-import { presentRunPayload } from '../../runs/present';
+import { presentRunPayload } from '../../runs';
 import { ledgerPage } from '../../credits/ledger';
 import { AppError } from '../../errors';
 import { isUid } from '../../ids';
 import { runPermits } from '../../policies/run.policy';
-import { resolveApproval, waitingApprovalsOf } from '../../runs/approvals';
-import type { Services } from '../../services';
+import type { ApiServices } from '../../graphql/context';
 import { creditsPage, RUN_STATES, runsPage, type RunRow } from '../account-pages';
 import { csrfToken, save } from '../session';
 import { requireCsrf, requireUser, signedInUser, takeFlash } from './guards';
@@ -22,8 +20,8 @@ function pageOf(req: Request): number {
 }
 
 /** The caller's runs, newest first (the query behind viewer.runs), with each circuit's name and owner, and the owner's view of a failure. */
-async function runRows(user: User, state: RunState | null, page: number): Promise<RunRow[]> {
-  const { rows } = await findMyRuns(user.uid, { state }, { limit: PER_PAGE + 1, offset: (page - 1) * PER_PAGE });
+async function runRows(runs: ApiServices['runs'], user: User, state: RunState | null, page: number): Promise<RunRow[]> {
+  const { rows } = await runs.myRuns(user.uid, { state }, { limit: PER_PAGE + 1, offset: (page - 1) * PER_PAGE });
   const circuits = await Circuit.findAll({ where: { uid: [...new Set(rows.map((run) => run.circuit_uid))] }, attributes: ['uid', 'name', 'owner_uid'] });
   const owners = await User.findAll({ where: { uid: [...new Set(circuits.map((circuit) => circuit.owner_uid))] }, attributes: ['uid', 'username'] });
   const circuitOf = new Map(circuits.map((circuit) => [circuit.uid, circuit]));
@@ -55,7 +53,7 @@ const field = (body: unknown, name: string): string | undefined => {
  * An Approve / Reject form of the Runs page: the same command as POST /api/v1/circuit-runs/{uid}/approvals/{step_id},
  * for the signed-in user's own runs only (run policy `approve`); the outcome is a message on the page.
  */
-async function decideFromForm(services: Services, user: User, body: unknown): Promise<{ kind: 'ok' | 'error'; message: string }> {
+async function decideFromForm(services: ApiServices, user: User, body: unknown): Promise<{ kind: 'ok' | 'error'; message: string }> {
   const runUid = field(body, 'run_uid') ?? '';
   const stepId = field(body, 'step_id') ?? '';
   const decision = field(body, 'decision');
@@ -65,7 +63,7 @@ async function decideFromForm(services: Services, user: User, body: unknown): Pr
   if (!run || !runPermits(user, run, 'approve')) return { kind: 'error', message: 'There is no such run of yours.' };
   const comment = field(body, 'comment')?.trim() || null;
   try {
-    const { repeated } = await resolveApproval(services, run.uid, stepId, { approved: decision === 'approve', comment });
+    const { repeated } = await services.runs.approve(run.uid, stepId, { approved: decision === 'approve', comment });
     const verb = decision === 'approve' ? 'approved' : 'rejected';
     return { kind: 'ok', message: repeated ? `Step ${stepId} was already ${verb}.` : `Step ${stepId} ${verb}. The run goes on${decision === 'reject' ? ' to end as rejected' : ''}.` };
   } catch (error) {
@@ -75,13 +73,13 @@ async function decideFromForm(services: Services, user: User, body: unknown): Pr
 }
 
 /** The Runs section (state, circuit, failure reason, credits, approvals waiting) and the Credits section (balance, ledger). */
-export function mountAccount(router: Router, services: Services, form: RequestHandler): void {
+export function mountAccount(router: Router, services: ApiServices, form: RequestHandler): void {
   router.get('/runs', requireUser, async (req, res, next) => {
     try {
       const user = signedInUser(res);
       const state = typeof req.query.state === 'string' && (RUN_STATES as readonly string[]).includes(req.query.state) ? req.query.state as RunState : null;
       const page = pageOf(req);
-      const [rows, waiting] = await Promise.all([runRows(user, state, page), waitingApprovalsOf(services.sequelize, user.uid)]);
+      const [rows, waiting] = await Promise.all([runRows(services.runs, user, state, page), services.runs.waitingApprovalsOf(user.uid)]);
       res.send(runsPage({ user, csrf: csrfToken(req), runs: rows.slice(0, PER_PAGE), hasMore: rows.length > PER_PAGE, page, state, waiting, flash: takeFlash(req) }));
     } catch (error) {
       next(error);

@@ -5,7 +5,7 @@ import { setCircuitAlias } from '../../commands/set-circuit-alias';
 import { AppError } from '../../errors';
 import { isUid } from '../../ids';
 import { circuitPermits } from '../../policies/circuit.policy';
-import type { Services } from '../../services';
+import type { ApiServices } from '../../graphql/context';
 import { html, type SafeHtml, time } from '../html';
 import { csrfField, type Flash, sectionPage } from '../pages';
 import { csrfToken, save } from '../session';
@@ -85,7 +85,7 @@ const field = (body: unknown, name: string): string => {
  * A rollback from the page: the same command as a PUT of the earlier route set, for the signed-in
  * user's own circuits only (circuit policy `manage`); someone else's circuit is answered as no circuit.
  */
-async function rollBack(services: Services, user: User, body: unknown): Promise<Flash> {
+async function rollBack(services: ApiServices, user: User, body: unknown): Promise<Flash> {
   const circuitUid = field(body, 'circuit_uid');
   const name = field(body, 'name');
   const historyUid = field(body, 'history_uid');
@@ -103,7 +103,7 @@ async function rollBack(services: Services, user: User, body: unknown): Promise<
 }
 
 /** The Circuits section: the user's circuits, their aliases and alias history, and rolling an alias back. */
-export function mountCircuits(router: Router, services: Services, form: RequestHandler): void {
+export function mountCircuits(router: Router, services: ApiServices, form: RequestHandler): void {
   router.get('/circuits', requireUser, async (req, res, next) => {
     try {
       const user = signedInUser(res);

@@ -5,7 +5,7 @@ import { hashPassword, verifyPassword } from '../../auth/passwords';
 import { createHashingGate } from '../../auth/hashing-gate';
 import { AppError } from '../../errors';
 import { createRateLimiter } from '../../ratelimit';
-import type { Services } from '../../services';
+import type { ApiServices } from '../../graphql/context';
 import { signInPage } from '../pages';
 import { csrfToken, destroy, regenerate, save, SESSION_COOKIE } from '../session';
 import { requireCsrf } from './guards';
@@ -18,7 +18,7 @@ const MAX_PASSWORD_LENGTH = 1024;
  * counted before any password is hashed; hashing itself goes through a gate (src/auth/hashing-gate.ts).
  * The counts are this process's (src/ratelimit, in memory).
  */
-export function mountSignIn(router: Router, services: Services, form: RequestHandler): void {
+export function mountSignIn(router: Router, services: ApiServices, form: RequestHandler): void {
   const { config } = services;
   const byClient = createRateLimiter({ points: config.signInRateLimitPerClientPerMinute, durationSeconds: 60, keyPrefix: 'signin-client' });
   const byAccount = createRateLimiter({ points: config.signInRateLimitPerMinute, durationSeconds: 60, keyPrefix: 'signin-account' });

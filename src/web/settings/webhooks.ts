@@ -1,6 +1,6 @@
 import type { RequestHandler, Router } from 'express';
 import type { User } from '../../models';
-import type { Services } from '../../services';
+import type { ApiServices } from '../../graphql/context';
 import { rotateWebhookSecret, webhookSecretOf } from '../../webhooks/secret';
 import { html } from '../html';
 import { csrfField, type Flash, sectionPage } from '../pages';
@@ -31,7 +31,7 @@ function webhooksPage({ user, csrf, secret, flash }: { user: User; csrf: string;
 }
 
 /** The Webhooks section: the signing secret, and rotating it. */
-export function mountWebhooks(router: Router, services: Services, form: RequestHandler): void {
+export function mountWebhooks(router: Router, services: ApiServices, form: RequestHandler): void {
   router.get('/webhooks', requireUser, async (req, res, next) => {
     try {
       const user = signedInUser(res);

@@ -2,9 +2,9 @@ import type { Request } from 'express';
 import { AppError } from '../errors';
 import type { Authentication } from '../auth/authenticate';
 import type { StreamAuthority } from '../auth/stream-authority';
-import type { SharedTexts } from '../paced-write';
+import type { SharedTexts } from './paced-write';
 
-/** What the stream transports share (Services.streams). */
+/** What the stream transports share (ApiServices.streams, src/graphql/context.ts). */
 export interface StreamServices {
   open: OpenStreams;
   authority: StreamAuthority;
