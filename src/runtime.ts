@@ -7,7 +7,7 @@ import type { Sandbox } from './sandbox/sandbox';
 import { createRunQueue, enqueueBySql, type RunQueue } from './queue/agenda';
 import { createRunEventBus, createRunWing, startWorkerPresence, sweepTimings, type RunEventBus, type RunWing } from './runs';
 import { RunMetricsStore } from './telemetry/run-metrics';
-import { runTracer, subscribeRunMetrics } from './telemetry/run-telemetry';
+import { runTracer, subscribeRunMetrics } from './run-telemetry';
 import type { WebhookDeps } from './webhooks/ports';
 import { subscribeWebhooks } from './webhooks/run-subscriber';
 import { deliverWebhookJob, sweepOverdueDeliveries, WEBHOOK_DELIVERY_SLOTS, webhookSweepTimings } from './webhooks/webhook-jobs';

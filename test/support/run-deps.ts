@@ -2,7 +2,7 @@ import type { RunningApp } from '../../src/app';
 import type { RunDeps } from '../../src/runs/ports';
 import { createRunService } from '../../src/runs/run-service';
 import { RunLifecycle } from '../../src/runs/run-lifecycle';
-import { runTracer } from '../../src/telemetry/run-telemetry';
+import { runTracer } from '../../src/run-telemetry';
 
 /**
  * What the run wing's own files receive, built from a running app's pieces, for tests that drive the

@@ -1,6 +1,6 @@
-import type { AttemptSpan, RunLifecycleSubscriptions, RunTracer } from '../runs';
-import type { RunMetricsStore } from './run-metrics';
-import { childContext, contextOf, endSpan, ROOT_CONTEXT, startSpan, traceparentOf, tracingEnabled, validTraceparent } from './tracing';
+import type { AttemptSpan, RunLifecycleSubscriptions, RunTracer } from './runs';
+import type { RunMetricsStore } from './telemetry/run-metrics';
+import { childContext, contextOf, endSpan, ROOT_CONTEXT, startSpan, traceparentOf, tracingEnabled, validTraceparent } from './telemetry/tracing';
 
 /** Run metrics subscribe to the run wing's `ended`: each run's state, duration since creation and charge, counted once. */
 export function subscribeRunMetrics(lifecycle: RunLifecycleSubscriptions, metrics: Pick<RunMetricsStore, 'runEnded'>): void {
