@@ -1,6 +1,7 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 import type { ApiToken } from '../../models';
 import { TOKEN_SCOPES } from '../../auth/token-grant';
+import { PageOf } from '../common/pagination';
 
 /** One of the caller's API tokens, without its secret (DESIGN §12): only its hash is stored. */
 @ObjectType('ApiToken')
@@ -29,6 +30,10 @@ export class ApiTokenType {
     });
   }
 }
+
+/** A page of the caller's active API tokens, newest first. */
+@ObjectType('ApiTokenPage')
+export class ApiTokenPage extends PageOf(ApiTokenType) {}
 
 /** A token just created: the only answer that carries the token itself. */
 @ObjectType('NewApiToken')
