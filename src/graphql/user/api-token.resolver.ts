@@ -1,7 +1,7 @@
 import { Arg, Args, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { ApiToken } from '../../models';
 import { createApiToken } from '../../commands/create-api-token';
-import { spentToday } from '../../credits/token-spend';
+import { apiTokenViews } from '../../views/api-token.view';
 import { authorize } from '../../policies/authorize';
 import { tokenMayCreateTokens } from '../../policies/token.policy';
 import type { AppContext } from '../context';
@@ -12,8 +12,7 @@ const TOKEN_ORDER: [string, string][] = [['created_at', 'DESC'], ['uid', 'ASC']]
 
 /** Each token with the credits its runs took today (counted only for a capped token). */
 async function presentTokens(ctx: AppContext, rows: ApiToken[]): Promise<ApiTokenType[]> {
-  const spent = await spentToday(ctx.services.sequelize, rows.filter((row) => row.max_credits_per_day !== null).map((row) => row.uid));
-  return rows.map((row) => ApiTokenType.from(row, spent.get(row.uid) ?? 0));
+  return (await apiTokenViews(ctx.services.sequelize, rows)).map((view) => Object.assign(new ApiTokenType(), view));
 }
 
 /** The caller's API tokens: list them (no secrets) and create one. Revoking stays in /settings and the CLI. */
