@@ -102,7 +102,7 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
     }
   });
   app.get('/metrics', async (_req, res) => {
-    // The run metrics (DESIGN §11.2) of every process, from their totals in PostgreSQL.
+    // The run metrics (docs/telemetry.md) of every process, from their totals in PostgreSQL.
     res.type(metrics.registry.contentType).send(`${await metrics.registry.metrics()}\n${await services.runMetrics.text()}`);
   });
 

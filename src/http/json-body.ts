@@ -5,7 +5,7 @@ import { AppError, badInput } from '../errors';
 import { findInputFlaw } from '../input-hygiene';
 import { ERROR_STATUS } from '../../rest-bridge/error-status';
 
-/** The largest request body any endpoint reads (DESIGN §8); blob uploads in /settings have their own. */
+/** The largest request body any endpoint reads (README, docs/connections.md); blob uploads in /settings have their own. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 const LIMIT_TEXT = '1 MiB';
 

@@ -19,7 +19,7 @@ export class CircuitAliasRouteInput {
   @Field(() => Int, { description: 'A whole number from 1 to 100; the weights of an alias add up to 100' }) weight!: number;
 }
 
-@ObjectType('CircuitAlias', { description: 'A named, weighted pointer to versions of a circuit (DESIGN §10.1): query with context.alias' })
+@ObjectType('CircuitAlias', { description: 'A named, weighted pointer to versions of a circuit: query with context.alias' })
 export class CircuitAliasType {
   @Field(() => String) name!: string;
   @Field(() => ID) circuitUid!: string;

@@ -4,7 +4,7 @@ import { TOKEN_SCOPES } from '../../auth/token-grant';
 import { PageOf } from '../common/pagination';
 import { apiTokenView } from '../../views/api-token.view';
 
-/** One of the caller's API tokens, without its secret (DESIGN §12): only its hash is stored. */
+/** One of the caller's API tokens, without its secret: only its hash is stored. */
 @ObjectType('ApiToken')
 export class ApiTokenType {
   @Field(() => ID) uid!: string;

@@ -26,7 +26,7 @@ function formNumber(value: unknown, field: string): number | null {
   return Number(raw);
 }
 
-/** The limits of the create form (DESIGN §12): ticked scopes, days to expiry, circuit uids, a daily credit cap; empty means none. */
+/** The limits of the create form (docs/tokens.md): ticked scopes, days to expiry, circuit uids, a daily credit cap; empty means none. */
 function limitsOfForm(body: Record<string, unknown>): TokenLimitsInput {
   const scopes = (Array.isArray(body.scopes) ? body.scopes : body.scopes === undefined ? [] : [body.scopes]).map(String);
   const days = formNumber(body.expires_in_days, 'expires_in_days');
