@@ -168,7 +168,9 @@ test('token list shows uid, label and use without the token; token revoke ends o
   expect(listed.stderr).toBe('');
   expect(listed.json.map((t: any) => t.label)).toEqual(['laptop', 'cli']);
   // The fields GET /users/tokens lists (one presenter: src/views/api-token.view.ts).
-  expect(Object.keys(listed.json[0]).sort()).toEqual(['circuit_uids', 'created_at', 'credits_spent_today', 'expires_at', 'label', 'last_used_at', 'max_credits_per_day', 'scopes', 'uid']);
+  expect(Object.keys(listed.json[0]).sort()).toEqual([
+    'circuit_uids', 'created_at', 'credits_spent_today', 'expires_at', 'label', 'last_used_at', 'max_credits_per_day', 'scopes', 'uid',
+  ]);
   expect(listed.stdout).not.toContain(made.json.token);
 
   const laptop = listed.json[0].uid;

@@ -29,7 +29,9 @@ export class ApiTokenResolver {
   }
 
   @Authorized()
-  @Query(() => ApiTokenPage, { description: "The caller's active API tokens, newest first, without their secrets (GET /users/tokens; limit default 10, max 100)" })
+  @Query(() => ApiTokenPage, {
+    description: "The caller's active API tokens, newest first, without their secrets (GET /users/tokens; limit default 10, max 100)",
+  })
   async viewerApiTokenPage(@Args(() => PageArgs) args: PageArgs, @Ctx() ctx: AppContext): Promise<ApiTokenPage> {
     const window = pageWindow(args);
     const { rows, count } = await ApiToken.findAndCountAll({

@@ -10,8 +10,10 @@ import { csrfToken, save } from '../session';
 import { requireCsrf, requireUser, signedInUser, takeFlash } from './guards';
 
 /** The user's active tokens, newest first, as GET /users/tokens shows them. */
-const activeTokens = async (user: User) =>
-  apiTokenViews(ApiToken.sequelize!, await ApiToken.findAll({ where: { user_uid: user.uid, revoked_at: null }, order: [['created_at', 'DESC'], ['uid', 'ASC']] }));
+const activeTokens = async (user: User) => {
+  const rows = await ApiToken.findAll({ where: { user_uid: user.uid, revoked_at: null }, order: [['created_at', 'DESC'], ['uid', 'ASC']] });
+  return apiTokenViews(ApiToken.sequelize!, rows);
+};
 
 const activeToken = (user: User, uid: string) =>
   isUid(uid) ? ApiToken.findOne({ where: { uid, user_uid: user.uid, revoked_at: null } }) : Promise.resolve(null);
