@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 'use strict';
-// `npx circuits …` from the project directory: the CLI is compiled into dist/ by `npm run build`
-// (which `npm install` runs through the prepare script).
+// `node bin/circuits.js …` (or `npx circuits …`, 2–3 s slower: docs/cli.md) from the project directory:
+// the CLI is compiled into dist/ by `npm run build` (which `npm install` runs through the prepare script).
 const path = require('node:path');
 const fs = require('node:fs');
 

@@ -143,7 +143,8 @@ export function mountRestBridge(app: Express, schema: GraphQLSchema, document: D
         send(req, res, errorResponse({ code: 'UnsupportedMediaType', message: `The request body must be JSON: send Content-Type: application/json${type ? ` (not ${type})` : ''}` }));
         return;
       }
-      const context = await buildContext(services, req);
+      // The caller as src/http/rest-authentication.ts found it, in front of the body parser.
+      const context = await buildContext(services, req, res.locals.auth as Parameters<typeof buildContext>[2]);
       const response = await runRoute(schema, document, route, { params: { ...found.params } as Record<string, string>, query: req.query, body: req.body, headers: req.headers }, context, (error) =>
         req.log?.error({ err: error, route: route.path }, 'internal error in REST route'));
       // The answer's bytes are shared only where the route says so, for a 200 object answer its resolver offered to share.

@@ -450,7 +450,7 @@ export function buildOpenApi(routes: Route[], options: OpenApiOptions = {}): Rec
     paths,
     components: {
       securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API token (`cst_…`) from /settings or `npx circuits token create`.' },
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API token (`cst_…`) from /settings or the operator CLI (`circuits token create`).' },
       },
       schemas: {
         Error: {

@@ -12,6 +12,7 @@ import { mountLandingPage } from './http/landing-page';
 import { createMetrics, mountObservability } from './http/observability';
 import { loadOperations, assertOperationsValid } from '../rest-bridge/operations';
 import { API_PREFIX, mountRestBridge } from '../rest-bridge/express';
+import { authenticateRoutes } from './http/rest-authentication';
 import { mountApiReference } from './http/api-docs';
 import { prepareDefinitionValidation } from './engine/validate-definition';
 import { createJsonSchemaService } from './engine/json-schemas';
@@ -92,6 +93,8 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
   const metrics = createMetrics();
   mountObservability(app, log, metrics);
   app.use(antiFraming());
+  // A route of the REST table that needs a token answers 401 before its body is read or checked.
+  app.use(API_PREFIX, authenticateRoutes(routes, services));
   app.use(jsonBody({ timeoutMs: config.bodyTimeoutMs }));
 
   app.get('/healthz', (_req, res) => { res.json({ status: 'ok' }); });
@@ -105,7 +108,7 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
     }
   });
   app.get('/metrics', async (_req, res) => {
-    // The run metrics (DESIGN §11.2) of every process, from their totals in PostgreSQL.
+    // The run metrics (docs/telemetry.md) of every process, from their totals in PostgreSQL.
     res.type(metrics.registry.contentType).send(`${await metrics.registry.metrics()}\n${await runtime.runMetrics.text()}`);
   });
 

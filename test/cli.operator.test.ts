@@ -6,6 +6,7 @@ import { HELLO_DEFINITION, makeUser, type TestUser } from './support/factories';
 import { makeRunnableCircuit, readSse, submitRun, waitForRun } from './support/run-factories';
 import { workerOnDemand } from './support/worker-on-demand';
 import { CreditLedger } from '../src/models/CreditLedger';
+import { TOKEN_SCOPES } from '../src/domain/token-scopes';
 
 // The operator's daily commands (issue 27), run through the built bin against the test app's database
 // (`npm test` builds first; run `npm run build` before running this file alone).
@@ -164,7 +165,11 @@ test('circuit list shows every circuit (private too) in the REST shape, filtered
 
 test('token list shows a user’s tokens without the token or its hash', async () => {
   const listed = await ok(['token', 'list', '--username', 'op-alice']);
-  expect(listed.json).toEqual([{ uid: expect.any(String), label: 'test', created_at: expect.any(String), last_used_at: null, scopes: null, expires_at: null, circuit_uids: null, max_credits_per_day: null }]);
+  // As GET /users/tokens lists it: a token made without scopes has every scope.
+  expect(listed.json).toEqual([{
+    uid: expect.any(String), label: 'test', created_at: expect.any(String), last_used_at: null, scopes: [...TOKEN_SCOPES], expires_at: null, circuit_uids: null,
+    max_credits_per_day: null, credits_spent_today: 0,
+  }]);
   expect(listed.stdout).not.toContain(alice.token);
   expect(listed.stdout).not.toMatch(/hash|cst_/);
 });
@@ -301,4 +306,17 @@ test('credits grant and show work beside the new commands (the ledger row shows 
   const shown = await ok(['credits', 'show', '--username', 'op-bob', '--ledger', '1']);
   expect(shown.json).toMatchObject({ username: 'op-bob', ledger: [{ kind: 'grant', amount: 5 }] });
   expect((await ok(['user', 'show', '--username', 'op-bob'])).json.credits).toBe(shown.json.credits);
+});
+
+test('the CLI prints tokens, users and circuits through the presenters REST uses: the same fields, the same values', async () => {
+  // REST first: its request is the token's latest use, which both then show.
+  const restTokens = await setup.t.rest('GET', '/users/tokens?limit=100', { token: alice.token });
+  expect((await ok(['token', 'list', '--username', 'op-alice'])).json).toEqual(restTokens.body.data);
+
+  const me = await setup.t.rest('GET', '/users/me', { token: alice.token });
+  expect((await ok(['user', 'show', '--username', 'op-alice'])).json).toMatchObject(me.body.payload);
+
+  const restCircuit = await setup.t.rest('GET', `/circuits/${aliceCircuit.uid}`, { token: alice.token });
+  const listed = (await ok(['circuit', 'list', '--user', 'op-alice', '--limit', '100'])).json.data;
+  expect(listed.find((circuit: { uid: string }) => circuit.uid === aliceCircuit.uid)).toEqual(restCircuit.body.payload);
 });

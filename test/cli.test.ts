@@ -167,7 +167,10 @@ test('token list shows uid, label and use without the token; token revoke ends o
   const listed = await cli(['token', 'list', '--username', 'tokens-of']);
   expect(listed.stderr).toBe('');
   expect(listed.json.map((t: any) => t.label)).toEqual(['laptop', 'cli']);
-  expect(Object.keys(listed.json[0]).sort()).toEqual(['circuit_uids', 'created_at', 'expires_at', 'label', 'last_used_at', 'max_credits_per_day', 'scopes', 'uid']);
+  // The fields GET /users/tokens lists (one presenter: src/views/api-token.view.ts).
+  expect(Object.keys(listed.json[0]).sort()).toEqual([
+    'circuit_uids', 'created_at', 'credits_spent_today', 'expires_at', 'label', 'last_used_at', 'max_credits_per_day', 'scopes', 'uid',
+  ]);
   expect(listed.stdout).not.toContain(made.json.token);
 
   const laptop = listed.json[0].uid;

@@ -39,14 +39,18 @@ function rssBytes(pid: number): number {
 
 interface Hanging { answer: Promise<string>; sentAt: number }
 
-/** Sends the head and `part` of a body, then nothing more; resolves with all the server says until it closes. */
-function hangingBody(headers: Record<string, string>, part: Buffer): Hanging {
+/**
+ * Sends the head and `part` of a body, then nothing more; resolves with all the server says until it closes.
+ * To /graphql, whose JSON body the same parser reads as REST's: a REST route that takes a body needs a token,
+ * and without one it answers 401 before it reads any (the last test).
+ */
+function hangingBody(headers: Record<string, string>, part: Buffer, path = '/graphql'): Hanging {
   const socket = net.connect({ host: '127.0.0.1', port });
   let text = '';
   socket.on('data', (chunk: Buffer) => { text += chunk.toString(); });
   socket.on('error', () => {});
   socket.once('connect', () => {
-    socket.write(`POST /api/v1/circuits HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`);
+    socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`);
     socket.write(part);
   });
   return { answer: new Promise((resolve) => socket.once('close', () => resolve(text))), sentAt: Date.now() };
@@ -100,5 +104,14 @@ test('a gzip body of 1 KB on the wire that inflates past 1 MiB is 413 at once, n
   const answer = await hangingBody({ 'Content-Encoding': 'gzip', 'Content-Length': String(bomb.length) }, bomb).answer;
   expect(answer).toMatch(/^HTTP\/1\.1 413 /);
   expect(answer).toContain('"code":"PayloadTooLarge"');
+  expect(Date.now() - began).toBeLessThan(TIMEOUT_MS);
+});
+
+test('a REST route that needs a token answers an anonymous hanging body 401 at once, without reading it, and closes', async () => {
+  const began = Date.now();
+  const answer = await hangingBody({ 'Content-Length': String(1024 * 1024) }, jsonStart(900 * 1024), '/api/v1/circuits').answer;
+  expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+  expect(answer).toMatch(/connection: close/i);
+  expect(answer).toContain('"code":"Unauthorized"');
   expect(Date.now() - began).toBeLessThan(TIMEOUT_MS);
 });

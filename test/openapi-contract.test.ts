@@ -455,8 +455,14 @@ describe('my runs and my credits', () => {
     await expectStatus(call('POST', '/users/tokens', {}, { token: owner.token, body: { scopes: ['runs:everything'] } }), 400);
     await expectStatus(call('POST', '/users/tokens', {}, { body: {} }), 401);
     await expectStatus(call('POST', '/users/tokens', {}, { token: created.body.payload.token, body: {} }), 403);
-    const listed = await expectStatus(call('GET', '/users/tokens', {}, { token: owner.token }), 200);
+    const listed = await expectStatus(call('GET', '/users/tokens', {}, { token: owner.token, query: { limit: 1 } }), 200);
     expect(JSON.stringify(listed.body)).not.toContain(created.body.payload.token);
+    // A list like every other: {meta, data}, newest first.
+    expect(Object.keys(listed.body).sort()).toEqual(['data', 'meta']);
+    expect(listed.body.meta).toEqual({ total_count: expect.any(Number), limit: 1, page: 1 });
+    expect(listed.body.meta.total_count).toBeGreaterThanOrEqual(2);
+    expect(listed.body.data.map((row: { uid: string }) => row.uid)).toEqual([created.body.payload.api_token.uid]);
+    await expectStatus(call('GET', '/users/tokens', {}, { token: owner.token, query: { page: 0 } }), 400);
     await expectStatus(call('GET', '/users/tokens', {}), 401);
   });
 });

@@ -1,3 +1,4 @@
+import { getNullableType, isListType, Kind, type FieldNode, type OperationDefinitionNode } from 'graphql';
 import { buildGraphqlSchema } from '../src/graphql/schema';
 import { assertOperationsValid, loadOperations, operationNames } from '../rest-bridge/operations';
 import { routes } from '../rest-bridge/routes';
@@ -42,4 +43,22 @@ test('every route reads each of its path parameters', () => {
 test('every route has a summary and a tag for the OpenAPI document', () => {
   const incomplete = routes.filter((r) => !r.summary.trim() || !r.tag.trim()).map((r) => `${r.method} ${r.path}`);
   expect(incomplete).toEqual([]);
+});
+
+test('every route whose operation answers a GraphQL list is a page: lists answer {meta, data}, never a payload array', async () => {
+  const schema = await buildGraphqlSchema();
+  const drift: string[] = [];
+  for (const route of routes) {
+    const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION && d.name?.value === route.operation);
+    const root = operation?.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
+    const selection = operation?.selectionSet.selections.find((s): s is FieldNode => s.kind === Kind.FIELD && (s.alias ?? s.name).value === route.result);
+    const field = selection && root?.getFields()[selection.name.value];
+    if (!field) continue;
+    if (isListType(getNullableType(field.type)) && route.shape !== 'page') drift.push(`${route.method} ${route.path} (${route.shape ?? 'object'})`);
+    if (route.shape === 'page') {
+      const keys = (selection.selectionSet?.selections ?? []).map((s) => (s.kind === Kind.FIELD ? (s.alias ?? s.name).value : '?')).sort();
+      if (keys.join() !== 'data,limit,page,total_count') drift.push(`${route.method} ${route.path} selects ${keys.join()}`);
+    }
+  }
+  expect(drift).toEqual([]);
 });

@@ -229,8 +229,8 @@ test('the day cap reached: 429 RateLimited with Retry-After to the next UTC day 
   // Other operations are not affected, nor the user's other tokens.
   expect(restAnswer(await t.rest('GET', '/users/circuit-runs', { token }))).toBe('ok');
   expect((await t.rest('POST', `/circuit-adaptors/${adaptorUid}/query`, { token: owner.token, body: { input: { name: 'Ada' } } })).status).toBe(200);
-  const listed = await t.rest('GET', '/users/tokens', { token: owner.token });
-  expect(listed.body.payload.find((row: { max_credits_per_day: number | null }) => row.max_credits_per_day === 2)).toMatchObject({ credits_spent_today: 2 });
+  const listed = await t.rest('GET', '/users/tokens?limit=100', { token: owner.token });
+  expect(listed.body.data.find((row: { max_credits_per_day: number | null }) => row.max_credits_per_day === 2)).toMatchObject({ credits_spent_today: 2 });
 });
 
 test('concurrent runs of a capped token never take it past its cap', async () => {

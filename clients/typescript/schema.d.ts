@@ -4351,14 +4351,19 @@ export interface operations {
     };
     ListMyApiTokens: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Items per page (default 10; larger values are capped at 100) */
+                limit?: number;
+                /** @description 1-based page number (default 1) */
+                page?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description One page of results */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4367,9 +4372,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
-                        status: "success";
-                        payload: {
+                        meta: components["schemas"]["PageMeta"];
+                        data: {
                             uid: string;
                             label: string;
                             scopes: string[];
@@ -4383,7 +4387,6 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
-                        notices?: components["schemas"]["Notices"];
                     };
                 };
             };

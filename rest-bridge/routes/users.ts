@@ -5,7 +5,7 @@ import { TOKEN_SCOPES } from '../../src/domain/token-scopes';
 
 const tag = 'Users';
 
-/** The caller's own runs and credits (docs/runs.md, My runs and my credits). */
+/** The caller's own profile, runs, credits and API tokens. */
 export const userRoutes: Route[] = [
   {
     method: 'GET',
@@ -65,8 +65,10 @@ export const userRoutes: Route[] = [
     summary: 'List your active API tokens, newest first, with their limits; never the tokens themselves',
     auth: 'required',
     tag,
-    variables: () => ({}),
-    result: 'viewerApiTokens',
+    query: pageQuery(),
+    variables: ({ query }) => ({ limit: query.limit, page: query.page }),
+    result: 'viewerApiTokenPage',
+    shape: 'page',
   },
   {
     method: 'POST',

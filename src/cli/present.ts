@@ -3,8 +3,12 @@ import { badInput, notFound } from '../errors';
 import { isUid } from '../ids';
 import { presentRunPayload } from '../runs';
 import type { CircuitRun } from '../models/CircuitRun';
+import type { ApiToken } from '../models';
+import { aliasView } from '../views/alias.view';
+import type { ApiTokenView } from '../views/api-token.view';
 import { circuitView, versionView } from '../views/circuit.view';
 import { snakeKeys } from '../views/snake-keys';
+import { viewerView } from '../views/user.view';
 
 export async function findUser(username: string): Promise<User> {
   const user = await User.findOne({ where: { username } });
@@ -35,24 +39,25 @@ export async function findCircuitArg(value: string, username: string | undefined
   return findCircuit(await findUser(owner), name);
 }
 
-/** The user as the operator sees them: profile and balance; never the password hash or tokens. */
+/**
+ * The user as the operator sees them: the view the user has of themselves (GET /users/me), plus
+ * whether they have a password, what is available of their credits and when they last changed;
+ * never the password hash or tokens.
+ */
 export function restUser(user: User) {
   const credits = user.creditBalance;
   const held = Number(user.credits_held ?? 0);
   return {
-    uid: user.uid,
-    username: user.username,
-    name: user.name ?? null,
-    bio: user.bio ?? null,
-    is_admin: user.is_admin,
-    is_private: user.is_private,
+    ...snakeKeys(viewerView(user, { credits, held })),
     has_password: user.password_hash !== null && user.password_hash !== undefined,
-    credits,
-    credits_held: held,
     available: Math.max(0, credits - held),
-    created_at: user.created_at,
     updated_at: user.updated_at,
   };
+}
+
+/** The token as REST lists it (fragment RestApiToken); with `revoked` (its row), `revoked_at` too. */
+export function restApiToken(view: ApiTokenView, revoked?: ApiToken) {
+  return { ...snakeKeys(view), ...(revoked ? { revoked_at: revoked.revoked_at ?? null } : {}) };
 }
 
 /** The circuit as REST returns it (fragment RestCircuit). */
@@ -81,7 +86,8 @@ export function restVersion(version: CircuitVersion, primaryVersionUid: string |
 
 /** The alias as REST returns it (fragment RestCircuitAlias). */
 export function restAlias(alias: CircuitAlias) {
-  return { name: alias.name, circuit_uid: alias.circuit_uid, routes: alias.routes, updated_at: alias.updated_at };
+  const { routes, ...view } = aliasView(alias);
+  return { ...snakeKeys(view), routes: routes.map(snakeKeys) };
 }
 
 /**

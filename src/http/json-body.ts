@@ -18,7 +18,7 @@ const tooLarge = () => new AppError('PayloadTooLarge', `The request body is larg
  * A body announced (Content-Length) larger than BODY_LIMIT_BYTES, refused before reading any of it.
  * Chunked bodies are cut off by each parser's own limit (the same constant) while streaming.
  */
-function announcedTooLarge(req: Request): boolean {
+export function announcedTooLarge(req: Request): boolean {
   const length = Number(req.headers['content-length'] ?? 0);
   return length > BODY_LIMIT_BYTES && !OWN_LIMIT.has(`${req.method} ${req.path}`);
 }
@@ -227,13 +227,16 @@ function cutOff(req: Request): void {
   req.resume();
 }
 
+/** For an answer given without reading the body (too large, or refused before it, e.g. a 401): close the connection after it. */
+export function closeAfterAnswer(req: Request, res: Response): void {
+  res.set('Connection', 'close');
+  res.once('finish', () => cutOff(req));
+}
+
 /** Sends `error` in the envelope of the surface the request was for. */
 export function sendEdgeError(req: Request, res: Response, error: AppError): void {
   const status = ERROR_STATUS[error.code];
-  if (error.code === 'PayloadTooLarge') {
-    res.set('Connection', 'close');
-    res.once('finish', () => cutOff(req));
-  }
+  if (error.code === 'PayloadTooLarge') closeAfterAnswer(req, res);
   if (error.code === 'RequestTimeout') {
     // The rest of the body is never read: answer, then close the connection.
     res.set('Connection', 'close');

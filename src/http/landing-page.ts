@@ -32,7 +32,7 @@ ${LINKS.map((l) => `    <dt><a href="${l.href}">${l.title}</a></dt><dd>${l.text}
   </dl>
   <h2>First steps</h2>
   <p>Create a user and an API token from the project directory, then send it as <code>Authorization: Bearer cst_…</code>:</p>
-  <pre>npx circuits user create --username alice --password 'a long password' --credits 100</pre>
+  <pre>node bin/circuits.js user create --username alice --password 'a long password' --credits 100</pre>
   <p>The README walks through publishing a circuit and running it.</p>
 </body>
 </html>`;

@@ -86,7 +86,8 @@ export function mountRunEvents(app: Express, schema: GraphQLSchema, operations: 
     try {
       const kinds = requestedKinds(req.query.events);
       const start = await services.runs.streamStart(uid, kinds, req.headers['last-event-id']);
-      const context = await buildContext(services, req, await signedReader(services, uid, req.query));
+      // Without a signature, the bearer token as src/http/rest-authentication.ts already found it.
+      const context = await buildContext(services, req, (await signedReader(services, uid, req.query)) ?? (res.locals.auth as Authentication | undefined));
       const result = await subscribe({ schema, document: operations, operationName: 'RestCircuitRunEvents', variableValues: { uid, after: start.after, kinds: kinds.map((k) => k.toUpperCase()) }, contextValue: context });
       if (!(Symbol.asyncIterator in result)) {
         closed = true;

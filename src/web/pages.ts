@@ -1,4 +1,5 @@
 import type { ApiToken, User } from '../models';
+import type { ApiTokenView } from '../views/api-token.view';
 import type { Blob } from '../models/blobs';
 import { formatBytes, html, SafeHtml, time } from './html';
 import { TOKEN_SCOPES } from '../domain/token-scopes';
@@ -101,23 +102,23 @@ export function signInPage({ csrf, username = '', error }: { csrf: string; usern
   });
 }
 
-/** A token's limits in words (docs/tokens.md): "full access" when it has none. */
-function tokenLimits(t: ApiToken): string {
+/** A token's limits in words: "full access" when it has none. */
+function tokenLimits(t: ApiTokenView): string {
   const parts: string[] = [];
-  if (t.scopes) parts.push(t.scopes.join(', '));
-  if (t.circuit_uids) parts.push(`${t.circuit_uids.length} circuit${t.circuit_uids.length === 1 ? '' : 's'}`);
-  if (t.max_credits_per_day !== null && t.max_credits_per_day !== undefined) parts.push(`${Number(t.max_credits_per_day)} credits/day`);
-  if (t.expires_at) parts.push(`expires ${t.expires_at.toISOString().slice(0, 16).replace('T', ' ')} UTC`);
+  if (t.scopes.length < TOKEN_SCOPES.length) parts.push(t.scopes.join(', '));
+  if (t.circuitUids) parts.push(`${t.circuitUids.length} circuit${t.circuitUids.length === 1 ? '' : 's'}`);
+  if (t.maxCreditsPerDay !== null) parts.push(`${t.maxCreditsPerDay} credits/day`);
+  if (t.expiresAt) parts.push(`expires ${t.expiresAt.toISOString().slice(0, 16).replace('T', ' ')} UTC`);
   return parts.length === 0 ? 'full access' : parts.join(' · ');
 }
 
 export function tokensPage({ user, csrf, tokens, flash, created }: {
-  user: User; csrf: string; tokens: ApiToken[]; flash?: Flash; created?: { token: string; label: string };
+  user: User; csrf: string; tokens: ApiTokenView[]; flash?: Flash; created?: { token: string; label: string };
 }): string {
   const rows = tokens.map((t) => html`<tr data-token-uid="${t.uid}">
     <td data-label="Label">${t.label || html`<span class="muted">(no label)</span>`}</td>
-    <td data-label="Created">${time(t.created_at)}</td>
-    <td data-label="Last used">${time(t.last_used_at)}</td>
+    <td data-label="Created">${time(t.createdAt)}</td>
+    <td data-label="Last used">${time(t.lastUsedAt)}</td>
     <td data-label="Limits" data-token-limits>${tokenLimits(t)}</td>
     <td data-label=""><a class="button danger small" href="/settings/tokens/${t.uid}/revoke" aria-label="Revoke ${t.label || 'token'}">Revoke</a></td>
   </tr>`);

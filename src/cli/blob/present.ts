@@ -1,5 +1,4 @@
 import type { Blob } from '../../models/blobs';
-import { storagePath } from '../../storage';
 import { blobView } from '../../views/blob.view';
 import { snakeKeys } from '../../views/snake-keys';
 
@@ -9,6 +8,6 @@ import { snakeKeys } from '../../views/snake-keys';
  * src/cli/present.ts: blob views load the storage clients, which only the blob commands need.
  */
 export function restBlob(blob: Blob) {
-  const { filename: _filename, ...view } = blobView(blob, null);
-  return { ...snakeKeys(view), blob_type: blob.blob_type, path: storagePath(blob.blob_type, blob.bucket, blob.uid) };
+  const { filename: _filename, ...view } = blobView(blob, 'operator');
+  return snakeKeys(view);
 }

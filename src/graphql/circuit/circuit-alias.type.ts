@@ -1,6 +1,7 @@
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import type { AliasRoute, CircuitAlias as AliasModel, CircuitAliasHistory as HistoryModel } from '../../models';
 import { PageOf } from '../common/pagination';
+import { aliasHistoryView, aliasRouteView, aliasView } from '../../views/alias.view';
 
 @ObjectType('CircuitAliasRoute', { description: 'One weighted route of an alias: that share of the queries sent to the alias run this version' })
 export class CircuitAliasRouteType {
@@ -8,7 +9,7 @@ export class CircuitAliasRouteType {
   @Field(() => Int, { description: '1–100; the routes of an alias add up to 100' }) weight!: number;
 
   static from(route: AliasRoute): CircuitAliasRouteType {
-    return Object.assign(new CircuitAliasRouteType(), { versionUid: route.version_uid, weight: route.weight });
+    return Object.assign(new CircuitAliasRouteType(), aliasRouteView(route));
   }
 }
 
@@ -26,9 +27,8 @@ export class CircuitAliasType {
   @Field(() => Date, { description: 'When the current routes were set' }) updatedAt!: Date;
 
   static from(alias: AliasModel): CircuitAliasType {
-    return Object.assign(new CircuitAliasType(), {
-      name: alias.name, circuitUid: alias.circuit_uid, routes: alias.routes.map((r) => CircuitAliasRouteType.from(r)), updatedAt: alias.updated_at,
-    });
+    const view = aliasView(alias);
+    return Object.assign(new CircuitAliasType(), view, { routes: alias.routes.map((r) => CircuitAliasRouteType.from(r)) });
   }
 }
 
@@ -39,9 +39,7 @@ export class CircuitAliasHistoryEntryType {
   @Field(() => Date, { description: 'When a later set replaced them' }) replacedAt!: Date;
 
   static from(entry: HistoryModel): CircuitAliasHistoryEntryType {
-    return Object.assign(new CircuitAliasHistoryEntryType(), {
-      routes: entry.routes.map((r) => CircuitAliasRouteType.from(r)), updatedAt: entry.set_at, replacedAt: entry.replaced_at,
-    });
+    return Object.assign(new CircuitAliasHistoryEntryType(), aliasHistoryView(entry), { routes: entry.routes.map((r) => CircuitAliasRouteType.from(r)) });
   }
 }
 

@@ -1,21 +1,43 @@
-import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { ApiToken } from '../../models';
 import { createApiToken } from '../../commands/create-api-token';
-import { spentToday } from '../../credits/token-spend';
+import { apiTokenViews } from '../../views/api-token.view';
 import { authorize } from '../../policies/authorize';
 import { tokenMayCreateTokens } from '../../policies/token.policy';
 import type { AppContext } from '../context';
-import { ApiTokenType, NewApiTokenType } from './api-token.type';
+import { PageArgs, paged, pageWindow } from '../common/pagination';
+import { ApiTokenPage, ApiTokenType, NewApiTokenType } from './api-token.type';
 
-/** The caller's API tokens (docs/tokens.md): list them (no secrets) and create one. Revoking stays in /settings and the CLI. */
+const TOKEN_ORDER: [string, string][] = [['created_at', 'DESC'], ['uid', 'ASC']];
+
+/** Each token with the credits its runs took today (counted only for a capped token). */
+async function presentTokens(ctx: AppContext, rows: ApiToken[]): Promise<ApiTokenType[]> {
+  return (await apiTokenViews(ctx.services.sequelize, rows)).map((view) => Object.assign(new ApiTokenType(), view));
+}
+
+/** The caller's API tokens: list them (no secrets) and create one. Revoking stays in /settings and the CLI. */
 @Resolver()
 export class ApiTokenResolver {
   @Authorized()
-  @Query(() => [ApiTokenType], { description: "The caller's active API tokens, newest first, without their secrets (GET /users/tokens)" })
+  @Query(() => [ApiTokenType], {
+    description: "The caller's active API tokens, newest first, without their secrets, all at once",
+    deprecationReason: 'Use viewerApiTokenPage, paged like every other list',
+  })
   async viewerApiTokens(@Ctx() ctx: AppContext): Promise<ApiTokenType[]> {
-    const rows = await ApiToken.findAll({ where: { user_uid: ctx.viewer!.uid, revoked_at: null }, order: [['created_at', 'DESC'], ['uid', 'ASC']] });
-    const spent = await spentToday(ctx.services.sequelize, rows.filter((row) => row.max_credits_per_day !== null).map((row) => row.uid));
-    return rows.map((row) => ApiTokenType.from(row, spent.get(row.uid) ?? 0));
+    const rows = await ApiToken.findAll({ where: { user_uid: ctx.viewer!.uid, revoked_at: null }, order: TOKEN_ORDER });
+    return presentTokens(ctx, rows);
+  }
+
+  @Authorized()
+  @Query(() => ApiTokenPage, {
+    description: "The caller's active API tokens, newest first, without their secrets (GET /users/tokens; limit default 10, max 100)",
+  })
+  async viewerApiTokenPage(@Args(() => PageArgs) args: PageArgs, @Ctx() ctx: AppContext): Promise<ApiTokenPage> {
+    const window = pageWindow(args);
+    const { rows, count } = await ApiToken.findAndCountAll({
+      where: { user_uid: ctx.viewer!.uid, revoked_at: null }, order: TOKEN_ORDER, limit: window.limit, offset: window.offset,
+    });
+    return paged(await presentTokens(ctx, rows), count, window);
   }
 
   @Authorized()

@@ -1,6 +1,8 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 import type { ApiToken } from '../../models';
 import { TOKEN_SCOPES } from '../../domain/token-scopes';
+import { PageOf } from '../common/pagination';
+import { apiTokenView } from '../../views/api-token.view';
 
 /** One of the caller's API tokens, without its secret: only its hash is stored. */
 @ObjectType('ApiToken')
@@ -16,19 +18,13 @@ export class ApiTokenType {
   @Field(() => Date) createdAt!: Date;
 
   static from(row: ApiToken, spentToday: number): ApiTokenType {
-    return Object.assign(new ApiTokenType(), {
-      uid: row.uid,
-      label: row.label,
-      scopes: row.scopes ?? [...TOKEN_SCOPES],
-      expiresAt: row.expires_at ?? null,
-      circuitUids: row.circuit_uids ?? null,
-      maxCreditsPerDay: row.max_credits_per_day === null || row.max_credits_per_day === undefined ? null : Number(row.max_credits_per_day),
-      creditsSpentToday: spentToday,
-      lastUsedAt: row.last_used_at ?? null,
-      createdAt: row.created_at,
-    });
+    return Object.assign(new ApiTokenType(), apiTokenView(row, spentToday));
   }
 }
+
+/** A page of the caller's active API tokens, newest first. */
+@ObjectType('ApiTokenPage')
+export class ApiTokenPage extends PageOf(ApiTokenType) {}
 
 /** A token just created: the only answer that carries the token itself. */
 @ObjectType('NewApiToken')

@@ -1,6 +1,7 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 import type { User as UserModel } from '../../models';
 import type { Balance } from '../../credits/balance';
+import { profileView, viewerView } from '../../views/user.view';
 
 /** A user's public profile. */
 @ObjectType('User')
@@ -12,9 +13,7 @@ export class UserProfile {
   @Field(() => Date) createdAt!: Date;
 
   static from(user: UserModel): UserProfile {
-    return Object.assign(new UserProfile(), {
-      uid: user.uid, username: user.username, name: user.name, bio: user.bio, createdAt: user.created_at,
-    });
+    return Object.assign(new UserProfile(), profileView(user));
   }
 }
 
@@ -28,8 +27,6 @@ export class Viewer extends UserProfile {
   creditsHeld!: number;
 
   static fromViewer(user: UserModel, balance: Balance): Viewer {
-    return Object.assign(new Viewer(), UserProfile.from(user), {
-      isPrivate: user.is_private, isAdmin: user.is_admin, credits: balance.credits, creditsHeld: balance.held,
-    });
+    return Object.assign(new Viewer(), viewerView(user, balance));
   }
 }

@@ -4,12 +4,16 @@ import { AppError, badInput } from '../../errors';
 import { createApiToken, type TokenLimitsInput } from '../../commands/create-api-token';
 import { revokeApiToken } from '../../commands/revoke-api-token';
 import { isUid } from '../../ids';
+import { apiTokenViews } from '../../views/api-token.view';
 import { revokeTokenPage, tokensPage } from '../pages';
 import { csrfToken, save } from '../session';
 import { requireCsrf, requireUser, signedInUser, takeFlash } from './guards';
 
-const activeTokens = (user: User) =>
-  ApiToken.findAll({ where: { user_uid: user.uid, revoked_at: null }, order: [['created_at', 'DESC']] });
+/** The user's active tokens, newest first, as GET /users/tokens shows them. */
+const activeTokens = async (user: User) => {
+  const rows = await ApiToken.findAll({ where: { user_uid: user.uid, revoked_at: null }, order: [['created_at', 'DESC'], ['uid', 'ASC']] });
+  return apiTokenViews(ApiToken.sequelize!, rows);
+};
 
 const activeToken = (user: User, uid: string) =>
   isUid(uid) ? ApiToken.findOne({ where: { uid, user_uid: user.uid, revoked_at: null } }) : Promise.resolve(null);
