@@ -1,34 +1,64 @@
-import { foundation } from './0001-foundation';
-import { runs } from './0002-runs';
-import { boards } from './0003-boards-search';
-import { blobs } from './0004-blobs-web';
-import { webhooksSchedules } from './0007-webhooks-schedules';
-import { runControl } from './0005-run-control';
-import { authChanged } from './0009-auth-changed';
-import { circuitDeprecatedAt } from './0010-circuit-deprecated-at';
-import { jobOutbox } from './0011-job-outbox';
-import { credits } from './0006-credits';
-import { authChangedIgnoresBalance } from './0012-auth-changed-ignores-balance';
-import { stateEventAfterLoggedEvents } from './0013-state-event-after-logged-events';
-import { searchLexicon } from './0014-search-lexicon';
-import { runReadsChanged } from './0015-run-reads-changed';
-import { searchChangedRows } from './0016-search-changed-rows';
-import { authChangedByColumn } from './0017-auth-changed-by-column';
-import { runSteps } from './0018-run-steps';
-import { circuitAliases } from './0019-circuit-aliases';
-import { stepCache } from './0020-step-cache';
-import { runTraceparent } from './0021-run-traceparent';
-import { tokenLimits } from './0022-token-limits';
-import { runLabelsBatches } from './0023-run-labels-batches';
-import { userRunSlots } from './0024-user-run-slots';
-import { runVisibilityChanged } from './0025-run-visibility-changed';
-import { searchInPostgres } from './0026-search-in-postgres';
-import { runMetricTotals } from './0029-run-metric-totals';
-import { searchPostings } from './0030-search-postings';
-
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Migration } from './migration';
 
 export type { Migration };
 
-/** Append only: a migration once released is never edited. */
-export const migrations: Migration[] = [foundation, runs, boards, blobs, authChanged, circuitDeprecatedAt, jobOutbox, credits, webhooksSchedules, runControl, authChangedIgnoresBalance, stateEventAfterLoggedEvents, searchLexicon, runReadsChanged, searchChangedRows, authChangedByColumn, runSteps, circuitAliases, stepCache, runTraceparent, tokenLimits, runLabelsBatches, userRunSlots, runVisibilityChanged, searchInPostgres, runMetricTotals, searchPostings].filter((m) => m.up.trim() !== '');
+/**
+ * The released migrations, in the order they were released: numbers were taken when work started and some
+ * landed after later numbers (0007 before 0005, 0006 after 0011), and a database runs them in the order it
+ * first got them. A migration once released is never edited. A new one needs no line here: the files of this
+ * folder not named below run after these, in the order of their names.
+ */
+const RELEASED = [
+  '0001-foundation',
+  '0002-runs',
+  '0003-boards-search',
+  '0004-blobs-web',
+  '0009-auth-changed',
+  '0010-circuit-deprecated-at',
+  '0011-job-outbox',
+  '0006-credits',
+  '0007-webhooks-schedules',
+  '0005-run-control',
+  '0012-auth-changed-ignores-balance',
+  '0013-state-event-after-logged-events',
+  '0014-search-lexicon',
+  '0015-run-reads-changed',
+  '0016-search-changed-rows',
+  '0017-auth-changed-by-column',
+  '0018-run-steps',
+  '0019-circuit-aliases',
+  '0020-step-cache',
+  '0021-run-traceparent',
+  '0022-token-limits',
+  '0023-run-labels-batches',
+  '0024-user-run-slots',
+  '0025-run-visibility-changed',
+  '0026-search-in-postgres',
+  '0029-run-metric-totals',
+  '0030-search-postings',
+];
+
+function isMigration(value: unknown): value is Migration {
+  return typeof value === 'object' && value !== null && typeof (value as Migration).name === 'string' && typeof (value as Migration).up === 'string';
+}
+
+/** Every migration file of this folder (`NNNN-name.ts`, or `.js` once built), each exporting one Migration named after its file. */
+function loadMigrations(): Migration[] {
+  const byName = new Map<string, Migration>();
+  for (const file of fs.readdirSync(__dirname).filter((name) => /^\d{4}-[\w-]+\.(js|ts)$/.test(name))) {
+    const name = file.replace(/\.(js|ts)$/, '');
+    const migration = Object.values(require(path.join(__dirname, file)) as Record<string, unknown>).find(isMigration);
+    if (!migration || migration.name !== name) throw new Error(`src/db/migrations/${file} must export one Migration named '${name}'`);
+    byName.set(name, migration);
+  }
+  const newer = [...byName.keys()].filter((name) => !RELEASED.includes(name)).sort();
+  return [...RELEASED, ...newer].map((name) => {
+    const migration = byName.get(name);
+    if (!migration) throw new Error(`the released migration ${name} is missing from src/db/migrations/`);
+    return migration;
+  });
+}
+
+export const migrations: Migration[] = loadMigrations().filter((m) => m.up.trim() !== '');
