@@ -3,9 +3,10 @@ import type IsolatedVM from 'isolated-vm';
 /**
  * isolated-vm, in the major that fits the running Node: no single major builds on every LTS line
  * (5 is the last for Node 20 and does not compile against Node 24's headers; 6 needs Node 22, 7 needs 24).
- * package.json lists each as an optional npm alias whose `engines` keeps npm from installing it where it
- * does not belong; this module loads the newest one present that loads, and is the only place that names
- * them. Their API is the same; the types come from whichever is installed (tsconfig `paths`).
+ * package.json lists each as an optional npm alias: npm skips 6 and 7 where their `engines` exclude the
+ * running Node, and drops 5 where it fails to build (Node 24; on 22 it builds but goes unused). This module
+ * loads the newest one present that loads, and is the only place that names them. Their API is the same;
+ * the types come from whichever is installed (tsconfig `paths`).
  */
 const CANDIDATES = ['isolated-vm-7', 'isolated-vm-6', 'isolated-vm-5'] as const;
 
