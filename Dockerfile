@@ -39,4 +39,4 @@ EXPOSE 4000
 # The API's readiness; the worker service in docker-compose.yml overrides it with its heartbeat file.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:' + (process.env.PORT || 4000) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
-CMD ["node", "dist/src/main.js"]
+CMD ["node", "--no-node-snapshot", "dist/src/main.js"]
