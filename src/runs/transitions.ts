@@ -10,7 +10,7 @@ import type { MetricExpression } from '../models/CircuitMetric';
 import type { CircuitDefinition } from '../domain/definition';
 
 /**
- * Every state change of a run is one guarded UPDATE here (spec §3), so a state never goes backwards
+ * Every state change of a run is one guarded UPDATE here, so a state never goes backwards
  * and a terminal state never changes:
  *   PROVISIONED → RUNNING            claimRun (also re-claims a RUNNING run whose worker went silent)
  *   RUNNING → COMPLETED | EXCEPTION  finishRun, only by the attempt that holds the run, charging
