@@ -84,7 +84,7 @@ export interface Route {
   variables: (input: RouteInput) => Record<string, unknown>;
   result: string;
   shape?: 'object' | 'page' | 'redirect' | 'event-stream' | 'typescript';
-  /** Payload fields left out while null (spec: "absent while …"), in objects and in page items; optional in the document. */
+  /** Payload fields left out while null (the API contract: "absent while …"), in objects and in page items; optional in the document. */
   omitWhenNull?: string[];
   /**
    * The operation's one root field may offer to share the bytes of its answer (AppContext.sharedAnswers,

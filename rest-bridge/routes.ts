@@ -10,5 +10,5 @@ import { scheduleRoutes } from './routes/schedules';
 import { aliasRoutes } from './routes/aliases';
 import { batchRoutes } from './routes/batches';
 
-/** Every documented REST path (spec §4), relative to /api/v1. */
+/** Every documented REST path (the API contract), relative to /api/v1. */
 export const routes: Route[] = [...circuitRoutes, ...aliasRoutes, ...runRoutes, ...boardRoutes, ...searchRoutes, ...blobRoutes, ...userRoutes, ...webhookRoutes, ...scheduleRoutes, ...batchRoutes];

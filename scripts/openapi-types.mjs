@@ -1,4 +1,4 @@
-// OpenAPI document (stdin, JSON) → TypeScript types of it (stdout), with openapi-typescript (DESIGN §11.3).
+// OpenAPI document (stdin, JSON) → TypeScript types of it (stdout), with openapi-typescript (docs/typed-clients.md).
 // Used by `npm run client:generate` and by the tests that check the committed client is current.
 import openapiTS, { astToString } from 'openapi-typescript';
 

@@ -1,7 +1,7 @@
 import type { AppError, ErrorCode } from './errors';
 
 /**
- * The one table from an error code to its HTTP status (spec §7, with the service's own codes added), for
+ * The one table from an error code to its HTTP status (the API contract's table, with the service's own codes added; docs/api-conventions.md), for
  * every transport: REST, GraphQL over HTTP and SSE, MCP and the /settings pages.
  */
 export const ERROR_STATUS: Record<ErrorCode, number> = {

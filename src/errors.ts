@@ -8,7 +8,7 @@ export const ERROR_CODES = [
   'BadClientData',
   'Unauthorized',
   'InsufficientCredits',
-  // A run's max_credits (DESIGN §12) would be passed; as a run's error.code, its step did not start.
+  // A run's max_credits would be passed; as a run's error.code, its step did not start.
   'BudgetExceeded',
   'NotAllowed',
   'NotFound',

@@ -1,6 +1,6 @@
 import { badInput } from './errors';
 
-/** Deepest nesting of arrays and objects accepted in any JSON input (DESIGN §8). */
+/** Deepest nesting of arrays and objects accepted in any JSON input (docs/limits.md). */
 export const MAX_INPUT_DEPTH = 64;
 
 export interface InputFlaw {

@@ -10,7 +10,7 @@ import { startWorkerThread, type WorkerThread } from './worker-thread';
 async function main(): Promise<void> {
   const config = loadConfigOrExit('circuit-service');
   const log = createLogger(config.logLevel);
-  // Traces (DESIGN §11.2) only with OTEL_EXPORTER_OTLP_ENDPOINT set; the worker thread starts its own.
+  // Traces (docs/telemetry.md) only with OTEL_EXPORTER_OTLP_ENDPOINT set; the worker thread starts its own.
   const tracing = startTracing(log);
   // One service per data directory: a second `npm start` on the same files refuses unless told to join.
   const database = await resolveDatabase(config, (message, level) => log[level]({ component: 'postgres' }, message), { exclusive: !config.join });

@@ -43,7 +43,7 @@ async function versionOfRun(uid: string): Promise<{ circuit_version_uid: string;
   return row;
 }
 
-describe('the version lifecycle over REST (§10.3)', () => {
+describe('the version lifecycle over REST', () => {
   test('publish v2 without and with primary, promote one, read my profile', async () => {
     const { circuit, versions: [v1] } = await circuitWithVersions(1);
     const v2 = await t.rest('POST', `/circuits/${circuit.uid}/versions`, { token: owner.token, body: HELLO_DEFINITION });
@@ -87,7 +87,7 @@ describe('the version lifecycle over REST (§10.3)', () => {
   });
 });
 
-describe('aliases (§10.1)', () => {
+describe('aliases', () => {
   test('PUT, GET, list, history, rollback by a PUT of an old set, DELETE', async () => {
     const { circuit, versions: [v1, v2, v3] } = await circuitWithVersions(3);
     const first = [{ version_uid: v1.uid, weight: 100 }];

@@ -24,7 +24,7 @@ afterAll(async () => {
 const storage = () => t.app.services.blobStorage;
 
 describe('GET /blobs/:uid', () => {
-  test('returns the spec 2.6 fields to anyone, without storage details, counting the read', async () => {
+  test('returns the blob fields of the API contract to anyone, without storage details, counting the read', async () => {
     const content = Buffer.from('{"hello": "world"}\n');
     const blob = await makeBlob(storage(), owner.user, { filename: 'greeting.json', data: content });
 

@@ -6,7 +6,7 @@ import { makeUser, TestUser } from './support/factories';
 /**
  * The blob policy as a table, through REST: role × action → the exact status, or what the object
  * shows (`storage`: blob_type and path are present; `canDelete`: its can_delete). Blobs have no
- * visibility: anyone reads them; the storage layout is for admin tokens; nobody deletes (spec 4.5),
+ * visibility: anyone reads them; the storage layout is for admin tokens; nobody deletes,
  * not even the uploader.
  */
 type Role = 'anonymous' | 'other' | 'uploader' | 'admin';

@@ -8,14 +8,14 @@ import { makeCircuit, makeUser } from './support/factories';
 
 /**
  * The circuit visibility rule is stated once (CIRCUIT_RULES); the predicate, the SQL and the
- * Sequelize where forms are derived from it. These tests pin the predicate to the spec's table and
+ * Sequelize where forms are derived from it. These tests pin the predicate to the API contract's table and
  * prove that every derived form selects exactly the rows the predicate allows, on real PostgreSQL.
  */
 type Viewer = 'anonymous' | 'other' | 'owner' | 'admin';
 type Kind = 'public' | 'protected' | 'private' | 'privateProtected';
 const ACTIONS: CircuitAction[] = ['list', 'read', 'run', 'manage'];
 
-// The spec's table (§4.1/§4.2), written out by hand: viewer → kind → actions allowed.
+// The API contract's table of circuit visibility, written out by hand: viewer → kind → actions allowed.
 const EXPECTED: Record<Viewer, Record<Kind, CircuitAction[]>> = {
   anonymous: { public: ['list', 'read'], protected: ['list'], private: [], privateProtected: [] },
   other: { public: ['list', 'read', 'run'], protected: ['list', 'run'], private: [], privateProtected: [] },
@@ -47,7 +47,7 @@ const allowed = (viewer: Viewer, action: CircuitAction) =>
 const kindOf = (uid: string) => (Object.keys(circuits) as Kind[]).find((kind) => circuits[kind].uid === uid)!;
 
 describe.each(['anonymous', 'other', 'owner', 'admin'] as Viewer[])('%s viewer', (viewer) => {
-  test.each(ACTIONS)('circuitPermits(%s) follows the spec table', (action) => {
+  test.each(ACTIONS)('circuitPermits(%s) follows the table of the API contract', (action) => {
     const expected = (Object.keys(circuits) as Kind[]).filter((kind) => EXPECTED[viewer][kind].includes(action)).sort();
     expect(allowed(viewer, action)).toEqual(expected);
   });

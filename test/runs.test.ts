@@ -174,7 +174,7 @@ describe('GET /circuit-runs/{uid}', () => {
     other = await makeUser();
   });
 
-  test('a completed run has every spec 2.1 field', async () => {
+  test('a completed run has every field of the API contract', async () => {
     const { adaptorUid, circuit, version } = await makeRunnableCircuit(owner, HELLO_DEFINITION);
     const { body } = await submitRun(t, other.token, adaptorUid, { input: { name: 'Ada' } });
     await waitForRun(t, body.payload.uid, other.token);

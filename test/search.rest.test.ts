@@ -21,7 +21,7 @@ beforeAll(async () => {
 const search = (query: string, token?: string) => t.rest('GET', `/search?${query}`, { token });
 const names = (body: any) => body.data.map((d: any) => (d.type === 'circuit' ? d.name : d.username));
 
-test('an exact name match ranks first, and the items have exactly the spec fields', async () => {
+test('an exact name match ranks first, and the items have exactly the fields of the API contract', async () => {
   const res = await search('search=translate&type=circuits');
   expect(res.status).toBe(200);
   expect(res.body.data[0]).toEqual({ type: 'circuit', uid: expect.any(String), name: 'translate', description: 'Translates text between languages', username: 'alice-walker' });

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { badInput } from '../errors';
 import type { AliasRoute } from '../models/CircuitAlias';
 
-/** DESIGN §10.1: an alias name, and the bounds of a route set. */
+/** An alias name, and the bounds of a route set. */
 export const ALIAS_NAME = /^[a-z][a-z0-9-]{0,31}$/;
 export const MIN_ROUTES = 1;
 export const MAX_ROUTES = 5;

@@ -3,7 +3,7 @@ import { notFound } from '../errors';
 import { drawPoint, routeAt } from './alias-routes';
 
 /**
- * `context.alias` of a query (DESIGN §10.1): the version its route set draws for this query, by weight,
+ * `context.alias` of a query (docs/releases.md, Aliases): the version its route set draws for this query, by weight,
  * from the Idempotency-Key when one is sent (the same key always draws the same version), at random
  * otherwise. An unknown alias is 404. Routes name versions of the circuit (set-circuit-alias checks it).
  */

@@ -1,6 +1,6 @@
 /**
- * A JSON Schema (2020-12) as a TypeScript type expression, for the generated circuit client (DESIGN
- * §11.3). What it cannot express (`$ref`, `not`, conditionals) becomes `unknown`; it never widens a
+ * A JSON Schema (2020-12) as a TypeScript type expression, for the generated circuit client
+ * (docs/typed-clients.md). What it cannot express (`$ref`, `not`, conditionals) becomes `unknown`; it never widens a
  * declared type to something that accepts less than the schema does.
  */
 type Schema = Record<string, unknown> | boolean;

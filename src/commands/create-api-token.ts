@@ -14,7 +14,7 @@ const MAX_EXPIRY_MS = 10 * 366 * 86_400_000;
 // A GraphQL Int carries it.
 const MAX_CREDITS_PER_DAY = 2_147_483_647;
 
-/** A token's limits as a caller asks for them (DESIGN §12); each absent means none. */
+/** A token's limits as a caller asks for them (docs/tokens.md); each absent means none. */
 export interface TokenLimitsInput {
   scopes?: readonly string[] | null;
   expiresAt?: Date | null;

@@ -27,7 +27,7 @@ export async function createUser(input: CreateUserInput): Promise<User> {
   }
   const passwordHash = input.password ? await hashPassword(input.password) : null;
   try {
-    // A starting balance is a grant like any other: it is in the ledger (DESIGN §7.7).
+    // A starting balance is a grant like any other: it is in the ledger.
     return await User.sequelize!.transaction(async (transaction) => {
       const user = await User.create({
         username: input.username,

@@ -11,7 +11,7 @@ export interface SetCircuitAliasResult {
 }
 
 /**
- * PUT /circuits/{uid}/aliases/{name} (DESIGN §10.1): creates the alias or gives it a new route set,
+ * PUT /circuits/{uid}/aliases/{name} (docs/releases.md, Aliases): creates the alias or gives it a new route set,
  * keeping the set it replaces in its history, in one transaction under the circuit's row lock (so
  * two PUTs to one alias are ordered and neither set is lost from the history). The same routes again
  * change nothing. Every route must name a version of this circuit (400 naming the route otherwise).

@@ -88,7 +88,7 @@ export async function uploadBlobStream(storage: BlobStorage, owner: User, file: 
 }
 
 /**
- * Stores a file and records it (spec 4.5): the content is stored first, then the metadata row is
+ * Stores a file and records it: the content is stored first, then the metadata row is
  * inserted, then the blob is returned. A failed store leaves no row; a failed insert deletes the
  * stored content again, so no row ever names missing content.
  */

@@ -3,7 +3,7 @@ export const RUN_STATES = ['PROVISIONED', 'RUNNING', 'COMPLETED', 'EXCEPTION'] a
 export type RunState = (typeof RUN_STATES)[number];
 export const TERMINAL_STATES: readonly RunState[] = ['COMPLETED', 'EXCEPTION'];
 
-/** How far along a state is; a state never moves to a lower rank (spec §3). */
+/** How far along a state is; a state never moves to a lower rank. */
 export function stateRank(state: RunState): number {
   return state === 'PROVISIONED' ? 0 : state === 'RUNNING' ? 1 : 2;
 }
@@ -18,7 +18,7 @@ export type RunErrorCode = (typeof RUN_ERROR_CODES)[number];
 export interface RunError { code: RunErrorCode; message: string; step_id?: string }
 
 /**
- * Fields of a run that are absent, not null, until they exist (spec 2.1), or that the caller may not
+ * Fields of a run that are absent, not null, until they exist (the API contract), or that the caller may not
  * see (`error`, `waiting_for`: owner only; `waiting_for` also while nothing waits); `alias` only on
  * runs whose version was drawn from an alias; `replay_of` only on replays; `tags`, `metadata`,
  * `batch_uid` only on runs that have them, for their owner.

@@ -11,7 +11,7 @@ const STEP_COMMON = {
   kind: { type: 'string', description: 'The step kind.' },
 };
 
-/** Fields every kind accepts after its own: the step cache (DESIGN §9.5). */
+/** Fields every kind accepts after its own: the step cache (docs/runs.md, Step cache). */
 const STEP_SHARED = { cache: cacheField() };
 
 function stepSchemas(): FieldSchema[] {
@@ -30,7 +30,7 @@ function stepSchemas(): FieldSchema[] {
 }
 
 /**
- * The JSON Schema of a whole circuit definition (DESIGN §4), annotated for validation: `x-message`
+ * The JSON Schema of a whole circuit definition (docs/circuit-definition.md), annotated for validation: `x-message`
  * words a failure, `x-template`/`x-template-leaves`/`x-jsonata` mark user logic to parse. Built from
  * the step-kind registry; validate-definition compiles it once.
  */

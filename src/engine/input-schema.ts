@@ -7,7 +7,7 @@ import { countSchemaNodes, MAX_SCHEMA_NODES, type SchemaCompiler } from './schem
 
 /**
  * RE2 for every JSON Schema `pattern` and `patternProperties`: linear time, so no input can stall the
- * API process on submit (DESIGN §8). RE2 has no lookaround or backreferences; such a pattern fails at
+ * API process on submit (docs/limits.md). RE2 has no lookaround or backreferences; such a pattern fails at
  * publish with the reason.
  */
 const re2Engine = Object.assign((pattern: string, flags: string) => new RE2(pattern, flags), { code: 'new RE2' });

@@ -3,7 +3,7 @@ import net from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /**
- * The SSRF guard (DESIGN §8): outbound calls made for users (http steps, webhooks) reach only global
+ * The SSRF guard (docs/webhooks-and-schedules.md, Targets): outbound calls made for users (http steps, webhooks) reach only global
  * unicast addresses. An IPv6 address that carries an IPv4 one (mapped, compatible, 6to4, NAT64,
  * IPv4-translated, Teredo) is judged by the IPv4 it carries, so `[::127.0.0.1]` is loopback.
  */

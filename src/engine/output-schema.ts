@@ -4,7 +4,7 @@ import type { SchemaCompiler } from './schema-compile';
 import type { RunError } from '../domain/runs';
 
 /**
- * A version's `output_schema` (DESIGN §11.3): JSON Schema 2020-12 of its run's output, held to the same
+ * A version's `output_schema` (docs/circuit-definition.md, Output contract): JSON Schema 2020-12 of its run's output, held to the same
  * rules as `query_schema` at publish (size, no recursive `$ref`, RE2 patterns, compiles), checked when
  * a run completes.
  */

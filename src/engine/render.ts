@@ -69,7 +69,7 @@ function referenced(path: string, scope: unknown): string | false {
   return false;
 }
 
-/** Renders every string leaf of a JSON value (the *t* fields of DESIGN §4 that hold JSON), in one sandbox call. */
+/** Renders every string leaf of a JSON value (the template fields that hold JSON, such as an http body), in one sandbox call. */
 export async function renderLeaves(value: unknown, scope: unknown, call: SandboxCall): Promise<unknown> {
   const leaves = stringLeaves(value, '').map(([, text]) => text);
   const rendered = await renderAll(leaves, scope, call);

@@ -1,5 +1,5 @@
 /**
- * What the job layer and the engine agree on to watch, bound and stop a run (DESIGN §7, §8):
+ * What the job layer and the engine agree on to watch, bound and stop a run (docs/runs.md, docs/limits.md):
  * the failure codes, the abort reason, step events and the budget.
  */
 
@@ -23,15 +23,15 @@ export interface StepEvent {
   ended_at?: string;
   credits?: number;
   error?: string;
-  /** retrying: the attempt that failed (1-based) and when the next one starts (DESIGN §9.3). */
+  /** retrying: the attempt that failed (1-based) and when the next one starts. */
   attempt?: number;
   retry_at?: string;
-  /** waiting (an approval step, DESIGN §9.4): what the person is asked, and when it times out. */
+  /** waiting (an approval step): what the person is asked, and when it times out. */
   prompt?: string;
   expires_at?: string;
-  /** completed from the step cache or a durable record (DESIGN §9.5). */
+  /** completed from the step cache or a durable record. */
   cached?: boolean;
-  /** completed from the original run of a recorded replay (DESIGN §10.2). */
+  /** completed from the original run of a recorded replay. */
   replayed?: boolean;
   /** The event's place in the run's log, once it is logged (what webhook `step` messages carry). */
   seq?: number;
@@ -52,7 +52,7 @@ export interface RunBudget {
   /** Reserve credits before a step that costs credits starts; false = cannot be covered → run ends InsufficientCredits. */
   hold(credits: number): Promise<boolean>;
   /**
-   * The run's spend cap (DESIGN §12), asked before `hold`: false when holding `credits` more would pass
+   * The run's spend cap (docs/batches-and-budgets.md, Budgets), asked before `hold`: false when holding `credits` more would pass
    * the query's max_credits → the step does not start and the run ends BudgetExceeded. Absent: no cap.
    */
   withinCap?(credits: number): boolean;
@@ -76,7 +76,7 @@ export function abortCode(reason: unknown): RunErrorCode {
   return reason instanceof RunAborted ? reason.code : 'Internal';
 }
 
-/** A step as an earlier attempt of the run recorded it (DESIGN §9.2), or an approval's state (§9.4). */
+/** A step as an earlier attempt of the run recorded it (docs/runs.md, Durable steps), or an approval's state. */
 export interface JournalEntry {
   status: 'completed' | 'waiting' | 'approved' | 'rejected';
   kind: string;

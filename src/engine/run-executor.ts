@@ -15,7 +15,7 @@ const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(v
 /**
  * Runs a definition's steps, each as soon as the steps it reads (`steps.<id>`) have finished, so
  * independent steps run concurrently. The first failure, or the run's signal, stops the rest and
- * rejects with ExecutionFailure (code and a message safe for the owner). Budgets (DESIGN §8): at most
+ * rejects with ExecutionFailure (code and a message safe for the owner). Budgets (docs/limits.md): at most
  * `budget.maxSteps` steps over the whole run including embedded runs, a result within
  * `budget.maxResultBytes`, and credits held before a step that costs them. Output: the definition's
  * `output` expression over `{input, steps}`, else the output of the last step.
@@ -87,13 +87,13 @@ export async function executeDefinition(definition: CircuitDefinition, input: un
           return stepFailed(step, new StepError(step.id, `the run reached its limit of ${budget.maxSteps} steps (embedded runs included)`));
         }
         // Finished by an earlier attempt of this run (its worker died): its recorded output is reused,
-        // with no second upstream call, charge or `started` event (DESIGN §9.2).
+        // with no second upstream call, charge or `started` event (docs/runs.md, Durable steps).
         const path = `${context.path ?? ''}${step.id}`;
         // An approval an earlier attempt left waiting goes on waiting, also without a second `started`.
         const recorded = context.journal?.recorded(path);
         const reused = kind.durable && recorded?.status === 'completed' ? recorded : undefined;
         const startedAt = recorded?.started_at ?? new Date().toISOString();
-        // A step span (DESIGN §11.2) under the run's (or embedded run's) span; the step's own context carries it to an embedded run and http requests.
+        // A step span under the run's (or embedded run's) span; the step's own context carries it to an embedded run and http requests.
         const span = context.trace ? startSpan('circuit.step', context.trace.context, {
           'circuit.step.id': path, 'circuit.step.kind': step.kind, 'circuit.step.attempt': context.trace.attempt,
           ...(reused ? { 'circuit.step.reused': true } : {}),
@@ -104,7 +104,7 @@ export async function executeDefinition(definition: CircuitDefinition, input: un
           ...context, tally, signal: controller.signal, input, steps: scopeSteps, runDefinition: executeDefinition, stepStartedAt: startedAt,
           ...(span && context.trace ? { trace: { ...context.trace, context: childContext(context.trace.context, span) } } : {}),
         };
-        // The step cache and recorded replays answer rendered requests (DESIGN §9.5, §10.2).
+        // The step cache and recorded replays answer rendered requests (docs/runs.md, Step cache; Replay and compare).
         const gate = context.gate;
         if (gate) stepContext.request = (request, call) => gate.through({ step, path, run: context.run, signal: controller.signal, durable: Boolean(kind.durable) }, request, call);
         Promise.resolve()

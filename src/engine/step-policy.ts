@@ -1,5 +1,5 @@
 /**
- * Step policies (DESIGN §9.3): how often an `http`, `llm` or `circuit` step is attempted, how long it
+ * Step policies (docs/runs.md, Step policies: retry and timeout): how often an `http`, `llm` or `circuit` step is attempted, how long it
  * waits between attempts, and how long one attempt may take. One place for the limits, the defaults
  * per kind, and the runner every such step goes through.
  */

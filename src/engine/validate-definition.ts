@@ -194,7 +194,7 @@ async function checkEmbeds(steps: StepDefinition[], publisher: User, circuit: Ci
 }
 
 /**
- * Checks a definition before it is published (DESIGN §4); each failure is BadClientData naming the
+ * Checks a definition before it is published; each failure is BadClientData naming the
  * field or step at fault. The shape is checked against the definition JSON Schema built from the step
  * kinds; then step references, the query schema, every template and expression (parsed in the
  * sandbox) and the embeds. Returns the definition and the circuits it embeds.

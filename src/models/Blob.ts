@@ -1,6 +1,6 @@
 import { CreationOptional, DataTypes, InferAttributes, InferCreationAttributes, Model, QueryTypes, Sequelize } from 'sequelize';
 
-/** A stored file (spec 2.6). The content lives in the blob storage under the blob's uid. */
+/** A stored file. The content lives in the blob storage under the blob's uid. */
 type Computed = 'byteCount' | 'readCount';
 
 export class Blob extends Model<InferAttributes<Blob, { omit: Computed }>, InferCreationAttributes<Blob, { omit: Computed }>> {

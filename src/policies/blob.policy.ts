@@ -2,9 +2,9 @@ import type { User } from '../models';
 import type { Blob } from '../models/blobs';
 
 /**
- * - `read`: the metadata and a download URL. Anyone, with or without a token (spec 4.5).
+ * - `read`: the metadata and a download URL. Anyone, with or without a token.
  * - `seeStorage`: `blob_type` and `path`, which reveal the storage layout: admin/system tokens only.
- * - `delete`: nobody while deletion is unavailable (spec 4.5), which `can_delete` reports.
+ * - `delete`: nobody while deletion is unavailable, which `can_delete` reports.
  */
 export type BlobAction = 'read' | 'seeStorage' | 'delete';
 

@@ -7,7 +7,7 @@ import type { Board } from '../models/boards';
  */
 export type BoardAction = 'read' | 'manage';
 
-/** Public boards are read by anyone; private boards and every change belong to the owner (spec §4.3). */
+/** Public boards are read by anyone; private boards and every change belong to the owner. */
 export function boardPermits(viewer: User | null, board: Board, action: BoardAction): boolean {
   if (viewer !== null && viewer.uid === board.owner_uid) return true;
   switch (action) {

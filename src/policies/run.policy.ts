@@ -7,7 +7,7 @@ import { OWNER, any, flag, permits, ruleWhere, type Rule, type RuleTable } from 
 
 /**
  * - `read`: the run object (GET, GraphQL, SSE, subscription). Public runs: anyone, without a token.
- *   Private runs: only the user who started the run (spec §3).
+ *   Private runs: only the user who started the run (docs/spec-decisions.md).
  * - `debug`: why it failed (`error`, and `error` inside step events): only the user who started it.
  * - `cancel`: only the user who started it.
  * - `approve`: decide its approval steps, and see what it waits for (`waiting_for`): only the user
@@ -39,7 +39,7 @@ export function readableRunsWhere(viewer: User | null): WhereOptions<CircuitRun>
 /**
  * Starting a run: the caller's token must allow it (scopes, circuit allow-list: token.policy), the
  * caller must be allowed to run the circuit; making the run public is the circuit owner's decision
- * (spec §3: "Only the circuit owner can set is_public true").
+ * (the API contract: "Only the circuit owner can set is_public true").
  */
 export function startRunPermits(viewer: User | null, circuit: Circuit, isPublic: boolean, options: { webhook: boolean } = { webhook: false }): { allowed: boolean; message?: string } {
   const token = tokenMayStartRun(viewer, circuit.uid, options);

@@ -3,7 +3,7 @@ import { ADMIN, OWNER, any, flag, not, permits, ruleSql, type Rule, type RuleTab
 
 const USERS: RuleTable = { ownerColumn: 'uid' };
 
-/** A private profile is seen only by its owner and admins; search never shows it (spec §4.4). */
+/** A private profile is seen only by its owner and admins; search never shows it. */
 const PROFILE_VISIBLE: Rule = any(OWNER, ADMIN, not(flag('is_private')));
 
 export function profileVisible(viewer: User | null, user: User): boolean {

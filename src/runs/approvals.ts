@@ -5,7 +5,7 @@ import { badInput, conflict, notFound } from '../errors';
 import { textFlaw } from '../input-hygiene';
 
 /**
- * Approval steps, the API side (DESIGN §9.4): reading what a run waits for and recording a person's
+ * Approval steps, the API side (docs/runs.md, Approvals): reading what a run waits for and recording a person's
  * decision. The engine owns the rest of the step's life: it inserts the `circuit_run_steps` row
  * (kind `approval`, status `waiting`) when the run reaches the step, hears the `wake` message this
  * module publishes, and ends the wait (approved: the step's output is the decision; rejected: the run
@@ -113,7 +113,7 @@ interface StepNow {
 const quoted = (stepId: string) => JSON.stringify(stepId.length > 100 ? `${stepId.slice(0, 100)}…` : stepId);
 
 /**
- * Resolves the approval step `stepId` of run `runUid` (DESIGN §9.4); the caller has checked the run
+ * Resolves the approval step `stepId` of run `runUid`; the caller has checked the run
  * policy (`approve`) and nothing else. On success the worker holding the run is woken over the run
  * event bus. The same decision (same `approved`) again is a success that changes nothing; a different
  * one, a step that is not an approval waiting for a decision (unknown, decided, expired), or a run that

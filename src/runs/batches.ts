@@ -17,7 +17,7 @@ import { circuitToStart, draftArgs, resolveVersion } from './create-run';
 import { cancelRun } from './cancel';
 import { admitBatch } from './admission';
 
-/** DESIGN §12: a batch holds 1 to this many inputs. */
+/** A batch holds 1 to this many inputs. */
 export const MAX_BATCH_INPUTS = 1000;
 /** How many of a batch's runs a cancel works on at once. */
 const CANCEL_CONCURRENCY = 16;
@@ -52,7 +52,7 @@ function checkInputs(schemas: CompiledSchemas, versionUid: string, querySchema: 
 }
 
 /**
- * POST /circuit-adaptors/{uid}/batches (DESIGN §12): every input becomes an ordinary run of the same
+ * POST /circuit-adaptors/{uid}/batches (docs/batches-and-budgets.md, Batches): every input becomes an ordinary run of the same
  * version carrying `batch_uid`, admitted in one statement (admitBatch, src/runs/admission.ts).
  */
 export async function createBatch(deps: RunDeps, viewer: User, input: CreateBatchInput): Promise<BatchView> {

@@ -7,7 +7,7 @@ import { abandonedAttempt, requestRunCancel } from './transitions';
 export const CANCEL_WAIT_MS = 5_000;
 
 /**
- * Cancels a run (DESIGN §7.3); the caller has checked the policy. The request is recorded on the run
+ * Cancels a run (docs/runs.md, Cancel); the caller has checked the policy. The request is recorded on the run
  * first, so a worker that claims it afterwards ends it at once; a PROVISIONED run is ended here; a
  * RUNNING one is told over the bus, in whichever process runs it, whose worker aborts its steps and
  * ends it EXCEPTION Canceled, charging base + finished steps (a RUNNING run whose worker is gone is

@@ -13,7 +13,7 @@ interface ResultBlob { output?: unknown; steps?: Record<string, { output?: unkno
 const same = (a: unknown, b: unknown): boolean => canonicalJson(a) === canonicalJson(b);
 
 /**
- * GET /circuit-runs/{a}/compare/{b} (DESIGN §10.2): the two runs' outputs and each step's output,
+ * GET /circuit-runs/{a}/compare/{b} (docs/runs.md, Replay and compare): the two runs' outputs and each step's output,
  * from their result_blobs (a run that is not COMPLETED has none: its output is null and it has no
  * steps). A step only in b is `added`, only in a `removed`; outputs are compared as JSON values.
  */

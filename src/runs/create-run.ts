@@ -30,20 +30,20 @@ export interface CreateRunInput extends RunDraftArgs {
   adaptorUid: string;
   /** context.version: the version to run; the circuit's primary version when absent. */
   versionUid?: string | null;
-  /** context.alias (DESIGN §10.1): draw the version from this alias's routes instead; not with versionUid. */
+  /** context.alias (docs/releases.md, Aliases): draw the version from this alias's routes instead; not with versionUid. */
   alias?: string | null;
   input: Record<string, unknown>;
   isPublic?: boolean | null;
   /** Same caller + same key within IDEMPOTENCY_WINDOW_HOURS returns the same run. */
   idempotencyKey?: string | null;
-  /** Where to POST signed run events, and which (DESIGN §7.5). */
+  /** Where to POST signed run events, and which (docs/webhooks-and-schedules.md, Webhooks). */
   webhook?: string | null;
   webhookEventsFilter?: string[] | null;
   /** `deadline_s` (1–3600): the run ends DeadlineExceeded this long after it was created; capped by RUN_DEADLINE_SECONDS, its default. */
   deadlineSeconds?: number | null;
-  /** `"cache": "bypass"` (DESIGN §9.5): step cache reads skipped, results still stored. */
+  /** `"cache": "bypass"`: step cache reads skipped, results still stored. */
   cache?: string | null;
-  /** A replay (DESIGN §10.2, src/runs/replay.ts): the run replayed and how. */
+  /** A replay (src/runs/replay.ts): the run replayed and how. */
   replay?: { of: string; mode: 'recorded' | 'live' } | null;
   /** The caller's `traceparent` header: the run's trace continues it. */
   traceparent?: string | null;
@@ -193,7 +193,7 @@ export async function createRun(deps: RunDeps, viewer: User, input: CreateRunInp
   const deadlineSeconds = Math.min(deadline ?? deps.config.runDeadlineSeconds, deps.config.runDeadlineSeconds);
 
   let inserted: AdmittedRun | null;
-  // A token's daily credit cap (DESIGN §12): the base credit is counted on the token's day before the run is admitted.
+  // A token's daily credit cap (docs/tokens.md, Daily credit cap): the base credit is counted on the token's day before the run is admitted.
   const spend = tokenSpendOf(viewer.tokenGrant);
   try {
     const fields: RunDraft = {

@@ -132,7 +132,7 @@ export interface EstimateInput {
 }
 
 /**
- * POST /circuit-adaptors/{uid}/estimate (DESIGN §12): what a run of this input may cost, as
+ * POST /circuit-adaptors/{uid}/estimate (docs/batches-and-budgets.md, Estimates): what a run of this input may cost, as
  * {min, max, steps: {<id>: {min, max}}}; a run that completes costs within [min, max] (the run's base
  * credit included in both), and a query whose max_credits is at least max never ends BudgetExceeded.
  */

@@ -98,7 +98,7 @@ function isRunErrorCode(value: unknown): value is RunErrorCode {
   return typeof value === 'string' && (RUN_ERROR_CODES as readonly string[]).includes(value);
 }
 
-/** What an execution error means for the owner (DESIGN §7.1): the abort reason wins, then the engine's code. */
+/** What an execution error means for the owner (docs/runs.md, Failure details): the abort reason wins, then the engine's code. */
 function errorOf(error: unknown, signal: AbortSignal, deadlineSeconds: number): { error: RunError; credits: number } {
   const credits = error instanceof ExecutionFailure ? error.credits : 0;
   const reason: unknown = signal.aborted ? signal.reason : undefined;
@@ -111,7 +111,7 @@ function errorOf(error: unknown, signal: AbortSignal, deadlineSeconds: number): 
   return { error: { code: 'Internal', message: 'The run failed because of an internal error' }, credits };
 }
 
-/** A COMPLETED ending jsonb can store, or the EXCEPTION that replaces it (DESIGN §8: ends at once, not retried). */
+/** A COMPLETED ending jsonb can store, or the EXCEPTION that replaces it (such a run ends at once and is not retried). */
 function storableEnding(ending: RunEnding, result: ExecutionResult): RunEnding {
   for (const [stepId, record] of Object.entries(result.steps)) {
     const at = findUnstorableText(record.output);
@@ -140,7 +140,7 @@ export class RunHandedBack extends Error {
   }
 }
 
-/** A run's deadline timer, paused while an approval step waits (DESIGN §9.4). */
+/** A run's deadline timer, paused while an approval step waits. */
 class RunDeadline {
   private timer: NodeJS.Timeout | undefined;
 
@@ -211,7 +211,7 @@ export async function executeClaimed(deps: RunDeps, engine: EngineDeps, claim: C
 
   let ending: RunEnding;
   const cap = new SpendCap(Number(claim.credits_held ?? RUN_BASE_CREDITS), claim.max_credits == null ? null : Number(claim.max_credits));
-  // The step cache and recorded replays (DESIGN §9.5, §10.2); it collects the request hashes a replay of this run compares.
+  // The step cache and recorded replays; it collects the request hashes a replay of this run compares.
   const gate = new RunRequestGate({ sequelize, log, flights: deps.runService.cacheFlights }, {
     bypassCache: Boolean(claim.cache_bypass),
     replay: claim.replay_of && claim.replay_mode === 'recorded' ? await loadReplaySource(sequelize, claim.replay_of).catch(() => null) : null,
@@ -220,7 +220,7 @@ export async function executeClaimed(deps: RunDeps, engine: EngineDeps, claim: C
     .catch((error: unknown) => log.warn({ err: error, run: claim.uid }, "could not record the run's step requests"));
   try {
     const entries = claim.attempt > 1 ? await loadStepJournal(sequelize, claim.uid) : new Map<string, JournalEntry>();
-    // The run's budget (DESIGN §8), its observer, which feeds the event log, and its step journal (§9.2).
+    // The run's budget (docs/limits.md), its observer, which feeds the event log, and its step journal (durable steps).
     const budget: RunBudget = {
       maxSteps: config.runMaxSteps,
       maxResultBytes: config.runMaxResultBytes,
@@ -246,7 +246,7 @@ export async function executeClaimed(deps: RunDeps, engine: EngineDeps, claim: C
     const metrics = plan.metrics?.length
       ? await computeMetrics(plan.metrics, claim.input, result, { sandbox: deps.sandbox, cpuMs: config.stepCpuMs, memoryMb: config.stepMemoryMb, maxOutputBytes: config.runMaxResultBytes, owner: claim.user_uid, ownerShare: config.sandboxUserIsolates })
       : null;
-    // The version's output_schema (DESIGN §11.3): an output that fails it ends the run EXCEPTION.
+    // The version's output_schema (its output contract): an output that fails it ends the run EXCEPTION.
     const violation = outputContractViolation(deps.schemas.outputs, claim.circuit_version_uid, plan.definition, result.output);
     ending = violation ? failedEnding(base, violation, result.credits) : storableEnding({
       ...base,
@@ -288,7 +288,7 @@ export interface RunTaker { take(uid: string): Promise<void> }
 /**
  * The Agenda handler for `executeRun` jobs: hands the run to the worker's in-flight set, which claims
  * it and executes it detached from the job. The job ends once the run is claimed (or found terminal,
- * or held by a live worker), so a run that waits holds no job slot (DESIGN §9.1).
+ * or held by a live worker), so a run that waits holds no job slot (docs/runs.md, Waiting is cheap).
  */
 export function executeRunHandler(deps: RunDeps, runs: RunTaker) {
   return async (job: QueueJob<ExecuteRunData>): Promise<void> => {

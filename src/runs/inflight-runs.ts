@@ -31,7 +31,7 @@ export interface InflightRunsOptions {
 }
 
 /**
- * The runs one worker process executes (DESIGN §9.1). A run's job only hands the run over: it is
+ * The runs one worker process executes (docs/runs.md, Waiting is cheap). A run's job only hands the run over: it is
  * claimed here and executed detached from the job, all in one event loop, so a run that waits on an
  * upstream, a model or a person costs memory, not a job slot, a connection or CPU (CPU-heavy user
  * logic stays bounded by the sandbox pool). One heartbeat statement a period keeps every claim alive

@@ -2,7 +2,7 @@ import { CircuitRun } from '../models/CircuitRun';
 import { type RunState } from '../domain/runs';
 import { labelFilterWhere, type RunLabelFilter } from './run-labels';
 
-/** What "my runs" may be filtered by (DESIGN §7.7, §12). */
+/** What "my runs" may be filtered by (docs/runs.md, My runs and my credits; docs/batches-and-budgets.md). */
 export interface MyRunsFilter extends RunLabelFilter {
   state?: RunState | null;
   circuitUid?: string | null;

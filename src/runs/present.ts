@@ -9,7 +9,7 @@ const API_FIELDS = Object.entries(RUN_COLUMNS).flatMap(([column, spec]) => ('api
 export interface ShownRunField { column: string; api: RunApiField; value: unknown }
 
 /**
- * THE rule of what a viewer sees of a run (DESIGN §2, §7.1): every API field of RUN_COLUMNS, null when
+ * THE rule of what a viewer sees of a run (docs/runs.md, Who sees a run; Failure details): every API field of RUN_COLUMNS, null when
  * the run's state does not have it yet (`when`) or the viewer may not see it (`ownerOnly`; `mayDebug`
  * is the run policy's `debug`). GraphQL's CircuitRunType and the REST payload below both read it.
  */

@@ -18,7 +18,7 @@ export interface ReplayOptions {
 }
 
 /**
- * POST /circuit-runs/{uid}/replay (DESIGN §10.2): a new run of the replayed run's circuit, created
+ * POST /circuit-runs/{uid}/replay (docs/runs.md, Replay and compare): a new run of the replayed run's circuit, created
  * like a query (createRun: the caller must still be allowed to run the circuit and cover the base
  * credit), carrying `replay_of`. In recorded mode its executor reuses the original's output for every
  * durable step whose rendered request hash equals the original's at the same path (src/runs/step-gate.ts).

@@ -1,7 +1,7 @@
 import { Op, type WhereOptions } from 'sequelize';
 import { badInput } from '../errors';
 
-/** DESIGN §12: a run carries at most this many tags, each matching TAG. */
+/** A run carries at most this many tags, each matching TAG. */
 export const MAX_TAGS = 10;
 export const TAG = /^[a-z0-9][a-z0-9_.:-]{0,63}$/;
 /** The most bytes a run's metadata takes as JSON. */
@@ -33,7 +33,7 @@ export function checkMetadata(metadata: unknown, field = 'metadata'): Record<str
   return { ...(metadata as Record<string, string>) };
 }
 
-/** A run filter of "my runs" (DESIGN §12), checked: a tag, metadata key/value pairs, a creation window. */
+/** A run filter of "my runs" (docs/batches-and-budgets.md, Tags and metadata), checked: a tag, metadata key/value pairs, a creation window. */
 export interface RunLabelFilter {
   tag?: string | null;
   metadata?: Record<string, string> | null;

@@ -9,7 +9,7 @@ import type { Logger } from '../logger';
 import { toStorableText } from './storable-json';
 
 /**
- * The step cache (DESIGN §9.5), table `step_cache` (migration 0020).
+ * The step cache (docs/runs.md, Step cache), table `step_cache` (migration 0020).
  *
  * Keys. Each step kind renders its request (templates filled in) and hands it to the run's request
  * gate (src/runs/step-gate.ts) with the call that makes it: `requestKey` is the SHA-256 of the kind

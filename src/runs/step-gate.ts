@@ -5,7 +5,7 @@ import { cacheKey, cacheSetting, cachedCall, requestKey, type StepCacheIo } from
 import { RECORD_REQUESTS_SQL } from './transitions';
 
 /**
- * A run's request gate (DESIGN §9.5, §10.2): every step kind hands it its rendered request with the
+ * A run's request gate (docs/runs.md, Step cache; Replay and compare): every step kind hands it its rendered request with the
  * call that makes it (engine/steps/types.ts throughGate). In this order:
  * 1. a recorded replay: a durable step (llm, http, blob, circuit) whose request hash equals the one the
  *    replayed run recorded at the same path reuses that run's output (0 credits, `replayed`);

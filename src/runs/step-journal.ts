@@ -6,7 +6,7 @@ import type { ApprovalDecision, ApprovalRequest, JournalEntry, StepJournal } fro
 import type { RunEventBus } from './events/bus';
 
 /**
- * A run's durable step record (DESIGN §9.2, §9.4), table `circuit_run_steps` (migration 0018). The
+ * A run's durable step record (docs/runs.md, Durable steps; Approvals), table `circuit_run_steps` (migration 0018). The
  * engine asks it for what an earlier attempt finished, writes each step with an effect outside the run
  * as it completes, and waits here on approval steps. Every write is fenced by the run's attempt, so an
  * attempt that lost the run writes nothing.

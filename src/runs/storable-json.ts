@@ -1,5 +1,5 @@
 /**
- * PostgreSQL's jsonb cannot hold U+0000 or a lone UTF-16 surrogate (DESIGN §8 "Text"). Step outputs
+ * PostgreSQL's jsonb cannot hold U+0000 or a lone UTF-16 surrogate. Step outputs
  * are checked before a run's end is written, so such a run ends EXCEPTION at once instead of failing
  * its write on every retry.
  */

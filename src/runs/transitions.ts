@@ -10,7 +10,7 @@ import type { MetricExpression } from '../models/CircuitMetric';
 import type { CircuitDefinition } from '../domain/definition';
 
 /**
- * Every state change of a run is one guarded UPDATE here (spec §3), so a state never goes backwards
+ * Every state change of a run is one guarded UPDATE here, so a state never goes backwards
  * and a terminal state never changes:
  *   PROVISIONED → RUNNING            claimRun (also re-claims a RUNNING run whose worker went silent)
  *   RUNNING → COMPLETED | EXCEPTION  finishRun, only by the attempt that holds the run, charging
@@ -37,15 +37,15 @@ export interface ClaimedRun {
   webhook_events: string[] | null;
   /** Attempts that stopping workers gave back unfinished (not counted by poison containment). */
   handed_back: number;
-  /** Set while an approval step holds the run: its deadline is paused (DESIGN §9.4). */
+  /** Set while an approval step holds the run: its deadline is paused. */
   paused_at: Date | null;
-  /** DESIGN §10.2, §9.5: the run this one replays and how; the query's "cache": "bypass". */
+  /** The run this one replays and how; the query's "cache": "bypass". */
   replay_of?: string | null;
   replay_mode?: 'recorded' | 'live' | null;
   cache_bypass?: boolean;
-  /** DESIGN §11.2: the trace context the run's span continues (null: a trace of its own, or traces off). */
+  /** The trace context the run's span continues (null: a trace of its own, or traces off). */
   traceparent?: string | null;
-  /** DESIGN §12: what the run holds when claimed and its spend cap (null: none). */
+  /** What the run holds when claimed and its spend cap (null: none). */
   credits_held?: string | number;
   max_credits?: string | number | null;
 }
@@ -161,7 +161,7 @@ async function claimRuns(sequelize: Sequelize, uids: string[], { staleAfterMs, n
 export interface HeldAttempt { uid: string; attempt: number }
 
 /**
- * Keeps every claim of one worker alive in one statement (DESIGN §9.1: a worker holds thousands of
+ * Keeps every claim of one worker alive in one statement (a worker holds thousands of
  * runs), and writes its current presence backend on them (it changes when that connection is
  * re-made). Answers the runs still held by these attempts, with whether their owner asked to stop
  * them (a cancel message the worker missed); a run missing from the answer is no longer this worker's.
@@ -221,7 +221,7 @@ export interface RunEnding {
   state: Extract<RunState, 'COMPLETED' | 'EXCEPTION'>;
   resultBlob?: unknown;
   metrics?: Record<string, unknown> | null;
-  /** EXCEPTION: what the owner sees (DESIGN §7.1). */
+  /** EXCEPTION: what the owner sees. */
   error?: RunError | null;
   /** EXCEPTION: the detail for the service log (may hold what the owner must not see). */
   failureReason?: string | null;
@@ -359,7 +359,7 @@ export async function findOverdueRuns(sequelize: Sequelize, defaultDeadlineSecon
 }
 
 /**
- * Marks a run's cancel request (DESIGN §7.3). Returns its state and attempt when it was still in
+ * Marks a run's cancel request. Returns its state and attempt when it was still in
  * flight (then the caller ends a PROVISIONED run at once or tells the worker), null when terminal.
  */
 export async function requestRunCancel(sequelize: Sequelize, uid: string): Promise<{ state: RunState; attempt: number } | null> {

@@ -1,7 +1,7 @@
 import { CronExpressionParser, type CronExpression } from 'cron-parser';
 import { AppError, badInput } from '../errors';
 
-/** A schedule never fires more often than this (DESIGN §7.8). */
+/** A schedule never fires more often than this. */
 export const MIN_FIRE_INTERVAL_MS = 10_000;
 /**
  * A schedule's next fire must come within this: the search for it is bounded in steps (cron-parser

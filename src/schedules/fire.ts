@@ -18,7 +18,7 @@ export async function fireSchedule(deps: ScheduleDeps, schedule: ScheduleRow, in
   const owner = await User.findByPk(schedule.user_uid);
   const adaptor = await CircuitAdaptor.findOne({ where: { circuit_uid: schedule.circuit_uid, kind: 'query' } });
   if (!owner || !adaptor) return;
-  // A schedule made with an API token fires under that token's limits (DESIGN §12), and not at all once it is revoked or expired.
+  // A schedule made with an API token fires under that token's limits (docs/tokens.md, Schedules), and not at all once it is revoked or expired.
   if (schedule.token_uid) {
     const grant = await readTokenGrant(deps.sequelize, schedule.token_uid);
     if (typeof grant === 'string') return recordFire(deps.sequelize, schedule.uid, instant, { error: `Unauthorized: ${grant}` });

@@ -31,7 +31,7 @@ export interface SignedUrlOptions {
   ttlSeconds?: number;
 }
 
-/** `<scheme>://<bucket>/<uid>` (spec 2.6), where the scheme is `gs` for GCS and `local` otherwise. */
+/** `<scheme>://<bucket>/<uid>` (docs/spec-decisions.md), where the scheme is `gs` for GCS and `local` otherwise. */
 export function storagePath(blobType: string, bucket: string, uid: string): string {
   return `${blobType === 'gcs' ? 'gs' : blobType}://${bucket}/${uid}`;
 }

@@ -2,7 +2,7 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import type { Logger } from '../logger';
 
 /**
- * The run metrics of DESIGN §11.2, true whichever process ran the run: every thread that ends runs,
+ * The run metrics (docs/telemetry.md), true whichever process ran the run: every thread that ends runs,
  * steps or webhook attempts (the API thread, the run worker thread of `npm start`, each `npm run
  * worker` process) adds its increments to totals in PostgreSQL (`run_metric_totals`, one upsert a
  * second at most), and the API's /metrics reads those totals. `circuit_runs_in_flight` is not counted

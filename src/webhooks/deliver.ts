@@ -26,7 +26,7 @@ export function retryDelayMs(baseMs: number, attempt: number): number {
 /**
  * `{"type": "circuit_run.<event>", "timestamp", "seq", "data": <the run as its owner GETs it>}`;
  * `start` shows the run as it was when it started, `step` carries the step event as `data.step`.
- * `seq` is the event's place in the run's log (DESIGN §7.2): messages can arrive out of order, and
+ * `seq` is the event's place in the run's log: messages can arrive out of order, and
  * a receiver puts them back in order by it.
  */
 async function buildBody(deps: WebhookDeps, delivery: ClaimedDelivery): Promise<string | null> {
@@ -98,7 +98,7 @@ async function attemptNow(deps: WebhookDeps, deliveryUid: string, sent?: (result
   const id = webhookId(delivery.uid);
   const timestamp = new Date();
   const signature = new Webhook(await webhookSecretOf(sequelize, delivery.user_uid)).sign(id, timestamp, body);
-  // Traces on (DESIGN §11.2): the attempt is a span in the run's trace, and the receiver gets its traceparent.
+  // Traces on: the attempt is a span in the run's trace, and the receiver gets its traceparent.
   const span = tracingEnabled() ? startSpan('circuit.webhook.deliver', contextOf(await runTraceparent(deps, delivery.run_uid)), {
     'circuit.run.uid': delivery.run_uid, 'circuit.webhook.event': delivery.event, 'circuit.webhook.attempt': delivery.attempts,
   }) : undefined;

@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { NetGuardError, pinnedLookup, resolvePublicTarget } from '../engine/net-guard';
 
-/** A receiver has this long to answer (DESIGN §7.5). */
+/** A receiver has this long to answer. */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 /** Of the receiver's answer only the status matters; the rest is read up to this much and dropped. */
 const MAX_REPLY_BYTES = 64 * 1024;

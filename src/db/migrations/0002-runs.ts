@@ -3,10 +3,10 @@ import type { Migration } from './migration';
 /**
  * Runs, the credit ledger and idempotency keys.
  *
- * A run's state only moves forward (spec §3): every transition is one guarded UPDATE in
+ * A run's state only moves forward: every transition is one guarded UPDATE in
  * src/runs/transitions.ts. `attempt` and `heartbeat_at` fence executions: a worker owns a RUNNING
  * run while its heartbeat is fresh, and only the attempt that claimed it may end it.
- * `failure_reason` is for the owner's logs and never leaves the service (spec 2.1).
+ * `failure_reason` is for the owner's logs and never leaves the service.
  *
  * The Agenda job table is created here too (same DDL as @agendajs/postgres-backend), so that several
  * processes starting at once on one database do not race each other creating it.

@@ -1,7 +1,7 @@
 import type { Migration } from './migration';
 
 /**
- * Blobs (spec 2.6) and the web session store of the settings pages (connect-pg-simple's table,
+ * Blobs and the web session store of the settings pages (connect-pg-simple's table,
  * named `web_sessions`).
  */
 export const blobs: Migration = {

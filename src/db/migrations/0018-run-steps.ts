@@ -4,7 +4,7 @@ import type { Migration } from './migration';
  * Runs that wait (docs/runs.md). `circuit_run_steps` is each run's durable step record: a step with an
  * effect outside the run (http, llm, blob, circuit) is written here as it completes, so an attempt
  * after a worker's death reuses its output instead of calling upstream again (Durable steps); an approval step
- * (§9.4) is a row from the moment it starts waiting until a person (or its timeout) decides.
+ * (Approvals) is a row from the moment it starts waiting until a person (or its timeout) decides.
  * `path` is the step id, prefixed by the embedding step ids inside embedded runs (`outer/inner`).
  * `circuit_runs.paused_at`: since when an approval has held the run; the deadline does not run meanwhile.
  * `circuit_runs.handed_back`: attempts that a stopping worker gave back unfinished (a restart, not a

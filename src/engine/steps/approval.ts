@@ -7,7 +7,7 @@ export const APPROVAL_MAX_TIMEOUT_S = 604_800;
 export const APPROVAL_ON_TIMEOUT = ['reject', 'approve'] as const;
 
 /**
- * `approval` (DESIGN §9.4): the run waits for a person. The rendered prompt is shown to the run's
+ * `approval` (docs/runs.md, Approvals): the run waits for a person. The rendered prompt is shown to the run's
  * owner (`waiting_for`, a `waiting` step event); the owner approves or rejects through the approvals
  * endpoint, or `on_timeout` decides after `timeout_s`. Waiting holds no connection, sandbox or CPU,
  * survives the worker's death (the run's journal keeps it), and does not count towards the deadline.

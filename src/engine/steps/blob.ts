@@ -12,7 +12,7 @@ export function isJsonMimeType(mimeType: string | null | undefined): boolean {
 }
 
 /**
- * `blob`: the content of a stored blob (DESIGN §4). `blob_uid` is a template over `{input, steps}`;
+ * `blob`: the content of a stored blob. `blob_uid` is a template over `{input, steps}`;
  * the output is the content as UTF-8 text, JSON-parsed when the blob's MIME type is JSON. Reading
  * content is not a metadata read: total_reads is unchanged.
  */

@@ -19,7 +19,7 @@ export const EMBEDDED_RUN_BASE_CREDITS = 1;
  * leaves rendered over `{input, steps}`, validated against that version's query schema. Output is the
  * embedded run's result_blob; it costs 1 credit plus the embedded steps' credits. The run's user must
  * be allowed to run the embedded circuit; the embedded steps count towards this run's budget. With a
- * `retry` policy (DESIGN §9.3) the embedded run is run again when a step of it gave up on a retryable
+ * `retry` policy the embedded run is run again when a step of it gave up on a retryable
  * failure; `timeout_ms` bounds each embedded run (else the run's deadline does). Retried embedded runs
  * pay for the steps they finished; the base credit is held and charged once.
  */
@@ -64,7 +64,7 @@ export const circuitStep = defineStepKind({
       let spent = 0;
       const result = await withStepPolicy(step, ctx, policy, async (attempt) => {
         const retryableFailures = new Set<string>();
-        // The embedded run is a span of its own under this step's (DESIGN §11.2).
+        // The embedded run is a span of its own under this step's.
         const span = ctx.trace ? startSpan('circuit.run', ctx.trace.context, {
           'circuit.run.uid': ctx.run.uid, 'circuit.run.embedded': true, 'circuit.step.id': `${ctx.path ?? ''}${step.id}`,
           'circuit.uid': circuit.uid, 'circuit.version.uid': version.uid,

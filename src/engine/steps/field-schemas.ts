@@ -19,7 +19,7 @@ export function templateLeavesField(description: string): FieldSchema {
 const range = (limits: { min: number; max: number }) => `an integer from ${limits.min} to ${limits.max}`;
 
 /**
- * `retry` and `timeout_ms` (DESIGN §9.3) for a kind that calls out (`http`, `llm`, `circuit`), with
+ * `retry` and `timeout_ms` for a kind that calls out (`http`, `llm`, `circuit`), with
  * that kind's defaults in the words; step-policy reads them.
  */
 export function stepPolicyFields(kind: PolicyKind): Record<'retry' | 'timeout_ms', FieldSchema> {
@@ -45,13 +45,13 @@ export function stepPolicyFields(kind: PolicyKind): Record<'retry' | 'timeout_ms
   };
 }
 
-/** `cache.ttl_s` bounds (DESIGN §9.5): one second to 30 days. */
+/** `cache.ttl_s` bounds: one second to 30 days. */
 export const CACHE_TTL_LIMITS = { min: 1, max: 2_592_000 };
 export const CACHE_SCOPES = ['caller', 'circuit'] as const;
 export type CacheScope = (typeof CACHE_SCOPES)[number];
 
 /**
- * `cache` (DESIGN §9.5), a field every step kind accepts (definition-schema.ts adds it to all of them
+ * `cache` (docs/runs.md, Step cache), a field every step kind accepts (definition-schema.ts adds it to all of them
  * beside id and kind). The step cache itself is src/runs/step-cache.ts.
  */
 export function cacheField(): FieldSchema {

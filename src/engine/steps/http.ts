@@ -95,7 +95,7 @@ function send(url: URL, method: string, headers: Record<string, string>, body: s
 /**
  * `http`: calls a URL (templated url, headers and body string leaves). Refuses non-public targets
  * unless HTTP_STEP_ALLOW_PRIVATE; 1 MiB response limit; 30 s per attempt unless `timeout_ms`; one attempt
- * unless `retry` (DESIGN §9.3); redirects are not followed; the run's signal aborts it. Output: the
+ * unless `retry`; redirects are not followed; the run's signal aborts it. Output: the
  * JSON-parsed body, else its text. A non-2xx status fails the step, quoting the start of the body.
  */
 export const httpStep = defineStepKind({

@@ -11,7 +11,7 @@ export const LLM_TIMEOUT_MS = STEP_POLICY_DEFAULTS.llm.timeoutMs!;
 export const PROVIDER_MESSAGE_CHARS = 300;
 /** The reply limit sent when a step sets no max_tokens, so the credits held always cover the reply. */
 export const LLM_DEFAULT_MAX_TOKENS = 1024;
-/** At most one `output` event per this many ms per step (DESIGN §7.2: ~20 a second). */
+/** At most one `output` event per this many ms per step (about 20 a second). */
 export const OUTPUT_EVENT_INTERVAL_MS = 50;
 export const LLM_ROLES = ['system', 'user', 'assistant'] as const;
 type Role = (typeof LLM_ROLES)[number];
@@ -29,7 +29,7 @@ function clientFor(clients: Map<string, OpenAI>, baseURL: string, apiKey: string
   const key = `${baseURL}\n${apiKey}`;
   let client = clients.get(key);
   if (!client) {
-    // No retries of the client's own: the step policy governs them (DESIGN §9.3).
+    // No retries of the client's own: the step policy governs them (step-policy.ts).
     client = new OpenAI({ baseURL, apiKey, timeout: LLM_TIMEOUT_MS, maxRetries: 0 });
     clients.set(key, client);
   }
@@ -132,7 +132,7 @@ function modelFailure(error: unknown, stepId: string, ctx: StepContext, attempt:
 /**
  * `llm`: one chat completion on the OpenAI-compatible endpoint of OPENAI_BASE_URL, streamed; the
  * output is the whole reply text and text deltas go to the run's observer as they arrive. Attempted
- * up to 3 times by default (the step policy, DESIGN §9.3). The credits for the prompt and
+ * up to 3 times by default (the step policy). The credits for the prompt and
  * `max_tokens` are held before each attempt (beyond what is held already); the step is charged for
  * the tokens all attempts used.
  */

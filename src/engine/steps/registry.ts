@@ -7,7 +7,7 @@ import { templateStep } from './template';
 import { transformStep } from './transform';
 import type { StepKindModule } from './types';
 
-/** Every step kind (DESIGN §4), in the order the definition schema documents them. A new kind: one module, one line here. */
+/** Every step kind, in the order the definition schema documents them. A new kind: one module, one line here. */
 const KINDS = [templateStep, transformStep, llmStep, httpStep, circuitStep, blobStep, approvalStep] as const;
 
 export type StepKind = (typeof KINDS)[number]['kind'];

@@ -17,7 +17,7 @@ export const templateStep = defineStepKind({
         throw new StepError(step.id, templateFailure(error));
       }
     };
-    // Cached only when asked (DESIGN §9.5): the key is the template and the whole scope it renders over.
+    // Cached only when the step asks (`cache`): the key is the template and the whole scope it renders over.
     return step.cache ? throughGate(ctx, { template: step.template, scope }, render) : render();
   },
   describe: (step, say) => `Fills in the text template ${say.quote(String(step.template))}`,

@@ -17,7 +17,7 @@ export const transformStep = defineStepKind({
         throw new StepError(step.id, (error as Error).message);
       }
     };
-    // Cached only when asked (DESIGN §9.5): the key is the expression and the whole scope it reads.
+    // Cached only when the step asks (`cache`): the key is the expression and the whole scope it reads.
     return step.cache ? throughGate(ctx, { expression: step.expression, scope }, evaluate) : evaluate();
   },
   describe: (step, say) => `Computes the JSONata expression ${say.quote(String(step.expression))}`,

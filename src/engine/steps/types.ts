@@ -11,7 +11,7 @@ export interface RunTally {
   outputBytes: number;
 }
 
-/** What result_blob.steps holds for each step (DESIGN §4). */
+/** What result_blob.steps holds for each step (docs/circuit-definition.md, The result). */
 export interface StepRecord {
   kind: string;
   output: unknown;
@@ -19,9 +19,9 @@ export interface StepRecord {
   ended_at: string;
   credits: number;
   usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
-  /** Served from the step cache (DESIGN §9.5): no upstream call, 0 credits. */
+  /** Served from the step cache: no upstream call, 0 credits. */
   cached?: boolean;
-  /** A recorded replay reused the original run's output for the same request (DESIGN §10.2). */
+  /** A recorded replay reused the original run's output for the same request. */
   replayed?: boolean;
 }
 
@@ -72,7 +72,7 @@ export interface GatedStep {
 }
 
 /**
- * DESIGN §9.5, §10.2: each kind renders its request (templates filled in), then hands it here with
+ * The step cache and recorded replays (docs/runs.md): each kind renders its request (templates filled in), then hands it here with
  * the call that makes it. The gate may answer from the step cache or from the run a recorded replay
  * replays (`reused` set, 0 credits), else makes the call (storing a cacheable result). Implemented
  * by the job layer (src/runs/step-gate.ts); absent, the call is simply made.
@@ -98,12 +98,12 @@ export interface StepResult {
   /** Credits this step costs on top of the run's base cost. */
   credits: number;
   usage?: { promptTokens: number; completionTokens: number; totalTokens: number };
-  /** Not executed: served from the step cache or the replayed run (DESIGN §9.5, §10.2). */
+  /** Not executed: served from the step cache or the replayed run. */
   reused?: 'cached' | 'replayed';
 }
 
 /**
- * Makes a step's upstream call through the run's request gate (DESIGN §9.5, §10.2). `request` is
+ * Makes a step's upstream call through the run's request gate. `request` is
  * everything that decides the answer, after templates are rendered (it is hashed, never stored).
  */
 export function throughGate(ctx: StepContext, request: unknown, call: () => Promise<StepResult>): Promise<StepResult> {
@@ -147,7 +147,7 @@ export interface DescribeHelpers {
 }
 
 /**
- * One step kind (DESIGN §4): its name, the JSON Schema of its fields (validation and the published
+ * One step kind (docs/circuit-definition.md, Step kinds): its name, the JSON Schema of its fields (validation and the published
  * definition schema), its executor and its sentence for explain. A new kind is one module exporting
  * one of these plus one line in ./registry.ts.
  */
@@ -161,7 +161,7 @@ export interface StepKindModule<K extends string = string> {
   /**
    * The step has an effect outside the run (an upstream call, a read, an embedded run): its output is
    * recorded as it completes, and an attempt after a worker's death reuses it instead of executing it
-   * again (DESIGN §9.2). Steps that only compute over the run's data are executed again.
+   * again (docs/runs.md, Durable steps). Steps that only compute over the run's data are executed again.
    */
   durable?: boolean;
   /** What the step does, in words (explain), without the inputs it reads (added by explain). */

@@ -10,7 +10,7 @@ import { BlobType } from './blob.type';
 @Resolver(() => BlobType)
 export class BlobResolver {
   @Directive('@cost(weight: 100)')
-  @Query(() => BlobType, { description: 'A blob by uid; each call counts as one read in totalReads (spec 2.6)' })
+  @Query(() => BlobType, { description: 'A blob by uid; each call counts as one read in totalReads' })
   async blob(@Arg('uid', () => ID) uid: string, @Ctx() ctx: AppContext): Promise<BlobType> {
     const blob = isUid(uid) ? await Blob.recordRead(uid) : null;
     if (!blob) throw notFound('Blob');

@@ -3,7 +3,7 @@ import type { User } from '../../models';
 import type { Blob as BlobModel } from '../../models/blobs';
 import { blobView } from '../../views/blob.view';
 
-@ObjectType('Blob', { description: 'A stored file (spec 2.6)' })
+@ObjectType('Blob', { description: 'A stored file' })
 export class BlobType {
   @Field(() => ID) uid!: string;
   @Field(() => String, { nullable: true, description: 'Storage backend code (gcs or local); null unless the caller is an admin' })

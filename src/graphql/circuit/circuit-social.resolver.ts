@@ -9,9 +9,9 @@ import { findCircuitByName, findCircuitByNameFor } from './circuit.access';
 import { presentCircuit } from './circuit.presenter';
 import { CircuitPage, CircuitStarState } from './circuit.type';
 
-/** Spec §8: the starred list holds up to 50 (a page of at most 50; by default all 50). */
+/** The starred list holds up to 50 (a page of at most 50; by default all 50; docs/spec-decisions.md). */
 export const STARRED_LIMIT = 50;
-/** Spec §8: at most 200 embedding circuits are listed, across all pages. */
+/** At most 200 embedding circuits are listed, across all pages (docs/spec-decisions.md). */
 export const EMBEDS_TOTAL_CAP = 200;
 
 @Resolver()

@@ -54,7 +54,7 @@ export class SignedUrlType {
   @Field(() => Date) expiresAt!: Date;
 }
 
-/** A run as callers see it (spec 2.1); its fields are built from RUN_COLUMNS below. */
+/** A run as callers see it; its fields are built from RUN_COLUMNS below. */
 @ObjectType('CircuitRun')
 export class CircuitRunType {
   [field: string]: unknown;

@@ -17,7 +17,7 @@ export enum SearchType {
 }
 registerEnumType(SearchType, { name: 'SearchType', description: 'What a search looks through; default all' });
 
-/** A public circuit found by a search (spec §2.7). */
+/** A public circuit found by a search. */
 @ObjectType('CircuitSearchResult')
 export class CircuitSearchResult {
   @Field(() => String, { description: 'Always "circuit"' }) type!: 'circuit';
@@ -27,7 +27,7 @@ export class CircuitSearchResult {
   @Field(() => String, { description: "Owner's username" }) username!: string;
 }
 
-/** A public user profile found by a search (spec §2.7). */
+/** A public user profile found by a search. */
 @ObjectType('UserSearchResult')
 export class UserSearchResult {
   @Field(() => String, { description: 'Always "user"' }) type!: 'user';

@@ -7,7 +7,7 @@ import type { RunEventKind } from '../../models/RunEvent';
 import { toStorableText } from '../storable-json';
 
 /**
- * The durable run event log (DESIGN §7.2), table `circuit_run_events`. `seq` is gap-free per run:
+ * The durable run event log (docs/runs.md, Event log), table `circuit_run_events`. `seq` is gap-free per run:
  * `circuit_runs.event_seq` is raised under the run's row lock in the statement that inserts the events.
  * State events are written by the triggers of migration 0005 inside each state change; step and
  * output events are appended here in batches by the worker running the run.
@@ -98,7 +98,7 @@ export async function readRunEvents(sequelize: Sequelize, uid: string, after: nu
   return { state: rows[0].state, events, more: events.length === limit };
 }
 
-/** Where a stream without a position starts: just before the run's current state event (DESIGN §2: "first event is the current run"). */
+/** Where a stream without a position starts: just before the run's current state event (the first event a client gets is the run as it is now). */
 export async function currentStateSeq(sequelize: Sequelize, uid: string): Promise<number> {
   const [row] = await sequelize.query<{ seq: number | null }>(
     `SELECT max(seq) AS seq FROM circuit_run_events WHERE run_uid = $1 AND kind = 'state'`,

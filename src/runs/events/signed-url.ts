@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 
-/** How long a signed event-stream URL lasts (DESIGN §11.3: at most 5 minutes). */
+/** How long a signed event-stream URL lasts (at most 5 minutes; docs/typed-clients.md, Signed event-stream URLs). */
 export const EVENTS_URL_TTL_SECONDS = 300;
 
 /**

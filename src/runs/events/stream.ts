@@ -17,7 +17,7 @@ export interface RunEventStreamOptions {
 }
 
 /**
- * THE source of a run's events (DESIGN §7.2), behind the REST SSE stream, `circuitRunEvents` and
+ * THE source of a run's events (docs/runs.md, Event log), behind the REST SSE stream, `circuitRunEvents` and
  * `circuitRunUpdated`: replays the log after a position, then follows it live until the run's
  * terminal state has been delivered. It subscribes to the bus BEFORE each read, so nothing that
  * commits between a read and the wait is missed (the race of issue #14), and holds no database
@@ -100,7 +100,7 @@ export interface StreamStart {
 }
 
 /**
- * The position a client resumes from (DESIGN §7.2): `lastEventId` is a seq, or a state name (ids
+ * The position a client resumes from: `lastEventId` is a seq, or a state name (ids
  * before event logs) meaning "after that state"; without one, the stream starts just before the run's
  * current state event, fixed now: a client that acts once the stream is open (and so ends the run)
  * still gets that state first.
