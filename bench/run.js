@@ -5,7 +5,11 @@ const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 
 const dir = path.join(__dirname, 'scenarios');
-const all = fs.readdirSync(dir).filter((f) => f.endsWith('.js')).map((f) => f.replace(/\.js$/, '')).sort();
+const all = fs
+  .readdirSync(dir)
+  .filter((f) => f.endsWith('.js'))
+  .map((f) => f.replace(/\.js$/, ''))
+  .sort();
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !all.includes(w));
 if (unknown.length) {

@@ -7,7 +7,9 @@ const fs = require('node:fs');
 
 const entry = path.join(__dirname, '..', 'dist', 'src', 'cli', 'index.js');
 if (!fs.existsSync(entry)) {
-  process.stderr.write(`circuits: ${path.relative(process.cwd(), entry) || entry} is missing; run npm run build first\n`);
+  process.stderr.write(
+    `circuits: ${path.relative(process.cwd(), entry) || entry} is missing; run npm run build first\n`,
+  );
   process.exit(1);
 }
 require(entry).main(process.argv);

@@ -19,7 +19,9 @@ function resolveImport(from, specifier) {
   if (!specifier.startsWith('.')) return null;
   const base = path.resolve(path.dirname(from), specifier);
   const candidates = [base, `${base}.ts`, `${base}.tsx`, path.join(base, 'index.ts'), base.replace(/\.js$/, '.ts')];
-  return candidates.find((file) => /\.tsx?$/.test(file) && fs.statSync(file, { throwIfNoEntry: false })?.isFile()) ?? null;
+  return (
+    candidates.find((file) => /\.tsx?$/.test(file) && fs.statSync(file, { throwIfNoEntry: false })?.isFile()) ?? null
+  );
 }
 
 function importsOf(file) {
@@ -106,7 +108,7 @@ function route(from, to, component) {
 export default {
   meta: {
     type: 'problem',
-    docs: { description: 'Forbid import cycles between the project\'s modules, type-only imports included' },
+    docs: { description: "Forbid import cycles between the project's modules, type-only imports included" },
     schema: [],
     messages: { cycle: 'Import cycle: {{route}}' },
   },

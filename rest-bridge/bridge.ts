@@ -20,12 +20,17 @@ export interface BridgeResponse {
   body?: unknown;
 }
 
-export function errorResponse(error: AppError | { code: keyof typeof ERROR_STATUS; message: string }, headers: Record<string, string> = {}): BridgeResponse {
+export function errorResponse(
+  error: AppError | { code: keyof typeof ERROR_STATUS; message: string },
+  headers: Record<string, string> = {},
+): BridgeResponse {
   return { ...errorEnvelope(error), headers };
 }
 
 function decodeHeaders(raw: RawRequest['headers'] = {}): Record<string, string | undefined> {
-  return Object.fromEntries(Object.entries(raw).map(([name, value]) => [name.toLowerCase(), Array.isArray(value) ? value.join(', ') : value]));
+  return Object.fromEntries(
+    Object.entries(raw).map(([name, value]) => [name.toLowerCase(), Array.isArray(value) ? value.join(', ') : value]),
+  );
 }
 
 /**
@@ -51,14 +56,25 @@ export async function runRoute(
 ): Promise<BridgeResponse> {
   let variableValues: Record<string, unknown>;
   try {
-    const input = checkRequest(route, { params: request.params, query: request.query, body: request.body, headers: decodeHeaders(request.headers) });
+    const input = checkRequest(route, {
+      params: request.params,
+      query: request.query,
+      body: request.body,
+      headers: decodeHeaders(request.headers),
+    });
     variableValues = presentVariables(route.variables(input));
   } catch (error) {
     if (error instanceof AppError) return errorResponse(error);
     throw error;
   }
 
-  const result = await execute({ schema, document, operationName: route.operation, variableValues, contextValue: context });
+  const result = await execute({
+    schema,
+    document,
+    operationName: route.operation,
+    variableValues,
+    contextValue: context,
+  });
   const headers = { ...context.responseHeaders };
   if (result.errors?.length) {
     const publicError = toPublicError(result.errors[0] as GraphQLError);
@@ -68,11 +84,24 @@ export async function runRoute(
   const value = (result.data as Record<string, unknown>)[route.result];
   switch (route.shape ?? 'object') {
     case 'page': {
-      const { total_count, limit, page, data } = value as { total_count: number; limit: number; page: number; data: unknown[] };
-      return { status: 200, headers, body: { meta: { total_count, limit, page }, data: data.map((item) => omitNulls(item, route.omitWhenNull)) } };
+      const { total_count, limit, page, data } = value as {
+        total_count: number;
+        limit: number;
+        page: number;
+        data: unknown[];
+      };
+      return {
+        status: 200,
+        headers,
+        body: { meta: { total_count, limit, page }, data: data.map((item) => omitNulls(item, route.omitWhenNull)) },
+      };
     }
     case 'typescript':
-      return { status: 200, headers: { ...headers, 'Content-Type': 'application/typescript; charset=utf-8' }, body: String(value) };
+      return {
+        status: 200,
+        headers: { ...headers, 'Content-Type': 'application/typescript; charset=utf-8' },
+        body: String(value),
+      };
     case 'redirect':
       return { status: 302, headers: { ...headers, Location: String(value) } };
     default: {

@@ -22,7 +22,10 @@ function hasContent(req: Request): boolean {
 type EtagFn = (body: Buffer | string, encoding: string) => string;
 
 /** Where a route's answer bytes are kept for every request answered the same (AppContext.sharedAnswers), and under what key. */
-interface KeptAnswer { answers: Map<string, Held>; key: string }
+interface KeptAnswer {
+  answers: Map<string, Held>;
+  key: string;
+}
 
 /**
  * The JSON of an answer: its text, or the bytes kept for every request answered the same (a route
@@ -54,7 +57,8 @@ function etagOf(req: Request, json: string | Held): string | undefined {
 function sendJson(req: Request, res: Response, json: string | Held, shared: SharedTexts | undefined): void {
   res.type('application/json');
   if (typeof json === 'string' && json.length <= WRITE_SLICE_BYTES) return void res.send(json);
-  let holder: Held | undefined = typeof json !== 'string' ? json : shared ? shared.share(json) : { bytes: Buffer.from(json) };
+  let holder: Held | undefined =
+    typeof json !== 'string' ? json : shared ? shared.share(json) : { bytes: Buffer.from(json) };
   res.set('Content-Length', String(holder.bytes.length));
   if (!res.get('ETag') && (req.method === 'GET' || req.method === 'HEAD')) {
     const etag = etagOf(req, holder);
@@ -65,7 +69,9 @@ function sendJson(req: Request, res: Response, json: string | Held, shared: Shar
     const bytes = holder!;
     holder = undefined;
     return bytes;
-  }).then((written) => { if (written) res.end(); });
+  }).then((written) => {
+    if (written) res.end();
+  });
 }
 
 function send(req: Request, res: Response, response: BridgeResponse, shared?: SharedTexts, kept?: KeptAnswer): void {
@@ -97,9 +103,16 @@ function noneMatchHolds(header: string, etag: string): boolean {
  * `Cache-Control: no-cache` — which fetch() adds to every conditional request — though that
  * directive is meant for caches, not for the origin server evaluating the condition.
  */
-function sendConditional(req: Request, res: Response, response: BridgeResponse, shared?: SharedTexts, kept?: KeptAnswer): void {
+function sendConditional(
+  req: Request,
+  res: Response,
+  response: BridgeResponse,
+  shared?: SharedTexts,
+  kept?: KeptAnswer,
+): void {
   const condition = req.headers['if-none-match'];
-  if (!condition || response.status !== 200 || response.body === undefined) return send(req, res, response, shared, kept);
+  if (!condition || response.status !== 200 || response.body === undefined)
+    return send(req, res, response, shared, kept);
   const json = jsonOf(response.body, kept);
   const etag = etagOf(req, json);
   res.status(response.status).set(response.headers);
@@ -111,7 +124,13 @@ function sendConditional(req: Request, res: Response, response: BridgeResponse, 
 }
 
 /** Mounts every route of the table under /api/v1, plus the envelope for bad JSON and unknown paths. */
-export function mountRestBridge(app: Express, schema: GraphQLSchema, document: DocumentNode, routes: Route[], services: ApiServices): void {
+export function mountRestBridge(
+  app: Express,
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  routes: Route[],
+  services: ApiServices,
+): void {
   const router = express.Router();
   // JSON bodies are parsed (and their limits kept) in front of every route: src/http/json-body.ts.
   let openApi: Record<string, unknown> | undefined;
@@ -130,7 +149,8 @@ export function mountRestBridge(app: Express, schema: GraphQLSchema, document: D
   router.use(async (req: Request, res: Response, next: NextFunction) => {
     const found = table.find((req.method === 'HEAD' ? 'GET' : req.method) as HTTPMethod, req.path);
     if (!found) {
-      if (!decodes(req.path)) send(req, res, errorResponse({ code: 'BadClientData', message: 'The path is not validly percent-encoded' }));
+      if (!decodes(req.path))
+        send(req, res, errorResponse({ code: 'BadClientData', message: 'The path is not validly percent-encoded' }));
       else next();
       return;
     }
@@ -140,24 +160,46 @@ export function mountRestBridge(app: Express, schema: GraphQLSchema, document: D
       // RFC 9110 §15.5.16: content in a format the route does not take is 415, not a guess at its fields.
       if (route.body && hasContent(req) && !req.is(JSON_TYPES)) {
         const type = req.headers['content-type'];
-        send(req, res, errorResponse({ code: 'UnsupportedMediaType', message: `The request body must be JSON: send Content-Type: application/json${type ? ` (not ${type})` : ''}` }));
+        send(
+          req,
+          res,
+          errorResponse({
+            code: 'UnsupportedMediaType',
+            message: `The request body must be JSON: send Content-Type: application/json${type ? ` (not ${type})` : ''}`,
+          }),
+        );
         return;
       }
       // The caller as src/http/rest-authentication.ts found it, in front of the body parser.
       const context = await buildContext(services, req, res.locals.auth as Parameters<typeof buildContext>[2]);
-      const response = await runRoute(schema, document, route, { params: { ...found.params } as Record<string, string>, query: req.query, body: req.body, headers: req.headers }, context, (error) =>
-        req.log?.error({ err: error, route: route.path }, 'internal error in REST route'));
+      const response = await runRoute(
+        schema,
+        document,
+        route,
+        {
+          params: { ...found.params } as Record<string, string>,
+          query: req.query,
+          body: req.body,
+          headers: req.headers,
+        },
+        context,
+        (error) => req.log?.error({ err: error, route: route.path }, 'internal error in REST route'),
+      );
       // The answer's bytes are shared only where the route says so, for a 200 object answer its resolver offered to share.
-      const kept = route.sharesAnswer && (route.shape ?? 'object') === 'object' && response.status === 200 && context.sharedAnswers
-        ? { answers: context.sharedAnswers, key: res.locals.route as string }
-        : undefined;
-      if (route.requestHeaders?.includes('If-None-Match')) sendConditional(req, res, response, services.streams?.texts, kept);
+      const kept =
+        route.sharesAnswer && (route.shape ?? 'object') === 'object' && response.status === 200 && context.sharedAnswers
+          ? { answers: context.sharedAnswers, key: res.locals.route as string }
+          : undefined;
+      if (route.requestHeaders?.includes('If-None-Match'))
+        sendConditional(req, res, response, services.streams?.texts, kept);
       else send(req, res, response, services.streams?.texts, kept);
     } catch (error) {
       next(error);
     }
   });
-  router.use((req: Request, res: Response) => send(req, res, errorResponse({ code: 'NotFound', message: 'No such route' })));
+  router.use((req: Request, res: Response) =>
+    send(req, res, errorResponse({ code: 'NotFound', message: 'No such route' })),
+  );
   router.use((error: Error & { status?: number }, req: Request, res: Response, _next: NextFunction) => {
     if (error.status && error.status >= 400 && error.status < 500) {
       return send(req, res, errorResponse({ code: 'BadClientData', message: error.message }));

@@ -32,13 +32,30 @@ export const HEADERS = {
   },
   'Last-Event-ID': {
     in: 'request',
-    description: 'Server-sent events: the `id:` of the last event the client received; the stream resumes after it (an EventSource sends it when it reconnects).',
+    description:
+      'Server-sent events: the `id:` of the last event the client received; the stream resumes after it (an EventSource sends it when it reconnects).',
     schema: { type: 'string' },
   },
-  'RateLimit-Limit': { in: 'response', description: 'Requests allowed in the current window.', schema: { type: 'string', pattern: '^[0-9]+$' } },
-  'RateLimit-Remaining': { in: 'response', description: 'Requests left in the current window.', schema: { type: 'string', pattern: '^[0-9]+$' } },
-  'RateLimit-Reset': { in: 'response', description: 'Seconds until the window resets.', schema: { type: 'string', pattern: '^[0-9]+$' } },
-  'Retry-After': { in: 'response', description: 'Seconds to wait before retrying (RFC 9110).', schema: { type: 'string', pattern: '^[0-9]+$' } },
+  'RateLimit-Limit': {
+    in: 'response',
+    description: 'Requests allowed in the current window.',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
+  'RateLimit-Remaining': {
+    in: 'response',
+    description: 'Requests left in the current window.',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
+  'RateLimit-Reset': {
+    in: 'response',
+    description: 'Seconds until the window resets.',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
+  'Retry-After': {
+    in: 'response',
+    description: 'Seconds to wait before retrying (RFC 9110).',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
   Deprecation: {
     in: 'response',
     description:
@@ -47,14 +64,24 @@ export const HEADERS = {
   },
   ETag: {
     in: 'response',
-    description: 'RFC 9110 weak entity tag of the response body: send it back in `If-None-Match` to be answered 304 while the body is the same.',
+    description:
+      'RFC 9110 weak entity tag of the response body: send it back in `If-None-Match` to be answered 304 while the body is the same.',
     schema: { type: 'string', pattern: '^(W/)?"[^"]*"$' },
   },
-  'Preference-Applied': { in: 'response', description: 'RFC 7240: the preferences of `Prefer` that were honoured, e.g. `wait=30`.', schema: { type: 'string' } },
-  Location: { in: 'response', description: 'The target URL (a signed, expiring storage URL).', schema: { type: 'string', format: 'uri' } },
+  'Preference-Applied': {
+    in: 'response',
+    description: 'RFC 7240: the preferences of `Prefer` that were honoured, e.g. `wait=30`.',
+    schema: { type: 'string' },
+  },
+  Location: {
+    in: 'response',
+    description: 'The target URL (a signed, expiring storage URL).',
+    schema: { type: 'string', format: 'uri' },
+  },
   'X-Request-Id': {
     in: 'response',
-    description: 'The request id on every response and on the request’s log lines; a valid incoming `X-Request-Id` is echoed.',
+    description:
+      'The request id on every response and on the request’s log lines; a valid incoming `X-Request-Id` is echoed.',
     schema: { type: 'string' },
   },
 } as const satisfies Record<string, HeaderSpec>;

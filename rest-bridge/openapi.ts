@@ -58,7 +58,8 @@ export const pathParams = pathParamNames;
 
 function packageVersion(): string {
   try {
-    return (JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+    return (JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string })
+      .version;
   } catch {
     return '0.0.0';
   }
@@ -92,10 +93,20 @@ const JSON_FIELD_SHAPES: Record<string, JsonSchema> = {
   'CircuitRun.metrics': { ...FREE_OBJECT, description: "Values of the circuit's metric configuration ({name: value})" },
   'CircuitRun.input': { ...FREE_OBJECT, description: "The run's input" },
   'CircuitRunComparison.output': { $ref: '#/components/schemas/RunComparisonEntry' },
-  'CircuitRunComparison.steps': { type: 'object', additionalProperties: { $ref: '#/components/schemas/RunComparisonEntry' } },
-  'CircuitRunEvent.data': { anyOf: [FREE_OBJECT, { type: 'null' }], description: 'step events: {step_id, kind, status, started_at, ended_at?, credits?, error?}; output events: {step_id, delta}' },
+  'CircuitRunComparison.steps': {
+    type: 'object',
+    additionalProperties: { $ref: '#/components/schemas/RunComparisonEntry' },
+  },
+  'CircuitRunEvent.data': {
+    anyOf: [FREE_OBJECT, { type: 'null' }],
+    description:
+      'step events: {step_id, kind, status, started_at, ended_at?, credits?, error?}; output events: {step_id, delta}',
+  },
   'CircuitSchedule.input': { ...FREE_OBJECT, description: 'The input of every run' },
-  'CircuitVersion.definition': { ...FREE_OBJECT, description: 'The circuit definition (its format: GET /api/v1/definition-schema.json)' },
+  'CircuitVersion.definition': {
+    ...FREE_OBJECT,
+    description: 'The circuit definition (its format: GET /api/v1/definition-schema.json)',
+  },
   'CircuitVersion.querySchema': { ...FREE_OBJECT, description: 'The JSON Schema (2020-12) a query input must satisfy' },
 };
 
@@ -106,8 +117,15 @@ const SHAPE_COMPONENTS: Record<string, JsonSchema> = {
     description: "A COMPLETED run's result: its output and each step's record",
     required: ['output', 'steps'],
     properties: {
-      output: { ...ANY_JSON, description: "The circuit's output (its `output` template rendered); see the version's output_schema" },
-      steps: { type: 'object', additionalProperties: { $ref: '#/components/schemas/RunStepResult' }, description: 'One record per step id' },
+      output: {
+        ...ANY_JSON,
+        description: "The circuit's output (its `output` template rendered); see the version's output_schema",
+      },
+      steps: {
+        type: 'object',
+        additionalProperties: { $ref: '#/components/schemas/RunStepResult' },
+        description: 'One record per step id',
+      },
     },
   },
   RunStepResult: {
@@ -121,14 +139,21 @@ const SHAPE_COMPONENTS: Record<string, JsonSchema> = {
       credits: { type: 'number', description: 'Credits the step cost' },
       usage: { $ref: '#/components/schemas/LlmUsage' },
       cached: { type: 'boolean', description: 'Served from the step cache: no upstream call, 0 credits' },
-      replayed: { type: 'boolean', description: "A recorded replay reused the original run's output: no upstream call, 0 credits" },
+      replayed: {
+        type: 'boolean',
+        description: "A recorded replay reused the original run's output: no upstream call, 0 credits",
+      },
     },
   },
   LlmUsage: {
     type: 'object',
     description: 'Tokens an `llm` step used (all attempts); absent on other kinds',
     required: ['prompt_tokens', 'completion_tokens', 'total_tokens'],
-    properties: { prompt_tokens: { type: 'integer' }, completion_tokens: { type: 'integer' }, total_tokens: { type: 'integer' } },
+    properties: {
+      prompt_tokens: { type: 'integer' },
+      completion_tokens: { type: 'integer' },
+      total_tokens: { type: 'integer' },
+    },
   },
   RunComparisonEntry: {
     type: 'object',
@@ -148,7 +173,12 @@ function declareFreeForm(value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, child] of Object.entries(value)) out[key] = declareFreeForm(child);
   const isObject = out.type === 'object' || (Array.isArray(out.type) && out.type.includes('object'));
-  if (isObject && out.properties === undefined && out.additionalProperties === undefined && out.patternProperties === undefined) {
+  if (
+    isObject &&
+    out.properties === undefined &&
+    out.additionalProperties === undefined &&
+    out.patternProperties === undefined
+  ) {
     out.additionalProperties = true;
   }
   return out;
@@ -163,7 +193,10 @@ function nullable(schema: JsonSchema): JsonSchema {
 class SelectionConverter {
   private readonly fragments = new Map<string, FragmentDefinitionNode>();
 
-  constructor(private readonly schema: GraphQLSchema, document: DocumentNode) {
+  constructor(
+    private readonly schema: GraphQLSchema,
+    document: DocumentNode,
+  ) {
     for (const definition of document.definitions) {
       if (definition.kind === Kind.FRAGMENT_DEFINITION) this.fragments.set(definition.name.value, definition);
     }
@@ -190,7 +223,13 @@ class SelectionConverter {
     return { type: 'object', properties, required: [...required] };
   }
 
-  private collect(type: GraphQLNamedType, selectionSet: SelectionSetNode, always: boolean, properties: Record<string, JsonSchema>, required: Set<string>): void {
+  private collect(
+    type: GraphQLNamedType,
+    selectionSet: SelectionSetNode,
+    always: boolean,
+    properties: Record<string, JsonSchema>,
+    required: Set<string>,
+  ): void {
     for (const selection of selectionSet.selections) {
       if (selection.kind === Kind.FIELD) {
         const key = selection.alias?.value ?? selection.name.value;
@@ -200,9 +239,14 @@ class SelectionConverter {
           const fields = 'getFields' in type ? (type as GraphQLObjectType | GraphQLInterfaceType).getFields() : {};
           const definition = fields[selection.name.value];
           const shape = JSON_FIELD_SHAPES[`${type.name}.${selection.name.value}`];
-          properties[key] = definition && shape
-            ? (isNonNullType(definition.type) ? { ...shape } : nullable(shape))
-            : definition ? this.type(definition.type, selection.selectionSet) : {};
+          properties[key] =
+            definition && shape
+              ? isNonNullType(definition.type)
+                ? { ...shape }
+                : nullable(shape)
+              : definition
+                ? this.type(definition.type, selection.selectionSet)
+                : {};
         }
         if (always) required.add(key);
       } else {
@@ -210,7 +254,8 @@ class SelectionConverter {
         if (!fragment) continue;
         const conditionName = fragment.typeCondition?.name.value;
         const condition = conditionName ? this.schema.getType(conditionName) : type;
-        const unconditional = !conditionName || conditionName === type.name || (isAbstractType(condition ?? type) && !isAbstractType(type));
+        const unconditional =
+          !conditionName || conditionName === type.name || (isAbstractType(condition ?? type) && !isAbstractType(type));
         this.collect(condition ?? type, fragment.selectionSet, always && unconditional, properties, required);
       }
     }
@@ -222,7 +267,12 @@ class SelectionConverter {
       (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION && d.name?.value === route.operation,
     );
     if (!operation) return undefined;
-    const root = operation.operation === 'mutation' ? this.schema.getMutationType() : operation.operation === 'subscription' ? this.schema.getSubscriptionType() : this.schema.getQueryType();
+    const root =
+      operation.operation === 'mutation'
+        ? this.schema.getMutationType()
+        : operation.operation === 'subscription'
+          ? this.schema.getSubscriptionType()
+          : this.schema.getQueryType();
     if (!root) return undefined;
     for (const selection of operation.selectionSet.selections) {
       if (selection.kind !== Kind.FIELD || (selection.alias?.value ?? selection.name.value) !== route.result) continue;
@@ -244,7 +294,12 @@ function errorResponses(route: Route): Record<string, unknown> {
   const codes = new Map<ErrorCode, string | undefined>();
   codes.set('BadClientData', undefined);
   // A token that is sent is checked on every route, also where none is needed.
-  codes.set('Unauthorized', route.auth === 'none' ? 'An Authorization header was sent but its token is invalid or revoked (no token is needed here)' : undefined);
+  codes.set(
+    'Unauthorized',
+    route.auth === 'none'
+      ? 'An Authorization header was sent but its token is invalid or revoked (no token is needed here)'
+      : undefined,
+  );
   if (route.auth !== 'none') codes.set('NotAllowed', undefined);
   codes.set('NotFound', undefined);
   if (route.body) {
@@ -252,15 +307,20 @@ function errorResponses(route: Route): Record<string, unknown> {
     codes.set('RequestTimeout', undefined);
     codes.set('UnsupportedMediaType', undefined);
   }
-  for (const [code, description] of Object.entries(route.errors ?? {}) as Array<[ErrorCode, string]>) codes.set(code, description);
+  for (const [code, description] of Object.entries(route.errors ?? {}) as Array<[ErrorCode, string]>)
+    codes.set(code, description);
   codes.set('Internal', undefined);
   const sorted = [...codes].sort(([a], [b]) => ERROR_STATUS[a] - ERROR_STATUS[b]);
   // A row's own response headers may come on its errors too (a search refused after it was counted).
   const routeHeaders = route.responseHeaders ?? [];
-  return Object.fromEntries(sorted.map(([code, description]) => [
-    String(ERROR_STATUS[code]),
-    description || routeHeaders.length ? errorResponse(code, description ?? ERROR_DESCRIPTIONS[code], routeHeaders) : errorRef(code),
-  ]));
+  return Object.fromEntries(
+    sorted.map(([code, description]) => [
+      String(ERROR_STATUS[code]),
+      description || routeHeaders.length
+        ? errorResponse(code, description ?? ERROR_DESCRIPTIONS[code], routeHeaders)
+        : errorRef(code),
+    ]),
+  );
 }
 
 /** Headers that come with an error whatever the route. */
@@ -282,7 +342,8 @@ function headerRefs(names: HeaderName[]): Record<string, unknown> {
 
 /** A GraphQL-derived object schema with the fields the bridge leaves out while null made optional (and not null). */
 function withOptionalFields(schema: JsonSchema | undefined, fields: string[] | undefined): JsonSchema | undefined {
-  const isObject = schema && (schema.type === 'object' || (Array.isArray(schema.type) && schema.type.includes('object')));
+  const isObject =
+    schema && (schema.type === 'object' || (Array.isArray(schema.type) && schema.type.includes('object')));
   if (!schema || !fields?.length || !isObject) return schema;
   const properties = { ...(schema.properties as Record<string, JsonSchema>) };
   for (const field of fields) {
@@ -296,7 +357,11 @@ function withOptionalFields(schema: JsonSchema | undefined, fields: string[] | u
       properties[field] = rest.length === 1 ? rest[0] : { ...property, anyOf: rest };
     }
   }
-  return { ...schema, properties, required: ((schema.required as string[]) ?? []).filter((name) => !fields.includes(name)) };
+  return {
+    ...schema,
+    properties,
+    required: ((schema.required as string[]) ?? []).filter((name) => !fields.includes(name)),
+  };
 }
 
 /** A 304 for a route that takes `If-None-Match` (a conditional GET; Express compares the ETag of the answer). */
@@ -304,7 +369,8 @@ function notModifiedResponse(route: Route): Record<string, unknown> {
   if (!route.requestHeaders?.includes('If-None-Match')) return {};
   return {
     '304': {
-      description: 'Not Modified: the answer has the ETag sent in `If-None-Match`; no body. The request was still authenticated and authorized.',
+      description:
+        'Not Modified: the answer has the ETag sent in `If-None-Match`; no body. The request was still authenticated and authorized.',
       headers: headerRefs([...COMMON_RESPONSE_HEADERS, ...SUCCESS_RESPONSE_HEADERS, 'ETag']),
     },
   };
@@ -312,16 +378,25 @@ function notModifiedResponse(route: Route): Record<string, unknown> {
 
 function successResponse(route: Route, payload: JsonSchema | undefined): Record<string, unknown> {
   const shape = route.shape ?? 'object';
-  const headers = headerRefs([...COMMON_RESPONSE_HEADERS, ...SUCCESS_RESPONSE_HEADERS, ...(route.responseHeaders ?? [])]);
+  const headers = headerRefs([
+    ...COMMON_RESPONSE_HEADERS,
+    ...SUCCESS_RESPONSE_HEADERS,
+    ...(route.responseHeaders ?? []),
+  ]);
   if (shape === 'redirect') {
     const { description: locationDescription, schema: locationSchema } = HEADERS.Location;
-    return { '302': { description: 'Redirect to the target URL', headers: { ...headers, Location: { description: locationDescription, schema: locationSchema, required: true } } } };
+    return {
+      '302': {
+        description: 'Redirect to the target URL',
+        headers: { ...headers, Location: { description: locationDescription, schema: locationSchema, required: true } },
+      },
+    };
   }
   if (shape === 'event-stream') {
     return {
       '200': {
         description:
-          'A `text/event-stream` (server-sent events). Each event\'s `data:` is one JSON object: for `event: state`, the same JSON as the payload of the route\'s GET. Comments (`: keep-alive`) keep the connection open; the stream closes after a terminal state.',
+          "A `text/event-stream` (server-sent events). Each event's `data:` is one JSON object: for `event: state`, the same JSON as the payload of the route's GET. Comments (`: keep-alive`) keep the connection open; the stream closes after a terminal state.",
         headers,
         content: { 'text/event-stream': { schema: { type: 'string' } } },
       },
@@ -333,7 +408,13 @@ function successResponse(route: Route, payload: JsonSchema | undefined): Record<
     };
   }
   if (shape === 'typescript') {
-    return { '200': { description: 'A TypeScript module (source text)', headers, content: { 'application/typescript': { schema: { type: 'string' } } } } };
+    return {
+      '200': {
+        description: 'A TypeScript module (source text)',
+        headers,
+        content: { 'application/typescript': { schema: { type: 'string' } } },
+      },
+    };
   }
   if (shape === 'page') {
     const pageData = payload && (payload.properties as Record<string, JsonSchema> | undefined)?.data;
@@ -386,14 +467,26 @@ function parametersOf(route: Route): unknown[] {
   const pathSchemas = paramSchemas(route, names);
   const parameters: unknown[] = names.map((name) => ({ name, in: 'path', required: true, schema: pathSchemas[name] }));
   for (const [name, parameter] of Object.entries(route.query ?? {})) {
-    parameters.push({ name, in: 'query', required: parameter.required ?? false, schema: parameter.schema, ...(parameter.description ? { description: parameter.description } : {}) });
+    parameters.push({
+      name,
+      in: 'query',
+      required: parameter.required ?? false,
+      schema: parameter.schema,
+      ...(parameter.description ? { description: parameter.description } : {}),
+    });
   }
   for (const name of route.requestHeaders ?? []) parameters.push({ $ref: `#/components/parameters/${name}` });
   return parameters;
 }
 
 function description(route: Route): string | undefined {
-  const parts = [route.description, route.queryPrefix?.description, route.auth === 'optional' ? 'Authentication is optional: a bearer token widens what the caller can see.' : undefined];
+  const parts = [
+    route.description,
+    route.queryPrefix?.description,
+    route.auth === 'optional'
+      ? 'Authentication is optional: a bearer token widens what the caller can see.'
+      : undefined,
+  ];
   const text = parts.filter(Boolean).join('\n\n');
   return text || undefined;
 }
@@ -404,7 +497,8 @@ function description(route: Route): string | undefined {
  * from the row's body fields, and responses in the envelopes the bridge produces.
  */
 export function buildOpenApi(routes: Route[], options: OpenApiOptions = {}): Record<string, unknown> {
-  const converter = options.schema && options.document ? new SelectionConverter(options.schema, options.document) : undefined;
+  const converter =
+    options.schema && options.document ? new SelectionConverter(options.schema, options.document) : undefined;
   const paths: Record<string, Record<string, unknown>> = {};
   const seenIds = new Map<string, number>();
   for (const route of routes) {
@@ -430,7 +524,16 @@ export function buildOpenApi(routes: Route[], options: OpenApiOptions = {}): Rec
       operation.requestBody = {
         required: required.length > 0,
         ...(bodyDescription ? { description: bodyDescription } : {}),
-        content: { 'application/json': { schema: { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false } } },
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              properties,
+              ...(required.length ? { required } : {}),
+              additionalProperties: false,
+            },
+          },
+        },
       };
     }
     const key = openApiPath(route.path);
@@ -450,7 +553,11 @@ export function buildOpenApi(routes: Route[], options: OpenApiOptions = {}): Rec
     paths,
     components: {
       securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API token (`cst_…`) from /settings or the operator CLI (`circuits token create`).' },
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API token (`cst_…`) from /settings or the operator CLI (`circuits token create`).',
+        },
       },
       schemas: {
         Error: {
@@ -467,21 +574,45 @@ export function buildOpenApi(routes: Route[], options: OpenApiOptions = {}): Rec
         PageMeta: {
           type: 'object',
           required: ['total_count', 'limit', 'page'],
-          properties: { total_count: { type: 'integer' }, limit: { type: 'integer' }, page: { type: 'integer', minimum: 1 } },
+          properties: {
+            total_count: { type: 'integer' },
+            limit: { type: 'integer' },
+            page: { type: 'integer', minimum: 1 },
+          },
         },
         Notices: {
           type: 'array',
           description: 'Present when something about the resource needs attention, e.g. it is deprecated.',
-          items: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string' }, message: { type: 'string' } } },
+          items: {
+            type: 'object',
+            required: ['code', 'message'],
+            properties: { code: { type: 'string' }, message: { type: 'string' } },
+          },
         },
         ...SHAPE_COMPONENTS,
       },
-      responses: Object.fromEntries(ERROR_CODES.map((code) => [code, {
-        ...errorResponse(code, ERROR_DESCRIPTIONS[code]),
-        description: `${ERROR_STATUS[code]} ${code}: ${ERROR_DESCRIPTIONS[code]}`,
-      }])),
-      headers: Object.fromEntries(Object.entries(HEADERS).filter(([, h]) => h.in === 'response').map(([name, h]) => [name, { description: h.description, schema: h.schema }])),
-      parameters: Object.fromEntries(Object.entries(HEADERS).filter(([, h]) => h.in === 'request').map(([name, h]) => [name, { name, in: 'header', required: false, description: h.description, schema: h.schema }])),
+      responses: Object.fromEntries(
+        ERROR_CODES.map((code) => [
+          code,
+          {
+            ...errorResponse(code, ERROR_DESCRIPTIONS[code]),
+            description: `${ERROR_STATUS[code]} ${code}: ${ERROR_DESCRIPTIONS[code]}`,
+          },
+        ]),
+      ),
+      headers: Object.fromEntries(
+        Object.entries(HEADERS)
+          .filter(([, h]) => h.in === 'response')
+          .map(([name, h]) => [name, { description: h.description, schema: h.schema }]),
+      ),
+      parameters: Object.fromEntries(
+        Object.entries(HEADERS)
+          .filter(([, h]) => h.in === 'request')
+          .map(([name, h]) => [
+            name,
+            { name, in: 'header', required: false, description: h.description, schema: h.schema },
+          ]),
+      ),
     },
   }) as Record<string, unknown>;
 }

@@ -11,4 +11,15 @@ import { aliasRoutes } from './routes/aliases';
 import { batchRoutes } from './routes/batches';
 
 /** Every documented REST path (the API contract), relative to /api/v1. */
-export const routes: Route[] = [...circuitRoutes, ...aliasRoutes, ...runRoutes, ...boardRoutes, ...searchRoutes, ...blobRoutes, ...userRoutes, ...webhookRoutes, ...scheduleRoutes, ...batchRoutes];
+export const routes: Route[] = [
+  ...circuitRoutes,
+  ...aliasRoutes,
+  ...runRoutes,
+  ...boardRoutes,
+  ...searchRoutes,
+  ...blobRoutes,
+  ...userRoutes,
+  ...webhookRoutes,
+  ...scheduleRoutes,
+  ...batchRoutes,
+];

@@ -30,6 +30,9 @@ export function pageQuery(maxLimit = 100, defaultLimit = 10): Record<string, Que
       schema: { type: 'integer', minimum: 1, maximum: INT_MAX, default: defaultLimit },
       description: `Items per page (default ${defaultLimit}; larger values are capped at ${maxLimit})`,
     },
-    page: { schema: { type: 'integer', minimum: 1, maximum: INT_MAX, default: 1 }, description: '1-based page number (default 1)' },
+    page: {
+      schema: { type: 'integer', minimum: 1, maximum: INT_MAX, default: 1 },
+      description: '1-based page number (default 1)',
+    },
   };
 }

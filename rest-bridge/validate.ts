@@ -27,7 +27,12 @@ interface RouteValidators {
 const compiled = new WeakMap<Route, RouteValidators>();
 
 function objectSchema(properties: Record<string, JsonSchema>, required: string[], closed: boolean): JsonSchema {
-  return { type: 'object', properties, ...(required.length ? { required } : {}), ...(closed ? { additionalProperties: false } : {}) };
+  return {
+    type: 'object',
+    properties,
+    ...(required.length ? { required } : {}),
+    ...(closed ? { additionalProperties: false } : {}),
+  };
 }
 
 /** Path parameters left out of a row's `params` are strings. */
@@ -49,7 +54,13 @@ export function compileRoute(route: Route): RouteValidators {
   validators = {
     params: names.length ? ajv.compile(objectSchema(paramSchemas(route, names), names, false)) : undefined,
     query: query.length
-      ? ajv.compile(objectSchema(Object.fromEntries(query.map(([name, p]) => [name, p.schema])), query.filter(([, p]) => p.required).map(([name]) => name), false))
+      ? ajv.compile(
+          objectSchema(
+            Object.fromEntries(query.map(([name, p]) => [name, p.schema])),
+            query.filter(([, p]) => p.required).map(([name]) => name),
+            false,
+          ),
+        )
       : undefined,
     headers: headers.length ? ajv.compile(objectSchema(Object.fromEntries(headers), [], false)) : undefined,
     body: route.body ? ajv.compile(objectSchema(route.body.properties, route.body.required ?? [], true)) : undefined,
@@ -70,7 +81,9 @@ export function describeError(error: ErrorObject, what: string): { field: string
 function fail(validate: ValidateFunction, what: string): never {
   const errors = validate.errors!;
   // An anyOf's own error comes after its branches' errors; it says what the field may be.
-  const choice = errors.find((e) => (e.keyword === 'anyOf' || e.keyword === 'oneOf') && e.instancePath === errors[0].instancePath);
+  const choice = errors.find(
+    (e) => (e.keyword === 'anyOf' || e.keyword === 'oneOf') && e.instancePath === errors[0].instancePath,
+  );
   const { field, message } = describeError(choice ?? errors[0], what);
   throw new AppError('BadClientData', message, field ? { field } : {});
 }
@@ -112,7 +125,8 @@ export function checkRequest(route: Route, raw: RawInput): RouteInput {
   for (const [name, parameter] of Object.entries(route.query ?? {})) {
     const value = raw.query[name];
     if (value === undefined || value === '') continue;
-    if (typeof value !== 'string') throw new AppError('BadClientData', `query parameter ${name} must be given once`, { field: name });
+    if (typeof value !== 'string')
+      throw new AppError('BadClientData', `query parameter ${name} must be given once`, { field: name });
     query[name] = convertQueryValue(value, parameter.schema);
   }
   if (validators.query && !validators.query(query)) fail(validators.query, 'query');
@@ -120,20 +134,32 @@ export function checkRequest(route: Route, raw: RawInput): RouteInput {
     const prefix = `${route.queryPrefix.name}.`;
     const entries = Object.entries(raw.query).filter(([name]) => name.startsWith(prefix));
     for (const [name, value] of entries) {
-      if (typeof value !== 'string') throw new AppError('BadClientData', `query parameter ${name} must be given once`, { field: name });
+      if (typeof value !== 'string')
+        throw new AppError('BadClientData', `query parameter ${name} must be given once`, { field: name });
     }
-    if (entries.length > 0) query[route.queryPrefix.name] = Object.fromEntries(entries.map(([name, value]) => [name.slice(prefix.length), value]));
+    if (entries.length > 0)
+      query[route.queryPrefix.name] = Object.fromEntries(
+        entries.map(([name, value]) => [name.slice(prefix.length), value]),
+      );
   }
 
   if (validators.headers) {
-    const headers = Object.fromEntries((route.requestHeaders ?? []).flatMap((name) => {
-      const value = raw.headers[name.toLowerCase()];
-      return value === undefined ? [] : [[name.toLowerCase(), value]];
-    }));
+    const headers = Object.fromEntries(
+      (route.requestHeaders ?? []).flatMap((name) => {
+        const value = raw.headers[name.toLowerCase()];
+        return value === undefined ? [] : [[name.toLowerCase(), value]];
+      }),
+    );
     if (!validators.headers(headers)) {
       const error = validators.headers.errors![0];
-      const header = route.requestHeaders!.find((name) => name.toLowerCase() === fieldName(error.instancePath)) ?? fieldName(error.instancePath);
-      throw new AppError('BadClientData', `The ${header} header is invalid: ${HEADERS[header as keyof typeof HEADERS]?.description ?? error.message}`, { field: header });
+      const header =
+        route.requestHeaders!.find((name) => name.toLowerCase() === fieldName(error.instancePath)) ??
+        fieldName(error.instancePath);
+      throw new AppError(
+        'BadClientData',
+        `The ${header} header is invalid: ${HEADERS[header as keyof typeof HEADERS]?.description ?? error.message}`,
+        { field: header },
+      );
     }
   }
 

@@ -2,7 +2,8 @@
 // Used by `npm run client:generate` and by the tests that check the committed client is current.
 import openapiTS, { astToString } from 'openapi-typescript';
 
-export const HEADER = '// Generated from GET /api/v1/openapi.json by `npm run client:generate` (openapi-typescript). Do not edit.\n\n';
+export const HEADER =
+  '// Generated from GET /api/v1/openapi.json by `npm run client:generate` (openapi-typescript). Do not edit.\n\n';
 
 export async function schemaTypes(document) {
   return HEADER + astToString(await openapiTS(document, { alphabetize: false }));

@@ -58,7 +58,11 @@ export interface AppOptions {
  * Composes the service: database and models, the GraphQL schema on /graphql, the REST bridge on
  * /api/v1, health and metrics; then listens. `close()` undoes it all in reverse order.
  */
-export async function startApp({ config, databaseUrl, log = createLogger(config.logLevel) }: AppOptions): Promise<RunningApp> {
+export async function startApp({
+  config,
+  databaseUrl,
+  log = createLogger(config.logLevel),
+}: AppOptions): Promise<RunningApp> {
   const sequelize = createSequelize(databaseUrl);
   initModels(sequelize);
   await migrate(sequelize);
@@ -72,14 +76,37 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
   const schemas = createJsonSchemaService();
   const sandbox = new Sandbox();
   const blobStorage = createBlobStorage(config);
-  const runtime = await startRuntime({ config, sequelize, log, databaseUrl, worker: config.runWorker ? { blobStorage } : null, schemas, sandbox });
+  const runtime = await startRuntime({
+    config,
+    sequelize,
+    log,
+    databaseUrl,
+    worker: config.runWorker ? { blobStorage } : null,
+    schemas,
+    sandbox,
+  });
   const stopRunReadInvalidation = await startRunReadInvalidation(runtime.runs.readCache, databaseUrl, log);
   const authority = new StreamAuthority(sequelize, log);
   await authority.start(databaseUrl);
-  const streams = { open: new OpenStreams({ perClient: config.streamsPerClient, total: config.streamsMax }), authority, texts: new SharedTexts() };
+  const streams = {
+    open: new OpenStreams({ perClient: config.streamsPerClient, total: config.streamsMax }),
+    authority,
+    texts: new SharedTexts(),
+  };
   const services: ApiServices = {
-    config, sequelize, log, searchRateLimiter, runRateLimiter, blobStorage, schemas, sandbox, tokenCache, searchCache, streams,
-    runs: runtime.runs, schedules: runtime.schedules,
+    config,
+    sequelize,
+    log,
+    searchRateLimiter,
+    runRateLimiter,
+    blobStorage,
+    schemas,
+    sandbox,
+    tokenCache,
+    searchCache,
+    streams,
+    runs: runtime.runs,
+    schedules: runtime.schedules,
   };
   const schema = await buildGraphqlSchema();
   prepareDefinitionValidation();
@@ -97,7 +124,9 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
   app.use(API_PREFIX, authenticateRoutes(routes, services));
   app.use(jsonBody({ timeoutMs: config.bodyTimeoutMs }));
 
-  app.get('/healthz', (_req, res) => { res.json({ status: 'ok' }); });
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
   app.get('/readyz', async (_req, res) => {
     try {
       await sequelize.query('SELECT 1');
@@ -109,7 +138,9 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
   });
   app.get('/metrics', async (_req, res) => {
     // The run metrics (docs/telemetry.md) of every process, from their totals in PostgreSQL.
-    res.type(metrics.registry.contentType).send(`${await metrics.registry.metrics()}\n${await runtime.runMetrics.text()}`);
+    res
+      .type(metrics.registry.contentType)
+      .send(`${await metrics.registry.metrics()}\n${await runtime.runMetrics.text()}`);
   });
 
   // The REST paths first: a request walks the app's routes in order until one matches, and these are
@@ -132,24 +163,25 @@ export async function startApp({ config, databaseUrl, log = createLogger(config.
   app.use(jsonErrors());
 
   let closing: Promise<void> | undefined;
-  const close = () => (closing ??= (async () => {
-    // Open streams first (a last event, then close): followers would otherwise hold the stop.
-    streams.open.endAll('shutdown');
-    await authority.stop();
-    server.closeIdleConnections();
-    stopStallSweep();
-    stream.close();
-    await apollo.stop();
-    await runtime.close();
-    await searchRateLimiter.close();
-    await runRateLimiter?.close();
-    await stopSearchInvalidation();
-    await stopTokenInvalidation();
-    await stopRunReadInvalidation();
-    await web.close();
-    await Promise.all([schemas.close(), sandbox.close()]);
-    await sequelize.close();
-  })());
+  const close = () =>
+    (closing ??= (async () => {
+      // Open streams first (a last event, then close): followers would otherwise hold the stop.
+      streams.open.endAll('shutdown');
+      await authority.stop();
+      server.closeIdleConnections();
+      stopStallSweep();
+      stream.close();
+      await apollo.stop();
+      await runtime.close();
+      await searchRateLimiter.close();
+      await runRateLimiter?.close();
+      await stopSearchInvalidation();
+      await stopTokenInvalidation();
+      await stopRunReadInvalidation();
+      await web.close();
+      await Promise.all([schemas.close(), sandbox.close()]);
+      await sequelize.close();
+    })());
 
   try {
     await new Promise<void>((resolve, reject) => {

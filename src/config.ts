@@ -162,9 +162,16 @@ function isAddressOrRange(entry: string): boolean {
 function trustProxy(env: NodeJS.ProcessEnv): string[] | false {
   const raw = env.TRUST_PROXY?.trim();
   if (!raw) return false;
-  const entries = raw.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   const bad = entries.find((entry) => !PROXY_NAMES.includes(entry) && !isAddressOrRange(entry));
-  if (bad !== undefined) return problem(`TRUST_PROXY must list proxy addresses, CIDR ranges or ${PROXY_NAMES.join('/')}, got "${bad}"`, false);
+  if (bad !== undefined)
+    return problem(
+      `TRUST_PROXY must list proxy addresses, CIDR ranges or ${PROXY_NAMES.join('/')}, got "${bad}"`,
+      false,
+    );
   return entries;
 }
 
@@ -198,9 +205,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
 export function configWarnings(config: Config): string[] {
   const warnings: string[] = [];
   if (config.openaiApiKey === OPENAI_API_KEY_UNSET) {
-    warnings.push(config.openaiBaseUrl === DEFAULT_OPENAI_BASE_URL
-      ? 'OPENAI_API_KEY is unset: llm steps will fail until it is set'
-      : `OPENAI_API_KEY is unset: llm steps will fail unless ${new URL(config.openaiBaseUrl).host} needs no key`);
+    warnings.push(
+      config.openaiBaseUrl === DEFAULT_OPENAI_BASE_URL
+        ? 'OPENAI_API_KEY is unset: llm steps will fail until it is set'
+        : `OPENAI_API_KEY is unset: llm steps will fail unless ${new URL(config.openaiBaseUrl).host} needs no key`,
+    );
   }
   return warnings;
 }

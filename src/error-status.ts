@@ -20,6 +20,9 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
 };
 
 /** An error as every HTTP answer carries it: its status and the envelope `{"error":{"message","code"}}`. */
-export function errorEnvelope(error: AppError | { code: ErrorCode; message: string }): { status: number; body: { error: { message: string; code: ErrorCode } } } {
+export function errorEnvelope(error: AppError | { code: ErrorCode; message: string }): {
+  status: number;
+  body: { error: { message: string; code: ErrorCode } };
+} {
   return { status: ERROR_STATUS[error.code], body: { error: { message: error.message, code: error.code } } };
 }

@@ -31,7 +31,8 @@ export class AppError extends GraphQLError {
   }
 }
 
-export const badInput = (message: string, extra?: Record<string, unknown>) => new AppError('BadClientData', message, extra);
+export const badInput = (message: string, extra?: Record<string, unknown>) =>
+  new AppError('BadClientData', message, extra);
 export const unauthorized = (message = 'A valid bearer token is required') => new AppError('Unauthorized', message);
 export const notAllowed = (message = 'You are not allowed to do this') => new AppError('NotAllowed', message);
 export const notFound = (what: string) => new AppError('NotFound', `${what} not found`);

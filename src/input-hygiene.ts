@@ -22,7 +22,13 @@ export function textFlaw(text: string): string | undefined {
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 const child = (path: string, key: string | number) =>
-  typeof key === 'number' ? `${path}[${key}]` : IDENTIFIER.test(key) ? (path ? `${path}.${key}` : key) : `${path}[${JSON.stringify(key)}]`;
+  typeof key === 'number'
+    ? `${path}[${key}]`
+    : IDENTIFIER.test(key)
+      ? path
+        ? `${path}.${key}`
+        : key
+      : `${path}[${JSON.stringify(key)}]`;
 
 /**
  * The first flaw in a parsed JSON value: NUL or a lone surrogate in any string (keys included), or
@@ -39,9 +45,11 @@ export function findInputFlaw(value: unknown, root = ''): InputFlaw | undefined 
       continue;
     }
     if (current === null || typeof current !== 'object') continue;
-    if (depth >= MAX_INPUT_DEPTH) return { path: path || 'value', problem: `nests deeper than ${MAX_INPUT_DEPTH} levels` };
+    if (depth >= MAX_INPUT_DEPTH)
+      return { path: path || 'value', problem: `nests deeper than ${MAX_INPUT_DEPTH} levels` };
     if (Array.isArray(current)) {
-      for (let i = current.length - 1; i >= 0; i--) stack.push({ value: current[i], path: child(path, i), depth: depth + 1 });
+      for (let i = current.length - 1; i >= 0; i--)
+        stack.push({ value: current[i], path: child(path, i), depth: depth + 1 });
       continue;
     }
     const entries = Object.entries(current as Record<string, unknown>);

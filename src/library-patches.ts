@@ -1,4 +1,3 @@
-
 /**
  * Where the service reaches into a library's internals: Sequelize here, Agenda (its tables, payloads and
  * internals) in src/queue/agenda-internals.ts — nowhere else. Each patch was
@@ -15,19 +14,28 @@ export const WRITTEN_FOR = {
 
 export class LibraryInternalsChanged extends Error {
   constructor(what: string) {
-    super(`library internals changed: ${what} (src/library-patches.ts and src/queue/agenda-internals.ts were written for ${Object.entries(WRITTEN_FOR).map(([name, version]) => `${name}@${version}`).join(', ')})`);
+    super(
+      `library internals changed: ${what} (src/library-patches.ts and src/queue/agenda-internals.ts were written for ${Object.entries(
+        WRITTEN_FOR,
+      )
+        .map(([name, version]) => `${name}@${version}`)
+        .join(', ')})`,
+    );
   }
 }
 
 /** Throws LibraryInternalsChanged unless `owner[method]` is a function. */
 export function requireMethod(owner: unknown, method: string, what: string): void {
-  if (typeof (owner as Record<string, unknown> | undefined)?.[method] !== 'function') throw new LibraryInternalsChanged(`${what}.${method} is not a function`);
+  if (typeof (owner as Record<string, unknown> | undefined)?.[method] !== 'function')
+    throw new LibraryInternalsChanged(`${what}.${method} is not a function`);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Sequelize: a raw connection of its pool (src/db/prepared.ts)
 
-export interface PgConnection { query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }> }
+export interface PgConnection {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+}
 export interface PooledConnections {
   getConnection(options: object): Promise<PgConnection>;
   releaseConnection(connection: PgConnection): void;
@@ -44,6 +52,7 @@ export function sequelizeConnections(sequelize: unknown): PooledConnections {
 /** The node-postgres client a Sequelize transaction runs on (Transaction.connection, undocumented). */
 export function transactionConnection(transaction: unknown): PgConnection | undefined {
   const connection = (transaction as { connection?: PgConnection } | null | undefined)?.connection;
-  if (transaction && connection === undefined) throw new LibraryInternalsChanged('Sequelize Transaction.connection is missing');
+  if (transaction && connection === undefined)
+    throw new LibraryInternalsChanged('Sequelize Transaction.connection is missing');
   return connection;
 }

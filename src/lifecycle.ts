@@ -27,7 +27,13 @@ const FORCED_STOP_MS = 5_000;
  * `timeoutMs` (or on a second signal), so a stuck dependency never keeps the process alive. The
  * forced path still runs `forced` (what must never be left behind: the embedded PostgreSQL).
  */
-export function closeOnSignals(log: Logger, what: string, close: () => Promise<void>, timeoutMs: number, forced?: () => Promise<void>): void {
+export function closeOnSignals(
+  log: Logger,
+  what: string,
+  close: () => Promise<void>,
+  timeoutMs: number,
+  forced?: () => Promise<void>,
+): void {
   let stopping = false;
   let forcing = false;
   const forceExit = async (why: string) => {

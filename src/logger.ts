@@ -19,7 +19,10 @@ export const REDACT_PATHS = [
  */
 export function createLogger(level: string) {
   const destination = level === 'silent' ? undefined : pino.destination({ dest: 1, sync: false });
-  return pino({ level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { service: 'circuit-service' } }, destination);
+  return pino(
+    { level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { service: 'circuit-service' } },
+    destination,
+  );
 }
 
 export type Logger = pino.Logger;

@@ -1,9 +1,21 @@
 import type { AttemptSpan, RunLifecycleSubscriptions, RunTracer } from './runs';
 import type { RunMetricsStore } from './telemetry/run-metrics';
-import { childContext, contextOf, endSpan, ROOT_CONTEXT, startSpan, traceparentOf, tracingEnabled, validTraceparent } from './telemetry/tracing';
+import {
+  childContext,
+  contextOf,
+  endSpan,
+  ROOT_CONTEXT,
+  startSpan,
+  traceparentOf,
+  tracingEnabled,
+  validTraceparent,
+} from './telemetry/tracing';
 
 /** Run metrics subscribe to the run wing's `ended`: each run's state, duration since creation and charge, counted once. */
-export function subscribeRunMetrics(lifecycle: RunLifecycleSubscriptions, metrics: Pick<RunMetricsStore, 'runEnded'>): void {
+export function subscribeRunMetrics(
+  lifecycle: RunLifecycleSubscriptions,
+  metrics: Pick<RunMetricsStore, 'runEnded'>,
+): void {
   lifecycle.on('ended', (event) => metrics.runEnded(event.state, event.createdAt, event.charged));
 }
 
@@ -18,7 +30,10 @@ export function runTracer(): RunTracer {
     queryTraceparent(given, circuitUid, versionUid) {
       const traceparent = validTraceparent(given);
       if (!tracingEnabled()) return traceparent;
-      const span = startSpan('circuit.query', contextOf(traceparent), { 'circuit.uid': circuitUid, 'circuit.version.uid': versionUid });
+      const span = startSpan('circuit.query', contextOf(traceparent), {
+        'circuit.uid': circuitUid,
+        'circuit.version.uid': versionUid,
+      });
       const stored = traceparentOf(childContext(ROOT_CONTEXT, span));
       span.end();
       return stored ?? traceparent;
@@ -27,14 +42,18 @@ export function runTracer(): RunTracer {
       if (!tracingEnabled()) return undefined;
       const parent = contextOf(run.traceparent);
       const span = startSpan('circuit.run', parent, {
-        'circuit.run.uid': run.uid, 'circuit.uid': run.circuit_uid, 'circuit.version.uid': run.circuit_version_uid, 'circuit.run.attempt': run.attempt,
+        'circuit.run.uid': run.uid,
+        'circuit.uid': run.circuit_uid,
+        'circuit.version.uid': run.circuit_version_uid,
+        'circuit.run.attempt': run.attempt,
       });
       return {
         context: childContext(parent, span),
         end(ending) {
-          if (ending) span.setAttributes({ 'circuit.run.state': ending.state, 'circuit.run.credits': Number(ending.cost) });
+          if (ending)
+            span.setAttributes({ 'circuit.run.state': ending.state, 'circuit.run.credits': Number(ending.cost) });
           else span.setAttribute('circuit.run.handed_back', true);
-          endSpan(span, ending?.state === 'EXCEPTION' ? ending.error?.code ?? 'Internal' : undefined);
+          endSpan(span, ending?.state === 'EXCEPTION' ? (ending.error?.code ?? 'Internal') : undefined);
         },
       };
     },

@@ -5,14 +5,31 @@ import type { BlobStorage } from './storage';
 import type { JsonSchemaService } from './engine/json-schemas';
 import type { Sandbox } from './sandbox/sandbox';
 import { createRunQueue, enqueueBySql, type RunQueue } from './queue/agenda';
-import { createRunEventBus, createRunWing, startWorkerPresence, sweepTimings, type RunEventBus, type RunWing } from './runs';
+import {
+  createRunEventBus,
+  createRunWing,
+  startWorkerPresence,
+  sweepTimings,
+  type RunEventBus,
+  type RunWing,
+} from './runs';
 import { RunMetricsStore } from './telemetry/run-metrics';
 import { runTracer, subscribeRunMetrics } from './run-telemetry';
 import type { WebhookDeps } from './webhooks/ports';
 import { subscribeWebhooks } from './webhooks/run-subscriber';
-import { deliverWebhookJob, sweepOverdueDeliveries, WEBHOOK_DELIVERY_SLOTS, webhookSweepTimings } from './webhooks/webhook-jobs';
+import {
+  deliverWebhookJob,
+  sweepOverdueDeliveries,
+  WEBHOOK_DELIVERY_SLOTS,
+  webhookSweepTimings,
+} from './webhooks/webhook-jobs';
 import type { ScheduleDeps } from './schedules/ports';
-import { fireScheduleJob, reconcileSchedules, SCHEDULE_FIRE_SLOTS, SCHEDULE_RECONCILE_EVERY_MS } from './schedules/schedule-jobs';
+import {
+  fireScheduleJob,
+  reconcileSchedules,
+  SCHEDULE_FIRE_SLOTS,
+  SCHEDULE_RECONCILE_EVERY_MS,
+} from './schedules/schedule-jobs';
 
 export interface RuntimeOptions {
   config: Config;
@@ -42,23 +59,36 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-interface SweepTask { name: string; everyMs: number; run(): Promise<void>; once?: boolean }
+interface SweepTask {
+  name: string;
+  everyMs: number;
+  run(): Promise<void>;
+  once?: boolean;
+}
 
 /**
  * The process's periodic sweeps under one timer: each task runs at start and then every `everyMs`
  * (a `once` task only at start), never overlapping itself; a failure is logged and tried at the next turn.
  */
 function startSweeper(tasks: SweepTask[], log: Logger): () => Promise<void> {
-  const state = tasks.map((task) => ({ task, nextAt: 0, running: undefined as Promise<void> | undefined, done: false }));
+  const state = tasks.map((task) => ({
+    task,
+    nextAt: 0,
+    running: undefined as Promise<void> | undefined,
+    done: false,
+  }));
   const tick = () => {
     const now = Date.now();
     for (const entry of state) {
       if (entry.done || entry.running || entry.nextAt > now) continue;
       entry.nextAt = now + entry.task.everyMs;
       entry.done = entry.task.once === true;
-      entry.running = entry.task.run()
+      entry.running = entry.task
+        .run()
         .catch((error: unknown) => log.warn({ err: error }, `${entry.task.name} failed`))
-        .finally(() => { entry.running = undefined; });
+        .finally(() => {
+          entry.running = undefined;
+        });
     }
   };
   const periods = tasks.filter((t) => !t.once).map((t) => t.everyMs);
@@ -84,7 +114,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   let queue: RunQueue;
   try {
     if (worker) presence = await startWorkerPresence(databaseUrl, log);
-    queue = await createRunQueue({ config, databaseUrl, log, ...(worker ? { worker: { otherJobSlots: WEBHOOK_DELIVERY_SLOTS + SCHEDULE_FIRE_SLOTS } } : {}) });
+    queue = await createRunQueue({
+      config,
+      databaseUrl,
+      log,
+      ...(worker ? { worker: { otherJobSlots: WEBHOOK_DELIVERY_SLOTS + SCHEDULE_FIRE_SLOTS } } : {}),
+    });
   } catch (error) {
     await presence?.close();
     await bus.close();
@@ -94,8 +129,17 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   // What this process records (runs', steps' and webhook attempts' ends) goes to the totals every process adds to.
   const runMetrics = new RunMetricsStore({ sequelize, log });
   const { wing, worker: runWorker } = createRunWing({
-    config, sequelize, log, queue, bus, tracer: runTracer(), schemas, sandbox,
-    ...(presence && worker ? { worker: { identity: presence, engine: { blobStorage: worker.blobStorage, config, stepMetrics: runMetrics } } } : {}),
+    config,
+    sequelize,
+    log,
+    queue,
+    bus,
+    tracer: runTracer(),
+    schemas,
+    sandbox,
+    ...(presence && worker
+      ? { worker: { identity: presence, engine: { blobStorage: worker.blobStorage, config, stepMetrics: runMetrics } } }
+      : {}),
   });
   const webhooks: WebhookDeps = { sequelize, log, config, queue, metrics: runMetrics, runs: wing };
   const schedules: ScheduleDeps = { sequelize, log, queue, schemas, runs: wing };
@@ -116,12 +160,24 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     }
     const lock = config.jobLockLifetimeMs;
     const postgresJobs = !config.mongodbUrl;
-    stopSweeper = startSweeper([
-      { name: 'run sweeper', everyMs: sweepTimings(lock).everyMs, run: () => runWorker.sweep() },
-      { name: 'webhook sweeper', everyMs: webhookSweepTimings(lock).everyMs, run: () => sweepOverdueDeliveries(webhooks) },
-      // MongoDB: every active schedule's job saved once at start; PostgreSQL: those missing one, every minute.
-      { name: 'schedule reconciler', everyMs: SCHEDULE_RECONCILE_EVERY_MS, run: () => reconcileSchedules(schedules, !postgresJobs), once: !postgresJobs },
-    ], log);
+    stopSweeper = startSweeper(
+      [
+        { name: 'run sweeper', everyMs: sweepTimings(lock).everyMs, run: () => runWorker.sweep() },
+        {
+          name: 'webhook sweeper',
+          everyMs: webhookSweepTimings(lock).everyMs,
+          run: () => sweepOverdueDeliveries(webhooks),
+        },
+        // MongoDB: every active schedule's job saved once at start; PostgreSQL: those missing one, every minute.
+        {
+          name: 'schedule reconciler',
+          everyMs: SCHEDULE_RECONCILE_EVERY_MS,
+          run: () => reconcileSchedules(schedules, !postgresJobs),
+          once: !postgresJobs,
+        },
+      ],
+      log,
+    );
   }
 
   return {
@@ -137,7 +193,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       // After the queue has stopped, or this worker's own queue would take them again.
       if (requeue.length > 0) {
         await enqueueBySql(sequelize, queue.sqlEnqueue, requeue).catch((error: unknown) =>
-          log.warn({ err: error, runs: requeue.length }, 'could not queue the given-back runs again; the sweep does'));
+          log.warn({ err: error, runs: requeue.length }, 'could not queue the given-back runs again; the sweep does'),
+        );
       }
       await presence?.close();
       await bus.close();

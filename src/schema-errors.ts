@@ -5,12 +5,18 @@ import type { ErrorObject } from 'ajv';
  * definitions alike: `<field> is required`, `Unknown field: <field>`, `<field> must be string`, …
  * Callers only say where the failure is (`at`, already formatted) and what the whole value is called.
  */
-export interface SchemaErrorWords { field: string; message: string }
+export interface SchemaErrorWords {
+  field: string;
+  message: string;
+}
 
 /** `/a/0/b` → `a[0].b`, under `root` when given (`input.a[0].b`). */
 export function fieldPath(instancePath: string, root = ''): string {
   let name = root;
-  for (const part of instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))) {
+  for (const part of instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))) {
     name += /^\d+$/.test(part) ? `[${part}]` : name ? `.${part}` : part;
   }
   return name;
@@ -38,17 +44,27 @@ export function describeSchemaError(error: ErrorObject, at: string, what = 'valu
     }
     case 'type': {
       const types = String(params.type).split(',');
-      if (!at) return { field: '', message: `The ${what} must be ${types.length === 1 && types[0] === 'object' ? 'a JSON object' : typeList(types)}` };
+      if (!at)
+        return {
+          field: '',
+          message: `The ${what} must be ${types.length === 1 && types[0] === 'object' ? 'a JSON object' : typeList(types)}`,
+        };
       return { field: at, message: `${at} must be ${typeList(types)}` };
     }
     case 'anyOf':
     case 'oneOf': {
-      const types = Array.isArray(error.schema) ? (error.schema as { type?: unknown }[]).map((branch) => branch.type) : [];
-      if (at && types.length && types.every((type) => typeof type === 'string')) return { field: at, message: `${at} must be ${typeList(types as string[])}` };
+      const types = Array.isArray(error.schema)
+        ? (error.schema as { type?: unknown }[]).map((branch) => branch.type)
+        : [];
+      if (at && types.length && types.every((type) => typeof type === 'string'))
+        return { field: at, message: `${at} must be ${typeList(types as string[])}` };
       return { field: at, message: `${at || `The ${what}`} ${error.message ?? 'is invalid'}` };
     }
     case 'enum':
-      return { field: at, message: `${at || `The ${what}`} must be one of ${(params.allowedValues as unknown[]).map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ')}` };
+      return {
+        field: at,
+        message: `${at || `The ${what}`} must be one of ${(params.allowedValues as unknown[]).map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ')}`,
+      };
     case 'format':
       return { field: at, message: `${at || `The ${what}`} must be a ${String(params.format)}` };
     default:

@@ -14,36 +14,53 @@ import { startTracing } from './telemetry/tracing';
  * Performance). The thread is an ordinary worker (src/worker.ts) on the same database.
  */
 
-export interface WorkerThread { close(): Promise<void> }
+export interface WorkerThread {
+  close(): Promise<void>;
+}
 
-interface ThreadData { databaseUrl: string }
+interface ThreadData {
+  databaseUrl: string;
+}
 type ThreadMessage = { ready: true } | { closed: true } | { failed: string };
 
 /** Starts the worker thread (resolves once it is ready) and restarts it if it dies. */
 export async function startWorkerThread(databaseUrl: string, log: Logger): Promise<WorkerThread> {
   let closing = false;
   let current: Worker;
-  const start = () => new Promise<Worker>((resolve, reject) => {
-    const thread = new Worker(path.join(__dirname, 'worker-thread.js'), { workerData: { databaseUrl } satisfies ThreadData });
-    thread.on('message', (message: ThreadMessage) => {
-      if ('ready' in message) resolve(thread);
-      if ('failed' in message) reject(new Error(message.failed));
+  const start = () =>
+    new Promise<Worker>((resolve, reject) => {
+      const thread = new Worker(path.join(__dirname, 'worker-thread.js'), {
+        workerData: { databaseUrl } satisfies ThreadData,
+      });
+      thread.on('message', (message: ThreadMessage) => {
+        if ('ready' in message) resolve(thread);
+        if ('failed' in message) reject(new Error(message.failed));
+      });
+      thread.on('error', (error) => log.error({ err: error }, 'the run worker thread failed'));
+      thread.on('exit', (code) => {
+        reject(new Error(`the run worker thread exited (${code}) before it was ready`));
+        if (closing || thread !== current) return;
+        log.error({ code }, 'the run worker thread stopped; starting it again');
+        setTimeout(() => {
+          if (!closing)
+            void start().then(
+              (next) => {
+                current = next;
+              },
+              (error: unknown) => log.error({ err: error }, 'could not start the run worker thread'),
+            );
+        }, 1_000).unref();
+      });
     });
-    thread.on('error', (error) => log.error({ err: error }, 'the run worker thread failed'));
-    thread.on('exit', (code) => {
-      reject(new Error(`the run worker thread exited (${code}) before it was ready`));
-      if (closing || thread !== current) return;
-      log.error({ code }, 'the run worker thread stopped; starting it again');
-      setTimeout(() => { if (!closing) void start().then((next) => { current = next; }, (error: unknown) => log.error({ err: error }, 'could not start the run worker thread')); }, 1_000).unref();
-    });
-  });
   current = await start();
   return {
     async close() {
       closing = true;
       const thread = current;
       const closed = new Promise<void>((resolve) => {
-        thread.on('message', (message: ThreadMessage) => { if ('closed' in message) resolve(); });
+        thread.on('message', (message: ThreadMessage) => {
+          if ('closed' in message) resolve();
+        });
         thread.once('exit', () => resolve());
       });
       thread.postMessage('close');
@@ -65,7 +82,10 @@ async function runThread(): Promise<void> {
     const worker = await startWorkerProcess(config, log);
     port.on('message', (message: unknown) => {
       if (message !== 'close') return;
-      void worker.close().then(() => tracing?.shutdown()).finally(() => port.postMessage({ closed: true } satisfies ThreadMessage));
+      void worker
+        .close()
+        .then(() => tracing?.shutdown())
+        .finally(() => port.postMessage({ closed: true } satisfies ThreadMessage));
     });
     port.postMessage({ ready: true } satisfies ThreadMessage);
   } catch (error) {

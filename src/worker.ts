@@ -24,7 +24,10 @@ export interface WorkerProcess {
  * A worker without HTTP: executes queued runs (and sweeps for lost ones) against the service's
  * database. Used by `npm run worker`, `circuits worker` and `node dist/src/worker.js`.
  */
-export async function startWorkerProcess(config: Config, log: Logger = createLogger(config.logLevel)): Promise<WorkerProcess> {
+export async function startWorkerProcess(
+  config: Config,
+  log: Logger = createLogger(config.logLevel),
+): Promise<WorkerProcess> {
   logConfigWarnings(config, log);
   const database = await resolveDatabase(config, (message, level) => log[level]({ component: 'postgres' }, message));
   const sequelize = createSequelize(database.url, Math.min(50, config.jobConcurrency + 5));
@@ -33,19 +36,33 @@ export async function startWorkerProcess(config: Config, log: Logger = createLog
     await migrate(sequelize);
     const schemas = createJsonSchemaService();
     const sandbox = new Sandbox();
-    const runtime = await startRuntime({ config, sequelize, log, databaseUrl: database.url, worker: { blobStorage: createBlobStorage(config) }, schemas, sandbox });
-    log.info({ database: database.description, jobStore: runtime.queue.backendName, concurrency: config.jobConcurrency }, 'circuit worker ready');
-    const heartbeat = config.workerHeartbeatFile ? startHeartbeat(config.workerHeartbeatFile, () => runtime.queue.ping()) : undefined;
+    const runtime = await startRuntime({
+      config,
+      sequelize,
+      log,
+      databaseUrl: database.url,
+      worker: { blobStorage: createBlobStorage(config) },
+      schemas,
+      sandbox,
+    });
+    log.info(
+      { database: database.description, jobStore: runtime.queue.backendName, concurrency: config.jobConcurrency },
+      'circuit worker ready',
+    );
+    const heartbeat = config.workerHeartbeatFile
+      ? startHeartbeat(config.workerHeartbeatFile, () => runtime.queue.ping())
+      : undefined;
     let closing: Promise<void> | undefined;
     return {
       runtime,
-      close: () => (closing ??= (async () => {
-        heartbeat?.stop();
-        await runtime.close();
-        await Promise.all([schemas.close(), sandbox.close()]);
-        await sequelize.close();
-        await database.stop();
-      })()),
+      close: () =>
+        (closing ??= (async () => {
+          heartbeat?.stop();
+          await runtime.close();
+          await Promise.all([schemas.close(), sandbox.close()]);
+          await sequelize.close();
+          await database.stop();
+        })()),
     };
   } catch (error) {
     await sequelize.close().catch(() => {});
@@ -69,9 +86,16 @@ function startHeartbeat(file: string, ping: () => Promise<boolean>): { stop(): v
     fs.renameSync(tmp, file);
   };
   void beat().catch(() => {});
-  const timer = setInterval(() => { void beat().catch(() => {}); }, HEARTBEAT_EVERY_MS);
+  const timer = setInterval(() => {
+    void beat().catch(() => {});
+  }, HEARTBEAT_EVERY_MS);
   timer.unref();
-  return { stop: () => { clearInterval(timer); fs.rmSync(file, { force: true }); } };
+  return {
+    stop: () => {
+      clearInterval(timer);
+      fs.rmSync(file, { force: true });
+    },
+  };
 }
 
 /** Starts a worker and keeps it until SIGINT/SIGTERM; `npm run worker` and `circuits worker`. */
@@ -80,10 +104,15 @@ export async function runWorkerUntilSignalled(config: Config, log: Logger): Prom
   const starting = startWorkerProcess(config, log);
   // Handled before the worker says it is ready: a signal sent on that line must find a handler, not the default
   // that kills the process at once. One during the start stops the worker once it has started.
-  closeOnSignals(log, 'worker', async () => {
-    await (await starting).close();
-    await tracing?.shutdown();
-  }, 15_000);
+  closeOnSignals(
+    log,
+    'worker',
+    async () => {
+      await (await starting).close();
+      await tracing?.shutdown();
+    },
+    15_000,
+  );
   await starting;
 }
 

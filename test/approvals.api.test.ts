@@ -40,7 +40,8 @@ function listen(uid: string) {
     stop,
     async wake(timeoutMs = 5_000) {
       const deadline = Date.now() + timeoutMs;
-      while (!heard.some((event) => event.wake) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      while (!heard.some((event) => event.wake) && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 10));
       return heard.filter((event) => event.wake);
     },
   };
@@ -51,7 +52,9 @@ describe('REST', () => {
     const { run, stepId } = await makeWaitingRun(owner, { prompt: 'Deploy to production?' });
     const before = await t.rest('GET', `/circuit-runs/${run.uid}`, { token: owner.token });
     expect(before.status).toBe(200);
-    expect(before.body.payload.waiting_for).toEqual([{ step_id: stepId, prompt: 'Deploy to production?', expires_at: expect.any(String) }]);
+    expect(before.body.payload.waiting_for).toEqual([
+      { step_id: stepId, prompt: 'Deploy to production?', expires_at: expect.any(String) },
+    ]);
     const { updated_at: touchedBefore } = (await CircuitRun.findByPk(run.uid))!;
 
     const bus = listen(run.uid);
@@ -65,7 +68,11 @@ describe('REST', () => {
     expect(res.body.payload).toEqual(get.body.payload);
 
     const row = await stepRow(run.uid, stepId);
-    expect(row).toMatchObject({ kind: 'approval', status: 'approved', decision: { approved: true, comment: 'looks good', data: { ticket: 42 }, resolved_at: expect.any(String) } });
+    expect(row).toMatchObject({
+      kind: 'approval',
+      status: 'approved',
+      decision: { approved: true, comment: 'looks good', data: { ticket: 42 }, resolved_at: expect.any(String) },
+    });
     expect(new Date(row!.decision.resolved_at).toISOString()).toBe(row!.decision.resolved_at);
     // The run row changed in the same statement (what keeps cached reads honest).
     expect((await CircuitRun.findByPk(run.uid))!.updated_at.getTime()).toBeGreaterThan(touchedBefore.getTime());
@@ -96,7 +103,10 @@ describe('REST', () => {
     const { run, stepId } = await makeWaitingRun(owner);
     const res = await approve(run.uid, stepId, { approved: false });
     expect(res.status).toBe(200);
-    expect(await stepRow(run.uid, stepId)).toMatchObject({ status: 'rejected', decision: { approved: false, comment: null, data: null } });
+    expect(await stepRow(run.uid, stepId)).toMatchObject({
+      status: 'rejected',
+      decision: { approved: false, comment: null, data: null },
+    });
     expect((await approve(run.uid, stepId, { approved: false })).status).toBe(200);
     expect((await approve(run.uid, stepId, { approved: true })).body.error.code).toBe('Conflict');
   });
@@ -123,7 +133,10 @@ describe('REST', () => {
     expect((await stepRow(run.uid, 'late'))!.status).toBe('waiting');
 
     // The run ended meanwhile (the engine's business): its waiting row can no longer be decided.
-    await CircuitRun.sequelize!.query(`UPDATE circuit_runs SET state = 'EXCEPTION', ended_at = now(), error = '{"code":"Canceled","message":"Canceled"}' WHERE uid = $1`, { bind: [run.uid] });
+    await CircuitRun.sequelize!.query(
+      `UPDATE circuit_runs SET state = 'EXCEPTION', ended_at = now(), error = '{"code":"Canceled","message":"Canceled"}' WHERE uid = $1`,
+      { bind: [run.uid] },
+    );
     const ended = await approve(run.uid, stepId, { approved: true });
     expect(ended.status).toBe(409);
     expect(ended.body.error.message).toContain('EXCEPTION');
@@ -157,11 +170,19 @@ describe('REST', () => {
     ];
     for (const [body, field] of cases) {
       const res = await approve(run.uid, stepId, body);
-      expect({ field, status: res.status, code: res.body.error?.code }).toEqual({ field, status: 400, code: 'BadClientData' });
+      expect({ field, status: res.status, code: res.body.error?.code }).toEqual({
+        field,
+        status: 400,
+        code: 'BadClientData',
+      });
       expect(res.body.error.message).toContain(field);
     }
     // At the limits exactly: accepted.
-    const res = await approve(run.uid, stepId, { approved: true, comment: '€'.repeat(2000), data: { blob: 'x'.repeat(64 * 1024 - 20) } });
+    const res = await approve(run.uid, stepId, {
+      approved: true,
+      comment: '€'.repeat(2000),
+      data: { blob: 'x'.repeat(64 * 1024 - 20) },
+    });
     expect(res.status).toBe(200);
   });
 
@@ -169,12 +190,18 @@ describe('REST', () => {
     const { run, stepId } = await makeWaitingRun(owner, { isPublic: true, prompt: 'First?' });
     await addWaitingStep(run.uid, 'second', 'Second?', 60, new Date(Date.now() + 1000));
     const mine = await t.rest('GET', `/circuit-runs/${run.uid}`, { token: owner.token });
-    expect(mine.body.payload.waiting_for.map((w: any) => [w.step_id, w.prompt])).toEqual([[stepId, 'First?'], ['second', 'Second?']]);
+    expect(mine.body.payload.waiting_for.map((w: any) => [w.step_id, w.prompt])).toEqual([
+      [stepId, 'First?'],
+      ['second', 'Second?'],
+    ]);
     for (const token of [other.token, undefined]) {
       const theirs = await t.rest('GET', `/circuit-runs/${run.uid}`, { token });
       expect(theirs.status).toBe(200);
       expect(theirs.body.payload).not.toHaveProperty('waiting_for');
-      expect((await t.gql(READ, { uid: run.uid }, token)).data!.circuitRun).toMatchObject({ uid: run.uid, waitingFor: null });
+      expect((await t.gql(READ, { uid: run.uid }, token)).data!.circuitRun).toMatchObject({
+        uid: run.uid,
+        waitingFor: null,
+      });
     }
 
     // The caller's own list carries it too (one statement for the page's runs), and the REST field stays absent for runs that wait on nothing.
@@ -187,14 +214,21 @@ describe('REST', () => {
 
     await approve(run.uid, stepId, { approved: true });
     const after = await t.rest('GET', `/circuit-runs/${run.uid}`, { token: owner.token });
-    expect(after.body.payload.waiting_for).toEqual([{ step_id: 'second', prompt: 'Second?', expires_at: expect.any(String) }]);
+    expect(after.body.payload.waiting_for).toEqual([
+      { step_id: 'second', prompt: 'Second?', expires_at: expect.any(String) },
+    ]);
     await approve(run.uid, 'second', { approved: false });
-    expect((await t.rest('GET', `/circuit-runs/${run.uid}`, { token: owner.token })).body.payload).not.toHaveProperty('waiting_for');
+    expect((await t.rest('GET', `/circuit-runs/${run.uid}`, { token: owner.token })).body.payload).not.toHaveProperty(
+      'waiting_for',
+    );
   });
 
   test('a run that ended shows no waiting_for, even with a waiting row left behind', async () => {
     const { run } = await makeWaitingRun(owner);
-    await CircuitRun.sequelize!.query(`UPDATE circuit_runs SET state = 'COMPLETED', ended_at = now(), result_blob = '{}' WHERE uid = $1`, { bind: [run.uid] });
+    await CircuitRun.sequelize!.query(
+      `UPDATE circuit_runs SET state = 'COMPLETED', ended_at = now(), result_blob = '{}' WHERE uid = $1`,
+      { bind: [run.uid] },
+    );
     const res = await t.rest('GET', `/circuit-runs/${run.uid}`, { token: owner.token });
     expect(res.body.payload.state).toBe('COMPLETED');
     expect(res.body.payload).not.toHaveProperty('waiting_for');
@@ -204,7 +238,9 @@ describe('REST', () => {
 describe('GraphQL resolveApproval gives the same codes', () => {
   test('approve, the same again, a different decision, not waiting, foreign, anonymous, unknown, too large', async () => {
     const { run, stepId } = await makeWaitingRun(owner, { isPublic: true, prompt: 'Go?' });
-    expect((await t.gql(READ, { uid: run.uid }, owner.token)).data!.circuitRun.waitingFor).toEqual([{ stepId, prompt: 'Go?', expiresAt: expect.any(String) }]);
+    expect((await t.gql(READ, { uid: run.uid }, owner.token)).data!.circuitRun.waitingFor).toEqual([
+      { stepId, prompt: 'Go?', expiresAt: expect.any(String) },
+    ]);
 
     const bus = listen(run.uid);
     const vars = { runUid: run.uid, stepId, approved: true };
@@ -233,14 +269,18 @@ describe('GraphQL resolveApproval gives the same codes', () => {
   test('two decisions at once: exactly one is recorded and wakes the run', async () => {
     const { run, stepId } = await makeWaitingRun(owner);
     const bus = listen(run.uid);
-    const [yes, no] = await Promise.all([approve(run.uid, stepId, { approved: true }), approve(run.uid, stepId, { approved: false })]);
+    const [yes, no] = await Promise.all([
+      approve(run.uid, stepId, { approved: true }),
+      approve(run.uid, stepId, { approved: false }),
+    ]);
     expect([yes.status, no.status].sort()).toEqual([200, 409]);
     const row = await stepRow(run.uid, stepId);
     expect(row!.status).toBe(yes.status === 200 ? 'approved' : 'rejected');
     expect(await bus.wake()).toHaveLength(1);
     bus.stop();
     const [{ count }] = await CircuitRun.sequelize!.query<{ count: string }>(
-      `SELECT count(*) FROM circuit_run_steps WHERE run_uid = $1 AND status <> 'waiting'`, { bind: [run.uid], type: QueryTypes.SELECT },
+      `SELECT count(*) FROM circuit_run_steps WHERE run_uid = $1 AND status <> 'waiting'`,
+      { bind: [run.uid], type: QueryTypes.SELECT },
     );
     expect(Number(count)).toBe(1);
   });

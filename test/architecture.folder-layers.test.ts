@@ -22,7 +22,9 @@ function resolve(from: string, specifier: string): string | null {
   if (!specifier.startsWith('.')) return null;
   const base = path.resolve(path.dirname(from), specifier);
   const candidates = [base, `${base}.ts`, path.join(base, 'index.ts'), base.replace(/\.js$/, '.ts')];
-  return candidates.find((file) => file.endsWith('.ts') && fs.statSync(file, { throwIfNoEntry: false })?.isFile()) ?? null;
+  return (
+    candidates.find((file) => file.endsWith('.ts') && fs.statSync(file, { throwIfNoEntry: false })?.isFile()) ?? null
+  );
 }
 
 function roomOf(file: string): string {
@@ -84,7 +86,9 @@ test('no folder of src/ or rest-bridge/ reaches itself through the imports of an
   expect(graph.size).toBeGreaterThan(20);
   const described = circles(graph).map((component) =>
     component.flatMap((room) =>
-      [...(graph.get(room) ?? [])].filter(([to]) => component.includes(to)).map(([to, why]) => `${room} → ${to}: ${why[0]}`),
+      [...(graph.get(room) ?? [])]
+        .filter(([to]) => component.includes(to))
+        .map(([to, why]) => `${room} → ${to}: ${why[0]}`),
     ),
   );
   expect(described).toEqual([]);

@@ -17,7 +17,8 @@ test('docs/architecture.md names every trigger of a migrated database and the fu
        WHERE NOT t.tgisinternal AND n.nspname = 'public'`);
     expect(rows.length).toBeGreaterThan(5);
     const doc = readFileSync(path.join(__dirname, '..', 'docs', 'architecture.md'), 'utf8');
-    const missing = rows.filter((row) => !doc.includes(`\`${row.trigger}\``) || !doc.includes(`\`${row.fn}\``))
+    const missing = rows
+      .filter((row) => !doc.includes(`\`${row.trigger}\``) || !doc.includes(`\`${row.fn}\``))
       .map((row) => `${row.table}.${row.trigger} → ${row.fn}()`);
     expect(missing).toEqual([]);
   } finally {

@@ -35,12 +35,18 @@ describe('the token cache never outlives a revocation or a user change', () => {
     await api1.close();
   });
 
-  const viewer = async (app: TestApp, token: string) => (await app.gql<{ viewer: { username: string; isAdmin: boolean } | null }>('{ viewer { username isAdmin } }', {}, token));
+  const viewer = async (app: TestApp, token: string) =>
+    await app.gql<{ viewer: { username: string; isAdmin: boolean } | null }>(
+      '{ viewer { username isAdmin } }',
+      {},
+      token,
+    );
 
   it('a token revoked by another process (plain SQL, no hooks) is refused by both API processes', async () => {
     const alice = await makeUser();
     for (const app of [api1, api2]) {
-      for (let i = 0; i < 3; i++) expect((await app.rest('GET', '/users/stars', { token: alice.token })).status).toBe(200);
+      for (let i = 0; i < 3; i++)
+        expect((await app.rest('GET', '/users/stars', { token: alice.token })).status).toBe(200);
     }
     await sql.query('UPDATE api_tokens SET revoked_at = now() WHERE user_uid = $1', [alice.user.uid]);
     for (const app of [api1, api2]) {
@@ -68,14 +74,26 @@ describe('the token cache never outlives a revocation or a user change', () => {
     const heard: string[] = [];
     const listener = new Client({ connectionString: api1.databaseUrl });
     await listener.connect();
-    listener.on('notification', (message) => { if (message.payload) heard.push(message.payload); });
+    listener.on('notification', (message) => {
+      if (message.payload) heard.push(message.payload);
+    });
     await listener.query('LISTEN auth_changed');
     try {
-      const credits = async () => (await api1.gql<{ viewer: { credits: number; creditsHeld: number } }>('{ viewer { credits creditsHeld } }', {}, erin.token)).data?.viewer;
+      const credits = async () =>
+        (
+          await api1.gql<{ viewer: { credits: number; creditsHeld: number } }>(
+            '{ viewer { credits creditsHeld } }',
+            {},
+            erin.token,
+          )
+        ).data?.viewer;
       expect(await credits()).toEqual({ credits: 5, creditsHeld: 0 });
       await sql.query('UPDATE users SET credits_held = credits_held + 2 WHERE uid = $1', [erin.user.uid]);
       expect(await credits()).toEqual({ credits: 5, creditsHeld: 2 });
-      await sql.query('UPDATE users SET credits = credits - 1, credits_held = credits_held - 2, updated_at = now() WHERE uid = $1', [erin.user.uid]);
+      await sql.query(
+        'UPDATE users SET credits = credits - 1, credits_held = credits_held - 2, updated_at = now() WHERE uid = $1',
+        [erin.user.uid],
+      );
       expect(await credits()).toEqual({ credits: 4, creditsHeld: 0 });
       await sql.query("UPDATE users SET name = 'Erin' WHERE uid = $1", [erin.user.uid]);
       await within(1_000, async () => heard.includes(erin.user.uid));
@@ -93,7 +111,9 @@ describe('the token cache never outlives a revocation or a user change', () => {
       SELECT a.attname AS column_name FROM pg_trigger t JOIN pg_attribute a ON a.attrelid = t.tgrelid AND a.attnum = ANY (t.tgattr)
        WHERE t.tgname = 'users_auth_changed_update' ORDER BY a.attname`);
     const balance = ['credits', 'credits_held', 'updated_at'];
-    expect(fired.rows.map((r) => r.column_name)).toEqual(rows.map((r) => r.column_name).filter((name) => !balance.includes(name)));
+    expect(fired.rows.map((r) => r.column_name)).toEqual(
+      rows.map((r) => r.column_name).filter((name) => !balance.includes(name)),
+    );
     expect([...AUTH_COLUMNS].sort()).toEqual(fired.rows.map((r) => r.column_name));
   });
 
@@ -106,7 +126,11 @@ describe('the token cache never outlives a revocation or a user change', () => {
 });
 
 describe('TokenCache', () => {
-  const entry = { userRow: { uid: 'u1' }, token: { uid: 't1', label: null, last_used_at: null, created_at: new Date() }, grant: { tokenUid: 't1', scopes: null, expiresAt: null, circuitUids: null, maxCreditsPerDay: null } };
+  const entry = {
+    userRow: { uid: 'u1' },
+    token: { uid: 't1', label: null, last_used_at: null, created_at: new Date() },
+    grant: { tokenUid: 't1', scopes: null, expiresAt: null, circuitUids: null, maxCreditsPerDay: null },
+  };
 
   it('stores nothing while its listener is down', () => {
     const cache = new TokenCache();

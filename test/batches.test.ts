@@ -15,7 +15,8 @@ async function untilSettled(uid: string, token: string, timeoutMs = 60_000): Pro
     expect(res.status).toBe(200);
     expect(sum(res.body.payload.counts)).toBe(res.body.payload.total);
     if (res.body.payload.counts.PROVISIONED + res.body.payload.counts.RUNNING === 0) return res.body.payload;
-    if (Date.now() > deadline) throw new Error(`batch ${uid} still in flight: ${JSON.stringify(res.body.payload.counts)}`);
+    if (Date.now() > deadline)
+      throw new Error(`batch ${uid} still in flight: ${JSON.stringify(res.body.payload.counts)}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -27,7 +28,10 @@ test('1,000 inputs are admitted in one request well under a second; a balance co
   const inputs = Array.from({ length: 1000 }, (_, i) => ({ name: `n${i}` }));
 
   const began = performance.now();
-  const res = await t.rest('POST', `/circuit-adaptors/${hello.adaptorUid}/batches`, { token: caller.token, body: { inputs, tags: ['ds:1'], metadata: { set: 'a' } } });
+  const res = await t.rest('POST', `/circuit-adaptors/${hello.adaptorUid}/batches`, {
+    token: caller.token,
+    body: { inputs, tags: ['ds:1'], metadata: { set: 'a' } },
+  });
   const elapsed = performance.now() - began;
   console.log(`a batch of 1,000 inputs was admitted in ${elapsed.toFixed(0)} ms`);
   expect(res.status).toBe(200);
@@ -39,9 +43,15 @@ test('1,000 inputs are admitted in one request well under a second; a balance co
 
   const settled = await untilSettled(batch.uid, caller.token);
   expect(settled.counts).toEqual({ PROVISIONED: 0, RUNNING: 0, COMPLETED: 600, EXCEPTION: 400 });
-  const refused = await CircuitRun.findAll({ where: { batch_uid: batch.uid, state: 'EXCEPTION' }, attributes: ['error', 'tags', 'metadata', 'credits_cost'] });
+  const refused = await CircuitRun.findAll({
+    where: { batch_uid: batch.uid, state: 'EXCEPTION' },
+    attributes: ['error', 'tags', 'metadata', 'credits_cost'],
+  });
   expect(refused.every((run) => run.error?.code === 'InsufficientCredits')).toBe(true);
-  expect((await t.rest('GET', '/users/me', { token: caller.token })).body.payload).toMatchObject({ credits: 0, credits_held: 0 });
+  expect((await t.rest('GET', '/users/me', { token: caller.token })).body.payload).toMatchObject({
+    credits: 0,
+    credits_held: 0,
+  });
 
   const page = await t.rest('GET', `/batches/${batch.uid}/runs?limit=5&page=2`, { token: caller.token });
   expect(page.status).toBe(200);
@@ -57,26 +67,41 @@ test('one invalid input refuses the whole batch naming its index, and nothing is
   const hello = await makeRunnableCircuit(owner, HELLO_DEFINITION);
   const inputs: unknown[] = Array.from({ length: 50 }, (_, i) => ({ name: `n${i}` }));
   inputs[37] = { name: 42 };
-  const res = await t.rest('POST', `/circuit-adaptors/${hello.adaptorUid}/batches`, { token: owner.token, body: { inputs } });
+  const res = await t.rest('POST', `/circuit-adaptors/${hello.adaptorUid}/batches`, {
+    token: owner.token,
+    body: { inputs },
+  });
   expect(res.status).toBe(400);
   expect(res.body.error.code).toBe('BadClientData');
   expect(res.body.error.message).toMatch(/inputs\[37\]/);
   inputs[37] = 'not an object';
-  const notObject = await t.rest('POST', `/circuit-adaptors/${hello.adaptorUid}/batches`, { token: owner.token, body: { inputs } });
+  const notObject = await t.rest('POST', `/circuit-adaptors/${hello.adaptorUid}/batches`, {
+    token: owner.token,
+    body: { inputs },
+  });
   expect(notObject.status).toBe(400);
   expect(notObject.body.error.message).toMatch(/inputs(\[37\]|\/37| )/);
   expect(await CircuitRun.count({ where: { user_uid: owner.user.uid } })).toBe(0);
 
   for (const bad of [[], Array.from({ length: 1001 }, () => ({ name: 'x' }))]) {
-    const refused = await t.rest('POST', `/circuit-adaptors/${hello.adaptorUid}/batches`, { token: owner.token, body: { inputs: bad } });
+    const refused = await t.rest('POST', `/circuit-adaptors/${hello.adaptorUid}/batches`, {
+      token: owner.token,
+      body: { inputs: bad },
+    });
     expect(refused.status).toBe(400);
     expect(refused.body.error.message).toMatch(/^inputs/);
   }
-  const tooManyTags = await t.rest('POST', `/circuit-adaptors/${hello.adaptorUid}/batches`, { token: owner.token, body: { inputs: [{ name: 'x' }], tags: Array.from({ length: 11 }, (_, i) => `t${i}`) } });
+  const tooManyTags = await t.rest('POST', `/circuit-adaptors/${hello.adaptorUid}/batches`, {
+    token: owner.token,
+    body: { inputs: [{ name: 'x' }], tags: Array.from({ length: 11 }, (_, i) => `t${i}`) },
+  });
   expect(tooManyTags.status).toBe(400);
   expect(tooManyTags.body.error.message).toMatch(/^tags/);
   expect(await CircuitRun.count({ where: { user_uid: owner.user.uid } })).toBe(0);
-  expect((await t.rest('POST', `/circuit-adaptors/${hello.adaptorUid}/batches`, { body: { inputs: [{ name: 'x' }] } })).status).toBe(401);
+  expect(
+    (await t.rest('POST', `/circuit-adaptors/${hello.adaptorUid}/batches`, { body: { inputs: [{ name: 'x' }] } }))
+      .status,
+  ).toBe(401);
 });
 
 test('cancel of a running batch ends every run not yet ended EXCEPTION Canceled; only its submitter may read or cancel it', async () => {
@@ -85,7 +110,10 @@ test('cancel of a running batch ends every run not yet ended EXCEPTION Canceled;
     const owner = await makeUser();
     const stranger = await makeUser();
     const holding = await makeRunnableCircuit(owner, target.holdDefinition());
-    const res = await t.rest('POST', `/circuit-adaptors/${holding.adaptorUid}/batches`, { token: owner.token, body: { inputs: Array.from({ length: 30 }, () => ({})) } });
+    const res = await t.rest('POST', `/circuit-adaptors/${holding.adaptorUid}/batches`, {
+      token: owner.token,
+      body: { inputs: Array.from({ length: 30 }, () => ({})) },
+    });
     expect(res.status).toBe(200);
     const uid = res.body.payload.uid;
     await target.untilHeld(1);
@@ -97,7 +125,9 @@ test('cancel of a running batch ends every run not yet ended EXCEPTION Canceled;
     expect((await t.rest('GET', `/batches/${uid}/runs`, { token: stranger.token })).status).toBe(403);
     expect((await t.rest('POST', `/batches/${uid}/cancel`, { token: stranger.token })).status).toBe(403);
     expect((await t.rest('POST', `/batches/${uid}/cancel`)).status).toBe(401);
-    expect((await t.rest('GET', '/batches/00000000-0000-4000-8000-000000000000', { token: owner.token })).status).toBe(404);
+    expect((await t.rest('GET', '/batches/00000000-0000-4000-8000-000000000000', { token: owner.token })).status).toBe(
+      404,
+    );
     expect((await t.rest('GET', '/batches/not-a-uid', { token: owner.token })).status).toBe(404);
 
     const canceled = await t.rest('POST', `/batches/${uid}/cancel`, { token: owner.token });

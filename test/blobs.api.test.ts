@@ -54,7 +54,12 @@ describe('GET /blobs/:uid', () => {
 
     const query = 'query($uid: ID!) { blob(uid: $uid) { uid blobType path canDelete totalReads } }';
     const gqlAdmin = await t.gql(query, { uid: blob.uid }, admin.token);
-    expect(gqlAdmin.data.blob).toMatchObject({ blobType: 'local', path: `local://circuit-blobs/${blob.uid}`, canDelete: false, totalReads: 3 });
+    expect(gqlAdmin.data.blob).toMatchObject({
+      blobType: 'local',
+      path: `local://circuit-blobs/${blob.uid}`,
+      canDelete: false,
+      totalReads: 3,
+    });
     const gqlAnon = await t.gql(query, { uid: blob.uid });
     expect(gqlAnon.data.blob).toMatchObject({ blobType: null, path: null });
   });
@@ -134,10 +139,16 @@ describe('GET /blobs/:uid/download (local storage)', () => {
     const blob = await makeBlob(storage(), owner.user);
     const port = new URL(t.url).port;
     const location = await new Promise<string | undefined>((resolve, reject) => {
-      http.get(`${t.url}/api/v1/blobs/${blob.uid}/download`, { headers: { host: `files.example.test:${port}` } }, (res) => {
-        res.resume();
-        resolve(res.headers.location);
-      }).on('error', reject);
+      http
+        .get(
+          `${t.url}/api/v1/blobs/${blob.uid}/download`,
+          { headers: { host: `files.example.test:${port}` } },
+          (res) => {
+            res.resume();
+            resolve(res.headers.location);
+          },
+        )
+        .on('error', reject);
     });
     expect(location?.startsWith(`${t.url}/blob-content/${blob.uid}?`)).toBe(true);
   });
@@ -152,7 +163,12 @@ describe('GET /blobs/:uid/download (local storage)', () => {
       ['expiry extended', (u) => u.searchParams.set('expires', String(Number(u.searchParams.get('expires')) + 3600))],
       ['signature missing', (u) => u.searchParams.delete('signature')],
       ['expiry missing', (u) => u.searchParams.delete('expires')],
-      ['other blob', (u) => { u.pathname = `/blob-content/${other.uid}`; }],
+      [
+        'other blob',
+        (u) => {
+          u.pathname = `/blob-content/${other.uid}`;
+        },
+      ],
     ];
     for (const [name, tamper] of variants) {
       const url = new URL(good);

@@ -18,7 +18,10 @@ function fakeGcs() {
       const upload = /^\/upload\/storage\/v1\/b\/([^/]+)\/o$/.exec(url.pathname);
       const object = /^\/storage\/v1\/b\/([^/]+)\/o\/([^/]+)$/.exec(url.pathname);
       if (req.method === 'POST' && upload) {
-        if (failUploads) return res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":{"code":503,"message":"unavailable"}}');
+        if (failUploads)
+          return res
+            .writeHead(503, { 'content-type': 'application/json' })
+            .end('{"error":{"code":503,"message":"unavailable"}}');
         const boundary = /boundary=(?:"([^"]+)"|([^;]+))/.exec(req.headers['content-type'] ?? '')!;
         const delimiter = `--${boundary[1] ?? boundary[2]}`;
         const parts = body.toString('latin1').split(delimiter).slice(1, -1);
@@ -29,20 +32,34 @@ function fakeGcs() {
         const content = Buffer.from(mediaPart, 'latin1');
         objects.set(name, content);
         const md5Hash = crypto.createHash('md5').update(content).digest('base64');
-        return res.writeHead(200, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ kind: 'storage#object', name, bucket: upload[1], generation: '1', size: String(content.length), md5Hash, contentType: meta.contentType }));
+        return res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            kind: 'storage#object',
+            name,
+            bucket: upload[1],
+            generation: '1',
+            size: String(content.length),
+            md5Hash,
+            contentType: meta.contentType,
+          }),
+        );
       }
       if (object) {
         const name = decodeURIComponent(object[2]);
         const content = objects.get(name);
-        if (!content) return res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"code":404,"message":"No such object"}}');
+        if (!content)
+          return res
+            .writeHead(404, { 'content-type': 'application/json' })
+            .end('{"error":{"code":404,"message":"No such object"}}');
         if (req.method === 'DELETE') {
           objects.delete(name);
           return res.writeHead(204).end();
         }
         if (req.method === 'GET' && url.searchParams.get('alt') === 'media') {
           const md5 = crypto.createHash('md5').update(content).digest('base64');
-          return res.writeHead(200, { 'content-type': 'application/octet-stream', 'x-goog-hash': `md5=${md5}` }).end(content);
+          return res
+            .writeHead(200, { 'content-type': 'application/octet-stream', 'x-goog-hash': `md5=${md5}` })
+            .end(content);
         }
       }
       res.writeHead(400).end('{}');
@@ -51,8 +68,13 @@ function fakeGcs() {
   return {
     objects,
     requests,
-    failUploads: (fail: boolean) => { failUploads = fail; },
-    start: () => new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`))),
+    failUploads: (fail: boolean) => {
+      failUploads = fail;
+    },
+    start: () =>
+      new Promise<string>((resolve) =>
+        server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+      ),
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

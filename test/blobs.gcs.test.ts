@@ -18,12 +18,16 @@ function gcsStorage(ttl = 300): GcsStorage {
     bucket: BUCKET,
     maxBytes: 1024,
     urlTtlSeconds: ttl,
-    storageOptions: { projectId: 'circuits-test', credentials: { client_email: CLIENT_EMAIL, private_key: privateKey } },
+    storageOptions: {
+      projectId: 'circuits-test',
+      credentials: { client_email: CLIENT_EMAIL, private_key: privateKey },
+    },
   });
 }
 
 /** RFC 3986 encoding, as GCS's canonical query string uses. */
-const encode = (value: string) => encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+const encode = (value: string) =>
+  encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 /**
  * Rebuilds the v4 canonical request and string-to-sign from a signed URL (cloud.google.com/storage/docs/
@@ -41,7 +45,14 @@ function verifyV4SignedUrl(signedUrl: string): { valid: boolean; params: URLSear
     .join('&');
   const signedHeaders = params.get('X-Goog-SignedHeaders') ?? '';
   expect(signedHeaders).toBe('host');
-  const canonicalRequest = ['GET', url.pathname, canonicalQuery, `host:${url.hostname}\n`, signedHeaders, 'UNSIGNED-PAYLOAD'].join('\n');
+  const canonicalRequest = [
+    'GET',
+    url.pathname,
+    canonicalQuery,
+    `host:${url.hostname}\n`,
+    signedHeaders,
+    'UNSIGNED-PAYLOAD',
+  ].join('\n');
   const [, ...scope] = (params.get('X-Goog-Credential') ?? '').split('/');
   const stringToSign = [
     params.get('X-Goog-Algorithm'),
@@ -68,7 +79,9 @@ describe('GcsStorage signed URLs', () => {
     expect(expires).toBeGreaterThanOrEqual(599);
     expect(expires).toBeLessThanOrEqual(600);
     const date = params.get('X-Goog-Date')!;
-    const signedAt = Date.parse(`${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 8)}T${date.slice(9, 11)}:${date.slice(11, 13)}:${date.slice(13, 15)}Z`);
+    const signedAt = Date.parse(
+      `${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 8)}T${date.slice(9, 11)}:${date.slice(11, 13)}:${date.slice(13, 15)}Z`,
+    );
     expect(Math.abs(signedAt - before)).toBeLessThan(5_000);
   });
 
@@ -83,7 +96,9 @@ describe('GcsStorage signed URLs', () => {
     expect(verifyV4SignedUrl(other.toString()).valid).toBe(false);
     const { publicKey: otherKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
     const { params } = verifyV4SignedUrl(signed);
-    expect(crypto.verify('RSA-SHA256', Buffer.from('x'), otherKey, Buffer.from(params.get('X-Goog-Signature')!, 'hex'))).toBe(false);
+    expect(
+      crypto.verify('RSA-SHA256', Buffer.from('x'), otherKey, Buffer.from(params.get('X-Goog-Signature')!, 'hex')),
+    ).toBe(false);
   });
 
   test('createBlobStorage picks GCS when GCS_BUCKET is set, the data dir otherwise', () => {
@@ -94,7 +109,12 @@ describe('GcsStorage signed URLs', () => {
       expect([gcs.type, gcs.bucket]).toEqual(['gcs', 'prod-bucket']);
       const local = createBlobStorage(testConfig({ dataDir: data.dir, blobMaxBytes: 10, blobUrlTtlSeconds: 42 }));
       expect(local).toBeInstanceOf(LocalStorage);
-      expect([local.type, local.bucket, local.maxBytes, local.urlTtlSeconds]).toEqual(['local', 'circuit-blobs', 10, 42]);
+      expect([local.type, local.bucket, local.maxBytes, local.urlTtlSeconds]).toEqual([
+        'local',
+        'circuit-blobs',
+        10,
+        42,
+      ]);
       expect((local as LocalStorage).dir).toBe(`${data.dir}/blobs`);
     } finally {
       data.remove();
@@ -122,14 +142,25 @@ describe('REST with GCS storage', () => {
 
   async function gcsBlob(): Promise<Blob> {
     return Blob.create({
-      user_uid: owner.user.uid, filename: 'notes.txt', hash: sha256('notes'), bytes: 5, mime_type: 'text/plain', blob_type: 'gcs', bucket: BUCKET,
+      user_uid: owner.user.uid,
+      filename: 'notes.txt',
+      hash: sha256('notes'),
+      bytes: 5,
+      mime_type: 'text/plain',
+      blob_type: 'gcs',
+      bucket: BUCKET,
     });
   }
 
   test('admins see blob_type gcs and a gs:// path', async () => {
     const blob = await gcsBlob();
     const res = await t.rest('GET', `/blobs/${blob.uid}`, { token: admin.token });
-    expect(res.body.payload).toMatchObject({ blob_type: 'gcs', path: `gs://${BUCKET}/${blob.uid}`, bytes: 5, mime_type: 'text/plain' });
+    expect(res.body.payload).toMatchObject({
+      blob_type: 'gcs',
+      path: `gs://${BUCKET}/${blob.uid}`,
+      bytes: 5,
+      mime_type: 'text/plain',
+    });
     const anonymous = (await t.rest('GET', `/blobs/${blob.uid}`)).body.payload;
     expect(anonymous).not.toHaveProperty('blob_type');
     expect(anonymous).not.toHaveProperty('path');

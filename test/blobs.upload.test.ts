@@ -35,7 +35,14 @@ test('stores the content, then the row, and returns the blob', async () => {
   expect(blob.uid).toMatch(/^[0-9a-f-]{36}$/);
   expect(fs.readFileSync(path.join(storage().dir, blob.uid)).equals(content)).toBe(true);
   const row = await Blob.findByPk(blob.uid);
-  expect(row).toMatchObject({ user_uid: owner.user.uid, filename: 'notes.txt', hash: sha256(content), mime_type: 'text/plain', blob_type: 'local', bucket: 'circuit-blobs' });
+  expect(row).toMatchObject({
+    user_uid: owner.user.uid,
+    filename: 'notes.txt',
+    hash: sha256(content),
+    mime_type: 'text/plain',
+    blob_type: 'local',
+    bucket: 'circuit-blobs',
+  });
   expect(row!.byteCount).toBe(content.length);
   expect(row!.readCount).toBe(0);
   expect(storedFiles().filter((f) => f.startsWith('.tmp'))).toEqual([]);
@@ -47,7 +54,9 @@ test('accepts exactly BLOB_MAX_BYTES and refuses one more with PayloadTooLarge, 
   expect(atLimit.byteCount).toBe(MAX);
 
   const before = storedFiles().length;
-  const error = await uploadBlob(storage(), user.user, { filename: 'big.bin', data: Buffer.alloc(MAX + 1, 7) }).catch((e: unknown) => e);
+  const error = await uploadBlob(storage(), user.user, { filename: 'big.bin', data: Buffer.alloc(MAX + 1, 7) }).catch(
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(AppError);
   expect((error as AppError).code).toBe('PayloadTooLarge');
   expect((error as AppError).message).toBe(`The file is larger than the limit of ${MAX} bytes`);
@@ -56,14 +65,18 @@ test('accepts exactly BLOB_MAX_BYTES and refuses one more with PayloadTooLarge, 
 });
 
 test('refuses an empty file as BadClientData', async () => {
-  const error = await uploadBlob(storage(), owner.user, { filename: 'empty.txt', data: Buffer.alloc(0) }).catch((e: unknown) => e);
+  const error = await uploadBlob(storage(), owner.user, { filename: 'empty.txt', data: Buffer.alloc(0) }).catch(
+    (e: unknown) => e,
+  );
   expect((error as AppError).code).toBe('BadClientData');
 });
 
 test('a failure storing the content leaves no row', async () => {
   const user = await makeUser();
   const broken = failingStorage(storage(), { put: new Error('disk full') });
-  await expect(uploadBlob(broken, user.user, { filename: 'a.txt', data: Buffer.from('abc') })).rejects.toThrow('disk full');
+  await expect(uploadBlob(broken, user.user, { filename: 'a.txt', data: Buffer.from('abc') })).rejects.toThrow(
+    'disk full',
+  );
   expect(await rowsOf(user.user)).toBe(0);
 });
 

@@ -21,7 +21,10 @@ function expectError(res: { status: number; body: any }, status: number, code: s
 
 describe('POST /boards', () => {
   test('creates a board with the documented defaults and returns it in the success envelope', async () => {
-    const res = await t.rest('POST', '/boards', { token: owner.token, body: { name: 'favourites', description: 'the best' } });
+    const res = await t.rest('POST', '/boards', {
+      token: owner.token,
+      body: { name: 'favourites', description: 'the best' },
+    });
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('success');
     expect(res.body.payload).toEqual({
@@ -49,10 +52,26 @@ describe('POST /boards', () => {
   test('bad input is a 400 BadClientData', async () => {
     expectError(await t.rest('POST', '/boards', { token: owner.token, body: {} }), 400, 'BadClientData');
     expectError(await t.rest('POST', '/boards', { token: owner.token, body: { name: '' } }), 400, 'BadClientData');
-    expectError(await t.rest('POST', '/boards', { token: owner.token, body: { name: 'has space' } }), 400, 'BadClientData');
-    expectError(await t.rest('POST', '/boards', { token: owner.token, body: { name: 'x'.repeat(101) } }), 400, 'BadClientData');
-    expectError(await t.rest('POST', '/boards', { token: owner.token, body: { name: 'ok', is_private: 'yes' } }), 400, 'BadClientData');
-    expectError(await t.rest('POST', '/boards', { token: owner.token, body: { name: 'ok', colour: 'red' } }), 400, 'BadClientData');
+    expectError(
+      await t.rest('POST', '/boards', { token: owner.token, body: { name: 'has space' } }),
+      400,
+      'BadClientData',
+    );
+    expectError(
+      await t.rest('POST', '/boards', { token: owner.token, body: { name: 'x'.repeat(101) } }),
+      400,
+      'BadClientData',
+    );
+    expectError(
+      await t.rest('POST', '/boards', { token: owner.token, body: { name: 'ok', is_private: 'yes' } }),
+      400,
+      'BadClientData',
+    );
+    expectError(
+      await t.rest('POST', '/boards', { token: owner.token, body: { name: 'ok', colour: 'red' } }),
+      400,
+      'BadClientData',
+    );
     expectError(await t.rest('POST', '/boards', { token: owner.token, rawBody: '{"name":' }), 400, 'BadClientData');
   });
 
@@ -99,25 +118,39 @@ describe('reading a board: anonymous, other user and owner × public and private
   ] as const;
   const tokenOf = (who: string) => (who === 'owner' ? owner.token : who === 'other' ? other.token : undefined);
 
-  test.each(cases)('$who reading a $visibility board gets $status by uid, by name and for its circuits', async ({ who, visibility, status }) => {
-    const board = await makeBoard(owner, { isPrivate: visibility === 'private' });
-    const token = tokenOf(who);
-    const paths = [`/boards/${board.uid}`, `/boards/by-username/${owner.username}/${board.name}`, `/boards/${board.uid}/circuits`];
-    for (const path of paths) {
-      const res = await t.rest('GET', path, { token });
-      expect({ path, status: res.status }).toEqual({ path, status });
-      if (status === 401) expect(res.body.error.code).toBe('Unauthorized');
-      if (status === 403) expect(res.body.error.code).toBe('NotAllowed');
-    }
-    const ping = await t.rest('GET', `/users/${owner.username}/boards/${board.name}/ping`, { token });
-    expect(ping.status).toBe(200);
-    expect(ping.body).toEqual({ status: 'success', payload: status === 200 });
-  });
+  test.each(cases)(
+    '$who reading a $visibility board gets $status by uid, by name and for its circuits',
+    async ({ who, visibility, status }) => {
+      const board = await makeBoard(owner, { isPrivate: visibility === 'private' });
+      const token = tokenOf(who);
+      const paths = [
+        `/boards/${board.uid}`,
+        `/boards/by-username/${owner.username}/${board.name}`,
+        `/boards/${board.uid}/circuits`,
+      ];
+      for (const path of paths) {
+        const res = await t.rest('GET', path, { token });
+        expect({ path, status: res.status }).toEqual({ path, status });
+        if (status === 401) expect(res.body.error.code).toBe('Unauthorized');
+        if (status === 403) expect(res.body.error.code).toBe('NotAllowed');
+      }
+      const ping = await t.rest('GET', `/users/${owner.username}/boards/${board.name}/ping`, { token });
+      expect(ping.status).toBe(200);
+      expect(ping.body).toEqual({ status: 'success', payload: status === 200 });
+    },
+  );
 
   test('the board object carries uid, name, description, owner username, flags, counts and timestamps', async () => {
     const board = await makeBoard(owner, { description: 'd', isProtected: true });
     const res = await t.rest('GET', `/boards/by-username/${owner.username}/${board.name}`);
-    expect(res.body.payload).toMatchObject({ uid: board.uid, name: board.name, description: 'd', username: owner.username, is_private: false, is_protected: true });
+    expect(res.body.payload).toMatchObject({
+      uid: board.uid,
+      name: board.name,
+      description: 'd',
+      username: owner.username,
+      is_private: false,
+      is_protected: true,
+    });
   });
 
   test('unknown and malformed uids and names are 404 NotFound; ping is false for an unknown board', async () => {
@@ -142,28 +175,63 @@ describe('PUT /boards/:board_uid', () => {
     const board = await makeBoard(owner, { description: 'keep me' });
     const res = await t.rest('PUT', `/boards/${board.uid}`, { token: owner.token, body: { is_private: true } });
     expect(res.status).toBe(200);
-    expect(res.body.payload).toMatchObject({ name: board.name, description: 'keep me', is_private: true, is_protected: false });
-    const renamed = await t.rest('PUT', `/boards/${board.uid}`, { token: owner.token, body: { name: `${board.name}-2`, description: '', is_protected: true } });
-    expect(renamed.body.payload).toMatchObject({ name: `${board.name}-2`, description: '', is_private: true, is_protected: true });
-    const byNewName = await t.rest('GET', `/boards/by-username/${owner.username}/${board.name}-2`, { token: owner.token });
+    expect(res.body.payload).toMatchObject({
+      name: board.name,
+      description: 'keep me',
+      is_private: true,
+      is_protected: false,
+    });
+    const renamed = await t.rest('PUT', `/boards/${board.uid}`, {
+      token: owner.token,
+      body: { name: `${board.name}-2`, description: '', is_protected: true },
+    });
+    expect(renamed.body.payload).toMatchObject({
+      name: `${board.name}-2`,
+      description: '',
+      is_private: true,
+      is_protected: true,
+    });
+    const byNewName = await t.rest('GET', `/boards/by-username/${owner.username}/${board.name}-2`, {
+      token: owner.token,
+    });
     expect(byNewName.body.payload.uid).toBe(board.uid);
   });
 
   test('renaming onto a taken name is 409; a bad name is 400', async () => {
     const a = await makeBoard(owner);
     const b = await makeBoard(owner);
-    expectError(await t.rest('PUT', `/boards/${b.uid}`, { token: owner.token, body: { name: a.name } }), 409, 'Conflict');
-    expectError(await t.rest('PUT', `/boards/${b.uid}`, { token: owner.token, body: { name: 'bad name' } }), 400, 'BadClientData');
+    expectError(
+      await t.rest('PUT', `/boards/${b.uid}`, { token: owner.token, body: { name: a.name } }),
+      409,
+      'Conflict',
+    );
+    expectError(
+      await t.rest('PUT', `/boards/${b.uid}`, { token: owner.token, body: { name: 'bad name' } }),
+      400,
+      'BadClientData',
+    );
     const same = await t.rest('PUT', `/boards/${b.uid}`, { token: owner.token, body: { name: b.name } });
     expect(same.status).toBe(200);
   });
 
   test('is for the owner only: other user 403, anonymous 401, unknown 404', async () => {
     const board = await makeBoard(owner);
-    expectError(await t.rest('PUT', `/boards/${board.uid}`, { token: other.token, body: { description: 'x' } }), 403, 'NotAllowed');
+    expectError(
+      await t.rest('PUT', `/boards/${board.uid}`, { token: other.token, body: { description: 'x' } }),
+      403,
+      'NotAllowed',
+    );
     expectError(await t.rest('PUT', `/boards/${board.uid}`, { body: { description: 'x' } }), 401, 'Unauthorized');
-    expectError(await t.rest('PUT', `/boards/${UNKNOWN_UID}`, { token: owner.token, body: { description: 'x' } }), 404, 'NotFound');
-    expectError(await t.rest('PUT', '/boards/nope', { token: owner.token, body: { description: 'x' } }), 404, 'NotFound');
+    expectError(
+      await t.rest('PUT', `/boards/${UNKNOWN_UID}`, { token: owner.token, body: { description: 'x' } }),
+      404,
+      'NotFound',
+    );
+    expectError(
+      await t.rest('PUT', '/boards/nope', { token: owner.token, body: { description: 'x' } }),
+      404,
+      'NotFound',
+    );
   });
 });
 
@@ -191,11 +259,17 @@ describe('board circuits', () => {
     const board = await makeBoard(owner);
     const { circuit: first } = await makeCircuit(owner, {}, null);
     const { circuit: second } = await makeCircuit(other, {}, null);
-    const added = await t.rest('POST', `/boards/${board.uid}/circuits`, { token: owner.token, body: { circuit_uid: first.uid } });
+    const added = await t.rest('POST', `/boards/${board.uid}/circuits`, {
+      token: owner.token,
+      body: { circuit_uid: first.uid },
+    });
     expect(added.status).toBe(200);
     expect(added.body.payload).toMatchObject({ uid: board.uid, circuit_count: 1 });
     await t.rest('POST', `/boards/${board.uid}/circuits`, { token: owner.token, body: { circuit_uid: second.uid } });
-    const again = await t.rest('POST', `/boards/${board.uid}/circuits`, { token: owner.token, body: { circuit_uid: first.uid } });
+    const again = await t.rest('POST', `/boards/${board.uid}/circuits`, {
+      token: owner.token,
+      body: { circuit_uid: first.uid },
+    });
     expect(again.status).toBe(200);
     expect(again.body.payload.circuit_count).toBe(2);
 
@@ -203,7 +277,11 @@ describe('board circuits', () => {
     expect(list.status).toBe(200);
     expect(list.body.meta).toEqual({ total_count: 2, limit: 10, page: 1 });
     expect(list.body.data.map((c: any) => c.uid).sort()).toEqual([first.uid, second.uid].sort());
-    expect(list.body.data.find((c: any) => c.uid === second.uid)).toMatchObject({ name: second.name, username: other.username, is_private: false });
+    expect(list.body.data.find((c: any) => c.uid === second.uid)).toMatchObject({
+      name: second.name,
+      username: other.username,
+      is_private: false,
+    });
     const paged = await t.rest('GET', `/boards/${board.uid}/circuits?limit=1&page=2`);
     expect(paged.body.meta).toEqual({ total_count: 2, limit: 1, page: 2 });
     expect(paged.body.data).toHaveLength(1);
@@ -238,21 +316,56 @@ describe('board circuits', () => {
   test("adding another user's private circuit is 403; unknown or malformed circuits 404; no circuit_uid 400", async () => {
     const board = await makeBoard(owner);
     const { circuit: theirs } = await makeCircuit(other, { isPrivate: true }, null);
-    expectError(await t.rest('POST', `/boards/${board.uid}/circuits`, { token: owner.token, body: { circuit_uid: theirs.uid } }), 403, 'NotAllowed');
-    expectError(await t.rest('POST', `/boards/${board.uid}/circuits`, { token: owner.token, body: { circuit_uid: UNKNOWN_UID } }), 404, 'NotFound');
-    expectError(await t.rest('POST', `/boards/${board.uid}/circuits`, { token: owner.token, body: { circuit_uid: 'nope' } }), 404, 'NotFound');
-    expectError(await t.rest('POST', `/boards/${board.uid}/circuits`, { token: owner.token, body: {} }), 400, 'BadClientData');
-    expectError(await t.rest('POST', `/boards/${UNKNOWN_UID}/circuits`, { token: owner.token, body: { circuit_uid: theirs.uid } }), 404, 'NotFound');
+    expectError(
+      await t.rest('POST', `/boards/${board.uid}/circuits`, { token: owner.token, body: { circuit_uid: theirs.uid } }),
+      403,
+      'NotAllowed',
+    );
+    expectError(
+      await t.rest('POST', `/boards/${board.uid}/circuits`, { token: owner.token, body: { circuit_uid: UNKNOWN_UID } }),
+      404,
+      'NotFound',
+    );
+    expectError(
+      await t.rest('POST', `/boards/${board.uid}/circuits`, { token: owner.token, body: { circuit_uid: 'nope' } }),
+      404,
+      'NotFound',
+    );
+    expectError(
+      await t.rest('POST', `/boards/${board.uid}/circuits`, { token: owner.token, body: {} }),
+      400,
+      'BadClientData',
+    );
+    expectError(
+      await t.rest('POST', `/boards/${UNKNOWN_UID}/circuits`, {
+        token: owner.token,
+        body: { circuit_uid: theirs.uid },
+      }),
+      404,
+      'NotFound',
+    );
     expect(await BoardCircuit.count({ where: { board_uid: board.uid } })).toBe(0);
   });
 
   test('only the owner adds and removes: other user 403, anonymous 401', async () => {
     const board = await makeBoard(owner);
     const { circuit } = await makeCircuit(other, {}, null);
-    expectError(await t.rest('POST', `/boards/${board.uid}/circuits`, { token: other.token, body: { circuit_uid: circuit.uid } }), 403, 'NotAllowed');
-    expectError(await t.rest('POST', `/boards/${board.uid}/circuits`, { body: { circuit_uid: circuit.uid } }), 401, 'Unauthorized');
+    expectError(
+      await t.rest('POST', `/boards/${board.uid}/circuits`, { token: other.token, body: { circuit_uid: circuit.uid } }),
+      403,
+      'NotAllowed',
+    );
+    expectError(
+      await t.rest('POST', `/boards/${board.uid}/circuits`, { body: { circuit_uid: circuit.uid } }),
+      401,
+      'Unauthorized',
+    );
     await addToBoard(board, circuit);
-    expectError(await t.rest('DELETE', `/boards/${board.uid}/circuits/${circuit.uid}`, { token: other.token }), 403, 'NotAllowed');
+    expectError(
+      await t.rest('DELETE', `/boards/${board.uid}/circuits/${circuit.uid}`, { token: other.token }),
+      403,
+      'NotAllowed',
+    );
     expectError(await t.rest('DELETE', `/boards/${board.uid}/circuits/${circuit.uid}`), 401, 'Unauthorized');
   });
 
@@ -264,9 +377,17 @@ describe('board circuits', () => {
     expect(res.status).toBe(200);
     expect(res.body.payload).toMatchObject({ uid: board.uid, circuit_count: 0 });
     expect(await Circuit.findByPk(circuit.uid)).not.toBeNull();
-    expectError(await t.rest('DELETE', `/boards/${board.uid}/circuits/${circuit.uid}`, { token: owner.token }), 404, 'NotFound');
+    expectError(
+      await t.rest('DELETE', `/boards/${board.uid}/circuits/${circuit.uid}`, { token: owner.token }),
+      404,
+      'NotFound',
+    );
     expectError(await t.rest('DELETE', `/boards/${board.uid}/circuits/nope`, { token: owner.token }), 404, 'NotFound');
-    expectError(await t.rest('DELETE', `/boards/${UNKNOWN_UID}/circuits/${circuit.uid}`, { token: owner.token }), 404, 'NotFound');
+    expectError(
+      await t.rest('DELETE', `/boards/${UNKNOWN_UID}/circuits/${circuit.uid}`, { token: owner.token }),
+      404,
+      'NotFound',
+    );
   });
 });
 
@@ -278,7 +399,11 @@ describe('board stars', () => {
 
     const starred = await t.rest('POST', path, { token: other.token });
     expect(starred.status).toBe(200);
-    expect(starred.body.payload).toEqual({ user_uid: other.user.uid, board_uid: board.uid, created_at: expect.any(String) });
+    expect(starred.body.payload).toEqual({
+      user_uid: other.user.uid,
+      board_uid: board.uid,
+      created_at: expect.any(String),
+    });
     const again = await t.rest('POST', path, { token: other.token });
     expect(again.body.payload).toEqual(starred.body.payload);
 
@@ -299,7 +424,11 @@ describe('board stars', () => {
     for (const method of ['GET', 'POST', 'DELETE']) {
       expectError(await t.rest(method, path), 401, 'Unauthorized');
       expectError(await t.rest(method, path, { token: other.token }), 403, 'NotAllowed');
-      expectError(await t.rest(method, `/users/${owner.username}/boards/no-such-board/stars`, { token: other.token }), 404, 'NotFound');
+      expectError(
+        await t.rest(method, `/users/${owner.username}/boards/no-such-board/stars`, { token: other.token }),
+        404,
+        'NotFound',
+      );
     }
     expect((await t.rest('POST', path, { token: owner.token })).status).toBe(200);
   });

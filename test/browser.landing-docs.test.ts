@@ -13,10 +13,13 @@ function watch(page: Page) {
   const problems: string[] = [];
   page.on('request', (request) => {
     requests.push(request.url());
-    if (!request.url().startsWith(suite.t.url) && !request.url().startsWith('data:')) problems.push(`off-site request: ${request.url()}`);
+    if (!request.url().startsWith(suite.t.url) && !request.url().startsWith('data:'))
+      problems.push(`off-site request: ${request.url()}`);
   });
   page.on('requestfailed', (request) => problems.push(`failed: ${request.url()} ${request.failure()?.errorText}`));
-  page.on('response', (response) => { if (response.status() >= 400) problems.push(`${response.status()}: ${response.url()}`); });
+  page.on('response', (response) => {
+    if (response.status() >= 400) problems.push(`${response.status()}: ${response.url()}`);
+  });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   return { requests, problems };
 }
@@ -26,10 +29,17 @@ maybe('GET / is a landing page whose links all answer', async () => {
   const seen = watch(page);
   await page.goto(`${suite.t.url}/`);
   await expect(page.title()).resolves.toBe('Circuit Service');
-  const hrefs = await page.locator('dl a').evaluateAll((links) => links.map((a) => (a as HTMLAnchorElement).getAttribute('href')));
-  expect(hrefs).toEqual(expect.arrayContaining(['/graphql', '/api/v1/docs', '/api/v1/openapi.json', '/settings', '/healthz']));
+  const hrefs = await page
+    .locator('dl a')
+    .evaluateAll((links) => links.map((a) => (a as HTMLAnchorElement).getAttribute('href')));
+  expect(hrefs).toEqual(
+    expect.arrayContaining(['/graphql', '/api/v1/docs', '/api/v1/openapi.json', '/settings', '/healthz']),
+  );
   for (const href of hrefs) {
-    const res = await fetch(`${suite.t.url}${href}`, { headers: { accept: 'text/html,application/json' }, redirect: 'manual' });
+    const res = await fetch(`${suite.t.url}${href}`, {
+      headers: { accept: 'text/html,application/json' },
+      redirect: 'manual',
+    });
     expect({ href, ok: res.status < 400 }).toEqual({ href, ok: true });
   }
   expect(seen.problems).toEqual([]);
@@ -41,10 +51,14 @@ maybe('the REST reference renders every operation from the local OpenAPI documen
   const seen = watch(page);
   await page.goto(`${suite.t.url}/api/v1/docs`);
   await page.locator('.opblock').first().waitFor({ timeout: 30_000 });
-  const doc = (await (await fetch(`${suite.t.url}/api/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+  const doc = (await (await fetch(`${suite.t.url}/api/v1/openapi.json`)).json()) as {
+    paths: Record<string, Record<string, unknown>>;
+  };
   const operations = Object.values(doc.paths).reduce((n, item) => n + Object.keys(item).length, 0);
   await expect(page.locator('.opblock').count()).resolves.toBe(operations);
-  await expect(page.locator('.opblock-summary-path').filter({ hasText: '/circuit-adaptors/{adaptor_uid}/query' }).count()).resolves.toBe(1);
+  await expect(
+    page.locator('.opblock-summary-path').filter({ hasText: '/circuit-adaptors/{adaptor_uid}/query' }).count(),
+  ).resolves.toBe(1);
   expect(seen.requests.some((url) => url.endsWith('/api/v1/openapi.json'))).toBe(true);
   expect(seen.problems).toEqual([]);
   await page.close();

@@ -17,28 +17,39 @@ const QUERY_SCHEMA = {
   required: ['name', 'times'],
   additionalProperties: false,
 };
-const OUTPUT_SCHEMA = { type: 'object', properties: { greeting: { type: 'string' }, count: { type: 'number' } }, required: ['greeting', 'count'] };
+const OUTPUT_SCHEMA = {
+  type: 'object',
+  properties: { greeting: { type: 'string' }, count: { type: 'number' } },
+  required: ['greeting', 'count'],
+};
 
 beforeAll(async () => {
   t = await startTestApp();
   owner = await makeUser();
   other = await makeUser();
-  const created = await t.rest('POST', '/circuits', { token: owner.token, body: { name: `mod-${Date.now()}`, is_private: true } });
-  circuitUid = created.body.payload.uid;
-  const publish = (extra: Record<string, unknown>) => t.rest('POST', `/circuits/${circuitUid}/versions`, {
+  const created = await t.rest('POST', '/circuits', {
     token: owner.token,
-    body: {
-      query_schema: QUERY_SCHEMA,
-      steps: [{ id: 'g', kind: 'transform', expression: '{"greeting": "hi " & input.name, "count": input.times}' }],
-      output: 'steps.g.output',
-      ...extra,
-    },
+    body: { name: `mod-${Date.now()}`, is_private: true },
   });
+  circuitUid = created.body.payload.uid;
+  const publish = (extra: Record<string, unknown>) =>
+    t.rest('POST', `/circuits/${circuitUid}/versions`, {
+      token: owner.token,
+      body: {
+        query_schema: QUERY_SCHEMA,
+        steps: [{ id: 'g', kind: 'transform', expression: '{"greeting": "hi " & input.name, "count": input.times}' }],
+        output: 'steps.g.output',
+        ...extra,
+      },
+    });
   v1 = (await publish({ output_schema: OUTPUT_SCHEMA })).body.payload.uid;
-  v2 = (await publish({ query_schema: { type: 'object', properties: { other: { type: 'boolean' } } } })).body.payload.uid;
+  v2 = (await publish({ query_schema: { type: 'object', properties: { other: { type: 'boolean' } } } })).body.payload
+    .uid;
   expect(v1 && v2).toBeTruthy();
 });
-afterAll(async () => { await t?.close(); });
+afterAll(async () => {
+  await t?.close();
+});
 
 /**
  * Type-checks the module and consumer files in one program under --strict; each file's diagnostics, formatted.
@@ -68,7 +79,10 @@ parentPort.postMessage(out);
 `;
 
 function compile(moduleSource: string, consumers: Record<string, string>): Promise<Record<string, string>> {
-  const worker = new Worker(COMPILE_PROGRAM, { eval: true, workerData: { typescript: require.resolve('typescript'), moduleSource, consumers } });
+  const worker = new Worker(COMPILE_PROGRAM, {
+    eval: true,
+    workerData: { typescript: require.resolve('typescript'), moduleSource, consumers },
+  });
   return new Promise((resolve, reject) => {
     worker.once('message', resolve);
     worker.once('error', reject);
@@ -76,7 +90,9 @@ function compile(moduleSource: string, consumers: Record<string, string>): Promi
 }
 
 async function moduleText(query = '', token: string | null = owner.token) {
-  const res = await fetch(`${t.url}/api/v1/circuits/${circuitUid}/client.ts${query}`, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
+  const res = await fetch(`${t.url}/api/v1/circuits/${circuitUid}/client.ts${query}`, {
+    headers: token ? { Authorization: `Bearer ${token}` } : {},
+  });
   return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
 }
 
@@ -124,7 +140,9 @@ export async function go(): Promise<number> {
 
 test('runs a real circuit through the module: run, waitFor and events', async () => {
   const { text } = await moduleText(`?version=${v1}`);
-  const js = ts.transpileModule(text, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 } }).outputText;
+  const js = ts.transpileModule(text, {
+    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
+  }).outputText;
   const exports: Record<string, any> = {};
   new Function('exports', 'require', js)(exports, require);
   const options = { baseUrl: `${t.url}/api/v1`, token: owner.token };
@@ -137,5 +155,8 @@ test('runs a real circuit through the module: run, waitFor and events', async ()
   expect(done.state).toBe('COMPLETED');
   expect(done.circuit_version_uid).toBe(v1);
   expect(done.result_blob.output).toEqual({ greeting: 'hi Ada', count: 3 });
-  await expect(exports.run({ name: 'Ada', times: 0 }, options)).rejects.toMatchObject({ status: 400, code: 'BadClientData' });
+  await expect(exports.run({ name: 'Ada', times: 0 }, options)).rejects.toMatchObject({
+    status: 400,
+    code: 'BadClientData',
+  });
 });

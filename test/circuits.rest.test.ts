@@ -5,8 +5,12 @@ import { HELLO_DEFINITION, makeCircuit, makeUser, TestUser } from './support/fac
 import { makeEmbeddingCircuit, publishAgain, star } from './support/circuit-factories';
 
 let t: TestApp;
-beforeAll(async () => { t = await startTestApp(); });
-afterAll(async () => { await t.close(); });
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
 
 const NO_SUCH_UID = '00000000-0000-4000-8000-000000000000';
 
@@ -44,7 +48,9 @@ describe('GET /circuits/:circuit_uid/primary', () => {
     expectError(await t.rest('GET', `/circuits/${priv.uid}/primary`, { token: other.token }), 403, 'NotAllowed');
     expect((await t.rest('GET', `/circuits/${priv.uid}/primary`, { token: owner.token })).status).toBe(200);
     expectError(await t.rest('GET', `/circuits/${prot.uid}/primary`), 401, 'Unauthorized');
-    expect((await t.rest('GET', `/circuits/${prot.uid}/primary`, { token: other.token })).body.payload).toBe(version!.uid);
+    expect((await t.rest('GET', `/circuits/${prot.uid}/primary`, { token: other.token })).body.payload).toBe(
+      version!.uid,
+    );
   });
 });
 
@@ -84,7 +90,16 @@ describe('GET /users/:username/circuits', () => {
   });
 
   test('bad limit or page is 400; unknown user is 404; a bad token is 401', async () => {
-    for (const q of ['limit=abc', 'limit=0', 'limit=-1', 'page=0', 'page=1.5', 'limit=1&limit=2', 'limit=99999999999', 'page=1e3']) {
+    for (const q of [
+      'limit=abc',
+      'limit=0',
+      'limit=-1',
+      'page=0',
+      'page=1.5',
+      'limit=1&limit=2',
+      'limit=99999999999',
+      'page=1e3',
+    ]) {
       expectError(await t.rest('GET', `/users/${owner.username}/circuits?${q}`), 400, 'BadClientData');
     }
     expectError(await t.rest('GET', '/users/nobody-here/circuits'), 404, 'NotFound');
@@ -103,7 +118,12 @@ describe('GET /circuits/:circuit_uid/circuit-versions', () => {
     expect(res.body.meta).toEqual({ total_count: 3, limit: 10, page: 1 });
     expect(res.body.data.map((v: any) => v.number)).toEqual([3, 2, 1]);
     expect(res.body.data.map((v: any) => v.is_primary)).toEqual([false, false, true]);
-    expect(res.body.data[2]).toMatchObject({ uid: version!.uid, circuit_uid: circuit.uid, is_deprecated: false, definition: HELLO_DEFINITION });
+    expect(res.body.data[2]).toMatchObject({
+      uid: version!.uid,
+      circuit_uid: circuit.uid,
+      is_deprecated: false,
+      definition: HELLO_DEFINITION,
+    });
 
     const page2 = await t.rest('GET', `/circuits/${circuit.uid}/circuit-versions?limit=2&page=2`);
     expect(page2.body.meta).toEqual({ total_count: 3, limit: 2, page: 2 });
@@ -115,12 +135,24 @@ describe('GET /circuits/:circuit_uid/circuit-versions', () => {
     const other = await makeUser();
     const { circuit: prot } = await makeCircuit(owner, { isProtected: true });
     expectError(await t.rest('GET', `/circuits/${prot.uid}/circuit-versions`), 401, 'Unauthorized');
-    expectError(await t.rest('GET', `/circuits/${prot.uid}/circuit-versions`, { token: other.token }), 403, 'NotAllowed');
+    expectError(
+      await t.rest('GET', `/circuits/${prot.uid}/circuit-versions`, { token: other.token }),
+      403,
+      'NotAllowed',
+    );
     expect((await t.rest('GET', `/circuits/${prot.uid}/circuit-versions`, { token: owner.token })).status).toBe(200);
     expectError(await t.rest('GET', '/circuits/nope/circuit-versions'), 404, 'NotFound');
     expectError(await t.rest('GET', `/circuits/${NO_SUCH_UID}/circuit-versions`), 404, 'NotFound');
-    expectError(await t.rest('GET', `/circuits/${prot.uid}/circuit-versions?limit=x`, { token: owner.token }), 400, 'BadClientData');
-    expectError(await t.rest('GET', `/circuits/${prot.uid}/circuit-versions?page=0`, { token: owner.token }), 400, 'BadClientData');
+    expectError(
+      await t.rest('GET', `/circuits/${prot.uid}/circuit-versions?limit=x`, { token: owner.token }),
+      400,
+      'BadClientData',
+    );
+    expectError(
+      await t.rest('GET', `/circuits/${prot.uid}/circuit-versions?page=0`, { token: owner.token }),
+      400,
+      'BadClientData',
+    );
   });
 });
 
@@ -132,17 +164,33 @@ describe('PUT /users/:username/circuits/:circuit_name', () => {
 
     const r1 = await t.rest('PUT', path, { token: owner.token, body: { description: 'new' } });
     expect(r1.status).toBe(200);
-    expect(r1.body.payload).toMatchObject({ uid: circuit.uid, description: 'new', license_type: 'MIT', is_private: false, is_protected: false });
+    expect(r1.body.payload).toMatchObject({
+      uid: circuit.uid,
+      description: 'new',
+      license_type: 'MIT',
+      is_private: false,
+      is_protected: false,
+    });
 
-    const r2 = await t.rest('PUT', path, { token: owner.token, body: { is_protected: true, license_type: 'Apache-2.0' } });
-    expect(r2.body.payload).toMatchObject({ description: 'new', license_type: 'Apache-2.0', is_private: false, is_protected: true });
+    const r2 = await t.rest('PUT', path, {
+      token: owner.token,
+      body: { is_protected: true, license_type: 'Apache-2.0' },
+    });
+    expect(r2.body.payload).toMatchObject({
+      description: 'new',
+      license_type: 'Apache-2.0',
+      is_private: false,
+      is_protected: true,
+    });
 
     const r3 = await t.rest('PUT', path, { token: owner.token, body: { is_private: true } });
     expect(r3.body.payload).toMatchObject({ description: 'new', is_private: true, is_protected: true });
 
     const r4 = await t.rest('PUT', path, { token: owner.token, body: {} });
     expect(r4.body.payload).toMatchObject({ description: 'new', license_type: 'Apache-2.0', is_private: true });
-    expect((await t.rest('GET', `/circuits/${circuit.uid}`, { token: owner.token })).body.payload.description).toBe('new');
+    expect((await t.rest('GET', `/circuits/${circuit.uid}`, { token: owner.token })).body.payload.description).toBe(
+      'new',
+    );
   });
 
   test('rejects wrong types, unknown fields, nulls and non-object bodies with 400', async () => {
@@ -150,12 +198,24 @@ describe('PUT /users/:username/circuits/:circuit_name', () => {
     await makeCircuit(owner, { name: 'strict' }, null);
     const path = `/users/${owner.username}/circuits/strict`;
     const bodies: unknown[] = [
-      { is_private: 'yes' }, { description: 5 }, { license_type: [] }, { is_protected: 1 },
-      { name: 'rename' }, { user_circuit_metric_uid: NO_SUCH_UID }, { is_private: null }, { description: null }, [1, 2],
+      { is_private: 'yes' },
+      { description: 5 },
+      { license_type: [] },
+      { is_protected: 1 },
+      { name: 'rename' },
+      { user_circuit_metric_uid: NO_SUCH_UID },
+      { is_private: null },
+      { description: null },
+      [1, 2],
     ];
-    for (const body of bodies) expectError(await t.rest('PUT', path, { token: owner.token, body }), 400, 'BadClientData');
+    for (const body of bodies)
+      expectError(await t.rest('PUT', path, { token: owner.token, body }), 400, 'BadClientData');
     expectError(await t.rest('PUT', path, { token: owner.token, rawBody: '{"description":' }), 400, 'BadClientData');
-    expectError(await t.rest('PUT', path, { token: owner.token, body: { description: 'x'.repeat(2001) } }), 400, 'BadClientData');
+    expectError(
+      await t.rest('PUT', path, { token: owner.token, body: { description: 'x'.repeat(2001) } }),
+      400,
+      'BadClientData',
+    );
   });
 
   test('only the owner may update', async () => {
@@ -165,8 +225,16 @@ describe('PUT /users/:username/circuits/:circuit_name', () => {
     const path = `/users/${owner.username}/circuits/mine`;
     expectError(await t.rest('PUT', path, { body: { description: 'x' } }), 401, 'Unauthorized');
     expectError(await t.rest('PUT', path, { token: other.token, body: { description: 'x' } }), 403, 'NotAllowed');
-    expectError(await t.rest('PUT', `/users/${owner.username}/circuits/missing`, { token: owner.token, body: {} }), 404, 'NotFound');
-    expectError(await t.rest('PUT', `/users/nobody-here/circuits/mine`, { token: owner.token, body: {} }), 404, 'NotFound');
+    expectError(
+      await t.rest('PUT', `/users/${owner.username}/circuits/missing`, { token: owner.token, body: {} }),
+      404,
+      'NotFound',
+    );
+    expectError(
+      await t.rest('PUT', `/users/nobody-here/circuits/mine`, { token: owner.token, body: {} }),
+      404,
+      'NotFound',
+    );
   });
 });
 
@@ -217,7 +285,11 @@ describe('PUT /circuits/:circuit_uid/deprecate', () => {
     expectError(await t.rest('PUT', `/circuits/${circuit.uid}/deprecate`, { token: admin.token }), 403, 'NotAllowed');
     expectError(await t.rest('PUT', `/circuits/${NO_SUCH_UID}/deprecate`, { token: owner.token }), 404, 'NotFound');
     expectError(await t.rest('PUT', '/circuits/123/deprecate', { token: owner.token }), 404, 'NotFound');
-    expectError(await t.rest('PUT', `/circuits/${circuit.uid}/deprecate`, { token: owner.token, body: { reason: 'old' } }), 400, 'BadClientData');
+    expectError(
+      await t.rest('PUT', `/circuits/${circuit.uid}/deprecate`, { token: owner.token, body: { reason: 'old' } }),
+      400,
+      'BadClientData',
+    );
     expect((await Circuit.findByPk(circuit.uid))!.is_deprecated).toBe(false);
   });
 });
@@ -238,8 +310,14 @@ describe('stars', () => {
     await Promise.all([t.rest('POST', path, { token: fan2.token }), t.rest('POST', path, { token: fan2.token })]);
     expect((await t.rest('GET', `/circuits/${circuit.uid}`)).body.payload.star_count).toBe(2);
 
-    expect((await t.rest('DELETE', path, { token: fan.token })).body.payload).toEqual({ starred: false, star_count: 1 });
-    expect((await t.rest('DELETE', path, { token: fan.token })).body.payload).toEqual({ starred: false, star_count: 1 });
+    expect((await t.rest('DELETE', path, { token: fan.token })).body.payload).toEqual({
+      starred: false,
+      star_count: 1,
+    });
+    expect((await t.rest('DELETE', path, { token: fan.token })).body.payload).toEqual({
+      starred: false,
+      star_count: 1,
+    });
     expect((await t.rest('GET', path, { token: fan.token })).body.payload).toBe(false);
     expect((await Circuit.findByPk(circuit.uid))!.star_count).toBe(1);
   });
@@ -253,17 +331,31 @@ describe('stars', () => {
     for (const method of ['GET', 'POST', 'DELETE']) {
       expectError(await t.rest(method, privPath), 401, 'Unauthorized');
       expectError(await t.rest(method, privPath, { token: other.token }), 403, 'NotAllowed');
-      expectError(await t.rest(method, `/users/${owner.username}/circuits/none/stars`, { token: other.token }), 404, 'NotFound');
+      expectError(
+        await t.rest(method, `/users/${owner.username}/circuits/none/stars`, { token: other.token }),
+        404,
+        'NotFound',
+      );
     }
-    expect((await t.rest('POST', `/users/${owner.username}/circuits/${prot.name}/stars`, { token: other.token })).status).toBe(200);
-    expectError(await t.rest('POST', `/users/${owner.username}/circuits/${prot.name}/stars`, { token: other.token, body: { x: 1 } }), 400, 'BadClientData');
+    expect(
+      (await t.rest('POST', `/users/${owner.username}/circuits/${prot.name}/stars`, { token: other.token })).status,
+    ).toBe(200);
+    expectError(
+      await t.rest('POST', `/users/${owner.username}/circuits/${prot.name}/stars`, {
+        token: other.token,
+        body: { x: 1 },
+      }),
+      400,
+      'BadClientData',
+    );
   });
 
   test('GET /users/stars: newest first, only still-listable circuits, pages of at most 50', async () => {
     const owner = await makeUser();
     const fan = await makeUser();
     const circuits: Circuit[] = [];
-    for (let i = 0; i < 55; i++) circuits.push((await makeCircuit(owner, { name: `s${String(i).padStart(2, '0')}` }, null)).circuit);
+    for (let i = 0; i < 55; i++)
+      circuits.push((await makeCircuit(owner, { name: `s${String(i).padStart(2, '0')}` }, null)).circuit);
     for (const c of circuits) await star(fan, c);
 
     const res = await t.rest('GET', '/users/stars', { token: fan.token });
@@ -292,7 +384,8 @@ describe('GET /users/:username/circuits/:circuit_name/ping', () => {
     const other = await makeUser();
     const { circuit: pub } = await makeCircuit(owner, {}, null);
     const { circuit: priv } = await makeCircuit(owner, { isPrivate: true }, null);
-    const ping = (name: string, token?: string) => t.rest('GET', `/users/${owner.username}/circuits/${name}/ping`, { token });
+    const ping = (name: string, token?: string) =>
+      t.rest('GET', `/users/${owner.username}/circuits/${name}/ping`, { token });
     expect((await ping(pub.name)).body).toEqual({ status: 'success', payload: true });
     expect((await ping(priv.name)).body.payload).toBe(false);
     expect((await ping(priv.name, other.token)).body.payload).toBe(false);
@@ -321,18 +414,31 @@ describe('GET /users/:username/circuits/:circuit_name/embeds', () => {
 
     const asB = await t.rest('GET', path, { token: b.token });
     expect(asB.body.data.map((c: any) => c.uid)).toEqual([embB.uid, embA.uid]);
-    expect((await t.rest('GET', `${path}?limit=1&page=2`, { token: b.token })).body.data.map((c: any) => c.uid)).toEqual([embA.uid]);
+    expect(
+      (await t.rest('GET', `${path}?limit=1&page=2`, { token: b.token })).body.data.map((c: any) => c.uid),
+    ).toEqual([embA.uid]);
     expect((await t.rest('GET', `/users/${a.username}/circuits/uses-target/embeds`)).body.data).toEqual([]);
   });
 
   test('at most 200 in all', async () => {
     const owner = await makeUser();
     const { circuit: target } = await makeCircuit(owner);
-    const embedders = await Circuit.bulkCreate(Array.from({ length: 205 }, (_, i) => ({ owner_uid: owner.user.uid, name: `e${i}`, uid: crypto.randomUUID() })));
-    const versions = await CircuitVersion.bulkCreate(embedders.map((c) => ({
-      circuit_uid: c.uid, number: 1, definition: { query_schema: { type: 'object' }, steps: [{ id: 'x', kind: 'circuit', circuit_uid: target.uid }] },
-    })));
-    await CircuitEmbed.bulkCreate(versions.map((v) => ({ version_uid: v.uid, circuit_uid: v.circuit_uid, embedded_circuit_uid: target.uid })));
+    const embedders = await Circuit.bulkCreate(
+      Array.from({ length: 205 }, (_, i) => ({ owner_uid: owner.user.uid, name: `e${i}`, uid: crypto.randomUUID() })),
+    );
+    const versions = await CircuitVersion.bulkCreate(
+      embedders.map((c) => ({
+        circuit_uid: c.uid,
+        number: 1,
+        definition: {
+          query_schema: { type: 'object' },
+          steps: [{ id: 'x', kind: 'circuit', circuit_uid: target.uid }],
+        },
+      })),
+    );
+    await CircuitEmbed.bulkCreate(
+      versions.map((v) => ({ version_uid: v.uid, circuit_uid: v.circuit_uid, embedded_circuit_uid: target.uid })),
+    );
 
     const path = `/users/${owner.username}/circuits/${target.name}/embeds`;
     const first = await t.rest('GET', `${path}?limit=100`);
@@ -367,8 +473,17 @@ describe('GET /users/:username/circuits/:circuit_name/explain', () => {
     expect(payload.version_uid).toBe(version!.uid);
     expect(payload.inputs).toEqual([{ name: 'name', type: 'string', required: true, description: '' }]);
     expect(payload.steps).toEqual([
-      { id: 'greet', kind: 'template', description: 'Fills in the text template "Hello {{input.name}}", using input name.' },
-      { id: 'shout', kind: 'transform', description: 'Computes the JSONata expression "$uppercase(steps.greet.output)", using the output of step greet.' },
+      {
+        id: 'greet',
+        kind: 'template',
+        description: 'Fills in the text template "Hello {{input.name}}", using input name.',
+      },
+      {
+        id: 'shout',
+        kind: 'transform',
+        description:
+          'Computes the JSONata expression "$uppercase(steps.greet.output)", using the output of step greet.',
+      },
     ]);
     expect(payload.text.split('\n')).toEqual([
       'Takes input: name (string, required).',
@@ -383,7 +498,9 @@ describe('GET /users/:username/circuits/:circuit_name/explain', () => {
     const { circuit: inner } = await makeCircuit(owner, { name: 'inner-private', isPrivate: true });
     await makeEmbeddingCircuit(owner, inner, { name: 'outer' });
     const mine = await t.rest('GET', `/users/${owner.username}/circuits/outer/explain`, { token: owner.token });
-    expect(mine.body.payload.steps[0].description).toContain(`Runs the circuit ${owner.username}/inner-private (its primary version)`);
+    expect(mine.body.payload.steps[0].description).toContain(
+      `Runs the circuit ${owner.username}/inner-private (its primary version)`,
+    );
     const theirs = await t.rest('GET', `/users/${owner.username}/circuits/outer/explain`);
     expect(theirs.body.payload.steps[0].description).toContain('a circuit you cannot see');
     expect(theirs.body.payload.text).not.toContain('inner-private');
@@ -395,8 +512,14 @@ describe('GET /users/:username/circuits/:circuit_name/explain', () => {
     const { circuit: prot } = await makeCircuit(owner, { isProtected: true });
     const { circuit: empty } = await makeCircuit(owner, {}, null);
     expectError(await t.rest('GET', `/users/${owner.username}/circuits/${prot.name}/explain`), 401, 'Unauthorized');
-    expectError(await t.rest('GET', `/users/${owner.username}/circuits/${prot.name}/explain`, { token: other.token }), 403, 'NotAllowed');
-    expect((await t.rest('GET', `/users/${owner.username}/circuits/${prot.name}/explain`, { token: owner.token })).status).toBe(200);
+    expectError(
+      await t.rest('GET', `/users/${owner.username}/circuits/${prot.name}/explain`, { token: other.token }),
+      403,
+      'NotAllowed',
+    );
+    expect(
+      (await t.rest('GET', `/users/${owner.username}/circuits/${prot.name}/explain`, { token: owner.token })).status,
+    ).toBe(200);
     expectError(await t.rest('GET', `/users/${owner.username}/circuits/${empty.name}/explain`), 404, 'NotFound');
     expectError(await t.rest('GET', `/users/${owner.username}/circuits/nothing/explain`), 404, 'NotFound');
   });

@@ -2,15 +2,27 @@ import { startTestApp, TestApp } from './support/app';
 import { makeUser, makeCircuit } from './support/factories';
 
 let t: TestApp;
-beforeAll(async () => { t = await startTestApp(); });
-afterAll(async () => { await t.close(); });
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
 
 test('a created circuit can be fetched by uid and by name through REST', async () => {
   const owner = await makeUser();
-  const created = await t.rest('POST', '/circuits', { token: owner.token, body: { name: 'hello', description: 'greets' } });
+  const created = await t.rest('POST', '/circuits', {
+    token: owner.token,
+    body: { name: 'hello', description: 'greets' },
+  });
   expect(created.status).toBe(200);
   expect(created.body.status).toBe('success');
-  expect(created.body.payload).toMatchObject({ name: 'hello', description: 'greets', username: owner.username, is_private: false });
+  expect(created.body.payload).toMatchObject({
+    name: 'hello',
+    description: 'greets',
+    username: owner.username,
+    is_private: false,
+  });
 
   const byUid = await t.rest('GET', `/circuits/${created.body.payload.uid}`);
   expect(byUid.status).toBe(200);

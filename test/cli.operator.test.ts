@@ -16,23 +16,44 @@ const BIN = path.join(ROOT, 'bin', 'circuits.js');
 // Each command is a fresh process: generous for a loaded 2-core machine, no timing asserted.
 jest.setTimeout(300_000);
 
-interface CliResult { code: number; stdout: string; stderr: string; json: any }
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  json: any;
+}
 
 const setup = workerOnDemand();
 const { held, startWorker, holdDefinition, untilHeld } = setup;
 let tmp: string;
 
 function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: setup.t.databaseUrl, DATA_DIR: path.join(tmp, 'data'), LOG_LEVEL: 'silent', ...extra };
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    DATABASE_URL: setup.t.databaseUrl,
+    DATA_DIR: path.join(tmp, 'data'),
+    LOG_LEVEL: 'silent',
+    ...extra,
+  };
 }
 
 function cli(args: string[]): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { cwd: ROOT, env: childEnv(), timeout: 60_000 }, (error, stdout, stderr) => {
-      let json: unknown;
-      try { json = stdout ? JSON.parse(stdout) : undefined; } catch { /* not JSON */ }
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr, json });
-    });
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd: ROOT, env: childEnv(), timeout: 60_000 },
+      (error, stdout, stderr) => {
+        let json: unknown;
+        try {
+          json = stdout ? JSON.parse(stdout) : undefined;
+        } catch {
+          /* not JSON */
+        }
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr, json });
+      },
+    );
   });
 }
 
@@ -59,20 +80,29 @@ function modulesLoadedBy(args: string[]): Promise<{ code: number; modules: strin
     require(${JSON.stringify(BIN)});`;
   return new Promise((resolve) => {
     execFile(process.execPath, ['-e', script], { cwd: ROOT, env: childEnv(), timeout: 60_000 }, (error) => {
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, modules: JSON.parse(fs.readFileSync(path.join(tmp, 'modules.json'), 'utf8')) as string[] });
+      resolve({
+        code: error ? Number((error as { code?: number }).code ?? 1) : 0,
+        modules: JSON.parse(fs.readFileSync(path.join(tmp, 'modules.json'), 'utf8')) as string[],
+      });
     });
   });
 }
 
-const HEAVY = [/[\\/]node_modules[\\/]sequelize[\\/]/, /[\\/]node_modules[\\/]type-graphql[\\/]/, /[\\/]node_modules[\\/]graphql[\\/]/, /[\\/]node_modules[\\/]pg[\\/]/,
-  /[\\/]dist[\\/]src[\\/](models|queue|graphql|runs|services)[\\/.]/];
+const HEAVY = [
+  /[\\/]node_modules[\\/]sequelize[\\/]/,
+  /[\\/]node_modules[\\/]type-graphql[\\/]/,
+  /[\\/]node_modules[\\/]graphql[\\/]/,
+  /[\\/]node_modules[\\/]pg[\\/]/,
+  /[\\/]dist[\\/]src[\\/](models|queue|graphql|runs|services)[\\/.]/,
+];
 
 let alice: TestUser;
 let bob: TestUser;
 let aliceCircuit: { uid: string; name: string; adaptorUid: string };
 
 beforeAll(async () => {
-  if (!fs.existsSync(path.join(ROOT, 'dist', 'src', 'cli', 'index.js'))) throw new Error('dist/ is missing: run npm run build');
+  if (!fs.existsSync(path.join(ROOT, 'dist', 'src', 'cli', 'index.js')))
+    throw new Error('dist/ is missing: run npm run build');
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'circuits-cli-operator-'));
   alice = await makeUser({ username: 'op-alice', credits: 50 });
   bob = await makeUser({ username: 'op-bob', credits: 20, isAdmin: true });
@@ -85,7 +115,13 @@ afterAll(() => {
 });
 
 test('--help and <command> --help load no database, ORM, GraphQL or queue module; a command that needs them does', async () => {
-  for (const args of [['--help'], ['run', 'list', '--help'], ['user', '--help'], ['schedule', 'list', '--help'], ['worker', '--help']]) {
+  for (const args of [
+    ['--help'],
+    ['run', 'list', '--help'],
+    ['user', '--help'],
+    ['schedule', 'list', '--help'],
+    ['worker', '--help'],
+  ]) {
     const { code, modules } = await modulesLoadedBy(args);
     expect(code).toBe(0);
     expect(modules.filter((file) => HEAVY.some((pattern) => pattern.test(file)))).toEqual([]);
@@ -103,7 +139,8 @@ test('--help lists the operator commands, each with its own --help', async () =>
   expect((await ok(['user', '--help'])).stdout).toMatch(/list[^]*show/);
   expect((await ok(['run', '--help'])).stdout).toMatch(/list[^]*show[^]*cancel/);
   const runList = await ok(['run', 'list', '--help']);
-  for (const option of ['--user', '--state', '--circuit', '--limit', '--page', '--table']) expect(runList.stdout).toContain(option);
+  for (const option of ['--user', '--state', '--circuit', '--limit', '--page', '--table'])
+    expect(runList.stdout).toContain(option);
 });
 
 test('user list pages users oldest first with balances and no secrets; --search, --admin and --table filter and format', async () => {
@@ -113,8 +150,18 @@ test('user list pages users oldest first with balances and no secrets; --search,
   expect(names).toEqual(expect.arrayContaining(['op-alice', 'op-bob']));
   const shown = all.json.data.find((u: any) => u.username === 'op-alice');
   expect(shown).toEqual({
-    uid: alice.user.uid, username: 'op-alice', name: expect.any(String), bio: expect.any(String), is_admin: false, is_private: false,
-    has_password: false, credits: 50, credits_held: 0, available: 50, created_at: expect.any(String), updated_at: expect.any(String),
+    uid: alice.user.uid,
+    username: 'op-alice',
+    name: expect.any(String),
+    bio: expect.any(String),
+    is_admin: false,
+    is_private: false,
+    has_password: false,
+    credits: 50,
+    credits_held: 0,
+    available: 50,
+    created_at: expect.any(String),
+    updated_at: expect.any(String),
   });
   expect(all.stdout).not.toContain(alice.token);
   expect(all.stdout).not.toMatch(/password_hash|token_hash/);
@@ -141,7 +188,13 @@ test('user show prints the profile, balance and counts of circuits, runs by stat
   await makeRunnableCircuit(carol, HELLO_DEFINITION, { name: 'one' });
   const shown = await ok(['user', 'show', '--username', 'op-carol']);
   expect(shown.json).toMatchObject({ username: 'op-carol', credits: 7, available: 7, is_admin: false });
-  expect(shown.json.counts).toEqual({ circuits: 1, runs: { PROVISIONED: 0, RUNNING: 0, COMPLETED: 0, EXCEPTION: 0 }, schedules: 0, active_tokens: 1, blobs: 0 });
+  expect(shown.json.counts).toEqual({
+    circuits: 1,
+    runs: { PROVISIONED: 0, RUNNING: 0, COMPLETED: 0, EXCEPTION: 0 },
+    schedules: 0,
+    active_tokens: 1,
+    blobs: 0,
+  });
   expect(shown.stdout).not.toContain(carol.token);
   expectOneLineError(await cli(['user', 'show', '--username', 'ghost']), /^User ghost not found$/);
   expectOneLineError(await cli(['user', 'show']), /required option '--username/);
@@ -149,14 +202,29 @@ test('user show prints the profile, balance and counts of circuits, runs by stat
 
 test('circuit list shows every circuit (private too) in the REST shape, filtered by --user', async () => {
   const all = await ok(['circuit', 'list']);
-  expect(all.json.data.map((c: any) => `${c.username}/${c.name}`)).toEqual(expect.arrayContaining(['op-alice/greeter', 'op-bob/bobs']));
+  expect(all.json.data.map((c: any) => `${c.username}/${c.name}`)).toEqual(
+    expect.arrayContaining(['op-alice/greeter', 'op-bob/bobs']),
+  );
   const mine = await ok(['circuit', 'list', '--user', 'op-alice']);
   expect(mine.json.meta).toEqual({ total_count: 1, limit: 50, page: 1 });
-  expect(mine.json.data).toEqual([{
-    uid: aliceCircuit.uid, name: 'greeter', description: expect.any(String), username: 'op-alice', is_private: true, is_protected: false,
-    license_type: null, user_circuit_metric_uid: null, is_deprecated: false, star_count: 0, adaptor_uid: aliceCircuit.adaptorUid,
-    primary_version_uid: expect.any(String), created_at: expect.any(String), updated_at: expect.any(String),
-  }]);
+  expect(mine.json.data).toEqual([
+    {
+      uid: aliceCircuit.uid,
+      name: 'greeter',
+      description: expect.any(String),
+      username: 'op-alice',
+      is_private: true,
+      is_protected: false,
+      license_type: null,
+      user_circuit_metric_uid: null,
+      is_deprecated: false,
+      star_count: 0,
+      adaptor_uid: aliceCircuit.adaptorUid,
+      primary_version_uid: expect.any(String),
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    },
+  ]);
   const table = await ok(['circuit', 'list', '--user', 'op-alice', '--table']);
   expect(table.stdout).toMatch(/^USERNAME\s+NAME\s+UID/);
   expect(table.stdout).toContain(aliceCircuit.uid);
@@ -166,15 +234,25 @@ test('circuit list shows every circuit (private too) in the REST shape, filtered
 test('token list shows a user’s tokens without the token or its hash', async () => {
   const listed = await ok(['token', 'list', '--username', 'op-alice']);
   // As GET /users/tokens lists it: a token made without scopes has every scope.
-  expect(listed.json).toEqual([{
-    uid: expect.any(String), label: 'test', created_at: expect.any(String), last_used_at: null, scopes: [...TOKEN_SCOPES], expires_at: null, circuit_uids: null,
-    max_credits_per_day: null, credits_spent_today: 0,
-  }]);
+  expect(listed.json).toEqual([
+    {
+      uid: expect.any(String),
+      label: 'test',
+      created_at: expect.any(String),
+      last_used_at: null,
+      scopes: [...TOKEN_SCOPES],
+      expires_at: null,
+      circuit_uids: null,
+      max_credits_per_day: null,
+      credits_spent_today: 0,
+    },
+  ]);
   expect(listed.stdout).not.toContain(alice.token);
   expect(listed.stdout).not.toMatch(/hash|cst_/);
 });
 
-const chargesOf = async (uid: string) => (await CreditLedger.findAll({ where: { run_uid: uid } })).map((row) => Number(row.amount));
+const chargesOf = async (uid: string) =>
+  (await CreditLedger.findAll({ where: { run_uid: uid } })).map((row) => Number(row.amount));
 
 describe('runs', () => {
   let provisioned: string;
@@ -185,16 +263,29 @@ describe('runs', () => {
     const { body } = await submitRun(setup.t, alice.token, aliceCircuit.adaptorUid, { input: { name: 'p' } });
     provisioned = body.payload.uid;
     const canceled = await ok(['run', 'cancel', '--uid', provisioned]);
-    expect(canceled.json).toMatchObject({ uid: provisioned, state: 'EXCEPTION', error: { code: 'Canceled' }, username: 'op-alice', credits_cost: 1 });
+    expect(canceled.json).toMatchObject({
+      uid: provisioned,
+      state: 'EXCEPTION',
+      error: { code: 'Canceled' },
+      username: 'op-alice',
+      credits_cost: 1,
+    });
     expect(await chargesOf(provisioned)).toEqual([-1]);
-    expect((await ok(['user', 'show', '--username', 'op-alice'])).json).toMatchObject({ credits: 49, credits_held: 0, available: 49 });
+    expect((await ok(['user', 'show', '--username', 'op-alice'])).json).toMatchObject({
+      credits: 49,
+      credits_held: 0,
+      available: 49,
+    });
     const viaRest = await setup.t.rest('GET', `/circuit-runs/${provisioned}`, { token: alice.token });
     expect(viaRest.body.payload).toMatchObject({ state: 'EXCEPTION', error: { code: 'Canceled' } });
     // Cancelling an ended run changes nothing and says what it is.
     const again = await ok(['run', 'cancel', '--uid', provisioned]);
     expect(again.json).toMatchObject({ uid: provisioned, state: 'EXCEPTION', error: { code: 'Canceled' } });
     expect(await chargesOf(provisioned)).toEqual([-1]);
-    expectOneLineError(await cli(['run', 'cancel', '--uid', '00000000-0000-4000-8000-000000000000']), /^Circuit run .* not found$/);
+    expectOneLineError(
+      await cli(['run', 'cancel', '--uid', '00000000-0000-4000-8000-000000000000']),
+      /^Circuit run .* not found$/,
+    );
     expectOneLineError(await cli(['run', 'cancel', '--uid', 'nope']), /not found/);
     expectOneLineError(await cli(['run', 'cancel']), /required option '--uid/);
   });
@@ -207,10 +298,18 @@ describe('runs', () => {
     running = body.payload.uid;
     await untilHeld(before + 1);
     const canceled = await ok(['run', 'cancel', '--uid', running]);
-    expect(canceled.json).toMatchObject({ uid: running, state: 'EXCEPTION', error: { code: 'Canceled' }, username: 'op-bob' });
+    expect(canceled.json).toMatchObject({
+      uid: running,
+      state: 'EXCEPTION',
+      error: { code: 'Canceled' },
+      username: 'op-bob',
+    });
     expect(held[before].destroyed || held[before].writableEnded || held[before].req.destroyed).toBe(true);
     expect(await chargesOf(running)).toEqual([-1]);
-    const events = await readSse(`${setup.t.url}/api/v1/circuit-runs/${running}/events`, { token: bob.token, headers: { 'last-event-id': '0' } });
+    const events = await readSse(`${setup.t.url}/api/v1/circuit-runs/${running}/events`, {
+      token: bob.token,
+      headers: { 'last-event-id': '0' },
+    });
     expect(events.events.map((e) => JSON.parse(e.data!).state)).toEqual(['PROVISIONED', 'RUNNING', 'EXCEPTION']);
 
     const done = await submitRun(setup.t, alice.token, aliceCircuit.adaptorUid, { input: { name: 'c' } });
@@ -224,20 +323,28 @@ describe('runs', () => {
     const all = await ok(['run', 'list']);
     expect(all.json.meta).toEqual({ total_count: 3, limit: 20, page: 1 });
     expect(all.json.data.map((r: any) => r.uid)).toEqual([completed, running, provisioned]);
-    expect(all.json.data[0]).toMatchObject({ uid: completed, state: 'COMPLETED', username: 'op-alice', document_type: 'circuit_run', credits_cost: expect.any(Number) });
+    expect(all.json.data[0]).toMatchObject({
+      uid: completed,
+      state: 'COMPLETED',
+      username: 'op-alice',
+      document_type: 'circuit_run',
+      credits_cost: expect.any(Number),
+    });
 
     const uids = async (...args: string[]) => (await ok(['run', 'list', ...args])).json.data.map((r: any) => r.uid);
     // Read-only, so side by side.
-    expect(await Promise.all([
-      uids('--user', 'op-alice'),
-      uids('--state', 'exception'),
-      uids('--user', 'op-alice', '--state', 'EXCEPTION'),
-      uids('--circuit', aliceCircuit.uid),
-      uids('--circuit', 'op-alice/greeter', '--state', 'COMPLETED'),
-      uids('--user', 'op-bob', '--circuit', 'holder'),
-      uids('--limit', '1', '--page', '2'),
-      uids('--state', 'RUNNING'),
-    ])).toEqual([
+    expect(
+      await Promise.all([
+        uids('--user', 'op-alice'),
+        uids('--state', 'exception'),
+        uids('--user', 'op-alice', '--state', 'EXCEPTION'),
+        uids('--circuit', aliceCircuit.uid),
+        uids('--circuit', 'op-alice/greeter', '--state', 'COMPLETED'),
+        uids('--user', 'op-bob', '--circuit', 'holder'),
+        uids('--limit', '1', '--page', '2'),
+        uids('--state', 'RUNNING'),
+      ]),
+    ).toEqual([
       [completed, provisioned],
       [running, provisioned],
       [provisioned],
@@ -250,7 +357,9 @@ describe('runs', () => {
 
     const table = await ok(['run', 'list', '--user', 'op-bob', '--table']);
     const lines = table.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^UID\s+USERNAME\s+STATE\s+CIRCUIT_UID\s+CREATED_AT\s+ENDED_AT\s+CREDITS_COST\s+FAILURE_REASON$/);
+    expect(lines[0]).toMatch(
+      /^UID\s+USERNAME\s+STATE\s+CIRCUIT_UID\s+CREATED_AT\s+ENDED_AT\s+CREDITS_COST\s+FAILURE_REASON$/,
+    );
     expect(lines[1]).toMatch(new RegExp(`^${running}\\s+op-bob\\s+EXCEPTION\\s`));
 
     const refused: Array<[string[], RegExp]> = [
@@ -270,18 +379,34 @@ describe('runs', () => {
 });
 
 test('schedule list shows every user’s schedules with next fire and owner; --user, --circuit, --paused/--active and --table', async () => {
-  const create = (token: string, circuit: string, body: unknown) => setup.t.rest('POST', `/circuits/${circuit}/schedules`, { token, body });
-  const first = await create(alice.token, aliceCircuit.uid, { cron: '0 0 9 * * 1-5', timezone: 'Europe/Paris', input: { name: 'Ada' } });
+  const create = (token: string, circuit: string, body: unknown) =>
+    setup.t.rest('POST', `/circuits/${circuit}/schedules`, { token, body });
+  const first = await create(alice.token, aliceCircuit.uid, {
+    cron: '0 0 9 * * 1-5',
+    timezone: 'Europe/Paris',
+    input: { name: 'Ada' },
+  });
   expect(first.status).toBe(200);
   const second = await create(alice.token, aliceCircuit.uid, { cron: '30 6 * * *', input: { name: 'Bo' } });
   expect(second.status).toBe(200);
-  expect((await setup.t.rest('PUT', `/schedules/${second.body.payload.uid}`, { token: alice.token, body: { is_paused: true } })).status).toBe(200);
+  expect(
+    (
+      await setup.t.rest('PUT', `/schedules/${second.body.payload.uid}`, {
+        token: alice.token,
+        body: { is_paused: true },
+      })
+    ).status,
+  ).toBe(200);
 
   const listed = await ok(['schedule', 'list']);
   expect(listed.json.meta).toEqual({ total_count: 2, limit: 50, page: 1 });
   // The API's own shape (as GET /schedules/{uid} answers its owner), plus whose it is and when it last fired.
   expect(listed.json.data[0]).toEqual({
-    ...first.body.payload, next_run_at: expect.any(String), username: 'op-alice', circuit_name: 'greeter', last_fired_at: null,
+    ...first.body.payload,
+    next_run_at: expect.any(String),
+    username: 'op-alice',
+    circuit_name: 'greeter',
+    last_fired_at: null,
   });
   expect(listed.json.data[1]).toMatchObject({ uid: second.body.payload.uid, is_paused: true, next_run_at: null });
 
@@ -294,10 +419,15 @@ test('schedule list shows every user’s schedules with next fire and owner; --u
 
   const table = await ok(['schedule', 'list', '--table']);
   const lines = table.stdout.trimEnd().split('\n');
-  expect(lines[0]).toMatch(/^UID\s+USERNAME\s+CIRCUIT_NAME\s+CRON\s+TIMEZONE\s+IS_PAUSED\s+NEXT_RUN_AT\s+LAST_FIRED_AT\s+LAST_ERROR$/);
+  expect(lines[0]).toMatch(
+    /^UID\s+USERNAME\s+CIRCUIT_NAME\s+CRON\s+TIMEZONE\s+IS_PAUSED\s+NEXT_RUN_AT\s+LAST_FIRED_AT\s+LAST_ERROR$/,
+  );
   expect(lines[1]).toContain('0 0 9 * * 1-5');
 
-  expectOneLineError(await cli(['schedule', 'list', '--paused', '--active']), /--paused and --active exclude each other/);
+  expectOneLineError(
+    await cli(['schedule', 'list', '--paused', '--active']),
+    /--paused and --active exclude each other/,
+  );
   expectOneLineError(await cli(['schedule', 'list', '--user', 'ghost']), /^User ghost not found$/);
 });
 

@@ -12,12 +12,14 @@ beforeAll(async () => {
   t = await startTestApp();
   owner = await makeUser();
 });
-afterAll(async () => { await t?.close(); });
+afterAll(async () => {
+  await t?.close();
+});
 
 test('the committed clients/typescript/schema.d.ts is what the served document generates (run `npm run client:generate` when this fails)', async () => {
   const served = (await t.rest('GET', '/openapi.json')).body;
   const committed = fs.readFileSync(path.join(__dirname, '..', 'clients', 'typescript', 'schema.d.ts'), 'utf8');
-  expect(await openApiTypes(served) === committed).toBe(true);
+  expect((await openApiTypes(served)) === committed).toBe(true);
 });
 
 test('the typed client creates a circuit, publishes a version, queries it and reads the run', async () => {
@@ -58,7 +60,9 @@ test('the typed client creates a circuit, publishes a version, queries it and re
   expect(output).toBe('Hello Ada');
   expect(kind).toBe('template');
 
-  const missing = await api.GET('/circuit-runs/{uid}', { params: { path: { uid: '00000000-0000-4000-8000-000000000000' } } });
+  const missing = await api.GET('/circuit-runs/{uid}', {
+    params: { path: { uid: '00000000-0000-4000-8000-000000000000' } },
+  });
   expect(missing.response.status).toBe(404);
   expect(missing.error).toMatchObject({ error: { code: 'NotFound' } });
 });

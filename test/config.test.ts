@@ -18,11 +18,19 @@ function configError(env: NodeJS.ProcessEnv): string {
 test('defaults: port 4000 on 127.0.0.1, embedded database in ./.data, worker in process', () => {
   const config = loadConfig({});
   expect(config).toMatchObject({
-    port: 4000, host: '127.0.0.1', databaseUrl: undefined, dataDir: path.resolve('.data'), runWorker: true,
-    searchRateLimitPerMinute: 60, logLevel: 'info', mongodbUrl: undefined, gcsBucket: undefined,
+    port: 4000,
+    host: '127.0.0.1',
+    databaseUrl: undefined,
+    dataDir: path.resolve('.data'),
+    runWorker: true,
+    searchRateLimitPerMinute: 60,
+    logLevel: 'info',
+    mongodbUrl: undefined,
+    gcsBucket: undefined,
   });
-  expect(loadConfig({ PORT: '0', RUN_WORKER: 'false', DATABASE_URL: 'postgres://u:p@db:5432/x', LOG_LEVEL: 'debug' }))
-    .toMatchObject({ port: 0, runWorker: false, databaseUrl: 'postgres://u:p@db:5432/x', logLevel: 'debug' });
+  expect(
+    loadConfig({ PORT: '0', RUN_WORKER: 'false', DATABASE_URL: 'postgres://u:p@db:5432/x', LOG_LEVEL: 'debug' }),
+  ).toMatchObject({ port: 0, runWorker: false, databaseUrl: 'postgres://u:p@db:5432/x', logLevel: 'debug' });
 });
 
 test.each([
@@ -49,7 +57,13 @@ test('a secret in a bad DATABASE_URL is not echoed', () => {
 test('every bad variable is reported at once, one line each', () => {
   const error = (() => {
     try {
-      loadConfig({ PORT: 'abc', LOG_LEVEL: 'loud', RUN_WORKER: 'maybe', DATABASE_URL: 'mysql://h/db', JOB_CONCURRENCY: '0' });
+      loadConfig({
+        PORT: 'abc',
+        LOG_LEVEL: 'loud',
+        RUN_WORKER: 'maybe',
+        DATABASE_URL: 'mysql://h/db',
+        JOB_CONCURRENCY: '0',
+      });
     } catch (caught) {
       return caught as ConfigError;
     }
@@ -68,23 +82,34 @@ test('every bad variable is reported at once, one line each', () => {
 
 test('a process without HTTP (the worker) neither reads nor checks PORT and HOST', () => {
   expect(loadConfig({ PORT: 'abc', HOST: '' }, { http: false })).toMatchObject({ runWorker: true });
-  expect(() => loadConfig({ PORT: 'abc', LOG_LEVEL: 'loud' }, { http: false })).toThrow(/^LOG_LEVEL must be one of[^\n]*$/);
+  expect(() => loadConfig({ PORT: 'abc', LOG_LEVEL: 'loud' }, { http: false })).toThrow(
+    /^LOG_LEVEL must be one of[^\n]*$/,
+  );
 });
 
 test('an unset OPENAI_API_KEY is a start-up warning (llm steps would fail), a set one is not', () => {
   expect(configWarnings(loadConfig({}))).toEqual(['OPENAI_API_KEY is unset: llm steps will fail until it is set']);
-  expect(configWarnings(loadConfig({ OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1' })))
-    .toEqual(['OPENAI_API_KEY is unset: llm steps will fail unless 127.0.0.1:11434 needs no key']);
+  expect(configWarnings(loadConfig({ OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1' }))).toEqual([
+    'OPENAI_API_KEY is unset: llm steps will fail unless 127.0.0.1:11434 needs no key',
+  ]);
   expect(configWarnings(loadConfig({ OPENAI_API_KEY: 'sk-test' }))).toEqual([]);
 });
 
-function runBuilt(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runBuilt(
+  script: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const file = path.join(ROOT, 'dist', 'src', script);
   if (!fs.existsSync(file)) throw new Error('dist/ is missing: run npm run build');
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [file], { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, timeout: 20_000 }, (error, stdout, stderr) => {
-      resolve({ code: child.exitCode ?? (error ? 1 : 0), stdout, stderr });
-    });
+    const child = execFile(
+      process.execPath,
+      [file],
+      { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, timeout: 20_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: child.exitCode ?? (error ? 1 : 0), stdout, stderr });
+      },
+    );
   });
 }
 
@@ -94,7 +119,9 @@ test('the service started with PORT=abc exits non-zero with exactly one line on 
   const result = await runBuilt('main.js', { PORT: 'abc' });
   expect(result.code).toBe(2);
   expect(result.stdout).toBe('');
-  expect(stderrLines(result.stderr)).toEqual([expect.stringMatching(/^circuit-service: bad configuration: PORT must be a whole number, got "abc"$/)]);
+  expect(stderrLines(result.stderr)).toEqual([
+    expect.stringMatching(/^circuit-service: bad configuration: PORT must be a whole number, got "abc"$/),
+  ]);
 });
 
 test('the service started with two bad variables prints both, one line each', async () => {
@@ -109,5 +136,7 @@ test('the service started with two bad variables prints both, one line each', as
 test('the worker ignores PORT=abc (it serves no HTTP) but reports its other bad variables', async () => {
   const result = await runBuilt('worker.js', { PORT: 'abc', HOST: '::nope', LOG_LEVEL: 'loud' });
   expect(result.code).toBe(2);
-  expect(stderrLines(result.stderr)).toEqual([expect.stringMatching(/^circuit-worker: bad configuration: LOG_LEVEL must be one of /)]);
+  expect(stderrLines(result.stderr)).toEqual([
+    expect.stringMatching(/^circuit-worker: bad configuration: LOG_LEVEL must be one of /),
+  ]);
 });

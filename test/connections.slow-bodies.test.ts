@@ -25,7 +25,10 @@ let drop: () => Promise<void>;
 beforeAll(async () => {
   const database = await createTestDatabase();
   drop = database.drop;
-  api = await spawnServiceProcess('api', database.url, { BODY_TIMEOUT_MS: String(TIMEOUT_MS), NODE_OPTIONS: '--max-old-space-size=160' });
+  api = await spawnServiceProcess('api', database.url, {
+    BODY_TIMEOUT_MS: String(TIMEOUT_MS),
+    NODE_OPTIONS: '--max-old-space-size=160',
+  });
   port = Number(new URL(api.url!).port);
 });
 afterAll(async () => {
@@ -37,7 +40,10 @@ function rssBytes(pid: number): number {
   return Number(/VmRSS:\s+(\d+)\s+kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
 }
 
-interface Hanging { answer: Promise<string>; sentAt: number }
+interface Hanging {
+  answer: Promise<string>;
+  sentAt: number;
+}
 
 /**
  * Sends the head and `part` of a body, then nothing more; resolves with all the server says until it closes.
@@ -47,10 +53,16 @@ interface Hanging { answer: Promise<string>; sentAt: number }
 function hangingBody(headers: Record<string, string>, part: Buffer, path = '/graphql'): Hanging {
   const socket = net.connect({ host: '127.0.0.1', port });
   let text = '';
-  socket.on('data', (chunk: Buffer) => { text += chunk.toString(); });
+  socket.on('data', (chunk: Buffer) => {
+    text += chunk.toString();
+  });
   socket.on('error', () => {});
   socket.once('connect', () => {
-    socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`);
+    socket.write(
+      `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n${Object.entries(headers)
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join('')}\r\n`,
+    );
     socket.write(part);
   });
   return { answer: new Promise((resolve) => socket.once('close', () => resolve(text))), sentAt: Date.now() };
@@ -76,15 +88,21 @@ test(`${CLIENTS} plain and ${CLIENTS} gzip bodies that never finish: memory per 
   expect(gzipped.length).toBeLessThan(4096);
   const hanging = [
     ...Array.from({ length: CLIENTS }, () => hangingBody({ 'Content-Length': String(1024 * 1024) }, plain)),
-    ...Array.from({ length: CLIENTS }, () => hangingBody({ 'Content-Encoding': 'gzip', 'Content-Length': String(gzipped.length + 100) }, gzipped)),
+    ...Array.from({ length: CLIENTS }, () =>
+      hangingBody({ 'Content-Encoding': 'gzip', 'Content-Length': String(gzipped.length + 100) }, gzipped),
+    ),
   ];
 
   let peak = baseline;
-  const sampler = setInterval(() => { peak = Math.max(peak, rssBytes(pid)); }, 20);
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssBytes(pid));
+  }, 20);
   const answers = await Promise.all(hanging.map((h) => h.answer));
   clearInterval(sampler);
   const perClient = (peak - baseline) / hanging.length;
-  console.log(`slow bodies: baseline ${(baseline / 2 ** 20).toFixed(0)} MiB, peak ${(peak / 2 ** 20).toFixed(0)} MiB, ${(perClient / 1024).toFixed(0)} KiB per connection`);
+  console.log(
+    `slow bodies: baseline ${(baseline / 2 ** 20).toFixed(0)} MiB, peak ${(peak / 2 ** 20).toFixed(0)} MiB, ${(perClient / 1024).toFixed(0)} KiB per connection`,
+  );
   expect(perClient).toBeLessThanOrEqual(BOUND_PER_CLIENT);
 
   for (const [i, answer] of answers.entries()) {
@@ -109,7 +127,8 @@ test('a gzip body of 1 KB on the wire that inflates past 1 MiB is 413 at once, n
 
 test('a REST route that needs a token answers an anonymous hanging body 401 at once, without reading it, and closes', async () => {
   const began = Date.now();
-  const answer = await hangingBody({ 'Content-Length': String(1024 * 1024) }, jsonStart(900 * 1024), '/api/v1/circuits').answer;
+  const answer = await hangingBody({ 'Content-Length': String(1024 * 1024) }, jsonStart(900 * 1024), '/api/v1/circuits')
+    .answer;
   expect(answer).toMatch(/^HTTP\/1\.1 401 /);
   expect(answer).toMatch(/connection: close/i);
   expect(answer).toContain('"code":"Unauthorized"');

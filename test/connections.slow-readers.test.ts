@@ -3,7 +3,13 @@ import net from 'node:net';
 import { startTestApp, TestApp } from './support/app';
 import { makeUser } from './support/factories';
 import { makeWaitingRun } from './support/approval-factories';
-import { makeRunnableCircuit, ServiceProcess, spawnServiceProcess, submitRun, waitForRun } from './support/run-factories';
+import {
+  makeRunnableCircuit,
+  ServiceProcess,
+  spawnServiceProcess,
+  submitRun,
+  waitForRun,
+} from './support/run-factories';
 
 jest.setTimeout(300_000);
 
@@ -39,7 +45,11 @@ beforeAll(async () => {
   // STEP_CPU_MS is not this test's subject, and the sandbox's limit is wall-clock time (isolated-vm's timeout):
   // making 4 MiB took 0.85-1.56 s on a loaded runner (load average 8), past the default 1 s.
   t = await startTestApp({ runMaxResultBytes: RESULT_BYTES, stepCpuMs: 10_000 });
-  api = await spawnServiceProcess('api', t.databaseUrl, { NODE_OPTIONS: HEAP_CAP, STREAMS_PER_CLIENT: String(READERS * 2), WRITE_STALL_MS: String(STALL_MS) });
+  api = await spawnServiceProcess('api', t.databaseUrl, {
+    NODE_OPTIONS: HEAP_CAP,
+    STREAMS_PER_CLIENT: String(READERS * 2),
+    WRITE_STALL_MS: String(STALL_MS),
+  });
   port = Number(new URL(api.url!).port);
   const owner = await makeUser();
   const { adaptorUid } = await makeRunnableCircuit(owner, {
@@ -63,7 +73,11 @@ function rssBytes(pid: number): number {
   return Number(/VmRSS:\s+(\d+)\s+kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
 }
 
-interface Paused { socket: net.Socket; received: number; closed: Promise<void> }
+interface Paused {
+  socket: net.Socket;
+  received: number;
+  closed: Promise<void>;
+}
 
 /** A raw HTTP client that reads until `signal` appears in what it got, then stops reading (never resumes). */
 function pausedReader(path: string, signal: string, to = port): Promise<Paused> {
@@ -72,7 +86,9 @@ function pausedReader(path: string, signal: string, to = port): Promise<Paused> 
     let text = '';
     const reader: Paused = { socket, received: 0, closed: new Promise((done) => socket.once('close', () => done())) };
     socket.on('error', () => {});
-    socket.once('connect', () => socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n`));
+    socket.once('connect', () =>
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n`),
+    );
     const onData = (chunk: Buffer) => {
       reader.received += chunk.length;
       text += chunk.toString('latin1');
@@ -100,17 +116,23 @@ async function settledRss(pid: number): Promise<number> {
 test(`${READERS} paused anonymous SSE readers of a public run with a 4 MiB result cost a bounded buffer each, not a copy of the result`, async () => {
   const pid = api.proc.pid!;
   // Warm the paths (one full read of the stream), then take the baseline.
-  const warm = await fetch(`${api.url}/api/v1/circuit-runs/${uid}/events`, { headers: { accept: 'text/event-stream' } });
+  const warm = await fetch(`${api.url}/api/v1/circuit-runs/${uid}/events`, {
+    headers: { accept: 'text/event-stream' },
+  });
   expect((await warm.text()).length).toBeGreaterThan(RESULT_BYTES - 1024);
   await sleep(500);
   const baseline = await settledRss(pid);
 
   // Each reader has the first bytes of the state event (the server has begun writing it), then stops reading.
   // All at once, as the attack did: they share one read of the run (see BOUND_PER_READER).
-  const readers = await Promise.all(Array.from({ length: READERS }, () => pausedReader(`/api/v1/circuit-runs/${uid}/events`, 'event: state')));
+  const readers = await Promise.all(
+    Array.from({ length: READERS }, () => pausedReader(`/api/v1/circuit-runs/${uid}/events`, 'event: state')),
+  );
   const paused = await settledRss(pid);
   const perReader = (paused - baseline) / READERS;
-  console.log(`slow readers: baseline ${(baseline / 2 ** 20).toFixed(0)} MiB, with ${READERS} paused ${(paused / 2 ** 20).toFixed(0)} MiB, ${(perReader / 1024).toFixed(0)} KiB each`);
+  console.log(
+    `slow readers: baseline ${(baseline / 2 ** 20).toFixed(0)} MiB, with ${READERS} paused ${(paused / 2 ** 20).toFixed(0)} MiB, ${(perReader / 1024).toFixed(0)} KiB each`,
+  );
   expect(perReader).toBeLessThanOrEqual(BOUND_PER_READER);
   // None got the whole event: they are paused, not finished.
   for (const reader of readers) expect(reader.received).toBeLessThan(RESULT_BYTES);
@@ -129,12 +151,16 @@ test('60 paused plain GETs of the run with a 4 MiB result cost a bounded buffer 
   expect((await warm.text()).length).toBeGreaterThan(RESULT_BYTES - 1024);
   await sleep(500);
   const baseline = await settledRss(pid);
-  const readers = await Promise.all(Array.from({ length: 60 }, () => pausedReader(`/api/v1/circuit-runs/${uid}`, 'HTTP/1.1 200')));
+  const readers = await Promise.all(
+    Array.from({ length: 60 }, () => pausedReader(`/api/v1/circuit-runs/${uid}`, 'HTTP/1.1 200')),
+  );
   // The answer of the ended run is serialised once for all of them (src/graphql/run/run.access.ts
   // findRunToAnswer, the bytes kept beside the cached rows) and written paced from that one copy.
   const paused = await settledRss(pid);
   const perReader = (paused - baseline) / readers.length;
-  console.log(`paused GETs: baseline ${(baseline / 2 ** 20).toFixed(0)} MiB, with 60 paused ${(paused / 2 ** 20).toFixed(0)} MiB, ${(perReader / 1024).toFixed(0)} KiB each`);
+  console.log(
+    `paused GETs: baseline ${(baseline / 2 ** 20).toFixed(0)} MiB, with 60 paused ${(paused / 2 ** 20).toFixed(0)} MiB, ${(perReader / 1024).toFixed(0)} KiB each`,
+  );
   // Before: ~5 MB each; 3.7 MiB before the paced JSON writes; 223–457 KiB while each request still serialised the run itself.
   expect(perReader).toBeLessThanOrEqual(BOUND_PER_READER);
   for (const reader of readers) expect(reader.received).toBeLessThan(RESULT_BYTES);
@@ -166,7 +192,9 @@ async function closedByServer(reader: Paused): Promise<void> {
 
 /** Reads what is left of a paused reader's connection to its end: all it received, in bytes. */
 async function drain(reader: Paused): Promise<number> {
-  reader.socket.on('data', (chunk: Buffer) => { reader.received += chunk.length; });
+  reader.socket.on('data', (chunk: Buffer) => {
+    reader.received += chunk.length;
+  });
   reader.socket.resume();
   await reader.closed;
   return reader.received;
@@ -183,7 +211,11 @@ test('a reader paused past WRITE_STALL_MS is dropped: an event stream and a plai
     // Whole, the stream and the answer are each a little over 4 MiB: more than loopback's socket buffers
     // take from a reader that stops (about 3.7 MiB here), so something waits in the process for each.
     const whole = {
-      stream: (await (await fetch(`${quick.url}/api/v1/circuit-runs/${uid}/events`, { headers: { accept: 'text/event-stream' } })).text()).length,
+      stream: (
+        await (
+          await fetch(`${quick.url}/api/v1/circuit-runs/${uid}/events`, { headers: { accept: 'text/event-stream' } })
+        ).text()
+      ).length,
       answer: (await (await fetch(`${quick.url}/api/v1/circuit-runs/${uid}`)).text()).length,
     };
     const stream = await pausedReader(`/api/v1/circuit-runs/${uid}/events`, 'event: state', to);
@@ -206,21 +238,33 @@ test('more streams than STREAMS_PER_CLIENT from one client: the extra one is 429
   const { run: waiting } = await makeWaitingRun(await makeUser(), { isPublic: true });
   const limited = await spawnServiceProcess('api', t.databaseUrl, { STREAMS_PER_CLIENT: '2' });
   try {
-    const open = await Promise.all([0, 1].map(async () => {
-      const controller = new AbortController();
-      const res = await fetch(`${limited.url}/api/v1/circuit-runs/${waiting.uid}/events`, { headers: { accept: 'text/event-stream' }, signal: controller.signal });
-      expect(res.status).toBe(200);
-      // Read the first bytes, then leave it open (paused): it still counts.
-      await res.body!.getReader().read();
-      return controller;
-    }));
-    const refused = await fetch(`${limited.url}/api/v1/circuit-runs/${waiting.uid}/events`, { headers: { accept: 'text/event-stream' } });
+    const open = await Promise.all(
+      [0, 1].map(async () => {
+        const controller = new AbortController();
+        const res = await fetch(`${limited.url}/api/v1/circuit-runs/${waiting.uid}/events`, {
+          headers: { accept: 'text/event-stream' },
+          signal: controller.signal,
+        });
+        expect(res.status).toBe(200);
+        // Read the first bytes, then leave it open (paused): it still counts.
+        await res.body!.getReader().read();
+        return controller;
+      }),
+    );
+    const refused = await fetch(`${limited.url}/api/v1/circuit-runs/${waiting.uid}/events`, {
+      headers: { accept: 'text/event-stream' },
+    });
     expect(refused.status).toBe(429);
-    expect(await refused.json()).toEqual({ error: { code: 'RateLimited', message: expect.stringContaining('at most 2 per client') } });
+    expect(await refused.json()).toEqual({
+      error: { code: 'RateLimited', message: expect.stringContaining('at most 2 per client') },
+    });
     const gql = await fetch(`${limited.url}/graphql/stream`, {
       method: 'POST',
       headers: { accept: 'text/event-stream', 'content-type': 'application/json' },
-      body: JSON.stringify({ query: 'subscription ($uid: ID!) { circuitRunUpdated(uid: $uid) { state } }', variables: { uid: waiting.uid } }),
+      body: JSON.stringify({
+        query: 'subscription ($uid: ID!) { circuitRunUpdated(uid: $uid) { state } }',
+        variables: { uid: waiting.uid },
+      }),
     });
     expect(gql.status).toBe(429);
     expect((await gql.json()).errors[0].extensions.code).toBe('RateLimited');

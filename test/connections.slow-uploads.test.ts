@@ -42,40 +42,58 @@ async function signedIn(name: string) {
   return { user, web, csrf: await web.csrf('/settings/blobs') };
 }
 
-interface Raw { answer: Promise<string>; sentAt: number; socket: net.Socket }
+interface Raw {
+  answer: Promise<string>;
+  sentAt: number;
+  socket: net.Socket;
+}
 
 /** Sends a request head and `parts` of its body (one every `everyMs`), then nothing more; resolves with all the server says until it closes. */
 function rawRequest(head: string, parts: Buffer[], everyMs = 0): Raw {
   const socket = net.connect({ host: '127.0.0.1', port });
   let text = '';
-  socket.on('data', (chunk: Buffer) => { text += chunk.toString(); });
+  socket.on('data', (chunk: Buffer) => {
+    text += chunk.toString();
+  });
   socket.on('error', () => {});
   socket.once('connect', () => {
     socket.write(head);
-    parts.forEach((part, i) => setTimeout(() => { if (!socket.destroyed) socket.write(part); }, i * everyMs));
+    parts.forEach((part, i) =>
+      setTimeout(() => {
+        if (!socket.destroyed) socket.write(part);
+      }, i * everyMs),
+    );
   });
   return { answer: new Promise((resolve) => socket.once('close', () => resolve(text))), sentAt: Date.now(), socket };
 }
 
 function uploadHead(cookie: string, contentLength: number): string {
-  return `POST /settings/blobs HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: ${cookie}\r\nContent-Type: multipart/form-data; boundary=${BOUNDARY}\r\n`
-    + `Content-Length: ${contentLength}\r\n\r\n`;
+  return (
+    `POST /settings/blobs HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: ${cookie}\r\nContent-Type: multipart/form-data; boundary=${BOUNDARY}\r\n` +
+    `Content-Length: ${contentLength}\r\n\r\n`
+  );
 }
 
 /** The multipart form's start: the CSRF field, then the head of the file part. */
 function formStart(csrf: string, filename: string): Buffer {
-  return Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${csrf}\r\n`
-    + `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  return Buffer.from(
+    `--${BOUNDARY}\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${csrf}\r\n` +
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
 }
 const formEnd = Buffer.from(`\r\n--${BOUNDARY}--\r\n`);
 
-const tempFiles = () => (fs.existsSync(blobsDir) ? fs.readdirSync(blobsDir).filter((name) => name.startsWith('.tmp-')) : []);
+const tempFiles = () =>
+  fs.existsSync(blobsDir) ? fs.readdirSync(blobsDir).filter((name) => name.startsWith('.tmp-')) : [];
 
 test('a blob upload whose body stalls is 408 after BODY_TIMEOUT_MS, its connection closed, its temporary file removed and nothing stored', async () => {
   const { user, web, csrf } = await signedIn('stall');
   const start = formStart(csrf, 'stalled.bin');
   // 256 KiB of a 10 MiB file: past the type sniffing, so the file is already streaming into storage.
-  const sent = rawRequest(uploadHead(web.cookie, start.length + 10 * 1024 * 1024 + formEnd.length), [start, Buffer.alloc(256 * 1024, 0x5a)]);
+  const sent = rawRequest(uploadHead(web.cookie, start.length + 10 * 1024 * 1024 + formEnd.length), [
+    start,
+    Buffer.alloc(256 * 1024, 0x5a),
+  ]);
   // Positive signal first: the upload's temporary file exists while the body is awaited.
   const seenBy = Date.now() + 5_000;
   while (tempFiles().length === 0 && Date.now() < seenBy) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -125,8 +143,11 @@ test('an upload that keeps coming, a chunk every half BODY_TIMEOUT_MS for twice 
 test('a /settings form whose body stalls is 408 after BODY_TIMEOUT_MS and its connection closed', async () => {
   const { web, csrf } = await signedIn('form');
   const body = Buffer.from(`_csrf=${encodeURIComponent(csrf)}&name=stalled`);
-  const sent = rawRequest(`POST /settings/tokens HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: ${web.cookie}\r\n`
-    + `Content-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length + 100}\r\n\r\n`, [body]);
+  const sent = rawRequest(
+    `POST /settings/tokens HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: ${web.cookie}\r\n` +
+      `Content-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length + 100}\r\n\r\n`,
+    [body],
+  );
   const answer = await sent.answer;
   expect(answer).toMatch(/^HTTP\/1\.1 408 /);
   expect(answer).toMatch(/connection: close/i);

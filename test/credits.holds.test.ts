@@ -39,34 +39,54 @@ async function books(userUid: string) {
 }
 
 async function settled(userUid: string) {
-  await until(async () => (await CircuitRun.count({ where: { user_uid: userUid, state: ['PROVISIONED', 'RUNNING'] } })) === 0, 20_000);
+  await until(
+    async () => (await CircuitRun.count({ where: { user_uid: userUid, state: ['PROVISIONED', 'RUNNING'] } })) === 0,
+    20_000,
+  );
   return books(userUid);
 }
 
-test.each([1, 3])('10 aliased queries (the most one selection may repeat a field) in one GraphQL request with %i credit(s) start exactly that many runs; the next is InsufficientCredits', async (credits) => {
-  const owner = await makeUser();
-  const caller = await makeUser({ credits });
-  const { adaptorUid } = await makeRunnableCircuit(owner, HELLO_DEFINITION);
-  const fields = Array.from({ length: 10 }, (_, i) => `a${i}: queryCircuitAdaptor(adaptorUid: $adaptor, input: {name: "x"}) { uid state }`);
-  const res = await t.gql(`mutation Many($adaptor: ID!) { ${fields.join('\n')} }`, { adaptor: adaptorUid }, caller.token);
-  // Mutation fields run one after another and are non-null: the first refusal ends the request.
-  expect(res.data).toBeNull();
-  expect(res.errors).toEqual([expect.objectContaining({ path: [`a${credits}`], extensions: { code: 'InsufficientCredits' } })]);
-  expect(await CircuitRun.count({ where: { user_uid: caller.user.uid } })).toBe(credits);
+test.each([1, 3])(
+  '10 aliased queries (the most one selection may repeat a field) in one GraphQL request with %i credit(s) start exactly that many runs; the next is InsufficientCredits',
+  async (credits) => {
+    const owner = await makeUser();
+    const caller = await makeUser({ credits });
+    const { adaptorUid } = await makeRunnableCircuit(owner, HELLO_DEFINITION);
+    const fields = Array.from(
+      { length: 10 },
+      (_, i) => `a${i}: queryCircuitAdaptor(adaptorUid: $adaptor, input: {name: "x"}) { uid state }`,
+    );
+    const res = await t.gql(
+      `mutation Many($adaptor: ID!) { ${fields.join('\n')} }`,
+      { adaptor: adaptorUid },
+      caller.token,
+    );
+    // Mutation fields run one after another and are non-null: the first refusal ends the request.
+    expect(res.data).toBeNull();
+    expect(res.errors).toEqual([
+      expect.objectContaining({ path: [`a${credits}`], extensions: { code: 'InsufficientCredits' } }),
+    ]);
+    expect(await CircuitRun.count({ where: { user_uid: caller.user.uid } })).toBe(credits);
 
-  expect(await settled(caller.user.uid)).toEqual({ credits: 0, held: 0, ledgerSum: 0, charged: credits });
-});
+    expect(await settled(caller.user.uid)).toEqual({ credits: 0, held: 0, ledgerSum: 0, charged: credits });
+  },
+);
 
 test('concurrent REST queries never start more runs than the balance covers', async () => {
   const owner = await makeUser();
   const caller = await makeUser({ credits: 3 });
   const { adaptorUid } = await makeRunnableCircuit(owner, HELLO_DEFINITION);
-  const answers = await Promise.all(Array.from({ length: 40 }, () => submitRun(t, caller.token, adaptorUid, { input: { name: 'x' } })));
+  const answers = await Promise.all(
+    Array.from({ length: 40 }, () => submitRun(t, caller.token, adaptorUid, { input: { name: 'x' } })),
+  );
   const statuses = answers.map((a) => a.status);
   expect(statuses.filter((s) => s === 200)).toHaveLength(3);
   expect(statuses.filter((s) => s === 402)).toHaveLength(37);
   const refused = answers.find((a) => a.status === 402)!;
-  expect(refused.body.error).toEqual({ code: 'InsufficientCredits', message: expect.stringMatching(/^A run needs 1 credit; your balance is \d/) });
+  expect(refused.body.error).toEqual({
+    code: 'InsufficientCredits',
+    message: expect.stringMatching(/^A run needs 1 credit; your balance is \d/),
+  });
 
   expect(await settled(caller.user.uid)).toEqual({ credits: 0, held: 0, ledgerSum: 0, charged: 3 });
   expect((await submitRun(t, caller.token, adaptorUid, { input: { name: 'x' } })).status).toBe(402);
@@ -104,11 +124,16 @@ test('holdCredits reserves only what is not held, only for a RUNNING run; the en
   expect(await holdCredits(sequelize, run, 0)).toBe(true);
   await expect(holdCredits(sequelize, run, -1)).rejects.toThrow(RangeError);
   expect(await books(caller.user.uid)).toMatchObject({ credits: 5, held: 5 });
-  const [{ credits_held: runHeld }] = await sequelize.query<{ credits_held: string }>('SELECT credits_held FROM circuit_runs WHERE uid = $1', { bind: [run.uid], type: 'SELECT' as never });
+  const [{ credits_held: runHeld }] = await sequelize.query<{ credits_held: string }>(
+    'SELECT credits_held FROM circuit_runs WHERE uid = $1',
+    { bind: [run.uid], type: 'SELECT' as never },
+  );
   expect(Number(runHeld)).toBe(5);
 
   // Concurrent holds on a full balance: none succeeds, nothing is over-held.
-  expect((await Promise.all(Array.from({ length: 10 }, () => holdCredits(sequelize, run, 1)))).filter(Boolean)).toHaveLength(0);
+  expect(
+    (await Promise.all(Array.from({ length: 10 }, () => holdCredits(sequelize, run, 1)))).filter(Boolean),
+  ).toHaveLength(0);
 
   target.release();
   await waitForRun(t, run.uid, caller.token);
@@ -122,10 +147,14 @@ test('concurrent holds of two runs of one user never reserve more than the balan
   const caller = await makeUser({ credits: 12 });
   const slow = target.holdDefinition();
   const { adaptorUid } = await makeRunnableCircuit(owner, slow);
-  const uids = await Promise.all([1, 2].map(async () => (await submitRun(t, caller.token, adaptorUid, { input: {} })).body.payload.uid as string));
+  const uids = await Promise.all(
+    [1, 2].map(async () => (await submitRun(t, caller.token, adaptorUid, { input: {} })).body.payload.uid as string),
+  );
   await target.untilHeld(2);
   const sequelize = t.app.services.sequelize;
-  const attempts = await Promise.all(Array.from({ length: 30 }, (_, i) => holdCredits(sequelize, { uid: uids[i % 2], userUid: caller.user.uid }, 1)));
+  const attempts = await Promise.all(
+    Array.from({ length: 30 }, (_, i) => holdCredits(sequelize, { uid: uids[i % 2], userUid: caller.user.uid }, 1)),
+  );
   expect(attempts.filter(Boolean)).toHaveLength(10); // 12 - 2 base credits
   expect(await books(caller.user.uid)).toMatchObject({ credits: 12, held: 12 });
   target.release();

@@ -19,7 +19,11 @@ async function startProxy(target: URL) {
     for (const socket of [client, upstream]) {
       open.add(socket);
       socket.on('error', () => {});
-      socket.on('close', () => { open.delete(socket); client.destroy(); upstream.destroy(); });
+      socket.on('close', () => {
+        open.delete(socket);
+        client.destroy();
+        upstream.destroy();
+      });
     }
     client.pipe(upstream).pipe(client);
   });
@@ -29,9 +33,18 @@ async function startProxy(target: URL) {
   url.port = String((server.address() as net.AddressInfo).port);
   return {
     url: url.toString(),
-    cut() { down = true; for (const socket of open) socket.destroy(); },
-    restore() { down = false; },
-    close: () => new Promise<void>((resolve) => { for (const socket of open) socket.destroy(); server.close(() => resolve()); }),
+    cut() {
+      down = true;
+      for (const socket of open) socket.destroy();
+    },
+    restore() {
+      down = false;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of open) socket.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -58,7 +71,17 @@ afterAll(async () => {
 
 function capture() {
   const lines: Record<string, any>[] = [];
-  const sink = new Writable({ write(chunk, _encoding, done) { lines.push(...String(chunk).split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, any>)); done(); } });
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(
+        ...String(chunk)
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as Record<string, any>),
+      );
+      done();
+    },
+  });
   return { lines, log: pino({ level: 'debug' }, sink) };
 }
 
@@ -67,9 +90,15 @@ async function startListening(log: pino.Logger) {
   const received: string[] = [];
   let listenings = 0;
   const listening: Listening = await listen({
-    databaseUrl: proxy.url, channel, applicationName: 'listen-outage-test', log, retryMs: 20,
+    databaseUrl: proxy.url,
+    channel,
+    applicationName: 'listen-outage-test',
+    log,
+    retryMs: 20,
     onNotification: (payload) => received.push(payload ?? ''),
-    onListening: () => { listenings += 1; },
+    onListening: () => {
+      listenings += 1;
+    },
   });
   const notify = (payload: string) => direct.query('SELECT pg_notify($1, $2)', [channel, payload]);
   return { channel, received, listening, notify, listenings: () => listenings };
@@ -95,10 +124,20 @@ test('an outage logs one warn line without a stack when LISTEN is lost and one i
       await until('a notification after the outage', () => l.received.includes(`after ${outage}`));
 
       const [lost, restored] = lines.slice(2 * outage - 2);
-      expect(lost).toMatchObject({ level: 40, msg: 'LISTEN connection lost; reconnecting', channel: l.channel, reason: expect.any(String) });
+      expect(lost).toMatchObject({
+        level: 40,
+        msg: 'LISTEN connection lost; reconnecting',
+        channel: l.channel,
+        reason: expect.any(String),
+      });
       expect(lost).not.toHaveProperty('err');
       expect(JSON.stringify(lost)).not.toMatch(/\n\s+at /);
-      expect(restored).toMatchObject({ level: 30, msg: 'LISTEN connection restored', channel: l.channel, outage_ms: expect.any(Number) });
+      expect(restored).toMatchObject({
+        level: 30,
+        msg: 'LISTEN connection restored',
+        channel: l.channel,
+        outage_ms: expect.any(Number),
+      });
       expect(restored.outage_ms).toBeGreaterThanOrEqual(500);
       expect(restored.failed_attempts).toBeGreaterThanOrEqual(5);
     }

@@ -28,15 +28,17 @@ function loggersCreatedWith(env: string | undefined, loadDefaults: boolean): num
   }
 }
 
-test('without the entry points\' default, each debug logger checks whether stderr is a terminal (the cost it removes)', () => {
+test("without the entry points' default, each debug logger checks whether stderr is a terminal (the cost it removes)", () => {
   expect(loggersCreatedWith(undefined, false)).toBeGreaterThanOrEqual(10);
 });
 
-test('with it, creating debug loggers makes no terminal check, and an operator\'s DEBUG_COLORS is kept', () => {
+test("with it, creating debug loggers makes no terminal check, and an operator's DEBUG_COLORS is kept", () => {
   expect(loggersCreatedWith(undefined, true)).toBe(0);
   const saved = process.env.DEBUG_COLORS;
   process.env.DEBUG_COLORS = 'yes';
-  jest.isolateModules(() => { require('../src/debug-colors'); });
+  jest.isolateModules(() => {
+    require('../src/debug-colors');
+  });
   expect(process.env.DEBUG_COLORS).toBe('yes');
   if (saved === undefined) delete process.env.DEBUG_COLORS;
   else process.env.DEBUG_COLORS = saved;

@@ -38,7 +38,10 @@ test.each(about)('%s: the response says the circuit is deprecated', async (_name
   const res = await t.rest(method, path, { token: owner.token, ...(body ? { body } : {}) });
   expect(res.status).toBeLessThan(300);
   expect(res.headers.get('deprecation')).toMatch(/^@\d+$/);
-  if (res.body.status === 'success') expect(res.body.notices).toEqual([{ code: 'deprecated', message: 'Circuit old-one is deprecated and may be removed in the future' }]);
+  if (res.body.status === 'success')
+    expect(res.body.notices).toEqual([
+      { code: 'deprecated', message: 'Circuit old-one is deprecated and may be removed in the future' },
+    ]);
 });
 
 test('a list of circuits carries no notice', async () => {
@@ -49,7 +52,11 @@ test('a list of circuits carries no notice', async () => {
 });
 
 test('GraphQL puts the notice in extensions', async () => {
-  const res = await t.gql(`query($uid: ID!) { circuit(uid: $uid) { uid isDeprecated } }`, { uid: circuit.uid }, owner.token);
+  const res = await t.gql(
+    `query($uid: ID!) { circuit(uid: $uid) { uid isDeprecated } }`,
+    { uid: circuit.uid },
+    owner.token,
+  );
   expect((res.data as any).circuit.isDeprecated).toBe(true);
   expect(res.extensions.notices).toEqual([{ code: 'deprecated', message: expect.stringContaining('old-one') }]);
 });
@@ -57,7 +64,8 @@ test('GraphQL puts the notice in extensions', async () => {
 test('publishing a version of a deprecated circuit says so too (GraphQL only)', async () => {
   const res = await t.gql(
     `mutation($uid: ID!, $definition: JSON!) { publishCircuitVersion(circuitUid: $uid, definition: $definition) { number isDeprecated } }`,
-    { uid: circuit.uid, definition: HELLO_DEFINITION }, owner.token,
+    { uid: circuit.uid, definition: HELLO_DEFINITION },
+    owner.token,
   );
   expect((res.data as any).publishCircuitVersion.isDeprecated).toBe(true);
   expect(res.extensions.notices).toEqual([{ code: 'deprecated', message: expect.stringContaining('old-one') }]);

@@ -21,10 +21,20 @@ afterAll(async () => {
   await drop?.();
 });
 
-interface Answer { status: number; contentType: string; body: string; sentBytes: number }
+interface Answer {
+  status: number;
+  contentType: string;
+  body: string;
+  sentBytes: number;
+}
 
 /** What the client saw of one chunked upload: the answer if it could read it, and whether its writes hit the hang-up. */
-interface Upload { answer?: Answer; hungUp: boolean; sentBytes: number; requestId: string }
+interface Upload {
+  answer?: Answer;
+  hungUp: boolean;
+  sentBytes: number;
+  requestId: string;
+}
 
 /**
  * Streams `totalBytes` of a JSON-looking body without Content-Length (chunked) over a raw socket, as an
@@ -44,21 +54,40 @@ function upload(path: string, totalBytes: number, headers: Record<string, string
     let hungUp = false;
     const received: Buffer[] = [];
     const socket = net.connect(Number(url.port), url.hostname);
-    const fields = { host: url.host, 'content-type': 'application/json', accept: 'text/event-stream', ...headers, 'transfer-encoding': 'chunked', 'x-request-id': requestId };
-    const head = [`POST ${url.pathname} HTTP/1.1`, ...Object.entries(fields).map(([k, v]) => `${k}: ${v}`), '', ''].join('\r\n');
+    const fields = {
+      host: url.host,
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+      ...headers,
+      'transfer-encoding': 'chunked',
+      'x-request-id': requestId,
+    };
+    const head = [
+      `POST ${url.pathname} HTTP/1.1`,
+      ...Object.entries(fields).map(([k, v]) => `${k}: ${v}`),
+      '',
+      '',
+    ].join('\r\n');
     const chunk = Buffer.alloc(256 * 1024, 'a');
-    const framed = (data: Buffer) => Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]);
+    const framed = (data: Buffer) =>
+      Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]);
     const answered = () => received.length > 0;
     const pump = () => {
       while (!answered() && !hungUp && !socket.destroyed && sent < totalBytes) {
-        const piece = sent === 0 ? Buffer.concat([Buffer.from(head), framed(Buffer.concat([Buffer.from('{"query":"'), chunk]))]) : framed(chunk);
+        const piece =
+          sent === 0
+            ? Buffer.concat([Buffer.from(head), framed(Buffer.concat([Buffer.from('{"query":"'), chunk]))])
+            : framed(chunk);
         sent += piece.length;
         if (!socket.write(piece)) return void socket.once('drain', pump);
       }
-      if (!answered() && !hungUp && !socket.destroyed) socket.end(Buffer.concat([framed(Buffer.from('"}')), Buffer.from('0\r\n\r\n')]));
+      if (!answered() && !hungUp && !socket.destroyed)
+        socket.end(Buffer.concat([framed(Buffer.from('"}')), Buffer.from('0\r\n\r\n')]));
     };
     socket.on('connect', pump);
-    socket.on('data', (data: Buffer) => { received.push(data); });
+    socket.on('data', (data: Buffer) => {
+      received.push(data);
+    });
     socket.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EPIPE' || error.code === 'ECONNRESET') hungUp = true;
       else reject(error);
@@ -66,7 +95,9 @@ function upload(path: string, totalBytes: number, headers: Record<string, string
     // A service that neither answers nor hangs up fails here, not at jest's timeout.
     const stuck = setTimeout(() => reject(new Error(`${path}: no close after ${sent} bytes`)), 30_000);
     socket.on('close', () => clearTimeout(stuck));
-    socket.on('close', () => resolve({ answer: parseAnswer(Buffer.concat(received), sent), hungUp, sentBytes: sent, requestId }));
+    socket.on('close', () =>
+      resolve({ answer: parseAnswer(Buffer.concat(received), sent), hungUp, sentBytes: sent, requestId }),
+    );
   });
 }
 
@@ -76,7 +107,9 @@ function parseAnswer(raw: Buffer, sentBytes: number): Answer | undefined {
   const split = text.indexOf('\r\n\r\n');
   if (split < 0) return undefined;
   const [statusLine, ...lines] = text.slice(0, split).split('\r\n');
-  const fields = new Map(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  const fields = new Map(
+    lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+  );
   const body = text.slice(split + 4);
   const length = Number(fields.get('content-length'));
   if (!Number.isFinite(length) || Buffer.byteLength(body) < length) return undefined;
@@ -123,25 +156,49 @@ test('a 600 MB chunked POST to /graphql/stream is refused with 413 after about 1
   // The envelope, when the client could read it (always on a quiet machine; the next test reads it on every surface).
   if (answer) {
     expect(answer.contentType).toMatch(/^application\/json/);
-    expect(JSON.parse(answer.body)).toEqual({ errors: [{ message: expect.stringMatching(/1 MiB/), extensions: { code: 'PayloadTooLarge' } }] });
+    expect(JSON.parse(answer.body)).toEqual({
+      errors: [{ message: expect.stringMatching(/1 MiB/), extensions: { code: 'PayloadTooLarge' } }],
+    });
   }
   expect(await healthy()).toBe(true);
 });
 
 test('a body announced larger than 1 MiB is refused before any of it is read, on every surface', async () => {
-  for (const [path, method] of [['/graphql/stream', 'POST'], ['/graphql', 'POST'], ['/api/v1/circuits', 'POST'], ['/api/v1/circuit-adaptors/x/query', 'POST']]) {
+  for (const [path, method] of [
+    ['/graphql/stream', 'POST'],
+    ['/graphql', 'POST'],
+    ['/api/v1/circuits', 'POST'],
+    ['/api/v1/circuit-adaptors/x/query', 'POST'],
+  ]) {
     const answer = await new Promise<Answer>((resolve, reject) => {
-      const req = http.request(new URL(path, service.url), { method, headers: { 'content-type': 'application/json', 'content-length': String(500 * MiB) } }, (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => { body += c; });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body, sentBytes: 0 }));
-      });
+      const req = http.request(
+        new URL(path, service.url),
+        { method, headers: { 'content-type': 'application/json', 'content-length': String(500 * MiB) } },
+        (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => {
+            body += c;
+          });
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              contentType: String(res.headers['content-type'] ?? ''),
+              body,
+              sentBytes: 0,
+            }),
+          );
+        },
+      );
       req.on('error', reject);
       req.write('{"query":"');
       // Never finish the body: the answer must come from the announced length alone.
     });
-    expect({ path, status: answer.status, type: answer.contentType }).toEqual({ path, status: 413, type: expect.stringMatching(/^application\/json/) });
+    expect({ path, status: answer.status, type: answer.contentType }).toEqual({
+      path,
+      status: 413,
+      type: expect.stringMatching(/^application\/json/),
+    });
     const body = JSON.parse(answer.body);
     const code = path.startsWith('/api/') ? body.error.code : body.errors[0].extensions.code;
     expect(code).toBe('PayloadTooLarge');
@@ -151,7 +208,10 @@ test('a body announced larger than 1 MiB is refused before any of it is read, on
 
 test('a 600 MB chunked POST to /graphql and to REST is refused with 413 (without a token on REST: 401, unread) and the service stays up', async () => {
   // REST authenticates before it reads a body (src/http/rest-authentication.ts): its routes that take one need a token.
-  for (const [path, expected] of [['/graphql', 413], ['/api/v1/circuits', 401]] as const) {
+  for (const [path, expected] of [
+    ['/graphql', 413],
+    ['/api/v1/circuits', 401],
+  ] as const) {
     const { status, sentBytes } = await refusal(path, { accept: 'application/json' });
     expect({ path, status }).toEqual({ path, status: expected });
     expect(sentBytes).toBeLessThan(64 * MiB);

@@ -14,13 +14,18 @@ beforeAll(async () => {
   t = await startTestApp({ streamReservationTtlMs: TTL_MS });
   owner = await makeUser();
 });
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+});
 
 const STREAM = () => `${t.url}/graphql/stream`;
 const SUBSCRIPTION = 'subscription($uid: ID!) { circuitRunUpdated(uid: $uid) { uid state } }';
 
 async function reserve(token?: string, headers: Record<string, string> = {}) {
-  const res = await fetch(STREAM(), { method: 'PUT', headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers } });
+  const res = await fetch(STREAM(), {
+    method: 'PUT',
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+  });
   const text = await res.text();
   return { status: res.status, type: res.headers.get('content-type') ?? '', text, json: () => JSON.parse(text) };
 }
@@ -33,7 +38,9 @@ test('an invalid bearer token is 401 JSON before any stream opens, in both conne
   });
   expect(distinct.status).toBe(401);
   expect(distinct.headers.get('content-type')).toMatch(/^application\/json/);
-  expect(await distinct.json()).toEqual({ errors: [{ message: 'The bearer token is invalid or revoked', extensions: { code: 'Unauthorized' } }] });
+  expect(await distinct.json()).toEqual({
+    errors: [{ message: 'The bearer token is invalid or revoked', extensions: { code: 'Unauthorized' } }],
+  });
 
   const put = await reserve('cst_nope');
   expect(put.status).toBe(401);
@@ -43,10 +50,19 @@ test('an invalid bearer token is 401 JSON before any stream opens, in both conne
 test("graphql-sse's own refusals keep the protocol's status and carry a message and a code like every other error", async () => {
   const answer = async (method: string, headers: Record<string, string> = {}) => {
     const res = await fetch(STREAM(), { method, headers: { authorization: `Bearer ${owner.token}`, ...headers } });
-    return { status: res.status, allow: res.headers.get('allow'), type: res.headers.get('content-type'), body: await res.json() as { errors: { message: string; extensions: { code: string } }[] } };
+    return {
+      status: res.status,
+      allow: res.headers.get('allow'),
+      type: res.headers.get('content-type'),
+      body: (await res.json()) as { errors: { message: string; extensions: { code: string } }[] },
+    };
   };
   const expectRefusal = (res: Awaited<ReturnType<typeof answer>>, status: number, code: string, message: RegExp) => {
-    expect({ status: res.status, type: res.type, code: res.body.errors[0].extensions.code }).toEqual({ status, type: 'application/json; charset=utf-8', code });
+    expect({ status: res.status, type: res.type, code: res.body.errors[0].extensions.code }).toEqual({
+      status,
+      type: 'application/json; charset=utf-8',
+      code,
+    });
     expect(res.body.errors[0].message).toMatch(message);
   };
   // No stream token and no event-stream Accept: the library answers 404 with no body.
@@ -56,7 +72,12 @@ test("graphql-sse's own refusals keep the protocol's status and carry a message 
   expectRefusal(other, 405, 'BadClientData', /GET or POST an operation/);
   expect(other.allow).toBe('GET, POST, PUT, DELETE');
   expectRefusal(await answer('PUT', { accept: 'application/json' }), 406, 'BadClientData', /Not acceptable/);
-  expectRefusal(await answer('DELETE', { 'x-graphql-event-stream-token': token }), 404, 'NotFound', /^Stream not found$/);
+  expectRefusal(
+    await answer('DELETE', { 'x-graphql-event-stream-token': token }),
+    404,
+    'NotFound',
+    /^Stream not found$/,
+  );
 });
 
 test('a reservation gets a server-chosen token (a client cannot name its own stream)', async () => {
@@ -71,7 +92,10 @@ test('anonymous reservations are allowed (public runs are readable anonymously) 
   expect(answers.filter((a) => a.status === 201)).toHaveLength(MAX_STREAMS_PER_ANONYMOUS_CLIENT);
   const refused = answers.find((a) => a.status !== 201)!;
   expect(refused.status).toBe(429);
-  expect(refused.json().errors[0]).toEqual({ message: expect.stringMatching(/^Too many open or reserved streams/), extensions: { code: 'RateLimited' } });
+  expect(refused.json().errors[0]).toEqual({
+    message: expect.stringMatching(/^Too many open or reserved streams/),
+    extensions: { code: 'RateLimited' },
+  });
 });
 
 test('a user with a token may hold more streams, still bounded', async () => {
@@ -89,7 +113,11 @@ test('a reservation nobody connects to expires, and its slot is free again', asy
   // The expired stream is gone: an operation for it is 404 "Stream not found".
   const op = await fetch(STREAM(), {
     method: 'POST',
-    headers: { authorization: `Bearer ${user.token}`, 'x-graphql-event-stream-token': first.text, 'content-type': 'application/json' },
+    headers: {
+      authorization: `Bearer ${user.token}`,
+      'x-graphql-event-stream-token': first.text,
+      'content-type': 'application/json',
+    },
     body: JSON.stringify({ query: '{ __typename }', extensions: { operationId: '1' } }),
   });
   expect(op.status).toBe(404);
@@ -109,26 +137,45 @@ describe('the official graphql-sse client', () => {
     const states: string[] = [];
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no COMPLETED for ${uid}; saw ${states.join(',')}`)), 10_000);
-      client.subscribe<{ circuitRunUpdated: { state: string } }>({ query: SUBSCRIPTION, variables: { uid } }, {
-        next: ({ data }) => { if (data) states.push(data.circuitRunUpdated.state); },
-        error: (error) => { clearTimeout(timer); reject(error instanceof Error ? error : new Error(JSON.stringify(error))); },
-        complete: () => { clearTimeout(timer); resolve(); },
-      });
+      client.subscribe<{ circuitRunUpdated: { state: string } }>(
+        { query: SUBSCRIPTION, variables: { uid } },
+        {
+          next: ({ data }) => {
+            if (data) states.push(data.circuitRunUpdated.state);
+          },
+          error: (error) => {
+            clearTimeout(timer);
+            reject(error instanceof Error ? error : new Error(JSON.stringify(error)));
+          },
+          complete: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        },
+      );
     });
     return states;
   }
 
-  test.each([true, false])('singleConnection=%s: a fast run always reaches COMPLETED (25 runs, subscribe racing the run)', async (singleConnection) => {
-    const { adaptorUid } = await makeRunnableCircuit(owner, HELLO_DEFINITION);
-    const client = createClient({ url: STREAM(), singleConnection, headers: { authorization: `Bearer ${owner.token}` }, retryAttempts: 0 });
-    try {
-      for (let i = 0; i < 25; i++) {
-        const { body } = await submitRun(t, owner.token, adaptorUid, { input: { name: `r${i}` } });
-        const states = await runStates(client, body.payload.uid);
-        expect(states.at(-1)).toBe('COMPLETED');
+  test.each([true, false])(
+    'singleConnection=%s: a fast run always reaches COMPLETED (25 runs, subscribe racing the run)',
+    async (singleConnection) => {
+      const { adaptorUid } = await makeRunnableCircuit(owner, HELLO_DEFINITION);
+      const client = createClient({
+        url: STREAM(),
+        singleConnection,
+        headers: { authorization: `Bearer ${owner.token}` },
+        retryAttempts: 0,
+      });
+      try {
+        for (let i = 0; i < 25; i++) {
+          const { body } = await submitRun(t, owner.token, adaptorUid, { input: { name: `r${i}` } });
+          const states = await runStates(client, body.payload.uid);
+          expect(states.at(-1)).toBe('COMPLETED');
+        }
+      } finally {
+        client.dispose();
       }
-    } finally {
-      client.dispose();
-    }
-  });
+    },
+  );
 });

@@ -56,14 +56,36 @@ test('from a private (0700) directory the embedded PostgreSQL starts as the serv
   expect(modesUpTo(privateDir)).toEqual(before);
 });
 
-interface Service { child: ChildProcess; url: string; lines: () => Record<string, any>[]; exited: Promise<number | null> }
+interface Service {
+  child: ChildProcess;
+  url: string;
+  lines: () => Record<string, any>[];
+  exited: Promise<number | null>;
+}
 
 function startService(env: Record<string, string>): Promise<Service> {
   // Its own process group, like a terminal's foreground job: Ctrl-C below is a SIGINT to the whole group.
-  const child = spawn(process.execPath, [MAIN], { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  cleanups.push(() => { if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL'); });
+  const child = spawn(process.execPath, [MAIN], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  cleanups.push(() => {
+    if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');
+  });
   let out = '';
-  const lines = () => out.split('\n').filter((line) => line.startsWith('{')).map((line) => { try { return JSON.parse(line) as Record<string, any>; } catch { return {}; } });
+  const lines = () =>
+    out
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => {
+        try {
+          return JSON.parse(line) as Record<string, any>;
+        } catch {
+          return {};
+        }
+      });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`service not ready after 90 s:\n${out}`)), 90_000);
@@ -77,27 +99,44 @@ function startService(env: Record<string, string>): Promise<Service> {
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
-    void exited.then((code) => { clearTimeout(timer); reject(new Error(`service exited with ${code} before ready:\n${out}`)); });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`service exited with ${code} before ready:\n${out}`));
+    });
   });
 }
 
 function cli(args: string[], env: Record<string, string>): Promise<any> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [BIN, ...args], { cwd: ROOT, env: { PATH: process.env.PATH, LOG_LEVEL: 'silent', ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`circuits ${args.join(' ')} failed: ${stderr}`));
-      else resolve(JSON.parse(stdout));
-    });
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd: ROOT, env: { PATH: process.env.PATH, LOG_LEVEL: 'silent', ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`circuits ${args.join(' ')} failed: ${stderr}`));
+        else resolve(JSON.parse(stdout));
+      },
+    );
   });
 }
 
 async function api(url: string, token: string, method: string, body?: unknown): Promise<any> {
-  const res = await fetch(url, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const json = await res.json() as any;
+  const res = await fetch(url, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = (await res.json()) as any;
   if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
   return json;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000, everyMs = 50): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 30_000,
+  everyMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const value = await probe().catch(() => undefined);
@@ -111,20 +150,39 @@ test('the service restarts its embedded PostgreSQL after kill -9, loses no accep
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'circuits-supervised-'));
   cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
   const held: ServerResponse[] = [];
-  const target = await startHttpTarget((_req, res) => { held.push(res); });
+  const target = await startHttpTarget((_req, res) => {
+    held.push(res);
+  });
   cleanups.push(() => target.close());
-  cleanups.push(() => { for (const res of held) res.destroy(); });
-  const env = { DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', SECRET_KEY: 'supervised', JOB_LOCK_LIFETIME_MS: '4000', HTTP_STEP_ALLOW_PRIVATE: 'true' };
+  cleanups.push(() => {
+    for (const res of held) res.destroy();
+  });
+  const env = {
+    DATA_DIR: dataDir,
+    PORT: '0',
+    LOG_LEVEL: 'info',
+    SECRET_KEY: 'supervised',
+    JOB_LOCK_LIFETIME_MS: '4000',
+    HTTP_STEP_ALLOW_PRIVATE: 'true',
+  };
   const service = await startService(env);
 
   const { token } = await cli(['user', 'create', '--username', 'supervised', '--credits', '10'], env);
   const circuit = (await api(`${service.url}/api/v1/circuits`, token, 'POST', { name: 'slow' })).payload;
   const published = await api(`${service.url}/graphql`, token, 'POST', {
     query: 'mutation($c: ID!, $d: JSON!) { publishCircuitVersion(circuitUid: $c, definition: $d) { uid } }',
-    variables: { c: circuit.uid, d: { query_schema: { type: 'object' }, steps: [{ id: 'call', kind: 'http', method: 'GET', url: `${target.url}/slow` }] } },
+    variables: {
+      c: circuit.uid,
+      d: {
+        query_schema: { type: 'object' },
+        steps: [{ id: 'call', kind: 'http', method: 'GET', url: `${target.url}/slow` }],
+      },
+    },
   });
   expect(published.errors).toBeUndefined();
-  const submit = async () => (await api(`${service.url}/api/v1/circuit-adaptors/${circuit.adaptor_uid}/query`, token, 'POST', { input: {} })).payload.uid as string;
+  const submit = async () =>
+    (await api(`${service.url}/api/v1/circuit-adaptors/${circuit.adaptor_uid}/query`, token, 'POST', { input: {} }))
+      .payload.uid as string;
   const readRun = async (uid: string) => (await api(`${service.url}/api/v1/circuit-runs/${uid}`, token, 'GET')).payload;
 
   // Run 1 is accepted and in flight (inside its http step) when PostgreSQL is killed.
@@ -143,16 +201,29 @@ test('the service restarts its embedded PostgreSQL after kill -9, loses no accep
   const after = await submit();
   // Its events still arrive: the run-event listener reconnected to the restarted server.
   let streamOpen = false;
-  const stream = readSse(`${service.url}/api/v1/circuit-runs/${after}/events`, { token, timeoutMs: 60_000, onOpen: () => { streamOpen = true; } })
-    .catch((error: unknown) => ({ events: [{ data: JSON.stringify({ state: `stream failed: ${String(error)}` }) }] }));
+  const stream = readSse(`${service.url}/api/v1/circuit-runs/${after}/events`, {
+    token,
+    timeoutMs: 60_000,
+    onOpen: () => {
+      streamOpen = true;
+    },
+  }).catch((error: unknown) => ({ events: [{ data: JSON.stringify({ state: `stream failed: ${String(error)}` }) }] }));
   await until('run 2 in its http step', async () => (held.length > 0 ? true : undefined));
   await until('the event stream of run 2', async () => (streamOpen ? true : undefined));
   for (const res of held.splice(0)) res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":2}');
-  const settled = async (uid: string) => { const run = await readRun(uid); return ['COMPLETED', 'EXCEPTION'].includes(run.state) ? run : undefined; };
+  const settled = async (uid: string) => {
+    const run = await readRun(uid);
+    return ['COMPLETED', 'EXCEPTION'].includes(run.state) ? run : undefined;
+  };
   // Run 1 may be retried by Agenda if its first attempt could not record its end: release every call it makes.
-  const releaser = setInterval(() => { for (const res of held.splice(0)) res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":1}'); }, 50);
+  const releaser = setInterval(() => {
+    for (const res of held.splice(0)) res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":1}');
+  }, 50);
   try {
-    const [first, second] = await Promise.all([until('run 1 to end', () => settled(before), 60_000, 100), until('run 2 to end', () => settled(after), 60_000, 100)]);
+    const [first, second] = await Promise.all([
+      until('run 1 to end', () => settled(before), 60_000, 100),
+      until('run 2 to end', () => settled(after), 60_000, 100),
+    ]);
     // (Which held call answered which run does not matter: run 1 may have been retried meanwhile.)
     expect(first).toMatchObject({ state: 'COMPLETED', result_blob: { output: { ok: expect.any(Number) } } });
     expect(second).toMatchObject({ state: 'COMPLETED', result_blob: { output: { ok: expect.any(Number) } } });
@@ -161,19 +232,29 @@ test('the service restarts its embedded PostgreSQL after kill -9, loses no accep
     clearInterval(releaser);
   }
   const logged = service.lines();
-  expect(logged).toContainEqual(expect.objectContaining({ component: 'postgres', msg: expect.stringMatching(/exited unexpectedly \(SIGKILL\); restarting it/) }));
-  expect(logged).toContainEqual(expect.objectContaining({ component: 'postgres', msg: expect.stringMatching(/^embedded PostgreSQL restarted/) }));
+  expect(logged).toContainEqual(
+    expect.objectContaining({
+      component: 'postgres',
+      msg: expect.stringMatching(/exited unexpectedly \(SIGKILL\); restarting it/),
+    }),
+  );
+  expect(logged).toContainEqual(
+    expect.objectContaining({ component: 'postgres', msg: expect.stringMatching(/^embedded PostgreSQL restarted/) }),
+  );
   // Each dedicated connection (LISTEN channels, the worker's presence) logs the outage once each way,
   // without a stack, and nothing per reconnect attempt.
   // `npm start` has two threads (the API and its run worker), each with its own connections.
-  const connection = (entry: Record<string, any>) => `${String(entry.msg).replace(/ (lost; reconnecting|restored)$/, '')} ${entry.channel ?? ''}${entry.application ? ` [${entry.application}]` : ''}${entry.thread ? ` (${entry.thread})` : ''}`;
+  const connection = (entry: Record<string, any>) =>
+    `${String(entry.msg).replace(/ (lost; reconnecting|restored)$/, '')} ${entry.channel ?? ''}${entry.application ? ` [${entry.application}]` : ''}${entry.thread ? ` (${entry.thread})` : ''}`;
   const lost = logged.filter((entry) => / connection lost; reconnecting$/.test(String(entry.msg)));
   const restored = logged.filter((entry) => / connection restored$/.test(String(entry.msg)));
-  expect(lost.map(connection)).toEqual(expect.arrayContaining([
-    expect.stringMatching(/^LISTEN connection circuit_run_state( \[[^\]]*\])?$/),
-    expect.stringMatching(/^LISTEN connection circuit_run_state( \[[^\]]*\])? \(run-worker\)$/),
-    'worker presence connection  (run-worker)',
-  ]));
+  expect(lost.map(connection)).toEqual(
+    expect.arrayContaining([
+      expect.stringMatching(/^LISTEN connection circuit_run_state( \[[^\]]*\])?$/),
+      expect.stringMatching(/^LISTEN connection circuit_run_state( \[[^\]]*\])? \(run-worker\)$/),
+      'worker presence connection  (run-worker)',
+    ]),
+  );
   expect(lost.filter((entry) => 'err' in entry || entry.level !== 40)).toEqual([]);
   expect(new Set(lost.map(connection)).size).toBe(lost.length);
   expect(restored.map(connection).sort()).toEqual(lost.map(connection).sort());

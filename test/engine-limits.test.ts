@@ -40,12 +40,20 @@ async function runWhileProbing(definition: CircuitDefinition, input: Record<stri
 }
 
 test('$pad memory bomb: the step fails on the memory ceiling and the process lives on', async () => {
-  const { run, slowest, reason } = await runWhileProbing({ query_schema: anyObject, steps: [{ id: 'bomb', kind: 'transform', expression: '$length($pad("", 300000000))' }] });
+  const { run, slowest, reason } = await runWhileProbing({
+    query_schema: anyObject,
+    steps: [{ id: 'bomb', kind: 'transform', expression: '$length($pad("", 300000000))' }],
+  });
   expect(run.state).toBe('EXCEPTION');
   // Usually the heap ceiling; on a loaded machine the time limit may come first. Either way the step fails.
-  expect(reason).toMatch(/^transform step bomb: JSONata: the expression (used more than 32 MB of memory|took longer than 400 ms)$/);
+  expect(reason).toMatch(
+    /^transform step bomb: JSONata: the expression (used more than 32 MB of memory|took longer than 400 ms)$/,
+  );
   expect(slowest).toBeLessThan(1000);
-  const after = await runWhileProbing({ query_schema: anyObject, steps: [{ id: 'ok', kind: 'transform', expression: '1 + 1' }] });
+  const after = await runWhileProbing({
+    query_schema: anyObject,
+    steps: [{ id: 'ok', kind: 'transform', expression: '1 + 1' }],
+  });
   expect(after.run).toMatchObject({ state: 'COMPLETED', result_blob: { output: 2 } });
 });
 
@@ -60,7 +68,8 @@ test('a catastrophic JSONata regex stops at STEP_CPU_MS while /healthz answers w
 });
 
 test('four nested {{#each}} over 100 items stop at a limit while /healthz answers within 1 s', async () => {
-  const template = '{{#each input.xs}}{{#each ../input.xs}}{{#each ../../input.xs}}{{#each ../../../input.xs}}abcdefgh{{/each}}{{/each}}{{/each}}{{/each}}';
+  const template =
+    '{{#each input.xs}}{{#each ../input.xs}}{{#each ../../input.xs}}{{#each ../../../input.xs}}abcdefgh{{/each}}{{/each}}{{/each}}{{/each}}';
   const { run, slowest, reason } = await runWhileProbing(
     { query_schema: anyObject, steps: [{ id: 'tpl', kind: 'template', template }] },
     { xs: Array.from({ length: 100 }, (_, i) => i) },
@@ -88,20 +97,30 @@ test('a query_schema pattern is linear time: a catastrophic pattern answers the 
   const { answer: res, ms } = await timed(`${'a'.repeat(5000)}!`);
   expect(ms).toBeLessThan(control.ms + 1000);
   expect(res.status).toBe(400);
-  expect(res.body.error).toMatchObject({ code: 'BadClientData', message: expect.stringContaining('input.s must match pattern') });
+  expect(res.body.error).toMatchObject({
+    code: 'BadClientData',
+    message: expect.stringContaining('input.s must match pattern'),
+  });
   const ok = await submitRun(t, owner.token, adaptorUid, { input: { s: 'aaaa' } });
   expect(ok.status).toBe(200);
 });
 
 test('publishing refuses query schemas whose validation would not be bounded, and patterns RE2 cannot run', async () => {
-  const publish = (query_schema: Record<string, unknown>) => t.gql(
-    'mutation($c: ID!, $d: JSON!) { publishCircuitVersion(circuitUid: $c, definition: $d) { uid } }',
-    { c: circuit.uid, d: { query_schema, steps: [{ id: 'a', kind: 'template', template: 'x' }] } },
-    owner.token,
-  );
-  const { circuit } = await makeRunnableCircuit(owner, { query_schema: anyObject, steps: [{ id: 'a', kind: 'template', template: 'x' }] });
+  const publish = (query_schema: Record<string, unknown>) =>
+    t.gql(
+      'mutation($c: ID!, $d: JSON!) { publishCircuitVersion(circuitUid: $c, definition: $d) { uid } }',
+      { c: circuit.uid, d: { query_schema, steps: [{ id: 'a', kind: 'template', template: 'x' }] } },
+      owner.token,
+    );
+  const { circuit } = await makeRunnableCircuit(owner, {
+    query_schema: anyObject,
+    steps: [{ id: 'a', kind: 'template', template: 'x' }],
+  });
   const cases: [Record<string, unknown>, string][] = [
-    [{ type: 'object', properties: { s: { type: 'string', pattern: '(?=a)a' } } }, 'definition.query_schema is not a valid JSON Schema'],
+    [
+      { type: 'object', properties: { s: { type: 'string', pattern: '(?=a)a' } } },
+      'definition.query_schema is not a valid JSON Schema',
+    ],
     [{ type: 'object', properties: { n: { $ref: '#' } } }, 'definition.query_schema uses a recursive $ref'],
     [{ type: 'object', properties: { xs: { type: 'array', uniqueItems: true } } }, 'uniqueItems without maxItems'],
     [{ type: 'object', description: 'x'.repeat(70_000) }, 'definition.query_schema is larger than'],
@@ -111,16 +130,35 @@ test('publishing refuses query schemas whose validation would not be bounded, an
     expect(res.code).toBe('BadClientData');
     expect(res.errors![0].message).toContain(fragment);
   }
-  expect((await publish({ type: 'object', $defs: { name: { type: 'string', pattern: '^[a-z]+$' } }, properties: { a: { $ref: '#/$defs/name' }, b: { $ref: '#/$defs/name' } } })).errors).toBeUndefined();
+  expect(
+    (
+      await publish({
+        type: 'object',
+        $defs: { name: { type: 'string', pattern: '^[a-z]+$' } },
+        properties: { a: { $ref: '#/$defs/name' }, b: { $ref: '#/$defs/name' } },
+      })
+    ).errors,
+  ).toBeUndefined();
 });
 
 test('templates cannot use log or other helpers that reach outside: refused at publish', async () => {
-  const { circuit } = await makeRunnableCircuit(owner, { query_schema: anyObject, steps: [{ id: 'a', kind: 'template', template: 'x' }] });
+  const { circuit } = await makeRunnableCircuit(owner, {
+    query_schema: anyObject,
+    steps: [{ id: 'a', kind: 'template', template: 'x' }],
+  });
   const res = await t.gql(
     'mutation($c: ID!, $d: JSON!) { publishCircuitVersion(circuitUid: $c, definition: $d) { uid } }',
-    { c: circuit.uid, d: { query_schema: anyObject, steps: [{ id: 'a', kind: 'template', template: '{{log input.secret level="error"}}' }] } },
+    {
+      c: circuit.uid,
+      d: {
+        query_schema: anyObject,
+        steps: [{ id: 'a', kind: 'template', template: '{{log input.secret level="error"}}' }],
+      },
+    },
     owner.token,
   );
   expect(res.code).toBe('BadClientData');
-  expect(res.errors![0].message).toBe('step a.template: the helper log is not available (helpers: each, if, unless, with, lookup)');
+  expect(res.errors![0].message).toBe(
+    'step a.template: the helper log is not available (helpers: each, if, unless, with, lookup)',
+  );
 });

@@ -66,11 +66,24 @@ function randomDefinition(r: ReturnType<typeof prng>, children: string[]): Circu
     else if (kind === 'transform') steps.push({ id: `s${i}`, kind, expression: '$string(input.text)' });
     else if (kind === 'llm') {
       steps.push({
-        id: `s${i}`, kind, model: 'fake', max_tokens: r.int(1, 3000), ...retry(r),
-        messages: [{ role: 'system', content: 'Be brief. '.repeat(r.int(0, 50)) }, { role: 'user', content: source }],
+        id: `s${i}`,
+        kind,
+        model: 'fake',
+        max_tokens: r.int(1, 3000),
+        ...retry(r),
+        messages: [
+          { role: 'system', content: 'Be brief. '.repeat(r.int(0, 50)) },
+          { role: 'user', content: source },
+        ],
       });
     } else {
-      steps.push({ id: `s${i}`, kind, circuit_uid: r.pick(children), input: { text: source.startsWith('{{steps') ? `{{#if true}}${source}{{/if}}` : source }, ...retry(r) });
+      steps.push({
+        id: `s${i}`,
+        kind,
+        circuit_uid: r.pick(children),
+        input: { text: source.startsWith('{{steps') ? `{{#if true}}${source}{{/if}}` : source },
+        ...retry(r),
+      });
     }
   }
   return { query_schema: QUERY_SCHEMA, steps };
@@ -87,12 +100,35 @@ test(`estimate.min ≤ actual charge ≤ estimate.max over generated circuits an
   const r = prng(SEED);
   const owner = await makeUser({ credits: 1_000_000 });
   const childDefinitions: CircuitDefinition[] = [
-    { query_schema: QUERY_SCHEMA, steps: [{ id: 'inner', kind: 'llm', model: 'fake', max_tokens: 700, messages: [{ role: 'user', content: 'Echo {{input.text}}' }] }] },
     {
       query_schema: QUERY_SCHEMA,
       steps: [
-        { id: 'first', kind: 'llm', model: 'fake', max_tokens: 200, messages: [{ role: 'user', content: '{{input.text}}' }] },
-        { id: 'second', kind: 'llm', model: 'fake', max_tokens: 50, messages: [{ role: 'user', content: 'More: {{steps.first.output}}' }] },
+        {
+          id: 'inner',
+          kind: 'llm',
+          model: 'fake',
+          max_tokens: 700,
+          messages: [{ role: 'user', content: 'Echo {{input.text}}' }],
+        },
+      ],
+    },
+    {
+      query_schema: QUERY_SCHEMA,
+      steps: [
+        {
+          id: 'first',
+          kind: 'llm',
+          model: 'fake',
+          max_tokens: 200,
+          messages: [{ role: 'user', content: '{{input.text}}' }],
+        },
+        {
+          id: 'second',
+          kind: 'llm',
+          model: 'fake',
+          max_tokens: 50,
+          messages: [{ role: 'user', content: 'More: {{steps.first.output}}' }],
+        },
       ],
     },
   ];
@@ -106,7 +142,10 @@ test(`estimate.min ≤ actual charge ≤ estimate.max over generated circuits an
     const input = { text: randomText(r) };
     const label = `case ${c} (seed ${SEED}): ${JSON.stringify(definition.steps.map((s) => s.kind))}`;
 
-    const estimated = await t.rest('POST', `/circuit-adaptors/${circuit.adaptorUid}/estimate`, { token: owner.token, body: { input } });
+    const estimated = await t.rest('POST', `/circuit-adaptors/${circuit.adaptorUid}/estimate`, {
+      token: owner.token,
+      body: { input },
+    });
     expect(estimated.status).toBe(200);
     const { min, max, steps } = estimated.body.payload;
     expect(Object.keys(steps)).toEqual(definition.steps.map((s) => s.id));
@@ -124,7 +163,12 @@ test(`estimate.min ≤ actual charge ≤ estimate.max over generated circuits an
     if (max > 1) {
       const cap = r.int(1, max - 1);
       const capped = await run(owner, circuit.adaptorUid, { input, max_credits: cap });
-      expect({ label, cap, cost: capped.cost <= cap, held: capped.held <= cap }).toEqual({ label, cap, cost: true, held: true });
+      expect({ label, cap, cost: capped.cost <= cap, held: capped.held <= cap }).toEqual({
+        label,
+        cap,
+        cost: true,
+        held: true,
+      });
       if (capped.error?.code === 'BudgetExceeded') {
         budgetEnded++;
         const refused = Number(/holding the (\d+) credit/.exec(capped.error.message)?.[1]);
@@ -138,13 +182,32 @@ test(`estimate.min ≤ actual charge ≤ estimate.max over generated circuits an
 
 test('estimate: 400 naming the field for an input the schema refuses, 401 without a token, 404 for an unknown adaptor', async () => {
   const owner = await makeUser();
-  const circuit = await makeRunnableCircuit(owner, { query_schema: QUERY_SCHEMA, steps: [{ id: 'x', kind: 'template', template: '{{input.text}}' }] });
-  const bad = await t.rest('POST', `/circuit-adaptors/${circuit.adaptorUid}/estimate`, { token: owner.token, body: { input: { text: 3 } } });
+  const circuit = await makeRunnableCircuit(owner, {
+    query_schema: QUERY_SCHEMA,
+    steps: [{ id: 'x', kind: 'template', template: '{{input.text}}' }],
+  });
+  const bad = await t.rest('POST', `/circuit-adaptors/${circuit.adaptorUid}/estimate`, {
+    token: owner.token,
+    body: { input: { text: 3 } },
+  });
   expect(bad.status).toBe(400);
   expect(bad.body.error.message).toMatch(/text/);
-  expect((await t.rest('POST', `/circuit-adaptors/${circuit.adaptorUid}/estimate`, { body: { input: { text: 'a' } } })).status).toBe(401);
-  expect((await t.rest('POST', '/circuit-adaptors/00000000-0000-4000-8000-000000000000/estimate', { token: owner.token, body: { input: {} } })).status).toBe(404);
-  const ok = await t.rest('POST', `/circuit-adaptors/${circuit.adaptorUid}/estimate`, { token: owner.token, body: { input: { text: 'a' } } });
+  expect(
+    (await t.rest('POST', `/circuit-adaptors/${circuit.adaptorUid}/estimate`, { body: { input: { text: 'a' } } }))
+      .status,
+  ).toBe(401);
+  expect(
+    (
+      await t.rest('POST', '/circuit-adaptors/00000000-0000-4000-8000-000000000000/estimate', {
+        token: owner.token,
+        body: { input: {} },
+      })
+    ).status,
+  ).toBe(404);
+  const ok = await t.rest('POST', `/circuit-adaptors/${circuit.adaptorUid}/estimate`, {
+    token: owner.token,
+    body: { input: { text: 'a' } },
+  });
   expect(ok.body).toEqual({ status: 'success', payload: { min: 1, max: 1, steps: { x: { min: 0, max: 0 } } } });
   const tooLow = await submitRun(t, owner.token, circuit.adaptorUid, { input: { text: 'a' }, max_credits: 0 });
   expect(tooLow.status).toBe(400);

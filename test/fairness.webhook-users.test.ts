@@ -22,24 +22,43 @@ async function startSilentReceivers(count: number) {
   let open = 0;
   let maxOpen = 0;
   let requests = 0;
-  const servers = await Promise.all(Array.from({ length: count }, async () => {
-    const server = http.createServer((_req, res) => {
-      requests++;
-      open++;
-      maxOpen = Math.max(maxOpen, open);
-      // Never answered: closed when the service gives up on it (its 10 s timeout) or at the end.
-      res.once('close', () => { open--; });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return server;
-  }));
+  const servers = await Promise.all(
+    Array.from({ length: count }, async () => {
+      const server = http.createServer((_req, res) => {
+        requests++;
+        open++;
+        maxOpen = Math.max(maxOpen, open);
+        // Never answered: closed when the service gives up on it (its 10 s timeout) or at the end.
+        res.once('close', () => {
+          open--;
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return server;
+    }),
+  );
   return {
     urls: servers.map((server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`),
     /** Requests received and not yet given up on by the service, now and at most so far. */
-    get open() { return open; },
-    get maxOpen() { return maxOpen; },
-    get requests() { return requests; },
-    close: () => Promise.all(servers.map((server) => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }))),
+    get open() {
+      return open;
+    },
+    get maxOpen() {
+      return maxOpen;
+    },
+    get requests() {
+      return requests;
+    },
+    close: () =>
+      Promise.all(
+        servers.map(
+          (server) =>
+            new Promise<void>((resolve) => {
+              server.closeAllConnections();
+              server.close(() => resolve());
+            }),
+        ),
+      ),
   };
 }
 
@@ -69,21 +88,32 @@ describe('webhook delivery is fair between users (issue 24, "Webhooks")', () => 
       query_schema: { type: 'object' },
       steps: Array.from({ length: 3 }, (_, i) => ({ id: `s${i}`, kind: 'template', template: `step ${i}` })),
     });
-    const simple = await makeRunnableCircuit(b, { query_schema: { type: 'object' }, steps: [{ id: 'hi', kind: 'template', template: 'hi' }] });
+    const simple = await makeRunnableCircuit(b, {
+      query_schema: { type: 'object' },
+      steps: [{ id: 'hi', kind: 'template', template: 'hi' }],
+    });
     const deliveredAfter = () => timeCompletedWebhook(t, b.token, simple.adaptorUid, healthy);
     await deliveredAfter();
-    const idle = [await deliveredAfter(), await deliveredAfter(), await deliveredAfter()].sort((x, y) => x.total - y.total)[1];
+    const idle = [await deliveredAfter(), await deliveredAfter(), await deliveredAfter()].sort(
+      (x, y) => x.total - y.total,
+    )[1];
 
     // A: one run per silent receiver, each with a start, step and completed messages.
     const uids: string[] = [];
     for (const url of silent.urls) {
-      const res = await submitRun(t, a.token, chatty.adaptorUid, { input: {}, webhook: `${url}/hook`, webhook_events_filter: ['start', 'step', 'completed'] });
+      const res = await submitRun(t, a.token, chatty.adaptorUid, {
+        input: {},
+        webhook: `${url}/hook`,
+        webhook_events_filter: ['start', 'step', 'completed'],
+      });
       uids.push(res.body.payload.uid as string);
     }
     for (const uid of uids) expect((await waitForRun(t, uid, a.token, 60_000)).state).toBe('COMPLETED');
     const pendingOfA = async () => {
       const [row] = await t.app.services.sequelize.query<{ n: string }>(
-        `SELECT count(*) AS n FROM webhook_deliveries WHERE run_uid = ANY($1::uuid[]) AND status = 'pending'`, { bind: [uids], type: QueryTypes.SELECT });
+        `SELECT count(*) AS n FROM webhook_deliveries WHERE run_uid = ANY($1::uuid[]) AND status = 'pending'`,
+        { bind: [uids], type: QueryTypes.SELECT },
+      );
       return Number(row.n);
     };
     // Positive signal: A's attempts hold its whole share of the slots (and its messages are written).
@@ -95,9 +125,11 @@ describe('webhook delivery is fair between users (issue 24, "Webhooks")', () => 
 
     const loaded = await deliveredAfter();
     const stillPending = await pendingOfA();
-    console.log(`B's completed webhook, from the query (after the run ended): idle ${idle.total.toFixed(0)} (${idle.afterEnd.toFixed(0)}) ms, `
-      + `with A's ${stillPending} messages pending to ${SILENT_RECEIVERS} silent receivers and ${silent.open} of A's attempts in flight `
-      + `${loaded.total.toFixed(0)} (${loaded.afterEnd.toFixed(0)}) ms; A's attempts in flight at most ${silent.maxOpen}, ${silent.requests} in all`);
+    console.log(
+      `B's completed webhook, from the query (after the run ended): idle ${idle.total.toFixed(0)} (${idle.afterEnd.toFixed(0)}) ms, ` +
+        `with A's ${stillPending} messages pending to ${SILENT_RECEIVERS} silent receivers and ${silent.open} of A's attempts in flight ` +
+        `${loaded.total.toFixed(0)} (${loaded.afterEnd.toFixed(0)}) ms; A's attempts in flight at most ${silent.maxOpen}, ${silent.requests} in all`,
+    );
     expect(loaded.total).toBeLessThanOrEqual(5_000);
     // A's messages still pile up (none was answered), and never more than its share were attempted at once.
     expect(stillPending).toBeGreaterThanOrEqual(pendingBefore);
@@ -105,7 +137,9 @@ describe('webhook delivery is fair between users (issue 24, "Webhooks")', () => 
     // Messages put off for A's share are not counted as attempts: A's counted attempts are the requests
     // the receivers got (plus at most a share claimed and not yet arrived), not the hundreds of put-offs.
     const [counts] = await t.app.services.sequelize.query<{ attempts: string }>(
-      `SELECT sum(attempts) AS attempts FROM webhook_deliveries WHERE run_uid = ANY($1::uuid[])`, { bind: [uids], type: QueryTypes.SELECT });
+      `SELECT sum(attempts) AS attempts FROM webhook_deliveries WHERE run_uid = ANY($1::uuid[])`,
+      { bind: [uids], type: QueryTypes.SELECT },
+    );
     expect(Number(counts.attempts)).toBeLessThanOrEqual(silent.requests + share);
   });
 });

@@ -13,13 +13,24 @@ jest.setTimeout(180_000);
 async function startSilentReceiver() {
   const sockets = new Set<Socket>();
   let requests = 0;
-  const server = http.createServer(() => { requests++; });
-  server.on('connection', (socket) => { sockets.add(socket); socket.on('close', () => sockets.delete(socket)); });
+  const server = http.createServer(() => {
+    requests++;
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    get requests() { return requests; },
-    close: () => new Promise<void>((resolve) => { for (const socket of sockets) socket.destroy(); server.close(() => resolve()); }),
+    get requests() {
+      return requests;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -45,32 +56,46 @@ describe('webhook delivery is fair between receivers (issue 24, "Webhooks")', ()
       query_schema: { type: 'object' },
       steps: Array.from({ length: 100 }, (_, i) => ({ id: `s${i}`, kind: 'template', template: `step ${i}` })),
     });
-    const simple = await makeRunnableCircuit(b, { query_schema: { type: 'object' }, steps: [{ id: 'hi', kind: 'template', template: 'hi' }] });
+    const simple = await makeRunnableCircuit(b, {
+      query_schema: { type: 'object' },
+      steps: [{ id: 'hi', kind: 'template', template: 'hi' }],
+    });
     const deliveredAfter = () => timeCompletedWebhook(t, b.token, simple.adaptorUid, healthy);
     await deliveredAfter();
-    const idle = [await deliveredAfter(), await deliveredAfter(), await deliveredAfter()].sort((x, y) => x.total - y.total)[1];
+    const idle = [await deliveredAfter(), await deliveredAfter(), await deliveredAfter()].sort(
+      (x, y) => x.total - y.total,
+    )[1];
 
     const uids: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const res = await submitRun(t, a.token, many.adaptorUid, { input: {}, webhook: `${silent.url}/hook`, webhook_events_filter: ['start', 'step', 'completed'] });
+      const res = await submitRun(t, a.token, many.adaptorUid, {
+        input: {},
+        webhook: `${silent.url}/hook`,
+        webhook_events_filter: ['start', 'step', 'completed'],
+      });
       uids.push(res.body.payload.uid as string);
     }
     for (const uid of uids) expect((await waitForRun(t, uid, a.token, 60_000)).state).toBe('COMPLETED');
     const pendingOfA = async () => {
       const [row] = await t.app.services.sequelize.query<{ n: string }>(
-        `SELECT count(*) AS n FROM webhook_deliveries WHERE run_uid = ANY($1::uuid[]) AND status = 'pending'`, { bind: [uids], type: QueryTypes.SELECT });
+        `SELECT count(*) AS n FROM webhook_deliveries WHERE run_uid = ANY($1::uuid[]) AND status = 'pending'`,
+        { bind: [uids], type: QueryTypes.SELECT },
+      );
       return Number(row.n);
     };
     // Positive signal: A's messages are written and the silent receiver is being knocked on.
     const deadline = Date.now() + 30_000;
-    while ((silent.requests === 0 || (await pendingOfA()) < 600) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    while ((silent.requests === 0 || (await pendingOfA()) < 600) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     expect(silent.requests).toBeGreaterThan(0);
     expect(await pendingOfA()).toBeGreaterThanOrEqual(600);
 
     const loaded = await deliveredAfter();
     const stillPending = await pendingOfA();
-    console.log(`B's completed webhook, from the query (after the run ended): idle ${idle.total.toFixed(0)} (${idle.afterEnd.toFixed(0)}) ms, `
-      + `with A's ${stillPending} messages pending to a silent receiver ${loaded.total.toFixed(0)} (${loaded.afterEnd.toFixed(0)}) ms; the silent receiver got ${silent.requests} requests`);
+    console.log(
+      `B's completed webhook, from the query (after the run ended): idle ${idle.total.toFixed(0)} (${idle.afterEnd.toFixed(0)}) ms, ` +
+        `with A's ${stillPending} messages pending to a silent receiver ${loaded.total.toFixed(0)} (${loaded.afterEnd.toFixed(0)}) ms; the silent receiver got ${silent.requests} requests`,
+    );
     expect(loaded.total).toBeLessThanOrEqual(5_000);
     expect(stillPending).toBeGreaterThanOrEqual(590);
     // At most WEBHOOK_HOST_CONCURRENCY (4) attempts at once reach the silent receiver.

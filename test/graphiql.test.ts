@@ -1,8 +1,12 @@
 import { startTestApp, TestApp } from './support/app';
 
 let t: TestApp;
-beforeAll(async () => { t = await startTestApp(); });
-afterAll(async () => { await t.close(); });
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
 
 test('a browser GET of /graphql gets GraphiQL whose scripts and styles are served locally (works offline)', async () => {
   const page = await fetch(`${t.url}/graphql`, { headers: { accept: 'text/html' } });

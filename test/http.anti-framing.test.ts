@@ -5,8 +5,12 @@ import { startTestApp, TestApp } from './support/app';
  * header), the landing page, the REST reference and /settings — refuse to be framed by another site.
  */
 let t: TestApp;
-beforeAll(async () => { t = await startTestApp(); });
-afterAll(async () => { await t.close(); });
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
 
 const PAGES: [string, string][] = [
   ['/', 'the landing page'],

@@ -48,12 +48,21 @@ test('a user with 10 credits running a 100×100 embedded fan-out ends Insufficie
     query_schema: anyObject,
     steps: [
       { id: 'ask', kind: 'llm', model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'n={{input.n}}' }] },
-      ...Array.from({ length: 99 }, (_, i) => ({ id: `s${i}`, kind: 'template' as const, template: `{{input.n}}-${i}` })),
+      ...Array.from({ length: 99 }, (_, i) => ({
+        id: `s${i}`,
+        kind: 'template' as const,
+        template: `{{input.n}}-${i}`,
+      })),
     ],
   });
   const fanOut = (uid: string): CircuitDefinition => ({
     query_schema: anyObject,
-    steps: Array.from({ length: 100 }, (_, i) => ({ id: `c${i}`, kind: 'circuit' as const, circuit_uid: uid, input: { n: String(i) } })),
+    steps: Array.from({ length: 100 }, (_, i) => ({
+      id: `c${i}`,
+      kind: 'circuit' as const,
+      circuit_uid: uid,
+      input: { n: String(i) },
+    })),
   });
   const middle = await makeRunnableCircuit(attacker, fanOut(leaf.circuit.uid));
   const top = await makeRunnableCircuit(attacker, fanOut(middle.circuit.uid));
@@ -98,7 +107,10 @@ test('a user with 10 credits running a 100×100 embedded fan-out ends Insufficie
     ordinaryTook = Date.now() - submittedAt;
     const run = await waitForRun(t, attackUid, attacker.token, 60_000);
     expect(run.state).toBe('EXCEPTION');
-    expect(run.error).toMatchObject({ code: 'InsufficientCredits', message: expect.stringMatching(/the balance cannot cover the 1 credit this step needs/) });
+    expect(run.error).toMatchObject({
+      code: 'InsufficientCredits',
+      message: expect.stringMatching(/the balance cannot cover the 1 credit this step needs/),
+    });
     expect(run.result_blob).toBeUndefined();
   } finally {
     done = true;
@@ -120,7 +132,11 @@ test('a user with 10 credits running a 100×100 embedded fan-out ends Insufficie
   const after = await books(attacker.user.uid);
   expect(after.held).toBe(0);
   expect(after.credits).toBeGreaterThanOrEqual(0);
-  const rows = await CreditLedger.findAll({ where: { user_uid: attacker.user.uid }, order: [['seq', 'ASC']], offset: ledgerBefore });
+  const rows = await CreditLedger.findAll({
+    where: { user_uid: attacker.user.uid },
+    order: [['seq', 'ASC']],
+    offset: ledgerBefore,
+  });
   expect(rows.map((r) => [r.kind, r.run_uid])).toEqual([['run', attackUid]]);
   const charged = -Number(rows[0].amount);
   expect(charged).toBeGreaterThanOrEqual(1);

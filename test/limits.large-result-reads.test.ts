@@ -1,7 +1,13 @@
 import fs from 'node:fs';
 import { startTestApp, TestApp } from './support/app';
 import { makeUser } from './support/factories';
-import { makeRunnableCircuit, ServiceProcess, spawnServiceProcess, submitRun, waitForRun } from './support/run-factories';
+import {
+  makeRunnableCircuit,
+  ServiceProcess,
+  spawnServiceProcess,
+  submitRun,
+  waitForRun,
+} from './support/run-factories';
 
 jest.setTimeout(240_000);
 
@@ -73,13 +79,19 @@ test(`${READERS} concurrent anonymous GETs of a public run with a ${RESULT_BYTES
   let peak = baseline;
   const bodies: string[] = [];
   for (let round = 0; round < 2; round++) {
-    const sampler = setInterval(() => { peak = Math.max(peak, rssBytes(pid)); }, 10);
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, rssBytes(pid));
+    }, 10);
     try {
-      bodies.push(...await Promise.all(Array.from({ length: READERS }, async () => {
-        const res = await fetch(url); // anonymous
-        expect(res.status).toBe(200);
-        return res.text();
-      })));
+      bodies.push(
+        ...(await Promise.all(
+          Array.from({ length: READERS }, async () => {
+            const res = await fetch(url); // anonymous
+            expect(res.status).toBe(200);
+            return res.text();
+          }),
+        )),
+      );
     } finally {
       clearInterval(sampler);
     }

@@ -40,7 +40,10 @@ afterAll(async () => {
 /** Anonymous documents of ~24 KB, each shaped to make parsing or validation work hard. */
 function hostileDocuments(): string[] {
   const size = 24 * 1024;
-  const repeat = (unit: string, join = ' ') => Array.from({ length: Math.ceil(size / (unit.length + 1)) }, () => unit).join(join).slice(0, size);
+  const repeat = (unit: string, join = ' ') =>
+    Array.from({ length: Math.ceil(size / (unit.length + 1)) }, () => unit)
+      .join(join)
+      .slice(0, size);
   return [
     `{ ${Array.from({ length: 2000 }, (_, i) => `a${i}: __typename`).join(' ')} }`.slice(0, size - 2) + ' }',
     `{ ${repeat('viewer { uid }')} }`,
@@ -55,11 +58,19 @@ test('anonymous 24 KB GraphQL documents are refused or answered quickly: /health
   const docs = hostileDocuments();
   const healthz = await probeBeside({ url: api.url!, pid: api.proc.pid! }, control.url!);
   // 20 documents a second, each from a new anonymous client.
-  const statuses = await paced(Array.from({ length: 60 }, (_, i) => docs[i % docs.length]), 50, async (query) => {
-    const res = await fetch(`${api.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
-    const body = await res.json() as { errors?: { message: string }[] };
-    return { status: res.status, message: body.errors?.[0]?.message ?? '' };
-  });
+  const statuses = await paced(
+    Array.from({ length: 60 }, (_, i) => docs[i % docs.length]),
+    50,
+    async (query) => {
+      const res = await fetch(`${api.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query }),
+      });
+      const body = (await res.json()) as { errors?: { message: string }[] };
+      return { status: res.status, message: body.errors?.[0]?.message ?? '' };
+    },
+  );
   const { victim: health, control: quiet, stretch, summary } = await healthz.stop();
   console.log(`/healthz: ${summary}`);
 
@@ -75,12 +86,22 @@ test('anonymous 24 KB GraphQL documents are refused or answered quickly: /health
 });
 
 test('a document over the size bound is refused before it is read further; one of many tokens while it parses', async () => {
-  const big = await fetch(`${api.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: `{ __typename } #${'x'.repeat(MAX_DOCUMENT_CHARS)}` }) });
+  const big = await fetch(`${api.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: `{ __typename } #${'x'.repeat(MAX_DOCUMENT_CHARS)}` }),
+  });
   expect(big.status).toBe(400);
-  expect(((await big.json()) as { errors: { message: string }[] }).errors[0].message).toMatch(/longer than 65536 characters/);
+  expect(((await big.json()) as { errors: { message: string }[] }).errors[0].message).toMatch(
+    /longer than 65536 characters/,
+  );
   // The same bounds over graphql-sse's single-connection mode are out of reach here; its prepareOperation
   // parses through the same parseBounded.
-  const ok = await fetch(`${api.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __typename }' }) });
+  const ok = await fetch(`${api.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: '{ __typename }' }),
+  });
   expect(ok.status).toBe(200);
 });
 
@@ -88,12 +109,22 @@ test('rare crons are refused with 400 within a bounded search: /healthz stays un
   const rare = ['0 0 0 * 2 1#5', '59 59 23 * 2 0#5', '0 0 29 2 *', '0 0 0 * 2 5#5'];
   const healthz = await probeBeside({ url: api.url!, pid: api.proc.pid! }, control.url!);
   // 10 creates a second.
-  const answers = await paced(Array.from({ length: 24 }, (_, i) => rare[i % rare.length]), 100, async (cron) => {
-    const res = await fetch(`${api.url}/api/v1/circuits/${circuitUid}/schedules`, {
-      method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${owner.token}` }, body: JSON.stringify({ cron, input: { name: 'Ada' } }),
-    });
-    return { cron, status: res.status, body: await res.json() as { error?: { message?: string }; message?: string } };
-  });
+  const answers = await paced(
+    Array.from({ length: 24 }, (_, i) => rare[i % rare.length]),
+    100,
+    async (cron) => {
+      const res = await fetch(`${api.url}/api/v1/circuits/${circuitUid}/schedules`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${owner.token}` },
+        body: JSON.stringify({ cron, input: { name: 'Ada' } }),
+      });
+      return {
+        cron,
+        status: res.status,
+        body: (await res.json()) as { error?: { message?: string }; message?: string },
+      };
+    },
+  );
   const { victim: health, control: quiet, stretch, summary } = await healthz.stop();
   console.log(`/healthz: ${summary}`);
   for (const answer of answers) {
@@ -104,7 +135,9 @@ test('rare crons are refused with 400 within a bounded search: /healthz stays un
   expect(health.p95).toBeLessThan(HEALTHZ_MS * stretch + quiet.p95);
   // A yearly schedule is still accepted.
   const yearly = await fetch(`${api.url}/api/v1/circuits/${circuitUid}/schedules`, {
-    method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${owner.token}` }, body: JSON.stringify({ cron: '0 0 1 1 *', input: { name: 'Ada' } }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${owner.token}` },
+    body: JSON.stringify({ cron: '0 0 1 1 *', input: { name: 'Ada' } }),
   });
   expect(yearly.status).toBe(200);
 });

@@ -42,23 +42,36 @@ const publish = async (querySchema: unknown, outputSchema?: unknown, primary = f
   const res = await fetch(`${api.url}/api/v1/circuits/${circuitUid}/versions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${owner.token}` },
-    body: JSON.stringify({ ...HELLO_DEFINITION, query_schema: querySchema, ...(outputSchema ? { output_schema: outputSchema } : {}), primary }),
+    body: JSON.stringify({
+      ...HELLO_DEFINITION,
+      query_schema: querySchema,
+      ...(outputSchema ? { output_schema: outputSchema } : {}),
+      primary,
+    }),
   });
   return { status: res.status, text: await res.text() };
 };
 
 /** The issue's schema: a oneOf of 2,000 constants, 29 KB of JSON. */
-const ONE_OF_2000 = { type: 'object', properties: { name: { type: 'string' }, v: { oneOf: Array.from({ length: 2000 }, (_, i) => ({ const: i })) } } };
+const ONE_OF_2000 = {
+  type: 'object',
+  properties: { name: { type: 'string' }, v: { oneOf: Array.from({ length: 2000 }, (_, i) => ({ const: i })) } },
+};
 
 test('publishing a oneOf of 2,000 constants is a 400 at publish; /healthz stays under 50 ms meanwhile, no 5xx', async () => {
   expect(JSON.stringify(ONE_OF_2000).length).toBeGreaterThan(20_000);
   // Warmed up with another schema over the bound, so the publish path's first, cold run is not the attack's.
   const overTheBound = { oneOf: Array.from({ length: MAX_SCHEMA_NODES + 1 }, (_, i) => ({ const: i })) };
-  const healthz = await probeBeside({ url: api.url!, pid: api.proc.pid! }, control.url!, { warmUp: () => publish(overTheBound) });
+  const healthz = await probeBeside({ url: api.url!, pid: api.proc.pid! }, control.url!, {
+    warmUp: () => publish(overTheBound),
+  });
   // Three bursts of six, so /healthz is sampled often enough for a p95 to mean something.
   const answers: Awaited<ReturnType<typeof publish>>[] = [];
-  for (let burst = 0; burst < 3; burst++) answers.push(...await Promise.all(Array.from({ length: 6 }, () => publish(ONE_OF_2000))));
-  const output = await publish(HELLO_DEFINITION.query_schema, { oneOf: Array.from({ length: 2000 }, (_, i) => ({ const: i })) });
+  for (let burst = 0; burst < 3; burst++)
+    answers.push(...(await Promise.all(Array.from({ length: 6 }, () => publish(ONE_OF_2000)))));
+  const output = await publish(HELLO_DEFINITION.query_schema, {
+    oneOf: Array.from({ length: 2000 }, (_, i) => ({ const: i })),
+  });
   const { victim: health, control: quiet, stretch, summary } = await healthz.stop();
   console.log(`/healthz: ${summary}`);
   for (const answer of answers) {
@@ -76,14 +89,26 @@ test('a schema that does not compile is a 400 at publish with the reason; a sche
   expect(broken.status).toBe(400);
   expect(broken.text).toContain('is not a valid JSON Schema');
 
-  const within = { type: 'object', properties: { name: { type: 'string' }, v: { oneOf: Array.from({ length: MAX_SCHEMA_NODES - 3 }, (_, i) => ({ const: i })) } }, required: ['name'] };
+  const within = {
+    type: 'object',
+    properties: {
+      name: { type: 'string' },
+      v: { oneOf: Array.from({ length: MAX_SCHEMA_NODES - 3 }, (_, i) => ({ const: i })) },
+    },
+    required: ['name'],
+  };
   const published = await publish(within, undefined, true);
   expect(published.status).toBe(200);
-  const circuit = await (await fetch(`${api.url}/api/v1/circuits/${circuitUid}`, { headers: { authorization: `Bearer ${other.token}` } })).json() as { payload: { adaptor_uid: string } };
+  const circuit = (await (
+    await fetch(`${api.url}/api/v1/circuits/${circuitUid}`, { headers: { authorization: `Bearer ${other.token}` } })
+  ).json()) as { payload: { adaptor_uid: string } };
   // Another user's queries of it are checked against it: 400 for an input it refuses, never 5xx.
-  const query = (input: unknown) => fetch(`${api.url}/api/v1/circuit-adaptors/${circuit.payload.adaptor_uid}/query`, {
-    method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${other.token}` }, body: JSON.stringify({ input }),
-  });
+  const query = (input: unknown) =>
+    fetch(`${api.url}/api/v1/circuit-adaptors/${circuit.payload.adaptor_uid}/query`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${other.token}` },
+      body: JSON.stringify({ input }),
+    });
   const refused = await query({ name: 'Ada', v: 'not a constant' });
   expect(refused.status).toBe(400);
   expect(await refused.text()).toMatch(/input\.v/);
@@ -91,5 +116,11 @@ test('a schema that does not compile is a 400 at publish with the reason; a sche
 
 test('the compile thread uses the options of queryAjv (kept alike by hand)', () => {
   const ajv = queryAjv();
-  expect(ajv.opts).toMatchObject({ strict: false, allErrors: false, coerceTypes: false, useDefaults: false, addUsedSchema: false });
+  expect(ajv.opts).toMatchObject({
+    strict: false,
+    allErrors: false,
+    coerceTypes: false,
+    useDefaults: false,
+    addUsedSchema: false,
+  });
 });

@@ -26,7 +26,7 @@ afterAll(async () => {
   await t.close();
 });
 
-test('359 sign-in attempts with rotating usernames are limited; a real user\'s sign-in and a blob download stay within 2x idle + 100 ms', async () => {
+test("359 sign-in attempts with rotating usernames are limited; a real user's sign-in and a blob download stay within 2x idle + 100 ms", async () => {
   const victim = await createUser({ username: `victim${Date.now().toString(36)}`, password: PASSWORD });
   await makeUser();
   const web = browser(VICTIM);
@@ -37,11 +37,18 @@ test('359 sign-in attempts with rotating usernames are limited; a real user\'s s
   form.set('file', new Blob([Buffer.alloc(256 * 1024, 7)]), 'data.bin');
   const uploaded = await web.request('POST', '/settings/blobs', form);
   expect(uploaded.status).toBe(303);
-  const uid = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/.exec((await web.request('GET', '/settings/blobs')).text)![0];
+  const uid = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/.exec(
+    (await web.request('GET', '/settings/blobs')).text,
+  )![0];
   const download = async () => {
     const started = performance.now();
-    const redirect = await fetch(`${api.url}/api/v1/blobs/${uid}/download`, { redirect: 'manual', headers: { 'x-forwarded-for': VICTIM } });
-    const res = await fetch(new URL(redirect.headers.get('location')!, api.url), { headers: { 'x-forwarded-for': VICTIM } });
+    const redirect = await fetch(`${api.url}/api/v1/blobs/${uid}/download`, {
+      redirect: 'manual',
+      headers: { 'x-forwarded-for': VICTIM },
+    });
+    const res = await fetch(new URL(redirect.headers.get('location')!, api.url), {
+      headers: { 'x-forwarded-for': VICTIM },
+    });
     const bytes = (await res.arrayBuffer()).byteLength;
     expect(bytes).toBe(256 * 1024);
     return performance.now() - started;
@@ -64,10 +71,20 @@ test('359 sign-in attempts with rotating usernames are limited; a real user\'s s
   const attacker = browser(ATTACKER);
   const attackToken = await attacker.csrf('/settings/sign-in');
   let attackStatuses: number[] = [];
-  const attack = paced(Array.from({ length: 359 }, (_, i) => i), 70, async (i) => {
-    const res = await attacker.request('POST', '/settings/sign-in', new URLSearchParams({ _csrf: attackToken, username: `guess${i}`, password: `pw${i}` }));
-    return res.status;
-  }).then((statuses) => { attackStatuses = statuses; });
+  const attack = paced(
+    Array.from({ length: 359 }, (_, i) => i),
+    70,
+    async (i) => {
+      const res = await attacker.request(
+        'POST',
+        '/settings/sign-in',
+        new URLSearchParams({ _csrf: attackToken, username: `guess${i}`, password: `pw${i}` }),
+      );
+      return res.status;
+    },
+  ).then((statuses) => {
+    attackStatuses = statuses;
+  });
 
   // The real user signs in and downloads throughout the attack's 25 s (5 times, the per-account limit allowing).
   const busySignIn: number[] = [];
@@ -91,7 +108,8 @@ test('359 sign-in attempts with rotating usernames are limited; a real user\'s s
 test('attempts at one account from many addresses are limited per account', async () => {
   const user = await createUser({ username: `target${Date.now().toString(36)}`, password: PASSWORD });
   const statuses: number[] = [];
-  for (let i = 0; i < 12; i++) statuses.push((await browser(`192.0.2.${i + 1}`).signIn(user.username, 'wrong password')).status);
+  for (let i = 0; i < 12; i++)
+    statuses.push((await browser(`192.0.2.${i + 1}`).signIn(user.username, 'wrong password')).status);
   expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
   expect(statuses.slice(10)).toEqual([429, 429]);
 });

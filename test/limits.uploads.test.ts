@@ -21,14 +21,19 @@ beforeAll(async () => {
   // What is measured here is memory, not time: 600 MB pushed by one client process through loopback can leave
   // an upload without a byte for more than the default 10 s on a loaded runner, which BODY_TIMEOUT_MS answers
   // 408, rightly (test/connections.slow-uploads.test.ts); so the timeout is out of the way.
-  api = await spawnServiceProcess('api', t.databaseUrl, { TRUST_PROXY: 'loopback', BLOB_MAX_BYTES: String(FILE_BYTES), BODY_TIMEOUT_MS: '300000' });
+  api = await spawnServiceProcess('api', t.databaseUrl, {
+    TRUST_PROXY: 'loopback',
+    BLOB_MAX_BYTES: String(FILE_BYTES),
+    BODY_TIMEOUT_MS: '300000',
+  });
 });
 afterAll(async () => {
   await api?.kill();
   await t.close();
 });
 
-const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
+const rssOf = (pid: number) =>
+  Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
 
 test(`${UPLOADS} concurrent ${FILE_BYTES / MiB} MiB uploads are streamed to storage: RSS grows by a small buffer per upload, not the file`, async () => {
   const user = await createUser({ username: `up${Date.now().toString(36)}`, password: 'correct horse battery' });
@@ -46,13 +51,17 @@ test(`${UPLOADS} concurrent ${FILE_BYTES / MiB} MiB uploads are streamed to stor
   const pid = api.proc.pid!;
   const before = rssOf(pid);
   let peak = before;
-  const sampler = setInterval(() => { peak = Math.max(peak, rssOf(pid)); }, 20);
-  const statuses = await Promise.all(Array.from({ length: UPLOADS }, async (_, i) => {
-    const form = new FormData();
-    form.set('_csrf', csrf);
-    form.set('file', content, `big-${i}.bin`);
-    return (await web.request('POST', '/settings/blobs', form)).status;
-  }));
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssOf(pid));
+  }, 20);
+  const statuses = await Promise.all(
+    Array.from({ length: UPLOADS }, async (_, i) => {
+      const form = new FormData();
+      form.set('_csrf', csrf);
+      form.set('file', content, `big-${i}.bin`);
+      return (await web.request('POST', '/settings/blobs', form)).status;
+    }),
+  );
   clearInterval(sampler);
   peak = Math.max(peak, rssOf(pid));
 

@@ -1,6 +1,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, CreateTaskResultSchema, RELATED_TASK_META_KEY, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  CreateTaskResultSchema,
+  RELATED_TASK_META_KEY,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { startTestApp, TestApp } from './support/app';
 import { HELLO_DEFINITION, makeCircuit, makeUser, TestUser } from './support/factories';
 import { makeRunnableCircuit, startHoldingTarget, submitRun, waitForRun } from './support/run-factories';
@@ -34,7 +39,11 @@ afterAll(async () => {
 
 async function connect(token: string, url = t.url): Promise<Client> {
   const client = new Client({ name: 'circuit-service-tasks-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    }),
+  );
   clients.push(client);
   return client;
 }
@@ -44,7 +53,9 @@ const ledgerRows = (runUid: string) => CreditLedger.count({ where: { run_uid: ru
 
 /** tools/call with `task`: the CreateTaskResult. */
 function callAsTask(client: Client, name: string, args: Record<string, unknown>) {
-  return client.request({ method: 'tools/call', params: { name, arguments: args } }, CreateTaskResultSchema, { task: { ttl: 60_000 } });
+  return client.request({ method: 'tools/call', params: { name, arguments: args } }, CreateTaskResultSchema, {
+    task: { ttl: 60_000 },
+  });
 }
 
 test('the server offers tasks for tools/call, and every tool may be called as a task', async () => {
@@ -62,7 +73,11 @@ test('a task is its run: created at once, then its result is the output a REST q
   const client = await connect(alice.token);
 
   const messages = [];
-  for await (const message of client.experimental.tasks.callToolStream({ name: toolName(alice, circuit), arguments: { name: 'Ada' } }, CallToolResultSchema, { task: {} })) {
+  for await (const message of client.experimental.tasks.callToolStream(
+    { name: toolName(alice, circuit), arguments: { name: 'Ada' } },
+    CallToolResultSchema,
+    { task: {} },
+  )) {
     messages.push(message);
   }
   const created = messages[0];
@@ -73,7 +88,9 @@ test('a task is its run: created at once, then its result is the output a REST q
   const last = messages.at(-1)!;
   if (last.type !== 'result') throw new Error(`last message: ${JSON.stringify(last)}`);
 
-  const rest = await submitRun(t, alice.token, (await makeRunnableCircuit(alice, HELLO_DEFINITION)).adaptorUid, { input: { name: 'Ada' } });
+  const rest = await submitRun(t, alice.token, (await makeRunnableCircuit(alice, HELLO_DEFINITION)).adaptorUid, {
+    input: { name: 'Ada' },
+  });
   const restRun = await waitForRun(t, rest.body.payload.uid, alice.token);
   expect(last.result.structuredContent).toEqual({ output: restRun.result_blob.output });
   expect(last.result._meta?.[RELATED_TASK_META_KEY]).toEqual({ taskId: run.uid });
@@ -92,9 +109,16 @@ test('a long call: the task works while the run waits, tasks/result waits for it
   await holding.untilHeld(heldBefore + 1);
 
   const elsewhere = await connect(alice.token, second.url);
-  expect(await elsewhere.experimental.tasks.getTask(task.taskId)).toMatchObject({ taskId: task.taskId, status: 'working', statusMessage: 'running' });
+  expect(await elsewhere.experimental.tasks.getTask(task.taskId)).toMatchObject({
+    taskId: task.taskId,
+    status: 'working',
+    statusMessage: 'running',
+  });
   let answered = false;
-  const result = elsewhere.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema).then((r) => { answered = true; return r as CallToolResult; });
+  const result = elsewhere.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema).then((r) => {
+    answered = true;
+    return r as CallToolResult;
+  });
   // tasks/result has not answered: the run is still held (its state is read after release, below).
   expect((await CircuitRun.findByPk(task.taskId))!.state).toBe('RUNNING');
   expect(answered).toBe(false);
@@ -122,7 +146,7 @@ test('tasks/cancel cancels the run: EXCEPTION Canceled, charged once, its result
   expect(ended.error.code).toBe('Canceled');
   expect(await ledgerRows(task.taskId)).toBe(1);
 
-  const result = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema) as CallToolResult;
+  const result = (await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)) as CallToolResult;
   expect(result.isError).toBe(true);
   expect(result.content).toEqual([{ type: 'text', text: expect.stringMatching(/^Canceled: /) }]);
   await expect(client.experimental.tasks.cancelTask(task.taskId)).rejects.toThrow(/terminal status: cancelled/);
@@ -130,13 +154,19 @@ test('tasks/cancel cancels the run: EXCEPTION Canceled, charged once, its result
 
 test('an EXCEPTION run is a failed task whose result is the tool error', async () => {
   const alice = await makeUser();
-  const { circuit } = await makeRunnableCircuit(alice, { query_schema: { type: 'object' }, steps: [{ id: 'check', kind: 'transform', expression: '$error("nope")' }] });
+  const { circuit } = await makeRunnableCircuit(alice, {
+    query_schema: { type: 'object' },
+    steps: [{ id: 'check', kind: 'transform', expression: '$error("nope")' }],
+  });
   const client = await connect(alice.token);
   const { task } = await callAsTask(client, toolName(alice, circuit), {});
-  const result = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema) as CallToolResult;
+  const result = (await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)) as CallToolResult;
   expect(result.isError).toBe(true);
   expect(result.content).toEqual([{ type: 'text', text: expect.stringMatching(/^StepFailed: .*nope/) }]);
-  expect(await client.experimental.tasks.getTask(task.taskId)).toMatchObject({ status: 'failed', statusMessage: expect.stringMatching(/^StepFailed: /) });
+  expect(await client.experimental.tasks.getTask(task.taskId)).toMatchObject({
+    status: 'failed',
+    statusMessage: expect.stringMatching(/^StepFailed: /),
+  });
 });
 
 test("a task is its caller's only: another user's run, a made-up id and a huge one are all 'not found'", async () => {
@@ -150,7 +180,9 @@ test("a task is its caller's only: another user's run, a made-up id and a huge o
   const intruder = await connect(mallory.token);
   for (const taskId of [task.taskId, '00000000-0000-4000-8000-000000000000', 'not-a-uid', 'x'.repeat(100_000)]) {
     await expect(intruder.experimental.tasks.getTask(taskId)).rejects.toThrow(/Task not found/);
-    await expect(intruder.experimental.tasks.getTaskResult(taskId, CallToolResultSchema)).rejects.toThrow(/Task not found/);
+    await expect(intruder.experimental.tasks.getTaskResult(taskId, CallToolResultSchema)).rejects.toThrow(
+      /Task not found/,
+    );
     await expect(intruder.experimental.tasks.cancelTask(taskId)).rejects.toThrow(/Task not found/);
   }
   expect((await CircuitRun.findByPk(task.taskId))!.state).toBe('RUNNING');

@@ -11,7 +11,9 @@ beforeAll(async () => {
   doc = (await t.rest('GET', '/openapi.json')).body;
   types = await openApiTypes(doc);
 });
-afterAll(async () => { await t?.close(); });
+afterAll(async () => {
+  await t?.close();
+});
 
 /** The generated text of one operation's request body or success payload (up to its closing brace at that indentation). */
 function operationBlock(operationId: string): string {
@@ -23,7 +25,8 @@ function operationBlock(operationId: string): string {
 
 test('operationIds are unique and readable (no numbered duplicates); the SSE route is StreamCircuitRunEvents', () => {
   const ids: string[] = [];
-  for (const methods of Object.values<any>(doc.paths)) for (const operation of Object.values<any>(methods)) ids.push(operation.operationId);
+  for (const methods of Object.values<any>(doc.paths))
+    for (const operation of Object.values<any>(methods)) ids.push(operation.operationId);
   expect(ids.length).toBe(routes.length);
   expect(new Set(ids).size).toBe(ids.length);
   for (const id of ids) expect(id).toMatch(/^[A-Z][A-Za-z]+$/);
@@ -38,14 +41,27 @@ test("a query's input and a schedule's input are free-form objects, not Record<s
   const schedule = operationBlock('CreateCircuitSchedule');
   expect(schedule).toMatch(/input: \{\s*\[key: string\]: unknown;\s*\};/);
   // No schema is typed as an empty object but the three bodies that take none (deprecate, star, unstar).
-  const empties = types.split('\n').filter((line) => line.includes('Record<string, never>')).map((line) => line.trim());
-  expect(empties.sort()).toEqual([...Array(3).fill('"application/json": Record<string, never>;'), 'export type $defs = Record<string, never>;', 'export type webhooks = Record<string, never>;']);
+  const empties = types
+    .split('\n')
+    .filter((line) => line.includes('Record<string, never>'))
+    .map((line) => line.trim());
+  expect(empties.sort()).toEqual([
+    ...Array(3).fill('"application/json": Record<string, never>;'),
+    'export type $defs = Record<string, never>;',
+    'export type webhooks = Record<string, never>;',
+  ]);
 });
 
 test("a run's result_blob is typed: output, steps with kind, output, started_at, ended_at, credits and llm usage", () => {
-  expect(types).toMatch(/RunResult: \{[\s\S]*?output: unknown;[\s\S]*?steps: \{\s*\[key: string\]: components\["schemas"\]\["RunStepResult"\];/);
-  expect(types).toMatch(/RunStepResult: \{[\s\S]*?kind: string;[\s\S]*?started_at: string;[\s\S]*?ended_at: string;[\s\S]*?credits: number;[\s\S]*?usage\?: components\["schemas"\]\["LlmUsage"\];/);
-  expect(types).toMatch(/LlmUsage: \{[\s\S]*?prompt_tokens: number;[\s\S]*?completion_tokens: number;[\s\S]*?total_tokens: number;/);
+  expect(types).toMatch(
+    /RunResult: \{[\s\S]*?output: unknown;[\s\S]*?steps: \{\s*\[key: string\]: components\["schemas"\]\["RunStepResult"\];/,
+  );
+  expect(types).toMatch(
+    /RunStepResult: \{[\s\S]*?kind: string;[\s\S]*?started_at: string;[\s\S]*?ended_at: string;[\s\S]*?credits: number;[\s\S]*?usage\?: components\["schemas"\]\["LlmUsage"\];/,
+  );
+  expect(types).toMatch(
+    /LlmUsage: \{[\s\S]*?prompt_tokens: number;[\s\S]*?completion_tokens: number;[\s\S]*?total_tokens: number;/,
+  );
   const run = operationBlock('GetCircuitRun');
   expect(run).toContain('result_blob?: components["schemas"]["RunResult"]');
 });

@@ -12,7 +12,9 @@ beforeAll(async () => {
   expect(res.headers.get('content-type')).toMatch(/application\/json/);
   doc = res.body;
 });
-afterAll(async () => { await t?.close(); });
+afterAll(async () => {
+  await t?.close();
+});
 
 test('GET /api/v1/openapi.json is a valid OpenAPI 3.1 document', async () => {
   expect(doc.openapi).toMatch(/^3\.1\./);
@@ -26,7 +28,10 @@ test('every route of the table appears with its method, path parameters, tag and
   const operationIds = new Set<string>();
   for (const route of routes) {
     const operation = doc.paths[openApiPath(route.path)]?.[route.method.toLowerCase()];
-    expect({ route: `${route.method} ${route.path}`, found: Boolean(operation) }).toEqual({ route: `${route.method} ${route.path}`, found: true });
+    expect({ route: `${route.method} ${route.path}`, found: Boolean(operation) }).toEqual({
+      route: `${route.method} ${route.path}`,
+      found: true,
+    });
     expect(operation.summary).toBe(route.summary);
     expect(operation.tags).toEqual([route.tag]);
     expect(operationIds.has(operation.operationId)).toBe(false);
@@ -37,7 +42,8 @@ test('every route of the table appears with its method, path parameters, tag and
       const parameter = operation.parameters.find((p: any) => p.in === 'query' && p.name === name);
       expect(parameter).toMatchObject({ required: spec.required ?? false, schema: spec.schema });
     }
-    const expectedSecurity = route.auth === 'required' ? [{ bearerAuth: [] }] : route.auth === 'optional' ? [{}, { bearerAuth: [] }] : [];
+    const expectedSecurity =
+      route.auth === 'required' ? [{ bearerAuth: [] }] : route.auth === 'optional' ? [{}, { bearerAuth: [] }] : [];
     expect(operation.security).toEqual(expectedSecurity);
     const shape = route.shape ?? 'object';
     if (shape === 'redirect') expect(Object.keys(operation.responses)).toContain('302');
@@ -60,7 +66,16 @@ test('response payloads are typed from the GraphQL operation the route runs', ()
   expect(envelope.required).toEqual(['status', 'payload']);
   const payload = envelope.properties.payload;
   expect(payload.type).toBe('object');
-  for (const field of ['uid', 'name', 'username', 'is_private', 'is_protected', 'adaptor_uid', 'primary_version_uid', 'created_at']) {
+  for (const field of [
+    'uid',
+    'name',
+    'username',
+    'is_private',
+    'is_protected',
+    'adaptor_uid',
+    'primary_version_uid',
+    'created_at',
+  ]) {
     expect(payload.properties).toHaveProperty(field);
   }
   expect(payload.properties.is_private).toEqual({ type: 'boolean' });
@@ -69,11 +84,14 @@ test('response payloads are typed from the GraphQL operation the route runs', ()
 
   const error = doc.components.schemas.Error;
   expect(error.properties.error.required).toEqual(['message', 'code']);
-  expect(doc.components.responses.NotFound.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+  expect(doc.components.responses.NotFound.content['application/json'].schema).toEqual({
+    $ref: '#/components/schemas/Error',
+  });
 
   const page = routes.find((r) => r.shape === 'page');
   if (page) {
-    const schema = doc.paths[openApiPath(page.path)][page.method.toLowerCase()].responses['200'].content['application/json'].schema;
+    const schema =
+      doc.paths[openApiPath(page.path)][page.method.toLowerCase()].responses['200'].content['application/json'].schema;
     expect(schema.required).toEqual(['meta', 'data']);
     expect(schema.properties.meta).toEqual({ $ref: '#/components/schemas/PageMeta' });
     expect(schema.properties.data.type).toBe('array');

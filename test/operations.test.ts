@@ -7,8 +7,16 @@ import { makeCircuit, makeUser, TestUser } from './support/factories';
 
 /** Every log line the app writes, at debug level, with the service's redaction rules. */
 const logText: string[] = [];
-const sink = new Writable({ write(chunk, _encoding, done) { logText.push(String(chunk)); done(); } });
-const log = pino({ level: 'debug', redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { service: 'circuit-service' } }, sink);
+const sink = new Writable({
+  write(chunk, _encoding, done) {
+    logText.push(String(chunk));
+    done();
+  },
+});
+const log = pino(
+  { level: 'debug', redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { service: 'circuit-service' } },
+  sink,
+);
 
 let t: TestApp;
 let owner: TestUser;
@@ -18,9 +26,16 @@ beforeAll(async () => {
   t = await startTestApp({ logLevel: 'debug' }, { log });
   owner = await makeUser({ password: PASSWORD });
 });
-afterAll(async () => { await t?.close(); });
+afterAll(async () => {
+  await t?.close();
+});
 
-const logLines = () => logText.join('').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, any>);
+const logLines = () =>
+  logText
+    .join('')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, any>);
 
 test('/healthz answers without touching the database; /readyz checks it', async () => {
   const health = await t.http('GET', '/healthz');
@@ -66,9 +81,23 @@ test('logs carry a request id on every request line and never a token or a passw
   const badToken = 'cst_this-is-not-a-real-token-but-still-secret';
   logText.length = 0;
 
-  expect((await t.rest('GET', `/circuits/${circuit.uid}`, { token: owner.token, headers: { 'X-Request-Id': 'req-with-token' } })).status).toBe(200);
+  expect(
+    (
+      await t.rest('GET', `/circuits/${circuit.uid}`, {
+        token: owner.token,
+        headers: { 'X-Request-Id': 'req-with-token' },
+      })
+    ).status,
+  ).toBe(200);
   expect((await t.rest('GET', `/circuits/${circuit.uid}`, { token: badToken })).status).toBe(401);
-  expect((await t.rest('POST', '/circuits', { token: owner.token, body: { name: 'logged-circuit', description: 'ordinary' } })).status).toBe(200);
+  expect(
+    (
+      await t.rest('POST', '/circuits', {
+        token: owner.token,
+        body: { name: 'logged-circuit', description: 'ordinary' },
+      })
+    ).status,
+  ).toBe(200);
   const gql = await t.gql('query { viewer { username } }', {}, owner.token);
   expect(gql.errors).toBeUndefined();
   // Query-string tokens are not accepted, but must not be logged either.
@@ -81,13 +110,22 @@ test('logs carry a request id on every request line and never a token or a passw
   const cookie = signIn.headers.get('set-cookie')?.split(';')[0] ?? '';
   const form = new URLSearchParams({ _csrf: csrf, username: owner.username, password: PASSWORD }).toString();
   const posted = await fetch(`${t.url}/settings/sign-in`, {
-    method: 'POST', redirect: 'manual', body: form, headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+    method: 'POST',
+    redirect: 'manual',
+    body: form,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
   });
   expect([303, 302]).toContain(posted.status);
   // The sign-in's own request line is the last thing logged for it: only once it is there is the absence
   // of the password below a finding (a fixed sleep would pass just as well before anything was written).
   const deadline = Date.now() + 10_000;
-  const signInLogged = () => logLines().some((line) => line.msg === 'request completed' && line.req?.method === 'POST' && String(line.req?.url).startsWith('/settings/sign-in'));
+  const signInLogged = () =>
+    logLines().some(
+      (line) =>
+        line.msg === 'request completed' &&
+        line.req?.method === 'POST' &&
+        String(line.req?.url).startsWith('/settings/sign-in'),
+    );
   while (!signInLogged() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
   expect(signInLogged()).toBe(true);
 
@@ -105,7 +143,9 @@ test('logs carry a request id on every request line and never a token or a passw
 });
 
 test('credentials in a query string are redacted from logged URLs', () => {
-  expect(redactUrl('/api/v1/search?search=x&access_token=abc&page=2')).toBe('/api/v1/search?search=x&access_token=[redacted]&page=2');
+  expect(redactUrl('/api/v1/search?search=x&access_token=abc&page=2')).toBe(
+    '/api/v1/search?search=x&access_token=[redacted]&page=2',
+  );
   expect(redactUrl('/x?password=hunter2')).toBe('/x?password=[redacted]');
   expect(redactUrl('/x/cst_abcDEF-123_x?q=cst_zzz')).toBe('/x/cst_[redacted]?q=cst_[redacted]');
   expect(redactUrl('/plain/path')).toBe('/plain/path');

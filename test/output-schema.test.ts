@@ -9,10 +9,15 @@ beforeAll(async () => {
   t = await startTestApp();
   owner = await makeUser();
 });
-afterAll(async () => { await t?.close(); });
+afterAll(async () => {
+  await t?.close();
+});
 
 async function circuitWith(outputSchema: unknown) {
-  const created = await t.rest('POST', '/circuits', { token: owner.token, body: { name: `out-${Math.random().toString(36).slice(2)}` } });
+  const created = await t.rest('POST', '/circuits', {
+    token: owner.token,
+    body: { name: `out-${Math.random().toString(36).slice(2)}` },
+  });
   expect(created.status).toBe(200);
   const published = await t.rest('POST', `/circuits/${created.body.payload.uid}/versions`, {
     token: owner.token,
@@ -26,7 +31,11 @@ async function circuitWith(outputSchema: unknown) {
   return { adaptorUid: created.body.payload.adaptor_uid as string, published };
 }
 
-const SCHEMA = { type: 'object', properties: { score: { type: 'number', maximum: 10 }, label: { type: 'string' } }, required: ['score', 'label'] };
+const SCHEMA = {
+  type: 'object',
+  properties: { score: { type: 'number', maximum: 10 }, label: { type: 'string' } },
+  required: ['score', 'label'],
+};
 
 test('an output that satisfies output_schema completes the run', async () => {
   const { adaptorUid, published } = await circuitWith(SCHEMA);

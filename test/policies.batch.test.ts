@@ -27,12 +27,18 @@ let privateAdaptor: string;
 let runUid: string;
 
 beforeAll(async () => {
-  const [other, submitter, circuitOwner, admin] = await Promise.all([makeUser(), makeUser(), makeUser(), makeUser({ isAdmin: true })]);
+  const [other, submitter, circuitOwner, admin] = await Promise.all([
+    makeUser(),
+    makeUser(),
+    makeUser(),
+    makeUser({ isAdmin: true }),
+  ]);
   users = { other, submitter, circuitOwner, admin };
   publicAdaptor = (await makeRunnableCircuit(circuitOwner, HELLO_DEFINITION)).adaptorUid;
   privateAdaptor = (await makeRunnableCircuit(circuitOwner, HELLO_DEFINITION, { isPrivate: true })).adaptorUid;
   const created = await t.rest('POST', `/circuit-adaptors/${publicAdaptor}/batches`, {
-    token: submitter.token, body: { inputs: [{ name: 'a' }], tags: ['mine'], metadata: { k: 'v' } },
+    token: submitter.token,
+    body: { inputs: [{ name: 'a' }], tags: ['mine'], metadata: { k: 'v' } },
   });
   expect(created.status).toBe(200);
   batchUid = created.body.payload.uid;
@@ -41,23 +47,35 @@ beforeAll(async () => {
   await waitForRun(t, runUid, submitter.token);
 });
 
-const cells = Object.entries(TABLE).flatMap(([role, row]) => Object.entries(row).map(([action, status]) => [role, action, status] as [Role, Action, number]));
+const cells = Object.entries(TABLE).flatMap(([role, row]) =>
+  Object.entries(row).map(([action, status]) => [role, action, status] as [Role, Action, number]),
+);
 
 test.each(cells)('%s → %s a batch: %i', async (role, action, status) => {
   const token = role === 'anonymous' ? undefined : users[role].token;
-  const res = action === 'get' ? await t.rest('GET', `/batches/${batchUid}`, { token })
-    : action === 'runs' ? await t.rest('GET', `/batches/${batchUid}/runs`, { token })
-      : await t.rest('POST', `/batches/${batchUid}/cancel`, { token });
+  const res =
+    action === 'get'
+      ? await t.rest('GET', `/batches/${batchUid}`, { token })
+      : action === 'runs'
+        ? await t.rest('GET', `/batches/${batchUid}/runs`, { token })
+        : await t.rest('POST', `/batches/${batchUid}/cancel`, { token });
   expect(res.status).toBe(status);
   if (status >= 400) expect(res.body.error.code).toBe({ 401: 'Unauthorized', 403: 'NotAllowed' }[status]);
 });
 
 test.each([
-  ['anonymous', 'public', 401], ['other', 'public', 200], ['other', 'private', 403], ['circuitOwner', 'private', 200], ['admin', 'private', 403],
+  ['anonymous', 'public', 401],
+  ['other', 'public', 200],
+  ['other', 'private', 403],
+  ['circuitOwner', 'private', 200],
+  ['admin', 'private', 403],
 ] as const)('%s submits a batch of a %s circuit: %i, as a query answers', async (role, visibility, status) => {
   const token = role === 'anonymous' ? undefined : users[role].token;
   const adaptor = visibility === 'public' ? publicAdaptor : privateAdaptor;
-  const res = await t.rest('POST', `/circuit-adaptors/${adaptor}/batches`, { token, body: { inputs: [{ name: 'x' }] } });
+  const res = await t.rest('POST', `/circuit-adaptors/${adaptor}/batches`, {
+    token,
+    body: { inputs: [{ name: 'x' }] },
+  });
   expect(res.status).toBe(status);
   const query = await t.rest('POST', `/circuit-adaptors/${adaptor}/query`, { token, body: { input: { name: 'x' } } });
   expect(query.status).toBe(status);

@@ -42,21 +42,25 @@ afterAll(async () => {
 
 async function perform(action: Action, token: string | undefined): Promise<number | boolean> {
   switch (action) {
-    case 'get': return (await t.rest('GET', `/blobs/${blob.uid}`, { token })).status;
-    case 'download': return (await t.rest('GET', `/blobs/${blob.uid}/download`, { token })).status;
+    case 'get':
+      return (await t.rest('GET', `/blobs/${blob.uid}`, { token })).status;
+    case 'download':
+      return (await t.rest('GET', `/blobs/${blob.uid}/download`, { token })).status;
     case 'storage': {
       const { payload } = (await t.rest('GET', `/blobs/${blob.uid}`, { token })).body;
       // Both or neither: one without the other would be a half-applied rule.
       expect('blob_type' in payload).toBe('path' in payload);
       return 'path' in payload;
     }
-    case 'canDelete': return (await t.rest('GET', `/blobs/${blob.uid}`, { token })).body.payload.can_delete;
+    case 'canDelete':
+      return (await t.rest('GET', `/blobs/${blob.uid}`, { token })).body.payload.can_delete;
   }
 }
 
 const cases: [Role, Action, number | boolean][] = [];
 for (const [role, row] of Object.entries(TABLE) as [Role, Row][]) {
-  for (const [action, expected] of Object.entries(row) as [Action, number | boolean][]) cases.push([role, action, expected]);
+  for (const [action, expected] of Object.entries(row) as [Action, number | boolean][])
+    cases.push([role, action, expected]);
 }
 
 test.each(cases)('%s caller, %s → %p', async (role, action, expected) => {

@@ -14,19 +14,64 @@ type Visibility = 'public' | 'private';
 type Action = 'get' | 'getByName' | 'circuits' | 'ping' | 'star' | 'update' | 'addCircuit' | 'removeCircuit';
 type Row = Record<Action, number | boolean>;
 
-const OWNER: Row = { get: 200, getByName: 200, circuits: 200, ping: true, star: 200, update: 200, addCircuit: 200, removeCircuit: 200 };
-const READER: Row = { get: 200, getByName: 200, circuits: 200, ping: true, star: 200, update: 403, addCircuit: 403, removeCircuit: 403 };
-const SHUT_OUT: Row = { get: 403, getByName: 403, circuits: 403, ping: false, star: 403, update: 403, addCircuit: 403, removeCircuit: 403 };
+const OWNER: Row = {
+  get: 200,
+  getByName: 200,
+  circuits: 200,
+  ping: true,
+  star: 200,
+  update: 200,
+  addCircuit: 200,
+  removeCircuit: 200,
+};
+const READER: Row = {
+  get: 200,
+  getByName: 200,
+  circuits: 200,
+  ping: true,
+  star: 200,
+  update: 403,
+  addCircuit: 403,
+  removeCircuit: 403,
+};
+const SHUT_OUT: Row = {
+  get: 403,
+  getByName: 403,
+  circuits: 403,
+  ping: false,
+  star: 403,
+  update: 403,
+  addCircuit: 403,
+  removeCircuit: 403,
+};
 
 const TABLE: Record<Visibility, Record<Role, Row>> = {
   public: {
-    anonymous: { get: 200, getByName: 200, circuits: 200, ping: true, star: 401, update: 401, addCircuit: 401, removeCircuit: 401 },
+    anonymous: {
+      get: 200,
+      getByName: 200,
+      circuits: 200,
+      ping: true,
+      star: 401,
+      update: 401,
+      addCircuit: 401,
+      removeCircuit: 401,
+    },
     other: READER,
     owner: OWNER,
     admin: READER,
   },
   private: {
-    anonymous: { get: 401, getByName: 401, circuits: 401, ping: false, star: 401, update: 401, addCircuit: 401, removeCircuit: 401 },
+    anonymous: {
+      get: 401,
+      getByName: 401,
+      circuits: 401,
+      ping: false,
+      star: 401,
+      update: 401,
+      addCircuit: 401,
+      removeCircuit: 401,
+    },
     other: SHUT_OUT,
     owner: OWNER,
     admin: SHUT_OUT,
@@ -47,23 +92,33 @@ beforeAll(async () => {
   boards.public = await makeBoard(users.owner, { name: 'pub' });
   boards.private = await makeBoard(users.owner, { name: 'priv', isPrivate: true });
 });
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+});
 
 async function perform(action: Action, board: Board, token: string | undefined): Promise<number | boolean> {
   const byName = `/users/${users.owner.username}/boards/${board.name}`;
   switch (action) {
-    case 'get': return (await t.rest('GET', `/boards/${board.uid}`, { token })).status;
-    case 'getByName': return (await t.rest('GET', `/boards/by-username/${users.owner.username}/${board.name}`, { token })).status;
-    case 'circuits': return (await t.rest('GET', `/boards/${board.uid}/circuits`, { token })).status;
+    case 'get':
+      return (await t.rest('GET', `/boards/${board.uid}`, { token })).status;
+    case 'getByName':
+      return (await t.rest('GET', `/boards/by-username/${users.owner.username}/${board.name}`, { token })).status;
+    case 'circuits':
+      return (await t.rest('GET', `/boards/${board.uid}/circuits`, { token })).status;
     case 'ping': {
       const res = await t.rest('GET', `${byName}/ping`, { token });
       expect(res.status).toBe(200);
       return res.body.payload;
     }
-    case 'star': return (await t.rest('POST', `${byName}/stars`, { token })).status;
-    case 'update': return (await t.rest('PUT', `/boards/${board.uid}`, { token, body: { description: 'changed' } })).status;
-    case 'addCircuit': return (await t.rest('POST', `/boards/${board.uid}/circuits`, { token, body: { circuit_uid: circuit.uid } })).status;
-    case 'removeCircuit': return (await t.rest('DELETE', `/boards/${board.uid}/circuits/${circuit.uid}`, { token })).status;
+    case 'star':
+      return (await t.rest('POST', `${byName}/stars`, { token })).status;
+    case 'update':
+      return (await t.rest('PUT', `/boards/${board.uid}`, { token, body: { description: 'changed' } })).status;
+    case 'addCircuit':
+      return (await t.rest('POST', `/boards/${board.uid}/circuits`, { token, body: { circuit_uid: circuit.uid } }))
+        .status;
+    case 'removeCircuit':
+      return (await t.rest('DELETE', `/boards/${board.uid}/circuits/${circuit.uid}`, { token })).status;
   }
 }
 
@@ -72,6 +127,10 @@ const cases = cellsOf(TABLE);
 test.each(cases)('%s board, %s caller, %s → %p', async (visibility, role, action, expected) => {
   const token = role === 'anonymous' ? undefined : users[role].token;
   // removeCircuit needs the circuit in the board to answer 200 for its owner.
-  if (action === 'removeCircuit') await t.rest('POST', `/boards/${boards[visibility].uid}/circuits`, { token: users.owner.token, body: { circuit_uid: circuit.uid } });
+  if (action === 'removeCircuit')
+    await t.rest('POST', `/boards/${boards[visibility].uid}/circuits`, {
+      token: users.owner.token,
+      body: { circuit_uid: circuit.uid },
+    });
   expect(await perform(action, boards[visibility], token)).toBe(expected);
 });

@@ -22,20 +22,70 @@ type Row = Record<Action, number | boolean>;
 
 // approve: these runs have ended, so the starter, whom the policy lets decide, meets 409 (nothing waits).
 // replay: the starter only; compare: whoever may read the run (compared with itself here).
-const STARTER: Row = { get: 200, eventsUrl: 200, events: 200, error: true, cancel: 200, deliveries: 200, approve: 409, replay: 200, compare: 200 };
-const READER: Row = { get: 200, eventsUrl: 200, events: 200, error: false, cancel: 403, deliveries: 403, approve: 403, replay: 403, compare: 200 };
-const SHUT_OUT: Row = { get: 403, eventsUrl: 403, events: 403, error: 403, cancel: 403, deliveries: 403, approve: 403, replay: 403, compare: 403 };
+const STARTER: Row = {
+  get: 200,
+  eventsUrl: 200,
+  events: 200,
+  error: true,
+  cancel: 200,
+  deliveries: 200,
+  approve: 409,
+  replay: 200,
+  compare: 200,
+};
+const READER: Row = {
+  get: 200,
+  eventsUrl: 200,
+  events: 200,
+  error: false,
+  cancel: 403,
+  deliveries: 403,
+  approve: 403,
+  replay: 403,
+  compare: 200,
+};
+const SHUT_OUT: Row = {
+  get: 403,
+  eventsUrl: 403,
+  events: 403,
+  error: 403,
+  cancel: 403,
+  deliveries: 403,
+  approve: 403,
+  replay: 403,
+  compare: 403,
+};
 
 // Only the circuit owner may make a run public, so a public run's starter is its circuit's owner.
 const TABLE: Record<Visibility, Partial<Record<Role, Row>>> = {
   public: {
-    anonymous: { get: 200, eventsUrl: 200, events: 200, error: false, cancel: 401, deliveries: 401, approve: 401, replay: 401, compare: 200 },
+    anonymous: {
+      get: 200,
+      eventsUrl: 200,
+      events: 200,
+      error: false,
+      cancel: 401,
+      deliveries: 401,
+      approve: 401,
+      replay: 401,
+      compare: 200,
+    },
     other: READER,
     starter: STARTER,
     admin: READER,
   },
   private: {
-    anonymous: { get: 401, eventsUrl: 401, events: 401, error: 401, cancel: 401, deliveries: 401, approve: 401, replay: 401, compare: 401 },
+    anonymous: {
+      get: 401,
+      eventsUrl: 401,
+      events: 401,
+      error: 401,
+      cancel: 401,
+      deliveries: 401,
+      approve: 401,
+      replay: 401,
+      compare: 401,
+    },
     other: SHUT_OUT,
     starter: STARTER,
     circuitOwner: SHUT_OUT,
@@ -52,7 +102,10 @@ const START: Record<CircuitKind, Record<Starter, [number, number]>> = {
   private: { anonymous: [401, 401], other: [403, 403], owner: [200, 200], admin: [403, 403] },
 };
 
-const FAILING = { query_schema: { type: 'object' }, steps: [{ id: 'boom', kind: 'transform', expression: '$error("boom")' }] };
+const FAILING = {
+  query_schema: { type: 'object' },
+  steps: [{ id: 'boom', kind: 'transform', expression: '$error("boom")' }],
+};
 
 let t: TestApp;
 const users = {} as Record<'owner' | 'starter' | 'other' | 'admin', TestUser>;
@@ -66,30 +119,43 @@ beforeAll(async () => {
   users.other = await makeUser();
   users.admin = await makeUser({ isAdmin: true });
   const { adaptorUid } = await makeRunnableCircuit(users.owner, FAILING);
-  for (const [visibility, by] of [['public', users.owner], ['private', users.starter]] as const) {
+  for (const [visibility, by] of [
+    ['public', users.owner],
+    ['private', users.starter],
+  ] as const) {
     const res = await submitRun(t, by.token, adaptorUid, { input: {}, is_public: visibility === 'public' });
     expect(res.status).toBe(200);
-    expect(await waitForRun(t, res.body.payload.uid, by.token)).toMatchObject({ state: 'EXCEPTION', is_public: visibility === 'public' });
+    expect(await waitForRun(t, res.body.payload.uid, by.token)).toMatchObject({
+      state: 'EXCEPTION',
+      is_public: visibility === 'public',
+    });
     runs[visibility] = (await CircuitRun.findByPk(res.body.payload.uid))!;
   }
   adaptors.public = (await makeRunnableCircuit(users.owner, FAILING)).adaptorUid;
   adaptors.protected = (await makeRunnableCircuit(users.owner, FAILING, { isProtected: true })).adaptorUid;
   adaptors.private = (await makeRunnableCircuit(users.owner, FAILING, { isPrivate: true })).adaptorUid;
 });
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+});
 
 function tokenOf(role: Role, visibility: Visibility): string | undefined {
   switch (role) {
-    case 'anonymous': return undefined;
-    case 'starter': return visibility === 'public' ? users.owner.token : users.starter.token;
-    case 'circuitOwner': return users.owner.token;
-    default: return users[role].token;
+    case 'anonymous':
+      return undefined;
+    case 'starter':
+      return visibility === 'public' ? users.owner.token : users.starter.token;
+    case 'circuitOwner':
+      return users.owner.token;
+    default:
+      return users[role].token;
   }
 }
 
 async function perform(action: Action, run: CircuitRun, token: string | undefined): Promise<number | boolean> {
   switch (action) {
-    case 'get': return (await t.rest('GET', `/circuit-runs/${run.uid}`, { token })).status;
+    case 'get':
+      return (await t.rest('GET', `/circuit-runs/${run.uid}`, { token })).status;
     case 'eventsUrl': {
       // Who may read the run gets a signed URL, which then opens the stream without a token.
       const res = await t.rest('POST', `/circuit-runs/${run.uid}/events/url`, { token });
@@ -97,16 +163,23 @@ async function perform(action: Action, run: CircuitRun, token: string | undefine
       const url = new URL(res.body.payload.url);
       return (await readSse(`${t.url}${url.pathname}${url.search}`)).status;
     }
-    case 'events': return (await readSse(`${t.url}/api/v1/circuit-runs/${run.uid}/events`, { token })).status;
+    case 'events':
+      return (await readSse(`${t.url}/api/v1/circuit-runs/${run.uid}/events`, { token })).status;
     case 'error': {
       const res = await t.rest('GET', `/circuit-runs/${run.uid}`, { token });
       return res.status === 200 ? 'error' in res.body.payload : res.status;
     }
-    case 'cancel': return (await t.rest('POST', `/circuit-runs/${run.uid}/cancel`, { token })).status;
-    case 'deliveries': return (await t.rest('GET', `/circuit-runs/${run.uid}/webhook-deliveries`, { token })).status;
-    case 'approve': return (await t.rest('POST', `/circuit-runs/${run.uid}/approvals/review`, { token, body: { approved: true } })).status;
-    case 'replay': return (await t.rest('POST', `/circuit-runs/${run.uid}/replay`, { token, body: {} })).status;
-    case 'compare': return (await t.rest('GET', `/circuit-runs/${run.uid}/compare/${run.uid}`, { token })).status;
+    case 'cancel':
+      return (await t.rest('POST', `/circuit-runs/${run.uid}/cancel`, { token })).status;
+    case 'deliveries':
+      return (await t.rest('GET', `/circuit-runs/${run.uid}/webhook-deliveries`, { token })).status;
+    case 'approve':
+      return (await t.rest('POST', `/circuit-runs/${run.uid}/approvals/review`, { token, body: { approved: true } }))
+        .status;
+    case 'replay':
+      return (await t.rest('POST', `/circuit-runs/${run.uid}/replay`, { token, body: {} })).status;
+    case 'compare':
+      return (await t.rest('GET', `/circuit-runs/${run.uid}/compare/${run.uid}`, { token })).status;
   }
 }
 
@@ -139,7 +212,8 @@ describe('the derived forms select exactly what runPermits allows', () => {
   const ours = () => Object.values(runs).map((run) => run.uid);
   const allowed = (viewer: User | null, action: RunAction) =>
     (Object.keys(runs) as Visibility[]).filter((visibility) => runPermits(viewer, runs[visibility], action)).sort();
-  const visibilityOf = (uid: string) => (Object.keys(runs) as Visibility[]).find((visibility) => runs[visibility].uid === uid)!;
+  const visibilityOf = (uid: string) =>
+    (Object.keys(runs) as Visibility[]).find((visibility) => runs[visibility].uid === uid)!;
 
   test.each(viewers)('%s: readableRunsWhere', async (_name, viewer) => {
     const found = await CircuitRun.findAll({ where: { [Op.and]: [readableRunsWhere(viewer()), { uid: ours() }] } });
@@ -153,7 +227,10 @@ describe('the derived forms select exactly what runPermits allows', () => {
         `SELECT r.uid FROM circuit_runs r WHERE r.uid IN (:ours) AND ${where.sql}`,
         { type: QueryTypes.SELECT, replacements: { ours: ours(), ...where.replacements } },
       );
-      expect({ action, runs: rows.map((r) => visibilityOf(r.uid)).sort() }).toEqual({ action, runs: allowed(viewer(), action) });
+      expect({ action, runs: rows.map((r) => visibilityOf(r.uid)).sort() }).toEqual({
+        action,
+        runs: allowed(viewer(), action),
+      });
     }
   });
 

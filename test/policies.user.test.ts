@@ -43,14 +43,20 @@ beforeAll(async () => {
   other = await makeUser();
   admin = await makeUser({ isAdmin: true });
 });
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+});
 
 function tokenOf(role: Role, visibility: Visibility): string | undefined {
   switch (role) {
-    case 'anonymous': return undefined;
-    case 'self': return profiles[visibility].token;
-    case 'other': return other.token;
-    case 'admin': return admin.token;
+    case 'anonymous':
+      return undefined;
+    case 'self':
+      return profiles[visibility].token;
+    case 'other':
+      return other.token;
+    case 'admin':
+      return admin.token;
   }
 }
 
@@ -75,13 +81,25 @@ test.each(cases)('%s profile, %s caller, %s → %p', async (visibility, role, ac
   expect(await perform(action, profiles[visibility], tokenOf(role, visibility))).toBe(expected);
 });
 
-test.each(['anonymous', 'other', 'self', 'admin'] as Role[])('%s: visibleProfilesSql shows what profileVisible allows', async (role) => {
-  const viewer: User | null = role === 'anonymous' ? null : role === 'self' ? profiles.private.user : role === 'other' ? other.user : admin.user;
-  const candidates = [profiles.public.user, profiles.private.user, ...(viewer ? [viewer] : [])];
-  const visible = visibleProfilesSql('u', viewer);
-  const rows = await t.app.services.sequelize.query<{ uid: string }>(
-    `SELECT u.uid FROM users u WHERE u.uid IN (:uids) AND ${visible.sql}`,
-    { type: QueryTypes.SELECT, replacements: { uids: candidates.map((u) => u.uid), ...visible.replacements } },
-  );
-  expect(rows.map((r) => r.uid).sort()).toEqual([...new Set(candidates.filter((u) => profileVisible(viewer, u)).map((u) => u.uid))].sort());
-});
+test.each(['anonymous', 'other', 'self', 'admin'] as Role[])(
+  '%s: visibleProfilesSql shows what profileVisible allows',
+  async (role) => {
+    const viewer: User | null =
+      role === 'anonymous'
+        ? null
+        : role === 'self'
+          ? profiles.private.user
+          : role === 'other'
+            ? other.user
+            : admin.user;
+    const candidates = [profiles.public.user, profiles.private.user, ...(viewer ? [viewer] : [])];
+    const visible = visibleProfilesSql('u', viewer);
+    const rows = await t.app.services.sequelize.query<{ uid: string }>(
+      `SELECT u.uid FROM users u WHERE u.uid IN (:uids) AND ${visible.sql}`,
+      { type: QueryTypes.SELECT, replacements: { uids: candidates.map((u) => u.uid), ...visible.replacements } },
+    );
+    expect(rows.map((r) => r.uid).sort()).toEqual(
+      [...new Set(candidates.filter((u) => profileVisible(viewer, u)).map((u) => u.uid))].sort(),
+    );
+  },
+);

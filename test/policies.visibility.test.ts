@@ -1,6 +1,12 @@
 import { QueryTypes } from 'sequelize';
 import { Circuit, User } from '../src/models';
-import { CIRCUIT_RULES, CircuitAction, circuitPermits, listableCircuitsSql, listableCircuitsWhere } from '../src/policies/circuit.policy';
+import {
+  CIRCUIT_RULES,
+  CircuitAction,
+  circuitPermits,
+  listableCircuitsSql,
+  listableCircuitsWhere,
+} from '../src/policies/circuit.policy';
 import { visibleProfilesSql } from '../src/policies/user.policy';
 import { ruleSql } from '../src/policies/visibility';
 import { startTestApp, TestApp } from './support/app';
@@ -20,7 +26,12 @@ const EXPECTED: Record<Viewer, Record<Kind, CircuitAction[]>> = {
   anonymous: { public: ['list', 'read'], protected: ['list'], private: [], privateProtected: [] },
   other: { public: ['list', 'read', 'run'], protected: ['list', 'run'], private: [], privateProtected: [] },
   owner: { public: ACTIONS, protected: ACTIONS, private: ACTIONS, privateProtected: ACTIONS },
-  admin: { public: ['list', 'read', 'run'], protected: ['list', 'read', 'run'], private: ['list', 'read'], privateProtected: ['list', 'read'] },
+  admin: {
+    public: ['list', 'read', 'run'],
+    protected: ['list', 'read', 'run'],
+    private: ['list', 'read'],
+    privateProtected: ['list', 'read'],
+  },
 };
 
 let t: TestApp;
@@ -39,7 +50,9 @@ beforeAll(async () => {
   circuits.private = (await makeCircuit(owner, { isPrivate: true }, null)).circuit;
   circuits.privateProtected = (await makeCircuit(owner, { isPrivate: true, isProtected: true }, null)).circuit;
 });
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+});
 
 const ours = () => Object.values(circuits).map((c) => c.uid);
 const allowed = (viewer: Viewer, action: CircuitAction) =>
@@ -68,7 +81,9 @@ describe.each(['anonymous', 'other', 'owner', 'admin'] as Viewer[])('%s viewer',
       { type: QueryTypes.SELECT, replacements: { ours: ours(), ...listable.replacements } },
     );
     expect(rows.map((r) => kindOf(r.uid)).sort()).toEqual(allowed(viewer, 'list'));
-    const models = await Circuit.findAll({ where: { ...listableCircuitsWhere(viewers[viewer]), uid: ours() } as never });
+    const models = await Circuit.findAll({
+      where: { ...listableCircuitsWhere(viewers[viewer]), uid: ours() } as never,
+    });
     expect(models.map((c) => kindOf(c.uid)).sort()).toEqual(allowed(viewer, 'list'));
   });
 });

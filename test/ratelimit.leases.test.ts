@@ -33,7 +33,8 @@ const prefix = () => `t${crypto.randomBytes(4).toString('hex')}`;
 
 async function storedPoints(keyPrefix: string, key: string): Promise<number> {
   const rows = await sequelize.query<{ points: number }>(`SELECT points FROM ${RATE_LIMIT_TABLE} WHERE key = :key`, {
-    type: QueryTypes.SELECT, replacements: { key: `${keyPrefix}:${key}` },
+    type: QueryTypes.SELECT,
+    replacements: { key: `${keyPrefix}:${key}` },
   });
   return rows.length ? Number(rows[0].points) : 0;
 }

@@ -35,7 +35,9 @@ const upstreamCalls = () => target.requests.length;
 beforeAll(async () => {
   openai = await startFakeOpenAI({ reply: (req) => `reply to ${req.messages.at(-1)!.content}` });
   target = await startHttpTarget((req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ url: req.url, n: target.requests.length }));
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ url: req.url, n: target.requests.length }));
   });
   t = await startTestApp({ openaiBaseUrl: openai.baseUrl, openaiApiKey: 'sk-test' });
   owner = await makeUser({ credits: 1000 });
@@ -50,7 +52,11 @@ afterAll(async () => {
 async function originalRun() {
   const made = await makeRunnableCircuit(owner, {
     ...definition('Tell me about {{input.topic}}'),
-    query_schema: { type: 'object', properties: { topic: { type: 'string' }, base: { type: 'string' } }, required: ['topic', 'base'] },
+    query_schema: {
+      type: 'object',
+      properties: { topic: { type: 'string' }, base: { type: 'string' } },
+      required: ['topic', 'base'],
+    },
   });
   const res = await submitRun(t, owner.token, made.adaptorUid, { input: { topic: 'owls', base: target.url } });
   expect(res.status).toBe(200);
@@ -66,7 +72,10 @@ async function replay(uid: string, body: Record<string, unknown>, token = owner.
   return waitForRun(t, res.body.payload.uid, owner.token);
 }
 
-const outputsOf = (run: any) => ({ output: run.result_blob.output, steps: Object.fromEntries(Object.entries(run.result_blob.steps).map(([id, s]: [string, any]) => [id, s.output])) });
+const outputsOf = (run: any) => ({
+  output: run.result_blob.output,
+  steps: Object.fromEntries(Object.entries(run.result_blob.steps).map(([id, s]: [string, any]) => [id, s.output])),
+});
 
 test('a recorded replay calls no upstream and yields the same outputs; the reused steps cost 0 credits', async () => {
   const { run } = await originalRun();
@@ -84,15 +93,31 @@ test('a recorded replay calls no upstream and yields the same outputs; the reuse
   // Compare: everything the same.
   const compared = await t.rest('GET', `/circuit-runs/${run.uid}/compare/${again.uid}`, { token: owner.token });
   expect(compared.status).toBe(200);
-  expect(compared.body.payload.output).toEqual({ status: 'same', a: run.result_blob.output, b: run.result_blob.output });
-  expect(Object.values(compared.body.payload.steps).map((s: any) => s.status)).toEqual(['same', 'same', 'same', 'same']);
+  expect(compared.body.payload.output).toEqual({
+    status: 'same',
+    a: run.result_blob.output,
+    b: run.result_blob.output,
+  });
+  expect(Object.values(compared.body.payload.steps).map((s: any) => s.status)).toEqual([
+    'same',
+    'same',
+    'same',
+    'same',
+  ]);
 });
 
 test('a replay against a version whose template changed re-executes that step and the steps that read it, nothing else', async () => {
   const { run, circuit } = await originalRun();
   const v2 = await t.rest('POST', `/circuits/${circuit.uid}/versions`, {
     token: owner.token,
-    body: { ...definition('Tell me briefly about {{input.topic}}'), query_schema: { type: 'object', properties: { topic: { type: 'string' }, base: { type: 'string' } }, required: ['topic', 'base'] } },
+    body: {
+      ...definition('Tell me briefly about {{input.topic}}'),
+      query_schema: {
+        type: 'object',
+        properties: { topic: { type: 'string' }, base: { type: 'string' } },
+        required: ['topic', 'base'],
+      },
+    },
   });
   expect(v2.status).toBe(200);
   const before = { model: modelCalls(), upstream: upstreamCalls() };
@@ -100,19 +125,31 @@ test('a replay against a version whose template changed re-executes that step an
   expect(again.state).toBe('COMPLETED');
   expect(again.circuit_version_uid).toBe(v2.body.payload.uid);
   // `ask` reads the changed template: one model call; `fetch` is unchanged: no upstream call.
-  expect({ model: modelCalls() - before.model, upstream: upstreamCalls() - before.upstream }).toEqual({ model: 1, upstream: 0 });
+  expect({ model: modelCalls() - before.model, upstream: upstreamCalls() - before.upstream }).toEqual({
+    model: 1,
+    upstream: 0,
+  });
   expect(openai.requests.at(-1)!.body.messages[0].content).toBe('Tell me briefly about owls');
   expect(again.result_blob.steps.fetch).toMatchObject({ replayed: true });
   expect(again.result_blob.steps.ask).not.toHaveProperty('replayed');
 
   const compared = await t.rest('GET', `/circuit-runs/${run.uid}/compare/${again.uid}`, { token: owner.token });
   expect(compared.body.payload.output.status).toBe('changed');
-  expect(Object.fromEntries(Object.entries(compared.body.payload.steps).map(([id, s]: [string, any]) => [id, s.status])))
-    .toEqual({ prompt: 'changed', ask: 'changed', fetch: 'same', both: 'changed' });
-  expect(compared.body.payload.steps.ask).toEqual({ status: 'changed', a: 'reply to Tell me about owls', b: 'reply to Tell me briefly about owls' });
+  expect(
+    Object.fromEntries(Object.entries(compared.body.payload.steps).map(([id, s]: [string, any]) => [id, s.status])),
+  ).toEqual({ prompt: 'changed', ask: 'changed', fetch: 'same', both: 'changed' });
+  expect(compared.body.payload.steps.ask).toEqual({
+    status: 'changed',
+    a: 'reply to Tell me about owls',
+    b: 'reply to Tell me briefly about owls',
+  });
 
   // GraphQL says the same.
-  const gql = await t.gql(`query($a: ID!, $b: ID!) { compareCircuitRuns(a: $a, b: $b) { output steps } }`, { a: run.uid, b: again.uid }, owner.token);
+  const gql = await t.gql(
+    `query($a: ID!, $b: ID!) { compareCircuitRuns(a: $a, b: $b) { output steps } }`,
+    { a: run.uid, b: again.uid },
+    owner.token,
+  );
   expect(gql.data.compareCircuitRuns.steps).toEqual(compared.body.payload.steps);
 });
 
@@ -121,17 +158,24 @@ test('live mode and a changed input execute every step', async () => {
   let before = { model: modelCalls(), upstream: upstreamCalls() };
   const live = await replay(run.uid, { mode: 'live' });
   expect(live.state).toBe('COMPLETED');
-  expect({ model: modelCalls() - before.model, upstream: upstreamCalls() - before.upstream }).toEqual({ model: 1, upstream: 1 });
+  expect({ model: modelCalls() - before.model, upstream: upstreamCalls() - before.upstream }).toEqual({
+    model: 1,
+    upstream: 1,
+  });
 
   before = { model: modelCalls(), upstream: upstreamCalls() };
   const otherInput = await replay(run.uid, { input: { topic: 'bats', base: target.url } });
-  expect({ model: modelCalls() - before.model, upstream: upstreamCalls() - before.upstream }).toEqual({ model: 1, upstream: 1 });
+  expect({ model: modelCalls() - before.model, upstream: upstreamCalls() - before.upstream }).toEqual({
+    model: 1,
+    upstream: 1,
+  });
   expect(otherInput.result_blob.steps.ask.output).toBe('reply to Tell me about bats');
 });
 
 test('replay refusals: owner only, terminal runs only, versions of the same circuit, input checked', async () => {
   const { run } = await originalRun();
-  const status = async (uid: string, body: unknown, token?: string) => (await t.rest('POST', `/circuit-runs/${uid}/replay`, { token, body })).status;
+  const status = async (uid: string, body: unknown, token?: string) =>
+    (await t.rest('POST', `/circuit-runs/${uid}/replay`, { token, body })).status;
   expect(await status(run.uid, {}, undefined)).toBe(401);
   expect(await status(run.uid, {}, other.token)).toBe(403);
   expect(await status('00000000-0000-4000-8000-000000000000', {}, owner.token)).toBe(404);
@@ -141,7 +185,10 @@ test('replay refusals: owner only, terminal runs only, versions of the same circ
   expect(await status(run.uid, { input: { topic: 5 } }, owner.token)).toBe(400);
 
   // A run that is still RUNNING (waiting on an approval) is 409.
-  const waits = await makeRunnableCircuit(owner, { query_schema: { type: 'object' }, steps: [{ id: 'ok', kind: 'approval', prompt: 'go?' }] });
+  const waits = await makeRunnableCircuit(owner, {
+    query_schema: { type: 'object' },
+    steps: [{ id: 'ok', kind: 'approval', prompt: 'go?' }],
+  });
   const started = await submitRun(t, owner.token, waits.adaptorUid, { input: {} });
   for (let i = 0; i < 400; i++) {
     const got = await t.rest('GET', `/circuit-runs/${started.body.payload.uid}`, { token: owner.token });
@@ -154,7 +201,11 @@ test('replay refusals: owner only, terminal runs only, versions of the same circ
 
 test('GraphQL replayCircuitRun answers the run with replayOf', async () => {
   const { run } = await originalRun();
-  const res = await t.gql(`mutation($uid: ID!) { replayCircuitRun(uid: $uid) { uid state replayOf } }`, { uid: run.uid }, owner.token);
+  const res = await t.gql(
+    `mutation($uid: ID!) { replayCircuitRun(uid: $uid) { uid state replayOf } }`,
+    { uid: run.uid },
+    owner.token,
+  );
   expect(res.errors).toBeUndefined();
   expect(res.data.replayCircuitRun).toMatchObject({ state: 'PROVISIONED', replayOf: run.uid });
   const done = await waitForRun(t, res.data.replayCircuitRun.uid, owner.token);
@@ -165,19 +216,58 @@ test('CLI: circuits run replay-last replays the last runs against a version and 
   const { circuit } = await originalRun();
   const v2 = await t.rest('POST', `/circuits/${circuit.uid}/versions`, {
     token: owner.token,
-    body: { ...definition('Tell me more about {{input.topic}}'), query_schema: { type: 'object', properties: { topic: { type: 'string' }, base: { type: 'string' } }, required: ['topic', 'base'] } },
+    body: {
+      ...definition('Tell me more about {{input.topic}}'),
+      query_schema: {
+        type: 'object',
+        properties: { topic: { type: 'string' }, base: { type: 'string' } },
+        required: ['topic', 'base'],
+      },
+    },
   });
   expect(v2.status).toBe(200);
   const before = { model: modelCalls(), upstream: upstreamCalls() };
   const root = path.join(__dirname, '..');
   const out = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, [path.join(root, 'bin', 'circuits.js'), 'run', 'replay-last', '--username', owner.username, '--circuit', circuit.name, '--version', v2.body.payload.uid, '--count', '1'], {
-      cwd: root, env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: t.databaseUrl, DATA_DIR: path.join(os.tmpdir(), 'replay-cli'), LOG_LEVEL: 'silent' }, timeout: 60_000,
-    }, (error, stdout, stderr) => resolve({ code: error ? 1 : 0, stdout, stderr }));
+    execFile(
+      process.execPath,
+      [
+        path.join(root, 'bin', 'circuits.js'),
+        'run',
+        'replay-last',
+        '--username',
+        owner.username,
+        '--circuit',
+        circuit.name,
+        '--version',
+        v2.body.payload.uid,
+        '--count',
+        '1',
+      ],
+      {
+        cwd: root,
+        env: {
+          PATH: process.env.PATH,
+          HOME: process.env.HOME,
+          DATABASE_URL: t.databaseUrl,
+          DATA_DIR: path.join(os.tmpdir(), 'replay-cli'),
+          LOG_LEVEL: 'silent',
+        },
+        timeout: 60_000,
+      },
+      (error, stdout, stderr) => resolve({ code: error ? 1 : 0, stdout, stderr }),
+    );
   });
   expect(out.stderr).toBe('');
   const summary = JSON.parse(out.stdout);
   expect(summary).toMatchObject({ version_uid: v2.body.payload.uid, mode: 'recorded', replayed: 1, changed: 1 });
-  expect(summary.runs[0]).toMatchObject({ state: 'COMPLETED', output: 'changed', steps: { prompt: 'changed', ask: 'changed', fetch: 'same', both: 'changed' } });
-  expect({ model: modelCalls() - before.model, upstream: upstreamCalls() - before.upstream }).toEqual({ model: 1, upstream: 0 });
+  expect(summary.runs[0]).toMatchObject({
+    state: 'COMPLETED',
+    output: 'changed',
+    steps: { prompt: 'changed', ask: 'changed', fetch: 'same', both: 'changed' },
+  });
+  expect({ model: modelCalls() - before.model, upstream: upstreamCalls() - before.upstream }).toEqual({
+    model: 1,
+    upstream: 0,
+  });
 });

@@ -22,7 +22,12 @@ const label = (route: Route) => `${route.method} ${route.path}`;
 /** The route's path with well-formed values: a uid that names nothing, the owner's name, a circuit name. */
 function pathOf(route: Route): string {
   return route.path.replace(/:([a-z_]+)/g, (_m, name: string) =>
-    name === 'username' ? owner.username : name.endsWith('uid') || name === 'a' || name === 'b' ? crypto.randomUUID() : circuitName);
+    name === 'username'
+      ? owner.username
+      : name.endsWith('uid') || name === 'a' || name === 'b'
+        ? crypto.randomUUID()
+        : circuitName,
+  );
 }
 
 /** A query that fails its route's schema where the route takes one (limit 0, or a parameter given twice). */
@@ -37,11 +42,18 @@ async function send(route: Route, init: { body?: string; contentType?: string; t
   if (init.contentType) headers['content-type'] = init.contentType;
   if (init.token) headers.authorization = `Bearer ${init.token}`;
   const res = await fetch(`${t.url}/api/v1${pathOf(route)}${badQuery(route)}`, {
-    method: route.method, headers, body: route.method === 'GET' ? undefined : init.body, signal: AbortSignal.timeout(10_000),
+    method: route.method,
+    headers,
+    body: route.method === 'GET' ? undefined : init.body,
+    signal: AbortSignal.timeout(10_000),
   });
   const text = await res.text();
   let body: unknown;
-  try { body = JSON.parse(text); } catch { body = text; }
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = text;
+  }
   return { status: res.status, body: body as { error?: { code?: string; message?: string } } };
 }
 
@@ -57,14 +69,15 @@ test('the table has routes of both kinds to walk', () => {
 test('every route that needs a token answers 401 without one, before its body, media type, JSON and query are checked', async () => {
   const wrong: string[] = [];
   for (const route of required) {
-    const attempts: { body?: string; contentType?: string }[] = route.method === 'GET'
-      ? [{}]
-      : [
-        { body: JSON.stringify({ not_a_field: 1 }), contentType: 'application/json' },
-        { body: '{"routes": ', contentType: 'application/json' },
-        { body: 'routes=1', contentType: 'application/x-www-form-urlencoded' },
-        { body: JSON.stringify({ nul: 'a\u0000b' }), contentType: 'application/json' },
-      ];
+    const attempts: { body?: string; contentType?: string }[] =
+      route.method === 'GET'
+        ? [{}]
+        : [
+            { body: JSON.stringify({ not_a_field: 1 }), contentType: 'application/json' },
+            { body: '{"routes": ', contentType: 'application/json' },
+            { body: 'routes=1', contentType: 'application/x-www-form-urlencoded' },
+            { body: JSON.stringify({ nul: 'a\u0000b' }), contentType: 'application/json' },
+          ];
     for (const attempt of attempts) {
       const res = await send(route, attempt);
       if (res.status !== 401 || !expect.objectContaining(UNAUTHORIZED).asymmetricMatch(res.body)) {
@@ -79,7 +92,8 @@ test('an invalid token is 401 on every route, whatever else is wrong with the re
   const wrong: string[] = [];
   for (const route of [...required, ...open]) {
     const res = await send(route, { token: 'cst_not-a-token', body: '{"routes": ', contentType: 'application/json' });
-    if (res.status !== 401 || res.body?.error?.code !== 'Unauthorized') wrong.push(`${label(route)}: ${res.status} ${JSON.stringify(res.body)}`);
+    if (res.status !== 401 || res.body?.error?.code !== 'Unauthorized')
+      wrong.push(`${label(route)}: ${res.status} ${JSON.stringify(res.body)}`);
   }
   expect(wrong).toEqual([]);
 });
@@ -98,8 +112,14 @@ test('routes that need no token keep their answers without one: validation first
 test('PUT /circuits/{uid}/aliases/{name} without a token is 401, not "routes is required"', async () => {
   const { circuit } = await makeCircuit(owner);
   const anonymous = await t.rest('PUT', `/circuits/${circuit.uid}/aliases/live`, { body: {} });
-  expect(anonymous).toMatchObject({ status: 401, body: { error: { code: 'Unauthorized', message: 'A valid bearer token is required' } } });
+  expect(anonymous).toMatchObject({
+    status: 401,
+    body: { error: { code: 'Unauthorized', message: 'A valid bearer token is required' } },
+  });
   // With the token, the body is checked as before.
   const owned = await t.rest('PUT', `/circuits/${circuit.uid}/aliases/live`, { token: owner.token, body: {} });
-  expect(owned).toMatchObject({ status: 400, body: { error: { code: 'BadClientData', message: 'routes is required' } } });
+  expect(owned).toMatchObject({
+    status: 400,
+    body: { error: { code: 'BadClientData', message: 'routes is required' } },
+  });
 });

@@ -49,15 +49,23 @@ test('every route whose operation answers a GraphQL list is a page: lists answer
   const schema = await buildGraphqlSchema();
   const drift: string[] = [];
   for (const route of routes) {
-    const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION && d.name?.value === route.operation);
+    const operation = document.definitions.find(
+      (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION && d.name?.value === route.operation,
+    );
     const root = operation?.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
-    const selection = operation?.selectionSet.selections.find((s): s is FieldNode => s.kind === Kind.FIELD && (s.alias ?? s.name).value === route.result);
+    const selection = operation?.selectionSet.selections.find(
+      (s): s is FieldNode => s.kind === Kind.FIELD && (s.alias ?? s.name).value === route.result,
+    );
     const field = selection && root?.getFields()[selection.name.value];
     if (!field) continue;
-    if (isListType(getNullableType(field.type)) && route.shape !== 'page') drift.push(`${route.method} ${route.path} (${route.shape ?? 'object'})`);
+    if (isListType(getNullableType(field.type)) && route.shape !== 'page')
+      drift.push(`${route.method} ${route.path} (${route.shape ?? 'object'})`);
     if (route.shape === 'page') {
-      const keys = (selection.selectionSet?.selections ?? []).map((s) => (s.kind === Kind.FIELD ? (s.alias ?? s.name).value : '?')).sort();
-      if (keys.join() !== 'data,limit,page,total_count') drift.push(`${route.method} ${route.path} selects ${keys.join()}`);
+      const keys = (selection.selectionSet?.selections ?? [])
+        .map((s) => (s.kind === Kind.FIELD ? (s.alias ?? s.name).value : '?'))
+        .sort();
+      if (keys.join() !== 'data,limit,page,total_count')
+        drift.push(`${route.method} ${route.path} selects ${keys.join()}`);
     }
   }
   expect(drift).toEqual([]);

@@ -2,7 +2,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { QueryTypes } from 'sequelize';
 import { startTestApp, TestApp } from './support/app';
 import { makeUser, TestUser } from './support/factories';
-import { makeRunnableCircuit, ServiceProcess, spawnServiceProcess, startHttpTarget, submitRun, waitForRun } from './support/run-factories';
+import {
+  makeRunnableCircuit,
+  ServiceProcess,
+  spawnServiceProcess,
+  startHttpTarget,
+  submitRun,
+  waitForRun,
+} from './support/run-factories';
 import { CircuitRun } from '../src/models/CircuitRun';
 import { CreditLedger } from '../src/models/CreditLedger';
 
@@ -17,7 +24,9 @@ let owner: TestUser;
 let target: Awaited<ReturnType<typeof startHttpTarget>>;
 const workers: ServiceProcess[] = [];
 const held: ServerResponse[] = [];
-let onRequest: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => { held.push(res); };
+let onRequest: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => {
+  held.push(res);
+};
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -60,12 +69,19 @@ afterAll(async () => {
 });
 
 test('a poison run that kills every worker executing it runs 3 times in all, then ends EXCEPTION WorkerLost; ordinary runs keep completing on 2 workers', async () => {
-  const poison = await makeRunnableCircuit(owner, { query_schema: { type: 'object' }, steps: [{ id: 'crash', kind: 'http', method: 'GET', url: `${target.url}/poison` }] });
-  const plain = await makeRunnableCircuit(owner, { query_schema: { type: 'object' }, steps: [{ id: 'ok', kind: 'http', method: 'GET', url: `${target.url}/ok` }] });
+  const poison = await makeRunnableCircuit(owner, {
+    query_schema: { type: 'object' },
+    steps: [{ id: 'crash', kind: 'http', method: 'GET', url: `${target.url}/poison` }],
+  });
+  const plain = await makeRunnableCircuit(owner, {
+    query_schema: { type: 'object' },
+    steps: [{ id: 'ok', kind: 'http', method: 'GET', url: `${target.url}/ok` }],
+  });
   let poisonUid = '';
   const respawns: Promise<ServiceProcess>[] = [];
   onRequest = (req, res) => {
-    if (req.url !== '/poison') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    if (req.url !== '/poison')
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
     // The run's execution kills the process executing it (as an uncatchable V8 abort would); a supervisor starts another.
     void workerRunning(poisonUid).then(async (worker) => {
       await worker.kill('SIGKILL');
@@ -84,10 +100,15 @@ test('a poison run that kills every worker executing it runs 3 times in all, the
   })();
 
   const run = await waitForRun(t, poisonUid, owner.token, 180_000);
-  expect(run).toMatchObject({ state: 'EXCEPTION', error: { code: 'WorkerLost', message: expect.stringContaining('3 times') } });
+  expect(run).toMatchObject({
+    state: 'EXCEPTION',
+    error: { code: 'WorkerLost', message: expect.stringContaining('3 times') },
+  });
   expect(target.requests.filter((r) => r.url === '/poison')).toHaveLength(3);
   expect((await CircuitRun.findByPk(poisonUid))!.attempt).toBe(4);
-  expect((await CreditLedger.findAll({ where: { run_uid: poisonUid } })).map((r) => Math.abs(Number(r.amount)))).toEqual([1]);
+  expect(
+    (await CreditLedger.findAll({ where: { run_uid: poisonUid } })).map((r) => Math.abs(Number(r.amount))),
+  ).toEqual([1]);
 
   await submitter;
   await Promise.all(respawns);
@@ -97,7 +118,10 @@ test('a poison run that kills every worker executing it runs 3 times in all, the
 });
 
 test('a worker that is alive but stops heartbeating (frozen with SIGSTOP past the lock lifetime) keeps its run: executed once, attempt 1', async () => {
-  const hold = await makeRunnableCircuit(owner, { query_schema: { type: 'object' }, steps: [{ id: 'slow', kind: 'http', method: 'GET', url: `${target.url}/frozen` }] });
+  const hold = await makeRunnableCircuit(owner, {
+    query_schema: { type: 'object' },
+    steps: [{ id: 'slow', kind: 'http', method: 'GET', url: `${target.url}/frozen` }],
+  });
   const frozen: ServerResponse[] = [];
   onRequest = (req, res) => {
     if (req.url === '/frozen') frozen.push(res);
@@ -118,7 +142,10 @@ test('a worker that is alive but stops heartbeating (frozen with SIGSTOP past th
 });
 
 test('a RUNNING run in another worker process is canceled from this API process, its request aborted', async () => {
-  const hold = await makeRunnableCircuit(owner, { query_schema: { type: 'object' }, steps: [{ id: 'slow', kind: 'http', method: 'GET', url: `${target.url}/cancel-me` }] });
+  const hold = await makeRunnableCircuit(owner, {
+    query_schema: { type: 'object' },
+    steps: [{ id: 'slow', kind: 'http', method: 'GET', url: `${target.url}/cancel-me` }],
+  });
   const waiting: ServerResponse[] = [];
   onRequest = (req, res) => {
     if (req.url === '/cancel-me') waiting.push(res);
@@ -130,11 +157,16 @@ test('a RUNNING run in another worker process is canceled from this API process,
   const res = await t.rest('POST', `/circuit-runs/${body.payload.uid}/cancel`, { token: owner.token });
   expect(res.body.payload).toMatchObject({ state: 'EXCEPTION', error: { code: 'Canceled' } });
   await until(() => waiting[0].destroyed || waiting[0].req.destroyed, 5_000);
-  expect((await CreditLedger.findAll({ where: { run_uid: body.payload.uid } })).map((r) => Math.abs(Number(r.amount)))).toEqual([1]);
+  expect(
+    (await CreditLedger.findAll({ where: { run_uid: body.payload.uid } })).map((r) => Math.abs(Number(r.amount))),
+  ).toEqual([1]);
 });
 
 test('a deadline holds when the worker running the run is SIGKILLed: another worker ends it EXCEPTION DeadlineExceeded', async () => {
-  const hold = await makeRunnableCircuit(owner, { query_schema: { type: 'object' }, steps: [{ id: 'slow', kind: 'http', method: 'GET', url: `${target.url}/never` }] });
+  const hold = await makeRunnableCircuit(owner, {
+    query_schema: { type: 'object' },
+    steps: [{ id: 'slow', kind: 'http', method: 'GET', url: `${target.url}/never` }],
+  });
   const never: ServerResponse[] = [];
   onRequest = (req, res) => {
     if (req.url === '/never') never.push(res);
@@ -150,7 +182,10 @@ test('a deadline holds when the worker running the run is SIGKILLed: another wor
 });
 
 test('canceling a RUNNING run whose worker was SIGKILLed ends it EXCEPTION Canceled without executing it again', async () => {
-  const hold = await makeRunnableCircuit(owner, { query_schema: { type: 'object' }, steps: [{ id: 'slow', kind: 'http', method: 'GET', url: `${target.url}/orphan` }] });
+  const hold = await makeRunnableCircuit(owner, {
+    query_schema: { type: 'object' },
+    steps: [{ id: 'slow', kind: 'http', method: 'GET', url: `${target.url}/orphan` }],
+  });
   const orphan: ServerResponse[] = [];
   onRequest = (req, res) => {
     if (req.url === '/orphan') orphan.push(res);
@@ -158,14 +193,27 @@ test('canceling a RUNNING run whose worker was SIGKILLed ends it EXCEPTION Cance
   };
   const { body } = await submitRun(t, owner.token, hold.adaptorUid, { input: {} });
   await until(() => orphan.length === 1);
-  const { worker_backend_pid: presencePid } = (await CircuitRun.findByPk(body.payload.uid, { attributes: ['worker_backend_pid'] }))!;
+  const { worker_backend_pid: presencePid } = (await CircuitRun.findByPk(body.payload.uid, {
+    attributes: ['worker_backend_pid'],
+  }))!;
   await (await workerRunning(body.payload.uid)).kill('SIGKILL');
   // The cancel tells a dead worker by its presence backend being gone. The earlier tests left this the
   // only worker, so nothing else can end the run: wait until PostgreSQL has noticed the death (under
   // load that took longer than the cancel request, and the run stayed RUNNING).
-  await until(async () => (await t.app.services.sequelize.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1`, { bind: [presencePid], type: QueryTypes.SELECT })).length === 0);
+  await until(
+    async () =>
+      (
+        await t.app.services.sequelize.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1`, {
+          bind: [presencePid],
+          type: QueryTypes.SELECT,
+        })
+      ).length === 0,
+  );
   const res = await t.rest('POST', `/circuit-runs/${body.payload.uid}/cancel`, { token: owner.token });
-  const run = res.body.payload.state === 'EXCEPTION' ? res.body.payload : await waitForRun(t, body.payload.uid, owner.token, 20_000);
+  const run =
+    res.body.payload.state === 'EXCEPTION'
+      ? res.body.payload
+      : await waitForRun(t, body.payload.uid, owner.token, 20_000);
   expect(run).toMatchObject({ state: 'EXCEPTION', error: { code: 'Canceled' } });
   await sleep(3_000);
   expect(target.requests.filter((r) => r.url === '/orphan')).toHaveLength(1);

@@ -9,7 +9,8 @@ jest.setTimeout(60_000);
 
 const setup = workerOnDemand((req, res) => {
   if (req.url === '/nul') res.writeHead(200, { 'content-type': 'application/json' }).end('{"text": "a\\u0000b"}');
-  else if (req.url === '/surrogate') res.writeHead(200, { 'content-type': 'application/json' }).end('["ok", "\\ud800"]');
+  else if (req.url === '/surrogate')
+    res.writeHead(200, { 'content-type': 'application/json' }).end('["ok", "\\ud800"]');
   else return false;
   return true;
 });
@@ -19,7 +20,8 @@ let owner: TestUser;
 let other: TestUser;
 beforeAll(() => ({ t, owner, other } = setup));
 
-const chargesOf = async (uid: string) => (await CreditLedger.findAll({ where: { run_uid: uid } })).map((row) => Math.abs(Number(row.amount)));
+const chargesOf = async (uid: string) =>
+  (await CreditLedger.findAll({ where: { run_uid: uid } })).map((row) => Math.abs(Number(row.amount)));
 
 describe('cancel', () => {
   test('a PROVISIONED run ends at once: EXCEPTION Canceled, charged the base credit, via REST and GraphQL', async () => {
@@ -27,12 +29,20 @@ describe('cancel', () => {
     const first = await submitRun(t, owner.token, adaptorUid, { input: { name: 'x' } });
     const res = await t.rest('POST', `/circuit-runs/${first.body.payload.uid}/cancel`, { token: owner.token });
     expect(res.status).toBe(200);
-    expect(res.body.payload).toMatchObject({ uid: first.body.payload.uid, state: 'EXCEPTION', error: { code: 'Canceled', message: expect.any(String) } });
+    expect(res.body.payload).toMatchObject({
+      uid: first.body.payload.uid,
+      state: 'EXCEPTION',
+      error: { code: 'Canceled', message: expect.any(String) },
+    });
     expect(res.body.payload.ended_at).toEqual(expect.any(String));
     expect(await chargesOf(first.body.payload.uid)).toEqual([1]);
 
     const second = await submitRun(t, owner.token, adaptorUid, { input: { name: 'y' } });
-    const gql = await t.gql('mutation($u: ID!) { cancelCircuitRun(uid: $u) { state error { code } } }', { u: second.body.payload.uid }, owner.token);
+    const gql = await t.gql(
+      'mutation($u: ID!) { cancelCircuitRun(uid: $u) { state error { code } } }',
+      { u: second.body.payload.uid },
+      owner.token,
+    );
     expect(gql.data).toEqual({ cancelCircuitRun: { state: 'EXCEPTION', error: { code: 'Canceled' } } });
   });
 
@@ -42,9 +52,13 @@ describe('cancel', () => {
     const uid = body.payload.uid;
     const cancel = (u: string, token?: string) => t.rest('POST', `/circuit-runs/${u}/cancel`, { token });
     expect((await cancel(uid)).status).toBe(401);
-    expect([(await cancel(uid, other.token)).status, (await cancel(uid, other.token)).body.error.code]).toEqual([403, 'NotAllowed']);
+    expect([(await cancel(uid, other.token)).status, (await cancel(uid, other.token)).body.error.code]).toEqual([
+      403,
+      'NotAllowed',
+    ]);
     expect((await cancel(uid, 'cst_invalid')).status).toBe(401);
-    for (const u of ['00000000-0000-4000-8000-000000000000', 'nope']) expect((await cancel(u, owner.token)).body.error.code).toBe('NotFound');
+    for (const u of ['00000000-0000-4000-8000-000000000000', 'nope'])
+      expect((await cancel(u, owner.token)).body.error.code).toBe('NotFound');
     const mutation = 'mutation($u: ID!) { cancelCircuitRun(uid: $u) { state } }';
     expect((await t.gql(mutation, { u: uid })).code).toBe('Unauthorized');
     expect((await t.gql(mutation, { u: uid }, other.token)).code).toBe('NotAllowed');
@@ -75,10 +89,16 @@ describe('cancel', () => {
     expect(res.body.payload).toMatchObject({ state: 'EXCEPTION', error: { code: 'Canceled' } });
     expect(held[before].destroyed || held[before].writableEnded || held[before].req.destroyed).toBe(true);
     expect(await chargesOf(body.payload.uid)).toEqual([1]);
-    const events = await readSse(`${t.url}/api/v1/circuit-runs/${body.payload.uid}/events`, { token: owner.token, headers: { 'last-event-id': '0' } });
+    const events = await readSse(`${t.url}/api/v1/circuit-runs/${body.payload.uid}/events`, {
+      token: owner.token,
+      headers: { 'last-event-id': '0' },
+    });
     expect(events.events.map((e) => JSON.parse(e.data!).state)).toEqual(['PROVISIONED', 'RUNNING', 'EXCEPTION']);
     expect(JSON.parse(events.events[2].data!).error.code).toBe('Canceled');
-    const steps = await readSse(`${t.url}/api/v1/circuit-runs/${body.payload.uid}/events?events=step`, { token: owner.token, headers: { 'last-event-id': '0' } });
+    const steps = await readSse(`${t.url}/api/v1/circuit-runs/${body.payload.uid}/events?events=step`, {
+      token: owner.token,
+      headers: { 'last-event-id': '0' },
+    });
     expect(steps.events.map((e) => JSON.parse(e.data!).status)).toEqual(['started', 'failed']);
   });
 });
@@ -91,7 +111,11 @@ describe('deadlines', () => {
       expect([res.status, res.body.error.code]).toEqual([400, 'BadClientData']);
       expect(res.body.error.message).toContain('deadline_s');
     }
-    const gql = await t.gql('mutation($a: ID!) { queryCircuitAdaptor(adaptorUid: $a, input: {name: "x"}, deadlineSeconds: 0) { uid } }', { a: adaptorUid }, owner.token);
+    const gql = await t.gql(
+      'mutation($a: ID!) { queryCircuitAdaptor(adaptorUid: $a, input: {name: "x"}, deadlineSeconds: 0) { uid } }',
+      { a: adaptorUid },
+      owner.token,
+    );
     expect(gql.code).toBe('BadClientData');
   });
 
@@ -102,7 +126,10 @@ describe('deadlines', () => {
     const { body } = await submitRun(t, owner.token, adaptorUid, { input: {}, deadline_s: 1 });
     await untilHeld(before + 1);
     const run = await waitForRun(t, body.payload.uid, owner.token, 10_000);
-    expect(run).toMatchObject({ state: 'EXCEPTION', error: { code: 'DeadlineExceeded', message: expect.stringContaining('1 s') } });
+    expect(run).toMatchObject({
+      state: 'EXCEPTION',
+      error: { code: 'DeadlineExceeded', message: expect.stringContaining('1 s') },
+    });
     const ms = Date.parse(run.ended_at) - Date.parse(run.created_at);
     expect(ms).toBeGreaterThanOrEqual(900);
   });
@@ -134,7 +161,11 @@ describe('Prefer: wait', () => {
     const plain = await submitRun(t, owner.token, adaptorUid, { input: {} });
     expect(Object.keys(plain.body.payload).sort()).toEqual(['is_public', 'state', 'uid']);
     expect(plain.headers.get('preference-applied')).toBeNull();
-    const gql = await t.gql('mutation($a: ID!) { queryCircuitAdaptor(adaptorUid: $a, input: {}, waitSeconds: 61) { uid } }', { a: adaptorUid }, owner.token);
+    const gql = await t.gql(
+      'mutation($a: ID!) { queryCircuitAdaptor(adaptorUid: $a, input: {}, waitSeconds: 61) { uid } }',
+      { a: adaptorUid },
+      owner.token,
+    );
     expect(gql.code).toBe('BadClientData');
   });
 
@@ -143,20 +174,35 @@ describe('Prefer: wait', () => {
     const { adaptorUid } = await makeRunnableCircuit(owner, HELLO_DEFINITION);
     const gql = await t.gql(
       'mutation($a: ID!) { queryCircuitAdaptor(adaptorUid: $a, input: {name: "Bo"}, waitSeconds: 30) { state resultBlob } }',
-      { a: adaptorUid }, owner.token,
+      { a: adaptorUid },
+      owner.token,
     );
-    expect(gql.data).toEqual({ queryCircuitAdaptor: { state: 'COMPLETED', resultBlob: expect.objectContaining({ output: 'HELLO BO' }) } });
+    expect(gql.data).toEqual({
+      queryCircuitAdaptor: { state: 'COMPLETED', resultBlob: expect.objectContaining({ output: 'HELLO BO' }) },
+    });
   });
 });
 
 describe('outputs PostgreSQL cannot store', () => {
-  test.each([['nul', 'NUL'], ['surrogate', 'lone surrogate']])('a step output with a %s character ends the run EXCEPTION at once (attempt 1), naming the step', async (path, words) => {
-    await startWorker();
-    const { adaptorUid } = await makeRunnableCircuit(owner, { query_schema: { type: 'object' }, steps: [{ id: 'fetch', kind: 'http', method: 'GET', url: `${setup.target.url}/${path}` }] });
-    const { body } = await submitRun(t, owner.token, adaptorUid, { input: {} });
-    const run = await waitForRun(t, body.payload.uid, owner.token, 10_000);
-    expect(run).toMatchObject({ state: 'EXCEPTION', error: { code: 'StepFailed', step_id: 'fetch', message: expect.stringContaining(words) } });
-    expect((await CircuitRun.findByPk(body.payload.uid))!.attempt).toBe(1);
-    expect(await chargesOf(body.payload.uid)).toEqual([1]);
-  });
+  test.each([
+    ['nul', 'NUL'],
+    ['surrogate', 'lone surrogate'],
+  ])(
+    'a step output with a %s character ends the run EXCEPTION at once (attempt 1), naming the step',
+    async (path, words) => {
+      await startWorker();
+      const { adaptorUid } = await makeRunnableCircuit(owner, {
+        query_schema: { type: 'object' },
+        steps: [{ id: 'fetch', kind: 'http', method: 'GET', url: `${setup.target.url}/${path}` }],
+      });
+      const { body } = await submitRun(t, owner.token, adaptorUid, { input: {} });
+      const run = await waitForRun(t, body.payload.uid, owner.token, 10_000);
+      expect(run).toMatchObject({
+        state: 'EXCEPTION',
+        error: { code: 'StepFailed', step_id: 'fetch', message: expect.stringContaining(words) },
+      });
+      expect((await CircuitRun.findByPk(body.payload.uid))!.attempt).toBe(1);
+      expect(await chargesOf(body.payload.uid)).toEqual([1]);
+    },
+  );
 });

@@ -1,7 +1,14 @@
 import type { ServerResponse } from 'node:http';
 import { startTestApp, TestApp } from './support/app';
 import { makeUser } from './support/factories';
-import { makeRunnableCircuit, ServiceProcess, spawnServiceProcess, startHttpTarget, submitRun, waitForRun } from './support/run-factories';
+import {
+  makeRunnableCircuit,
+  ServiceProcess,
+  spawnServiceProcess,
+  startHttpTarget,
+  submitRun,
+  waitForRun,
+} from './support/run-factories';
 import { CircuitRun } from '../src/models/CircuitRun';
 import { CreditLedger } from '../src/models/CreditLedger';
 import { User } from '../src/models';
@@ -62,7 +69,8 @@ test('a run whose worker is SIGKILLed mid-run is taken over by another worker, e
   // The job leaves the queue once the handler returns (a moment after the run ends).
   const jobsOf = async () => {
     const [{ n }] = await t.app.services.sequelize.query<{ n: string }>(
-      `SELECT count(*) AS n FROM agenda_jobs WHERE data->>'runUid' = $1`, { bind: [uid], type: 'SELECT' as never },
+      `SELECT count(*) AS n FROM agenda_jobs WHERE data->>'runUid' = $1`,
+      { bind: [uid], type: 'SELECT' as never },
     );
     return Number(n);
   };

@@ -25,25 +25,43 @@ afterAll(async () => {
   await t.close();
 });
 
-const submit = async (name: string) => (await submitRun(t, owner.token, adaptorUid, { input: { name } })).body.payload.uid as string;
+const submit = async (name: string) =>
+  (await submitRun(t, owner.token, adaptorUid, { input: { name } })).body.payload.uid as string;
 
 function statesOverGraphqlSse(client: ReturnType<typeof createClient>, uid: string): Promise<string[]> {
   return new Promise((resolve, reject) => {
     const states: string[] = [];
-    const timer = setTimeout(() => reject(new Error(`no COMPLETED for ${uid} after 20 s; saw ${states.join(',')}`)), 20_000);
+    const timer = setTimeout(
+      () => reject(new Error(`no COMPLETED for ${uid} after 20 s; saw ${states.join(',')}`)),
+      20_000,
+    );
     client.subscribe<{ circuitRunUpdated: { state: string } }>(
       { query: 'subscription($uid: ID!) { circuitRunUpdated(uid: $uid) { state } }', variables: { uid } },
       {
-        next: (result) => { if (result.data) states.push(result.data.circuitRunUpdated.state); else reject(new Error(JSON.stringify(result.errors))); },
-        error: (error) => { clearTimeout(timer); reject(error instanceof Error ? error : new Error(JSON.stringify(error))); },
-        complete: () => { clearTimeout(timer); resolve(states); },
+        next: (result) => {
+          if (result.data) states.push(result.data.circuitRunUpdated.state);
+          else reject(new Error(JSON.stringify(result.errors)));
+        },
+        error: (error) => {
+          clearTimeout(timer);
+          reject(error instanceof Error ? error : new Error(JSON.stringify(error)));
+        },
+        complete: () => {
+          clearTimeout(timer);
+          resolve(states);
+        },
       },
     );
   });
 }
 
 test(`graphql-sse's official client (singleConnection: true) sees every fast run reach COMPLETED, ${REPEAT} times one after another and ${REPEAT} at once`, async () => {
-  const client = createClient({ url: `${t.url}/graphql/stream`, singleConnection: true, headers: { authorization: `Bearer ${owner.token}` }, retryAttempts: 0 });
+  const client = createClient({
+    url: `${t.url}/graphql/stream`,
+    singleConnection: true,
+    headers: { authorization: `Bearer ${owner.token}` },
+    retryAttempts: 0,
+  });
   try {
     for (let i = 0; i < REPEAT; i++) {
       const states = await statesOverGraphqlSse(client, await submit(`s${i}`));
@@ -64,12 +82,20 @@ function eventsOverEventSource(uid: string, kinds?: string): Promise<{ id: strin
     const events: { id: string; type: string; state?: string }[] = [];
     const url = `${t.url}/api/v1/circuit-runs/${uid}/events${kinds ? `?events=${kinds}` : ''}`;
     const source = new EventSource(url, {
-      fetch: (input, init) => fetch(input, { ...init, headers: { ...init?.headers, authorization: `Bearer ${owner.token}` } }),
+      fetch: (input, init) =>
+        fetch(input, { ...init, headers: { ...init?.headers, authorization: `Bearer ${owner.token}` } }),
     });
-    const timer = setTimeout(() => { source.close(); reject(new Error(`stream of ${uid} did not end; saw ${JSON.stringify(events)}`)); }, 20_000);
+    const timer = setTimeout(() => {
+      source.close();
+      reject(new Error(`stream of ${uid} did not end; saw ${JSON.stringify(events)}`));
+    }, 20_000);
     for (const type of ['state', 'step', 'output']) {
       source.addEventListener(type, (event) => {
-        events.push({ id: event.lastEventId, type, state: type === 'state' ? (JSON.parse(event.data) as { state: string }).state : undefined });
+        events.push({
+          id: event.lastEventId,
+          type,
+          state: type === 'state' ? (JSON.parse(event.data) as { state: string }).state : undefined,
+        });
       });
     }
     // After the terminal state the server closes; the client reconnects with Last-Event-ID and gets 204, which stops it.
@@ -95,18 +121,31 @@ test(`the eventsource package on GET /circuit-runs/{uid}/events sees each fast r
 test('replay after Last-Event-ID n gives exactly the events after n, REST and GraphQL (CircuitRun.events) alike', async () => {
   const uid = await submit('replay');
   await waitForRun(t, uid, owner.token);
-  const all = await t.gql('query($u: ID!) { circuitRun(uid: $u) { events { seq kind run { state } } } }', { u: uid }, owner.token);
+  const all = await t.gql(
+    'query($u: ID!) { circuitRun(uid: $u) { events { seq kind run { state } } } }',
+    { u: uid },
+    owner.token,
+  );
   const seqs = (all.data as { circuitRun: { events: { seq: number }[] } }).circuitRun.events.map((e) => e.seq);
   expect(seqs).toEqual(seqs.map((_, i) => i + 1));
   for (let n = 0; n <= seqs.length; n++) {
-    const rest = await readSse(`${t.url}/api/v1/circuit-runs/${uid}/events?events=state,step,output`, { token: owner.token, headers: { 'last-event-id': String(n) } });
+    const rest = await readSse(`${t.url}/api/v1/circuit-runs/${uid}/events?events=state,step,output`, {
+      token: owner.token,
+      headers: { 'last-event-id': String(n) },
+    });
     if (n === seqs.length) {
       expect(rest.status).toBe(204);
       continue;
     }
     expect(rest.events.map((e) => Number(e.id))).toEqual(seqs.slice(n));
-    const gql = await t.gql('query($u: ID!, $n: Int) { circuitRun(uid: $u) { events(after: $n) { seq } } }', { u: uid, n }, owner.token);
-    expect((gql.data as { circuitRun: { events: { seq: number }[] } }).circuitRun.events.map((e) => e.seq)).toEqual(seqs.slice(n));
+    const gql = await t.gql(
+      'query($u: ID!, $n: Int) { circuitRun(uid: $u) { events(after: $n) { seq } } }',
+      { u: uid, n },
+      owner.token,
+    );
+    expect((gql.data as { circuitRun: { events: { seq: number }[] } }).circuitRun.events.map((e) => e.seq)).toEqual(
+      seqs.slice(n),
+    );
   }
   const bad = await readSse(`${t.url}/api/v1/circuit-runs/${uid}/events?events=state,nope`, { token: owner.token });
   expect([bad.status, bad.body.error.code]).toEqual([400, 'BadClientData']);

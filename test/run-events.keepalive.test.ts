@@ -4,8 +4,12 @@ import { makeRunnableCircuit, submitRun } from './support/run-factories';
 
 let t: TestApp;
 // No worker: the run stays PROVISIONED, so its stream stays open and only keep-alives flow.
-beforeAll(async () => { t = await startTestApp({ runWorker: false, sseKeepAliveMs: 100 }); });
-afterAll(async () => { await t.close(); });
+beforeAll(async () => {
+  t = await startTestApp({ runWorker: false, sseKeepAliveMs: 100 });
+});
+afterAll(async () => {
+  await t.close();
+});
 
 test('an open run event stream sends a keep-alive comment every SSE_KEEP_ALIVE_MS', async () => {
   const owner = await makeUser();
@@ -13,7 +17,8 @@ test('an open run event stream sends a keep-alive comment every SSE_KEEP_ALIVE_M
   const { body } = await submitRun(t, owner.token, adaptorUid, { input: { name: 'Ada' } });
   const abort = new AbortController();
   const res = await fetch(`${t.url}/api/v1/circuit-runs/${body.payload.uid}/events`, {
-    headers: { authorization: `Bearer ${owner.token}` }, signal: abort.signal,
+    headers: { authorization: `Bearer ${owner.token}` },
+    signal: abort.signal,
   });
   expect(res.status).toBe(200);
   const reader = res.body!.getReader();

@@ -35,15 +35,32 @@ async function runWithStepEvents(deltas: number): Promise<string> {
   const started = new Date().toISOString();
   recorder.step({ step_id: 'greet', kind: 'template', status: 'started', started_at: started });
   for (let i = 0; i < deltas; i++) recorder.output('greet', `${i % 10}`);
-  recorder.step({ step_id: 'greet', kind: 'template', status: 'completed', started_at: started, ended_at: new Date().toISOString(), credits: 0 });
+  recorder.step({
+    step_id: 'greet',
+    kind: 'template',
+    status: 'completed',
+    started_at: started,
+    ended_at: new Date().toISOString(),
+    credits: 0,
+  });
   recorder.step({ step_id: 'shout', kind: 'transform', status: 'started', started_at: started });
   recorder.output('shout', 'bad \u0000 text');
-  recorder.step({ step_id: 'shout', kind: 'transform', status: 'failed', started_at: started, ended_at: new Date().toISOString(), error: 'JSONata: secret detail' });
+  recorder.step({
+    step_id: 'shout',
+    kind: 'transform',
+    status: 'failed',
+    started_at: started,
+    ended_at: new Date().toISOString(),
+    error: 'JSONata: secret detail',
+  });
   // As the job does: what is not yet written is logged by the statement that ends the run.
   const rest = await recorder.closeForEnding();
   recorder.step({ step_id: 'late', kind: 'template', status: 'started', started_at: started }); // after close: dropped
   await recorder.flush();
-  const ending = failedEnding({ uid, attempt: 1 }, { code: 'StepFailed', message: 'step shout: JSONata: secret detail', step_id: 'shout' });
+  const ending = failedEnding(
+    { uid, attempt: 1 },
+    { code: 'StepFailed', message: 'step shout: JSONata: secret detail', step_id: 'shout' },
+  );
   expect(await endRun(deps, { ...ending, events: rest })).toBe(true);
   return uid;
 }
@@ -53,8 +70,14 @@ test('step and output events get gap-free seqs between the state events; deltas 
   const rows = await RunEvent.findAll({ where: { run_uid: uid }, order: [['seq', 'ASC']] });
   expect(rows.map((r) => r.seq)).toEqual(rows.map((_, i) => i + 1));
   expect(rows.map((r) => [r.kind, r.data.state ?? r.data.status ?? 'delta'])).toEqual([
-    ['state', 'PROVISIONED'], ['state', 'RUNNING'],
-    ['step', 'started'], ['output', 'delta'], ['step', 'completed'], ['step', 'started'], ['output', 'delta'], ['step', 'failed'],
+    ['state', 'PROVISIONED'],
+    ['state', 'RUNNING'],
+    ['step', 'started'],
+    ['output', 'delta'],
+    ['step', 'completed'],
+    ['step', 'started'],
+    ['output', 'delta'],
+    ['step', 'failed'],
     ['state', 'EXCEPTION'],
   ]);
   expect(String(rows[3].data.delta)).toHaveLength(1_000);
@@ -66,8 +89,22 @@ test('REST ?events=state,step,output: the owner sees error inside step events, o
   const url = `${t.url}/api/v1/circuit-runs/${uid}/events?events=state,step,output`;
   const read = async (token?: string) => (await readSse(url, { token, headers: { 'last-event-id': '0' } })).events;
   const mine = await read(owner.token);
-  expect(mine.map((e) => e.event)).toEqual(['state', 'state', 'step', 'output', 'step', 'step', 'output', 'step', 'state']);
-  expect(JSON.parse(mine[7].data!)).toMatchObject({ step_id: 'shout', status: 'failed', error: 'JSONata: secret detail' });
+  expect(mine.map((e) => e.event)).toEqual([
+    'state',
+    'state',
+    'step',
+    'output',
+    'step',
+    'step',
+    'output',
+    'step',
+    'state',
+  ]);
+  expect(JSON.parse(mine[7].data!)).toMatchObject({
+    step_id: 'shout',
+    status: 'failed',
+    error: 'JSONata: secret detail',
+  });
   expect(JSON.parse(mine[8].data!).error.code).toBe('StepFailed');
   for (const token of [other.token, undefined]) {
     const theirs = await read(token);
@@ -76,15 +113,23 @@ test('REST ?events=state,step,output: the owner sees error inside step events, o
     expect(JSON.parse(theirs[8].data!)).not.toHaveProperty('error');
     expect(theirs.map((e) => e.data).join('')).not.toContain('secret detail');
   }
-  const stateOnly = await readSse(`${t.url}/api/v1/circuit-runs/${uid}/events`, { token: owner.token, headers: { 'last-event-id': '0' } });
+  const stateOnly = await readSse(`${t.url}/api/v1/circuit-runs/${uid}/events`, {
+    token: owner.token,
+    headers: { 'last-event-id': '0' },
+  });
   expect(stateOnly.events.map((e) => e.id)).toEqual(['1', '2', '9']);
 });
 
 test('GraphQL circuitRunEvents (over /graphql/stream) and CircuitRun.events give the same events, error for the owner only', async () => {
   const uid = await runWithStepEvents(3);
-  const subscription = 'subscription($uid: ID!) { circuitRunEvents(uid: $uid, after: 0, kinds: [STATE, STEP]) { seq kind data run { state error { code } } } }';
+  const subscription =
+    'subscription($uid: ID!) { circuitRunEvents(uid: $uid, after: 0, kinds: [STATE, STEP]) { seq kind data run { state error { code } } } }';
   const subscribe = async (token?: string) => {
-    const { events } = await readSse(`${t.url}/graphql/stream`, { method: 'POST', token, body: { query: subscription, variables: { uid } } });
+    const { events } = await readSse(`${t.url}/graphql/stream`, {
+      method: 'POST',
+      token,
+      body: { query: subscription, variables: { uid } },
+    });
     return events.filter((e) => e.event === 'next').map((e) => JSON.parse(e.data!).data.circuitRunEvents);
   };
   const mine = await subscribe(owner.token);
@@ -95,6 +140,12 @@ test('GraphQL circuitRunEvents (over /graphql/stream) and CircuitRun.events give
   expect(theirs[5].data).not.toHaveProperty('error');
   expect(theirs[6].run).toEqual({ state: 'EXCEPTION', error: null });
 
-  const page = await t.gql('query($u: ID!) { circuitRun(uid: $u) { events(after: 2, limit: 3) { seq kind data } } }', { u: uid }, other.token);
-  expect((page.data as { circuitRun: { events: { seq: number }[] } }).circuitRun.events.map((e) => e.seq)).toEqual([3, 4, 5]);
+  const page = await t.gql(
+    'query($u: ID!) { circuitRun(uid: $u) { events(after: 2, limit: 3) { seq kind data } } }',
+    { u: uid },
+    other.token,
+  );
+  expect((page.data as { circuitRun: { events: { seq: number }[] } }).circuitRun.events.map((e) => e.seq)).toEqual([
+    3, 4, 5,
+  ]);
 });

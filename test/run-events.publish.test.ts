@@ -22,7 +22,10 @@ beforeAll(async () => {
   bus = await createPostgresRunEventBus(database.url, pino({ level: 'silent' }));
   // Counted from the fields pg's own notice reads (a query in progress or queued on the same connection;
   // the public getters for them are deprecated too).
-  jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client & { _activeQuery?: unknown; _queryQueue?: unknown[] }, ...args: unknown[]) {
+  jest.spyOn(Client.prototype, 'query').mockImplementation(function (
+    this: Client & { _activeQuery?: unknown; _queryQueue?: unknown[] },
+    ...args: unknown[]
+  ) {
     if (this._activeQuery || (this._queryQueue?.length ?? 0) > 0) overlapping += 1;
     return (query as (...a: unknown[]) => unknown).apply(this, args);
   } as never);
@@ -38,7 +41,10 @@ function collect(uid: string, count: number): Promise<RunStateEvent[]> {
   return new Promise((resolve) => {
     const stop = bus.subscribe(uid, (event) => {
       seen.push(event);
-      if (seen.length === count) { stop(); resolve(seen); }
+      if (seen.length === count) {
+        stop();
+        resolve(seen);
+      }
     });
   });
 }
@@ -60,7 +66,8 @@ test('after its publishing connections are killed, the next publish still arrive
   await admin.connect();
   const { rows } = await admin.query<{ killed: boolean }>(
     `SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity
-      WHERE application_name = 'circuit-run-events-publish' AND datname = current_database()`);
+      WHERE application_name = 'circuit-run-events-publish' AND datname = current_database()`,
+  );
   await admin.end();
   expect(rows.length).toBeGreaterThan(0);
   // The pool learns of the loss when the socket closes; a publish racing it may fail, as any query would.

@@ -15,7 +15,9 @@ beforeAll(async () => {
   other = await makeUser();
   ({ adaptorUid } = await makeRunnableCircuit(owner, HELLO_DEFINITION));
 });
-afterAll(async () => { await t?.close(); });
+afterAll(async () => {
+  await t?.close();
+});
 
 async function privateRun(): Promise<string> {
   const res = await submitRun(t, owner.token, adaptorUid, { input: { name: 'signed' } });
@@ -28,17 +30,31 @@ async function signedUrl(uid: string, token: string | null = owner.token) {
   const res = await t.rest('POST', `/circuit-runs/${uid}/events/url`, { token: token ?? undefined });
   if (res.status !== 200) return { status: res.status, url: '', expiresAt: 0 };
   const url = new URL(res.body.payload.url);
-  return { status: res.status, url: `${t.url}${url.pathname}${url.search}`, expiresAt: Date.parse(res.body.payload.expires_at), path: url.pathname, params: url.searchParams };
+  return {
+    status: res.status,
+    url: `${t.url}${url.pathname}${url.search}`,
+    expiresAt: Date.parse(res.body.payload.expires_at),
+    path: url.pathname,
+    params: url.searchParams,
+  };
 }
 
 function stateEvents(url: string): Promise<string[]> {
   return new Promise((resolve, reject) => {
     const states: string[] = [];
     const source = new EventSource(url); // no headers: the signature is the credential
-    const timer = setTimeout(() => { source.close(); reject(new Error(`no end; saw ${states.join(',')}`)); }, 20_000);
-    source.addEventListener('state', (event) => { states.push((JSON.parse(event.data) as { state: string }).state); });
+    const timer = setTimeout(() => {
+      source.close();
+      reject(new Error(`no end; saw ${states.join(',')}`));
+    }, 20_000);
+    source.addEventListener('state', (event) => {
+      states.push((JSON.parse(event.data) as { state: string }).state);
+    });
     source.onerror = () => {
-      if (source.readyState === EventSource.CLOSED) { clearTimeout(timer); resolve(states); }
+      if (source.readyState === EventSource.CLOSED) {
+        clearTimeout(timer);
+        resolve(states);
+      }
     };
   });
 }
@@ -72,11 +88,17 @@ test('an expired signature is 401; a tampered one (signature, run, reader or exp
   const open = (url: string) => fetch(url).then(async (res) => ({ status: res.status, body: await res.text() }));
   const base = `${t.url}/api/v1/circuit-runs/${uid}/events`;
   const past = Math.floor(Date.now() / 1000) - 10;
-  const expired = await open(`${base}?expires=${past}&reader=${owner.user.uid}&signature=${signRunEvents('test-secret', uid, owner.user.uid, past)}`);
+  const expired = await open(
+    `${base}?expires=${past}&reader=${owner.user.uid}&signature=${signRunEvents('test-secret', uid, owner.user.uid, past)}`,
+  );
   expect(expired.status).toBe(401);
   expect(expired.body).toMatch(/expired/);
   const params = signed.params!;
-  const tamper = (key: string, value: string) => { const copy = new URLSearchParams(params); copy.set(key, value); return `${base}?${copy}`; };
+  const tamper = (key: string, value: string) => {
+    const copy = new URLSearchParams(params);
+    copy.set(key, value);
+    return `${base}?${copy}`;
+  };
   expect((await open(tamper('signature', `${params.get('signature')!.slice(0, -2)}AA`))).status).toBe(403);
   expect((await open(tamper('reader', other.user.uid))).status).toBe(403);
   expect((await open(tamper('expires', String(Number(params.get('expires')) + 60)))).status).toBe(403);
@@ -84,7 +106,13 @@ test('an expired signature is 401; a tampered one (signature, run, reader or exp
   expect((await open(`${t.url}/api/v1/circuit-runs/${otherRun}/events?${params}`)).status).toBe(403);
   // Valid for longer than 5 minutes, even when signed with the secret: refused.
   const far = Math.floor(Date.now() / 1000) + 3600;
-  expect((await open(`${base}?expires=${far}&reader=${owner.user.uid}&signature=${signRunEvents('test-secret', uid, owner.user.uid, far)}`)).status).toBe(403);
+  expect(
+    (
+      await open(
+        `${base}?expires=${far}&reader=${owner.user.uid}&signature=${signRunEvents('test-secret', uid, owner.user.uid, far)}`,
+      )
+    ).status,
+  ).toBe(403);
   // The untampered URL still opens.
   expect((await open(signed.url)).status).toBe(200);
 });

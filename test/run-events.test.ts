@@ -14,7 +14,10 @@ test('GET /circuit-runs/{uid}/events: PROVISIONED, RUNNING, COMPLETED for the RE
   const { adaptorUid } = await makeRunnableCircuit(owner, HELLO_DEFINITION);
   const { body } = await submitRun(t, owner.token, adaptorUid, { input: { name: 'Ada' } });
   const uid = body.payload.uid;
-  const stream = await readSse(`${t.url}/api/v1/circuit-runs/${uid}/events`, { token: owner.token, onOpen: () => void startWorker() });
+  const stream = await readSse(`${t.url}/api/v1/circuit-runs/${uid}/events`, {
+    token: owner.token,
+    onOpen: () => void startWorker(),
+  });
   expect(stream.status).toBe(200);
   expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
   expect(stream.events.map((e) => [e.event, JSON.parse(e.data!).state])).toEqual([
@@ -48,7 +51,10 @@ test('Last-Event-ID (a seq, or a state name as before): events already seen are 
   const resumed = await readSse(url, { token: owner.token, headers: { 'last-event-id': 'RUNNING' } });
   expect(resumed.events.map((e) => [e.id, stateOf(e)])).toEqual([[last, 'COMPLETED']]);
   const afterOne = await readSse(url, { token: owner.token, headers: { 'last-event-id': '1' } });
-  expect(afterOne.events.map((e) => [e.id, stateOf(e)])).toEqual([['2', 'RUNNING'], [last, 'COMPLETED']]);
+  expect(afterOne.events.map((e) => [e.id, stateOf(e)])).toEqual([
+    ['2', 'RUNNING'],
+    [last, 'COMPLETED'],
+  ]);
   for (const seen of ['COMPLETED', last]) {
     const done = await readSse(url, { token: owner.token, headers: { 'last-event-id': seen } });
     expect(done.status).toBe(204);
@@ -60,10 +66,20 @@ test('a RUNNING run streams RUNNING, then its terminal state when it ends', asyn
   const { adaptorUid } = await makeRunnableCircuit(owner, holdDefinition());
   const { body } = await submitRun(t, owner.token, adaptorUid, { input: {} });
   const deadline = Date.now() + 10_000;
-  while ((await t.rest('GET', `/circuit-runs/${body.payload.uid}`, { token: owner.token })).body.payload.state !== 'RUNNING' && Date.now() < deadline);
+  while (
+    (await t.rest('GET', `/circuit-runs/${body.payload.uid}`, { token: owner.token })).body.payload.state !==
+      'RUNNING' &&
+    Date.now() < deadline
+  );
   let opened!: () => void;
-  const open = new Promise<void>((resolve) => { opened = resolve; });
-  const stream = readSse(`${t.url}/api/v1/circuit-runs/${body.payload.uid}/events`, { token: owner.token, headers: { 'last-event-id': 'PROVISIONED' }, onOpen: opened });
+  const open = new Promise<void>((resolve) => {
+    opened = resolve;
+  });
+  const stream = readSse(`${t.url}/api/v1/circuit-runs/${body.payload.uid}/events`, {
+    token: owner.token,
+    headers: { 'last-event-id': 'PROVISIONED' },
+    onOpen: opened,
+  });
   await open;
   await releaseHeld();
   expect((await stream).events.map((e) => JSON.parse(e.data!).state)).toEqual(['RUNNING', 'COMPLETED']);
@@ -75,10 +91,19 @@ test('without Last-Event-ID the first event is the state the run had when the st
   for (let i = 0; i < 5; i++) {
     const { body } = await submitRun(t, owner.token, adaptorUid, { input: {} });
     const deadline = Date.now() + 10_000;
-    while ((await t.rest('GET', `/circuit-runs/${body.payload.uid}`, { token: owner.token })).body.payload.state !== 'RUNNING' && Date.now() < deadline);
+    while (
+      (await t.rest('GET', `/circuit-runs/${body.payload.uid}`, { token: owner.token })).body.payload.state !==
+        'RUNNING' &&
+      Date.now() < deadline
+    );
     let opened!: () => void;
-    const open = new Promise<void>((resolve) => { opened = resolve; });
-    const stream = readSse(`${t.url}/api/v1/circuit-runs/${body.payload.uid}/events`, { token: owner.token, onOpen: opened });
+    const open = new Promise<void>((resolve) => {
+      opened = resolve;
+    });
+    const stream = readSse(`${t.url}/api/v1/circuit-runs/${body.payload.uid}/events`, {
+      token: owner.token,
+      onOpen: opened,
+    });
     await open;
     await releaseHeld();
     expect((await stream).events.map((e) => JSON.parse(e.data!).state)).toEqual(['RUNNING', 'COMPLETED']);
@@ -91,7 +116,10 @@ test('same auth as the GET: 401, 403 and 404 as JSON envelopes before any stream
   const { body } = await submitRun(t, owner.token, adaptorUid, { input: { name: 'p' } });
   const url = (uid: string) => `${t.url}/api/v1/circuit-runs/${uid}/events`;
   const anonymous = await readSse(url(body.payload.uid));
-  expect([anonymous.status, anonymous.body]).toEqual([401, { error: { code: 'Unauthorized', message: expect.any(String) } }]);
+  expect([anonymous.status, anonymous.body]).toEqual([
+    401,
+    { error: { code: 'Unauthorized', message: expect.any(String) } },
+  ]);
   const stranger = await readSse(url(body.payload.uid), { token: other.token });
   expect([stranger.status, stranger.body.error.code]).toEqual([403, 'NotAllowed']);
   const invalid = await readSse(url(body.payload.uid), { token: 'cst_wrong' });
@@ -102,7 +130,9 @@ test('same auth as the GET: 401, 403 and 404 as JSON envelopes before any stream
   }
   const pub = await submitRun(t, owner.token, adaptorUid, { input: { name: 'p' }, is_public: true });
   await waitForRun(t, pub.body.payload.uid, owner.token);
-  expect((await readSse(url(pub.body.payload.uid))).events.map((e) => JSON.parse(e.data!).state)).toEqual(['COMPLETED']);
+  expect((await readSse(url(pub.body.payload.uid))).events.map((e) => JSON.parse(e.data!).state)).toEqual([
+    'COMPLETED',
+  ]);
 });
 
 describe('subscription circuitRunUpdated over /graphql/stream', () => {
@@ -117,7 +147,9 @@ describe('subscription circuitRunUpdated over /graphql/stream', () => {
     const stream = subscribe(body.payload.uid, owner.token);
     await releaseHeld();
     const { events } = await stream;
-    const states = events.filter((e) => e.event === 'next').map((e) => JSON.parse(e.data!).data.circuitRunUpdated.state);
+    const states = events
+      .filter((e) => e.event === 'next')
+      .map((e) => JSON.parse(e.data!).data.circuitRunUpdated.state);
     expect(states.at(-1)).toBe('COMPLETED');
     expect(states).toEqual([...new Set(states)]);
     expect(states.slice(0, -1).every((s) => ['PROVISIONED', 'RUNNING'].includes(s))).toBe(true);

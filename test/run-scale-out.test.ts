@@ -1,7 +1,15 @@
 import type { ServerResponse } from 'node:http';
 import { createTestDatabase } from './support/database';
 import { makeUser } from './support/factories';
-import { makeRunnableCircuit, readSse, ServiceProcess, spawnServiceProcess, startHttpTarget, submitRun, waitForRun } from './support/run-factories';
+import {
+  makeRunnableCircuit,
+  readSse,
+  ServiceProcess,
+  spawnServiceProcess,
+  startHttpTarget,
+  submitRun,
+  waitForRun,
+} from './support/run-factories';
 import { restClient } from './support/http';
 import { createSequelize } from '../src/db/sequelize';
 import { initModels } from '../src/models';
@@ -49,7 +57,14 @@ test('a run submitted to API 1 executes exactly once on one of two workers and i
   const owner = await makeUser({ credits: 1000 });
   const { adaptorUid } = await makeRunnableCircuit(owner, {
     query_schema: { type: 'object', properties: { n: { type: 'integer' } } },
-    steps: [{ id: 'call', kind: 'http', method: 'GET', url: `${target.url}/{{#if input.hold}}hold{{else}}run{{/if}}/{{input.n}}` }],
+    steps: [
+      {
+        id: 'call',
+        kind: 'http',
+        method: 'GET',
+        url: `${target.url}/{{#if input.hold}}hold{{else}}run{{/if}}/{{input.n}}`,
+      },
+    ],
   });
   const t1 = { rest: api1 };
 
@@ -59,7 +74,9 @@ test('a run submitted to API 1 executes exactly once on one of two workers and i
   while (held.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
   expect(held.length).toBe(1);
   let opened!: () => void;
-  const open = new Promise<void>((resolve) => { opened = resolve; });
+  const open = new Promise<void>((resolve) => {
+    opened = resolve;
+  });
   const stream = readSse(`${api2.url}/api/v1/circuit-runs/${uid}/events`, { token: owner.token, onOpen: opened });
   await open;
   held[0].writeHead(200, { 'content-type': 'application/json' }).end('{"held":false}');
@@ -69,11 +86,16 @@ test('a run submitted to API 1 executes exactly once on one of two workers and i
   expect(JSON.parse(events[1].data!).result_blob.output).toEqual({ held: false });
 
   // Many runs through API 1: each executes exactly once across the two workers.
-  const submitted = await Promise.all(Array.from({ length: 40 }, (_, i) => submitRun(t1 as never, owner.token, adaptorUid, { input: { n: i + 1 } })));
+  const submitted = await Promise.all(
+    Array.from({ length: 40 }, (_, i) => submitRun(t1 as never, owner.token, adaptorUid, { input: { n: i + 1 } })),
+  );
   const uids = submitted.map((r) => r.body.payload.uid);
   const runs = await Promise.all(uids.map((u) => waitForRun(t1 as never, u, owner.token, 30_000)));
   expect(runs.every((r) => r.state === 'COMPLETED')).toBe(true);
-  const calls = target.requests.filter((r) => r.url.startsWith('/run/')).map((r) => r.url).sort();
+  const calls = target.requests
+    .filter((r) => r.url.startsWith('/run/'))
+    .map((r) => r.url)
+    .sort();
   expect(calls).toEqual(Array.from({ length: 40 }, (_, i) => `/run/${i + 1}`).sort());
   expect(await CreditLedger.count({ where: { run_uid: [uid, ...uids] } })).toBe(41);
 });

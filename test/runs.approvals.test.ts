@@ -1,6 +1,12 @@
 import { startTestApp, TestApp } from './support/app';
 import { makeUser, TestUser } from './support/factories';
-import { makeRunnableCircuit, ServiceProcess, spawnServiceProcess, submitRun, waitForRun } from './support/run-factories';
+import {
+  makeRunnableCircuit,
+  ServiceProcess,
+  spawnServiceProcess,
+  submitRun,
+  waitForRun,
+} from './support/run-factories';
 import type { CircuitDefinition } from '../src/domain/definition';
 import { CircuitRun } from '../src/models/CircuitRun';
 import { CreditLedger } from '../src/models/CreditLedger';
@@ -20,7 +26,9 @@ beforeAll(async () => {
   t = await startTestApp({ runRateLimitPerMinute: 0 });
   owner = await makeUser({ credits: 5_000 });
 });
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+});
 
 const gate = (extra: Record<string, unknown> = {}): CircuitDefinition => ({
   query_schema: { type: 'object', properties: { what: { type: 'string' } } },
@@ -49,11 +57,13 @@ async function untilWaiting(uid: string, timeoutMs = 20_000): Promise<any> {
   }
 }
 
-const decide = (uid: string, body: unknown, stepId = 'ask') => t.rest('POST', `/circuit-runs/${uid}/approvals/${stepId}`, { token: owner.token, body });
+const decide = (uid: string, body: unknown, stepId = 'ask') =>
+  t.rest('POST', `/circuit-runs/${uid}/approvals/${stepId}`, { token: owner.token, body });
 
 async function stepEvents(uid: string): Promise<Array<Record<string, unknown>>> {
   const rows = await t.app.services.sequelize.query<{ data: Record<string, unknown> }>(
-    `SELECT data FROM circuit_run_events WHERE run_uid = $1 AND kind = 'step' ORDER BY seq`, { bind: [uid], type: 'SELECT' as never },
+    `SELECT data FROM circuit_run_events WHERE run_uid = $1 AND kind = 'step' ORDER BY seq`,
+    { bind: [uid], type: 'SELECT' as never },
   );
   return rows.map((row) => row.data);
 }
@@ -64,15 +74,28 @@ test('approved: the run goes on with the decision as the step output, charged 1 
   expect(waiting.state).toBe('RUNNING');
   expect(waiting.waiting_for).toEqual([{ step_id: 'ask', prompt: 'Ship v2?', expires_at: expect.any(String) }]);
   let events = await stepEvents(uid);
-  for (const end = Date.now() + 10_000; !events.some((e) => e.status === 'waiting') && Date.now() < end;) events = await stepEvents(uid);
-  expect(events).toContainEqual(expect.objectContaining({ step_id: 'ask', status: 'waiting', prompt: 'Ship v2?', expires_at: waiting.waiting_for[0].expires_at }));
+  for (const end = Date.now() + 10_000; !events.some((e) => e.status === 'waiting') && Date.now() < end;)
+    events = await stepEvents(uid);
+  expect(events).toContainEqual(
+    expect.objectContaining({
+      step_id: 'ask',
+      status: 'waiting',
+      prompt: 'Ship v2?',
+      expires_at: waiting.waiting_for[0].expires_at,
+    }),
+  );
 
   const res = await decide(uid, { approved: true, comment: 'go', data: { ticket: 7 } });
   expect(res.status).toBe(200);
   const run = await waitForRun(t, uid, owner.token);
   expect(run.state).toBe('COMPLETED');
   expect(run.result_blob.output).toBe('shipped v2 (go)');
-  expect(run.result_blob.steps.ask.output).toEqual({ approved: true, comment: 'go', data: { ticket: 7 }, resolved_at: expect.any(String) });
+  expect(run.result_blob.steps.ask.output).toEqual({
+    approved: true,
+    comment: 'go',
+    data: { ticket: 7 },
+    resolved_at: expect.any(String),
+  });
   expect(run.result_blob.steps.ask.credits).toBe(0);
   expect(run.waiting_for).toBeUndefined();
   const charges = await CreditLedger.findAll({ where: { run_uid: uid } });
@@ -100,7 +123,12 @@ test('timed out: on_timeout reject ends ApprovalTimedOut, on_timeout approve goe
   expect(r.state).toBe('EXCEPTION');
   expect(r.error.code).toBe('ApprovalTimedOut');
   expect(a.state).toBe('COMPLETED');
-  expect(a.result_blob.steps.ask.output).toEqual({ approved: true, comment: null, data: null, resolved_at: expect.any(String) });
+  expect(a.result_blob.steps.ask.output).toEqual({
+    approved: true,
+    comment: null,
+    data: null,
+    resolved_at: expect.any(String),
+  });
 });
 
 test('cancel while waiting ends the run Canceled at once', async () => {
@@ -119,7 +147,8 @@ test('the deadline does not run while the run waits: a 1 s deadline, approved af
   // Wait past the deadline as it was (a positive signal: the database's clock has passed it).
   for (;;) {
     const [{ past }] = await t.app.services.sequelize.query<{ past: boolean }>(
-      'SELECT now() > $1::timestamptz + interval \'200 milliseconds\' AS past', { bind: [new Date(before)], type: 'SELECT' as never },
+      "SELECT now() > $1::timestamptz + interval '200 milliseconds' AS past",
+      { bind: [new Date(before)], type: 'SELECT' as never },
     );
     if (past) break;
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -137,33 +166,46 @@ test('1,000 runs waiting on one worker leave it free: ordinary runs still comple
   const { adaptorUid } = await makeRunnableCircuit(owner, gate({ timeout_s: 3600 }));
   const uids: string[] = [];
   for (let i = 0; i < 1_000; i += 50) {
-    const batch = await Promise.all(Array.from({ length: 50 }, () => submitRun(t, owner.token, adaptorUid, { input: { what: 'x' } })));
+    const batch = await Promise.all(
+      Array.from({ length: 50 }, () => submitRun(t, owner.token, adaptorUid, { input: { what: 'x' } })),
+    );
     uids.push(...batch.map((r) => r.body.payload.uid as string));
   }
   const countWaiting = async () => {
     const [{ n }] = await t.app.services.sequelize.query<{ n: string }>(
-      `SELECT count(*) AS n FROM circuit_run_steps WHERE status = 'waiting' AND run_uid = ANY($1::uuid[])`, { bind: [uids], type: 'SELECT' as never },
+      `SELECT count(*) AS n FROM circuit_run_steps WHERE status = 'waiting' AND run_uid = ANY($1::uuid[])`,
+      { bind: [uids], type: 'SELECT' as never },
     );
     return Number(n);
   };
   const deadline = Date.now() + 60_000;
-  while ((await countWaiting()) < 1_000 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  while ((await countWaiting()) < 1_000 && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 100));
   expect(await countWaiting()).toBe(1_000);
 
   // Another user's ordinary runs go through meanwhile (their speed is measured by the bench; here: they
   // finish). The owner's own would wait: 1,000 running runs is USER_MAX_CONCURRENT_RUNS (docs/fairness.md).
   const other = await makeUser({ credits: 100 });
-  const hello = await makeRunnableCircuit(other, { query_schema: { type: 'object' }, steps: [{ id: 'hi', kind: 'template', template: 'hi' }] });
-  const ordinary = await Promise.all(Array.from({ length: 20 }, () => submitRun(t, other.token, hello.adaptorUid, { input: {} })));
-  for (const r of ordinary) expect((await waitForRun(t, r.body.payload.uid, other.token, 30_000)).state).toBe('COMPLETED');
+  const hello = await makeRunnableCircuit(other, {
+    query_schema: { type: 'object' },
+    steps: [{ id: 'hi', kind: 'template', template: 'hi' }],
+  });
+  const ordinary = await Promise.all(
+    Array.from({ length: 20 }, () => submitRun(t, other.token, hello.adaptorUid, { input: {} })),
+  );
+  for (const r of ordinary)
+    expect((await waitForRun(t, r.body.payload.uid, other.token, 30_000)).state).toBe('COMPLETED');
 
   for (let i = 0; i < uids.length; i += 50) {
-    const answers = await Promise.all(uids.slice(i, i + 50).map((uid) => decide(uid, { approved: true, comment: 'ok' })));
+    const answers = await Promise.all(
+      uids.slice(i, i + 50).map((uid) => decide(uid, { approved: true, comment: 'ok' })),
+    );
     expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
   }
   const finished = async () => {
     const [{ n }] = await t.app.services.sequelize.query<{ n: string }>(
-      `SELECT count(*) AS n FROM circuit_runs WHERE state = 'COMPLETED' AND uid = ANY($1::uuid[])`, { bind: [uids], type: 'SELECT' as never },
+      `SELECT count(*) AS n FROM circuit_runs WHERE state = 'COMPLETED' AND uid = ANY($1::uuid[])`,
+      { bind: [uids], type: 'SELECT' as never },
     );
     return Number(n);
   };
@@ -175,7 +217,9 @@ test('1,000 runs waiting on one worker leave it free: ordinary runs still comple
 describe('with no worker alive at the expiry moment', () => {
   let api: TestApp;
   const processes: ServiceProcess[] = [];
-  beforeAll(async () => { api = await startTestApp({ runWorker: false }); });
+  beforeAll(async () => {
+    api = await startTestApp({ runWorker: false });
+  });
   afterAll(async () => {
     await Promise.all(processes.map((p) => p.kill('SIGKILL')));
     await api.close();
@@ -188,16 +232,21 @@ describe('with no worker alive at the expiry moment', () => {
     processes.push(worker);
     const uid = (await submitRun(api, user.token, adaptorUid, { input: { what: 'x' } })).body.payload.uid as string;
     const deadline = Date.now() + 20_000;
-    const waitingRow = async () => (await api.app.services.sequelize.query<{ expires_at: Date }>(
-      `SELECT expires_at FROM circuit_run_steps WHERE run_uid = $1 AND status = 'waiting'`, { bind: [uid], type: 'SELECT' as never },
-    ))[0];
+    const waitingRow = async () =>
+      (
+        await api.app.services.sequelize.query<{ expires_at: Date }>(
+          `SELECT expires_at FROM circuit_run_steps WHERE run_uid = $1 AND status = 'waiting'`,
+          { bind: [uid], type: 'SELECT' as never },
+        )
+      )[0];
     while (!(await waitingRow()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
     const { expires_at: expiresAt } = (await waitingRow())!;
     await worker.kill('SIGKILL');
     // Past the expiry with no worker at all.
     for (;;) {
       const [{ past }] = await api.app.services.sequelize.query<{ past: boolean }>(
-        'SELECT now() > $1::timestamptz AS past', { bind: [expiresAt], type: 'SELECT' as never },
+        'SELECT now() > $1::timestamptz AS past',
+        { bind: [expiresAt], type: 'SELECT' as never },
       );
       if (past) break;
       await new Promise((resolve) => setTimeout(resolve, 50));

@@ -18,14 +18,19 @@ jest.setTimeout(60_000);
  * each charged exactly once.
  */
 let t: TestApp;
-beforeAll(async () => { t = await startTestApp({ runWorker: false }); });
-afterAll(async () => { await t.close(); });
+beforeAll(async () => {
+  t = await startTestApp({ runWorker: false });
+});
+afterAll(async () => {
+  await t.close();
+});
 
 async function provisionedRuns(count: number, owner?: Awaited<ReturnType<typeof makeUser>>): Promise<string[]> {
   owner ??= await makeUser({ credits: 100 });
   const { adaptorUid } = await makeRunnableCircuit(owner, HELLO_DEFINITION);
   const uids: string[] = [];
-  for (let i = 0; i < count; i++) uids.push((await submitRun(t, owner.token, adaptorUid, { input: { name: `n${i}` } })).body.payload.uid as string);
+  for (let i = 0; i < count; i++)
+    uids.push((await submitRun(t, owner.token, adaptorUid, { input: { name: `n${i}` } })).body.payload.uid as string);
   return uids;
 }
 
@@ -61,7 +66,8 @@ test('twelve claims at once: each run is claimed once, a run asked for twice goe
   const runEvents = deps.bus;
   const asked = [...uids, ...uids];
   const { result: claims, statements } = await countingClaimStatements(() =>
-    Promise.all(asked.map((uid) => claimRun(deps.runService.claims, uid, 60_000, runEvents.sqlChannel))));
+    Promise.all(asked.map((uid) => claimRun(deps.runService.claims, uid, 60_000, runEvents.sqlChannel))),
+  );
   const granted = claims.filter((c) => c !== null);
   expect(granted.map((c) => c!.uid).sort()).toEqual([...uids].sort());
   expect(granted.every((c) => c!.attempt === 1 && c!.definition !== null)).toBe(true);
@@ -75,7 +81,9 @@ test('in one batch, a run that is not claimable (already ended) gets null and th
   await CircuitRun.update({ state: 'EXCEPTION', ended_at: new Date() }, { where: { uid: ended }, hooks: false });
   const deps = runDeps(t.app);
   const runEvents = deps.bus;
-  const claims = await Promise.all([ended, ...others].map((uid) => claimRun(deps.runService.claims, uid, 60_000, runEvents.sqlChannel)));
+  const claims = await Promise.all(
+    [ended, ...others].map((uid) => claimRun(deps.runService.claims, uid, 60_000, runEvents.sqlChannel)),
+  );
   expect(claims[0]).toBeNull();
   expect(claims.slice(1).map((c) => c?.uid)).toEqual(others);
 });
@@ -87,15 +95,35 @@ test('thirty runs of one user ending at once are each charged exactly once, in t
   const deps = runDeps(t.app);
   const runEvents = deps.bus;
   await Promise.all(uids.map((uid) => claimRun(deps.runService.claims, uid, 60_000, runEvents.sqlChannel)));
-  const ended = await Promise.all(uids.map((uid, i) => endRun(deps, {
-    uid, attempt: 1, state: 'COMPLETED', resultBlob: { output: `r${i}`, steps: {} }, metrics: null, cost: 1,
-  })));
+  const ended = await Promise.all(
+    uids.map((uid, i) =>
+      endRun(deps, {
+        uid,
+        attempt: 1,
+        state: 'COMPLETED',
+        resultBlob: { output: `r${i}`, steps: {} },
+        metrics: null,
+        cost: 1,
+      }),
+    ),
+  );
   expect(ended.every(Boolean)).toBe(true);
   // Ending again (a second delivery) changes nothing.
-  expect(await endRun(deps, { uid: uids[0], attempt: 1, state: 'COMPLETED', resultBlob: { output: 'again', steps: {} }, cost: 1 })).toBe(false);
+  expect(
+    await endRun(deps, {
+      uid: uids[0],
+      attempt: 1,
+      state: 'COMPLETED',
+      resultBlob: { output: 'again', steps: {} },
+      cost: 1,
+    }),
+  ).toBe(false);
   const user = await User.findByPk(owner.user.uid, { attributes: ['credits', 'credits_held'] });
   expect([Number(user!.credits), Number(user!.credits_held)]).toEqual([70, 0]);
-  const [ledger] = await sequelize.query(`SELECT amount, balance_after FROM credit_ledger WHERE user_uid = $1 AND kind = 'run' ORDER BY seq`, { bind: [owner.user.uid] });
+  const [ledger] = await sequelize.query(
+    `SELECT amount, balance_after FROM credit_ledger WHERE user_uid = $1 AND kind = 'run' ORDER BY seq`,
+    { bind: [owner.user.uid] },
+  );
   expect(ledger).toEqual(Array.from({ length: 30 }, (_, i) => ({ amount: '-1', balance_after: String(99 - i) })));
   const runs = await CircuitRun.findAll({ where: { uid: uids }, attributes: ['uid', 'state', 'credits_cost'] });
   expect(runs.every((r) => r.state === 'COMPLETED' && Number(r.credits_cost) === 1)).toBe(true);

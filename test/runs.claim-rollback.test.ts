@@ -23,12 +23,23 @@ test('a run whose claim was rolled back under its worker is claimed and executed
   const uid = body.payload.uid as string;
   await target.untilHeld();
   // As if PostgreSQL had lost the claim: the run is PROVISIONED again, attempt 0.
-  await CircuitRun.update({ state: 'PROVISIONED', attempt: 0, started_at: null, heartbeat_at: null }, { where: { uid }, hooks: false });
+  await CircuitRun.update(
+    { state: 'PROVISIONED', attempt: 0, started_at: null, heartbeat_at: null },
+    { where: { uid }, hooks: false },
+  );
   target.release('{"call":1}');
   // The first execution's end is refused; the same job claims the run anew and calls the step again.
   await target.untilHeld();
   target.release('{"call":2}');
   const run = await waitForRun(t, uid, owner.token);
   expect(run).toMatchObject({ state: 'COMPLETED', result_blob: { output: { call: 2 } } });
-  expect((await t.gql<{ viewer: { credits: number; creditsHeld: number } }>('{ viewer { credits creditsHeld } }', {}, owner.token)).data?.viewer).toEqual({ credits: 9, creditsHeld: 0 });
+  expect(
+    (
+      await t.gql<{ viewer: { credits: number; creditsHeld: number } }>(
+        '{ viewer { credits creditsHeld } }',
+        {},
+        owner.token,
+      )
+    ).data?.viewer,
+  ).toEqual({ credits: 9, creditsHeld: 0 });
 });

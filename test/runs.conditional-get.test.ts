@@ -14,7 +14,9 @@ beforeAll(async () => {
 
 /** GET /circuit-runs/{uid}, checked against the OpenAPI document like the contract test does. */
 async function getRun(uid: string, token: string | undefined, headers: Record<string, string> = {}) {
-  const res = await fetch(`${t.url}/api/v1/circuit-runs/${uid}`, { headers: { ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+  const res = await fetch(`${t.url}/api/v1/circuit-runs/${uid}`, {
+    headers: { ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) },
+  });
   const text = await res.text();
   checker.check({ method: 'GET', template: '/circuit-runs/{uid}', status: res.status, headers: res.headers, text });
   return { status: res.status, etag: res.headers.get('etag'), text, deprecation: res.headers.get('deprecation') };
@@ -30,7 +32,11 @@ test('a conditional GET of a run is 304 while the run is unchanged, 200 once it 
   expect(first.status).toBe(200);
   expect(first.etag).toMatch(/^W\/".+"$/);
   const again = await getRun(uid, owner.token, { 'if-none-match': first.etag! });
-  expect({ status: again.status, text: again.text, etag: again.etag }).toEqual({ status: 304, text: '', etag: first.etag });
+  expect({ status: again.status, text: again.text, etag: again.etag }).toEqual({
+    status: 304,
+    text: '',
+    etag: first.etag,
+  });
 
   // Someone else holding the ETag still gets the 401/403 the run's policy answers, not a 304.
   expect((await getRun(uid, other.token, { 'if-none-match': first.etag! })).status).toBe(403);
@@ -43,7 +49,11 @@ test('a conditional GET of a run is 304 while the run is unchanged, 200 once it 
   expect(changed.etag).not.toBe(first.etag);
   expect(JSON.parse(changed.text).notices).toEqual([expect.objectContaining({ code: 'deprecated' })]);
   const still = await getRun(uid, owner.token, { 'if-none-match': `"x", ${changed.etag}` });
-  expect({ status: still.status, text: still.text, deprecation: still.deprecation }).toEqual({ status: 304, text: '', deprecation: changed.deprecation });
+  expect({ status: still.status, text: still.text, deprecation: still.deprecation }).toEqual({
+    status: 304,
+    text: '',
+    deprecation: changed.deprecation,
+  });
 
   expect(checker.violations).toEqual([]);
 });

@@ -1,7 +1,14 @@
 import type { ServerResponse } from 'node:http';
 import { startTestApp, TestApp } from './support/app';
 import { makeUser } from './support/factories';
-import { makeRunnableCircuit, ServiceProcess, spawnServiceProcess, startHttpTarget, submitRun, waitForRun } from './support/run-factories';
+import {
+  makeRunnableCircuit,
+  ServiceProcess,
+  spawnServiceProcess,
+  startHttpTarget,
+  submitRun,
+  waitForRun,
+} from './support/run-factories';
 import { CircuitRun } from '../src/models/CircuitRun';
 import { CreditLedger } from '../src/models/CreditLedger';
 import { User } from '../src/models';
@@ -53,12 +60,30 @@ test('a worker SIGKILLed mid-run: another worker finishes the run, each finished
     query_schema: { type: 'object' },
     steps: [
       { id: 'first', kind: 'http', method: 'GET', url: `${target.url}/first` },
-      { id: 'embedded', kind: 'circuit', circuit_uid: inner.circuit.uid, input: { after: '{{steps.first.output.path}}' } },
-      { id: 'last', kind: 'http', method: 'POST', url: `${target.url}/last`, body: { a: '{{steps.first.output.path}}', b: '{{steps.embedded.output.output.path}}' } },
-      { id: 'shape', kind: 'transform', expression: '{"first": steps.first.output.path, "last": steps.last.output.path}' },
+      {
+        id: 'embedded',
+        kind: 'circuit',
+        circuit_uid: inner.circuit.uid,
+        input: { after: '{{steps.first.output.path}}' },
+      },
+      {
+        id: 'last',
+        kind: 'http',
+        method: 'POST',
+        url: `${target.url}/last`,
+        body: { a: '{{steps.first.output.path}}', b: '{{steps.embedded.output.output.path}}' },
+      },
+      {
+        id: 'shape',
+        kind: 'transform',
+        expression: '{"first": steps.first.output.path, "last": steps.last.output.path}',
+      },
     ],
   });
-  const workers = await Promise.all([spawnServiceProcess('worker', t.databaseUrl), spawnServiceProcess('worker', t.databaseUrl)]);
+  const workers = await Promise.all([
+    spawnServiceProcess('worker', t.databaseUrl),
+    spawnServiceProcess('worker', t.databaseUrl),
+  ]);
   processes.push(...workers);
 
   const { body } = await submitRun(t, owner.token, adaptorUid, { input: {} });
@@ -67,7 +92,10 @@ test('a worker SIGKILLed mid-run: another worker finishes the run, each finished
   while (held.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
   expect(held.length).toBe(1); // a worker is inside `last`, with `first` and `embedded` finished
   // The killed attempt's step events are in the log (they are written in batches every 200 ms).
-  while (!(await stepEvents(uid)).some((e) => e.step_id === 'last' && e.status === 'started') && Date.now() < deadline) {
+  while (
+    !(await stepEvents(uid)).some((e) => e.step_id === 'last' && e.status === 'started') &&
+    Date.now() < deadline
+  ) {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const running = await CircuitRun.findByPk(uid);

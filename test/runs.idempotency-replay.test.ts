@@ -25,7 +25,12 @@ test('an Idempotency-Key replay answers the first answer (PROVISIONED), not the 
     { a: adaptorUid, k: key['Idempotency-Key'] },
     caller.token,
   );
-  expect(gql.data.queryCircuitAdaptor).toEqual({ uid: first.body.payload.uid, state: 'PROVISIONED', endedAt: null, resultBlob: null });
+  expect(gql.data.queryCircuitAdaptor).toEqual({
+    uid: first.body.payload.uid,
+    state: 'PROVISIONED',
+    endedAt: null,
+    resultBlob: null,
+  });
 
   // Replays start nothing and hold nothing: one run, one credit.
   const user = (await User.findByPk(caller.user.uid))!;

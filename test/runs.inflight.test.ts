@@ -1,24 +1,41 @@
 import { startTestApp, TestApp } from './support/app';
 import { makeUser } from './support/factories';
-import { makeRunnableCircuit, ServiceProcess, spawnServiceProcess, startHoldingTarget, startHttpTarget, submitRun, waitForRun } from './support/run-factories';
+import {
+  makeRunnableCircuit,
+  ServiceProcess,
+  spawnServiceProcess,
+  startHoldingTarget,
+  startHttpTarget,
+  submitRun,
+  waitForRun,
+} from './support/run-factories';
 import { CircuitRun } from '../src/models/CircuitRun';
 
 jest.setTimeout(90_000);
 
 let target: Awaited<ReturnType<typeof startHoldingTarget>>;
-beforeAll(async () => { target = await startHoldingTarget(); });
-afterAll(async () => { await target.close(); });
+beforeAll(async () => {
+  target = await startHoldingTarget();
+});
+afterAll(async () => {
+  await target.close();
+});
 
 describe('one worker with the default settings', () => {
   let t: TestApp;
-  beforeAll(async () => { t = await startTestApp({ jobConcurrency: 20 }); });
-  afterAll(async () => { await t.close(); });
+  beforeAll(async () => {
+    t = await startTestApp({ jobConcurrency: 20 });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
 
   test('holds 200 runs waiting on an upstream at once, far more than its 20 job slots', async () => {
     const owner = await makeUser({ credits: 500 });
     const { adaptorUid } = await makeRunnableCircuit(owner, target.holdDefinition());
     const uids: string[] = [];
-    for (let i = 0; i < 200; i++) uids.push((await submitRun(t, owner.token, adaptorUid, { input: {} })).body.payload.uid);
+    for (let i = 0; i < 200; i++)
+      uids.push((await submitRun(t, owner.token, adaptorUid, { input: {} })).body.payload.uid);
     await target.untilHeld(200);
     target.release();
     for (const uid of uids) expect((await waitForRun(t, uid, owner.token, 30_000)).state).toBe('COMPLETED');
@@ -28,7 +45,9 @@ describe('one worker with the default settings', () => {
 describe('a worker that stops with runs in flight', () => {
   let t: TestApp;
   const processes: ServiceProcess[] = [];
-  beforeAll(async () => { t = await startTestApp({ runWorker: false }); });
+  beforeAll(async () => {
+    t = await startTestApp({ runWorker: false });
+  });
   afterAll(async () => {
     await Promise.all(processes.map((p) => p.kill('SIGKILL')));
     await t.close();
@@ -69,7 +88,8 @@ describe('a worker that stops with runs in flight', () => {
       expect(run.state).toBe('COMPLETED');
       expect(firstCalls).toBe(1);
       const [row] = await t.app.services.sequelize.query<{ attempt: number; handed_back: number }>(
-        'SELECT attempt, handed_back FROM circuit_runs WHERE uid = $1', { bind: [uid], type: 'SELECT' as never },
+        'SELECT attempt, handed_back FROM circuit_runs WHERE uid = $1',
+        { bind: [uid], type: 'SELECT' as never },
       );
       expect(row).toEqual({ attempt: 2, handed_back: 1 });
     } finally {
@@ -81,7 +101,9 @@ describe('a worker that stops with runs in flight', () => {
 describe('the service (main.js, its worker in a thread) stopped with a run in a long http step', () => {
   let t: TestApp;
   const processes: ServiceProcess[] = [];
-  beforeAll(async () => { t = await startTestApp({ runWorker: false }); });
+  beforeAll(async () => {
+    t = await startTestApp({ runWorker: false });
+  });
   afterAll(async () => {
     await Promise.all(processes.map((p) => p.kill('SIGKILL')));
     await t.close();
@@ -91,13 +113,18 @@ describe('the service (main.js, its worker in a thread) stopped with a run in a 
     const owner = await makeUser({ credits: 10 });
     const { adaptorUid } = await makeRunnableCircuit(owner, target.holdDefinition());
     // A lock lifetime far longer than the test: only a give-back lets another worker go on at once.
-    const service = await spawnServiceProcess('api', t.databaseUrl, { RUN_WORKER: 'true', JOB_LOCK_LIFETIME_MS: '60000' });
+    const service = await spawnServiceProcess('api', t.databaseUrl, {
+      RUN_WORKER: 'true',
+      JOB_LOCK_LIFETIME_MS: '60000',
+    });
     processes.push(service);
     const uid = (await submitRun(t, owner.token, adaptorUid, { input: {} })).body.payload.uid as string;
     await target.untilHeld(1);
     const upstream = target.held[0];
     let upstreamClosed = false;
-    upstream.once('close', () => { upstreamClosed = true; });
+    upstream.once('close', () => {
+      upstreamClosed = true;
+    });
 
     const began = Date.now();
     await service.kill('SIGINT');
@@ -112,7 +139,8 @@ describe('the service (main.js, its worker in a thread) stopped with a run in a 
     while (!upstreamClosed && Date.now() < closeDeadline) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(upstreamClosed).toBe(true);
     const [given] = await t.app.services.sequelize.query<{ state: string; handed_back: number }>(
-      'SELECT state, handed_back FROM circuit_runs WHERE uid = $1', { bind: [uid], type: 'SELECT' as never },
+      'SELECT state, handed_back FROM circuit_runs WHERE uid = $1',
+      { bind: [uid], type: 'SELECT' as never },
     );
     expect(given).toEqual({ state: 'RUNNING', handed_back: 1 });
 

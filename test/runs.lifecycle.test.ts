@@ -8,21 +8,34 @@ test('a subscriber that throws is logged and never reaches the run; the others s
   const warn = jest.spyOn(log, 'warn');
   const lifecycle = new RunLifecycle(log);
   const heard: string[] = [];
-  lifecycle.on('ended', () => { throw new Error('subscriber bug'); });
+  lifecycle.on('ended', () => {
+    throw new Error('subscriber bug');
+  });
   lifecycle.on('ended', (event) => heard.push(`${event.run.uid}:${event.state}`));
-  expect(() => lifecycle.emit('ended', { run, state: 'COMPLETED', attempt: 1, error: null, charged: 1, createdAt: null })).not.toThrow();
+  expect(() =>
+    lifecycle.emit('ended', { run, state: 'COMPLETED', attempt: 1, error: null, charged: 1, createdAt: null }),
+  ).not.toThrow();
   expect(heard).toEqual(['r1:COMPLETED']);
   expect(warn).toHaveBeenCalledTimes(1);
 });
 
-test('step events go only to the subscribers that want the run\'s steps, and wantsSteps says whether any does', () => {
+test("step events go only to the subscribers that want the run's steps, and wantsSteps says whether any does", () => {
   const lifecycle = new RunLifecycle(createLogger('silent'));
   expect(lifecycle.wantsSteps(run)).toBe(false);
   const seqs: number[] = [];
-  lifecycle.onStep((r) => Boolean(r.webhook_events?.includes('step')), ({ event }) => seqs.push(event.seq));
+  lifecycle.onStep(
+    (r) => Boolean(r.webhook_events?.includes('step')),
+    ({ event }) => seqs.push(event.seq),
+  );
   expect(lifecycle.wantsSteps(run)).toBe(true);
   expect(lifecycle.wantsSteps({ ...run, webhook_events: null })).toBe(false);
-  const event = { step_id: 's', kind: 'http', status: 'completed' as const, started_at: new Date().toISOString(), seq: 4 };
+  const event = {
+    step_id: 's',
+    kind: 'http',
+    status: 'completed' as const,
+    started_at: new Date().toISOString(),
+    seq: 4,
+  };
   lifecycle.emit('step', { run, event });
   lifecycle.emit('step', { run: { ...run, webhook_events: null }, event: { ...event, seq: 5 } });
   expect(seqs).toEqual([4]);

@@ -41,19 +41,28 @@ async function submitted(definition: CircuitDefinition, input: Record<string, un
 }
 
 test('COMPLETED, with its result_blob', async () => {
-  const uid = await submitted({ query_schema: { type: 'object' }, steps: [{ id: 'hi', kind: 'template', template: 'hi {{input.name}}' }] }, { name: 'Ada' });
+  const uid = await submitted(
+    { query_schema: { type: 'object' }, steps: [{ id: 'hi', kind: 'template', template: 'hi {{input.name}}' }] },
+    { name: 'Ada' },
+  );
   expect((await waitForRun(t, uid, owner.token)).state).toBe('COMPLETED');
   await expectSameAsGet(uid);
 });
 
 test('EXCEPTION of a step (error with step_id, owner only)', async () => {
-  const uid = await submitted({ query_schema: { type: 'object' }, steps: [{ id: 'bad', kind: 'transform', expression: '$error("no")' }] });
+  const uid = await submitted({
+    query_schema: { type: 'object' },
+    steps: [{ id: 'bad', kind: 'transform', expression: '$error("no")' }],
+  });
   expect((await waitForRun(t, uid, owner.token)).state).toBe('EXCEPTION');
   await expectSameAsGet(uid);
 });
 
 test('RUNNING and waiting for an approval (waiting_for, owner only), then Canceled (an error without step_id)', async () => {
-  const uid = await submitted({ query_schema: { type: 'object' }, steps: [{ id: 'ask', kind: 'approval', prompt: 'Go?' }] });
+  const uid = await submitted({
+    query_schema: { type: 'object' },
+    steps: [{ id: 'ask', kind: 'approval', prompt: 'Go?' }],
+  });
   for (const end = Date.now() + 15_000; Date.now() < end;) {
     if ((await t.rest('GET', `/circuit-runs/${uid}`, { token: owner.token })).body.payload.waiting_for) break;
     await new Promise((resolve) => setTimeout(resolve, 25));

@@ -72,7 +72,9 @@ async function getRun(app: TestApp, uid: string, token?: string) {
 /** GraphQL `circuitRun` on `app`: the run (or null), the error code, the notices. */
 async function queryRun(app: TestApp, uid: string, token?: string) {
   const res = await app.gql<{ circuitRun: { uid: string; state: string } | null }>(
-    'query($uid: ID!) { circuitRun(uid: $uid) { uid state } }', { uid }, token,
+    'query($uid: ID!) { circuitRun(uid: $uid) { uid state } }',
+    { uid },
+    token,
   );
   return { run: res.data?.circuitRun ?? null, code: res.code, notices: res.extensions?.notices };
 }
@@ -119,9 +121,11 @@ async function withNotifiesHeldBack(body: () => Promise<void>): Promise<void> {
   }
 }
 
-const deprecatedNotice = (name: string) => [{ code: 'deprecated', message: `Circuit ${name} is deprecated and may be removed in the future` }];
+const deprecatedNotice = (name: string) => [
+  { code: 'deprecated', message: `Circuit ${name} is deprecated and may be removed in the future` },
+];
 
-test('the models of both instances use api2\'s pool, so api2\'s cache is the one being exercised', () => {
+test("the models of both instances use api2's pool, so api2's cache is the one being exercised", () => {
   expect(CircuitRun.sequelize).toBe(api2.app.services.sequelize);
 });
 
@@ -139,7 +143,11 @@ describe('what is cached', () => {
 
     // The second read is answered from those very rows, identically, by either instance and by GraphQL.
     for (const app of [api2, api1]) expect(await getRun(app, uid, runner.token)).toEqual(first);
-    expect(await queryRun(api2, uid, runner.token)).toEqual({ run: { uid, state: 'COMPLETED' }, code: undefined, notices: undefined });
+    expect(await queryRun(api2, uid, runner.token)).toEqual({
+      run: { uid, state: 'COMPLETED' },
+      code: undefined,
+      notices: undefined,
+    });
     expect(cache().get(uid)).toBe(rows);
   });
 
@@ -149,7 +157,11 @@ describe('what is cached', () => {
       const read = await getRun(api2, uid, runner.token);
       expect(read.status).toBe(200);
       expect(read.body.payload).toMatchObject({ uid, state: 'COMPLETED', result_blob: { output: 'HELLO ADA' } });
-      expect(await queryRun(api2, uid, runner.token)).toEqual({ run: { uid, state: 'COMPLETED' }, code: undefined, notices: undefined });
+      expect(await queryRun(api2, uid, runner.token)).toEqual({
+        run: { uid, state: 'COMPLETED' },
+        code: undefined,
+        notices: undefined,
+      });
       expect(cache().get(uid)).toBeUndefined();
     }
   });
@@ -212,7 +224,7 @@ describe('nothing stale', () => {
     });
   });
 
-  test('the run\'s user deleted by SQL (the run goes with it): 404 NotFound within 1 s', async () => {
+  test("the run's user deleted by SQL (the run goes with it): 404 NotFound within 1 s", async () => {
     const doomed = await makeUser();
     const { uid } = await endedRun(doomed);
     await cached(uid, doomed.token);
@@ -235,7 +247,7 @@ describe('nothing stale', () => {
 });
 
 describe('nothing private', () => {
-  test('a private run cached by its owner\'s reads answers others exactly as before it was cached', async () => {
+  test("a private run cached by its owner's reads answers others exactly as before it was cached", async () => {
     const { uid } = await endedRun(runner);
     const othersRead = {
       stranger: () => getRun(api2, uid, stranger.token),
@@ -285,12 +297,16 @@ describe('nothing private', () => {
       expect((await queryRun(api2, uid, token)).run).toEqual({ uid, state: 'COMPLETED' });
     }
   });
-  test('a large ended run, whose answer\'s bytes are shared by the requests answered the same, answers each viewer what the policy lets it see', async () => {
+  test("a large ended run, whose answer's bytes are shared by the requests answered the same, answers each viewer what the policy lets it see", async () => {
     // A public ended run with a large answer (above the cache's entry size and the bridge's 64 KiB slice: its
     // answer is serialised once per view, the owner's and any reader's, and kept beside its rows) and an
     // owner-only field (`metadata`), both written by SQL.
     const { uid } = await endedRun(owner, { is_public: true });
-    await sql.query('UPDATE circuit_runs SET result_blob = $2, metadata = $3 WHERE uid = $1', [uid, JSON.stringify({ output: 'x'.repeat(200_000) }), JSON.stringify({ secret: 'for the owner only' })]);
+    await sql.query('UPDATE circuit_runs SET result_blob = $2, metadata = $3 WHERE uid = $1', [
+      uid,
+      JSON.stringify({ output: 'x'.repeat(200_000) }),
+      JSON.stringify({ secret: 'for the owner only' }),
+    ]);
 
     const readAll = async () => ({
       owner: await getRun(api2, uid, owner.token),
@@ -300,14 +316,23 @@ describe('nothing private', () => {
     let first: Awaited<ReturnType<typeof readAll>> | undefined;
     await within(5_000, async () => {
       first = await readAll();
-      return first.owner.body.payload?.metadata !== undefined && first.anonymous.body.payload?.result_blob?.output !== LARGE_OUTPUT;
+      return (
+        first.owner.body.payload?.metadata !== undefined &&
+        first.anonymous.body.payload?.result_blob?.output !== LARGE_OUTPUT
+      );
     });
     expect(first!.owner.status).toBe(200);
-    expect(first!.owner.body.payload).toMatchObject({ uid, state: 'COMPLETED', metadata: { secret: 'for the owner only' } });
+    expect(first!.owner.body.payload).toMatchObject({
+      uid,
+      state: 'COMPLETED',
+      metadata: { secret: 'for the owner only' },
+    });
     expect(JSON.stringify(first!.owner.body).length).toBeGreaterThan(128 * 1024);
     for (const reader of [first!.stranger, first!.anonymous]) {
       expect(reader.status).toBe(200);
-      expect(reader.body.payload).toEqual(Object.fromEntries(Object.entries(first!.owner.body.payload).filter(([field]) => field !== 'metadata')));
+      expect(reader.body.payload).toEqual(
+        Object.fromEntries(Object.entries(first!.owner.body.payload).filter(([field]) => field !== 'metadata')),
+      );
     }
     // Again, in either order, from the cached rows and the bytes beside them: the same answers.
     await cached(uid);
@@ -317,12 +342,16 @@ describe('nothing private', () => {
     expect((await getRun(api2, uid, owner.token)).body).toEqual(first!.owner.body);
     // Those were the kept bytes: one answer per view beside the cached rows.
     const rows = cache().get(uid)!;
-    for (const view of ['reader', `owner:${owner.user.uid}`]) expect(cache().beside(rows, `answers:${view}`, () => new Map()).size).toBe(1);
+    for (const view of ['reader', `owner:${owner.user.uid}`])
+      expect(cache().beside(rows, `answers:${view}`, () => new Map()).size).toBe(1);
 
     // Made private by SQL elsewhere: the policy refuses the others within the NOTIFY, the owner still reads it.
     await sql.query('UPDATE circuit_runs SET is_public = false WHERE uid = $1', [uid]);
     await within(1_000, async () => (await getRun(api2, uid)).status === 401);
-    expect(await getRun(api2, uid, stranger.token)).toMatchObject({ status: 403, body: { error: { code: 'NotAllowed' } } });
+    expect(await getRun(api2, uid, stranger.token)).toMatchObject({
+      status: 403,
+      body: { error: { code: 'NotAllowed' } },
+    });
     const owned = await getRun(api2, uid, owner.token);
     expect(owned.status).toBe(200);
     expect(owned.body.payload).toEqual({ ...first!.owner.body.payload, is_public: false });
@@ -334,7 +363,7 @@ describe('starting a run', () => {
   // run policy decides from it on every request.
   const start = (adaptorUid: string, by: TestUser) => submitRun(api2, by.token, adaptorUid, { input: { name: 'Ada' } });
 
-  test('a circuit made private by SQL elsewhere refuses other users\' runs within the NOTIFY, as uncached', async () => {
+  test("a circuit made private by SQL elsewhere refuses other users' runs within the NOTIFY, as uncached", async () => {
     const hello = await makeRunnableCircuit(owner, HELLO_DEFINITION);
     expect((await start(hello.adaptorUid, stranger)).status).toBe(200);
     expect(cache().circuitOfAdaptor(hello.adaptorUid)).toMatchObject({ uid: hello.circuit.uid, is_private: false });
@@ -353,14 +382,17 @@ describe('starting a run', () => {
     await withNotifiesHeldBack(async () => {
       expect((await start(hello.adaptorUid, stranger)).status).toBe(200);
       expect(cache().circuitOfAdaptor(hello.adaptorUid)).toBeDefined();
-      const updated = await api2.rest('PUT', `/users/${owner.username}/circuits/${hello.circuit.name}`, { token: owner.token, body: { is_private: true } });
+      const updated = await api2.rest('PUT', `/users/${owner.username}/circuits/${hello.circuit.name}`, {
+        token: owner.token,
+        body: { is_private: true },
+      });
       expect(updated.status).toBe(200);
       expect(cache().circuitOfAdaptor(hello.adaptorUid)).toBeUndefined();
       expect((await start(hello.adaptorUid, stranger)).status).not.toBe(200);
     });
   });
 
-  test('a deleted circuit\'s adaptor is 404 within the NOTIFY', async () => {
+  test("a deleted circuit's adaptor is 404 within the NOTIFY", async () => {
     const hello = await makeRunnableCircuit(owner, HELLO_DEFINITION);
     expect((await start(hello.adaptorUid, owner)).status).toBe(200);
     await sql.query('DELETE FROM circuits WHERE uid = $1', [hello.circuit.uid]);
@@ -369,16 +401,21 @@ describe('starting a run', () => {
 });
 
 describe('the LISTEN connection', () => {
-  const listeners = async () => (await sql.query(
-    `SELECT pid FROM pg_stat_activity WHERE application_name = 'circuit-run-read-cache' AND datname = current_database()`,
-  )).rows as { pid: number }[];
+  const listeners = async () =>
+    (
+      await sql.query(
+        `SELECT pid FROM pg_stat_activity WHERE application_name = 'circuit-run-read-cache' AND datname = current_database()`,
+      )
+    ).rows as { pid: number }[];
 
   test('while it is down nothing is served from the cache; after it reconnects runs are cached again', async () => {
     const { uid, circuit } = await endedRun(runner);
     await cached(uid, runner.token);
     expect(await listeners()).toHaveLength(2); // one per app instance
 
-    await sql.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'circuit-run-read-cache' AND datname = current_database()`);
+    await sql.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'circuit-run-read-cache' AND datname = current_database()`,
+    );
     // Lost (until the reconnect, 500 ms later): the run is neither served from the cache nor put back in it by a read.
     await within(2_000, async () => {
       expect((await getRun(api2, uid, runner.token)).status).toBe(200);
@@ -407,11 +444,21 @@ describe('the cached rows', () => {
     const input = rows.run.input as { name: string; nested: { tags: string[] } };
     const result = rows.run.result_blob as { output: string };
 
-    expect(() => { input.name = 'Eve'; }).toThrow(TypeError);
-    expect(() => { input.nested.tags.push('b'); }).toThrow(TypeError);
-    expect(() => { result.output = 'tampered'; }).toThrow(TypeError);
-    expect(() => { (rows.run as Record<string, unknown>).state = 'RUNNING'; }).toThrow(TypeError);
-    expect(() => { (rows.circuit as Record<string, unknown>).is_deprecated = true; }).toThrow(TypeError);
+    expect(() => {
+      input.name = 'Eve';
+    }).toThrow(TypeError);
+    expect(() => {
+      input.nested.tags.push('b');
+    }).toThrow(TypeError);
+    expect(() => {
+      result.output = 'tampered';
+    }).toThrow(TypeError);
+    expect(() => {
+      (rows.run as Record<string, unknown>).state = 'RUNNING';
+    }).toThrow(TypeError);
+    expect(() => {
+      (rows.circuit as Record<string, unknown>).is_deprecated = true;
+    }).toThrow(TypeError);
 
     // Every read path presents the shared rows without writing to them (a write would throw: a 500).
     const again = await getRun(api2, uid, runner.token);
@@ -420,14 +467,20 @@ describe('the cached rows', () => {
     expect(again.deprecation).toBeNull();
     const events = await readSse(`${api2.url}/api/v1/circuit-runs/${uid}/events`, { token: runner.token });
     expect(events.status).toBe(200);
-    expect(JSON.parse(events.events.at(-1)!.data!)).toMatchObject({ state: 'COMPLETED', result_blob: { output: LARGE_OUTPUT } });
+    expect(JSON.parse(events.events.at(-1)!.data!)).toMatchObject({
+      state: 'COMPLETED',
+      result_blob: { output: LARGE_OUTPUT },
+    });
     expect(cache().get(uid)).toBe(rows);
   });
 });
 
 describe('RunReadCache', () => {
   /** Rows over the 128 KiB a run's rows must take to be kept. */
-  const rows = () => ({ run: { uid: 'r1', state: 'COMPLETED', input: { tags: ['a'], name: LARGE_NAME } }, circuit: null });
+  const rows = () => ({
+    run: { uid: 'r1', state: 'COMPLETED', input: { tags: ['a'], name: LARGE_NAME } },
+    circuit: null,
+  });
 
   test('keeps only rows whose JSON is over 128 KiB, and freezes only those', () => {
     const runs = new RunReadCache();

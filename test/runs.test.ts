@@ -20,7 +20,11 @@ afterAll(async () => {
 const AGE_DEFINITION: CircuitDefinition = {
   query_schema: {
     type: 'object',
-    properties: { name: { type: 'string' }, age: { type: 'integer' }, tags: { type: 'array', items: { type: 'string' } } },
+    properties: {
+      name: { type: 'string' },
+      age: { type: 'integer' },
+      tags: { type: 'array', items: { type: 'string' } },
+    },
     required: ['name'],
   },
   steps: [{ id: 'greet', kind: 'template', template: '{{input.name}} is {{input.age}}' }],
@@ -41,7 +45,10 @@ describe('POST /circuit-adaptors/{adaptor_uid}/query', () => {
   test('answers the stub only: uid, state PROVISIONED and is_public', async () => {
     const res = await submitRun(t, other.token, hello.adaptorUid, { input: { name: 'Ada' } });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'success', payload: { uid: expect.any(String), state: 'PROVISIONED', is_public: false } });
+    expect(res.body).toEqual({
+      status: 'success',
+      payload: { uid: expect.any(String), state: 'PROVISIONED', is_public: false },
+    });
     await waitForRun(t, res.body.payload.uid, other.token);
   });
 
@@ -55,7 +62,10 @@ describe('POST /circuit-adaptors/{adaptor_uid}/query', () => {
     const v2uid = v2.data.publishCircuitVersion.uid;
     const pinned = await submitRun(t, owner.token, adaptorUid, { context: { version: v1.uid }, input: { name: 'a' } });
     const primary = await submitRun(t, owner.token, adaptorUid, { input: { name: 'b' } });
-    const [p, q] = await Promise.all([waitForRun(t, pinned.body.payload.uid, owner.token), waitForRun(t, primary.body.payload.uid, owner.token)]);
+    const [p, q] = await Promise.all([
+      waitForRun(t, pinned.body.payload.uid, owner.token),
+      waitForRun(t, primary.body.payload.uid, owner.token),
+    ]);
     expect(p).toMatchObject({ circuit_version_uid: v1.uid, result_blob: { output: 'HELLO A' } });
     expect(q).toMatchObject({ circuit_version_uid: v2uid, result_blob: { output: 'v2 HELLO B' } });
   });
@@ -77,7 +87,10 @@ describe('POST /circuit-adaptors/{adaptor_uid}/query', () => {
   });
 
   test('400 for malformed JSON', async () => {
-    const res = await t.rest('POST', `/circuit-adaptors/${hello.adaptorUid}/query`, { token: owner.token, rawBody: '{"input": ' });
+    const res = await t.rest('POST', `/circuit-adaptors/${hello.adaptorUid}/query`, {
+      token: owner.token,
+      rawBody: '{"input": ',
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('BadClientData');
   });
@@ -108,10 +121,15 @@ describe('POST /circuit-adaptors/{adaptor_uid}/query', () => {
     expect((await submitRun(t, owner.token, '00000000-0000-4000-8000-000000000000', input)).status).toBe(404);
     expect((await submitRun(t, owner.token, 'not-a-uid', input)).status).toBe(404);
     const elsewhere = await makeRunnableCircuit(owner, HELLO_DEFINITION);
-    const foreign = await submitRun(t, owner.token, hello.adaptorUid, { ...input, context: { version: elsewhere.version.uid } });
+    const foreign = await submitRun(t, owner.token, hello.adaptorUid, {
+      ...input,
+      context: { version: elsewhere.version.uid },
+    });
     expect(foreign.status).toBe(404);
     expect(foreign.body.error.code).toBe('NotFound');
-    expect((await submitRun(t, owner.token, hello.adaptorUid, { ...input, context: { version: 'nope' } })).status).toBe(404);
+    expect((await submitRun(t, owner.token, hello.adaptorUid, { ...input, context: { version: 'nope' } })).status).toBe(
+      404,
+    );
     const { circuit } = await makeCircuit(owner, {}, null);
     const adaptor = await CircuitAdaptor.findOne({ where: { circuit_uid: circuit.uid } });
     expect((await submitRun(t, owner.token, adaptor!.uid, input)).status).toBe(404);
@@ -137,7 +155,9 @@ describe('POST /circuit-adaptors/{adaptor_uid}/query', () => {
     const someoneElse = await submitRun(t, owner.token, hello.adaptorUid, { input: { name: 'idem' } }, key);
     expect(someoneElse.body.payload.uid).not.toBe(first.body.payload.uid);
     const concurrent = { 'Idempotency-Key': `race-${Date.now()}` };
-    const racing = await Promise.all([1, 2, 3, 4].map(() => submitRun(t, other.token, hello.adaptorUid, { input: { name: 'r' } }, concurrent)));
+    const racing = await Promise.all(
+      [1, 2, 3, 4].map(() => submitRun(t, other.token, hello.adaptorUid, { input: { name: 'r' } }, concurrent)),
+    );
     expect(new Set(racing.map((r) => r.body.payload.uid)).size).toBe(1);
     expect(await CircuitRun.count({ where: { uid: racing[0].body.payload.uid } })).toBe(1);
     await waitForRun(t, first.body.payload.uid, other.token);
@@ -146,7 +166,10 @@ describe('POST /circuit-adaptors/{adaptor_uid}/query', () => {
   test('an Idempotency-Key older than 24 hours starts a new run', async () => {
     const key = { 'Idempotency-Key': `old-${Date.now()}` };
     const first = await submitRun(t, other.token, hello.adaptorUid, { input: { name: 'x' } }, key);
-    await t.app.services.sequelize.query("UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE run_uid = $1", { bind: [first.body.payload.uid] });
+    await t.app.services.sequelize.query(
+      "UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE run_uid = $1",
+      { bind: [first.body.payload.uid] },
+    );
     const later = await submitRun(t, other.token, hello.adaptorUid, { input: { name: 'x' } }, key);
     expect(later.status).toBe(200);
     expect(later.body.payload.uid).not.toBe(first.body.payload.uid);
@@ -183,12 +206,35 @@ describe('GET /circuit-runs/{uid}', () => {
     expect(res.body.status).toBe('success');
     const run = res.body.payload;
     expect(Object.keys(run).sort()).toEqual(
-      ['circuit_uid', 'circuit_version_uid', 'created_at', 'document_type', 'ended_at', 'is_public', 'result_blob', 'state', 'uid', 'user_uid'].sort(),
+      [
+        'circuit_uid',
+        'circuit_version_uid',
+        'created_at',
+        'document_type',
+        'ended_at',
+        'is_public',
+        'result_blob',
+        'state',
+        'uid',
+        'user_uid',
+      ].sort(),
     );
-    expect(run).toMatchObject({ user_uid: other.user.uid, circuit_uid: circuit.uid, circuit_version_uid: version.uid, document_type: 'circuit_run', is_public: false });
+    expect(run).toMatchObject({
+      user_uid: other.user.uid,
+      circuit_uid: circuit.uid,
+      circuit_version_uid: version.uid,
+      document_type: 'circuit_run',
+      is_public: false,
+    });
     expect(new Date(run.ended_at).getTime()).toBeGreaterThanOrEqual(new Date(run.created_at).getTime());
     expect(run.result_blob.output).toBe('HELLO ADA');
-    expect(run.result_blob.steps.greet).toEqual({ kind: 'template', output: 'Hello Ada', started_at: expect.any(String), ended_at: expect.any(String), credits: 0 });
+    expect(run.result_blob.steps.greet).toEqual({
+      kind: 'template',
+      output: 'Hello Ada',
+      started_at: expect.any(String),
+      ended_at: expect.any(String),
+      credits: 0,
+    });
     expect(run.result_blob.steps.shout).toMatchObject({ kind: 'transform', output: 'HELLO ADA' });
   });
 
@@ -212,7 +258,8 @@ describe('GET /circuit-runs/{uid}', () => {
   test('private runs: 401 without a token, 403 with another token; public runs: anyone', async () => {
     const { adaptorUid } = await makeRunnableCircuit(owner, HELLO_DEFINITION);
     const priv = (await submitRun(t, other.token, adaptorUid, { input: { name: 'p' } })).body.payload.uid;
-    const pub = (await submitRun(t, owner.token, adaptorUid, { input: { name: 'p' }, is_public: true })).body.payload.uid;
+    const pub = (await submitRun(t, owner.token, adaptorUid, { input: { name: 'p' }, is_public: true })).body.payload
+      .uid;
     await waitForRun(t, pub, owner.token);
     const anonymous = await t.rest('GET', `/circuit-runs/${priv}`);
     expect(anonymous.status).toBe(401);
@@ -245,7 +292,11 @@ describe('GET /circuit-runs/{uid}', () => {
     expect(run.state).toBe('EXCEPTION');
     expect(run.ended_at).toEqual(expect.any(String));
     expect(run).not.toHaveProperty('result_blob');
-    expect(run.error).toEqual({ code: 'StepFailed', message: expect.stringContaining('secret failure detail'), step_id: 'boom' });
+    expect(run.error).toEqual({
+      code: 'StepFailed',
+      message: expect.stringContaining('secret failure detail'),
+      step_id: 'boom',
+    });
     const stored = await CircuitRun.findByPk(body.payload.uid);
     expect(stored!.failure_reason).toContain('secret failure detail');
     const query = 'query($u: ID!) { circuitRun(uid: $u) { state resultBlob endedAt error { code message stepId } } }';
@@ -280,13 +331,20 @@ describe('run lists', () => {
     expect(byVersion.status).toBe(200);
     expect(byVersion.body.meta).toEqual({ total_count: 3, limit: 2, page: 1 });
     expect(byVersion.body.data.map((r: any) => r.uid)).toEqual([uids[2], uids[1]]);
-    expect(byVersion.body.data[0]).toMatchObject({ state: 'COMPLETED', is_public: true, document_type: 'circuit_run', result_blob: { output: 'HELLO C' } });
+    expect(byVersion.body.data[0]).toMatchObject({
+      state: 'COMPLETED',
+      is_public: true,
+      document_type: 'circuit_run',
+      result_blob: { output: 'HELLO C' },
+    });
     const page2 = await t.rest('GET', `/circuit-versions/${version.uid}/circuit-runs?limit=2&page=2`);
     expect(page2.body.data.map((r: any) => r.uid)).toEqual([uids[0]]);
     const byCircuit = await t.rest('GET', `/circuits/${circuit.uid}/circuit-runs`, { token: other.token });
     expect(byCircuit.body.meta).toEqual({ total_count: 3, limit: 10, page: 1 });
 
-    expect((await t.rest('GET', `/circuit-versions/00000000-0000-4000-8000-000000000000/circuit-runs`)).status).toBe(404);
+    expect((await t.rest('GET', `/circuit-versions/00000000-0000-4000-8000-000000000000/circuit-runs`)).status).toBe(
+      404,
+    );
     expect((await t.rest('GET', `/circuits/nope/circuit-runs`)).status).toBe(404);
     expect((await t.rest('GET', `/circuits/${circuit.uid}/circuit-runs?limit=0`)).status).toBe(400);
     expect((await t.rest('GET', `/circuits/${circuit.uid}/circuit-runs?page=x`)).status).toBe(400);
@@ -294,9 +352,15 @@ describe('run lists', () => {
 
     const secret = await makeRunnableCircuit(owner, HELLO_DEFINITION, { isPrivate: true });
     expect((await t.rest('GET', `/circuits/${secret.circuit.uid}/circuit-runs`)).status).toBe(401);
-    expect((await t.rest('GET', `/circuits/${secret.circuit.uid}/circuit-runs`, { token: other.token })).status).toBe(403);
-    expect((await t.rest('GET', `/circuit-versions/${secret.version.uid}/circuit-runs`, { token: other.token })).status).toBe(403);
-    expect((await t.rest('GET', `/circuits/${secret.circuit.uid}/circuit-runs`, { token: owner.token })).status).toBe(200);
+    expect((await t.rest('GET', `/circuits/${secret.circuit.uid}/circuit-runs`, { token: other.token })).status).toBe(
+      403,
+    );
+    expect(
+      (await t.rest('GET', `/circuit-versions/${secret.version.uid}/circuit-runs`, { token: other.token })).status,
+    ).toBe(403);
+    expect((await t.rest('GET', `/circuits/${secret.circuit.uid}/circuit-runs`, { token: owner.token })).status).toBe(
+      200,
+    );
   });
 });
 
@@ -305,10 +369,16 @@ describe('credits', () => {
     const owner = await makeUser();
     const caller = await makeUser({ credits: 5 });
     const { adaptorUid } = await makeRunnableCircuit(owner, HELLO_DEFINITION);
-    const runs = await Promise.all([1, 2, 3].map(() => submitRun(t, caller.token, adaptorUid, { input: { name: 'c' } })));
+    const runs = await Promise.all(
+      [1, 2, 3].map(() => submitRun(t, caller.token, adaptorUid, { input: { name: 'c' } })),
+    );
     await Promise.all(runs.map((r) => waitForRun(t, r.body.payload.uid, caller.token)));
     const charges = await CreditLedger.findAll({ where: { user_uid: caller.user.uid, kind: 'run' } });
-    expect(charges.map((l) => [Number(l.cost), Number(l.amount)])).toEqual([[1, -1], [1, -1], [1, -1]]);
+    expect(charges.map((l) => [Number(l.cost), Number(l.amount)])).toEqual([
+      [1, -1],
+      [1, -1],
+      [1, -1],
+    ]);
     expect(new Set(charges.map((l) => l.run_uid))).toEqual(new Set(runs.map((r) => r.body.payload.uid)));
     const viewer = await t.gql('{ viewer { credits } }', {}, caller.token);
     expect(viewer.data.viewer.credits).toBe(2);
@@ -318,7 +388,9 @@ describe('credits', () => {
     const owner = await makeUser();
     const caller = await makeUser({ credits: 1 });
     const { adaptorUid } = await makeRunnableCircuit(owner, HELLO_DEFINITION);
-    const answers = await Promise.all([1, 2].map(() => submitRun(t, caller.token, adaptorUid, { input: { name: 'c' } })));
+    const answers = await Promise.all(
+      [1, 2].map(() => submitRun(t, caller.token, adaptorUid, { input: { name: 'c' } })),
+    );
     expect(answers.map((a) => a.status).sort()).toEqual([200, 402]);
     await waitForRun(t, answers.find((a) => a.status === 200)!.body.payload.uid, caller.token);
     const charges = await CreditLedger.findAll({ where: { user_uid: caller.user.uid, kind: 'run' } });
@@ -362,13 +434,26 @@ describe('GraphQL', () => {
       other.token,
     );
     expect(started.errors).toBeUndefined();
-    expect(started.data.queryCircuitAdaptor).toEqual({ uid: expect.any(String), state: 'PROVISIONED', isPublic: false });
+    expect(started.data.queryCircuitAdaptor).toEqual({
+      uid: expect.any(String),
+      state: 'PROVISIONED',
+      isPublic: false,
+    });
     const uid = started.data.queryCircuitAdaptor.uid;
     const rest = await waitForRun(t, uid, other.token);
     const gql = await t.gql(`query($u: ID!) { circuitRun(uid: $u) { ${RUN} } }`, { u: uid }, other.token);
     expect(gql.data.circuitRun).toEqual({
-      uid, userUid: other.user.uid, circuitUid: rest.circuit_uid, circuitVersionUid: version.uid, createdAt: rest.created_at,
-      endedAt: rest.ended_at, state: 'COMPLETED', isPublic: false, documentType: 'circuit_run', resultBlob: rest.result_blob, metrics: null,
+      uid,
+      userUid: other.user.uid,
+      circuitUid: rest.circuit_uid,
+      circuitVersionUid: version.uid,
+      createdAt: rest.created_at,
+      endedAt: rest.ended_at,
+      state: 'COMPLETED',
+      isPublic: false,
+      documentType: 'circuit_run',
+      resultBlob: rest.result_blob,
+      metrics: null,
     });
 
     const cases: [string, Record<string, unknown>, string | undefined, string][] = [
@@ -378,15 +463,27 @@ describe('GraphQL', () => {
       ['public by non-owner', { a: adaptorUid, i: { name: 'x' }, p: true }, other.token, 'NotAllowed'],
     ];
     for (const [, vars, token, code] of cases) {
-      const res = await t.gql(`mutation($a: ID!, $i: JSONObject!, $p: Boolean) { queryCircuitAdaptor(adaptorUid: $a, input: $i, isPublic: $p) { uid } }`, vars, token);
+      const res = await t.gql(
+        `mutation($a: ID!, $i: JSONObject!, $p: Boolean) { queryCircuitAdaptor(adaptorUid: $a, input: $i, isPublic: $p) { uid } }`,
+        vars,
+        token,
+      );
       expect(res.code).toBe(code);
     }
     expect((await t.gql(`query($u: ID!) { circuitRun(uid: $u) { uid } }`, { u: uid })).code).toBe('Unauthorized');
-    expect((await t.gql(`query($u: ID!) { circuitRun(uid: $u) { uid } }`, { u: uid }, owner.token)).code).toBe('NotAllowed');
-    expect((await t.gql(`query($u: ID!) { circuitRun(uid: $u) { uid } }`, { u: 'nope' }, owner.token)).code).toBe('NotFound');
+    expect((await t.gql(`query($u: ID!) { circuitRun(uid: $u) { uid } }`, { u: uid }, owner.token)).code).toBe(
+      'NotAllowed',
+    );
+    expect((await t.gql(`query($u: ID!) { circuitRun(uid: $u) { uid } }`, { u: 'nope' }, owner.token)).code).toBe(
+      'NotFound',
+    );
 
     const broke = await makeUser({ credits: 0 });
-    const poor = await t.gql(`mutation($a: ID!) { queryCircuitAdaptor(adaptorUid: $a, input: {name: "x"}) { uid } }`, { a: adaptorUid }, broke.token);
+    const poor = await t.gql(
+      `mutation($a: ID!) { queryCircuitAdaptor(adaptorUid: $a, input: {name: "x"}) { uid } }`,
+      { a: adaptorUid },
+      broke.token,
+    );
     expect(poor.code).toBe('InsufficientCredits');
   });
 
@@ -400,7 +497,12 @@ describe('GraphQL', () => {
         circuitVersionRuns(versionUid: $v) { totalCount items { uid } } }`,
       { c: circuit.uid, v: version.uid },
     );
-    expect(res.data.circuitRuns).toEqual({ totalCount: 1, limit: 5, page: 1, items: [{ uid: body.payload.uid, state: 'COMPLETED' }] });
+    expect(res.data.circuitRuns).toEqual({
+      totalCount: 1,
+      limit: 5,
+      page: 1,
+      items: [{ uid: body.payload.uid, state: 'COMPLETED' }],
+    });
     expect(res.data.circuitVersionRuns.items).toEqual([{ uid: body.payload.uid }]);
   });
 });

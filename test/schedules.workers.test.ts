@@ -15,7 +15,10 @@ beforeAll(async () => {
   t = await startTestApp({ runWorker: false });
   owner = await makeUser({ credits: 1000 });
   circuitUid = (await makeCircuit(owner, {}, HELLO_DEFINITION)).circuit.uid;
-  workers = await Promise.all([spawnServiceProcess('worker', t.databaseUrl), spawnServiceProcess('worker', t.databaseUrl)]);
+  workers = await Promise.all([
+    spawnServiceProcess('worker', t.databaseUrl),
+    spawnServiceProcess('worker', t.databaseUrl),
+  ]);
 }, 90_000);
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.kill('SIGKILL')));
@@ -26,9 +29,14 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The schedule's runs and the scheduled instants they stand for (one idempotency key per fired instant). */
 async function fires(): Promise<{ runs: number; instants: string[] }> {
-  const [runs] = (await t.app.services.sequelize.query(`SELECT count(*) AS n FROM circuit_runs WHERE circuit_uid = $1`, { bind: [circuitUid] })) as [{ n: string }[], unknown];
+  const [runs] = (await t.app.services.sequelize.query(
+    `SELECT count(*) AS n FROM circuit_runs WHERE circuit_uid = $1`,
+    { bind: [circuitUid] },
+  )) as [{ n: string }[], unknown];
   const [keys] = (await t.app.services.sequelize.query(
-    `SELECT k.key FROM idempotency_keys k JOIN circuit_runs r ON r.uid = k.run_uid WHERE r.circuit_uid = $1 ORDER BY k.key`, { bind: [circuitUid] })) as [{ key: string }[], unknown];
+    `SELECT k.key FROM idempotency_keys k JOIN circuit_runs r ON r.uid = k.run_uid WHERE r.circuit_uid = $1 ORDER BY k.key`,
+    { bind: [circuitUid] },
+  )) as [{ key: string }[], unknown];
   return { runs: Number(runs[0].n), instants: keys.map((k) => k.key.split('@')[1]) };
 }
 
@@ -49,7 +57,10 @@ function expectOneRunPerInstant(state: { runs: number; instants: string[] }) {
 }
 
 test('with two worker processes a 6-field cron makes exactly one run per scheduled instant', async () => {
-  const created = await t.rest('POST', `/circuits/${circuitUid}/schedules`, { token: owner.token, body: { cron: '*/10 * * * * *', input: { name: 'Tick' } } });
+  const created = await t.rest('POST', `/circuits/${circuitUid}/schedules`, {
+    token: owner.token,
+    body: { cron: '*/10 * * * * *', input: { name: 'Tick' } },
+  });
   expect(created.status).toBe(200);
   scheduleUid = created.body.payload.uid;
   const state = await untilFires(3);
@@ -73,7 +84,10 @@ test('a paused schedule does not fire; resumed, it fires again', async () => {
 test('a restart of every worker process loses no schedule', async () => {
   await Promise.all(workers.map((w) => w.kill('SIGKILL')));
   const before = await fires();
-  workers = await Promise.all([spawnServiceProcess('worker', t.databaseUrl), spawnServiceProcess('worker', t.databaseUrl)]);
+  workers = await Promise.all([
+    spawnServiceProcess('worker', t.databaseUrl),
+    spawnServiceProcess('worker', t.databaseUrl),
+  ]);
   expectOneRunPerInstant(await untilFires(before.runs + 2));
 });
 
@@ -83,6 +97,8 @@ test('a deleted schedule never fires again', async () => {
   const before = await fires();
   await sleep(12_000);
   expect((await fires()).runs).toBe(before.runs);
-  const [jobs] = (await t.app.services.sequelize.query(`SELECT count(*) AS n FROM agenda_jobs WHERE name = 'fireSchedule'`)) as [{ n: string }[], unknown];
+  const [jobs] = (await t.app.services.sequelize.query(
+    `SELECT count(*) AS n FROM agenda_jobs WHERE name = 'fireSchedule'`,
+  )) as [{ n: string }[], unknown];
   expect(Number(jobs[0].n)).toBe(0);
 });

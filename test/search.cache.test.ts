@@ -5,7 +5,13 @@ import { makeCircuit, makeUser } from './support/factories';
 
 /** A compute function that counts its calls and answers `value`. */
 function counter(value = 'page') {
-  const fn = Object.assign(() => { fn.calls++; return Promise.resolve(value); }, { calls: 0 });
+  const fn = Object.assign(
+    () => {
+      fn.calls++;
+      return Promise.resolve(value);
+    },
+    { calls: 0 },
+  );
   return fn;
 }
 
@@ -43,7 +49,13 @@ describe('SearchCache', () => {
     const cache = new SearchCache<string>();
     cache.setLive(true);
     let finish!: (value: string) => void;
-    const slow = cache.get('k', () => new Promise((resolve) => { finish = resolve; }));
+    const slow = cache.get(
+      'k',
+      () =>
+        new Promise((resolve) => {
+          finish = resolve;
+        }),
+    );
     cache.invalidate();
     finish('old snapshot');
     await slow;
@@ -67,8 +79,8 @@ describe('SearchCache', () => {
     const c = counter('c');
     await cache.get('a', a);
     await cache.get('b', b);
-    await cache.get('a', a);  // a is now the most recently used
-    await cache.get('c', c);  // evicts b
+    await cache.get('a', a); // a is now the most recently used
+    await cache.get('c', c); // evicts b
     await cache.get('a', a);
     await cache.get('b', b);
     expect([a.calls, b.calls, c.calls]).toEqual([1, 2, 1]);
@@ -103,13 +115,17 @@ describe('invalidation through LISTEN search_changed (real PostgreSQL)', () => {
     await cache().get('notified', compute);
     expect(compute.calls).toBe(1);
     await admin.query('SELECT pg_notify($1, $2)', [SEARCH_CHANGED_CHANNEL, '']);
-    await until(async () => { await cache().get('notified', compute); return compute.calls === 2; });
+    await until(async () => {
+      await cache().get('notified', compute);
+      return compute.calls === 2;
+    });
   });
 
   test('a circuit made private by SQL outside this process leaves the results as soon as the commit is heard', async () => {
     const owner = await makeUser();
     const { circuit } = await makeCircuit(owner, { name: 'okapi-cache' }, null);
-    const names = async () => ((await t.rest('GET', '/search?search=okapi&type=circuits')).body.data as { name: string }[]).map((r) => r.name);
+    const names = async () =>
+      ((await t.rest('GET', '/search?search=okapi&type=circuits')).body.data as { name: string }[]).map((r) => r.name);
     expect(await names()).toEqual(['okapi-cache']);
     expect(await names()).toEqual(['okapi-cache']); // served from the cache now
     await admin.query('UPDATE circuits SET is_private = true WHERE uid = $1', [circuit.uid]);
@@ -124,7 +140,9 @@ describe('invalidation through LISTEN search_changed (real PostgreSQL)', () => {
     await listener.connect();
     try {
       const payloads: string[] = [];
-      listener.on('notification', (n) => { if (n.channel === SEARCH_CHANGED_CHANNEL) payloads.push(n.payload ?? ''); });
+      listener.on('notification', (n) => {
+        if (n.channel === SEARCH_CHANGED_CHANNEL) payloads.push(n.payload ?? '');
+      });
       await listener.query(`LISTEN ${SEARCH_CHANGED_CHANNEL}`);
       await admin.query("UPDATE circuits SET description = 'changed together' WHERE uid = ANY($1::uuid[])", [uids]);
       await admin.query('UPDATE circuits SET updated_at = now() WHERE uid = ANY($1::uuid[])', [uids]);

@@ -10,7 +10,9 @@ let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp({ searchRateLimitPerMinute: 100_000 });
 });
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+});
 
 const search = (query: string) => t.rest('GET', `/search?${query}`);
 const sql = <T extends object>(text: string, replacements: Record<string, unknown> = {}) =>
@@ -74,10 +76,22 @@ test('a one-word search gives the true ranking, exact name first, private rows n
   const owner = await makeUser({ username: 'ibex-owner', name: 'Ibex Fan' });
   await makeCircuit(owner, { name: 'ibex', description: 'the exact one' }, null);
   for (let i = 0; i < 12; i++) {
-    await makeCircuit(owner, { name: `herd-${String.fromCharCode(122 - i)}`, description: i % 2 ? 'ibex ibex ibex' : 'an ibex', isPrivate: i % 4 === 3 }, null);
+    await makeCircuit(
+      owner,
+      {
+        name: `herd-${String.fromCharCode(122 - i)}`,
+        description: i % 2 ? 'ibex ibex ibex' : 'an ibex',
+        isPrivate: i % 4 === 3,
+      },
+      null,
+    );
   }
   await makeCircuit(owner, { name: 'ibex-in-name', description: 'x' }, null);
-  for (const [query, type] of [['ibex', 'circuits'], ['ibe', 'circuits'], ['ibex', 'users']] as const) {
+  for (const [query, type] of [
+    ['ibex', 'circuits'],
+    ['ibe', 'circuits'],
+    ['ibex', 'users'],
+  ] as const) {
     const page = await search(`search=${query}&type=${type}&limit=100`);
     const truth = await trueRanking(query, type, 100, 0);
     expect(page.body.data.map((d: any) => d.uid)).toEqual(truth);
@@ -95,13 +109,18 @@ test('a one-word search gives the true ranking, exact name first, private rows n
 test('the one-word path reads search_postings_ranked_idx index only, whatever the type (word leads the index)', async () => {
   const client = await (t.app.services.sequelize.connectionManager as any).getConnection();
   try {
-    const run = (text: string) => new Promise<any>((resolve, reject) => client.query(text, (error: Error, result: any) => (error ? reject(error) : resolve(result))));
+    const run = (text: string) =>
+      new Promise<any>((resolve, reject) =>
+        client.query(text, (error: Error, result: any) => (error ? reject(error) : resolve(result))),
+      );
     await run('BEGIN');
     await run('SET LOCAL enable_seqscan = off');
     await run('SET LOCAL plan_cache_mode = force_generic_plan');
     for (const type of ['all', 'circuits', 'users'] as const) {
       await run(`PREPARE one_word_${type}(text[], text, int, int, int) AS ${SEARCH_SQL[type]}`);
-      const plan = (await run(`EXPLAIN EXECUTE one_word_${type}('{ibex}', 'ibex', 10, 20, 1000)`)).rows.map((r: any) => r['QUERY PLAN']).join('\n');
+      const plan = (await run(`EXPLAIN EXECUTE one_word_${type}('{ibex}', 'ibex', 10, 20, 1000)`)).rows
+        .map((r: any) => r['QUERY PLAN'])
+        .join('\n');
       // Both reads of the postings (the page and the count) look the word up: an index condition on it.
       const scans = plan.split('Index Only Scan using search_postings_ranked_idx').slice(1);
       expect(scans).toHaveLength(2);

@@ -63,7 +63,8 @@ test('two API processes on one database share each client count', async () => {
   expect(onB.body.error.code).toBe('RateLimited');
   expect((await a.rest('GET', '/search?search=x', { token: user.token })).status).toBe(429);
   const [row] = await a.app.services.sequelize.query<{ points: number }>(
-    'SELECT points FROM rate_limits WHERE key = :key', { type: QueryTypes.SELECT, replacements: { key: `search:user:${user.user.uid}` } },
+    'SELECT points FROM rate_limits WHERE key = :key',
+    { type: QueryTypes.SELECT, replacements: { key: `search:user:${user.user.uid}` } },
   );
   expect(row.points).toBeGreaterThanOrEqual(4);
 });
@@ -80,7 +81,8 @@ const redisUrl = process.env.REDIS_URL;
       expect((await r2.rest('GET', '/search?search=x', { token: user.token })).status).toBe(200);
       expect((await r1.rest('GET', '/search?search=x', { token: user.token })).status).toBe(429);
       const rows = await a.app.services.sequelize.query('SELECT 1 FROM rate_limits WHERE key = :key', {
-        type: QueryTypes.SELECT, replacements: { key: `search:user:${user.user.uid}` },
+        type: QueryTypes.SELECT,
+        replacements: { key: `search:user:${user.user.uid}` },
       });
       expect(rows).toHaveLength(0);
     } finally {
@@ -89,4 +91,7 @@ const redisUrl = process.env.REDIS_URL;
     }
   });
 });
-if (!redisUrl) console.log('search.ratelimit: the Redis case is skipped because REDIS_URL is unset (no Redis answered at 127.0.0.1:6379, or TEST_REDIS=off)');
+if (!redisUrl)
+  console.log(
+    'search.ratelimit: the Redis case is skipped because REDIS_URL is unset (no Redis answered at 127.0.0.1:6379, or TEST_REDIS=off)',
+  );

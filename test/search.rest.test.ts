@@ -14,7 +14,11 @@ beforeAll(async () => {
   await makeCircuit(alice, { name: 'translate-pro', description: 'Better translation with glossaries' }, null);
   await makeCircuit(alice, { name: 'summarise', description: 'Summarises and then translates a document' }, null);
   await makeCircuit(alice, { name: 'translate-private', description: 'translate secret', isPrivate: true }, null);
-  await makeCircuit(alice, { name: 'translate-protected', description: 'a protected translator', isProtected: true }, null);
+  await makeCircuit(
+    alice,
+    { name: 'translate-protected', description: 'a protected translator', isProtected: true },
+    null,
+  );
   await makeCircuit(hidden, { name: 'spy-tool', description: 'public circuit of a private profile' }, null);
 });
 
@@ -24,10 +28,25 @@ const names = (body: any) => body.data.map((d: any) => (d.type === 'circuit' ? d
 test('an exact name match ranks first, and the items have exactly the fields of the API contract', async () => {
   const res = await search('search=translate&type=circuits');
   expect(res.status).toBe(200);
-  expect(res.body.data[0]).toEqual({ type: 'circuit', uid: expect.any(String), name: 'translate', description: 'Translates text between languages', username: 'alice-walker' });
-  for (const item of res.body.data) expect(Object.keys(item).sort()).toEqual(['description', 'name', 'type', 'uid', 'username']);
+  expect(res.body.data[0]).toEqual({
+    type: 'circuit',
+    uid: expect.any(String),
+    name: 'translate',
+    description: 'Translates text between languages',
+    username: 'alice-walker',
+  });
+  for (const item of res.body.data)
+    expect(Object.keys(item).sort()).toEqual(['description', 'name', 'type', 'uid', 'username']);
   const users = await search('search=alice&type=users');
-  expect(users.body.data).toEqual([{ type: 'user', uid: alice.user.uid, username: 'alice-walker', name: 'Alice Walker', bio: 'Builds translation pipelines' }]);
+  expect(users.body.data).toEqual([
+    {
+      type: 'user',
+      uid: alice.user.uid,
+      username: 'alice-walker',
+      name: 'Alice Walker',
+      bio: 'Builds translation pipelines',
+    },
+  ]);
 });
 
 test('words match as prefixes, in names, descriptions and the owner username; punctuation splits words', async () => {
@@ -37,7 +56,10 @@ test('words match as prefixes, in names, descriptions and the owner username; pu
   expect(names((await search('search=glossar')).body)).toEqual(['translate-pro']);
   expect(names((await search('search=walker%20summ&type=circuits')).body)).toEqual(['summarise']);
   expect(names((await search('search=translate-pro&type=circuits')).body)[0]).toBe('translate-pro');
-  expect((await search(`search=${encodeURIComponent("'&|!:*()<->\\")}`)).body).toEqual({ meta: { total_count: 0, limit: 10, page: 1 }, data: [] });
+  expect((await search(`search=${encodeURIComponent("'&|!:*()<->\\")}`)).body).toEqual({
+    meta: { total_count: 0, limit: 10, page: 1 },
+    data: [],
+  });
 });
 
 test('private circuits and private profiles are never returned nor counted; protected circuits are', async () => {
@@ -47,7 +69,9 @@ test('private circuits and private profiles are never returned nor counted; prot
   expect(found).not.toContain('secret-agent');
   expect(found).toContain('translate-protected');
   expect(all.body.meta.total_count).toBe(all.body.data.length);
-  expect(found.sort()).toEqual(['alice-walker', 'summarise', 'translate', 'translate-pro', 'translate-protected'].sort());
+  expect(found.sort()).toEqual(
+    ['alice-walker', 'summarise', 'translate', 'translate-pro', 'translate-protected'].sort(),
+  );
   // A public circuit of a private profile is still a public circuit.
   expect(names((await search('search=spy')).body)).toEqual(['spy-tool']);
   // A token widens nothing.
@@ -116,15 +140,20 @@ test(`beyond ${SEARCH_MATCH_BOUND} matches total_count is the bound, pages end t
   const last = await search(`search=wildebeest&type=circuits&limit=100&page=${SEARCH_MATCH_BOUND / 100}`);
   expect(last.body.data).toHaveLength(100);
   const beyond = await search(`search=wildebeest&type=circuits&limit=100&page=${SEARCH_MATCH_BOUND / 100 + 1}`);
-  expect(beyond.body).toEqual({ meta: { total_count: SEARCH_MATCH_BOUND, limit: 100, page: SEARCH_MATCH_BOUND / 100 + 1 }, data: [] });
+  expect(beyond.body).toEqual({
+    meta: { total_count: SEARCH_MATCH_BOUND, limit: 100, page: SEARCH_MATCH_BOUND / 100 + 1 },
+    data: [],
+  });
   // Every page comes from the same ranked candidates: no uid twice, none private.
   const uids = new Set<string>();
   for (let page = 1; page <= SEARCH_MATCH_BOUND / 100; page++) {
-    for (const item of (await search(`search=wildebeest&type=circuits&limit=100&page=${page}`)).body.data) uids.add(item.uid);
+    for (const item of (await search(`search=wildebeest&type=circuits&limit=100&page=${page}`)).body.data)
+      uids.add(item.uid);
   }
   expect(uids.size).toBe(SEARCH_MATCH_BOUND);
   const [{ n }] = await t.app.services.sequelize.query<{ n: string }>(
-    'SELECT count(*) AS n FROM circuits WHERE uid IN (:uids) AND is_private', { replacements: { uids: [...uids] }, type: QueryTypes.SELECT },
+    'SELECT count(*) AS n FROM circuits WHERE uid IN (:uids) AND is_private',
+    { replacements: { uids: [...uids] }, type: QueryTypes.SELECT },
   );
   expect(Number(n)).toBe(0);
 });
@@ -134,7 +163,10 @@ test('a prefix finds words that appeared a moment ago: new circuits, updated des
   expect(names((await search('search=quag&type=users')).body)).toEqual(['lexi-owner']);
   const { circuit } = await makeCircuit(owner, { name: 'numbat-counter', description: 'counts things' }, null);
   expect(names((await search('search=numb&type=circuits')).body)).toEqual(['numbat-counter']);
-  await t.rest('PUT', '/users/lexi-owner/circuits/numbat-counter', { token: owner.token, body: { description: 'counts quolls' } });
+  await t.rest('PUT', '/users/lexi-owner/circuits/numbat-counter', {
+    token: owner.token,
+    body: { description: 'counts quolls' },
+  });
   expect(names((await search('search=quol&type=circuits')).body)).toEqual(['numbat-counter']);
   await User.update({ username: 'wallaby-owner' }, { where: { uid: owner.user.uid } });
   expect((await search('search=wallab&type=circuits')).body.data.map((d: any) => d.uid)).toEqual([circuit.uid]);
@@ -156,9 +188,23 @@ test('the owner username is searchable and follows a rename', async () => {
 });
 
 test('bad input is 400 BadClientData with the error envelope', async () => {
-  for (const query of ['', 'search=', 'search=%20%20', 'search=a&type=boards', 'search=a&type=ALL', 'search=a&limit=0', 'search=a&limit=x', 'search=a&page=0', `search=${'a'.repeat(201)}`]) {
+  for (const query of [
+    '',
+    'search=',
+    'search=%20%20',
+    'search=a&type=boards',
+    'search=a&type=ALL',
+    'search=a&limit=0',
+    'search=a&limit=x',
+    'search=a&page=0',
+    `search=${'a'.repeat(201)}`,
+  ]) {
     const res = await search(query);
-    expect({ query, status: res.status, code: res.body?.error?.code }).toEqual({ query, status: 400, code: 'BadClientData' });
+    expect({ query, status: res.status, code: res.body?.error?.code }).toEqual({
+      query,
+      status: 400,
+      code: 'BadClientData',
+    });
   }
   const invalidType = await search('search=a&type=boards');
   expect(invalidType.body.error.message).toBe('type must be one of all, circuits, users');

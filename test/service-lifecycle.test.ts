@@ -14,7 +14,12 @@ async function stopWithSigint(service: Service): Promise<{ code: number | null; 
   const began = Date.now();
   service.child.kill('SIGINT');
   let timer: NodeJS.Timeout | undefined;
-  const code = await Promise.race([service.exited, new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), 15_000); })]);
+  const code = await Promise.race([
+    service.exited,
+    new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), 15_000);
+    }),
+  ]);
   clearTimeout(timer);
   if (code === 'timeout') throw new Error(`service did not exit within 15 s of SIGINT:\n${service.output()}`);
   return { code, ms: Date.now() - began };
@@ -32,7 +37,10 @@ test('with no DATABASE_URL the service runs its own PostgreSQL, shares it with t
   const first = await startService(env);
   expect(first.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   expect((await json(`${first.url}/readyz`)).status).toBe(200);
-  const record = JSON.parse(fs.readFileSync(path.join(dataDir, 'postgres.json'), 'utf8')) as { port: number; pid: number };
+  const record = JSON.parse(fs.readFileSync(path.join(dataDir, 'postgres.json'), 'utf8')) as {
+    port: number;
+    pid: number;
+  };
   expect(record.pid).toBe(first.child.pid);
   const postmaster = postmasterPid(dataDir)!;
   expect(isAlive(postmaster)).toBe(true);
@@ -82,7 +90,9 @@ test('with no DATABASE_URL the service runs its own PostgreSQL, shares it with t
 
 test('with DATABASE_URL the service and the CLI use that server and start no PostgreSQL of their own', async () => {
   if (!process.env.TEST_DATABASE_URL) {
-    console.info('external server: TEST_DATABASE_URL is unset, so the "external" server is the test run\'s own PostgreSQL');
+    console.info(
+      'external server: TEST_DATABASE_URL is unset, so the "external" server is the test run\'s own PostgreSQL',
+    );
   }
   const database = await createTestDatabase();
   const dataDir = services.dataDir('circuits-external-');

@@ -18,7 +18,11 @@ const startService = services.start;
 const cli = async (args: string[], env: Record<string, string>) => (await services.cli(args, env)).json;
 
 async function api(url: string, token: string, method: string, body?: unknown): Promise<any> {
-  const res = await fetch(url, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(url, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const json = await res.json();
   if (res.status !== 200) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
   return json;
@@ -33,14 +37,26 @@ test('SIGINT with a REST SSE and a graphql-sse follower: both get a last event a
   expect(isAlive(postmaster)).toBe(true);
 
   const { token } = await cli(['user', 'create', '--username', 'follower', '--credits', '10'], { DATA_DIR: dataDir });
-  const circuit = (await api(`${service.url}/api/v1/circuits`, token, 'POST', { name: 'waits', description: 'holds its run' })).payload;
-  await api(`${service.url}/api/v1/circuits/${circuit.uid}/versions`, token, 'POST', { query_schema: { type: 'object' }, steps: [{ id: 'wait', kind: 'transform', expression: '1' }] });
-  const adaptorUid = circuit.adaptor_uid ?? (await api(`${service.url}/api/v1/circuits/${circuit.uid}`, token, 'GET')).payload.adaptor_uid;
-  const run = (await api(`${service.url}/api/v1/circuit-adaptors/${adaptorUid}/query`, token, 'POST', { input: {} })).payload;
+  const circuit = (
+    await api(`${service.url}/api/v1/circuits`, token, 'POST', { name: 'waits', description: 'holds its run' })
+  ).payload;
+  await api(`${service.url}/api/v1/circuits/${circuit.uid}/versions`, token, 'POST', {
+    query_schema: { type: 'object' },
+    steps: [{ id: 'wait', kind: 'transform', expression: '1' }],
+  });
+  const adaptorUid =
+    circuit.adaptor_uid ??
+    (await api(`${service.url}/api/v1/circuits/${circuit.uid}`, token, 'GET')).payload.adaptor_uid;
+  const run = (await api(`${service.url}/api/v1/circuit-adaptors/${adaptorUid}/query`, token, 'POST', { input: {} }))
+    .payload;
 
   const headers = { authorization: `Bearer ${token}` };
   const rest = await follow(`${service.url}/api/v1/circuit-runs/${run.uid}/events`, { headers });
-  const gql = await follow(`${service.url}/graphql/stream`, { method: 'POST', headers, body: { query: 'subscription ($uid: ID!) { circuitRunUpdated(uid: $uid) { state } }', variables: { uid: run.uid } } });
+  const gql = await follow(`${service.url}/graphql/stream`, {
+    method: 'POST',
+    headers,
+    body: { query: 'subscription ($uid: ID!) { circuitRunUpdated(uid: $uid) { state } }', variables: { uid: run.uid } },
+  });
   await rest.until('event: state');
   await gql.until('event: next');
 
@@ -60,7 +76,7 @@ test('SIGINT with a REST SSE and a graphql-sse follower: both get a last event a
   expect(fs.existsSync(path.join(dataDir, 'postgres.json'))).toBe(false);
 });
 
-test('a second service on the same DATA_DIR refuses to start with one clear line; with CIRCUIT_JOIN=1 it joins, and its stop leaves the owner\'s PostgreSQL running', async () => {
+test("a second service on the same DATA_DIR refuses to start with one clear line; with CIRCUIT_JOIN=1 it joins, and its stop leaves the owner's PostgreSQL running", async () => {
   const dataDir = services.dataDir('circuits-single-owner-');
   const first = await startService({ DATA_DIR: dataDir }).ready;
   const postmaster = postmasterPid(dataDir)!;
@@ -70,7 +86,9 @@ test('a second service on the same DATA_DIR refuses to start with one clear line
   expect(await second.exited).toBe(1);
   const lines = second.output().trim().split('\n');
   expect(lines).toHaveLength(1);
-  expect(lines[0]).toBe(`circuit-service: failed to start: another circuit service (pid ${first.child.pid}) already runs on DATA_DIR ${dataDir}; stop it first, or set CIRCUIT_JOIN=1 (or DATABASE_URL) to run beside it`);
+  expect(lines[0]).toBe(
+    `circuit-service: failed to start: another circuit service (pid ${first.child.pid}) already runs on DATA_DIR ${dataDir}; stop it first, or set CIRCUIT_JOIN=1 (or DATABASE_URL) to run beside it`,
+  );
   expect(isAlive(postmaster)).toBe(true);
   expect((await fetch(`${first.url}/readyz`)).status).toBe(200);
 

@@ -17,14 +17,24 @@ const PASSWORD = 'correct horse battery';
 beforeAll(async () => {
   data = tempDataDir();
   // The tests speak for a TLS-terminating proxy on loopback (X-Forwarded-Proto), which must be trusted.
-  t = await startTestApp({ dataDir: data.dir, signInRateLimitPerMinute: RATE_LIMIT, blobMaxBytes: MAX_BYTES, trustProxy: ['loopback'] });
+  t = await startTestApp({
+    dataDir: data.dir,
+    signInRateLimitPerMinute: RATE_LIMIT,
+    blobMaxBytes: MAX_BYTES,
+    trustProxy: ['loopback'],
+  });
 });
 afterAll(async () => {
   await t.close();
   data.remove();
 });
 
-interface Page { status: number; text: string; headers: Headers; location: string | null }
+interface Page {
+  status: number;
+  text: string;
+  headers: Headers;
+  location: string | null;
+}
 
 /** A minimal browser: keeps the session cookie, sends forms, never follows redirects. */
 class WebClient {
@@ -45,10 +55,16 @@ class WebClient {
     return { status: res.status, text: await res.text(), headers: res.headers, location: res.headers.get('location') };
   }
 
-  get(path: string) { return this.request('GET', path); }
+  get(path: string) {
+    return this.request('GET', path);
+  }
 
   /** POSTs a form, adding the CSRF token found on `csrfFrom` unless `csrf` is given. */
-  async post(path: string, fields: Record<string, string>, { csrf, csrfFrom = '/settings/sign-in' }: { csrf?: string | null; csrfFrom?: string } = {}) {
+  async post(
+    path: string,
+    fields: Record<string, string>,
+    { csrf, csrfFrom = '/settings/sign-in' }: { csrf?: string | null; csrfFrom?: string } = {},
+  ) {
     const token = csrf === undefined ? csrfOf((await this.get(csrfFrom)).text) : csrf;
     const form = new URLSearchParams(fields);
     if (token !== null) form.set('_csrf', token);
@@ -171,8 +187,12 @@ describe('CSRF', () => {
     const { username, user } = await userWithPassword();
     const anonymous = new WebClient();
     await anonymous.get('/settings/sign-in');
-    expect((await anonymous.post('/settings/sign-in', { username, password: PASSWORD }, { csrf: null })).status).toBe(403);
-    expect((await anonymous.post('/settings/sign-in', { username, password: PASSWORD }, { csrf: 'forged' })).status).toBe(403);
+    expect((await anonymous.post('/settings/sign-in', { username, password: PASSWORD }, { csrf: null })).status).toBe(
+      403,
+    );
+    expect(
+      (await anonymous.post('/settings/sign-in', { username, password: PASSWORD }, { csrf: 'forged' })).status,
+    ).toBe(403);
 
     const web = new WebClient();
     await web.signIn(username);
@@ -217,7 +237,9 @@ describe('API tokens', () => {
     const list = await web.get('/settings/tokens');
     expect(list.text).not.toContain(token);
     expect(await ApiToken.count({ where: { user_uid: user.uid } })).toBe(1);
-    const row = new RegExp(`<tr data-token-uid="([0-9a-f-]{36})">\\s*<td data-label="Label">laptop &lt;b&gt;`).exec(list.text);
+    const row = new RegExp(`<tr data-token-uid="([0-9a-f-]{36})">\\s*<td data-label="Label">laptop &lt;b&gt;`).exec(
+      list.text,
+    );
     expect(row).not.toBeNull();
     expect(list.text).toMatch(/Last used<\/td>|<time datetime=/);
     expect(list.text).toContain(`href="/settings/tokens/${row![1]}/revoke"`);
@@ -229,7 +251,11 @@ describe('API tokens', () => {
     expect(confirm.text).toContain(`action="/settings/tokens/${row![1]}/revoke"`);
     expect((await t.gql('{ viewer { username } }', {}, token)).data.viewer.username).toBe(username);
 
-    const revoked = await web.post(`/settings/tokens/${row![1]}/revoke`, {}, { csrfFrom: `/settings/tokens/${row![1]}/revoke` });
+    const revoked = await web.post(
+      `/settings/tokens/${row![1]}/revoke`,
+      {},
+      { csrfFrom: `/settings/tokens/${row![1]}/revoke` },
+    );
     expect(revoked.status).toBe(303);
     expect((await web.get('/settings/tokens')).text).toContain('Token revoked.');
     expect((await t.gql('{ viewer { username } }', {}, token)).code).toBe('Unauthorized');
@@ -256,21 +282,38 @@ describe('API tokens', () => {
     const web = new WebClient();
     await web.signIn(username);
     const circuitUid = '00000000-0000-4000-8000-000000000002';
-    const created = await web.post('/settings/tokens', { label: 'ci', scopes: 'runs:read', expires_in_days: '30', circuit_uids: circuitUid, max_credits_per_day: '10' }, { csrfFrom: '/settings/tokens' });
+    const created = await web.post(
+      '/settings/tokens',
+      { label: 'ci', scopes: 'runs:read', expires_in_days: '30', circuit_uids: circuitUid, max_credits_per_day: '10' },
+      { csrfFrom: '/settings/tokens' },
+    );
     expect(created.status).toBe(303);
     const shown = await web.get('/settings/tokens');
     const token = /data-new-token>(cst_[A-Za-z0-9_-]+)</.exec(shown.text)![1];
-    expect(shown.text).toMatch(/data-token-limits>runs:read · 1 circuit · 10 credits\/day · expires \d{4}-\d\d-\d\d \d\d:\d\d UTC</);
+    expect(shown.text).toMatch(
+      /data-token-limits>runs:read · 1 circuit · 10 credits\/day · expires \d{4}-\d\d-\d\d \d\d:\d\d UTC</,
+    );
     const row = await ApiToken.findOne({ where: { user_uid: user.uid } });
     expect(row).toMatchObject({ scopes: ['runs:read'], circuit_uids: [circuitUid] });
     expect((await t.gql('{ viewerRuns { totalCount } }', {}, token)).data.viewerRuns.totalCount).toBe(0);
     const refused = await t.gql('mutation { createBoard(input: {name: "b"}) { uid } }', {}, token);
-    expect(refused.errors![0]).toMatchObject({ message: 'This token lacks the scope boards:write', extensions: { code: 'NotAllowed' } });
+    expect(refused.errors![0]).toMatchObject({
+      message: 'This token lacks the scope boards:write',
+      extensions: { code: 'NotAllowed' },
+    });
 
-    const bad = await web.post('/settings/tokens', { label: 'x', scopes: 'runs:all' }, { csrfFrom: '/settings/tokens' });
+    const bad = await web.post(
+      '/settings/tokens',
+      { label: 'x', scopes: 'runs:all' },
+      { csrfFrom: '/settings/tokens' },
+    );
     expect(bad.status).toBe(400);
     expect(bad.text).toContain('scopes: unknown scope');
-    const badNumber = await web.post('/settings/tokens', { label: 'x', max_credits_per_day: 'lots' }, { csrfFrom: '/settings/tokens' });
+    const badNumber = await web.post(
+      '/settings/tokens',
+      { label: 'x', max_credits_per_day: 'lots' },
+      { csrfFrom: '/settings/tokens' },
+    );
     expect(badNumber.status).toBe(400);
     expect(badNumber.text).toContain('max_credits_per_day must be a whole number');
   });
@@ -314,7 +357,12 @@ describe('blobs', () => {
     expect((await web.get('/settings/blobs')).text).not.toContain('data-flash-code');
 
     const meta = await t.rest('GET', `/blobs/${uid}`);
-    expect(meta.body.payload).toMatchObject({ user_uid: user.uid, hash: sha256(content), bytes: content.length, mime_type: 'application/json' });
+    expect(meta.body.payload).toMatchObject({
+      user_uid: user.uid,
+      hash: sha256(content),
+      bytes: content.length,
+      mime_type: 'application/json',
+    });
   });
 
   test('a file over BLOB_MAX_BYTES is refused with the error on the page, and nothing is stored', async () => {
@@ -365,7 +413,10 @@ describe('runs and credits', () => {
     await grantCredits(t.app.services.sequelize, { uid: user.uid }, 5);
     const { token } = await createApiToken(user, 'runs');
     const hello = await makeRunnableCircuit(owner, HELLO_DEFINITION);
-    const failing = await makeRunnableCircuit(owner, { query_schema: { type: 'object' }, steps: [{ id: 'boom', kind: 'transform', expression: '$error("boom")' }] });
+    const failing = await makeRunnableCircuit(owner, {
+      query_schema: { type: 'object' },
+      steps: [{ id: 'boom', kind: 'transform', expression: '$error("boom")' }],
+    });
     const ok = await submitRun(t, token, hello.adaptorUid, { input: { name: 'x' } });
     const bad = await submitRun(t, token, failing.adaptorUid, { input: {} });
     await waitForRun(t, ok.body.payload.uid, token);
@@ -382,7 +433,9 @@ describe('runs and credits', () => {
     expect(runs.text).toContain('<span class="state EXCEPTION">EXCEPTION</span>');
     expect(runs.text).toMatch(/data-failure><span><span class="muted">StepFailed:<\/span> [^<]+<\/span>/);
     const failed = await web.get('/settings/runs?state=EXCEPTION');
-    expect([...failed.text.matchAll(/<tr data-run-uid="([0-9a-f-]{36})">/g)].map((m) => m[1])).toEqual([bad.body.payload.uid]);
+    expect([...failed.text.matchAll(/<tr data-run-uid="([0-9a-f-]{36})">/g)].map((m) => m[1])).toEqual([
+      bad.body.payload.uid,
+    ]);
     expect((await web.get('/settings/runs?state=bogus&page=x')).status).toBe(200);
 
     const credits = await web.get('/settings/credits');

@@ -3,7 +3,14 @@ import { QueryTypes } from 'sequelize';
 import { startTestApp, TestApp } from './support/app';
 import { makeUser, TestUser } from './support/factories';
 import { startFakeOpenAI } from './support/fake-openai';
-import { makeRunnableCircuit, ServiceProcess, spawnServiceProcess, startHttpTarget, submitRun, waitForRun } from './support/run-factories';
+import {
+  makeRunnableCircuit,
+  ServiceProcess,
+  spawnServiceProcess,
+  startHttpTarget,
+  submitRun,
+  waitForRun,
+} from './support/run-factories';
 import type { CircuitDefinition } from '../src/domain/definition';
 
 /**
@@ -37,7 +44,12 @@ beforeAll(async () => {
   });
   t = await startTestApp({ runWorker: false });
   const env = { OPENAI_BASE_URL: openai.baseUrl, OPENAI_API_KEY: 'sk-test' };
-  workers.push(...(await Promise.all([spawnServiceProcess('worker', t.databaseUrl, env), spawnServiceProcess('worker', t.databaseUrl, env)])));
+  workers.push(
+    ...(await Promise.all([
+      spawnServiceProcess('worker', t.databaseUrl, env),
+      spawnServiceProcess('worker', t.databaseUrl, env),
+    ])),
+  );
   owner = await makeUser({ credits: 10_000 });
   other = await makeUser({ credits: 10_000 });
 });
@@ -49,10 +61,24 @@ afterAll(async () => {
 });
 
 type Cache = { ttl_s: number; scope?: 'caller' | 'circuit' };
-const httpStep = (path: string, cache: Cache) => ({ id: 'fetch', kind: 'http', method: 'GET', url: `{{input.base}}${path}`, cache });
-const withInput = (steps: unknown[]): CircuitDefinition => ({ query_schema: { type: 'object', properties: { base: { type: 'string' }, topic: { type: 'string' } } }, steps: steps as never });
+const httpStep = (path: string, cache: Cache) => ({
+  id: 'fetch',
+  kind: 'http',
+  method: 'GET',
+  url: `{{input.base}}${path}`,
+  cache,
+});
+const withInput = (steps: unknown[]): CircuitDefinition => ({
+  query_schema: { type: 'object', properties: { base: { type: 'string' }, topic: { type: 'string' } } },
+  steps: steps as never,
+});
 
-async function run(adaptorUid: string, user: TestUser, extra: Record<string, unknown> = {}, input: Record<string, unknown> = {}) {
+async function run(
+  adaptorUid: string,
+  user: TestUser,
+  extra: Record<string, unknown> = {},
+  input: Record<string, unknown> = {},
+) {
   const res = await submitRun(t, user.token, adaptorUid, { input: { base: target.url, ...input }, ...extra });
   expect(res.status).toBe(200);
   return waitForRun(t, res.body.payload.uid, user.token, 60_000);
@@ -67,15 +93,27 @@ async function completedEvent(uid: string, stepId: string): Promise<Record<strin
 }
 
 async function creditsCost(uid: string): Promise<number> {
-  const [row] = await t.app.services.sequelize.query<{ cost: string }>('SELECT credits_cost AS cost FROM circuit_runs WHERE uid = $1', { bind: [uid], type: QueryTypes.SELECT });
+  const [row] = await t.app.services.sequelize.query<{ cost: string }>(
+    'SELECT credits_cost AS cost FROM circuit_runs WHERE uid = $1',
+    { bind: [uid], type: QueryTypes.SELECT },
+  );
   return Number(row.cost);
 }
 
 test('a hit calls no upstream, costs 0 credits, and is marked cached in result_blob and the step event', async () => {
-  const { adaptorUid } = await makeRunnableCircuit(owner, withInput([
-    { id: 'ask', kind: 'llm', model: 'fake', messages: [{ role: 'user', content: 'about {{input.topic}}' }], cache: { ttl_s: 600 } },
-    httpStep('/hit', { ttl_s: 600 }),
-  ]));
+  const { adaptorUid } = await makeRunnableCircuit(
+    owner,
+    withInput([
+      {
+        id: 'ask',
+        kind: 'llm',
+        model: 'fake',
+        messages: [{ role: 'user', content: 'about {{input.topic}}' }],
+        cache: { ttl_s: 600 },
+      },
+      httpStep('/hit', { ttl_s: 600 }),
+    ]),
+  );
   const first = await run(adaptorUid, owner, {}, { topic: 'owls' });
   expect(first.state).toBe('COMPLETED');
   const calls = { model: openai.requests.length, upstream: counts['/hit'] };
@@ -85,7 +123,11 @@ test('a hit calls no upstream, costs 0 credits, and is marked cached in result_b
   const second = await run(adaptorUid, owner, {}, { topic: 'owls' });
   expect({ model: openai.requests.length, upstream: counts['/hit'] }).toEqual(calls);
   expect(second.result_blob.steps.ask).toMatchObject({ output: 'reply to about owls', credits: 0, cached: true });
-  expect(second.result_blob.steps.fetch).toMatchObject({ output: first.result_blob.steps.fetch.output, credits: 0, cached: true });
+  expect(second.result_blob.steps.fetch).toMatchObject({
+    output: first.result_blob.steps.fetch.output,
+    credits: 0,
+    cached: true,
+  });
   expect(await completedEvent(second.uid, 'ask')).toMatchObject({ cached: true, credits: 0 });
   expect(await creditsCost(second.uid)).toBe(1); // the base credit only
   expect(await creditsCost(first.uid)).toBeGreaterThan(1);
@@ -95,7 +137,7 @@ test('a hit calls no upstream, costs 0 credits, and is marked cached in result_b
   expect(openai.requests.length).toBe(calls.model + 1);
 });
 
-test('scope caller never serves one user\'s result to another; scope circuit shares it', async () => {
+test("scope caller never serves one user's result to another; scope circuit shares it", async () => {
   const caller = await makeRunnableCircuit(owner, withInput([httpStep('/caller', { ttl_s: 600, scope: 'caller' })]));
   await run(caller.adaptorUid, owner);
   await run(caller.adaptorUid, owner);
@@ -116,9 +158,13 @@ test('ttl_s: an expired result is called again', async () => {
   await run(adaptorUid, owner);
   expect(counts['/ttl']).toBe(1);
   // Positive signal: the stored result (its output names the path) has expired.
-  const live = async () => (await t.app.services.sequelize.query<{ n: string }>(
-    "SELECT count(*) AS n FROM step_cache WHERE output->>'path' = '/ttl' AND expires_at > now()", { type: QueryTypes.SELECT },
-  ))[0].n;
+  const live = async () =>
+    (
+      await t.app.services.sequelize.query<{ n: string }>(
+        "SELECT count(*) AS n FROM step_cache WHERE output->>'path' = '/ttl' AND expires_at > now()",
+        { type: QueryTypes.SELECT },
+      )
+    )[0].n;
   const deadline = Date.now() + 10_000;
   while (Number(await live()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
   expect(Number(await live())).toBe(0);
@@ -154,7 +200,9 @@ test('"cache": "bypass" skips the read and still stores the result', async () =>
 
 test('50 concurrent identical misses from 2 worker processes make exactly one upstream call', async () => {
   const { adaptorUid } = await makeRunnableCircuit(owner, withInput([httpStep('/slow', { ttl_s: 600 })]));
-  const submitted = await Promise.all(Array.from({ length: 50 }, () => submitRun(t, owner.token, adaptorUid, { input: { base: target.url } })));
+  const submitted = await Promise.all(
+    Array.from({ length: 50 }, () => submitRun(t, owner.token, adaptorUid, { input: { base: target.url } })),
+  );
   const runs = await Promise.all(submitted.map((res) => waitForRun(t, res.body.payload.uid, owner.token, 60_000)));
   expect(runs.map((r) => r.state)).toEqual(Array(50).fill('COMPLETED'));
   expect(counts['/slow']).toBe(1);
@@ -162,14 +210,19 @@ test('50 concurrent identical misses from 2 worker processes make exactly one up
   expect(runs.filter((r) => r.result_blob.steps.fetch.cached).length).toBe(49);
   // Both workers took part.
   const [row] = await t.app.services.sequelize.query<{ n: string }>(
-    'SELECT count(DISTINCT worker) AS n FROM circuit_runs WHERE uid IN (:uids)', { replacements: { uids: runs.map((r) => r.uid) }, type: QueryTypes.SELECT },
+    'SELECT count(DISTINCT worker) AS n FROM circuit_runs WHERE uid IN (:uids)',
+    { replacements: { uids: runs.map((r) => r.uid) }, type: QueryTypes.SELECT },
   );
   expect(Number(row.n)).toBe(2);
 });
 
 test('publishing checks the cache field', async () => {
   const { circuit } = await makeRunnableCircuit(owner, withInput([httpStep('/x', { ttl_s: 5 })]));
-  const publish = (cache: unknown) => t.rest('POST', `/circuits/${circuit.uid}/versions`, { token: owner.token, body: withInput([{ id: 'a', kind: 'template', template: 'x', cache }]) });
+  const publish = (cache: unknown) =>
+    t.rest('POST', `/circuits/${circuit.uid}/versions`, {
+      token: owner.token,
+      body: withInput([{ id: 'a', kind: 'template', template: 'x', cache }]),
+    });
   expect((await publish({ ttl_s: 60, scope: 'circuit' })).status).toBe(200);
   expect((await publish({ ttl_s: 0 })).status).toBe(400);
   expect((await publish({ ttl_s: 2_592_001 })).status).toBe(400);

@@ -24,7 +24,9 @@ async function startEndlessModel() {
           if (!res.write(line)) return void res.once('drain', pump);
         }
       };
-      res.on('close', () => { state.closed = true; });
+      res.on('close', () => {
+        state.closed = true;
+      });
       pump();
     });
   });
@@ -32,7 +34,11 @@ async function startEndlessModel() {
   return {
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
     state,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -72,10 +78,15 @@ describe('unbounded step output (issue 24, "Unbounded output")', () => {
 
   test('an http step answering JSON nested 20,000 deep ends StepFailed, not Internal', async () => {
     const deep = '['.repeat(20_000) + ']'.repeat(20_000);
-    const upstream = await startHttpTarget((_req, res) => { res.writeHead(200, { 'content-type': 'application/json' }).end(deep); });
+    const upstream = await startHttpTarget((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(deep);
+    });
     try {
       const owner = await makeUser({ credits: 10 });
-      const { adaptorUid } = await makeRunnableCircuit(owner, { query_schema: { type: 'object' }, steps: [{ id: 'fetch', kind: 'http', method: 'GET', url: upstream.url }] });
+      const { adaptorUid } = await makeRunnableCircuit(owner, {
+        query_schema: { type: 'object' },
+        steps: [{ id: 'fetch', kind: 'http', method: 'GET', url: upstream.url }],
+      });
       const uid = (await submitRun(t, owner.token, adaptorUid, { input: {} })).body.payload.uid as string;
       const run = await waitForRun(t, uid, owner.token, 30_000);
       expect(run.state).toBe('EXCEPTION');

@@ -42,7 +42,11 @@ const SUBSCRIPTION = 'subscription ($uid: ID!) { circuitRunUpdated(uid: $uid) { 
 async function openBoth(uid: string, token?: string): Promise<{ rest: Followed; gql: Followed }> {
   const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
   const rest = await follow(`${t.url}/api/v1/circuit-runs/${uid}/events`, { headers });
-  const gql = await follow(`${t.url}/graphql/stream`, { method: 'POST', headers, body: { query: SUBSCRIPTION, variables: { uid } } });
+  const gql = await follow(`${t.url}/graphql/stream`, {
+    method: 'POST',
+    headers,
+    body: { query: SUBSCRIPTION, variables: { uid } },
+  });
   expect(rest.status).toBe(200);
   expect(gql.status).toBe(200);
   // Both have delivered the run as it is now: they are open and following.
@@ -76,7 +80,7 @@ test('a token revoked while its REST SSE stream and graphql-sse subscription are
   await Promise.all([kept.rest.ended, kept.gql.ended]);
 });
 
-test('a public run made private ends the anonymous REST SSE stream and graphql-sse subscription within 1 s; the owner\'s stay open', async () => {
+test("a public run made private ends the anonymous REST SSE stream and graphql-sse subscription within 1 s; the owner's stay open", async () => {
   const uid = await waitingRun(true);
   await target.untilHeld(1);
   const anonymous = await openBoth(uid);

@@ -22,10 +22,14 @@ beforeAll(async () => {
   hello = await makeRunnableCircuit(owner, HELLO_DEFINITION);
 });
 
-const query = (token: string, adaptorUid: string) => t.rest('POST', `/circuit-adaptors/${adaptorUid}/query`, { token, body: { input: { name: 'Ada' } } });
+const query = (token: string, adaptorUid: string) =>
+  t.rest('POST', `/circuit-adaptors/${adaptorUid}/query`, { token, body: { input: { name: 'Ada' } } });
 
 async function spentToday(tokenUid: string): Promise<number> {
-  const [row] = await t.app.services.sequelize.query<{ credits: string }>('SELECT credits FROM api_token_day_spend WHERE token_uid = $1 AND day = $2', { bind: [tokenUid, utcDay()], type: 'SELECT' as never });
+  const [row] = await t.app.services.sequelize.query<{ credits: string }>(
+    'SELECT credits FROM api_token_day_spend WHERE token_uid = $1 AND day = $2',
+    { bind: [tokenUid, utcDay()], type: 'SELECT' as never },
+  );
   return Number(row?.credits ?? 0);
 }
 
@@ -54,14 +58,24 @@ test('a step hold that would cross the cap is refused: the run ends Insufficient
 });
 
 test('a schedule created with a token fires under its limits, and not at all once the token is revoked', async () => {
-  const { token, record } = await createApiToken(owner.user, 'scheduler', { scopes: ['schedules:write', 'runs:write'], circuitUids: [hello.circuit.uid], maxCreditsPerDay: 1 });
+  const { token, record } = await createApiToken(owner.user, 'scheduler', {
+    scopes: ['schedules:write', 'runs:write'],
+    circuitUids: [hello.circuit.uid],
+    maxCreditsPerDay: 1,
+  });
   // Not on the allow-list: refused when the schedule is made.
   const other = await makeRunnableCircuit(owner, HELLO_DEFINITION);
-  const refused = await t.rest('POST', `/circuits/${other.circuit.uid}/schedules`, { token, body: { cron: '0 0 1 1 *', input: { name: 'Ada' } } });
+  const refused = await t.rest('POST', `/circuits/${other.circuit.uid}/schedules`, {
+    token,
+    body: { cron: '0 0 1 1 *', input: { name: 'Ada' } },
+  });
   expect(refused.status).toBe(403);
   expect(refused.body.error.message).toBe(`This token may not run the circuit ${other.circuit.uid}`);
 
-  const created = await t.rest('POST', `/circuits/${hello.circuit.uid}/schedules`, { token, body: { cron: '0 0 1 1 *', input: { name: 'Ada' } } });
+  const created = await t.rest('POST', `/circuits/${hello.circuit.uid}/schedules`, {
+    token,
+    body: { cron: '0 0 1 1 *', input: { name: 'Ada' } },
+  });
   expect(created.status).toBe(200);
   const schedule = (await findSchedule(t.app.services.sequelize, created.body.payload.uid))!;
   expect(schedule.token_uid).toBe(record.uid);
@@ -73,28 +87,41 @@ test('a schedule created with a token fires under its limits, and not at all onc
 
   // The token's cap (1 credit) is spent: the next fire starts no run and says why.
   await fireSchedule(t.app.services.schedules, fired, new Date('2031-01-01T00:00:00Z'));
-  expect((await findSchedule(t.app.services.sequelize, schedule.uid))!.last_error).toMatch(/^RateLimited: This token's runs may take at most 1 credits per UTC day/);
+  expect((await findSchedule(t.app.services.sequelize, schedule.uid))!.last_error).toMatch(
+    /^RateLimited: This token's runs may take at most 1 credits per UTC day/,
+  );
 
   await revokeApiToken(owner.user, record.uid);
   await fireSchedule(t.app.services.schedules, fired, new Date('2032-01-01T00:00:00Z'));
-  expect((await findSchedule(t.app.services.sequelize, schedule.uid))!.last_error).toBe('Unauthorized: the API token it was created with has been revoked');
+  expect((await findSchedule(t.app.services.sequelize, schedule.uid))!.last_error).toBe(
+    'Unauthorized: the API token it was created with has been revoked',
+  );
 });
 
 test('the REST event stream of a run needs runs:read like the run itself', async () => {
   const run = await query(owner.token, hello.adaptorUid);
   const { token } = await createApiToken(owner.user, 'writer', { scopes: ['runs:write'] });
-  const refused = await t.rest('GET', `/circuit-runs/${run.body.payload.uid}/events`, { token, headers: { accept: 'text/event-stream' } });
+  const refused = await t.rest('GET', `/circuit-runs/${run.body.payload.uid}/events`, {
+    token,
+    headers: { accept: 'text/event-stream' },
+  });
   expect(refused.status).toBe(403);
   expect(refused.body.error).toEqual({ code: 'NotAllowed', message: 'This token lacks the scope runs:read' });
 });
 
 test('a token with a day cap cannot submit a batch (its runs go as queries, each reserved against the cap); an uncapped one can', async () => {
   const { token: capped } = await createApiToken(owner.user, 'capped-batch', { maxCreditsPerDay: 5 });
-  const refused = await t.rest('POST', `/circuit-adaptors/${hello.adaptorUid}/batches`, { token: capped, body: { inputs: [{ name: 'a' }, { name: 'b' }] } });
+  const refused = await t.rest('POST', `/circuit-adaptors/${hello.adaptorUid}/batches`, {
+    token: capped,
+    body: { inputs: [{ name: 'a' }, { name: 'b' }] },
+  });
   expect(refused.status).toBe(403);
   expect(refused.body.error).toEqual({ code: 'NotAllowed', message: expect.stringContaining('daily credit cap') });
   const { token: plain } = await createApiToken(owner.user, 'plain-batch', { scopes: ['runs:write'] });
-  const admitted = await t.rest('POST', `/circuit-adaptors/${hello.adaptorUid}/batches`, { token: plain, body: { inputs: [{ name: 'a' }, { name: 'b' }] } });
+  const admitted = await t.rest('POST', `/circuit-adaptors/${hello.adaptorUid}/batches`, {
+    token: plain,
+    body: { inputs: [{ name: 'a' }, { name: 'b' }] },
+  });
   expect(admitted.status).toBe(200);
   expect(admitted.body.payload.total).toBe(2);
 });

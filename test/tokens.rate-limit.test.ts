@@ -16,9 +16,12 @@ beforeAll(async () => {
   owner = await makeUser();
   ({ adaptorUid } = await makeRunnableCircuit(owner, HELLO_DEFINITION));
 });
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+});
 
-const query = (token: string) => t.rest('POST', `/circuit-adaptors/${adaptorUid}/query`, { token, body: { input: { name: 'Ada' } } });
+const query = (token: string) =>
+  t.rest('POST', `/circuit-adaptors/${adaptorUid}/query`, { token, body: { input: { name: 'Ada' } } });
 
 test('every query answers RateLimit-Limit/-Remaining/-Reset; past the limit 429 with Retry-After, per token', async () => {
   const { token } = await createApiToken(owner.user, 'limited');
@@ -43,11 +46,16 @@ test('every query answers RateLimit-Limit/-Remaining/-Reset; past the limit 429 
   const gql = await fetch(`${t.url}/graphql`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ query: 'mutation($a: ID!) { queryCircuitAdaptor(adaptorUid: $a, input: {name: "Ada"}) { uid } }', variables: { a: adaptorUid } }),
+    body: JSON.stringify({
+      query: 'mutation($a: ID!) { queryCircuitAdaptor(adaptorUid: $a, input: {name: "Ada"}) { uid } }',
+      variables: { a: adaptorUid },
+    }),
   });
   expect(gql.headers.get('ratelimit-limit')).toBe(String(LIMIT));
   expect(gql.headers.get('retry-after')).not.toBeNull();
-  expect(((await gql.json()) as { errors: { extensions: { code: string } }[] }).errors[0].extensions.code).toBe('RateLimited');
+  expect(((await gql.json()) as { errors: { extensions: { code: string } }[] }).errors[0].extensions.code).toBe(
+    'RateLimited',
+  );
 
   // Another token of the same user has its own window.
   const other = await query(owner.token);
@@ -60,7 +68,10 @@ test('RUN_RATE_LIMIT_PER_MINUTE=0 turns the limit (and its headers) off', async 
   try {
     const { token } = await createApiToken(owner.user, 'unlimited');
     for (let i = 0; i < LIMIT + 2; i++) {
-      const res = await off.rest('POST', `/circuit-adaptors/${adaptorUid}/query`, { token, body: { input: { name: 'Ada' } } });
+      const res = await off.rest('POST', `/circuit-adaptors/${adaptorUid}/query`, {
+        token,
+        body: { input: { name: 'Ada' } },
+      });
       expect(res.status).toBe(200);
       expect(res.headers.get('ratelimit-limit')).toBeNull();
     }

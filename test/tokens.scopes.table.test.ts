@@ -76,8 +76,14 @@ const OPERATIONS: Operation[] = [
     name: 'start a run',
     needs: ['runs:write'],
     runs: true,
-    rest: async (token) => restAnswer(await t.rest('POST', `/circuit-adaptors/${adaptorUid}/query`, { token, body: { input: { name: 'Ada' } } })),
-    gql: () => ({ query: 'mutation($a: ID!) { queryCircuitAdaptor(adaptorUid: $a, input: {name: "Ada"}) { uid } }', variables: { a: adaptorUid } }),
+    rest: async (token) =>
+      restAnswer(
+        await t.rest('POST', `/circuit-adaptors/${adaptorUid}/query`, { token, body: { input: { name: 'Ada' } } }),
+      ),
+    gql: () => ({
+      query: 'mutation($a: ID!) { queryCircuitAdaptor(adaptorUid: $a, input: {name: "Ada"}) { uid } }',
+      variables: { a: adaptorUid },
+    }),
   },
   {
     name: 'read runs',
@@ -95,13 +101,19 @@ const OPERATIONS: Operation[] = [
     name: 'create a circuit',
     needs: ['circuits:write'],
     rest: async (token) => restAnswer(await t.rest('POST', '/circuits', { token, body: { name: unique() } })),
-    gql: () => ({ query: 'mutation($n: String!) { createCircuit(input: {name: $n}) { uid } }', variables: { n: unique() } }),
+    gql: () => ({
+      query: 'mutation($n: String!) { createCircuit(input: {name: $n}) { uid } }',
+      variables: { n: unique() },
+    }),
   },
   {
     name: 'create a board',
     needs: ['boards:write'],
     rest: async (token) => restAnswer(await t.rest('POST', '/boards', { token, body: { name: unique() } })),
-    gql: () => ({ query: 'mutation($n: String!) { createBoard(input: {name: $n}) { uid } }', variables: { n: unique() } }),
+    gql: () => ({
+      query: 'mutation($n: String!) { createBoard(input: {name: $n}) { uid } }',
+      variables: { n: unique() },
+    }),
   },
   {
     name: 'read the webhook secret',
@@ -113,8 +125,18 @@ const OPERATIONS: Operation[] = [
     name: 'create a schedule',
     // Its fires are runs of the token: it needs runs:write as well.
     needs: ['schedules:write', 'runs:write'],
-    rest: async (token) => restAnswer(await t.rest('POST', `/circuits/${circuit.uid}/schedules`, { token, body: { cron: '0 0 1 1 *', input: { name: 'Ada' } } })),
-    gql: () => ({ query: 'mutation($c: ID!) { createCircuitSchedule(circuitUid: $c, cron: "0 0 1 1 *", input: {name: "Ada"}) { uid } }', variables: { c: circuit.uid } }),
+    rest: async (token) =>
+      restAnswer(
+        await t.rest('POST', `/circuits/${circuit.uid}/schedules`, {
+          token,
+          body: { cron: '0 0 1 1 *', input: { name: 'Ada' } },
+        }),
+      ),
+    gql: () => ({
+      query:
+        'mutation($c: ID!) { createCircuitSchedule(circuitUid: $c, cron: "0 0 1 1 *", input: {name: "Ada"}) { uid } }',
+      variables: { c: circuit.uid },
+    }),
   },
 ];
 
@@ -134,7 +156,11 @@ async function viaGraphqlSse(token: string, op: Operation): Promise<Answer> {
 
 async function mcpClient(token: string): Promise<Client> {
   const client = new Client({ name: 'tokens-table', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    }),
+  );
   clients.push(client);
   return client;
 }
@@ -145,11 +171,22 @@ async function viaMcp(token: string): Promise<Answer> {
     client = await mcpClient(token);
   } catch (error) {
     // Refused before any MCP message: the same 401 envelope as REST.
-    const res = await fetch(`${t.url}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+    const res = await fetch(`${t.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: '{}',
+    });
     expect(error).toBeDefined();
     return restAnswer({ status: res.status, body: await res.json() });
   }
-  const result = (await client.callTool({ name: baseToolName(owner.username, circuit.name), arguments: { name: 'Ada' } })) as CallToolResult;
+  const result = (await client.callTool({
+    name: baseToolName(owner.username, circuit.name),
+    arguments: { name: 'Ada' },
+  })) as CallToolResult;
   if (!result.isError) return 'ok';
   const text = (result.content[0] as { text: string }).text;
   const match = /^(\w+): ([\s\S]*)$/.exec(text);
@@ -157,16 +194,23 @@ async function viaMcp(token: string): Promise<Answer> {
   return { code: match[1], message: match[2] };
 }
 
-async function answers(token: string, op: Operation): Promise<Record<Transport, Answer> | Record<Exclude<Transport, 'mcp'>, Answer>> {
+async function answers(
+  token: string,
+  op: Operation,
+): Promise<Record<Transport, Answer> | Record<Exclude<Transport, 'mcp'>, Answer>> {
   const rest = await op.rest(token);
   const graphql = await viaGraphql(token, op);
   const sse = await viaGraphqlSse(token, op);
-  return op.runs ? { rest, graphql, 'graphql-sse': sse, mcp: await viaMcp(token) } : { rest, graphql, 'graphql-sse': sse };
+  return op.runs
+    ? { rest, graphql, 'graphql-sse': sse, mcp: await viaMcp(token) }
+    : { rest, graphql, 'graphql-sse': sse };
 }
 
 /** The same answer on every transport of the operation. */
 function same(answer: Answer, op: Operation): Record<string, Answer> {
-  const transports: Transport[] = op.runs ? ['rest', 'graphql', 'graphql-sse', 'mcp'] : ['rest', 'graphql', 'graphql-sse'];
+  const transports: Transport[] = op.runs
+    ? ['rest', 'graphql', 'graphql-sse', 'mcp']
+    : ['rest', 'graphql', 'graphql-sse'];
   return Object.fromEntries(transports.map((transport) => [transport, answer]));
 }
 
@@ -182,7 +226,10 @@ describe('every scope alone: the operations it names are allowed, the others 403
     const token = await tokenWith({ scopes });
     for (const op of OPERATIONS) {
       const missing = scopes === null ? undefined : op.needs.find((scope) => !scopes.includes(scope));
-      expect({ op: op.name, answers: await answers(token, op) }).toEqual({ op: op.name, answers: same(missing ? lacks(missing) : 'ok', op) });
+      expect({ op: op.name, answers: await answers(token, op) }).toEqual({
+        op: op.name,
+        answers: same(missing ? lacks(missing) : 'ok', op),
+      });
     }
   });
 });
@@ -192,15 +239,17 @@ test('an expired token is 401 on every operation and transport, saying when it e
   const expiredAt = new Date(Date.now() - 1000);
   await ApiToken.update({ expires_at: expiredAt }, { where: { token_hash: crypto.hash('sha256', token, 'hex') } });
   const refusal: Answer = { code: 'Unauthorized', message: `The bearer token expired at ${expiredAt.toISOString()}` };
-  for (const op of OPERATIONS) expect({ op: op.name, answers: await answers(token, op) }).toEqual({ op: op.name, answers: same(refusal, op) });
+  for (const op of OPERATIONS)
+    expect({ op: op.name, answers: await answers(token, op) }).toEqual({ op: op.name, answers: same(refusal, op) });
 });
 
 test('a circuit not on the allow-list: 403 naming it on every transport; other operations unaffected', async () => {
   const token = await tokenWith({ circuitUids: [other.uid] });
   for (const op of OPERATIONS) {
-    const expected: Answer = op.name === 'start a run' || op.name === 'create a schedule'
-      ? { code: 'NotAllowed', message: `This token may not run the circuit ${circuit.uid}` }
-      : 'ok';
+    const expected: Answer =
+      op.name === 'start a run' || op.name === 'create a schedule'
+        ? { code: 'NotAllowed', message: `This token may not run the circuit ${circuit.uid}` }
+        : 'ok';
     expect({ op: op.name, answers: await answers(token, op) }).toEqual({ op: op.name, answers: same(expected, op) });
   }
 });
@@ -208,34 +257,62 @@ test('a circuit not on the allow-list: 403 naming it on every transport; other o
 test('the day cap reached: 429 RateLimited with Retry-After to the next UTC day on every transport', async () => {
   // HELLO costs 1 credit a run: a cap of 2 is two runs.
   const token = await tokenWith({ maxCreditsPerDay: 2 });
-  const first = await t.rest('POST', `/circuit-adaptors/${adaptorUid}/query`, { token, body: { input: { name: 'Ada' } } });
+  const first = await t.rest('POST', `/circuit-adaptors/${adaptorUid}/query`, {
+    token,
+    body: { input: { name: 'Ada' } },
+  });
   expect(first.status).toBe(200);
   expect(await waitForRun(t, first.body.payload.uid, token)).toMatchObject({ state: 'COMPLETED' });
   expect(await viaMcp(token)).toBe('ok');
 
-  const refusal: Answer = { code: 'RateLimited', message: "This token's runs may take at most 2 credits per UTC day; retry after 00:00 UTC (Retry-After)" };
+  const refusal: Answer = {
+    code: 'RateLimited',
+    message: "This token's runs may take at most 2 credits per UTC day; retry after 00:00 UTC (Retry-After)",
+  };
   const op = OPERATIONS[0];
   expect(await answers(token, op)).toEqual(same(refusal, op));
 
   const nextDay = secondsToNextUtcDay();
-  const rest = await t.rest('POST', `/circuit-adaptors/${adaptorUid}/query`, { token, body: { input: { name: 'Ada' } } });
+  const rest = await t.rest('POST', `/circuit-adaptors/${adaptorUid}/query`, {
+    token,
+    body: { input: { name: 'Ada' } },
+  });
   expect(rest.status).toBe(429);
   expect(Math.abs(Number(rest.headers.get('retry-after')) - nextDay)).toBeLessThanOrEqual(5);
   // /graphql answers the same header beside its error.
-  const gql = await fetch(`${t.url}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(op.gql()) });
+  const gql = await fetch(`${t.url}/graphql`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(op.gql()),
+  });
   expect(Math.abs(Number(gql.headers.get('retry-after')) - nextDay)).toBeLessThanOrEqual(5);
   expect(gqlAnswer((await gql.json()) as never)).toEqual(refusal);
 
   // Other operations are not affected, nor the user's other tokens.
   expect(restAnswer(await t.rest('GET', '/users/circuit-runs', { token }))).toBe('ok');
-  expect((await t.rest('POST', `/circuit-adaptors/${adaptorUid}/query`, { token: owner.token, body: { input: { name: 'Ada' } } })).status).toBe(200);
+  expect(
+    (
+      await t.rest('POST', `/circuit-adaptors/${adaptorUid}/query`, {
+        token: owner.token,
+        body: { input: { name: 'Ada' } },
+      })
+    ).status,
+  ).toBe(200);
   const listed = await t.rest('GET', '/users/tokens?limit=100', { token: owner.token });
-  expect(listed.body.data.find((row: { max_credits_per_day: number | null }) => row.max_credits_per_day === 2)).toMatchObject({ credits_spent_today: 2 });
+  expect(
+    listed.body.data.find((row: { max_credits_per_day: number | null }) => row.max_credits_per_day === 2),
+  ).toMatchObject({ credits_spent_today: 2 });
 });
 
 test('concurrent runs of a capped token never take it past its cap', async () => {
   const token = await tokenWith({ maxCreditsPerDay: 5 });
-  const statuses = await Promise.all(Array.from({ length: 20 }, () => t.rest('POST', `/circuit-adaptors/${adaptorUid}/query`, { token, body: { input: { name: 'Ada' } } }).then((r) => r.status)));
+  const statuses = await Promise.all(
+    Array.from({ length: 20 }, () =>
+      t
+        .rest('POST', `/circuit-adaptors/${adaptorUid}/query`, { token, body: { input: { name: 'Ada' } } })
+        .then((r) => r.status),
+    ),
+  );
   expect(statuses.filter((s) => s === 200)).toHaveLength(5);
   expect(statuses.filter((s) => s === 429)).toHaveLength(15);
 });
@@ -244,18 +321,37 @@ test('a limited token may not create tokens (it could mint one without its limit
   const limited = await tokenWith({ scopes: ['runs:read'] });
   const refused = await t.rest('POST', '/users/tokens', { token: limited, body: { label: 'escape' } });
   expect(refused.status).toBe(403);
-  const created = await t.rest('POST', '/users/tokens', { token: owner.token, body: { label: 'ci', scopes: ['runs:write'], circuit_uids: [circuit.uid], expires_at: new Date(Date.now() + 86_400_000).toISOString() } });
+  const created = await t.rest('POST', '/users/tokens', {
+    token: owner.token,
+    body: {
+      label: 'ci',
+      scopes: ['runs:write'],
+      circuit_uids: [circuit.uid],
+      expires_at: new Date(Date.now() + 86_400_000).toISOString(),
+    },
+  });
   expect(created.status).toBe(200);
-  expect(created.body.payload.api_token).toMatchObject({ label: 'ci', scopes: ['runs:write'], circuit_uids: [circuit.uid] });
+  expect(created.body.payload.api_token).toMatchObject({
+    label: 'ci',
+    scopes: ['runs:write'],
+    circuit_uids: [circuit.uid],
+  });
   // The new token does what it says.
-  const run = await t.rest('POST', `/circuit-adaptors/${adaptorUid}/query`, { token: created.body.payload.token, body: { input: { name: 'Ada' } } });
+  const run = await t.rest('POST', `/circuit-adaptors/${adaptorUid}/query`, {
+    token: created.body.payload.token,
+    body: { input: { name: 'Ada' } },
+  });
   expect(run.status).toBe(200);
   expect((await t.rest('GET', `/circuits/${circuit.uid}`, { token: created.body.payload.token })).status).toBe(403);
 });
 
 test('every Mutation field is named in ROOT_FIELD_SCOPES or deliberately needs no scope', async () => {
-  const res = await t.gql<{ __schema: { mutationType: { fields: { name: string }[] } } }>('{ __schema { mutationType { fields { name } } } }');
-  const unscoped = res.data!.__schema.mutationType.fields.map((f) => f.name).filter((name) => !ROOT_FIELD_SCOPES.Mutation[name]);
+  const res = await t.gql<{ __schema: { mutationType: { fields: { name: string }[] } } }>(
+    '{ __schema { mutationType { fields { name } } } }',
+  );
+  const unscoped = res
+    .data!.__schema.mutationType.fields.map((f) => f.name)
+    .filter((name) => !ROOT_FIELD_SCOPES.Mutation[name]);
   // createApiToken has its own rule (tokenMayCreateTokens).
   expect(unscoped).toEqual(['createApiToken']);
 });

@@ -7,7 +7,13 @@ import { startTestApp, TestApp } from './support/app';
 import { HELLO_DEFINITION, makeUser, TestUser } from './support/factories';
 import { startFakeOpenAI } from './support/fake-openai';
 import { restClient } from './support/http';
-import { makeRunnableCircuit, ServiceProcess, spawnServiceProcess, startHttpTarget, waitForRun } from './support/run-factories';
+import {
+  makeRunnableCircuit,
+  ServiceProcess,
+  spawnServiceProcess,
+  startHttpTarget,
+  waitForRun,
+} from './support/run-factories';
 
 /**
  * Traces, through a spawned `npm start` process (API thread + run worker thread; the
@@ -16,8 +22,19 @@ import { makeRunnableCircuit, ServiceProcess, spawnServiceProcess, startHttpTarg
  */
 jest.setTimeout(120_000);
 
-interface OtlpValue { stringValue?: string; intValue?: string | number; boolValue?: boolean; doubleValue?: number }
-interface OtlpSpan { traceId: string; spanId: string; parentSpanId?: string; name: string; attributes?: { key: string; value: OtlpValue }[] }
+interface OtlpValue {
+  stringValue?: string;
+  intValue?: string | number;
+  boolValue?: boolean;
+  doubleValue?: number;
+}
+interface OtlpSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  attributes?: { key: string; value: OtlpValue }[];
+}
 
 let t: TestApp;
 let owner: TestUser;
@@ -45,16 +62,23 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       if (req.method === 'POST' && req.url === '/v1/traces') {
-        const body = JSON.parse(Buffer.concat(chunks).toString()) as { resourceSpans?: { scopeSpans?: { spans?: OtlpSpan[] }[] }[] };
-        for (const resource of body.resourceSpans ?? []) for (const scope of resource.scopeSpans ?? []) spans.push(...(scope.spans ?? []));
+        const body = JSON.parse(Buffer.concat(chunks).toString()) as {
+          resourceSpans?: { scopeSpans?: { spans?: OtlpSpan[] }[] }[];
+        };
+        for (const resource of body.resourceSpans ?? [])
+          for (const scope of resource.scopeSpans ?? []) spans.push(...(scope.spans ?? []));
       }
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
   await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
   collectorUrl = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
-  upstream = await startHttpTarget((_req, res) => { res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'); });
-  receiver = await startHttpTarget((_req, res) => { res.writeHead(200).end(); });
+  upstream = await startHttpTarget((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+  });
+  receiver = await startHttpTarget((_req, res) => {
+    res.writeHead(200).end();
+  });
   openai = await startFakeOpenAI({ usage: { prompt_tokens: 120, completion_tokens: 30 } });
   service = await spawnServiceProcess('api', t.databaseUrl, {
     RUN_WORKER: 'true',
@@ -76,12 +100,15 @@ async function spansUntil(check: (all: OtlpSpan[]) => boolean, timeoutMs = 20_00
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (check(spans)) return spans;
-    if (Date.now() > deadline) throw new Error(`spans never matched: ${JSON.stringify(spans.map((s) => [s.name, s.traceId, s.spanId, s.parentSpanId]))}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `spans never matched: ${JSON.stringify(spans.map((s) => [s.name, s.traceId, s.spanId, s.parentSpanId]))}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
-test('a run is one trace under the caller\'s traceparent: run span, step spans, the embedded run under its step, GenAI attributes; http steps and webhooks send traceparent; worker-thread metrics reach /metrics', async () => {
+test("a run is one trace under the caller's traceparent: run span, step spans, the embedded run under its step, GenAI attributes; http steps and webhooks send traceparent; worker-thread metrics reach /metrics", async () => {
   const inner = await makeRunnableCircuit(owner, HELLO_DEFINITION);
   const outer = await makeRunnableCircuit(owner, {
     query_schema: { type: 'object' },
@@ -108,9 +135,19 @@ test('a run is one trace under the caller\'s traceparent: run span, step spans, 
   expect(String(upstream.requests[0].headers.traceparent).split('-')[1]).toBe(traceId);
 
   const all = await spansUntil((list) => {
-    const runSpan = list.find((s) => s.name === 'circuit.run' && attr(s, 'circuit.run.uid') === run.uid && attr(s, 'circuit.run.embedded') === undefined);
-    return Boolean(runSpan) && list.filter((s) => s.parentSpanId === runSpan!.spanId).length === 3
-      && list.filter((s) => s.traceId === traceId && s.name === 'circuit.step' && attr(s, 'circuit.step.kind') !== undefined).length >= 5;
+    const runSpan = list.find(
+      (s) =>
+        s.name === 'circuit.run' &&
+        attr(s, 'circuit.run.uid') === run.uid &&
+        attr(s, 'circuit.run.embedded') === undefined,
+    );
+    return (
+      Boolean(runSpan) &&
+      list.filter((s) => s.parentSpanId === runSpan!.spanId).length === 3 &&
+      list.filter(
+        (s) => s.traceId === traceId && s.name === 'circuit.step' && attr(s, 'circuit.step.kind') !== undefined,
+      ).length >= 5
+    );
   });
   const ofRun = all.filter((s) => s.traceId === traceId);
   const runSpan = ofRun.find((s) => s.name === 'circuit.run' && attr(s, 'circuit.run.embedded') === undefined)!;
@@ -140,13 +177,19 @@ test('a run is one trace under the caller\'s traceparent: run span, step spans, 
   const embedded = ofRun.find((s) => s.name === 'circuit.run' && s.parentSpanId === circuitStep.spanId)!;
   expect(embedded).toBeDefined();
   expect(attr(embedded, 'circuit.uid')).toBe(inner.circuit.uid);
-  expect(ofRun.filter((s) => s.parentSpanId === embedded.spanId).map((s) => attr(s, 'circuit.step.kind')).sort()).toEqual(['template', 'transform']);
+  expect(
+    ofRun
+      .filter((s) => s.parentSpanId === embedded.spanId)
+      .map((s) => attr(s, 'circuit.step.kind'))
+      .sort(),
+  ).toEqual(['template', 'transform']);
   // Every span of the run (embedded ones too) is in the caller's trace: no other trace names this run.
   expect(all.filter((s) => attr(s, 'circuit.run.uid') === run.uid).every((s) => s.traceId === traceId)).toBe(true);
 
   // The webhook delivery: a span in the run's trace, and its traceparent on the request.
   const deadline = Date.now() + 15_000;
-  while (receiver.requests.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  while (receiver.requests.length === 0 && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 50));
   expect(String(receiver.requests[0]?.headers.traceparent).split('-')[1]).toBe(traceId);
 
   // The run worker thread's metrics reach the API thread's /metrics (added to the totals within a second).
@@ -154,7 +197,9 @@ test('a run is one trace under the caller\'s traceparent: run span, step spans, 
   let metrics = '';
   for (;;) {
     metrics = await (await fetch(`${service!.url}/metrics`)).text();
-    const counted = /^circuit_runs_total\{state="COMPLETED"\} [1-9]/m.test(metrics) && /^circuit_step_duration_seconds_count\{kind="llm"\} 1$/m.test(metrics);
+    const counted =
+      /^circuit_runs_total\{state="COMPLETED"\} [1-9]/m.test(metrics) &&
+      /^circuit_step_duration_seconds_count\{kind="llm"\} 1$/m.test(metrics);
     if (counted || Date.now() > metricsDeadline) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -165,14 +210,21 @@ test('a run is one trace under the caller\'s traceparent: run span, step spans, 
 test('a run queried without traceparent has a trace of its own', async () => {
   const hello = await makeRunnableCircuit(owner, HELLO_DEFINITION);
   const rest = restClient(`${service!.url}/api/v1`);
-  const submitted = await rest('POST', `/circuit-adaptors/${hello.adaptorUid}/query`, { token: owner.token, body: { input: { name: 'Bo' } } });
+  const submitted = await rest('POST', `/circuit-adaptors/${hello.adaptorUid}/query`, {
+    token: owner.token,
+    body: { input: { name: 'Bo' } },
+  });
   const run = await waitForRun({ rest }, submitted.body.payload.uid, owner.token, 30_000);
-  const all = await spansUntil((list) => list.some((s) => s.name === 'circuit.run' && attr(s, 'circuit.run.uid') === run.uid));
+  const all = await spansUntil((list) =>
+    list.some((s) => s.name === 'circuit.run' && attr(s, 'circuit.run.uid') === run.uid),
+  );
   const runSpan = all.find((s) => s.name === 'circuit.run' && attr(s, 'circuit.run.uid') === run.uid)!;
   const query = all.find((s) => s.spanId === runSpan.parentSpanId)!;
   expect(query.name).toBe('circuit.query');
   expect(query.parentSpanId ?? '').toBe('');
-  await spansUntil((list) => list.filter((s) => s.traceId === runSpan.traceId && s.parentSpanId === runSpan.spanId).length === 2);
+  await spansUntil(
+    (list) => list.filter((s) => s.traceId === runSpan.traceId && s.parentSpanId === runSpan.spanId).length === 2,
+  );
 });
 
 // Whether it slows them is a latency claim, for a bench (a wall-clock ceiling here would flake on a loaded runner).
@@ -182,11 +234,23 @@ test('a collector that is down fails no run', async () => {
   await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
   const port = (closed.address() as AddressInfo).port;
   await new Promise((resolve) => closed.close(resolve));
-  deadCollector = await spawnServiceProcess('api', t.databaseUrl, { RUN_WORKER: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_BSP_SCHEDULE_DELAY: '50' });
+  deadCollector = await spawnServiceProcess('api', t.databaseUrl, {
+    RUN_WORKER: 'true',
+    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+    OTEL_BSP_SCHEDULE_DELAY: '50',
+  });
   const hello = await makeRunnableCircuit(owner, HELLO_DEFINITION);
   const rest = restClient(`${deadCollector.url}/api/v1`);
   const uids: string[] = [];
-  for (const name of ['a', 'b', 'c']) uids.push((await rest('POST', `/circuit-adaptors/${hello.adaptorUid}/query`, { token: owner.token, body: { input: { name } } })).body.payload.uid);
+  for (const name of ['a', 'b', 'c'])
+    uids.push(
+      (
+        await rest('POST', `/circuit-adaptors/${hello.adaptorUid}/query`, {
+          token: owner.token,
+          body: { input: { name } },
+        })
+      ).body.payload.uid,
+    );
   for (const uid of uids) expect((await waitForRun({ rest }, uid, owner.token, 10_000)).state).toBe('COMPLETED');
 });
 
@@ -197,10 +261,16 @@ test('with traces off (this process), a GraphQL query stores a valid traceparent
     const res = await fetch(`${t.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${owner.token}`, traceparent: header },
-      body: JSON.stringify({ query: 'mutation($a: ID!) { queryCircuitAdaptor(adaptorUid: $a, input: {name: "g"}) { uid } }', variables: { a: hello.adaptorUid } }),
+      body: JSON.stringify({
+        query: 'mutation($a: ID!) { queryCircuitAdaptor(adaptorUid: $a, input: {name: "g"}) { uid } }',
+        variables: { a: hello.adaptorUid },
+      }),
     });
     const body = (await res.json()) as { data: { queryCircuitAdaptor: { uid: string } } };
-    const [row] = await CircuitRun.sequelize!.query<{ traceparent: string | null }>('SELECT traceparent FROM circuit_runs WHERE uid = $1', { bind: [body.data.queryCircuitAdaptor.uid], type: QueryTypes.SELECT });
+    const [row] = await CircuitRun.sequelize!.query<{ traceparent: string | null }>(
+      'SELECT traceparent FROM circuit_runs WHERE uid = $1',
+      { bind: [body.data.queryCircuitAdaptor.uid], type: QueryTypes.SELECT },
+    );
     return row.traceparent;
   };
   expect(await query(traceparent)).toBe(traceparent);

@@ -7,7 +7,10 @@ import type { CircuitDefinition } from '../src/domain/definition';
 
 const t = useTestApp();
 
-const FAILING: CircuitDefinition = { query_schema: { type: 'object' }, steps: [{ id: 'boom', kind: 'transform', expression: '$error("boom")' }] };
+const FAILING: CircuitDefinition = {
+  query_schema: { type: 'object' },
+  steps: [{ id: 'boom', kind: 'transform', expression: '$error("boom")' }],
+};
 
 async function startAndWait(token: string, adaptorUid: string, input: Record<string, unknown>): Promise<any> {
   const res = await submitRun(t, token, adaptorUid, { input });
@@ -31,7 +34,13 @@ test('GET /users/circuit-runs lists the caller’s own runs in any state, newest
   expect(all.status).toBe(200);
   expect(all.body.meta).toEqual({ total_count: 3, limit: 10, page: 1 });
   expect(all.body.data.map((r: any) => r.uid)).toEqual([last.uid, failed.uid, first.uid]);
-  expect(all.body.data[0]).toMatchObject({ uid: last.uid, user_uid: caller.user.uid, circuit_uid: hello.circuit.uid, state: 'COMPLETED', is_public: false });
+  expect(all.body.data[0]).toMatchObject({
+    uid: last.uid,
+    user_uid: caller.user.uid,
+    circuit_uid: hello.circuit.uid,
+    state: 'COMPLETED',
+    is_public: false,
+  });
   expect(all.body.data[1]).not.toHaveProperty('result_blob');
   // Failure details: `error` is absent, not null, on runs that did not fail — in lists as on the run itself.
   expect(all.body.data[0]).not.toHaveProperty('error');
@@ -39,9 +48,17 @@ test('GET /users/circuit-runs lists the caller’s own runs in any state, newest
 
   const onlyFailed = await t.rest('GET', '/users/circuit-runs?state=EXCEPTION', { token: caller.token });
   expect(onlyFailed.body.data.map((r: any) => r.uid)).toEqual([failed.uid]);
-  const ofHello = await t.rest('GET', `/users/circuit-runs?circuit_uid=${hello.circuit.uid}&limit=1&page=2`, { token: caller.token });
+  const ofHello = await t.rest('GET', `/users/circuit-runs?circuit_uid=${hello.circuit.uid}&limit=1&page=2`, {
+    token: caller.token,
+  });
   expect(ofHello.body).toMatchObject({ meta: { total_count: 2, limit: 1, page: 2 }, data: [{ uid: first.uid }] });
-  expect((await t.rest('GET', `/users/circuit-runs?circuit_uid=${failing.circuit.uid}&state=COMPLETED`, { token: caller.token })).body.data).toEqual([]);
+  expect(
+    (
+      await t.rest('GET', `/users/circuit-runs?circuit_uid=${failing.circuit.uid}&state=COMPLETED`, {
+        token: caller.token,
+      })
+    ).body.data,
+  ).toEqual([]);
 
   const gql = await t.gql(
     `query($c: ID) { viewer { runs(state: EXCEPTION, circuitUid: $c) { totalCount items { uid state } } all: runs(limit: 2) { totalCount items { uid } } } }`,
@@ -102,14 +119,31 @@ test('the ledger: grants and run charges, newest first; the sum of the new rows 
   expect(ledger.body.data.reduce((sum: number, row: any) => sum + row.amount, 0)).toBe(after);
 
   const paged = await t.rest('GET', '/users/credit-ledger?limit=3&page=2', { token: caller.token });
-  expect(paged.body).toMatchObject({ meta: { total_count: 4, limit: 3, page: 2 }, data: [{ kind: 'grant', amount: 4 }] });
+  expect(paged.body).toMatchObject({
+    meta: { total_count: 4, limit: 3, page: 2 },
+    data: [{ kind: 'grant', amount: 4 }],
+  });
 
-  const gql = await t.gql('{ viewer { credits creditsHeld creditLedger(limit: 2) { totalCount items { kind runUid amount balanceAfter } } } }', {}, caller.token);
+  const gql = await t.gql(
+    '{ viewer { credits creditsHeld creditLedger(limit: 2) { totalCount items { kind runUid amount balanceAfter } } } }',
+    {},
+    caller.token,
+  );
   expect(gql.data.viewer).toEqual({
     credits: after,
     creditsHeld: 0,
-    creditLedger: { totalCount: 4, items: [{ kind: 'run', runUid: two.uid, amount: -1, balanceAfter: 9 }, { kind: 'grant', runUid: null, amount: 7, balanceAfter: 10 }] },
+    creditLedger: {
+      totalCount: 4,
+      items: [
+        { kind: 'run', runUid: two.uid, amount: -1, balanceAfter: 9 },
+        { kind: 'grant', runUid: null, amount: 7, balanceAfter: 10 },
+      ],
+    },
   });
   // Nobody else's rows.
-  expect((await t.rest('GET', '/users/credit-ledger', { token: owner.token })).body.data.every((row: any) => row.kind === 'grant')).toBe(true);
+  expect(
+    (await t.rest('GET', '/users/credit-ledger', { token: owner.token })).body.data.every(
+      (row: any) => row.kind === 'grant',
+    ),
+  ).toBe(true);
 });

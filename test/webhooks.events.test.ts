@@ -18,7 +18,9 @@ test('the CHECK on webhook_deliveries.event of a migrated database allows exactl
        WHERE c.conrelid = 'webhook_deliveries'::regclass AND c.contype = 'c' AND a.attname = 'event'`);
     expect(rows).toHaveLength(1);
     // e.g. CHECK ((event = ANY (ARRAY['start'::text, 'step'::text, 'completed'::text])))
-    const allowed = [...rows[0].definition.matchAll(/'((?:[^']|'')*)'::text/g)].map((match) => match[1].replace(/''/g, "'"));
+    const allowed = [...rows[0].definition.matchAll(/'((?:[^']|'')*)'::text/g)].map((match) =>
+      match[1].replace(/''/g, "'"),
+    );
     expect(allowed.sort()).toEqual([...WEBHOOK_EVENTS].sort());
   } finally {
     await client.end();

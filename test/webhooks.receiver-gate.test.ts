@@ -2,7 +2,13 @@ import { ReceiverGate, type Admitted } from '../src/webhooks/receivers';
 
 function gate() {
   const clock = { now: 1_000_000 };
-  const g = new ReceiverGate({ concurrency: 2, failuresToOpen: 3, openMs: 30_000, now: () => clock.now, random: () => 0 });
+  const g = new ReceiverGate({
+    concurrency: 2,
+    failuresToOpen: 3,
+    openMs: 30_000,
+    now: () => clock.now,
+    random: () => 0,
+  });
   return { g, clock };
 }
 
@@ -58,11 +64,24 @@ test('an answer of any status resets the count of unanswered attempts', () => {
 
 test("one user's attempts hold at most `userConcurrency` slots over all receivers; others are not affected, and the user's due messages are put off together at most once a second", () => {
   const clock = { now: 1_000_000 };
-  const g = new ReceiverGate({ concurrency: 2, userConcurrency: 3, failuresToOpen: 3, openMs: 30_000, now: () => clock.now, random: () => 0 });
+  const g = new ReceiverGate({
+    concurrency: 2,
+    userConcurrency: 3,
+    failuresToOpen: 3,
+    openMs: 30_000,
+    now: () => clock.now,
+    random: () => 0,
+  });
   const held = [1, 2, 3].map((i) => admitted(g.admit(`http://silent-${i}.example/hook`, 'user-a')));
   expect(g.inFlightOf('user-a')).toBe(3);
   const full = g.admit('http://silent-4.example/hook', 'user-a');
-  expect(full).toMatchObject({ admitted: false, breaker: false, by: 'user', user: 'user-a', receiver: 'http://silent-4.example' });
+  expect(full).toMatchObject({
+    admitted: false,
+    breaker: false,
+    by: 'user',
+    user: 'user-a',
+    receiver: 'http://silent-4.example',
+  });
   expect(!full.admitted && full.retryAt.getTime()).toBe(clock.now + 1_000);
   expect(!full.admitted && full.putOff).toEqual({ from: new Date(clock.now + 1_000), spreadMs: 9_000 });
   // Put off together once a second, not at each message.

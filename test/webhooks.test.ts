@@ -29,14 +29,16 @@ afterAll(async () => {
   await t.close();
 });
 
-const asHeaders = (headers: IncomingHttpHeaders) => Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, String(v)]));
+const asHeaders = (headers: IncomingHttpHeaders) =>
+  Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, String(v)]));
 
 async function received(path: string, count: number, timeoutMs = 10_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const requests = receiver.requests.filter((r) => r.url === path);
     if (requests.length >= count) return requests;
-    if (Date.now() > deadline) throw new Error(`${path}: ${requests.length} of ${count} deliveries after ${timeoutMs} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`${path}: ${requests.length} of ${count} deliveries after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -50,9 +52,12 @@ async function settledDeliveries(runUid: string, timeoutMs = 10_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const rows = await t.app.services.sequelize.query<{ event: string; status: string; attempts: number }>(
-      'SELECT event, status, attempts FROM webhook_deliveries WHERE run_uid = $1 ORDER BY event', { bind: [runUid], type: QueryTypes.SELECT });
+      'SELECT event, status, attempts FROM webhook_deliveries WHERE run_uid = $1 ORDER BY event',
+      { bind: [runUid], type: QueryTypes.SELECT },
+    );
     if (rows.every((row) => row.status !== 'pending')) return rows;
-    if (Date.now() > deadline) throw new Error(`${runUid}: deliveries still pending after ${timeoutMs} ms: ${JSON.stringify(rows)}`);
+    if (Date.now() > deadline)
+      throw new Error(`${runUid}: deliveries still pending after ${timeoutMs} ms: ${JSON.stringify(rows)}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -76,7 +81,11 @@ test('the signing secret is created on first read, stays the same, and needs a t
 
 test('start and completed deliveries verify with the standardwebhooks package and carry the run as its owner GETs it', async () => {
   const path = '/signed';
-  const { body } = await submitRun(t, owner.token, adaptorUid, { input: { name: 'Ada' }, webhook: `${receiver.url}${path}`, webhook_events_filter: ['start', 'completed'] });
+  const { body } = await submitRun(t, owner.token, adaptorUid, {
+    input: { name: 'Ada' },
+    webhook: `${receiver.url}${path}`,
+    webhook_events_filter: ['start', 'completed'],
+  });
   const uid = body.payload.uid;
   const run = await waitForRun(t, uid, owner.token);
   const requests = await received(path, 2);
@@ -86,7 +95,11 @@ test('start and completed deliveries verify with the standardwebhooks package an
     expect(request.headers['content-type']).toBe('application/json');
     expect(request.headers['webhook-id']).toMatch(/^msg_[0-9a-f]{32}$/);
     expect(request.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
-    return receiverLibrary.verify(request.body, asHeaders(request.headers)) as { type: string; timestamp: string; data: any };
+    return receiverLibrary.verify(request.body, asHeaders(request.headers)) as {
+      type: string;
+      timestamp: string;
+      data: any;
+    };
   });
   const byType = Object.fromEntries(messages.map((m) => [m.type, m]));
   expect(Object.keys(byType).sort()).toEqual(['circuit_run.completed', 'circuit_run.start']);
@@ -95,7 +108,9 @@ test('start and completed deliveries verify with the standardwebhooks package an
   expect(byType['circuit_run.start'].data.result_blob).toBeUndefined();
   expect(Number.isNaN(Date.parse(byType['circuit_run.completed'].timestamp))).toBe(false);
   // A tampered body or another secret fails verification.
-  expect(() => receiverLibrary.verify(requests[0].body.replace('circuit_run', 'circuit_rum'), asHeaders(requests[0].headers))).toThrow();
+  expect(() =>
+    receiverLibrary.verify(requests[0].body.replace('circuit_run', 'circuit_rum'), asHeaders(requests[0].headers)),
+  ).toThrow();
   const stranger = new Webhook(await secretOf(await makeUser()));
   expect(() => stranger.verify(requests[0].body, asHeaders(requests[0].headers))).toThrow();
 
@@ -103,14 +118,28 @@ test('start and completed deliveries verify with the standardwebhooks package an
   expect(deliveries.status).toBe(200);
   expect(deliveries.body.meta).toEqual({ total_count: 2, limit: 10, page: 1 });
   for (const attempt of deliveries.body.data) {
-    expect(attempt).toEqual({ webhook_id: expect.stringMatching(/^msg_/), event: expect.stringMatching(/^(start|completed)$/), attempt: 1, status_code: 200, error: null, delivered_at: expect.any(String) });
+    expect(attempt).toEqual({
+      webhook_id: expect.stringMatching(/^msg_/),
+      event: expect.stringMatching(/^(start|completed)$/),
+      attempt: 1,
+      status_code: 200,
+      error: null,
+      delivered_at: expect.any(String),
+    });
   }
 });
 
 test('by default only completed is delivered, also for a run that fails', async () => {
   const path = '/default-filter';
-  const failing = await makeRunnableCircuit(owner, { query_schema: { type: 'object' }, steps: [{ id: 'boom', kind: 'transform', expression: '$error("boom")' }], output: 'steps.boom.output' });
-  const { body } = await submitRun(t, owner.token, failing.adaptorUid, { input: {}, webhook: `${receiver.url}${path}` });
+  const failing = await makeRunnableCircuit(owner, {
+    query_schema: { type: 'object' },
+    steps: [{ id: 'boom', kind: 'transform', expression: '$error("boom")' }],
+    output: 'steps.boom.output',
+  });
+  const { body } = await submitRun(t, owner.token, failing.adaptorUid, {
+    input: {},
+    webhook: `${receiver.url}${path}`,
+  });
   const run = await waitForRun(t, body.payload.uid, owner.token);
   expect(run.state).toBe('EXCEPTION');
   const [request] = await received(path, 1);
@@ -124,19 +153,29 @@ test('by default only completed is delivered, also for a run that fails', async 
 test('a receiver that fails twice then succeeds gets 3 attempts with the same webhook-id, each signed anew', async () => {
   const path = '/flaky';
   scripted.set(path, [500, 503]);
-  const { body } = await submitRun(t, owner.token, adaptorUid, { input: { name: 'Bo' }, webhook: `${receiver.url}${path}` });
+  const { body } = await submitRun(t, owner.token, adaptorUid, {
+    input: { name: 'Bo' },
+    webhook: `${receiver.url}${path}`,
+  });
   const uid = body.payload.uid;
   const requests = await received(path, 3);
   expect(new Set(requests.map((r) => r.headers['webhook-id'])).size).toBe(1);
   expect(new Set(requests.map((r) => r.body)).size).toBe(1);
   const receiverLibrary = new Webhook(await secretOf(owner));
-  for (const request of requests) expect(receiverLibrary.verify(request.body, asHeaders(request.headers))).toMatchObject({ type: 'circuit_run.completed' });
+  for (const request of requests)
+    expect(receiverLibrary.verify(request.body, asHeaders(request.headers))).toMatchObject({
+      type: 'circuit_run.completed',
+    });
   let attempts: any[] = [];
   const deadline = Date.now() + 5_000;
   while (attempts.length < 3 && Date.now() < deadline) {
     attempts = (await t.rest('GET', `/circuit-runs/${uid}/webhook-deliveries`, { token: owner.token })).body.data;
   }
-  expect(attempts.map((a) => [a.attempt, a.status_code])).toEqual([[1, 500], [2, 503], [3, 200]]);
+  expect(attempts.map((a) => [a.attempt, a.status_code])).toEqual([
+    [1, 500],
+    [2, 503],
+    [3, 200],
+  ]);
   expect(new Set(attempts.map((a) => a.webhook_id))).toEqual(new Set([requests[0].headers['webhook-id']]));
   expect(await settledDeliveries(uid)).toEqual([{ event: 'completed', status: 'delivered', attempts: 3 }]);
   expect(receiver.requests.filter((r) => r.url === path)).toHaveLength(3);
@@ -160,9 +199,16 @@ test('webhook fields are checked: scheme, credentials, events, a filter without 
 });
 
 test('webhook deliveries are listed only to the user who started the run', async () => {
-  const { body } = await submitRun(t, owner.token, adaptorUid, { input: { name: 'Cy' }, is_public: true, webhook: `${receiver.url}/listed` });
+  const { body } = await submitRun(t, owner.token, adaptorUid, {
+    input: { name: 'Cy' },
+    is_public: true,
+    webhook: `${receiver.url}/listed`,
+  });
   const publicRun = body.payload.uid;
-  const { body: privateBody } = await submitRun(t, owner.token, adaptorUid, { input: { name: 'Cy' }, webhook: `${receiver.url}/listed` });
+  const { body: privateBody } = await submitRun(t, owner.token, adaptorUid, {
+    input: { name: 'Cy' },
+    webhook: `${receiver.url}/listed`,
+  });
   const other = await makeUser();
   const path = (uid: string) => `/circuit-runs/${uid}/webhook-deliveries`;
   expect((await t.rest('GET', path(publicRun))).status).toBe(401);
@@ -185,20 +231,35 @@ describe('without HTTP_STEP_ALLOW_PRIVATE', () => {
   test('a private target is refused: http URLs at the query, private addresses at delivery, never retried', async () => {
     const user = await makeUser({ credits: 10 });
     const circuit = await makeRunnableCircuit(user, HELLO_DEFINITION);
-    const http = await submitRun(strict, user.token, circuit.adaptorUid, { input: { name: 'x' }, webhook: `${receiver.url}/private` });
+    const http = await submitRun(strict, user.token, circuit.adaptorUid, {
+      input: { name: 'x' },
+      webhook: `${receiver.url}/private`,
+    });
     expect([http.status, http.body.error.code]).toEqual([400, 'BadClientData']);
     expect(http.body.error.message).toMatch(/https/);
 
     const before = receiver.requests.length;
-    for (const target of ['https://127.0.0.1:9/hook', 'https://localhost/hook', 'https://[::ffff:10.0.0.1]/hook', 'https://169.254.169.254/latest']) {
-      const { body } = await submitRun(strict, user.token, circuit.adaptorUid, { input: { name: 'x' }, webhook: target });
+    for (const target of [
+      'https://127.0.0.1:9/hook',
+      'https://localhost/hook',
+      'https://[::ffff:10.0.0.1]/hook',
+      'https://169.254.169.254/latest',
+    ]) {
+      const { body } = await submitRun(strict, user.token, circuit.adaptorUid, {
+        input: { name: 'x' },
+        webhook: target,
+      });
       await waitForRun(strict, body.payload.uid, user.token);
       let attempts: any[] = [];
       const deadline = Date.now() + 5_000;
       while (attempts.length === 0 && Date.now() < deadline) {
-        attempts = (await strict.rest('GET', `/circuit-runs/${body.payload.uid}/webhook-deliveries`, { token: user.token })).body.data;
+        attempts = (
+          await strict.rest('GET', `/circuit-runs/${body.payload.uid}/webhook-deliveries`, { token: user.token })
+        ).body.data;
       }
-      expect(attempts).toEqual([expect.objectContaining({ attempt: 1, status_code: null, error: expect.stringMatching(/^refused/) })]);
+      expect(attempts).toEqual([
+        expect.objectContaining({ attempt: 1, status_code: null, error: expect.stringMatching(/^refused/) }),
+      ]);
     }
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(receiver.requests.length).toBe(before);

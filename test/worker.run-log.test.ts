@@ -34,7 +34,9 @@ describe('with a worker', () => {
     t = await startTestApp({}, { log: pino({ level: 'info' }, sink) });
     owner = await makeUser({ credits: 50 });
   });
-  afterAll(async () => { await t?.close(); });
+  afterAll(async () => {
+    await t?.close();
+  });
 
   test('a completed run logs one info line: run, circuit, state, duration, credits charged', async () => {
     const { circuit, run } = await runTo({
@@ -44,7 +46,14 @@ describe('with a worker', () => {
     expect(run.state).toBe('COMPLETED');
     const ended = endedLines(run.uid);
     expect(ended).toHaveLength(1);
-    expect(ended[0]).toMatchObject({ level: 30, run: run.uid, circuit: circuit.uid, state: 'COMPLETED', credits_charged: 1, attempt: 1 });
+    expect(ended[0]).toMatchObject({
+      level: 30,
+      run: run.uid,
+      circuit: circuit.uid,
+      state: 'COMPLETED',
+      credits_charged: 1,
+      attempt: 1,
+    });
     expect(ended[0].duration_ms).toEqual(expect.any(Number));
     expect(ended[0].duration_ms).toBeGreaterThanOrEqual(0);
     expect(ended[0]).not.toHaveProperty('error_code');
@@ -62,11 +71,17 @@ describe('with a worker', () => {
     expect(run.error.message).toContain(SECRET_INPUT);
     const ended = endedLines(run.uid);
     expect(ended).toHaveLength(1);
-    expect(ended[0]).toMatchObject({ level: 30, run: run.uid, circuit: circuit.uid, state: 'EXCEPTION', error_code: 'StepFailed', credits_charged: 1 });
+    expect(ended[0]).toMatchObject({
+      level: 30,
+      run: run.uid,
+      circuit: circuit.uid,
+      state: 'EXCEPTION',
+      error_code: 'StepFailed',
+      credits_charged: 1,
+    });
     expect(lines.filter((line) => line.run === run.uid)).toHaveLength(1);
     expect(JSON.stringify(lines)).not.toContain(SECRET_INPUT);
   });
-
 });
 
 describe('without a worker', () => {
@@ -75,10 +90,15 @@ describe('without a worker', () => {
     t = await startTestApp({ runWorker: false }, { log: pino({ level: 'info' }, sink) });
     owner = await makeUser({ credits: 50 });
   });
-  afterAll(async () => { await t?.close(); });
+  afterAll(async () => {
+    await t?.close();
+  });
 
   test('a run canceled before any worker claimed it logs the line too, its circuit read from the row', async () => {
-    const { circuit, adaptorUid } = await makeRunnableCircuit(owner, { query_schema: { type: 'object' }, steps: [{ id: 'a', kind: 'template', template: 'x' }] });
+    const { circuit, adaptorUid } = await makeRunnableCircuit(owner, {
+      query_schema: { type: 'object' },
+      steps: [{ id: 'a', kind: 'template', template: 'x' }],
+    });
     const submitted = await submitRun(t, owner.token, adaptorUid, { input: {} });
     const uid = submitted.body.payload.uid as string;
     expect((await t.rest('POST', `/circuit-runs/${uid}/cancel`, { token: owner.token })).status).toBe(200);
@@ -87,6 +107,14 @@ describe('without a worker', () => {
     for (let i = 0; i < 100 && endedLines(uid).length === 0; i += 1) await new Promise((r) => setTimeout(r, 20));
     const ended = endedLines(uid);
     expect(ended).toHaveLength(1);
-    expect(ended[0]).toMatchObject({ level: 30, run: uid, circuit: circuit.uid, state: 'EXCEPTION', error_code: 'Canceled', attempt: 0, duration_ms: expect.any(Number) });
+    expect(ended[0]).toMatchObject({
+      level: 30,
+      run: uid,
+      circuit: circuit.uid,
+      state: 'EXCEPTION',
+      error_code: 'Canceled',
+      attempt: 0,
+      duration_ms: expect.any(Number),
+    });
   });
 });

@@ -18,12 +18,15 @@ const HELLO = {
   output: 'steps.shout.output',
 };
 
-const pct = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : NaN);
+const pct = (sorted, p) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : NaN;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const rssMb = (pid) => {
   try {
     return Math.round(Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024);
-  } catch { return NaN; }
+  } catch {
+    return NaN;
+  }
 };
 
 async function embeddedDatabase(dir) {
@@ -62,7 +65,9 @@ async function freshDatabase(adminUrl, prefix) {
  */
 async function startFixtures(prefix, { circuits = {} } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `circuits-bench-${prefix}-`));
-  const db = process.env.BENCH_DATABASE_URL ? await freshDatabase(process.env.BENCH_DATABASE_URL, prefix) : await embeddedDatabase(dir);
+  const db = process.env.BENCH_DATABASE_URL
+    ? await freshDatabase(process.env.BENCH_DATABASE_URL, prefix)
+    : await embeddedDatabase(dir);
   require('reflect-metadata');
   const { createSequelize } = require(path.join(dist, 'db', 'sequelize.js'));
   const { migrate } = require(path.join(dist, 'db', 'migrate.js'));
@@ -134,17 +139,32 @@ function pollHealth(url, everyMs = 50) {
   })();
   const stats = (list) => {
     const sorted = [...list].sort((a, b) => a - b);
-    return { polls: sorted.length, p50_ms: +pct(sorted, 50).toFixed(1), p99_ms: +pct(sorted, 99).toFixed(1), max_ms: +(sorted.at(-1) ?? NaN).toFixed(1) };
+    return {
+      polls: sorted.length,
+      p50_ms: +pct(sorted, 50).toFixed(1),
+      p99_ms: +pct(sorted, 99).toFixed(1),
+      max_ms: +(sorted.at(-1) ?? NaN).toFixed(1),
+    };
   };
   return {
     /** Later answers count towards this phase too (reported apart by stop()). */
-    phase(name) { phase = name; },
+    phase(name) {
+      phase = name;
+    },
     async stop() {
       stopped = true;
       await loop;
       const sorted = [...times].sort((a, b) => a - b);
-      const byPhase = phases.size > 1 ? { phases: Object.fromEntries([...phases].map(([name, list]) => [name, stats(list)])) } : {};
-      return { ...byPhase, polls: sorted.length, p50_ms: +pct(sorted, 50).toFixed(1), p99_ms: +pct(sorted, 99).toFixed(1), max_ms: +(sorted.at(-1) ?? NaN).toFixed(1), errors };
+      const byPhase =
+        phases.size > 1 ? { phases: Object.fromEntries([...phases].map(([name, list]) => [name, stats(list)])) } : {};
+      return {
+        ...byPhase,
+        polls: sorted.length,
+        p50_ms: +pct(sorted, 50).toFixed(1),
+        p99_ms: +pct(sorted, 99).toFixed(1),
+        max_ms: +(sorted.at(-1) ?? NaN).toFixed(1),
+        errors,
+      };
     },
   };
 }
@@ -157,20 +177,31 @@ function pollHealth(url, everyMs = 50) {
 function jsonClient(maxSockets = 256) {
   const http = require('node:http');
   const agent = new http.Agent({ keepAlive: true, maxSockets });
-  return (method, url, { headers = {}, body } = {}) => new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = http.request(url, { method, agent, headers: payload ? { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : headers }, (res) => {
-      const chunks = [];
-      res.on('data', (chunk) => chunks.push(chunk));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode, headers: res.headers, body: text ? JSON.parse(text) : undefined });
-      });
-      res.on('error', reject);
+  return (method, url, { headers = {}, body } = {}) =>
+    new Promise((resolve, reject) => {
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      const req = http.request(
+        url,
+        {
+          method,
+          agent,
+          headers: payload
+            ? { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }
+            : headers,
+        },
+        (res) => {
+          const chunks = [];
+          res.on('data', (chunk) => chunks.push(chunk));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            resolve({ status: res.statusCode, headers: res.headers, body: text ? JSON.parse(text) : undefined });
+          });
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
     });
-    req.on('error', reject);
-    req.end(payload);
-  });
 }
 
 /**
@@ -180,16 +211,37 @@ function jsonClient(maxSockets = 256) {
  * dist/src (a "before" measured in the same run); BENCH_SERVICE_DIST sets it for every scenario, so
  * `BENCH_SERVICE_DIST=/other/checkout/dist/src npm run bench X` measures another build (an A/B of a change).
  */
-function spawnService(script, env, { alsoWaitFor = [], nodeArgs = [], distDir = process.env.BENCH_SERVICE_DIST || dist } = {}) {
+function spawnService(
+  script,
+  env,
+  { alsoWaitFor = [], nodeArgs = [], distDir = process.env.BENCH_SERVICE_DIST || dist } = {},
+) {
   const awaited = new Set(alsoWaitFor);
   let ready;
-  const child = spawn(process.execPath, [...nodeArgs, ...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []), path.join(distDir, script)], {
-    cwd: root,
-    // One bench client submits thousands of runs a minute with one token: the per-token run limit
-    // (DESIGN §12) is on but high enough never to refuse; RUN_RATE_LIMIT_PER_MINUTE=0 turns it off.
-    env: { RUN_RATE_LIMIT_PER_MINUTE: '100000000', ...process.env, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', REDIS_URL: '', MONGODB_URL: '', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      ...nodeArgs,
+      ...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []),
+      path.join(distDir, script),
+    ],
+    {
+      cwd: root,
+      // One bench client submits thousands of runs a minute with one token: the per-token run limit
+      // (DESIGN §12) is on but high enough never to refuse; RUN_RATE_LIMIT_PER_MINUTE=0 turns it off.
+      env: {
+        RUN_RATE_LIMIT_PER_MINUTE: '100000000',
+        ...process.env,
+        LOG_LEVEL: 'info',
+        PORT: '0',
+        HOST: '127.0.0.1',
+        REDIS_URL: '',
+        MONGODB_URL: '',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   return new Promise((resolve, reject) => {
     let buffer = '';
     child.stdout.on('data', (chunk) => {
@@ -201,7 +253,8 @@ function spawnService(script, env, { alsoWaitFor = [], nodeArgs = [], distDir = 
         try {
           const entry = JSON.parse(line);
           // main.js logs both: its worker thread is ready first, the service (with the URL) after.
-          if (entry.msg === (script === 'worker.js' ? 'circuit worker ready' : 'circuit service ready')) ready = { url: entry.url };
+          if (entry.msg === (script === 'worker.js' ? 'circuit worker ready' : 'circuit service ready'))
+            ready = { url: entry.url };
           awaited.delete(entry.msg);
           if (ready && !awaited.size) {
             child.stdout.removeAllListeners('data');
@@ -210,7 +263,9 @@ function spawnService(script, env, { alsoWaitFor = [], nodeArgs = [], distDir = 
             return;
           }
           if (entry.level >= 50) console.error(line);
-        } catch { /* not JSON */ }
+        } catch {
+          /* not JSON */
+        }
       }
     });
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
@@ -230,20 +285,35 @@ function cpuSeconds(pid, { children = false } = {}) {
   const ticks = 100; // USER_HZ on Linux
   const of = (p) => {
     try {
-      const fields = fs.readFileSync(`/proc/${p}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+      const fields = fs
+        .readFileSync(`/proc/${p}/stat`, 'utf8')
+        .replace(/^.*\) /, '')
+        .split(' ');
       // utime + stime; for a parent counted with its children, also cutime + cstime: what its exited
       // children used (PostgreSQL backends of closed connections), which would otherwise drop out.
-      return (Number(fields[11]) + Number(fields[12]) + (p === pid && children ? Number(fields[13]) + Number(fields[14]) : 0)) / ticks;
-    } catch { return 0; }
+      return (
+        (Number(fields[11]) +
+          Number(fields[12]) +
+          (p === pid && children ? Number(fields[13]) + Number(fields[14]) : 0)) /
+        ticks
+      );
+    } catch {
+      return 0;
+    }
   };
   let total = of(pid);
   if (children) {
     for (const entry of fs.readdirSync('/proc')) {
       if (!/^\d+$/.test(entry)) continue;
       try {
-        const fields = fs.readFileSync(`/proc/${entry}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+        const fields = fs
+          .readFileSync(`/proc/${entry}/stat`, 'utf8')
+          .replace(/^.*\) /, '')
+          .split(' ');
         if (Number(fields[1]) === pid) total += of(entry);
-      } catch { /* gone */ }
+      } catch {
+        /* gone */
+      }
     }
   }
   return total;
@@ -257,7 +327,9 @@ function postmasterPid(dir) {
     try {
       const cmd = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
       if (/postgres$/.test(cmd[0]) && cmd.some((a) => a.startsWith(dir))) return Number(entry);
-    } catch { /* gone */ }
+    } catch {
+      /* gone */
+    }
   }
   return undefined;
 }
@@ -271,8 +343,18 @@ function postmasterPid(dir) {
 function warmUp({ url, method = 'GET', headers, body, seconds, connections, setupRequest }) {
   const autocannon = require('autocannon');
   return new Promise((resolve, reject) => {
-    autocannon({ url, method, headers, body, connections, duration: seconds, ...(setupRequest ? { requests: [{ setupRequest }] } : {}) },
-      (err, result) => (err ? reject(err) : resolve(result)));
+    autocannon(
+      {
+        url,
+        method,
+        headers,
+        body,
+        connections,
+        duration: seconds,
+        ...(setupRequest ? { requests: [{ setupRequest }] } : {}),
+      },
+      (err, result) => (err ? reject(err) : resolve(result)),
+    );
   });
 }
 
@@ -280,21 +362,47 @@ async function measure({ label, url, method = 'GET', headers, body, seconds, con
   const autocannon = require('autocannon');
   const latencies = [];
   let non2xx = 0;
-  const run = (duration, record) => new Promise((resolve, reject) => {
-    const instance = autocannon({ url, method, headers, body, connections, duration, ...(setupRequest ? { requests: [{ setupRequest }] } : {}) },
-      (err, result) => (err ? reject(err) : resolve(result)));
-    if (record) {
-      instance.on('response', (_client, statusCode, _bytes, responseTime) => {
-        latencies.push(responseTime);
-        if (statusCode < 200 || statusCode >= 400) non2xx++;
-      });
-    }
-  });
+  const run = (duration, record) =>
+    new Promise((resolve, reject) => {
+      const instance = autocannon(
+        {
+          url,
+          method,
+          headers,
+          body,
+          connections,
+          duration,
+          ...(setupRequest ? { requests: [{ setupRequest }] } : {}),
+        },
+        (err, result) => (err ? reject(err) : resolve(result)),
+      );
+      if (record) {
+        instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+          latencies.push(responseTime);
+          if (statusCode < 200 || statusCode >= 400) non2xx++;
+        });
+      }
+    });
   await warmUp({ url, method, headers, body, seconds: 2, connections, setupRequest });
   // {pidsOf}: processes found after the warm-up (the backends of a pool that has grown by then).
-  const found = Object.fromEntries(await Promise.all(Object.entries(cpu ?? {}).filter(([, p]) => p.pidsOf).map(async ([name, p]) => [name, await p.pidsOf()])));
-  const cpuOf = () => Object.fromEntries(Object.entries(cpu ?? {}).map(([name, p]) => [name,
-    found[name] ? found[name].reduce((sum, pid) => sum + cpuSeconds(pid), 0) : typeof p === 'number' ? cpuSeconds(p) : cpuSeconds(p.pid, p)]));
+  const found = Object.fromEntries(
+    await Promise.all(
+      Object.entries(cpu ?? {})
+        .filter(([, p]) => p.pidsOf)
+        .map(async ([name, p]) => [name, await p.pidsOf()]),
+    ),
+  );
+  const cpuOf = () =>
+    Object.fromEntries(
+      Object.entries(cpu ?? {}).map(([name, p]) => [
+        name,
+        found[name]
+          ? found[name].reduce((sum, pid) => sum + cpuSeconds(pid), 0)
+          : typeof p === 'number'
+            ? cpuSeconds(p)
+            : cpuSeconds(p.pid, p),
+      ]),
+    );
   const cpuBefore = cpuOf();
   const result = await run(seconds, true);
   const cpuAfter = cpuOf();
@@ -307,9 +415,14 @@ async function measure({ label, url, method = 'GET', headers, body, seconds, con
     p99_ms: +pct(latencies, 99).toFixed(2),
     errors: non2xx,
   };
-  for (const name of Object.keys(cpuAfter)) row[`cpu_ms_per_request_${name}`] = +((cpuAfter[name] - cpuBefore[name]) * 1000 / latencies.length).toFixed(3);
-  const cpuText = Object.keys(cpuAfter).map((name) => `  CPU/req ${name} ${row[`cpu_ms_per_request_${name}`]} ms`).join('');
-  console.log(`${label.padEnd(44)} ${String(row.rps).padStart(6)} req/s  p50 ${row.p50_ms} ms  p95 ${row.p95_ms} ms  p99 ${row.p99_ms} ms  errors ${non2xx}${cpuText}`);
+  for (const name of Object.keys(cpuAfter))
+    row[`cpu_ms_per_request_${name}`] = +(((cpuAfter[name] - cpuBefore[name]) * 1000) / latencies.length).toFixed(3);
+  const cpuText = Object.keys(cpuAfter)
+    .map((name) => `  CPU/req ${name} ${row[`cpu_ms_per_request_${name}`]} ms`)
+    .join('');
+  console.log(
+    `${label.padEnd(44)} ${String(row.rps).padStart(6)} req/s  p50 ${row.p50_ms} ms  p95 ${row.p95_ms} ms  p99 ${row.p99_ms} ms  errors ${non2xx}${cpuText}`,
+  );
   return row;
 }
 
@@ -349,18 +462,28 @@ async function startUpstream({ delayMs }) {
       if (m === 'reset') max = inflight;
     });
     process.on('disconnect', () => process.exit(0));`;
-  const child = spawn('/bin/sh', ['-c', 'ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec "$0" -e "$1"', process.execPath, code], {
-    cwd: root, env: { ...process.env, UPSTREAM_DELAY_MS: String(delayMs) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
+  const child = spawn(
+    '/bin/sh',
+    ['-c', 'ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec "$0" -e "$1"', process.execPath, code],
+    {
+      cwd: root,
+      env: { ...process.env, UPSTREAM_DELAY_MS: String(delayMs) },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    },
+  );
   const { port } = await new Promise((resolve, reject) => {
     child.once('message', resolve);
     child.once('exit', (c) => reject(new Error(`upstream exited with ${c}`)));
   });
   let queue = Promise.resolve();
-  const ask = (message) => (queue = queue.then(() => new Promise((resolve) => {
-    child.once('message', (m) => resolve(m.stats));
-    child.send(message);
-  })));
+  const ask = (message) =>
+    (queue = queue.then(
+      () =>
+        new Promise((resolve) => {
+          child.once('message', (m) => resolve(m.stats));
+          child.send(message);
+        }),
+    ));
   return {
     url: `http://127.0.0.1:${port}`,
     pid: child.pid,
@@ -377,23 +500,66 @@ async function startUpstream({ delayMs }) {
 /** Samples the RSS of `pid` every `everyMs` ms until stop(), which resolves the largest (MB). */
 function watchRss(pid, everyMs = 200) {
   let max = rssMb(pid);
-  const timer = setInterval(() => { const now = rssMb(pid); if (now > max) max = now; }, everyMs);
-  return { peek: () => max, stop() { clearInterval(timer); const now = rssMb(pid); return now > max ? now : max; } };
+  const timer = setInterval(() => {
+    const now = rssMb(pid);
+    if (now > max) max = now;
+  }, everyMs);
+  return {
+    peek: () => max,
+    stop() {
+      clearInterval(timer);
+      const now = rssMb(pid);
+      return now > max ? now : max;
+    },
+  };
 }
 
 /** The yardstick: an Express 5 hello-world in its own process, measured like the service. */
 async function helloBaseline({ seconds, connections }) {
-  const child = spawn(process.execPath, ['-e', `
+  const child = spawn(
+    process.execPath,
+    [
+      '-e',
+      `
     const app = require('express')();
     app.get('/', (_req, res) => { res.json({ hello: 'world' }); });
     const server = app.listen(0, '127.0.0.1', () => process.send(server.address().port));
-  `], { cwd: root, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  `,
+    ],
+    { cwd: root, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+  );
   const port = await new Promise((resolve) => child.once('message', resolve));
   try {
-    return await measure({ label: 'Express hello-world (baseline)', url: `http://127.0.0.1:${port}/`, seconds, connections });
+    return await measure({
+      label: 'Express hello-world (baseline)',
+      url: `http://127.0.0.1:${port}/`,
+      seconds,
+      connections,
+    });
   } finally {
     child.kill('SIGTERM');
   }
 }
 
-module.exports = { root, dist, HELLO, DEFAULT_SHAPE, pct, sleep, rssMb, fdLimit, startUpstream, watchRss, cpuSeconds, postmasterPid, startFixtures, pollHealth, spawnService, stopProcess, measure, warmUp, helloBaseline, jsonClient };
+module.exports = {
+  root,
+  dist,
+  HELLO,
+  DEFAULT_SHAPE,
+  pct,
+  sleep,
+  rssMb,
+  fdLimit,
+  startUpstream,
+  watchRss,
+  cpuSeconds,
+  postmasterPid,
+  startFixtures,
+  pollHealth,
+  spawnService,
+  stopProcess,
+  measure,
+  warmUp,
+  helloBaseline,
+  jsonClient,
+};

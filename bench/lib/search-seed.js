@@ -14,7 +14,9 @@ oasis ocean olive onyx opal orbit orchid otter palm panda paper pearl pepper pix
 polar prism pulse quartz quill radar rain raven reef ridge river robin ruby saffron sage sand sapphire
 scarlet shadow shell sierra silver sky slate solar spark spice spruce storm summit sun swift tango
 thistle thunder tiger timber topaz torch tulip tundra velvet violet vortex walnut wave willow wind
-winter wolf zenith zephyr`.split(/\s+/).filter(Boolean);
+winter wolf zenith zephyr`
+  .split(/\s+/)
+  .filter(Boolean);
 
 /** Seeds `circuits` users and circuits into the (migrated, empty but for fixtures) database at `url`. */
 async function seedSearch(url, { circuits = 100_000, users = 10_000 } = {}) {
@@ -54,11 +56,13 @@ async function seedSearch(url, { circuits = 100_000, users = 10_000 } = {}) {
       await client.query('VACUUM ANALYZE search_postings');
     }
     const seededIn = Date.now() - started;
-    const counts = (await client.query(
-      `SELECT (SELECT count(*) FROM circuits) AS circuits, (SELECT count(*) FROM users) AS users,
+    const counts = (
+      await client.query(
+        `SELECT (SELECT count(*) FROM circuits) AS circuits, (SELECT count(*) FROM users) AS users,
               (SELECT count(*) FROM circuits WHERE NOT is_private AND search_vector @@ to_tsquery('simple', '${COMMON}:*')) AS common,
               (SELECT count(*) FROM circuits WHERE NOT is_private AND search_vector @@ to_tsquery('simple', '${RARE}:*')) AS rare`,
-    )).rows[0];
+      )
+    ).rows[0];
     return { seededIn, counts };
   } finally {
     await client.end();

@@ -34,14 +34,21 @@ async function startCollector({ answer }) {
   const held = new Set();
   const server = http.createServer((req, res) => {
     stats.requests++;
-    if (!answer) { held.add(res); res.on('close', () => held.delete(res)); return; }
+    if (!answer) {
+      held.add(res);
+      res.on('close', () => held.delete(res));
+      return;
+    }
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
       try {
         const body = JSON.parse(Buffer.concat(chunks).toString());
-        for (const r of body.resourceSpans ?? []) for (const s of r.scopeSpans ?? []) stats.spans += (s.spans ?? []).length;
-      } catch { /* not JSON: counted as a request only */ }
+        for (const r of body.resourceSpans ?? [])
+          for (const s of r.scopeSpans ?? []) stats.spans += (s.spans ?? []).length;
+      } catch {
+        /* not JSON: counted as a request only */
+      }
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
@@ -87,7 +94,10 @@ async function main() {
   const waitAll = async (uids, timeoutMs) => {
     const deadline = Date.now() + timeoutMs;
     while (uids.some((u) => !completedAt.has(u)) && Date.now() < deadline) {
-      await new Promise((resolve) => { onComplete = resolve; setTimeout(resolve, 200); });
+      await new Promise((resolve) => {
+        onComplete = resolve;
+        setTimeout(resolve, 200);
+      });
     }
     return uids.filter((u) => !completedAt.has(u)).length;
   };
@@ -114,13 +124,22 @@ async function main() {
         const started = performance.now();
         const n = seq++;
         // A keep-alive socket the server closed as it was reused fails the request: tried again, safely (Idempotency-Key).
-        const send = () => request('POST', url, { headers: { ...headers, 'idempotency-key': `${keyPrefix}-${n}` }, body: { input: { name: `n${n}` } } });
-        const res = await send().catch((error) => { if (error.code !== 'ECONNRESET') throw error; retries++; return send(); });
+        const send = () =>
+          request('POST', url, {
+            headers: { ...headers, 'idempotency-key': `${keyPrefix}-${n}` },
+            body: { input: { name: `n${n}` } },
+          });
+        const res = await send().catch((error) => {
+          if (error.code !== 'ECONNRESET') throw error;
+          retries++;
+          return send();
+        });
         if (res.status !== 200) throw new Error(`submit: ${res.status} ${JSON.stringify(res.body)}`);
         submittedAt.set(res.body.payload.uid, started);
         return res.body.payload.uid;
       };
-      for (let warm = 0; warm < WARMUP_RUNS; warm += 100) await waitAll(await Promise.all(Array.from({ length: Math.min(100, WARMUP_RUNS - warm) }, submit)), 30_000);
+      for (let warm = 0; warm < WARMUP_RUNS; warm += 100)
+        await waitAll(await Promise.all(Array.from({ length: Math.min(100, WARMUP_RUNS - warm) }, submit)), 30_000);
 
       // Latency at a fixed arrival rate.
       const latencyUids = [];
@@ -133,15 +152,23 @@ async function main() {
       }
       await Promise.all(pending);
       const latencyMissing = await waitAll(latencyUids, 30_000);
-      const latencies = latencyUids.filter((u) => completedAt.has(u)).map((u) => completedAt.get(u) - submittedAt.get(u)).sort((a, b) => a - b);
+      const latencies = latencyUids
+        .filter((u) => completedAt.has(u))
+        .map((u) => completedAt.get(u) - submittedAt.get(u))
+        .sort((a, b) => a - b);
 
       // Throughput: RUNS runs from INFLIGHT concurrent clients.
       const uids = [];
       const startedAt = performance.now();
       let next = 0;
-      await Promise.all(Array.from({ length: INFLIGHT }, async () => {
-        while (next < RUNS) { next++; uids.push(await submit()); }
-      }));
+      await Promise.all(
+        Array.from({ length: INFLIGHT }, async () => {
+          while (next < RUNS) {
+            next++;
+            uids.push(await submit());
+          }
+        }),
+      );
       const throughputMissing = await waitAll(uids, 120_000);
       const last = Math.max(...uids.filter((u) => completedAt.has(u)).map((u) => completedAt.get(u)));
       const seconds = (last - startedAt) / 1000;
@@ -149,10 +176,19 @@ async function main() {
       return {
         mode,
         latency: {
-          rate_per_s: RATE, runs: latencyUids.length, missing: latencyMissing,
-          p50_ms: +pct(latencies, 50).toFixed(1), p95_ms: +pct(latencies, 95).toFixed(1), p99_ms: +pct(latencies, 99).toFixed(1),
+          rate_per_s: RATE,
+          runs: latencyUids.length,
+          missing: latencyMissing,
+          p50_ms: +pct(latencies, 50).toFixed(1),
+          p95_ms: +pct(latencies, 95).toFixed(1),
+          p99_ms: +pct(latencies, 99).toFixed(1),
         },
-        throughput: { runs: uids.length, missing: throughputMissing, seconds: +seconds.toFixed(2), runs_per_s: Math.round((uids.length - throughputMissing) / seconds) },
+        throughput: {
+          runs: uids.length,
+          missing: throughputMissing,
+          seconds: +seconds.toFixed(2),
+          runs_per_s: Math.round((uids.length - throughputMissing) / seconds),
+        },
         exceptions: all.filter((u) => failed.has(u)).length,
         submit_retries: retries,
         collector: collector ? { ...collector.stats } : null,
@@ -171,16 +207,26 @@ async function main() {
         const load = os.loadavg()[0];
         const result = await measureMode(mode);
         // The 1-minute load average before and after: on a shared machine, what else was running.
-        results.push({ round: round + 1, ...result, loadavg_1m: { before: +load.toFixed(1), after: +os.loadavg()[0].toFixed(1) } });
-        console.log(`    ${mode}: p50 ${result.latency.p50_ms} ms, p95 ${result.latency.p95_ms} ms, ${result.throughput.runs_per_s} runs/s, ${result.exceptions} exceptions`
-          + (result.collector ? `, collector got ${result.collector.requests} requests / ${result.collector.spans} spans` : ''));
+        results.push({
+          round: round + 1,
+          ...result,
+          loadavg_1m: { before: +load.toFixed(1), after: +os.loadavg()[0].toFixed(1) },
+        });
+        console.log(
+          `    ${mode}: p50 ${result.latency.p50_ms} ms, p95 ${result.latency.p95_ms} ms, ${result.throughput.runs_per_s} runs/s, ${result.exceptions} exceptions` +
+            (result.collector
+              ? `, collector got ${result.collector.requests} requests / ${result.collector.spans} spans`
+              : ''),
+        );
       }
     }
   } finally {
     await listener.end().catch(() => {});
     await fixtures.stop();
   }
-  console.log(JSON.stringify({ scenario: 'otel-down', cpus: os.cpus().length, node: process.version, results }, null, 2));
+  console.log(
+    JSON.stringify({ scenario: 'otel-down', cpus: os.cpus().length, node: process.version, results }, null, 2),
+  );
   const summary = MODES.map((mode) => {
     const rows = results.filter((r) => r.mode === mode);
     const median = (xs) => {
@@ -188,16 +234,30 @@ async function main() {
       const mid = Math.floor(sorted.length / 2);
       return sorted.length % 2 ? sorted[mid] : +((sorted[mid - 1] + sorted[mid]) / 2).toFixed(1);
     };
-    return { mode, p50_ms: median(rows.map((r) => r.latency.p50_ms)), p95_ms: median(rows.map((r) => r.latency.p95_ms)), runs_per_s: median(rows.map((r) => r.throughput.runs_per_s)), exceptions: rows.reduce((n, r) => n + r.exceptions, 0) };
+    return {
+      mode,
+      p50_ms: median(rows.map((r) => r.latency.p50_ms)),
+      p95_ms: median(rows.map((r) => r.latency.p95_ms)),
+      runs_per_s: median(rows.map((r) => r.throughput.runs_per_s)),
+      exceptions: rows.reduce((n, r) => n + r.exceptions, 0),
+    };
   });
   console.log(`\nmedians over ${ROUNDS} round(s)\nmode      p50_ms  p95_ms  runs/s  exceptions`);
-  for (const row of summary) console.log(`${row.mode.padEnd(9)} ${String(row.p50_ms).padStart(7)} ${String(row.p95_ms).padStart(7)} ${String(row.runs_per_s).padStart(7)} ${String(row.exceptions).padStart(11)}`);
+  for (const row of summary)
+    console.log(
+      `${row.mode.padEnd(9)} ${String(row.p50_ms).padStart(7)} ${String(row.p95_ms).padStart(7)} ${String(row.runs_per_s).padStart(7)} ${String(row.exceptions).padStart(11)}`,
+    );
   const off = summary.find((r) => r.mode === 'off');
   if (off) {
     for (const row of summary.filter((r) => r.mode !== 'off')) {
-      console.log(`${row.mode} vs off: p50 ${(row.p50_ms - off.p50_ms).toFixed(1)} ms, p95 ${(row.p95_ms - off.p95_ms).toFixed(1)} ms, throughput ${(((row.runs_per_s - off.runs_per_s) / off.runs_per_s) * 100).toFixed(0)}%`);
+      console.log(
+        `${row.mode} vs off: p50 ${(row.p50_ms - off.p50_ms).toFixed(1)} ms, p95 ${(row.p95_ms - off.p95_ms).toFixed(1)} ms, throughput ${(((row.runs_per_s - off.runs_per_s) / off.runs_per_s) * 100).toFixed(0)}%`,
+      );
     }
   }
 }
 
-main().catch((error) => { console.error(error); process.exit(1); });
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -18,7 +18,18 @@
 // long-running service spends.
 const os = require('node:os');
 const { performance } = require('node:perf_hooks');
-const { startFixtures, spawnService, stopProcess, sleep, pct, cpuSeconds, postmasterPid, jsonClient, helloBaseline, DEFAULT_SHAPE } = require('../lib/harness');
+const {
+  startFixtures,
+  spawnService,
+  stopProcess,
+  sleep,
+  pct,
+  cpuSeconds,
+  postmasterPid,
+  jsonClient,
+  helloBaseline,
+  DEFAULT_SHAPE,
+} = require('../lib/harness');
 
 const RUNS = Number(process.env.BENCH_RUNS || 1000);
 const INFLIGHT = Number(process.env.BENCH_INFLIGHT || 100);
@@ -32,17 +43,36 @@ if (!['split', 'default'].includes(SHAPE) || !['hello', 'sandbox'].includes(CIRC
 
 /** A circuit whose template and transform both need the sandbox (neither a bare reference nor a bare $uppercase(path)). */
 const SANDBOX_CIRCUIT = {
-  query_schema: { type: 'object', properties: { name: { type: 'string' }, formal: { type: 'boolean' }, tags: { type: 'array', items: { type: 'string' } } }, required: ['name'] },
+  query_schema: {
+    type: 'object',
+    properties: {
+      name: { type: 'string' },
+      formal: { type: 'boolean' },
+      tags: { type: 'array', items: { type: 'string' } },
+    },
+    required: ['name'],
+  },
   steps: [
-    { id: 'greet', kind: 'template', template: 'Hello {{#if input.formal}}dear {{/if}}{{input.name}}{{#each input.tags}} #{{this}}{{/each}}' },
-    { id: 'shout', kind: 'transform', expression: '$uppercase(steps.greet.output) & " (" & $string($count(input.tags)) & " tags)"' },
+    {
+      id: 'greet',
+      kind: 'template',
+      template: 'Hello {{#if input.formal}}dear {{/if}}{{input.name}}{{#each input.tags}} #{{this}}{{/each}}',
+    },
+    {
+      id: 'shout',
+      kind: 'transform',
+      expression: '$uppercase(steps.greet.output) & " (" & $string($count(input.tags)) & " tags)"',
+    },
   ],
   output: 'steps.shout.output',
 };
-const inputOf = (i) => (CIRCUIT === 'sandbox' ? { name: `n${i}`, formal: i % 2 === 0, tags: ['a', 'b', `t${i % 7}`] } : { name: `n${i}` });
+const inputOf = (i) =>
+  CIRCUIT === 'sandbox' ? { name: `n${i}`, formal: i % 2 === 0, tags: ['a', 'b', `t${i % 7}`] } : { name: `n${i}` };
 
 async function main() {
-  const fixtures = await startFixtures('polling', { circuits: CIRCUIT === 'sandbox' ? { sandbox: SANDBOX_CIRCUIT } : {} });
+  const fixtures = await startFixtures('polling', {
+    circuits: CIRCUIT === 'sandbox' ? { sandbox: SANDBOX_CIRCUIT } : {},
+  });
   const processes = [];
   try {
     // The machine's speed in this run (it varies by ±15 % between runs here): an Express hello-world.
@@ -52,7 +82,11 @@ async function main() {
       api = await spawnService(DEFAULT_SHAPE.script, fixtures.env, { nodeArgs: DEFAULT_SHAPE.nodeArgs });
       processes.push(api);
     } else {
-      const env = { ...fixtures.env, JOB_CONCURRENCY: process.env.JOB_CONCURRENCY || '50', JOB_LOCK_LIFETIME_MS: '30000' };
+      const env = {
+        ...fixtures.env,
+        JOB_CONCURRENCY: process.env.JOB_CONCURRENCY || '50',
+        JOB_LOCK_LIFETIME_MS: '30000',
+      };
       api = await spawnService('main.js', { ...env, RUN_WORKER: 'false' });
       processes.push(api, await spawnService('worker.js', env));
     }
@@ -66,16 +100,26 @@ async function main() {
     const request = jsonClient(INFLIGHT);
     const oneRun = async (i) => {
       const started = performance.now();
-      const { body: { payload } } = await request('POST', queryUrl, { headers: auth, body: { input: inputOf(i) } });
+      const {
+        body: { payload },
+      } = await request('POST', queryUrl, { headers: auth, body: { input: inputOf(i) } });
       let delay = 10;
       let etag;
       for (;;) {
-        if (performance.now() - started > 120_000) { gaveUp++; return; } // bounded: a client gives up on a run after 120 s
+        if (performance.now() - started > 120_000) {
+          gaveUp++;
+          return;
+        } // bounded: a client gives up on a run after 120 s
         await sleep(delay);
         delay = Math.min(100, delay * 2);
-        const poll = await request('GET', `${api.url}/api/v1/circuit-runs/${payload.uid}`, { headers: etag ? { ...auth, 'if-none-match': etag } : auth });
+        const poll = await request('GET', `${api.url}/api/v1/circuit-runs/${payload.uid}`, {
+          headers: etag ? { ...auth, 'if-none-match': etag } : auth,
+        });
         polls++;
-        if (poll.status === 304) { notModified++; continue; }
+        if (poll.status === 304) {
+          notModified++;
+          continue;
+        }
         etag = poll.headers.etag ?? undefined;
         const run = poll.body.payload;
         if (run.state === 'EXCEPTION') exceptions++;
@@ -86,15 +130,32 @@ async function main() {
     let seq = 0;
     const closedLoop = async (runs) => {
       let left = runs;
-      await Promise.all(Array.from({ length: Math.min(INFLIGHT, runs) }, async () => { while (left-- > 0) await oneRun(seq++); }));
+      await Promise.all(
+        Array.from({ length: Math.min(INFLIGHT, runs) }, async () => {
+          while (left-- > 0) await oneRun(seq++);
+        }),
+      );
     };
     // Where the CPU goes, per run: this load generator, the API, the worker (or the one service process) and PostgreSQL.
-    const pids = SHAPE === 'default'
-      ? { client: process.pid, service: api.child.pid, postgres: postmasterPid(fixtures.dir) }
-      : { client: process.pid, api: api.child.pid, worker: processes[1].child.pid, postgres: postmasterPid(fixtures.dir) };
-    const cpuNow = () => Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid, { children: name === 'postgres' })]));
+    const pids =
+      SHAPE === 'default'
+        ? { client: process.pid, service: api.child.pid, postgres: postmasterPid(fixtures.dir) }
+        : {
+            client: process.pid,
+            api: api.child.pid,
+            worker: processes[1].child.pid,
+            postgres: postmasterPid(fixtures.dir),
+          };
+    const cpuNow = () =>
+      Object.fromEntries(
+        Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid, { children: name === 'postgres' })]),
+      );
     const phase = async () => {
-      polls = 0; notModified = 0; exceptions = 0; gaveUp = 0; latencies.length = 0;
+      polls = 0;
+      notModified = 0;
+      exceptions = 0;
+      gaveUp = 0;
+      latencies.length = 0;
       const cpuBefore = cpuNow();
       const t0 = performance.now();
       await closedLoop(RUNS);
@@ -102,23 +163,48 @@ async function main() {
       const cpuAfter = cpuNow();
       latencies.sort((a, b) => a - b);
       return {
-        runs: RUNS, seconds: +seconds.toFixed(2), runs_per_s: Math.round(RUNS / seconds), polls_per_s: Math.round(polls / seconds), not_modified: notModified, exceptions, gave_up: gaveUp,
-        observed_p50_ms: +pct(latencies, 50).toFixed(1), observed_p95_ms: +pct(latencies, 95).toFixed(1),
-        cpu_ms_per_run: Object.fromEntries(Object.keys(pids).map((name) => [name, +((cpuAfter[name] - cpuBefore[name]) * 1000 / RUNS).toFixed(2)])),
+        runs: RUNS,
+        seconds: +seconds.toFixed(2),
+        runs_per_s: Math.round(RUNS / seconds),
+        polls_per_s: Math.round(polls / seconds),
+        not_modified: notModified,
+        exceptions,
+        gave_up: gaveUp,
+        observed_p50_ms: +pct(latencies, 50).toFixed(1),
+        observed_p95_ms: +pct(latencies, 95).toFixed(1),
+        cpu_ms_per_run: Object.fromEntries(
+          Object.keys(pids).map((name) => [name, +(((cpuAfter[name] - cpuBefore[name]) * 1000) / RUNS).toFixed(2)]),
+        ),
       };
     };
     await closedLoop(50);
     const cold = await phase();
     await closedLoop(WARMUP_RUNS);
     const warm = await phase();
-    const result = { scenario: 'runs-polling', shape: SHAPE, circuit: CIRCUIT, inflight: INFLIGHT, cpus: os.cpus().length, hello_world_rps: hello.rps, cold, warmup_runs: WARMUP_RUNS, warm };
+    const result = {
+      scenario: 'runs-polling',
+      shape: SHAPE,
+      circuit: CIRCUIT,
+      inflight: INFLIGHT,
+      cpus: os.cpus().length,
+      hello_world_rps: hello.rps,
+      cold,
+      warmup_runs: WARMUP_RUNS,
+      warm,
+    };
     console.log(JSON.stringify(result, null, 2));
-    const verdict = (phaseResult) => (phaseResult.runs_per_s >= 300 && !phaseResult.exceptions && !phaseResult.gave_up ? 'met' : 'NOT met');
-    console.log(`target ≥ 300 runs/s with polling clients (shape ${SHAPE}, circuit ${CIRCUIT}): cold ${cold.runs_per_s} runs/s (${verdict(cold)}), warm ${warm.runs_per_s} runs/s (${verdict(warm)}); Express hello-world in the same run ${hello.rps} req/s`);
+    const verdict = (phaseResult) =>
+      phaseResult.runs_per_s >= 300 && !phaseResult.exceptions && !phaseResult.gave_up ? 'met' : 'NOT met';
+    console.log(
+      `target ≥ 300 runs/s with polling clients (shape ${SHAPE}, circuit ${CIRCUIT}): cold ${cold.runs_per_s} runs/s (${verdict(cold)}), warm ${warm.runs_per_s} runs/s (${verdict(warm)}); Express hello-world in the same run ${hello.rps} req/s`,
+    );
   } finally {
     await Promise.all(processes.map(stopProcess));
     await fixtures.stop();
   }
 }
 
-main().catch((error) => { console.error(error); process.exit(1); });
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

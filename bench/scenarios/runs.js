@@ -29,19 +29,38 @@ const CANCELS = Number(process.env.BENCH_CANCELS || 100);
 const STALLS = Number(process.env.BENCH_STALLS || 3);
 const ORDINARY_RATE = 20;
 
-const { pct, sleep, rssMb, startFixtures, pollHealth, spawnService: spawnProcess, stopProcess, jsonClient } = require('../lib/harness');
+const {
+  pct,
+  sleep,
+  rssMb,
+  startFixtures,
+  pollHealth,
+  spawnService: spawnProcess,
+  stopProcess,
+  jsonClient,
+} = require('../lib/harness');
 
 // Hostile runs (DESIGN §8): user logic that would stall a process for tens of seconds without the
 // sandbox, which stops each at STEP_CPU_MS (default 1000) or STEP_MEMORY_MB.
 const STALL_ATTACKS = {
   regex: {
-    definition: { query_schema: { type: 'object' }, steps: [{ id: 'rx', kind: 'transform', expression: '$match(input.s, /^(a+)+$/)' }] },
+    definition: {
+      query_schema: { type: 'object' },
+      steps: [{ id: 'rx', kind: 'transform', expression: '$match(input.s, /^(a+)+$/)' }],
+    },
     input: { s: `${'a'.repeat(31)}!` },
   },
   each: {
     definition: {
       query_schema: { type: 'object' },
-      steps: [{ id: 'tpl', kind: 'template', template: '{{#each input.xs}}{{#each ../input.xs}}{{#each ../../input.xs}}{{#each ../../../input.xs}}abcdefgh{{/each}}{{/each}}{{/each}}{{/each}}' }],
+      steps: [
+        {
+          id: 'tpl',
+          kind: 'template',
+          template:
+            '{{#each input.xs}}{{#each ../input.xs}}{{#each ../../input.xs}}{{#each ../../../input.xs}}abcdefgh{{/each}}{{/each}}{{/each}}{{/each}}',
+        },
+      ],
     },
     input: { xs: Array.from({ length: 100 }, (_, i) => i) },
   },
@@ -50,11 +69,16 @@ const STALL_ATTACKS = {
 async function main() {
   // An http target that never answers: runs of the 'hold' circuit wait in their http step until canceled.
   const hanging = [];
-  const target = http.createServer((req, res) => { hanging.push(res); });
+  const target = http.createServer((req, res) => {
+    hanging.push(res);
+  });
   await new Promise((resolve) => target.listen(0, '127.0.0.1', resolve));
   const fixtures = await startFixtures('runs', {
     circuits: {
-      hold: { query_schema: { type: 'object' }, steps: [{ id: 'wait', kind: 'http', method: 'GET', url: `http://127.0.0.1:${target.address().port}/` }] },
+      hold: {
+        query_schema: { type: 'object' },
+        steps: [{ id: 'wait', kind: 'http', method: 'GET', url: `http://127.0.0.1:${target.address().port}/` }],
+      },
       ...Object.fromEntries(Object.entries(STALL_ATTACKS).map(([name, attack]) => [name, attack.definition])),
     },
   });
@@ -86,8 +110,11 @@ async function main() {
       }
     });
     await listener.query('LISTEN circuit_run_state');
-    const countEvents = async () => (await listener.query('SELECT kind, count(*)::int AS n FROM circuit_run_events GROUP BY kind')).rows
-      .reduce((all, row) => ({ ...all, [row.kind]: row.n }), {});
+    const countEvents = async () =>
+      (await listener.query('SELECT kind, count(*)::int AS n FROM circuit_run_events GROUP BY kind')).rows.reduce(
+        (all, row) => ({ ...all, [row.kind]: row.n }),
+        {},
+      );
 
     const queryUrl = (base, adaptorUid) => `${base}/api/v1/circuit-adaptors/${adaptorUid}/query`;
     const url = queryUrl(api.url, fixtures.adaptorUid);
@@ -105,7 +132,10 @@ async function main() {
     const waitAll = async (uids, timeoutMs) => {
       const deadline = Date.now() + timeoutMs;
       while (uids.some((u) => !completedAt.has(u)) && Date.now() < deadline) {
-        await new Promise((resolve) => { onComplete = resolve; setTimeout(resolve, 200); });
+        await new Promise((resolve) => {
+          onComplete = resolve;
+          setTimeout(resolve, 200);
+        });
       }
       return uids.filter((u) => !completedAt.has(u)).length;
     };
@@ -133,11 +163,20 @@ async function main() {
     await Promise.all(pending);
     const missing = await waitAll(latencyUids, 30_000);
     healthz.latency_load = await health.stop();
-    const latencies = latencyUids.filter((u) => completedAt.has(u)).map((u) => completedAt.get(u) - submittedAt.get(u)).sort((a, b) => a - b);
+    const latencies = latencyUids
+      .filter((u) => completedAt.has(u))
+      .map((u) => completedAt.get(u) - submittedAt.get(u))
+      .sort((a, b) => a - b);
     const result = {
       latency: {
-        rate_per_s: RATE, seconds: SECONDS, runs: latencyUids.length, missing,
-        p50_ms: +pct(latencies, 50).toFixed(1), p95_ms: +pct(latencies, 95).toFixed(1), p99_ms: +pct(latencies, 99).toFixed(1), max_ms: +latencies.at(-1).toFixed(1),
+        rate_per_s: RATE,
+        seconds: SECONDS,
+        runs: latencyUids.length,
+        missing,
+        p50_ms: +pct(latencies, 50).toFixed(1),
+        p95_ms: +pct(latencies, 95).toFixed(1),
+        p99_ms: +pct(latencies, 99).toFixed(1),
+        max_ms: +latencies.at(-1).toFixed(1),
       },
       throughput: {},
       healthz,
@@ -149,19 +188,33 @@ async function main() {
       const uids = [];
       const startedAt = performance.now();
       let next = 0;
-      await Promise.all(Array.from({ length: INFLIGHT }, async () => {
-        while (next < RUNS) { next++; uids.push(await submit()); }
-      }));
+      await Promise.all(
+        Array.from({ length: INFLIGHT }, async () => {
+          while (next < RUNS) {
+            next++;
+            uids.push(await submit());
+          }
+        }),
+      );
       const submitSeconds = (performance.now() - startedAt) / 1000;
       const left = await waitAll(uids, 120_000);
       const last = Math.max(...uids.filter((u) => completedAt.has(u)).map((u) => completedAt.get(u)));
       const seconds = (last - startedAt) / 1000;
       healthz[`throughput_${label}`] = await polling.stop();
-      result.throughput[label] = { runs: uids.length, missing: left, seconds: +seconds.toFixed(2), runs_per_s: Math.round((uids.length - left) / seconds), submits_per_s: Math.round(uids.length / submitSeconds) };
+      result.throughput[label] = {
+        runs: uids.length,
+        missing: left,
+        seconds: +seconds.toFixed(2),
+        runs_per_s: Math.round((uids.length - left) / seconds),
+        submits_per_s: Math.round(uids.length / submitSeconds),
+      };
     };
     const rssBefore = { api: rssMb(api.child.pid), worker: rssMb(workers[0].child.pid) };
     await throughput('1_worker');
-    result.rss_mb_1_worker = { before: rssBefore, after: { api: rssMb(api.child.pid), worker: rssMb(workers[0].child.pid) } };
+    result.rss_mb_1_worker = {
+      before: rssBefore,
+      after: { api: rssMb(api.child.pid), worker: rssMb(workers[0].child.pid) },
+    };
     workers.push(await spawnProcess('worker.js', env));
     processes.push(workers[1]);
     await sleep(500);
@@ -173,18 +226,27 @@ async function main() {
     // 3. Cancel → EXCEPTION: each run is canceled once RUNNING (its http step waiting); timed from the cancel request to the EXCEPTION notification.
     const cancelTimes = [];
     for (let i = 0; i < CANCELS; i += 10) {
-      const batch = await Promise.all(Array.from({ length: Math.min(10, CANCELS - i) }, () => submit(queryUrl(api.url, fixtures.adaptors.hold), {})));
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(10, CANCELS - i) }, () => submit(queryUrl(api.url, fixtures.adaptors.hold), {})),
+      );
       const deadline = Date.now() + 10_000;
       while (batch.some((u) => !runningAt.has(u)) && Date.now() < deadline) await sleep(5);
-      await Promise.all(batch.map(async (uid) => {
-        const started = performance.now();
-        await request('POST', `${api.url}/api/v1/circuit-runs/${uid}/cancel`, { headers });
-        await waitAll([uid], 10_000);
-        if (completedAt.has(uid)) cancelTimes.push(completedAt.get(uid) - started);
-      }));
+      await Promise.all(
+        batch.map(async (uid) => {
+          const started = performance.now();
+          await request('POST', `${api.url}/api/v1/circuit-runs/${uid}/cancel`, { headers });
+          await waitAll([uid], 10_000);
+          if (completedAt.has(uid)) cancelTimes.push(completedAt.get(uid) - started);
+        }),
+      );
     }
     cancelTimes.sort((a, b) => a - b);
-    result.cancel_to_exception = { runs: cancelTimes.length, p50_ms: +pct(cancelTimes, 50).toFixed(1), p95_ms: +pct(cancelTimes, 95).toFixed(1), max_ms: +(cancelTimes.at(-1) ?? NaN).toFixed(1) };
+    result.cancel_to_exception = {
+      runs: cancelTimes.length,
+      p50_ms: +pct(cancelTimes, 50).toFixed(1),
+      p95_ms: +pct(cancelTimes, 95).toFixed(1),
+      max_ms: +(cancelTimes.at(-1) ?? NaN).toFixed(1),
+    };
     result.exceptions_canceled = cancelTimes.length;
     for (const res of hanging) res.destroy();
     result.exceptions = failed.size - cancelTimes.length;
@@ -197,7 +259,10 @@ async function main() {
     await stopProcess(api);
     const solo = await spawnProcess('main.js', env);
     processes.push(solo);
-    await waitAll(await Promise.all(Array.from({ length: 20 }, () => submit(queryUrl(solo.url, fixtures.adaptorUid)))), 30_000);
+    await waitAll(
+      await Promise.all(Array.from({ length: 20 }, () => submit(queryUrl(solo.url, fixtures.adaptorUid)))),
+      30_000,
+    );
     health = pollHealth(`${solo.url}/healthz`);
     const hostile = [];
     const ordinary = [];
@@ -210,7 +275,11 @@ async function main() {
     })();
     const stallStarted = performance.now();
     for (let round = 0; round < STALLS; round++) {
-      const uids = await Promise.all(Object.entries(STALL_ATTACKS).map(([name, attack]) => submit(queryUrl(solo.url, fixtures.adaptors[name]), attack.input)));
+      const uids = await Promise.all(
+        Object.entries(STALL_ATTACKS).map(([name, attack]) =>
+          submit(queryUrl(solo.url, fixtures.adaptors[name]), attack.input),
+        ),
+      );
       await waitAll(uids, 60_000);
       hostile.push(...uids);
     }
@@ -220,24 +289,44 @@ async function main() {
     const ordinaryUids = await Promise.all(ordinary);
     const ordinaryMissing = await waitAll(ordinaryUids, 30_000);
     healthz.hostile_runs = await health.stop();
-    const hostileTimes = hostile.filter((u) => completedAt.has(u)).map((u) => completedAt.get(u) - submittedAt.get(u)).sort((a, b) => a - b);
-    const ordinaryTimes = ordinaryUids.filter((u) => completedAt.has(u)).map((u) => completedAt.get(u) - submittedAt.get(u)).sort((a, b) => a - b);
+    const hostileTimes = hostile
+      .filter((u) => completedAt.has(u))
+      .map((u) => completedAt.get(u) - submittedAt.get(u))
+      .sort((a, b) => a - b);
+    const ordinaryTimes = ordinaryUids
+      .filter((u) => completedAt.has(u))
+      .map((u) => completedAt.get(u) - submittedAt.get(u))
+      .sort((a, b) => a - b);
     result.hostile_runs = {
-      attacks: Object.keys(STALL_ATTACKS), runs: hostile.length, seconds: +stallSeconds.toFixed(1),
-      ended_exception: hostile.filter((u) => failed.has(u)).length, missing: hostile.filter((u) => !completedAt.has(u)).length,
-      p50_ms: +pct(hostileTimes, 50).toFixed(1), max_ms: +(hostileTimes.at(-1) ?? NaN).toFixed(1),
+      attacks: Object.keys(STALL_ATTACKS),
+      runs: hostile.length,
+      seconds: +stallSeconds.toFixed(1),
+      ended_exception: hostile.filter((u) => failed.has(u)).length,
+      missing: hostile.filter((u) => !completedAt.has(u)).length,
+      p50_ms: +pct(hostileTimes, 50).toFixed(1),
+      max_ms: +(hostileTimes.at(-1) ?? NaN).toFixed(1),
       ordinary_meanwhile: {
-        runs: ordinaryUids.length, missing: ordinaryMissing, exceptions: ordinaryUids.filter((u) => failed.has(u)).length,
-        p50_ms: +pct(ordinaryTimes, 50).toFixed(1), p99_ms: +pct(ordinaryTimes, 99).toFixed(1), max_ms: +(ordinaryTimes.at(-1) ?? NaN).toFixed(1),
+        runs: ordinaryUids.length,
+        missing: ordinaryMissing,
+        exceptions: ordinaryUids.filter((u) => failed.has(u)).length,
+        p50_ms: +pct(ordinaryTimes, 50).toFixed(1),
+        p99_ms: +pct(ordinaryTimes, 99).toFixed(1),
+        max_ms: +(ordinaryTimes.at(-1) ?? NaN).toFixed(1),
       },
     };
     result.healthz_worst_ms = Math.max(...Object.values(healthz).map((h) => h.max_ms));
     result.machine = { cpus: os.cpus().length, node: process.version };
     console.log(JSON.stringify(result, null, 2));
-    const ok = result.latency.p50_ms < 50 && result.latency.p99_ms < 250 && Math.max(...Object.values(result.throughput).map((x) => x.runs_per_s)) >= 300;
+    const ok =
+      result.latency.p50_ms < 50 &&
+      result.latency.p99_ms < 250 &&
+      Math.max(...Object.values(result.throughput).map((x) => x.runs_per_s)) >= 300;
     console.log(`targets (p50 < 50 ms, p99 < 250 ms, >= 300 runs/s): ${ok ? 'met' : 'NOT met'}`);
-    const healthy = result.healthz.hostile_runs.max_ms < 1000 && Object.values(result.healthz).every((h) => h.errors === 0);
-    console.log(`/healthz during hostile runs within 1 s (DESIGN §8): ${healthy ? 'met' : 'NOT met'} (worst ${result.healthz.hostile_runs.max_ms} ms; worst in any phase ${result.healthz_worst_ms} ms)`);
+    const healthy =
+      result.healthz.hostile_runs.max_ms < 1000 && Object.values(result.healthz).every((h) => h.errors === 0);
+    console.log(
+      `/healthz during hostile runs within 1 s (DESIGN §8): ${healthy ? 'met' : 'NOT met'} (worst ${result.healthz.hostile_runs.max_ms} ms; worst in any phase ${result.healthz_worst_ms} ms)`,
+    );
   } finally {
     await listener?.end().catch(() => {});
     await Promise.all(processes.map(stopProcess));
@@ -247,4 +336,7 @@ async function main() {
   }
 }
 
-main().catch((error) => { console.error(error); process.exit(1); });
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

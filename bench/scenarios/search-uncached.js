@@ -18,7 +18,16 @@
 const os = require('node:os');
 const path = require('node:path');
 const { Client } = require('pg');
-const { dist, startFixtures, spawnService, stopProcess, measure, warmUp, helloBaseline, postmasterPid } = require('../lib/harness');
+const {
+  dist,
+  startFixtures,
+  spawnService,
+  stopProcess,
+  measure,
+  warmUp,
+  helloBaseline,
+  postmasterPid,
+} = require('../lib/harness');
 const { WORDS, seedSearch } = require('../lib/search-seed');
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
@@ -42,11 +51,24 @@ const kinds = process.env.BENCH_QUERIES ? process.env.BENCH_QUERIES.split(',') :
 function builds() {
   const list = [];
   if (BEFORE) {
-    const hasIndex = (() => { try { require.resolve(path.join(BEFORE, 'graphql', 'search', 'search.index.js')); return true; } catch { return false; } })();
+    const hasIndex = (() => {
+      try {
+        require.resolve(path.join(BEFORE, 'graphql', 'search', 'search.index.js'));
+        return true;
+      } catch {
+        return false;
+      }
+    })();
     list.push({ label: 'before', distDir: BEFORE, env: {}, waitFor: hasIndex ? ['search index loaded'] : [] });
-    if (hasIndex) list.push({ label: 'before, SQL path', distDir: BEFORE, env: { SEARCH_INDEX_MAX_MB: '0' }, waitFor: [] });
+    if (hasIndex)
+      list.push({ label: 'before, SQL path', distDir: BEFORE, env: { SEARCH_INDEX_MAX_MB: '0' }, waitFor: [] });
   }
-  list.push({ label: 'this build', distDir: process.env.BENCH_SERVICE_DIST ? path.resolve(process.env.BENCH_SERVICE_DIST) : dist, env: {}, waitFor: [] });
+  list.push({
+    label: 'this build',
+    distDir: process.env.BENCH_SERVICE_DIST ? path.resolve(process.env.BENCH_SERVICE_DIST) : dist,
+    env: {},
+    waitFor: [],
+  });
   return list;
 }
 
@@ -59,7 +81,9 @@ function postgresCpu(fixtures) {
       const client = new Client({ connectionString: fixtures.db.url });
       await client.connect();
       try {
-        const { rows } = await client.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+        const { rows } = await client.query(
+          'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+        );
         return rows.map((r) => r.pid);
       } finally {
         await client.end();
@@ -74,17 +98,33 @@ async function main() {
   try {
     const { seededIn, counts } = await seedSearch(fixtures.db.url);
     console.log(`seeded ${counts.circuits} circuits and ${counts.users} users in ${(seededIn / 1000).toFixed(1)} s`);
-    console.log(`${CONNECTIONS} connections, ${SECONDS} s each, ${os.cpus().length} cores (load generator on the same machine), load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(
+      `${CONNECTIONS} connections, ${SECONDS} s each, ${os.cpus().length} cores (load generator on the same machine), load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
     results.push(await helloBaseline({ seconds: SECONDS, connections: CONNECTIONS }));
     for (const build of builds()) {
       const started = Date.now();
-      const api = await spawnService('main.js', { ...fixtures.env, RUN_WORKER: 'false', SEARCH_RATE_LIMIT_PER_MINUTE: '1000000000', ...build.env }, { alsoWaitFor: build.waitFor, distDir: build.distDir });
-      console.log(`-- ${build.label} (${build.distDir}${Object.keys(build.env).length ? `, ${JSON.stringify(build.env)}` : ''}): ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      const api = await spawnService(
+        'main.js',
+        { ...fixtures.env, RUN_WORKER: 'false', SEARCH_RATE_LIMIT_PER_MINUTE: '1000000000', ...build.env },
+        { alsoWaitFor: build.waitFor, distDir: build.distDir },
+      );
+      console.log(
+        `-- ${build.label} (${build.distDir}${Object.keys(build.env).length ? `, ${JSON.stringify(build.env)}` : ''}): ready in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      );
       try {
         // Every kind, mixed, before the first is measured: otherwise whichever kind comes first also pays the
         // new process's warm-up (its service CPU per search measured 1.2-1.7 ms first, 0.7-1.0 ms after).
         const all = Object.keys(QUERIES);
-        await warmUp({ url: `${api.url}/api/v1/search?search=x`, seconds: WARM_UP_SECONDS, connections: CONNECTIONS, setupRequest: (req) => ({ ...req, path: `/api/v1/search?${QUERIES[all[random(all.length)]]()}` }) });
+        await warmUp({
+          url: `${api.url}/api/v1/search?search=x`,
+          seconds: WARM_UP_SECONDS,
+          connections: CONNECTIONS,
+          setupRequest: (req) => ({ ...req, path: `/api/v1/search?${QUERIES[all[random(all.length)]]()}` }),
+        });
         for (const kind of kinds) {
           const row = await measure({
             label: `${build.label}: ${kind}`,
@@ -101,12 +141,19 @@ async function main() {
       }
     }
     for (const row of results.filter((r) => r.build === 'this build')) {
-      console.log(`${row.kind.padEnd(16)} p95 ${row.p95_ms} ms: target ≤ ${TARGET_P95_MS} ms ${row.p95_ms <= TARGET_P95_MS && row.errors === 0 ? 'met' : 'NOT met'}`);
+      console.log(
+        `${row.kind.padEnd(16)} p95 ${row.p95_ms} ms: target ≤ ${TARGET_P95_MS} ms ${row.p95_ms <= TARGET_P95_MS && row.errors === 0 ? 'met' : 'NOT met'}`,
+      );
     }
-    console.log(JSON.stringify({ scenario: 'search-uncached', connections: CONNECTIONS, seconds: SECONDS, counts, results }));
+    console.log(
+      JSON.stringify({ scenario: 'search-uncached', connections: CONNECTIONS, seconds: SECONDS, counts, results }),
+    );
   } finally {
     await fixtures.stop();
   }
 }
 
-main().catch((error) => { console.error(error); process.exit(1); });
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

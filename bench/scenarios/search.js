@@ -28,9 +28,15 @@ if (process.argv[2] === '--serve') {
     const app = await startApp({ config, databaseUrl: process.argv[3] });
     process.send({ url: app.url });
     process.on('message', async (m) => {
-      if (m === 'stop') { await app.close(); process.exit(0); }
+      if (m === 'stop') {
+        await app.close();
+        process.exit(0);
+      }
     });
-  })().catch((err) => { console.error(err); process.exit(1); });
+  })().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
   return;
 }
 
@@ -42,16 +48,22 @@ function percentile(sorted, p) {
 async function measure(autocannon, url, label, setupRequest) {
   const latencies = [];
   let non2xx = 0;
-  const run = (duration, record) => new Promise((resolve, reject) => {
-    const options = { url, connections: CONNECTIONS, duration, ...(setupRequest ? { requests: [{ setupRequest }] } : {}) };
-    const instance = autocannon(options, (err, result) => (err ? reject(err) : resolve(result)));
-    if (record) {
-      instance.on('response', (_client, statusCode, _bytes, responseTime) => {
-        latencies.push(responseTime);
-        if (statusCode < 200 || statusCode >= 300) non2xx++;
-      });
-    }
-  });
+  const run = (duration, record) =>
+    new Promise((resolve, reject) => {
+      const options = {
+        url,
+        connections: CONNECTIONS,
+        duration,
+        ...(setupRequest ? { requests: [{ setupRequest }] } : {}),
+      };
+      const instance = autocannon(options, (err, result) => (err ? reject(err) : resolve(result)));
+      if (record) {
+        instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+          latencies.push(responseTime);
+          if (statusCode < 200 || statusCode >= 300) non2xx++;
+        });
+      }
+    });
   await run(2, false); // warm-up
   const result = await run(SECONDS, true);
   latencies.sort((a, b) => a - b);
@@ -64,7 +76,9 @@ async function measure(autocannon, url, label, setupRequest) {
     p99: +percentile(latencies, 99).toFixed(2),
     non2xx,
   };
-  console.log(`${label.padEnd(30)} ${String(row.requests).padStart(7)} req  ${String(row.rps).padStart(5)} req/s  p50 ${row.p50} ms  p95 ${row.p95} ms  p99 ${row.p99} ms  non-2xx ${non2xx}`);
+  console.log(
+    `${label.padEnd(30)} ${String(row.requests).padStart(7)} req  ${String(row.rps).padStart(5)} req/s  p50 ${row.p50} ms  p95 ${row.p95} ms  p99 ${row.p99} ms  non-2xx ${non2xx}`,
+  );
   return row;
 }
 
@@ -84,28 +98,43 @@ async function main() {
     await migrate(sequelize);
     await sequelize.close();
     const { seededIn, counts } = await seedSearch(db.url);
-    console.log(`seeded ${counts.circuits} circuits and ${counts.users} users in ${(seededIn / 1000).toFixed(1)} s; ` +
-      `"${COMMON}" matches ${counts.common} public circuits, "${RARE}" ${counts.rare}`);
+    console.log(
+      `seeded ${counts.circuits} circuits and ${counts.users} users in ${(seededIn / 1000).toFixed(1)} s; ` +
+        `"${COMMON}" matches ${counts.common} public circuits, "${RARE}" ${counts.rare}`,
+    );
 
     child = fork(__filename, ['--serve', db.url, path.join(dir, 'app')], { stdio: 'inherit' });
     const { url } = await new Promise((resolve, reject) => {
       child.once('message', resolve);
       child.once('exit', (code) => reject(new Error(`service exited with ${code}`)));
     });
-    console.log(`service at ${url}; ${CONNECTIONS} connections, ${SECONDS} s each, on ${os.cpus().length} cores (load generator on the same machine)`);
+    console.log(
+      `service at ${url}; ${CONNECTIONS} connections, ${SECONDS} s each, on ${os.cpus().length} cores (load generator on the same machine)`,
+    );
 
     const rows = [];
     rows.push(await measure(autocannon, `${url}/api/v1/search?search=${COMMON}`, `common word "${COMMON}"`));
     rows.push(await measure(autocannon, `${url}/api/v1/search?search=${RARE}`, `rare word "${RARE}"`));
-    rows.push(await measure(autocannon, `${url}/api/v1/search?search=${COMMON}&type=circuits&page=3`, `common, circuits, page 3`));
+    rows.push(
+      await measure(
+        autocannon,
+        `${url}/api/v1/search?search=${COMMON}&type=circuits&page=3`,
+        `common, circuits, page 3`,
+      ),
+    );
     // Two random words per request (40,000 combinations): nearly every request misses the cache.
     const pick = () => WORDS[Math.floor(Math.random() * WORDS.length)];
-    rows.push(await measure(autocannon, `${url}/api/v1/search?search=x`, 'random 2 words (uncached)', (req) => ({
-      ...req, path: `/api/v1/search?search=${pick()}%20${pick()}`,
-    })));
+    rows.push(
+      await measure(autocannon, `${url}/api/v1/search?search=x`, 'random 2 words (uncached)', (req) => ({
+        ...req,
+        path: `/api/v1/search?search=${pick()}%20${pick()}`,
+      })),
+    );
     const target = rows.slice(0, 2).every((r) => r.p95 < 20 && r.non2xx === 0);
     console.log(`target p95 < 20 ms for the common and the rare word: ${target ? 'met' : 'NOT met'}`);
-    console.log(JSON.stringify({ scenario: 'search', connections: CONNECTIONS, seconds: SECONDS, counts, results: rows }));
+    console.log(
+      JSON.stringify({ scenario: 'search', connections: CONNECTIONS, seconds: SECONDS, counts, results: rows }),
+    );
   } finally {
     if (child && child.exitCode === null) {
       child.send('stop');
@@ -116,4 +145,7 @@ async function main() {
   }
 }
 
-main().catch((err) => { console.error(err); process.exit(1); });
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

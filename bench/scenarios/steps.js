@@ -43,7 +43,8 @@ async function main() {
     depth: 0,
     budget: { maxSteps: 1_000_000, maxResultBytes: config.runMaxResultBytes, hold: async () => true },
   };
-  const step = (definitionStep) => () => executeDefinition({ query_schema: { type: 'object' }, steps: [definitionStep] }, input, context);
+  const step = (definitionStep) => () =>
+    executeDefinition({ query_schema: { type: 'object' }, steps: [definitionStep] }, input, context);
 
   const hbs = Handlebars.create().compile(TEMPLATE, { noEscape: true });
   const expression = jsonata(EXPRESSION);
@@ -51,10 +52,14 @@ async function main() {
     ['template step, sandbox', await measure(step({ id: 't', kind: 'template', template: TEMPLATE }))],
     ['template, in-process (before)', await measure(async () => hbs({ input, steps: {} }))],
     ['transform step, sandbox', await measure(step({ id: 'x', kind: 'transform', expression: EXPRESSION }))],
-    ['transform, in-process (before)', await measure(async () => JSON.parse(JSON.stringify(await expression.evaluate({ input, steps: {} }))))],
+    [
+      'transform, in-process (before)',
+      await measure(async () => JSON.parse(JSON.stringify(await expression.evaluate({ input, steps: {} })))),
+    ],
   ];
   console.log(`${N} sequential evaluations each (ms):`);
-  for (const [name, { p50, p95 }] of rows) console.log(`  ${name.padEnd(32)} p50 ${p50.toFixed(3)}  p95 ${p95.toFixed(3)}`);
+  for (const [name, { p50, p95 }] of rows)
+    console.log(`  ${name.padEnd(32)} p50 ${p50.toFixed(3)}  p95 ${p95.toFixed(3)}`);
   await sandbox.close();
 }
 

@@ -65,23 +65,38 @@ async function main() {
     let seq = 0;
     for (let batch = 0; batch <= BATCHES; batch++) {
       // Batch 0 warms up (schema built in the worker, connections opened) and is not counted.
-      const uids = await Promise.all(Array.from({ length: RUNS }, async () => {
-        const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ input: { name: `n${seq++}` }, webhook: hook }) });
-        const body = await res.json();
-        if (res.status !== 200) throw new Error(`submit: ${res.status} ${JSON.stringify(body)}`);
-        return body.payload.uid;
-      }));
+      const uids = await Promise.all(
+        Array.from({ length: RUNS }, async () => {
+          const res = await fetch(url, {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({ input: { name: `n${seq++}` }, webhook: hook }),
+          });
+          const body = await res.json();
+          if (res.status !== 200) throw new Error(`submit: ${res.status} ${JSON.stringify(body)}`);
+          return body.payload.uid;
+        }),
+      );
       const deadline = Date.now() + 60_000;
-      while (uids.some((uid) => !deliveredAt.has(uid)) && Date.now() < deadline) await new Promise((resolve) => { wake = resolve; setTimeout(resolve, 100); });
+      while (uids.some((uid) => !deliveredAt.has(uid)) && Date.now() < deadline)
+        await new Promise((resolve) => {
+          wake = resolve;
+          setTimeout(resolve, 100);
+        });
       const missing = uids.filter((uid) => !deliveredAt.has(uid) || !completedAt.has(uid));
-      if (missing.length) throw new Error(`${missing.length} of ${RUNS} runs were not completed and delivered within 60 s`);
+      if (missing.length)
+        throw new Error(`${missing.length} of ${RUNS} runs were not completed and delivered within 60 s`);
       if (batch > 0) for (const uid of uids) latencies.push(deliveredAt.get(uid) - completedAt.get(uid));
       await sleep(200);
     }
     latencies.sort((a, b) => a - b);
     const f = (ms) => ms.toFixed(1);
-    console.log(`webhook delivery after COMPLETED, ${BATCHES} batches of ${RUNS} concurrent runs (${latencies.length} deliveries, 1 worker, JOB_CONCURRENCY=${JOB_CONCURRENCY}):`);
-    console.log(`  p50 ${f(pct(latencies, 50))} ms  p95 ${f(pct(latencies, 95))} ms  p99 ${f(pct(latencies, 99))} ms  max ${f(latencies[latencies.length - 1])} ms  bad signatures ${badSignatures}`);
+    console.log(
+      `webhook delivery after COMPLETED, ${BATCHES} batches of ${RUNS} concurrent runs (${latencies.length} deliveries, 1 worker, JOB_CONCURRENCY=${JOB_CONCURRENCY}):`,
+    );
+    console.log(
+      `  p50 ${f(pct(latencies, 50))} ms  p95 ${f(pct(latencies, 95))} ms  p99 ${f(pct(latencies, 99))} ms  max ${f(latencies[latencies.length - 1])} ms  bad signatures ${badSignatures}`,
+    );
     console.log(`  RSS after: api ${rssMb(api.child.pid)} MB, worker ${rssMb(processes[1].child.pid)} MB`);
     if (badSignatures) process.exitCode = 1;
   } finally {

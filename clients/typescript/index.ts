@@ -21,6 +21,9 @@ export function createClient(options: CircuitClientOptions = {}): CircuitClient 
   const { token, headers, ...rest } = options;
   return createFetchClient<paths>({
     ...rest,
-    headers: { ...(headers as Record<string, string> | undefined), ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    headers: {
+      ...(headers as Record<string, string> | undefined),
+      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+    },
   });
 }

@@ -16,8 +16,10 @@ export const aliasRoutes: Route[] = [
     method: 'PUT',
     path: '/circuits/:circuit_uid/aliases/:name',
     operation: 'SetCircuitAlias',
-    summary: "Create an alias or give it new routes (owner only); the routes it had go to its history. A rollback is a PUT of routes from the history",
-    description: 'Queries that send `context.alias` run a version drawn by these weights: the same Idempotency-Key always draws the same version. The same routes again change nothing.',
+    summary:
+      'Create an alias or give it new routes (owner only); the routes it had go to its history. A rollback is a PUT of routes from the history',
+    description:
+      'Queries that send `context.alias` run a version drawn by these weights: the same Idempotency-Key always draws the same version. The same routes again change nothing.',
     auth: 'required',
     tag,
     params: named,
@@ -44,7 +46,10 @@ export const aliasRoutes: Route[] = [
     variables: ({ params: p, body }) => ({
       circuitUid: p.circuit_uid,
       name: p.name,
-      routes: (body.routes as { version_uid: string; weight: number }[] | undefined)?.map((r) => ({ versionUid: r.version_uid, weight: r.weight })),
+      routes: (body.routes as { version_uid: string; weight: number }[] | undefined)?.map((r) => ({
+        versionUid: r.version_uid,
+        weight: r.weight,
+      })),
     }),
     result: 'setCircuitAlias',
   },
@@ -76,7 +81,8 @@ export const aliasRoutes: Route[] = [
     method: 'DELETE',
     path: '/circuits/:circuit_uid/aliases/:name',
     operation: 'DeleteCircuitAlias',
-    summary: 'Delete an alias and its history (owner only); answers the alias as it was. Runs drawn from it keep its name',
+    summary:
+      'Delete an alias and its history (owner only); answers the alias as it was. Runs drawn from it keep its name',
     auth: 'required',
     tag,
     params: named,
@@ -92,7 +98,12 @@ export const aliasRoutes: Route[] = [
     tag,
     params: named,
     query: page,
-    variables: ({ params: p, query }) => ({ circuitUid: p.circuit_uid, name: p.name, limit: query.limit, page: query.page }),
+    variables: ({ params: p, query }) => ({
+      circuitUid: p.circuit_uid,
+      name: p.name,
+      limit: query.limit,
+      page: query.page,
+    }),
     result: 'circuitAliasHistory',
     shape: 'page',
   },

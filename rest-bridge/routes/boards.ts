@@ -20,7 +20,10 @@ const boardInput = (body: Record<string, unknown>) => ({
   isProtected: body.is_protected,
 });
 
-const byName = ({ params }: { params: Record<string, string> }) => ({ username: params.username, name: params.board_name });
+const byName = ({ params }: { params: Record<string, string> }) => ({
+  username: params.username,
+  name: params.board_name,
+});
 
 export const boardRoutes: Route[] = [
   {
@@ -121,7 +124,8 @@ export const boardRoutes: Route[] = [
     method: 'DELETE',
     path: '/boards/:board_uid/circuits/:circuit_uid',
     operation: 'RemoveCircuitFromBoard',
-    summary: 'Remove a circuit from a board, never the circuit (owner only; 404 when not in the board); payload the board',
+    summary:
+      'Remove a circuit from a board, never the circuit (owner only; 404 when not in the board); payload the board',
     auth: 'required',
     tag,
     params: { ...boardUid, circuit_uid: uidParam('Circuit') },

@@ -16,12 +16,19 @@ export const circuitRoutes: Route[] = [
     tag,
     body: {
       properties: {
-        name: { type: 'string', description: 'Unique among the caller\'s circuits; url-safe' },
+        name: { type: 'string', description: "Unique among the caller's circuits; url-safe" },
         description: { type: 'string' },
         is_private: { type: 'boolean', description: 'Default false: only the owner sees or runs a private circuit' },
-        is_protected: { type: 'boolean', description: 'Default false: listed and runnable by anyone, but its object, versions and explain need the owner\'s token' },
+        is_protected: {
+          type: 'boolean',
+          description:
+            "Default false: listed and runnable by anyone, but its object, versions and explain need the owner's token",
+        },
         license_type: { type: 'string', description: 'A license identifier, e.g. MIT' },
-        user_circuit_metric_uid: { ...BODY_UID, description: 'An existing metric configuration of the caller to attach' },
+        user_circuit_metric_uid: {
+          ...BODY_UID,
+          description: 'An existing metric configuration of the caller to attach',
+        },
       },
       required: ['name'],
     },
@@ -53,17 +60,27 @@ export const circuitRoutes: Route[] = [
     method: 'GET',
     path: '/circuits/:circuit_uid/client.ts',
     operation: 'GetCircuitClientModule',
-    summary: "A dependency-free TypeScript module for this circuit, typed from a version's query_schema and output_schema: run(input, options), waitFor(uid, options), events(uid, options)",
+    summary:
+      "A dependency-free TypeScript module for this circuit, typed from a version's query_schema and output_schema: run(input, options), waitFor(uid, options), events(uid, options)",
     description:
       'The types come from the primary version, `version`, or the version `alias` draws (run() then sends the alias, so each run is drawn by its weights). The module compiles under `tsc --strict`; an input that does not fit the query schema fails to compile. Same read rules as GET /circuits/{uid}.',
     auth: 'optional',
     tag,
     params: circuitUid,
     query: {
-      version: { schema: { type: 'string', format: 'uuid' }, description: 'A version of this circuit (default: the primary version)' },
-      alias: { schema: { type: 'string', pattern: '^[a-z][a-z0-9-]{0,31}$' }, description: 'Instead of version: an alias of this circuit' },
+      version: {
+        schema: { type: 'string', format: 'uuid' },
+        description: 'A version of this circuit (default: the primary version)',
+      },
+      alias: {
+        schema: { type: 'string', pattern: '^[a-z][a-z0-9-]{0,31}$' },
+        description: 'Instead of version: an alias of this circuit',
+      },
     },
-    errors: { NotFound: 'No such circuit, version of it, alias of it, or primary version', BadClientData: 'Both version and alias were sent' },
+    errors: {
+      NotFound: 'No such circuit, version of it, alias of it, or primary version',
+      BadClientData: 'Both version and alias were sent',
+    },
     variables: ({ params, query }) => ({ uid: params.circuit_uid, version: query.version, alias: query.alias }),
     result: 'circuitClientModule',
     shape: 'typescript',
@@ -118,19 +135,40 @@ export const circuitRoutes: Route[] = [
     method: 'POST',
     path: '/circuits/:circuit_uid/versions',
     operation: 'PublishCircuitVersion',
-    summary: 'Publish the next immutable version of a circuit (owner only); the first version, or one sent with primary: true, becomes primary',
-    description: 'The body is the definition (see GET /api/v1/definition-schema.json) plus an optional `primary`. An invalid definition is 400 with the reason.',
+    summary:
+      'Publish the next immutable version of a circuit (owner only); the first version, or one sent with primary: true, becomes primary',
+    description:
+      'The body is the definition (see GET /api/v1/definition-schema.json) plus an optional `primary`. An invalid definition is 400 with the reason.',
     auth: 'required',
     tag,
     params: circuitUid,
     body: {
       properties: {
-        query_schema: { type: 'object', additionalProperties: true, description: "JSON Schema (draft 2020-12) of a run's input; its type must be object" },
-        output_schema: { type: 'object', additionalProperties: true, description: "JSON Schema (draft 2020-12) of the run's output: a run whose output fails it ends EXCEPTION OutputContractViolation" },
-        steps: { type: 'array', items: { type: 'object' }, description: 'The steps, 1 to 100; each has an id and a kind, which decides its other fields' },
-        output: { type: 'string', description: "JSONata over {input, steps}: the run's output (default: the last step's)" },
+        query_schema: {
+          type: 'object',
+          additionalProperties: true,
+          description: "JSON Schema (draft 2020-12) of a run's input; its type must be object",
+        },
+        output_schema: {
+          type: 'object',
+          additionalProperties: true,
+          description:
+            "JSON Schema (draft 2020-12) of the run's output: a run whose output fails it ends EXCEPTION OutputContractViolation",
+        },
+        steps: {
+          type: 'array',
+          items: { type: 'object' },
+          description: 'The steps, 1 to 100; each has an id and a kind, which decides its other fields',
+        },
+        output: {
+          type: 'string',
+          description: "JSONata over {input, steps}: the run's output (default: the last step's)",
+        },
         description: { type: 'string', description: 'Free text about this version' },
-        primary: { type: 'boolean', description: 'Make it the primary version (default false; the first version always is)' },
+        primary: {
+          type: 'boolean',
+          description: 'Make it the primary version (default false; the first version always is)',
+        },
       },
       required: ['query_schema', 'steps'],
     },
@@ -144,7 +182,8 @@ export const circuitRoutes: Route[] = [
     method: 'PUT',
     path: '/circuits/:circuit_uid/primary',
     operation: 'SetPrimaryCircuitVersion',
-    summary: 'Make a version of the circuit the primary one, run when a query names none (owner only); answers the circuit',
+    summary:
+      'Make a version of the circuit the primary one, run when a query names none (owner only); answers the circuit',
     auth: 'required',
     tag,
     params: circuitUid,
@@ -256,7 +295,12 @@ export const circuitRoutes: Route[] = [
     auth: 'optional',
     tag,
     query: page,
-    variables: ({ params, query }) => ({ username: params.username, name: params.circuit_name, limit: query.limit, page: query.page }),
+    variables: ({ params, query }) => ({
+      username: params.username,
+      name: params.circuit_name,
+      limit: query.limit,
+      page: query.page,
+    }),
     result: 'circuitEmbeds',
     shape: 'page',
   },

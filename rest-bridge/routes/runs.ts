@@ -10,13 +10,27 @@ const tag = 'Runs';
  * (src/runs/run-labels.ts) so that GraphQL and REST answer them alike, naming the field.
  */
 export const RUN_LABEL_FIELDS = {
-  tags: { type: 'array', items: { type: 'string' }, description: 'At most 10 tags, each ^[a-z0-9][a-z0-9_.:-]{0,63}$; shown to the owner and filter GET /users/circuit-runs?tag=' },
-  metadata: { type: 'object', additionalProperties: { type: 'string' }, description: 'String values only, at most 4 KiB as JSON; shown to the owner and filter GET /users/circuit-runs?metadata.<key>=' },
+  tags: {
+    type: 'array',
+    items: { type: 'string' },
+    description:
+      'At most 10 tags, each ^[a-z0-9][a-z0-9_.:-]{0,63}$; shown to the owner and filter GET /users/circuit-runs?tag=',
+  },
+  metadata: {
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    description:
+      'String values only, at most 4 KiB as JSON; shown to the owner and filter GET /users/circuit-runs?metadata.<key>=',
+  },
 };
 
 /** `webhook_events_filter` of a query or batch: some of the events (src/domain/webhook-events.ts). */
 export const WEBHOOK_EVENTS_FILTER = {
-  type: 'array', minItems: 1, maxItems: WEBHOOK_EVENTS.length, uniqueItems: true, items: { enum: [...WEBHOOK_EVENTS] },
+  type: 'array',
+  minItems: 1,
+  maxItems: WEBHOOK_EVENTS.length,
+  uniqueItems: true,
+  items: { enum: [...WEBHOOK_EVENTS] },
   description: `Which events to POST (default ${JSON.stringify(DEFAULT_WEBHOOK_EVENTS)}); needs webhook`,
 };
 
@@ -42,7 +56,8 @@ export const runRoutes: Route[] = [
     method: 'POST',
     path: '/circuit-adaptors/:adaptor_uid/query',
     operation: 'QueryCircuitAdaptor',
-    summary: "Start a run of the adaptor's circuit; returns {uid, state: PROVISIONED, is_public}. Send Idempotency-Key to make retries safe",
+    summary:
+      "Start a run of the adaptor's circuit; returns {uid, state: PROVISIONED, is_public}. Send Idempotency-Key to make retries safe",
     auth: 'required',
     tag,
     params: { adaptor_uid: uidParam('Circuit adaptor') },
@@ -51,24 +66,51 @@ export const runRoutes: Route[] = [
         context: {
           type: 'object',
           properties: {
-            version: { ...BODY_UID, description: "The circuit version to run (one of this adaptor's circuit); the primary version when absent" },
-            alias: { type: 'string', description: "Instead of version: an alias of the circuit; the version is drawn by the alias's weights (from the Idempotency-Key when one is sent). Not with version" },
+            version: {
+              ...BODY_UID,
+              description:
+                "The circuit version to run (one of this adaptor's circuit); the primary version when absent",
+            },
+            alias: {
+              type: 'string',
+              description:
+                "Instead of version: an alias of the circuit; the version is drawn by the alias's weights (from the Idempotency-Key when one is sent). Not with version",
+            },
           },
           additionalProperties: false,
         },
-        input: { type: 'object', additionalProperties: true, description: "Key/value pairs matching the version's query schema" },
+        input: {
+          type: 'object',
+          additionalProperties: true,
+          description: "Key/value pairs matching the version's query schema",
+        },
         is_public: { type: 'boolean', description: 'Default false; only the circuit owner may set it' },
-        webhook: { type: 'string', maxLength: 2048, description: 'An https URL to POST signed run events to (Standard Webhooks; see the Webhooks section)' },
+        webhook: {
+          type: 'string',
+          maxLength: 2048,
+          description: 'An https URL to POST signed run events to (Standard Webhooks; see the Webhooks section)',
+        },
         webhook_events_filter: WEBHOOK_EVENTS_FILTER,
         deadline_s: {
-          type: 'integer', minimum: 1, maximum: 3600,
-          description: 'The run ends EXCEPTION DeadlineExceeded this many seconds after it was created (default and ceiling RUN_DEADLINE_SECONDS, 600)',
+          type: 'integer',
+          minimum: 1,
+          maximum: 3600,
+          description:
+            'The run ends EXCEPTION DeadlineExceeded this many seconds after it was created (default and ceiling RUN_DEADLINE_SECONDS, 600)',
         },
-        cache: { type: 'string', enum: ['bypass'], description: '"bypass": steps with a cache field do not read the step cache for this run; their results are still stored' },
+        cache: {
+          type: 'string',
+          enum: ['bypass'],
+          description:
+            '"bypass": steps with a cache field do not read the step cache for this run; their results are still stored',
+        },
         ...RUN_LABEL_FIELDS,
         max_credits: {
-          type: 'integer', minimum: 1, maximum: 1_000_000_000,
-          description: 'The most the run may cost: a step whose credit hold would pass it does not start and the run ends EXCEPTION BudgetExceeded (see POST /circuit-adaptors/{uid}/estimate)',
+          type: 'integer',
+          minimum: 1,
+          maximum: 1_000_000_000,
+          description:
+            'The most the run may cost: a step whose credit hold would pass it does not start and the run ends EXCEPTION BudgetExceeded (see POST /circuit-adaptors/{uid}/estimate)',
         },
       },
       required: ['input'],
@@ -77,7 +119,8 @@ export const runRoutes: Route[] = [
     responseHeaders: ['Preference-Applied', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'],
     errors: {
       InsufficientCredits: 'The balance cannot cover the base credit of a run',
-      RateLimited: "More runs than RUN_RATE_LIMIT_PER_MINUTE from this token in the window, or the token's max_credits_per_day reached (Retry-After: the next UTC day)",
+      RateLimited:
+        "More runs than RUN_RATE_LIMIT_PER_MINUTE from this token in the window, or the token's max_credits_per_day reached (Retry-After: the next UTC day)",
       Conflict: 'The Idempotency-Key was already used by the caller with a different request',
       NotFound: 'No such adaptor, context.version of its circuit, or context.alias of its circuit',
     },
@@ -103,13 +146,21 @@ export const runRoutes: Route[] = [
     },
     result: 'queryCircuitAdaptor',
     // Without `Prefer: wait` the answer is only {uid, state, is_public}: the other run fields are optional here.
-    omitWhenNull: [...RUN_OPTIONAL_FIELDS, 'user_uid', 'circuit_uid', 'circuit_version_uid', 'created_at', 'document_type'],
+    omitWhenNull: [
+      ...RUN_OPTIONAL_FIELDS,
+      'user_uid',
+      'circuit_uid',
+      'circuit_version_uid',
+      'created_at',
+      'document_type',
+    ],
   },
   {
     method: 'POST',
     path: '/circuit-runs/:uid/cancel',
     operation: 'CancelCircuitRun',
-    summary: 'Cancel a run (its owner only): PROVISIONED ends at once, RUNNING has its steps aborted; it ends EXCEPTION with error.code Canceled. A terminal run is answered as it is',
+    summary:
+      'Cancel a run (its owner only): PROVISIONED ends at once, RUNNING has its steps aborted; it ends EXCEPTION with error.code Canceled. A terminal run is answered as it is',
     auth: 'required',
     tag,
     params: { uid: uidParam('Circuit run') },
@@ -121,17 +172,26 @@ export const runRoutes: Route[] = [
     method: 'POST',
     path: '/circuit-runs/:uid/replay',
     operation: 'ReplayCircuitRun',
-    summary: "Replay a terminal run (its owner only): a new run of its circuit, answered like a query (PROVISIONED) with replay_of. mode recorded (default) reuses the original's output for every llm, http, blob and circuit step whose rendered request is unchanged; live executes every step",
+    summary:
+      "Replay a terminal run (its owner only): a new run of its circuit, answered like a query (PROVISIONED) with replay_of. mode recorded (default) reuses the original's output for every llm, http, blob and circuit step whose rendered request is unchanged; live executes every step",
     description:
-      'The new run runs the original\'s version unless `version_uid` (a version of the same circuit) and the original\'s input unless `input` (checked against the version\'s query schema). It is charged like any run (reused steps cost 0 credits). 409 when the run is not COMPLETED or EXCEPTION. Compare the two with GET /circuit-runs/{a}/compare/{b}.',
+      "The new run runs the original's version unless `version_uid` (a version of the same circuit) and the original's input unless `input` (checked against the version's query schema). It is charged like any run (reused steps cost 0 credits). 409 when the run is not COMPLETED or EXCEPTION. Compare the two with GET /circuit-runs/{a}/compare/{b}.",
     auth: 'required',
     tag,
     params: { uid: uidParam('Circuit run') },
     body: {
       properties: {
-        mode: { type: 'string', enum: ['recorded', 'live'], description: 'recorded (default): unchanged requests reuse the original\'s outputs; live: every step executes' },
+        mode: {
+          type: 'string',
+          enum: ['recorded', 'live'],
+          description: "recorded (default): unchanged requests reuse the original's outputs; live: every step executes",
+        },
         version_uid: { ...BODY_UID, description: "A version of the run's circuit; the original's version when absent" },
-        input: { type: 'object', additionalProperties: true, description: "The run's input; the original's when absent" },
+        input: {
+          type: 'object',
+          additionalProperties: true,
+          description: "The run's input; the original's when absent",
+        },
       },
     },
     errors: {
@@ -140,7 +200,12 @@ export const runRoutes: Route[] = [
       BadClientData: "version_uid is a version of another circuit, or input does not match the version's query schema",
       InsufficientCredits: 'The balance cannot cover the base credit of a run',
     },
-    variables: ({ params, body }) => ({ uid: params.uid, mode: body.mode, versionUid: body.version_uid, input: body.input }),
+    variables: ({ params, body }) => ({
+      uid: params.uid,
+      mode: body.mode,
+      versionUid: body.version_uid,
+      input: body.input,
+    }),
     result: 'replayCircuitRun',
     omitWhenNull: RUN_OPTIONAL_FIELDS,
   },
@@ -148,7 +213,8 @@ export const runRoutes: Route[] = [
     method: 'GET',
     path: '/circuit-runs/:a/compare/:b',
     operation: 'CompareCircuitRuns',
-    summary: 'Compare two runs: {output: {status: same | changed, a, b}, steps: {<id>: {status: same | changed | added | removed, a, b}}}; both runs must be readable by the caller',
+    summary:
+      'Compare two runs: {output: {status: same | changed, a, b}, steps: {<id>: {status: same | changed | added | removed, a, b}}}; both runs must be readable by the caller',
     auth: 'optional',
     tag,
     params: { a: uidParam('Circuit run'), b: uidParam('Circuit run') },
@@ -159,7 +225,8 @@ export const runRoutes: Route[] = [
     method: 'POST',
     path: '/circuit-runs/:uid/approvals/:step_id',
     operation: 'ResolveApproval',
-    summary: "Decide an approval step of a run (its owner only): approved, the run goes on with {approved, comment, data, resolved_at} as the step's output; rejected, it ends EXCEPTION with error.code Rejected",
+    summary:
+      "Decide an approval step of a run (its owner only): approved, the run goes on with {approved, comment, data, resolved_at} as the step's output; rejected, it ends EXCEPTION with error.code Rejected",
     description:
       'The steps a run waits on are its `waiting_for` (owner only). The answer is the run as GET /circuit-runs/{uid} shows it. The same decision again (the same `approved`) answers the run as it is and changes nothing.',
     auth: 'required',
@@ -171,15 +238,29 @@ export const runRoutes: Route[] = [
     body: {
       properties: {
         approved: { type: 'boolean', description: 'true goes on with the run; false ends it EXCEPTION Rejected' },
-        comment: { type: 'string', maxLength: MAX_APPROVAL_COMMENT_CHARS, description: `Why, at most ${MAX_APPROVAL_COMMENT_CHARS} characters` },
-        data: { type: 'object', description: `Anything later steps should read (steps.<id>.output.data): a JSON object of at most ${MAX_APPROVAL_DATA_BYTES / 1024} KiB` },
+        comment: {
+          type: 'string',
+          maxLength: MAX_APPROVAL_COMMENT_CHARS,
+          description: `Why, at most ${MAX_APPROVAL_COMMENT_CHARS} characters`,
+        },
+        data: {
+          type: 'object',
+          description: `Anything later steps should read (steps.<id>.output.data): a JSON object of at most ${MAX_APPROVAL_DATA_BYTES / 1024} KiB`,
+        },
       },
       required: ['approved'],
     },
     errors: {
-      Conflict: 'The step is not an approval waiting for a decision (unknown, decided otherwise, expired), or the run is not RUNNING',
+      Conflict:
+        'The step is not an approval waiting for a decision (unknown, decided otherwise, expired), or the run is not RUNNING',
     },
-    variables: ({ params, body }) => ({ runUid: params.uid, stepId: params.step_id, approved: body.approved, comment: body.comment, data: body.data }),
+    variables: ({ params, body }) => ({
+      runUid: params.uid,
+      stepId: params.step_id,
+      approved: body.approved,
+      comment: body.comment,
+      data: body.data,
+    }),
     result: 'resolveApproval',
     omitWhenNull: RUN_OPTIONAL_FIELDS,
   },
@@ -230,7 +311,8 @@ export const runRoutes: Route[] = [
     method: 'POST',
     path: '/circuit-runs/:uid/events/url',
     operation: 'CreateCircuitRunEventsUrl',
-    summary: "A signed URL of the run's event stream that a browser's EventSource can open without an Authorization header: {url, expires_at} (at most 5 minutes)",
+    summary:
+      "A signed URL of the run's event stream that a browser's EventSource can open without an Authorization header: {url, expires_at} (at most 5 minutes)",
     description:
       'Same read rules as GET /circuit-runs/{uid}; the URL reads the stream as the caller (its signature covers the run, the expiry and the caller). An expired signature is 401, a tampered one 403.',
     auth: 'optional',
@@ -246,16 +328,28 @@ export const runRoutes: Route[] = [
     operationId: 'StreamCircuitRunEvents',
     summary: 'Live updates of a run (server-sent events)',
     description:
-      'A `text/event-stream` of the run\'s event log: `id:` is the event\'s seq (1, 2, … without gaps), `event:` its kind. `state` events carry the same JSON as the payload of GET /circuit-runs/{uid}; `step` events `{step_id, kind, status, started_at, ended_at?, credits?, error? (owner only)}`; `output` events `{step_id, delta}`. Without `Last-Event-ID` the first event is the current run; `Last-Event-ID: N` replays every event after N, then follows live (a state name is accepted too). The stream closes after a terminal state; 204 when everything was seen. Same authentication as the GET. Served by src/http/run-events.sse.ts.',
+      "A `text/event-stream` of the run's event log: `id:` is the event's seq (1, 2, … without gaps), `event:` its kind. `state` events carry the same JSON as the payload of GET /circuit-runs/{uid}; `step` events `{step_id, kind, status, started_at, ended_at?, credits?, error? (owner only)}`; `output` events `{step_id, delta}`. Without `Last-Event-ID` the first event is the current run; `Last-Event-ID: N` replays every event after N, then follows live (a state name is accepted too). The stream closes after a terminal state; 204 when everything was seen. Same authentication as the GET. Served by src/http/run-events.sse.ts.",
     auth: 'optional',
     tag,
     params: { uid: uidParam('Circuit run') },
     requestHeaders: ['Last-Event-ID'],
     query: {
-      events: { schema: { type: 'string', pattern: '^(state|step|output)(,(state|step|output))*$', default: 'state' }, description: 'Comma-separated kinds: state, step, output (default state)' },
-      expires: { schema: { type: 'string', pattern: '^[0-9]{1,12}$' }, description: 'Of a signed URL (POST /circuit-runs/{uid}/events/url): its expiry, epoch seconds' },
-      reader: { schema: { type: 'string', format: 'uuid' }, description: 'Of a signed URL: the user it reads as (absent: anonymous)' },
-      signature: { schema: { type: 'string' }, description: 'Of a signed URL: instead of a bearer token. Expired: 401; tampered: 403' },
+      events: {
+        schema: { type: 'string', pattern: '^(state|step|output)(,(state|step|output))*$', default: 'state' },
+        description: 'Comma-separated kinds: state, step, output (default state)',
+      },
+      expires: {
+        schema: { type: 'string', pattern: '^[0-9]{1,12}$' },
+        description: 'Of a signed URL (POST /circuit-runs/{uid}/events/url): its expiry, epoch seconds',
+      },
+      reader: {
+        schema: { type: 'string', format: 'uuid' },
+        description: 'Of a signed URL: the user it reads as (absent: anonymous)',
+      },
+      signature: {
+        schema: { type: 'string' },
+        description: 'Of a signed URL: instead of a bearer token. Expired: 401; tampered: 403',
+      },
     },
     variables: ({ params }) => ({ uid: params.uid }),
     result: 'circuitRun',

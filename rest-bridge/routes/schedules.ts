@@ -7,10 +7,21 @@ const circuitUid = { circuit_uid: uidParam('Circuit') };
 const scheduleUid = { uid: uidParam('Schedule') };
 
 const scheduleFields = {
-  cron: { type: 'string', maxLength: 200, description: 'Cron expression: 5 fields, or 6 with a leading seconds field; fires at most every 10 s' },
+  cron: {
+    type: 'string',
+    maxLength: 200,
+    description: 'Cron expression: 5 fields, or 6 with a leading seconds field; fires at most every 10 s',
+  },
   timezone: { type: 'string', maxLength: 64, description: 'IANA time zone the cron is read in (default UTC)' },
-  input: { type: 'object', additionalProperties: true, description: "The input of every run; must match the version's query schema" },
-  version_uid: { anyOf: [BODY_UID, { type: 'null' }], description: "The version to run; absent or null: the circuit's primary version at each fire" },
+  input: {
+    type: 'object',
+    additionalProperties: true,
+    description: "The input of every run; must match the version's query schema",
+  },
+  version_uid: {
+    anyOf: [BODY_UID, { type: 'null' }],
+    description: "The version to run; absent or null: the circuit's primary version at each fire",
+  },
   is_public: { type: 'boolean', description: 'Whether its runs are public (default false)' },
 };
 
@@ -26,7 +37,12 @@ export const scheduleRoutes: Route[] = [
     body: { properties: scheduleFields, required: ['cron', 'input'] },
     errors: { Conflict: 'The caller already has the most schedules a user may keep (100)' },
     variables: ({ params, body }) => ({
-      circuitUid: params.circuit_uid, cron: body.cron, timezone: body.timezone, input: body.input, versionUid: body.version_uid, isPublic: body.is_public,
+      circuitUid: params.circuit_uid,
+      cron: body.cron,
+      timezone: body.timezone,
+      input: body.input,
+      versionUid: body.version_uid,
+      isPublic: body.is_public,
     }),
     result: 'createCircuitSchedule',
   },
@@ -58,19 +74,30 @@ export const scheduleRoutes: Route[] = [
     method: 'PUT',
     path: '/schedules/:uid',
     operation: 'UpdateCircuitSchedule',
-    summary: 'Pause or resume a schedule ({is_paused}), or change its cron, timezone, input, version or visibility; absent fields keep their value',
+    summary:
+      'Pause or resume a schedule ({is_paused}), or change its cron, timezone, input, version or visibility; absent fields keep their value',
     auth: 'required',
     tag,
     params: scheduleUid,
     body: {
       properties: {
         ...scheduleFields,
-        version_uid: { ...scheduleFields.version_uid, description: "The version to run; null: back to the circuit's primary version at each fire; absent: unchanged" },
+        version_uid: {
+          ...scheduleFields.version_uid,
+          description:
+            "The version to run; null: back to the circuit's primary version at each fire; absent: unchanged",
+        },
         is_paused: { type: 'boolean', description: 'true pauses (no fires), false resumes' },
       },
     },
     variables: ({ params, body }) => ({
-      uid: params.uid, cron: body.cron, timezone: body.timezone, input: body.input, versionUid: body.version_uid, isPublic: body.is_public, isPaused: body.is_paused,
+      uid: params.uid,
+      cron: body.cron,
+      timezone: body.timezone,
+      input: body.input,
+      versionUid: body.version_uid,
+      isPublic: body.is_public,
+      isPaused: body.is_paused,
     }),
     result: 'updateCircuitSchedule',
   },

@@ -18,11 +18,14 @@ export const searchRoutes: Route[] = [
     tag: 'Search',
     query: {
       search: { schema: { type: 'string' }, required: true, description: 'Query text; every word matches as a prefix' },
-      type: { schema: { type: 'string', enum: ['all', 'circuits', 'users'], default: 'all' }, description: 'all (default), circuits or users' },
+      type: {
+        schema: { type: 'string', enum: ['all', 'circuits', 'users'], default: 'all' },
+        description: 'all (default), circuits or users',
+      },
       ...pageQuery(),
     },
     responseHeaders: ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'],
-    errors: { RateLimited: 'Too many searches from this client (the token\'s user, else the IP); see Retry-After' },
+    errors: { RateLimited: "Too many searches from this client (the token's user, else the IP); see Retry-After" },
     variables: ({ query }) => ({ search: query.search, type: query.type, limit: query.limit, page: query.page }),
     result: 'search',
     shape: 'page',

@@ -18,7 +18,8 @@ export const webhookRoutes: Route[] = [
     method: 'GET',
     path: '/circuit-runs/:uid/webhook-deliveries',
     operation: 'ListCircuitRunWebhookDeliveries',
-    summary: "Attempts at delivering the run's webhook messages, oldest first (event, attempt, status_code, error, delivered_at); only the user who started the run",
+    summary:
+      "Attempts at delivering the run's webhook messages, oldest first (event, attempt, status_code, error, delivered_at); only the user who started the run",
     auth: 'required',
     tag,
     params: { uid: uidParam('Circuit run') },

@@ -11,7 +11,10 @@ export const TOTAL_WEIGHT = 100;
 /** 400 naming `name` unless it is an alias name. */
 export function checkAliasName(name: string): void {
   if (!ALIAS_NAME.test(name)) {
-    throw badInput('name must be a lower-case letter followed by up to 31 lower-case letters, digits or dashes (^[a-z][a-z0-9-]{0,31}$)', { field: 'name' });
+    throw badInput(
+      'name must be a lower-case letter followed by up to 31 lower-case letters, digits or dashes (^[a-z][a-z0-9-]{0,31}$)',
+      { field: 'name' },
+    );
   }
 }
 
@@ -27,17 +30,24 @@ export function checkRouteShape(routes: readonly { version_uid: unknown; weight:
   const seen = new Map<string, number>();
   const checked = routes.map((route, i) => {
     const { version_uid: versionUid, weight } = route;
-    if (typeof versionUid !== 'string' || versionUid === '') throw badInput(`routes[${i}].version_uid must be a version uid`, { field: `routes[${i}].version_uid` });
+    if (typeof versionUid !== 'string' || versionUid === '')
+      throw badInput(`routes[${i}].version_uid must be a version uid`, { field: `routes[${i}].version_uid` });
     if (typeof weight !== 'number' || !Number.isInteger(weight) || weight < 1 || weight > TOTAL_WEIGHT) {
-      throw badInput(`routes[${i}].weight must be a whole number from 1 to ${TOTAL_WEIGHT}, got ${String(weight)}`, { field: `routes[${i}].weight` });
+      throw badInput(`routes[${i}].weight must be a whole number from 1 to ${TOTAL_WEIGHT}, got ${String(weight)}`, {
+        field: `routes[${i}].weight`,
+      });
     }
     const earlier = seen.get(versionUid);
-    if (earlier !== undefined) throw badInput(`routes[${i}].version_uid repeats routes[${earlier}].version_uid`, { field: `routes[${i}].version_uid` });
+    if (earlier !== undefined)
+      throw badInput(`routes[${i}].version_uid repeats routes[${earlier}].version_uid`, {
+        field: `routes[${i}].version_uid`,
+      });
     seen.set(versionUid, i);
     return { version_uid: versionUid, weight };
   });
   const total = checked.reduce((sum, route) => sum + route.weight, 0);
-  if (total !== TOTAL_WEIGHT) throw badInput(`routes weights must add up to ${TOTAL_WEIGHT}, got ${total}`, { field: 'routes' });
+  if (total !== TOTAL_WEIGHT)
+    throw badInput(`routes weights must add up to ${TOTAL_WEIGHT}, got ${total}`, { field: 'routes' });
   return checked;
 }
 
@@ -63,5 +73,8 @@ export function routeAt(routes: readonly AliasRoute[], point: number): AliasRout
 
 /** Two route sets are the same when they list the same versions with the same weights in the same order. */
 export function sameRoutes(a: readonly AliasRoute[], b: readonly AliasRoute[]): boolean {
-  return a.length === b.length && a.every((route, i) => route.version_uid === b[i].version_uid && route.weight === b[i].weight);
+  return (
+    a.length === b.length &&
+    a.every((route, i) => route.version_uid === b[i].version_uid && route.weight === b[i].weight)
+  );
 }

@@ -9,7 +9,11 @@ export type Authentication =
   /** `message`: why the bearer token is refused (unknown, revoked or expired): a 401 everywhere. */
   | { kind: 'invalid'; message: string }
   /** `user.tokenGrant` holds the token's limits. */
-  | { kind: 'token'; user: User; /** Set for a bearer token (not for a signed URL's reader): open streams re-check it. */ tokenHash?: string };
+  | {
+      kind: 'token';
+      user: User;
+      /** Set for a bearer token (not for a signed URL's reader): open streams re-check it. */ tokenHash?: string;
+    };
 
 const INVALID = 'The bearer token is invalid or revoked';
 
@@ -26,10 +30,25 @@ async function readToken(tokenHash: string): Promise<CachedAuthentication | null
     [tokenHash],
   );
   if (!row) return null;
-  const { token_uid, token_label, token_last_used_at, token_created_at, token_scopes, token_expires_at, token_circuit_uids, token_max_credits_per_day, ...userRow } = row;
+  const {
+    token_uid,
+    token_label,
+    token_last_used_at,
+    token_created_at,
+    token_scopes,
+    token_expires_at,
+    token_circuit_uids,
+    token_max_credits_per_day,
+    ...userRow
+  } = row;
   return {
     userRow,
-    token: { uid: token_uid as string, label: token_label as string | null, last_used_at: token_last_used_at as Date | null, created_at: token_created_at as Date },
+    token: {
+      uid: token_uid as string,
+      label: token_label as string | null,
+      last_used_at: token_last_used_at as Date | null,
+      created_at: token_created_at as Date,
+    },
     grant: grantOfRow({
       uid: token_uid as string,
       scopes: token_scopes as string[] | null,
@@ -44,7 +63,10 @@ async function readToken(tokenHash: string): Promise<CachedAuthentication | null
  * Resolves an `Authorization: Bearer` header to its user; a bad header is remembered, not thrown.
  * `tokens`: the API's token cache (ApiServices.tokenCache, src/graphql/context.ts); without one every token is read.
  */
-export async function authenticate(tokens: TokenCache | undefined, header: string | undefined): Promise<Authentication> {
+export async function authenticate(
+  tokens: TokenCache | undefined,
+  header: string | undefined,
+): Promise<Authentication> {
   if (!header) return { kind: 'anonymous' };
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) return { kind: 'invalid', message: INVALID };
@@ -58,14 +80,18 @@ export async function authenticate(tokens: TokenCache | undefined, header: strin
     found = read;
   }
   const { expiresAt } = found.grant;
-  if (expiresAt && expiresAt.getTime() <= Date.now()) return { kind: 'invalid', message: `The bearer token expired at ${expiresAt.toISOString()}` };
+  if (expiresAt && expiresAt.getTime() <= Date.now())
+    return { kind: 'invalid', message: `The bearer token expired at ${expiresAt.toISOString()}` };
   // Built per request: resolvers may treat the viewer as their own object.
   const user = User.build({ ...found.userRow } as never, { isNewRecord: false, raw: true });
   user.tokenGrant = found.grant;
   // last_used_at is shown in settings; writing it on every request would cost a write per read.
   if (!found.token.last_used_at || Date.now() - found.token.last_used_at.getTime() > TOUCH_INTERVAL_MS) {
     found.token.last_used_at = new Date();
-    await ApiToken.update({ last_used_at: found.token.last_used_at }, { where: { uid: found.token.uid }, hooks: false });
+    await ApiToken.update(
+      { last_used_at: found.token.last_used_at },
+      { where: { uid: found.token.uid }, hooks: false },
+    );
   }
   return { kind: 'token', user, tokenHash };
 }

@@ -12,14 +12,18 @@ export interface HashingGate {
 
 const busy = (message: string) => new AppError('RateLimited', message, { retryAfter: 5 });
 
-export function createHashingGate({ concurrency = 2, maxWaiting = 32 }: { concurrency?: number; maxWaiting?: number } = {}): HashingGate {
+export function createHashingGate({
+  concurrency = 2,
+  maxWaiting = 32,
+}: { concurrency?: number; maxWaiting?: number } = {}): HashingGate {
   let running = 0;
   const waiting: (() => void)[] = [];
   const keys = new Set<string>();
   return {
     async run<T>(key: string, hash: () => Promise<T>): Promise<T> {
       if (keys.has(key)) throw busy('A sign-in from this client is already being checked; try again in a few seconds');
-      if (running >= concurrency && waiting.length >= maxWaiting) throw busy('Too many sign-ins are being checked; try again in a few seconds');
+      if (running >= concurrency && waiting.length >= maxWaiting)
+        throw busy('Too many sign-ins are being checked; try again in a few seconds');
       keys.add(key);
       try {
         if (running >= concurrency) await new Promise<void>((resolve) => waiting.push(resolve));

@@ -14,7 +14,11 @@ export interface StreamGrant {
   runOwnerUid: string;
 }
 
-interface Watched { grant: StreamGrant; viewerUid: string | null; lost(): void }
+interface Watched {
+  grant: StreamGrant;
+  viewerUid: string | null;
+  lost(): void;
+}
 
 /**
  * Authority re-checked on open streams (issue #24): every stream of a run's events (REST SSE,
@@ -29,7 +33,10 @@ export class StreamAuthority {
   private readonly watched = new Set<Watched>();
   private listening: Listening | undefined;
 
-  constructor(private readonly sequelize: Sequelize, private readonly log: Logger) {}
+  constructor(
+    private readonly sequelize: Sequelize,
+    private readonly log: Logger,
+  ) {}
 
   async start(databaseUrl: string): Promise<void> {
     let heard = false;
@@ -55,27 +62,33 @@ export class StreamAuthority {
   watch(grant: StreamGrant, lost: () => void): () => void {
     const entry: Watched = { grant, viewerUid: grant.auth.kind === 'token' ? grant.auth.user.uid : null, lost };
     this.watched.add(entry);
-    return () => { this.watched.delete(entry); };
+    return () => {
+      this.watched.delete(entry);
+    };
   }
 
   /** Re-checks the streams of `userUid` (as reader or run owner), or all of them. */
   private async recheck(userUid?: string): Promise<void> {
-    const affected = [...this.watched].filter((w) => !userUid || w.viewerUid === userUid || w.grant.runOwnerUid === userUid);
-    await Promise.all(affected.map(async (entry) => {
-      try {
-        if (await this.allowed(entry.grant)) return;
-      } catch (error) {
-        this.log.warn({ err: error }, 'could not re-check an open stream; it stays open');
-        return;
-      }
-      if (!this.watched.delete(entry)) return;
-      entry.lost();
-    }));
+    const affected = [...this.watched].filter(
+      (w) => !userUid || w.viewerUid === userUid || w.grant.runOwnerUid === userUid,
+    );
+    await Promise.all(
+      affected.map(async (entry) => {
+        try {
+          if (await this.allowed(entry.grant)) return;
+        } catch (error) {
+          this.log.warn({ err: error }, 'could not re-check an open stream; it stays open');
+          return;
+        }
+        if (!this.watched.delete(entry)) return;
+        entry.lost();
+      }),
+    );
   }
 
   private async allowed({ auth, runUid }: StreamGrant): Promise<boolean> {
     const viewerUid = auth.kind === 'token' ? auth.user.uid : null;
-    const tokenHash = auth.kind === 'token' ? auth.tokenHash ?? null : null;
+    const tokenHash = auth.kind === 'token' ? (auth.tokenHash ?? null) : null;
     const [row] = await this.sequelize.query<{ user_uid: string; is_public: boolean; token_ok: boolean }>(
       `SELECT r.user_uid, r.is_public,
               ($2::text IS NULL OR EXISTS (SELECT 1 FROM api_tokens t WHERE t.token_hash = $2 AND t.revoked_at IS NULL AND t.user_uid = $3::uuid)) AS token_ok

@@ -31,7 +31,9 @@ export class TokenCache implements NotifiedCache {
   private readonly entries = new LRUCache<string, CachedAuthentication & { userUid: string }>({ max: 10_000 });
   private readonly invalidatedAt = new LRUCache<string, number>({
     max: 10_000,
-    dispose: (tick) => { this.forgottenBefore = Math.max(this.forgottenBefore, tick); },
+    dispose: (tick) => {
+      this.forgottenBefore = Math.max(this.forgottenBefore, tick);
+    },
   });
 
   setLive(live: boolean): void {
@@ -80,13 +82,22 @@ export class TokenCache implements NotifiedCache {
  * made through the models in this process commits; while the connection is down the cache is bypassed.
  * Returns the function that stops it.
  */
-export function startTokenInvalidation(cache: TokenCache, databaseUrl: string, log: Logger): Promise<() => Promise<void>> {
+export function startTokenInvalidation(
+  cache: TokenCache,
+  databaseUrl: string,
+  log: Logger,
+): Promise<() => Promise<void>> {
   return keepCacheCurrent({
     databaseUrl,
     log,
     channel: AUTH_CHANGED_CHANNEL,
     applicationName: 'circuit-token-cache',
     cache,
-    localWrites: [{ models: [ApiToken, User], hooks: ['afterUpdate', 'afterDestroy', 'afterBulkUpdate', 'afterBulkDestroy', 'afterUpsert'] }],
+    localWrites: [
+      {
+        models: [ApiToken, User],
+        hooks: ['afterUpdate', 'afterDestroy', 'afterBulkUpdate', 'afterBulkDestroy', 'afterUpsert'],
+      },
+    ],
   });
 }

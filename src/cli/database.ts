@@ -55,7 +55,10 @@ export async function withDatabase<T>(fn: (ctx: CliContext) => Promise<T>): Prom
 async function applyPendingMigrations(sequelize: Sequelize): Promise<string[]> {
   const applied = await sequelize
     .query<{ name: string }>('SELECT name FROM schema_migrations', { type: QueryTypes.SELECT })
-    .then((rows) => new Set(rows.map((row) => row.name)), () => new Set<string>());
+    .then(
+      (rows) => new Set(rows.map((row) => row.name)),
+      () => new Set<string>(),
+    );
   if (migrations.every((migration) => applied.has(migration.name))) return [];
   const { migrate } = require('../db/migrate') as typeof Migrate;
   return migrate(sequelize);

@@ -24,12 +24,17 @@ import * as worker from './worker';
  */
 export function buildProgram(): Command {
   const program = new Command('circuits')
-    .description('Circuit Service administration. Uses DATABASE_URL, else the embedded PostgreSQL of DATA_DIR (default ./.data).')
+    .description(
+      'Circuit Service administration. Uses DATABASE_URL, else the embedded PostgreSQL of DATA_DIR (default ./.data).',
+    )
     .version(packageVersion(), '-V, --version', 'print the version')
     // `--version` after a subcommand is that command's own option (`version set-primary --version UID`).
     .enablePositionalOptions()
     // Subcommands inherit this: required options say so in --help.
-    .configureHelp({ optionDescription: (option: Option) => `${new Help().optionDescription(option)}${option.mandatory ? ' (required)' : ''}` })
+    .configureHelp({
+      optionDescription: (option: Option) =>
+        `${new Help().optionDescription(option)}${option.mandatory ? ' (required)' : ''}`,
+    })
     .showSuggestionAfterError()
     .exitOverride();
 
@@ -50,7 +55,9 @@ export function buildProgram(): Command {
 }
 
 function packageVersion(): string {
-  const { version } = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
+  const { version } = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+    version: string;
+  };
   return version;
 }
 

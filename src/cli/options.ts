@@ -3,7 +3,8 @@ import { CliError } from './output';
 
 /** `--credits 10`: a whole number ≥ 0 (commander reports a bad value on one line). */
 export function wholeNumber(value: string): number {
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new InvalidArgumentError('expected a whole number of at least 0.');
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)))
+    throw new InvalidArgumentError('expected a whole number of at least 0.');
   return Number(value);
 }
 
@@ -14,7 +15,10 @@ export function positiveInteger(value: string): number {
   return parsed;
 }
 
-export interface AliasRoute { version_uid: string; weight: number }
+export interface AliasRoute {
+  version_uid: string;
+  weight: number;
+}
 
 /** `--route VERSION_UID=WEIGHT`, repeatable: the weight must be a whole number (the command checks the rest). */
 export function parseRoute(value: string, previous: AliasRoute[] = []): AliasRoute[] {
@@ -24,7 +28,10 @@ export function parseRoute(value: string, previous: AliasRoute[] = []): AliasRou
 }
 
 /** Rows to skip for `--page` of `--limit`; a page past any real list is refused, not sent to PostgreSQL. */
-export function pageWindow(options: { limit: number; page: number }, maxLimit: number): { limit: number; offset: number } {
+export function pageWindow(
+  options: { limit: number; page: number },
+  maxLimit: number,
+): { limit: number; offset: number } {
   if (options.limit > maxLimit) throw new CliError(`--limit must be at most ${maxLimit}`);
   const offset = (options.page - 1) * options.limit;
   if (offset > MAX_OFFSET) throw new CliError(`--page is too large (at most ${MAX_OFFSET} rows can be skipped)`);

@@ -1,6 +1,9 @@
 /** An error meant for the CLI user: printed as one line on stderr, exit with `exitCode`. */
 export class CliError extends Error {
-  constructor(message: string, readonly exitCode = 1) {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
     super(message);
   }
 }
@@ -9,12 +12,16 @@ export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
-export interface ListOutput { meta: Record<string, unknown>; data: Record<string, unknown>[] }
+export interface ListOutput {
+  meta: Record<string, unknown>;
+  data: Record<string, unknown>[];
+}
 
 /** A cell as one short line: dates as ISO, objects as compact JSON, long text cut. */
 function cell(value: unknown): string {
   if (value === null || value === undefined) return '-';
-  const text = value instanceof Date ? value.toISOString() : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  const text =
+    value instanceof Date ? value.toISOString() : typeof value === 'object' ? JSON.stringify(value) : String(value);
   const line = oneLine(text);
   return line.length > 60 ? `${line.slice(0, 59)}…` : line;
 }
@@ -23,7 +30,9 @@ function cell(value: unknown): string {
 export function formatTable(rows: Record<string, unknown>[], columns: readonly string[]): string {
   const cells = [columns.map((c) => c.toUpperCase()), ...rows.map((row) => columns.map((c) => cell(row[c])))];
   const widths = columns.map((_, i) => Math.max(...cells.map((r) => r[i].length)));
-  return cells.map((r) => r.map((text, i) => (i === r.length - 1 ? text : text.padEnd(widths[i]))).join('  ')).join('\n');
+  return cells
+    .map((r) => r.map((text, i) => (i === r.length - 1 ? text : text.padEnd(widths[i]))).join('  '))
+    .join('\n');
 }
 
 /** A list command's answer: the JSON list shape, or with `--table` the chosen columns of its rows. */

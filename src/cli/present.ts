@@ -34,7 +34,9 @@ export async function findCircuitArg(value: string, username: string | undefined
     if (!circuit) throw notFound(`Circuit ${value}`);
     return circuit;
   }
-  const [owner, name] = value.includes('/') ? [value.slice(0, value.indexOf('/')), value.slice(value.indexOf('/') + 1)] : [username, value];
+  const [owner, name] = value.includes('/')
+    ? [value.slice(0, value.indexOf('/')), value.slice(value.indexOf('/') + 1)]
+    : [username, value];
   if (owner === undefined) throw badInput('--circuit must be a circuit uid or owner/name (or a name with --user)');
   return findCircuit(await findUser(owner), name);
 }
@@ -62,20 +64,32 @@ export function restApiToken(view: ApiTokenView, revoked?: ApiToken) {
 
 /** The circuit as REST returns it (fragment RestCircuit). */
 export async function restCircuit(circuit: Circuit, owner: User) {
-  const adaptor = await CircuitAdaptor.findOne({ where: { circuit_uid: circuit.uid, kind: 'query' }, order: [['created_at', 'ASC']] });
+  const adaptor = await CircuitAdaptor.findOne({
+    where: { circuit_uid: circuit.uid, kind: 'query' },
+    order: [['created_at', 'ASC']],
+  });
   return snakeKeys(circuitView(circuit, owner.username, adaptor?.uid ?? ''));
 }
 
 /** Many circuits as restCircuit shows each, with one query for their owners and one for their adaptors. */
 export async function restCircuits(circuits: Circuit[]) {
   const [owners, adaptors] = await Promise.all([
-    User.findAll({ where: { uid: [...new Set(circuits.map((circuit) => circuit.owner_uid))] }, attributes: ['uid', 'username'] }),
-    CircuitAdaptor.findAll({ where: { circuit_uid: circuits.map((circuit) => circuit.uid), kind: 'query' }, order: [['created_at', 'DESC']], attributes: ['uid', 'circuit_uid'] }),
+    User.findAll({
+      where: { uid: [...new Set(circuits.map((circuit) => circuit.owner_uid))] },
+      attributes: ['uid', 'username'],
+    }),
+    CircuitAdaptor.findAll({
+      where: { circuit_uid: circuits.map((circuit) => circuit.uid), kind: 'query' },
+      order: [['created_at', 'DESC']],
+      attributes: ['uid', 'circuit_uid'],
+    }),
   ]);
   const usernames = new Map(owners.map((user) => [user.uid, user.username]));
   // Newest first, so the Map keeps each circuit's oldest query adaptor, as restCircuit reads it.
   const adaptorOf = new Map(adaptors.map((adaptor) => [adaptor.circuit_uid, adaptor.uid]));
-  return circuits.map((circuit) => snakeKeys(circuitView(circuit, usernames.get(circuit.owner_uid) ?? '', adaptorOf.get(circuit.uid) ?? '')));
+  return circuits.map((circuit) =>
+    snakeKeys(circuitView(circuit, usernames.get(circuit.owner_uid) ?? '', adaptorOf.get(circuit.uid) ?? '')),
+  );
 }
 
 /** The version as REST returns it (fragment RestCircuitVersion). */

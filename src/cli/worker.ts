@@ -21,5 +21,7 @@ export function register(program: Command): void {
   program
     .command('worker')
     .description('run a worker-only process (executes runs; no HTTP) until SIGINT/SIGTERM')
-    .action(async () => { await runWorker(); });
+    .action(async () => {
+      await runWorker();
+    });
 }

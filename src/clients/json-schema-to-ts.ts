@@ -28,7 +28,10 @@ function union(parts: string[]): string {
 }
 
 function objectType(schema: Record<string, unknown>, indent: string, depth: number): string {
-  const properties = (schema.properties && typeof schema.properties === 'object' ? schema.properties : {}) as Record<string, Schema>;
+  const properties = (schema.properties && typeof schema.properties === 'object' ? schema.properties : {}) as Record<
+    string,
+    Schema
+  >;
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
   const inner = `${indent}  `;
   const lines: string[] = [];
@@ -42,7 +45,8 @@ function objectType(schema: Record<string, unknown>, indent: string, depth: numb
   for (const name of required) if (!(name in properties)) lines.push(`${inner}${key(name)}: unknown;`);
   const additional = schema.additionalProperties;
   if (additional !== false && !(schema.unevaluatedProperties === false && additional === undefined)) {
-    const rest = additional === undefined || additional === true ? 'unknown' : toTs(additional as Schema, inner, depth + 1);
+    const rest =
+      additional === undefined || additional === true ? 'unknown' : toTs(additional as Schema, inner, depth + 1);
     // An index signature must admit every declared property's type (optional ones: undefined too).
     lines.push(`${inner}[key: string]: ${rest === 'unknown' ? 'unknown' : union([rest, ...values, 'undefined'])};`);
   }
@@ -59,25 +63,40 @@ export function toTs(schema: Schema | undefined, indent = '', depth = 0): string
     const options = schema[combinator];
     if (Array.isArray(options)) return union(options.map((option) => toTs(option as Schema, indent, depth + 1)));
   }
-  if (Array.isArray(schema.allOf) && schema.allOf.length === 1 && !schema.type) return toTs(schema.allOf[0] as Schema, indent, depth + 1);
-  if (schema.$ref !== undefined || schema.not !== undefined || schema.if !== undefined || schema.allOf !== undefined) return 'unknown';
-  const types = Array.isArray(schema.type) ? (schema.type as string[]) : typeof schema.type === 'string' ? [schema.type] : [];
+  if (Array.isArray(schema.allOf) && schema.allOf.length === 1 && !schema.type)
+    return toTs(schema.allOf[0] as Schema, indent, depth + 1);
+  if (schema.$ref !== undefined || schema.not !== undefined || schema.if !== undefined || schema.allOf !== undefined)
+    return 'unknown';
+  const types = Array.isArray(schema.type)
+    ? (schema.type as string[])
+    : typeof schema.type === 'string'
+      ? [schema.type]
+      : [];
   if (types.length === 0) return schema.properties ? objectType(schema, indent, depth) : 'unknown';
-  return union(types.map((type) => {
-    switch (type) {
-      case 'string': return 'string';
-      case 'number': case 'integer': return 'number';
-      case 'boolean': return 'boolean';
-      case 'null': return 'null';
-      case 'array': {
-        if (Array.isArray(schema.prefixItems) && schema.items === false) {
-          return `[${(schema.prefixItems as Schema[]).map((item) => toTs(item, indent, depth + 1)).join(', ')}]`;
+  return union(
+    types.map((type) => {
+      switch (type) {
+        case 'string':
+          return 'string';
+        case 'number':
+        case 'integer':
+          return 'number';
+        case 'boolean':
+          return 'boolean';
+        case 'null':
+          return 'null';
+        case 'array': {
+          if (Array.isArray(schema.prefixItems) && schema.items === false) {
+            return `[${(schema.prefixItems as Schema[]).map((item) => toTs(item, indent, depth + 1)).join(', ')}]`;
+          }
+          const item = toTs(schema.items as Schema | undefined, indent, depth + 1);
+          return /^[A-Za-z_$][\w$]*$/.test(item) ? `${item}[]` : `Array<${item}>`;
         }
-        const item = toTs(schema.items as Schema | undefined, indent, depth + 1);
-        return /^[A-Za-z_$][\w$]*$/.test(item) ? `${item}[]` : `Array<${item}>`;
+        case 'object':
+          return objectType(schema, indent, depth);
+        default:
+          return 'unknown';
       }
-      case 'object': return objectType(schema, indent, depth);
-      default: return 'unknown';
-    }
-  }));
+    }),
+  );
 }

@@ -5,7 +5,6 @@ import { checkResourceName } from './names';
 import { isUid } from '../ids';
 import { metricPermits } from '../policies/metric.policy';
 
-
 export interface CreateCircuitInput {
   name: string;
   description?: string | null;
@@ -22,7 +21,9 @@ export async function createCircuit(sequelize: Sequelize, owner: User, input: Cr
     const metric = isUid(input.userCircuitMetricUid) ? await CircuitMetric.findByPk(input.userCircuitMetricUid) : null;
     // Someone else's configuration is answered like a missing one: its uid reveals nothing.
     if (!metric || !metricPermits(owner, metric, 'attach')) {
-      throw badInput('user_circuit_metric_uid does not name a metric configuration of yours', { field: 'user_circuit_metric_uid' });
+      throw badInput('user_circuit_metric_uid does not name a metric configuration of yours', {
+        field: 'user_circuit_metric_uid',
+      });
     }
   }
   try {

@@ -8,8 +8,14 @@ import { Circuit, CircuitVersion } from '../models';
 export async function deprecateCircuit(sequelize: Sequelize, circuit: Circuit): Promise<Circuit> {
   await sequelize.transaction(async (transaction) => {
     // The first deprecation is the one clients see (Deprecation header); repeating it changes nothing.
-    await Circuit.update({ is_deprecated: true, deprecated_at: sequelize.literal('COALESCE(deprecated_at, now())') }, { where: { uid: circuit.uid }, transaction });
-    await CircuitVersion.update({ is_deprecated: true }, { where: { circuit_uid: circuit.uid, is_deprecated: false }, transaction });
+    await Circuit.update(
+      { is_deprecated: true, deprecated_at: sequelize.literal('COALESCE(deprecated_at, now())') },
+      { where: { uid: circuit.uid }, transaction },
+    );
+    await CircuitVersion.update(
+      { is_deprecated: true },
+      { where: { circuit_uid: circuit.uid, is_deprecated: false }, transaction },
+    );
   });
   return circuit.reload();
 }

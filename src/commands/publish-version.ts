@@ -12,22 +12,35 @@ const EMBEDS_LOCK = 0x636972_656d62; // 'cir' 'emb'
  * becomes primary, as does any published with `primary`.
  */
 export async function publishVersion(
-  { sequelize, schemas, sandbox }: { sequelize: Sequelize; schemas: Pick<JsonSchemaService, 'compiler'>; sandbox: Sandbox },
+  {
+    sequelize,
+    schemas,
+    sandbox,
+  }: { sequelize: Sequelize; schemas: Pick<JsonSchemaService, 'compiler'>; sandbox: Sandbox },
   publisher: User,
   circuit: Circuit,
   rawDefinition: unknown,
   makePrimary = false,
 ): Promise<CircuitVersion> {
-  const { definition, embeddedCircuitUids } = await validateDefinition({ compiler: schemas.compiler, sandbox }, rawDefinition, publisher, circuit);
+  const { definition, embeddedCircuitUids } = await validateDefinition(
+    { compiler: schemas.compiler, sandbox },
+    rawDefinition,
+    publisher,
+    circuit,
+  );
   return sequelize.transaction(async (transaction) => {
     // The cycle check during validation saw a snapshot. Publishes that add embeds take this lock first
     // (before any row lock, so they cannot deadlock on the circuits their embeds reference) and check
     // again under it: X→Y and Y→X published at once cannot both pass.
-    if (embeddedCircuitUids.length > 0) await sequelize.query('SELECT pg_advisory_xact_lock($1)', { bind: [EMBEDS_LOCK], transaction });
+    if (embeddedCircuitUids.length > 0)
+      await sequelize.query('SELECT pg_advisory_xact_lock($1)', { bind: [EMBEDS_LOCK], transaction });
     // Lock the circuit so concurrent publishes number their versions one after the other.
     const locked = await Circuit.findByPk(circuit.uid, { transaction, lock: transaction.LOCK.UPDATE });
     if (!locked) throw new Error('circuit vanished while publishing');
-    const last: number | null = await CircuitVersion.max('number', { where: { circuit_uid: circuit.uid }, transaction });
+    const last: number | null = await CircuitVersion.max('number', {
+      where: { circuit_uid: circuit.uid },
+      transaction,
+    });
     const version = await CircuitVersion.create(
       { circuit_uid: circuit.uid, number: (last ?? 0) + 1, definition, is_deprecated: locked.is_deprecated },
       { transaction },
@@ -35,7 +48,11 @@ export async function publishVersion(
     if (embeddedCircuitUids.length > 0) {
       await assertNoEmbedCycle(circuit.uid, embeddedCircuitUids, transaction);
       await CircuitEmbed.bulkCreate(
-        embeddedCircuitUids.map((embedded) => ({ version_uid: version.uid, circuit_uid: circuit.uid, embedded_circuit_uid: embedded })),
+        embeddedCircuitUids.map((embedded) => ({
+          version_uid: version.uid,
+          circuit_uid: circuit.uid,
+          embedded_circuit_uid: embedded,
+        })),
         { transaction },
       );
     }

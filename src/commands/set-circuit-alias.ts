@@ -39,7 +39,16 @@ export async function setCircuitAlias(
     current.changed('routes', true);
     await current.save({ transaction });
     // The old set's replaced_at is the new set's updated_at.
-    await CircuitAliasHistory.create({ circuit_uid: circuit.uid, name, routes: replaced.routes, set_at: replaced.setAt, replaced_at: current.updated_at }, { transaction });
+    await CircuitAliasHistory.create(
+      {
+        circuit_uid: circuit.uid,
+        name,
+        routes: replaced.routes,
+        set_at: replaced.setAt,
+        replaced_at: current.updated_at,
+      },
+      { transaction },
+    );
     return { alias: current, changed: true };
   });
 }
@@ -47,11 +56,19 @@ export async function setCircuitAlias(
 async function checkVersionsOf(circuit: Circuit, routes: AliasRoute[], transaction: Transaction): Promise<void> {
   const uids = routes.map((route) => route.version_uid).filter(isUid);
   const found = new Set(
-    (await CircuitVersion.findAll({ where: { uid: { [Op.in]: uids }, circuit_uid: circuit.uid }, attributes: ['uid'], transaction })).map((v) => v.uid),
+    (
+      await CircuitVersion.findAll({
+        where: { uid: { [Op.in]: uids }, circuit_uid: circuit.uid },
+        attributes: ['uid'],
+        transaction,
+      })
+    ).map((v) => v.uid),
   );
   routes.forEach((route, i) => {
     if (!found.has(route.version_uid)) {
-      throw badInput(`routes[${i}].version_uid is not a version of this circuit`, { field: `routes[${i}].version_uid` });
+      throw badInput(`routes[${i}].version_uid is not a version of this circuit`, {
+        field: `routes[${i}].version_uid`,
+      });
     }
   });
 }

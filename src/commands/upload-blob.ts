@@ -7,7 +7,10 @@ import { Blob } from '../models/blobs';
 import type { BlobStorage } from '../storage';
 import { AppError, badInput } from '../errors';
 
-export interface UploadedFile { filename: string; data: Buffer }
+export interface UploadedFile {
+  filename: string;
+  data: Buffer;
+}
 
 /** The MIME type of some content: sniffed from its bytes, else guessed from its name, else null. */
 export async function detectMimeType(data: Buffer, filename: string): Promise<string | null> {
@@ -22,8 +25,13 @@ export async function detectMimeType(data: Buffer, filename: string): Promise<st
 
 /** A display name: the last path segment, no control characters, at most 255 characters. */
 export function cleanFilename(filename: string): string {
-  // eslint-disable-next-line no-control-regex
-  return path.basename(filename.replace(/\\/g, '/')).replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 255);
+  return (
+    path
+      .basename(filename.replace(/\\/g, '/'))
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u001f\u007f]/g, '')
+      .slice(0, 255)
+  );
 }
 
 export function tooLarge(maxBytes: number): AppError {
@@ -39,7 +47,11 @@ const SNIFF_BYTES = 4100;
  * back-pressure), hashed and counted on the way. More than `storage.maxBytes` fails the store
  * (PayloadTooLarge) and leaves nothing behind.
  */
-export async function uploadBlobStream(storage: BlobStorage, owner: User, file: { filename: string; stream: Readable }): Promise<Blob> {
+export async function uploadBlobStream(
+  storage: BlobStorage,
+  owner: User,
+  file: { filename: string; stream: Readable },
+): Promise<Blob> {
   const filename = cleanFilename(file.filename);
   const source = file.stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   const head: Buffer[] = [];
@@ -47,7 +59,10 @@ export async function uploadBlobStream(storage: BlobStorage, owner: User, file: 
   let ended = false;
   while (headBytes < SNIFF_BYTES) {
     const next = await source.next();
-    if (next.done) { ended = true; break; }
+    if (next.done) {
+      ended = true;
+      break;
+    }
     head.push(next.value);
     headBytes += next.value.length;
   }

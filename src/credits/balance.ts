@@ -1,6 +1,9 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 
-export interface Balance { credits: number; held: number }
+export interface Balance {
+  credits: number;
+  held: number;
+}
 
 /**
  * A user's balance as committed now. Authenticated viewers come from a cache that holds and charges

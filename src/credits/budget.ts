@@ -18,7 +18,10 @@ export function checkMaxCredits(value: unknown, field = 'max_credits'): number |
  * `held` starts at what the run row holds when claimed (the base credit, plus holds of earlier attempts).
  */
 export class SpendCap {
-  constructor(private held: number, readonly max: number | null) {}
+  constructor(
+    private held: number,
+    readonly max: number | null,
+  ) {}
 
   /** False, reserving nothing, when holding `credits` more would pass the cap. */
   reserve(credits: number): boolean {

@@ -11,7 +11,15 @@
  * reserved, and a balance never goes below 0. The result selects `user_uid`, `cost`, `amount`
  * (what was taken, ≥ 0) and `balance_after` from the ledger row.
  */
-export function chargeRunSql({ ended, cost, extraColumns = '' }: { ended: string; cost: string; extraColumns?: string }): string {
+export function chargeRunSql({
+  ended,
+  cost,
+  extraColumns = '',
+}: {
+  ended: string;
+  cost: string;
+  extraColumns?: string;
+}): string {
   return `locked AS (
        SELECT u.uid, u.credits, u.credits_held, e.uid AS run_uid, e.credits_held AS run_held
          FROM users u JOIN ${ended} e ON u.uid = e.user_uid

@@ -1,7 +1,12 @@
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { badInput, notFound } from '../errors';
 
-export interface Grant { userUid: string; username: string; amount: number; balanceAfter: number }
+export interface Grant {
+  userUid: string;
+  username: string;
+  amount: number;
+  balanceAfter: number;
+}
 
 /** The largest balance a user may have: amounts stay exact in every client (GraphQL Int is 32-bit). */
 export const MAX_BALANCE = 1_000_000_000;
@@ -32,13 +37,26 @@ export async function grantCredits(
      INSERT INTO credit_ledger (user_uid, kind, amount, balance_after)
        SELECT uid, 'grant', :amount, credits FROM granted
      RETURNING user_uid AS uid, (SELECT username FROM granted) AS username, amount, balance_after`,
-    { replacements: { amount, max: MAX_BALANCE, key: byUid ? user.uid : user.username }, type: QueryTypes.SELECT, transaction },
+    {
+      replacements: { amount, max: MAX_BALANCE, key: byUid ? user.uid : user.username },
+      type: QueryTypes.SELECT,
+      transaction,
+    },
   );
   if (rows.length === 0) {
-    const exists = await sequelize.query(`SELECT 1 FROM users WHERE ${byUid ? 'uid' : 'username'} = :key`, { replacements: { key: byUid ? user.uid : user.username }, type: QueryTypes.SELECT, transaction });
+    const exists = await sequelize.query(`SELECT 1 FROM users WHERE ${byUid ? 'uid' : 'username'} = :key`, {
+      replacements: { key: byUid ? user.uid : user.username },
+      type: QueryTypes.SELECT,
+      transaction,
+    });
     if (exists.length === 0) throw notFound(`User ${byUid ? user.uid : user.username}`);
     throw badInput(`a balance may be at most ${MAX_BALANCE} credits`, { field: 'amount' });
   }
   const row = rows[0];
-  return { userUid: row.uid, username: row.username, amount: Number(row.amount), balanceAfter: Number(row.balance_after) };
+  return {
+    userUid: row.uid,
+    username: row.username,
+    amount: Number(row.amount),
+    balanceAfter: Number(row.balance_after),
+  };
 }

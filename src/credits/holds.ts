@@ -13,8 +13,13 @@ export const RUN_BASE_CREDITS = 1;
  * token day — the order finishRun (and migration 0022's trigger in it) takes them — so a hold and a
  * charge of the same run never deadlock.
  */
-export async function holdCredits(sequelize: Sequelize, run: { uid: string; userUid: string }, amount: number): Promise<boolean> {
-  if (!Number.isSafeInteger(amount) || amount < 0) throw new RangeError(`a credit hold must be a whole number ≥ 0, got ${amount}`);
+export async function holdCredits(
+  sequelize: Sequelize,
+  run: { uid: string; userUid: string },
+  amount: number,
+): Promise<boolean> {
+  if (!Number.isSafeInteger(amount) || amount < 0)
+    throw new RangeError(`a credit hold must be a whole number ≥ 0, got ${amount}`);
   if (amount === 0) return true;
   const rows = await preparedQuery<{ uid: string }>(
     sequelize,

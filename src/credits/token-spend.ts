@@ -12,7 +12,11 @@ import type { TokenGrant } from '../domain/token-grant';
  */
 
 /** Where a run's credits count: the capped token and the UTC day the run was created. */
-export interface TokenSpend { tokenUid: string; day: string; cap: number }
+export interface TokenSpend {
+  tokenUid: string;
+  day: string;
+  cap: number;
+}
 
 /** The UTC day of `now` as PostgreSQL's `date` reads it. */
 export function utcDay(now = new Date()): string {
@@ -28,7 +32,11 @@ export function secondsToNextUtcDay(now = new Date()): number {
 /** The 429 of a run its token's cap cannot cover; Retry-After is the next UTC day. */
 export function dailyCapReached(cap: number, now = new Date()): AppError {
   const retryAfter = secondsToNextUtcDay(now);
-  return new AppError('RateLimited', `This token's runs may take at most ${cap} credits per UTC day; retry after 00:00 UTC (Retry-After)`, { retryAfter });
+  return new AppError(
+    'RateLimited',
+    `This token's runs may take at most ${cap} credits per UTC day; retry after 00:00 UTC (Retry-After)`,
+    { retryAfter },
+  );
 }
 
 /** The spend a new run of the viewer's token counts toward, or null when the token has no cap (or there is no token). */
@@ -65,7 +73,12 @@ export async function releaseTokenSpend(sequelize: Sequelize, spend: TokenSpend,
  * the cap cannot cover it) and given back when `admit` admits nothing or fails. Without a cap,
  * `admit` alone.
  */
-export async function admitWithinTokenCap<T>(sequelize: Sequelize, spend: TokenSpend | null, amount: number, admit: () => Promise<T | null>): Promise<T | null> {
+export async function admitWithinTokenCap<T>(
+  sequelize: Sequelize,
+  spend: TokenSpend | null,
+  amount: number,
+  admit: () => Promise<T | null>,
+): Promise<T | null> {
   if (!spend) return admit();
   if (!(await reserveTokenSpend(sequelize, spend, amount))) throw dailyCapReached(spend.cap);
   let admitted: T | null = null;

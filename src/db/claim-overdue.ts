@@ -34,7 +34,12 @@ export function claimOverdueSql(claim: OverdueClaim, limit: string, returning = 
  * Claims at most `limit` overdue rows (claimOverdueSql) and answers their keys. `bind`: the values of the
  * condition's `$1…`; the limit is bound after them.
  */
-export async function claimOverdue(sequelize: Sequelize, claim: OverdueClaim, bind: unknown[], limit: number): Promise<string[]> {
+export async function claimOverdue(
+  sequelize: Sequelize,
+  claim: OverdueClaim,
+  bind: unknown[],
+  limit: number,
+): Promise<string[]> {
   const key = claim.key ?? 'uid';
   const sql = claimOverdueSql(claim, `$${bind.length + 1}`);
   const rows = await sequelize.query<Record<string, string>>(sql, { bind: [...bind, limit], type: QueryTypes.SELECT });

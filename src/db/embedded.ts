@@ -4,7 +4,13 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { Client } from 'pg';
 import { postgresIdentity, type PostgresIdentity } from './postgres-identity';
-import { initialiseCluster, PostgresServer, randomPassword, type EmbeddedLog, type PostgresServerState } from './postgres-server';
+import {
+  initialiseCluster,
+  PostgresServer,
+  randomPassword,
+  type EmbeddedLog,
+  type PostgresServerState,
+} from './postgres-server';
 
 export type { EmbeddedLog } from './postgres-server';
 
@@ -28,7 +34,10 @@ const USER = 'postgres';
 /** The password of data directories made before passwords were random: changed at their next start. */
 const LEGACY_PASSWORD = 'postgres';
 
-interface Recorded { port: number; pid: number }
+interface Recorded {
+  port: number;
+  pid: number;
+}
 
 const recordFile = (dataDir: string) => path.join(dataDir, 'postgres.json');
 const passwordFile = (dataDir: string) => path.join(dataDir, 'postgres-password');
@@ -47,14 +56,25 @@ async function freePort(): Promise<number> {
 function canConnect(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
-    socket.setTimeout(500, () => { socket.destroy(); resolve(false); });
+    socket.setTimeout(500, () => {
+      socket.destroy();
+      resolve(false);
+    });
   });
 }
 
 function isAlive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch { return false; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** PostgreSQL left running by a SIGKILLed parent holds the files: stop it before starting anew. */
@@ -63,7 +83,11 @@ function stopStale(pgDir: string): void {
   if (!fs.existsSync(pidFile)) return;
   const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
   if (pid && isAlive(pid)) {
-    try { process.kill(pid, 'SIGINT'); } catch { /* already gone */ }
+    try {
+      process.kill(pid, 'SIGINT');
+    } catch {
+      /* already gone */
+    }
     const deadline = Date.now() + 10_000;
     while (isAlive(pid) && Date.now() < deadline) execFileSync('sleep', ['0.1']);
   }
@@ -97,7 +121,9 @@ function writePassword(dataDir: string, password: string): void {
 /** Another service owns the embedded PostgreSQL of the data directory, and this one was not told to join it. */
 export class DataDirectoryInUse extends Error {
   constructor(dataDir: string, pid: number) {
-    super(`another circuit service (pid ${pid}) already runs on DATA_DIR ${dataDir}; stop it first, or set CIRCUIT_JOIN=1 (or DATABASE_URL) to run beside it`);
+    super(
+      `another circuit service (pid ${pid}) already runs on DATA_DIR ${dataDir}; stop it first, or set CIRCUIT_JOIN=1 (or DATABASE_URL) to run beside it`,
+    );
   }
 }
 
@@ -105,12 +131,21 @@ export class DataDirectoryInUse extends Error {
  * Connects to the data dir's running PostgreSQL if there is one, else starts (and supervises) it.
  * With `exclusive` (a second service on the same files) a running one is refused (DataDirectoryInUse).
  */
-export async function startEmbeddedDatabase(dataDir: string, log: EmbeddedLog = () => {}, { exclusive = false }: { exclusive?: boolean } = {}): Promise<EmbeddedDatabase> {
+export async function startEmbeddedDatabase(
+  dataDir: string,
+  log: EmbeddedLog = () => {},
+  { exclusive = false }: { exclusive?: boolean } = {},
+): Promise<EmbeddedDatabase> {
   fs.mkdirSync(dataDir, { recursive: true });
   const recorded = readRecord(dataDir);
   if (recorded && isAlive(recorded.pid) && (await canConnect(recorded.port))) {
     if (exclusive) throw new DataDirectoryInUse(dataDir, recorded.pid);
-    return { url: urlFor(recorded.port, readPassword(dataDir) ?? LEGACY_PASSWORD), owned: false, state: () => 'joined', stop: async () => {} };
+    return {
+      url: urlFor(recorded.port, readPassword(dataDir) ?? LEGACY_PASSWORD),
+      owned: false,
+      state: () => 'joined',
+      stop: async () => {},
+    };
   }
 
   const identity = postgresIdentity();
@@ -128,7 +163,13 @@ export async function startEmbeddedDatabase(dataDir: string, log: EmbeddedLog = 
   const server = new PostgresServer({ pgDir, port, identity, log, settings: { max_connections: '200' } });
   await server.start();
   try {
-    const client = new Client({ host: '127.0.0.1', port, user: USER, password: password ?? LEGACY_PASSWORD, database: 'postgres' });
+    const client = new Client({
+      host: '127.0.0.1',
+      port,
+      user: USER,
+      password: password ?? LEGACY_PASSWORD,
+      database: 'postgres',
+    });
     await client.connect();
     try {
       if (!password) {

@@ -81,7 +81,10 @@ export async function keepConnected(options: KeepConnectedOptions): Promise<Kept
     up = true;
     current = client;
     if (outage) {
-      log.info({ ...logFields, outage_ms: Date.now() - outage.since, failed_attempts: outage.failedAttempts }, `${name} connection restored`);
+      log.info(
+        { ...logFields, outage_ms: Date.now() - outage.since, failed_attempts: outage.failedAttempts },
+        `${name} connection restored`,
+      );
       outage = undefined;
     }
     options.onUp?.();

@@ -1,7 +1,10 @@
 import { keepConnected, type KeepConnectedOptions, type KeptConnection } from './keep-connected';
 
 /** Notifications sent while the connection is lost (from onLost to the next onListening) are missed. */
-export interface ListenOptions extends Pick<KeepConnectedOptions, 'databaseUrl' | 'applicationName' | 'log' | 'onLost' | 'retryMs'> {
+export interface ListenOptions extends Pick<
+  KeepConnectedOptions,
+  'databaseUrl' | 'applicationName' | 'log' | 'onLost' | 'retryMs'
+> {
   channel: string;
   onNotification(payload: string | undefined): void;
   /** Each time LISTEN is in place (first connect and every reconnect). */

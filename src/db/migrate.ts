@@ -8,7 +8,9 @@ export function createMigrator(sequelize: Sequelize) {
     migrations: migrations.map((m) => ({
       name: m.name,
       up: () => sequelize.query(m.up),
-      down: async () => { if (m.down) await sequelize.query(m.down); },
+      down: async () => {
+        if (m.down) await sequelize.query(m.down);
+      },
     })),
     context: sequelize,
     storage: new SequelizeStorage({ sequelize, tableName: 'schema_migrations' }),

@@ -10,7 +10,14 @@ export interface NotifiedCache {
   invalidate(payload?: string): void;
 }
 
-export type WriteHook = 'afterCreate' | 'afterUpdate' | 'afterDestroy' | 'afterUpsert' | 'afterBulkCreate' | 'afterBulkUpdate' | 'afterBulkDestroy';
+export type WriteHook =
+  | 'afterCreate'
+  | 'afterUpdate'
+  | 'afterDestroy'
+  | 'afterUpsert'
+  | 'afterBulkCreate'
+  | 'afterBulkUpdate'
+  | 'afterBulkDestroy';
 
 export interface KeepCurrentOptions {
   databaseUrl: string;
@@ -35,8 +42,12 @@ const liveCaches = new Map<string, Set<NotifiedCache>>();
  */
 function installWriteHooks(kind: string, writes: NonNullable<KeepCurrentOptions['localWrites']>): void {
   const onWrite = (...args: unknown[]) => {
-    const transaction = args.map((arg) => (arg as { transaction?: Transaction | null } | undefined)?.transaction).find(Boolean);
-    const invalidateAll = () => { for (const cache of liveCaches.get(kind) ?? []) cache.invalidate(); };
+    const transaction = args
+      .map((arg) => (arg as { transaction?: Transaction | null } | undefined)?.transaction)
+      .find(Boolean);
+    const invalidateAll = () => {
+      for (const cache of liveCaches.get(kind) ?? []) cache.invalidate();
+    };
     if (transaction) transaction.afterCommit(invalidateAll);
     else invalidateAll();
   };
@@ -44,7 +55,12 @@ function installWriteHooks(kind: string, writes: NonNullable<KeepCurrentOptions[
     for (const model of models) {
       for (const hook of hooks) {
         (model.removeHook as (name: string, id: string) => void).call(model, hook, kind);
-        (model.addHook as (name: string, id: string, fn: (...args: unknown[]) => void) => void).call(model, hook, kind, onWrite);
+        (model.addHook as (name: string, id: string, fn: (...args: unknown[]) => void) => void).call(
+          model,
+          hook,
+          kind,
+          onWrite,
+        );
       }
     }
   }

@@ -24,14 +24,22 @@ export interface PostgresIdentity {
   owner: { uid: number; gid: number };
 }
 
-interface PasswdEntry { name: string; uid: number; gid: number }
+interface PasswdEntry {
+  name: string;
+  uid: number;
+  gid: number;
+}
 
 function passwd(): PasswdEntry[] {
   try {
-    return fs.readFileSync('/etc/passwd', 'utf8').split('\n').filter(Boolean).map((line) => {
-      const [name, , uid, gid] = line.split(':');
-      return { name: name ?? '', uid: Number(uid), gid: Number(gid) };
-    });
+    return fs
+      .readFileSync('/etc/passwd', 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => {
+        const [name, , uid, gid] = line.split(':');
+        return { name: name ?? '', uid: Number(uid), gid: Number(gid) };
+      });
   } catch {
     return [];
   }
@@ -40,11 +48,16 @@ function passwd(): PasswdEntry[] {
 /** initdb and postgres look their effective uid up in /etc/passwd: the namespace uid must have an entry. */
 function namespaceUser(): PasswdEntry | undefined {
   const entries = passwd().filter((entry) => entry.uid > 0 && Number.isSafeInteger(entry.uid));
-  return entries.find((entry) => entry.name === 'postgres') ?? entries.find((entry) => entry.name === 'nobody') ?? entries[0];
+  return (
+    entries.find((entry) => entry.name === 'postgres') ?? entries.find((entry) => entry.name === 'nobody') ?? entries[0]
+  );
 }
 
 function userNamespaceWorks(user: PasswdEntry): boolean {
-  const probe = spawnSync('unshare', ['--user', `--map-user=${user.uid}`, `--map-group=${user.gid}`, 'true'], { stdio: 'ignore', timeout: 5_000 });
+  const probe = spawnSync('unshare', ['--user', `--map-user=${user.uid}`, `--map-group=${user.gid}`, 'true'], {
+    stdio: 'ignore',
+    timeout: 5_000,
+  });
   return probe.status === 0;
 }
 
@@ -67,12 +80,17 @@ function chooseIdentity(): PostgresIdentity {
       kind: 'user-namespace',
       description: `root inside a user namespace (uid ${user.uid} there, no capabilities)`,
       owner: { uid: 0, gid: 0 },
-      command: (file, args) => ({ file: 'unshare', args: ['--user', `--map-user=${user.uid}`, `--map-group=${user.gid}`, '--', file, ...args] }),
+      command: (file, args) => ({
+        file: 'unshare',
+        args: ['--user', `--map-user=${user.uid}`, `--map-group=${user.gid}`, '--', file, ...args],
+      }),
     };
   }
   const postgres = passwd().find((entry) => entry.name === 'postgres');
   if (!postgres) {
-    throw new Error('running as root, PostgreSQL must run as another user: user namespaces are unavailable (unshare --user failed) and there is no `postgres` OS user. Run as a non-root user, create a `postgres` user, or set DATABASE_URL');
+    throw new Error(
+      'running as root, PostgreSQL must run as another user: user namespaces are unavailable (unshare --user failed) and there is no `postgres` OS user. Run as a non-root user, create a `postgres` user, or set DATABASE_URL',
+    );
   }
   return {
     kind: 'postgres-user',
@@ -103,9 +121,12 @@ export function firstUnreachableDirectory(target: string, identity: PostgresIden
     } catch {
       return undefined; // not created yet: mkdir makes it with the default mode
     }
-    const enterable = stat.uid === identity.owner.uid ? (stat.mode & 0o100) !== 0
-      : stat.gid === identity.owner.gid ? (stat.mode & 0o010) !== 0
-        : (stat.mode & 0o001) !== 0;
+    const enterable =
+      stat.uid === identity.owner.uid
+        ? (stat.mode & 0o100) !== 0
+        : stat.gid === identity.owner.gid
+          ? (stat.mode & 0o010) !== 0
+          : (stat.mode & 0o001) !== 0;
     if (!enterable) return dir;
   }
   return undefined;

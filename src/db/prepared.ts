@@ -19,7 +19,12 @@ export function statementName(text: string): string {
  * plan cached. Inside a transaction, runs on the transaction's connection.
  * Rows come back as node-postgres parses them, as with `sequelize.query(..., { type: SELECT })`.
  */
-export async function preparedQuery<T>(sequelize: Sequelize, text: string, values: unknown[], transaction?: Transaction | null): Promise<T[]> {
+export async function preparedQuery<T>(
+  sequelize: Sequelize,
+  text: string,
+  values: unknown[],
+  transaction?: Transaction | null,
+): Promise<T[]> {
   const name = statementName(text);
   const inTransaction = transactionConnection(transaction);
   if (inTransaction) return (await inTransaction.query({ name, text, values })).rows as T[];

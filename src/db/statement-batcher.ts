@@ -15,13 +15,20 @@ export interface StatementBatcherOptions<I> {
   maxWeight?: number;
 }
 
-interface Waiting<I, O> { item: I; resolve(result: O): void; reject(error: unknown): void }
+interface Waiting<I, O> {
+  item: I;
+  resolve(result: O): void;
+  reject(error: unknown): void;
+}
 
 export class StatementBatcher<I, O> {
   private readonly busy = new Map<string, Array<Waiting<I, O>>>();
 
   /** `write` answers each item of a batch, in order. */
-  constructor(private readonly write: (key: string, items: I[]) => Promise<O[]>, private readonly options: StatementBatcherOptions<I>) {}
+  constructor(
+    private readonly write: (key: string, items: I[]) => Promise<O[]>,
+    private readonly options: StatementBatcherOptions<I>,
+  ) {}
 
   submit(key: string, item: I): Promise<O> {
     return new Promise((resolve, reject) => {
@@ -37,7 +44,10 @@ export class StatementBatcher<I, O> {
 
   private async flush(key: string, batch: Array<Waiting<I, O>>): Promise<void> {
     try {
-      const results = await this.write(key, batch.map((w) => w.item));
+      const results = await this.write(
+        key,
+        batch.map((w) => w.item),
+      );
       batch.forEach((w, i) => w.resolve(results[i]));
     } catch (error) {
       if (batch.length === 1) batch[0].reject(error);

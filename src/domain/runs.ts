@@ -13,9 +13,24 @@ export function isTerminal(state: RunState): boolean {
 }
 
 /** Why an EXCEPTION run ended; shown to the run's owner only. */
-export const RUN_ERROR_CODES = ['StepFailed', 'InsufficientCredits', 'Canceled', 'DeadlineExceeded', 'WorkerLost', 'Rejected', 'ApprovalTimedOut', 'OutputContractViolation', 'BudgetExceeded', 'Internal'] as const;
+export const RUN_ERROR_CODES = [
+  'StepFailed',
+  'InsufficientCredits',
+  'Canceled',
+  'DeadlineExceeded',
+  'WorkerLost',
+  'Rejected',
+  'ApprovalTimedOut',
+  'OutputContractViolation',
+  'BudgetExceeded',
+  'Internal',
+] as const;
 export type RunErrorCode = (typeof RUN_ERROR_CODES)[number];
-export interface RunError { code: RunErrorCode; message: string; step_id?: string }
+export interface RunError {
+  code: RunErrorCode;
+  message: string;
+  step_id?: string;
+}
 
 /**
  * Fields of a run that are absent, not null, until they exist (the API contract), or that the caller may not
@@ -23,7 +38,18 @@ export interface RunError { code: RunErrorCode; message: string; step_id?: strin
  * runs whose version was drawn from an alias; `replay_of` only on replays; `tags`, `metadata`,
  * `batch_uid` only on runs that have them, for their owner.
  */
-export const RUN_OPTIONAL_FIELDS = ['alias', 'replay_of', 'tags', 'metadata', 'batch_uid', 'ended_at', 'result_blob', 'metrics', 'error', 'waiting_for'];
+export const RUN_OPTIONAL_FIELDS = [
+  'alias',
+  'replay_of',
+  'tags',
+  'metadata',
+  'batch_uid',
+  'ended_at',
+  'result_blob',
+  'metrics',
+  'error',
+  'waiting_for',
+];
 
 /** An approval's `comment`: at most this many characters (Unicode code points, as the REST edge counts them). */
 export const MAX_APPROVAL_COMMENT_CHARS = 2000;

@@ -21,7 +21,13 @@ export interface TokenGrant {
 }
 
 /** The grant of an api_tokens row (its columns as read from PostgreSQL). */
-export function grantOfRow(row: { uid: string; scopes: string[] | null; expires_at: Date | null; circuit_uids: string[] | null; max_credits_per_day: string | number | null }): TokenGrant {
+export function grantOfRow(row: {
+  uid: string;
+  scopes: string[] | null;
+  expires_at: Date | null;
+  circuit_uids: string[] | null;
+  max_credits_per_day: string | number | null;
+}): TokenGrant {
   return {
     tokenUid: row.uid,
     scopes: row.scopes ? row.scopes.filter(isTokenScope) : null,

@@ -7,7 +7,12 @@ export const STEP_ID = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export const MAX_STEPS = 100;
 
 const STEP_COMMON = {
-  id: { type: 'string', pattern: STEP_ID.source, description: 'Unique within the definition; other steps read this one as steps.<id>.', 'x-message': `must match ${STEP_ID.source} (got {value})` },
+  id: {
+    type: 'string',
+    pattern: STEP_ID.source,
+    description: 'Unique within the definition; other steps read this one as steps.<id>.',
+    'x-message': `must match ${STEP_ID.source} (got {value})`,
+  },
   kind: { type: 'string', description: 'The step kind.' },
 };
 
@@ -39,11 +44,17 @@ export function annotatedDefinitionSchema(): FieldSchema {
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     title: 'Circuit definition',
-    description: 'The body of a circuit version. Templates are Handlebars over {input, steps} (helpers: each, if, unless, with, lookup); expressions are JSONata over {input, steps}. Steps read each other only through steps.<id> and must not form a cycle; independent steps run concurrently.',
+    description:
+      'The body of a circuit version. Templates are Handlebars over {input, steps} (helpers: each, if, unless, with, lookup); expressions are JSONata over {input, steps}. Steps read each other only through steps.<id> and must not form a cycle; independent steps run concurrently.',
     type: 'object',
     'x-message': 'must be a JSON object',
     properties: {
-      query_schema: { type: 'object', description: 'JSON Schema (draft 2020-12) of a run\'s input; "type" must be "object". Patterns are RE2 regular expressions.', 'x-message': 'must be a JSON Schema object' },
+      query_schema: {
+        type: 'object',
+        description:
+          'JSON Schema (draft 2020-12) of a run\'s input; "type" must be "object". Patterns are RE2 regular expressions.',
+        'x-message': 'must be a JSON Schema object',
+      },
       steps: {
         type: 'array',
         minItems: 1,
@@ -57,14 +68,32 @@ export function annotatedDefinitionSchema(): FieldSchema {
               type: 'object',
               'x-message': 'must be an object',
               required: ['id', 'kind'],
-              properties: { id: STEP_COMMON.id, kind: { enum: kinds, description: `One of ${kinds.join(', ')}.`, 'x-message': `kind must be one of ${kinds.join(', ')}` } },
+              properties: {
+                id: STEP_COMMON.id,
+                kind: {
+                  enum: kinds,
+                  description: `One of ${kinds.join(', ')}.`,
+                  'x-message': `kind must be one of ${kinds.join(', ')}`,
+                },
+              },
             },
             ...stepSchemas(),
           ],
         },
       },
-      output: { type: 'string', pattern: '\\S', description: "JSONata over {input, steps}: the run's output. Absent: the last step's output.", 'x-jsonata': true, 'x-message': 'must be a non-empty JSONata expression' },
-      output_schema: { type: 'object', description: "JSON Schema (draft 2020-12) of the run's output: a run whose output fails it ends EXCEPTION OutputContractViolation naming the field. Patterns are RE2 regular expressions.", 'x-message': 'must be a JSON Schema object' },
+      output: {
+        type: 'string',
+        pattern: '\\S',
+        description: "JSONata over {input, steps}: the run's output. Absent: the last step's output.",
+        'x-jsonata': true,
+        'x-message': 'must be a non-empty JSONata expression',
+      },
+      output_schema: {
+        type: 'object',
+        description:
+          "JSON Schema (draft 2020-12) of the run's output: a run whose output fails it ends EXCEPTION OutputContractViolation naming the field. Patterns are RE2 regular expressions.",
+        'x-message': 'must be a JSON Schema object',
+      },
       description: { type: 'string', description: 'Free text about this version.', 'x-message': 'must be a string' },
     },
     required: ['query_schema', 'steps'],
@@ -75,7 +104,11 @@ export function annotatedDefinitionSchema(): FieldSchema {
 function withoutAnnotations(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(withoutAnnotations);
   if (!node || typeof node !== 'object') return node;
-  return Object.fromEntries(Object.entries(node).filter(([key]) => !key.startsWith('x-')).map(([key, value]) => [key, withoutAnnotations(value)]));
+  return Object.fromEntries(
+    Object.entries(node)
+      .filter(([key]) => !key.startsWith('x-'))
+      .map(([key, value]) => [key, withoutAnnotations(value)]),
+  );
 }
 
 /** The published JSON Schema of the definition format (GET /api/v1/definition-schema.json). */

@@ -4,9 +4,22 @@ import { stringLeaves } from './render';
 import { describePolicy } from './step-policy';
 import { stepKind } from './steps/registry';
 
-export interface ExplainedInput { name: string; type: string; required: boolean; description: string }
-export interface ExplainedStep { id: string; kind: string; description: string }
-export interface Explanation { inputs: ExplainedInput[]; steps: ExplainedStep[]; text: string }
+export interface ExplainedInput {
+  name: string;
+  type: string;
+  required: boolean;
+  description: string;
+}
+export interface ExplainedStep {
+  id: string;
+  kind: string;
+  description: string;
+}
+export interface Explanation {
+  inputs: ExplainedInput[];
+  steps: ExplainedStep[];
+  text: string;
+}
 
 /** How a `circuit` step's target is named in words, e.g. `alice/summarize`; resolved by the caller. */
 export type CircuitNamer = (circuitUid: string) => string | undefined;
@@ -34,7 +47,10 @@ export function explainInputs(querySchema: Record<string, unknown>): ExplainedIn
     name,
     type: schemaType(schema),
     required: required.has(name),
-    description: typeof (schema as { description?: unknown })?.description === 'string' ? (schema as { description: string }).description : '',
+    description:
+      typeof (schema as { description?: unknown })?.description === 'string'
+        ? (schema as { description: string }).description
+        : '',
   }));
 }
 
@@ -71,16 +87,26 @@ export function describeStep(step: StepDefinition, nameCircuit: CircuitNamer = (
  * A human-readable breakdown of a definition: its inputs, one description per step, and a text
  * with one line for the inputs, one per step, and one for what the run returns.
  */
-export function explainDefinition(definition: CircuitDefinition, nameCircuit: CircuitNamer = () => undefined): Explanation {
+export function explainDefinition(
+  definition: CircuitDefinition,
+  nameCircuit: CircuitNamer = () => undefined,
+): Explanation {
   const inputs = explainInputs(definition.query_schema ?? {});
-  const steps = definition.steps.map((step) => ({ id: step.id, kind: step.kind, description: describeStep(step, nameCircuit) }));
-  const inputLine = inputs.length === 0
-    ? 'Takes no input fields.'
-    : `Takes input: ${inputs.map((i) => `${i.name} (${i.type}, ${i.required ? 'required' : 'optional'})`).join(', ')}.`;
+  const steps = definition.steps.map((step) => ({
+    id: step.id,
+    kind: step.kind,
+    description: describeStep(step, nameCircuit),
+  }));
+  const inputLine =
+    inputs.length === 0
+      ? 'Takes no input fields.'
+      : `Takes input: ${inputs.map((i) => `${i.name} (${i.type}, ${i.required ? 'required' : 'optional'})`).join(', ')}.`;
   const last = definition.steps[definition.steps.length - 1];
   const outputLine = definition.output
     ? `Returns the JSONata expression ${quote(definition.output)} over the input and step outputs.`
     : `Returns the output of step ${last.id}.`;
-  const text = [inputLine, ...steps.map((s, i) => `${i + 1}. ${s.id} (${s.kind}): ${s.description}`), outputLine].join('\n');
+  const text = [inputLine, ...steps.map((s, i) => `${i + 1}. ${s.id} (${s.kind}): ${s.description}`), outputLine].join(
+    '\n',
+  );
   return { inputs, steps, text };
 }

@@ -10,7 +10,8 @@ export async function evaluateExpression(expression: string, scope: unknown, cal
   try {
     return await call.sandbox.evaluateJsonata(expression, scope, call);
   } catch (error) {
-    if (error instanceof SandboxError && error.reason !== 'user') throw new Error(`JSONata: the expression ${error.message}`);
+    if (error instanceof SandboxError && error.reason !== 'user')
+      throw new Error(`JSONata: the expression ${error.message}`);
     throw new Error(`JSONata: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
@@ -29,7 +30,14 @@ function walkPlainPath(expression: string, scope: unknown): { value: unknown } |
   if (expression.length > 256 || !PLAIN_PATH.test(expression)) return undefined;
   let node = scope;
   for (const key of expression.split('.')) {
-    if (JSONATA_WORDS.has(key) || node === null || typeof node !== 'object' || Array.isArray(node) || !Object.hasOwn(node, key)) return undefined;
+    if (
+      JSONATA_WORDS.has(key) ||
+      node === null ||
+      typeof node !== 'object' ||
+      Array.isArray(node) ||
+      !Object.hasOwn(node, key)
+    )
+      return undefined;
     node = (node as Record<string, unknown>)[key];
   }
   return node === undefined || Array.isArray(node) ? undefined : { value: node };
@@ -56,12 +64,18 @@ const STRING_CALL = /^\$(uppercase|lowercase|trim)\(\s*([^()\s]+)\s*\)$/;
  * walk-through) is answered here too: a sandbox call cost the worker ~0.3 ms of CPU per run. Anything
  * else, a result past the output bound included, goes to the sandbox, which answers or refuses as usual.
  */
-function stringFunctionOfPath(expression: string, scope: unknown, limits: SandboxLimits): { value: unknown } | undefined {
+function stringFunctionOfPath(
+  expression: string,
+  scope: unknown,
+  limits: SandboxLimits,
+): { value: unknown } | undefined {
   if (expression.length > 256) return undefined;
   const call = STRING_CALL.exec(expression);
   if (!call) return undefined;
   const argument = walkPlainPath(call[2], scope);
   if (typeof argument?.value !== 'string') return undefined;
   const value = STRING_FUNCTIONS[call[1]](argument.value);
-  return JSON.stringify(value).length > (limits.maxOutputBytes ?? DEFAULT_SANDBOX_LIMITS.maxOutputBytes!) ? undefined : { value };
+  return JSON.stringify(value).length > (limits.maxOutputBytes ?? DEFAULT_SANDBOX_LIMITS.maxOutputBytes!)
+    ? undefined
+    : { value };
 }

@@ -18,7 +18,14 @@ const re2Engine = Object.assign((pattern: string, flags: string) => new RE2(patt
  */
 /** Its options are repeated in the compile check's thread (src/engine/schema-compile.ts): change both. */
 export function queryAjv(): Ajv2020 {
-  const ajv = new Ajv2020({ strict: false, allErrors: false, coerceTypes: false, useDefaults: false, addUsedSchema: false, code: { regExp: re2Engine } });
+  const ajv = new Ajv2020({
+    strict: false,
+    allErrors: false,
+    coerceTypes: false,
+    useDefaults: false,
+    addUsedSchema: false,
+    code: { regExp: re2Engine },
+  });
   addFormats(ajv);
   return ajv;
 }
@@ -48,7 +55,10 @@ function recursiveRef(root: Record<string, unknown>): string | null {
   const walk = (node: unknown, depth: number): string | null => {
     if (depth > 64) return 'nests deeper than 64 levels';
     if (Array.isArray(node)) {
-      for (const item of node) { const found = walk(item, depth + 1); if (found) return found; }
+      for (const item of node) {
+        const found = walk(item, depth + 1);
+        if (found) return found;
+      }
       return null;
     }
     if (!isObject(node)) return null;
@@ -61,7 +71,10 @@ function recursiveRef(root: Record<string, unknown>): string | null {
     }
     if (typeof node.$ref === 'string') {
       const target = resolve(node.$ref);
-      if (target !== undefined) { const found = walk(target, depth + 1); if (found) return found; }
+      if (target !== undefined) {
+        const found = walk(target, depth + 1);
+        if (found) return found;
+      }
     }
     for (const [key, value] of Object.entries(node)) {
       if (key === '$ref' || key === 'const' || key === 'enum' || key === 'default' || key === 'examples') continue;
@@ -76,8 +89,10 @@ function recursiveRef(root: Record<string, unknown>): string | null {
 
 /** Why a schema is too large to compile at all (JSON size, subschemas), or null: the checks that cost nothing. */
 export function schemaSizeProblem(schema: unknown): string | null {
-  if (JSON.stringify(schema).length > MAX_QUERY_SCHEMA_CHARS) return `is larger than ${MAX_QUERY_SCHEMA_CHARS} characters of JSON`;
-  if (countSchemaNodes(schema) > MAX_SCHEMA_NODES) return `holds more than ${MAX_SCHEMA_NODES} subschemas (properties, items, oneOf branches, …); make it smaller`;
+  if (JSON.stringify(schema).length > MAX_QUERY_SCHEMA_CHARS)
+    return `is larger than ${MAX_QUERY_SCHEMA_CHARS} characters of JSON`;
+  if (countSchemaNodes(schema) > MAX_SCHEMA_NODES)
+    return `holds more than ${MAX_SCHEMA_NODES} subschemas (properties, items, oneOf branches, …); make it smaller`;
   return null;
 }
 
@@ -86,7 +101,10 @@ export function schemaSizeProblem(schema: unknown): string | null {
  * schema (including patterns RE2 does not take). Size and shape are checked first, on the spot;
  * then it is compiled once off the event loop, within a time limit (src/engine/schema-compile.ts).
  */
-export async function querySchemaProblem(compiler: SchemaCompiler, schema: Record<string, unknown>): Promise<string | null> {
+export async function querySchemaProblem(
+  compiler: SchemaCompiler,
+  schema: Record<string, unknown>,
+): Promise<string | null> {
   const problem = schemaSizeProblem(schema) ?? recursiveRef(schema);
   if (problem) return problem;
   return compiler.problemOf(schema);
@@ -106,7 +124,9 @@ export class CompiledSchemas {
     this.compiled = new LRUCache<string, ValidateFunction>({
       max,
       // Ajv keeps every schema it compiled; without this the cache's bound would not bound memory.
-      dispose: (validate) => { this.ajv?.removeSchema(validate.schema as object); },
+      dispose: (validate) => {
+        this.ajv?.removeSchema(validate.schema as object);
+      },
     });
   }
 
@@ -135,17 +155,29 @@ export function describeInputError(error: ErrorObject, root = 'input'): { field:
  * Returns null when it passes, else the first failure, naming the field. A schema published before
  * today's rules that no longer compiles fails the input with the reason rather than the request.
  */
-export function checkInput(inputs: CompiledSchemas, versionUid: string, schema: unknown, input: unknown, root = 'input'): { field: string; message: string } | null {
+export function checkInput(
+  inputs: CompiledSchemas,
+  versionUid: string,
+  schema: unknown,
+  input: unknown,
+  root = 'input',
+): { field: string; message: string } | null {
   let validate: ValidateFunction;
   try {
     validate = inputs.validatorFor(versionUid, schema);
   } catch (error) {
-    return { field: 'query_schema', message: `this version's query_schema cannot be used: ${(error as Error).message}` };
+    return {
+      field: 'query_schema',
+      message: `this version's query_schema cannot be used: ${(error as Error).message}`,
+    };
   }
   try {
     if (validate(input)) return null;
   } catch (error) {
-    return { field: 'query_schema', message: `this version's query_schema cannot be used: ${(error as Error).message}` };
+    return {
+      field: 'query_schema',
+      message: `this version's query_schema cannot be used: ${(error as Error).message}`,
+    };
   }
   const first = validate.errors?.[0];
   return first ? describeInputError(first, root) : { field: root, message: `${root} does not match the query schema` };

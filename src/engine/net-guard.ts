@@ -59,13 +59,17 @@ export async function resolvePublicTarget(url: URL, allowPrivate: boolean): Prom
   const host = url.hostname.replace(/^\[|\]$/g, '');
   let addresses: dns.LookupAddress[];
   try {
-    addresses = net.isIP(host) ? [{ address: host, family: net.isIP(host) }] : await dns.promises.lookup(host, { all: true, verbatim: true });
+    addresses = net.isIP(host)
+      ? [{ address: host, family: net.isIP(host) }]
+      : await dns.promises.lookup(host, { all: true, verbatim: true });
   } catch {
     throw new NetGuardError(`cannot resolve ${host}`);
   }
   if (addresses.length === 0) throw new NetGuardError(`cannot resolve ${host}`);
   if (!allowPrivate && addresses.some((a) => !isPublicAddress(a.address))) {
-    throw new NetGuardError(`refusing to call ${host}: it is not a public address (private, loopback, link-local or reserved)`);
+    throw new NetGuardError(
+      `refusing to call ${host}: it is not a public address (private, loopback, link-local or reserved)`,
+    );
   }
   return addresses;
 }

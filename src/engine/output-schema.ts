@@ -17,21 +17,35 @@ export async function outputSchemaProblem(compiler: SchemaCompiler, schema: unkn
  * The EXCEPTION a completed run ends with when its output fails its version's output_schema
  * (`OutputContractViolation` naming the field, e.g. `output.score must be number`), or null.
  */
-export function outputContractViolation(outputs: CompiledSchemas, versionUid: string, definition: { output_schema?: unknown }, output: unknown): RunError | null {
+export function outputContractViolation(
+  outputs: CompiledSchemas,
+  versionUid: string,
+  definition: { output_schema?: unknown },
+  output: unknown,
+): RunError | null {
   const schema = definition.output_schema;
   if (schema === undefined || schema === null) return null;
   let validate: ValidateFunction;
   try {
     validate = outputs.validatorFor(versionUid, schema);
   } catch (error) {
-    return { code: 'OutputContractViolation', message: `this version's output_schema cannot be used: ${(error as Error).message}` };
+    return {
+      code: 'OutputContractViolation',
+      message: `this version's output_schema cannot be used: ${(error as Error).message}`,
+    };
   }
   try {
     if (validate(output)) return null;
   } catch (error) {
-    return { code: 'OutputContractViolation', message: `this version's output_schema cannot be used: ${(error as Error).message}` };
+    return {
+      code: 'OutputContractViolation',
+      message: `this version's output_schema cannot be used: ${(error as Error).message}`,
+    };
   }
   const first = validate.errors?.[0];
   const message = first ? describeInputError(first, 'output').message : 'output does not match the output_schema';
-  return { code: 'OutputContractViolation', message: `The run's output does not match the version's output_schema: ${message}` };
+  return {
+    code: 'OutputContractViolation',
+    message: `The run's output does not match the version's output_schema: ${message}`,
+  };
 }

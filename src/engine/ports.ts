@@ -6,7 +6,10 @@ import type { BlobStorage } from '../storage/BlobStorage';
 import type { JsonSchemaService } from './json-schemas';
 
 /** The settings the engine reads: the sandbox's limits, the http step's address check, the model endpoint. */
-export type EngineConfig = Pick<Config, 'stepCpuMs' | 'stepMemoryMb' | 'sandboxUserIsolates' | 'httpStepAllowPrivate' | 'openaiBaseUrl' | 'openaiApiKey'>;
+export type EngineConfig = Pick<
+  Config,
+  'stepCpuMs' | 'stepMemoryMb' | 'sandboxUserIsolates' | 'httpStepAllowPrivate' | 'openaiBaseUrl' | 'openaiApiKey'
+>;
 
 /**
  * What the engine reports of every step it executes, embedded runs included, for the process's

@@ -32,7 +32,19 @@ export async function renderAll(templates: string[], scope: unknown, call: Sandb
 
 const REFERENCE = /\{\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\}\}/g;
 /** Names Handlebars reads as helpers or keywords, and names of the prototype chain. */
-const NOT_PLAIN = new Set(['each', 'if', 'unless', 'with', 'lookup', 'log', 'this', 'else', '__proto__', 'constructor', 'prototype']);
+const NOT_PLAIN = new Set([
+  'each',
+  'if',
+  'unless',
+  'with',
+  'lookup',
+  'log',
+  'this',
+  'else',
+  '__proto__',
+  'constructor',
+  'prototype',
+]);
 
 /**
  * The template rendered, when it is text and bare references only; undefined when Handlebars must;
@@ -77,7 +89,8 @@ export async function renderLeaves(value: unknown, scope: unknown, call: Sandbox
   const rebuild = (node: unknown): unknown => {
     if (typeof node === 'string') return rendered[next++];
     if (Array.isArray(node)) return node.map(rebuild);
-    if (node && typeof node === 'object') return Object.fromEntries(Object.entries(node).map(([key, item]) => [key, rebuild(item)]));
+    if (node && typeof node === 'object')
+      return Object.fromEntries(Object.entries(node).map(([key, item]) => [key, rebuild(item)]));
     return node;
   };
   return rebuild(value);
@@ -87,6 +100,7 @@ export async function renderLeaves(value: unknown, scope: unknown, call: Sandbox
 export function stringLeaves(value: unknown, path: string): [string, string][] {
   if (typeof value === 'string') return [[path, value]];
   if (Array.isArray(value)) return value.flatMap((item, i) => stringLeaves(item, `${path}[${i}]`));
-  if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => stringLeaves(v, `${path}.${k}`));
+  if (value && typeof value === 'object')
+    return Object.entries(value).flatMap(([k, v]) => stringLeaves(v, `${path}.${k}`));
   return [];
 }

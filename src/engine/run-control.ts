@@ -65,7 +65,12 @@ export interface RunBudget {
  * the message is safe to show the run's owner: no stack, key, header value or internal address.
  */
 export class ExecutionFailure extends Error {
-  constructor(message: string, readonly credits: number, readonly stepId?: string, readonly code: RunErrorCode = 'StepFailed') {
+  constructor(
+    message: string,
+    readonly credits: number,
+    readonly stepId?: string,
+    readonly code: RunErrorCode = 'StepFailed',
+  ) {
     super(message);
     this.name = 'ExecutionFailure';
   }
@@ -90,7 +95,11 @@ export interface JournalEntry {
   decision?: ApprovalDecision;
 }
 
-export interface ApprovalRequest { prompt: string; timeoutSeconds: number; onTimeout: 'approve' | 'reject' }
+export interface ApprovalRequest {
+  prompt: string;
+  timeoutSeconds: number;
+  onTimeout: 'approve' | 'reject';
+}
 
 /** A person's decision on an approval step, or its timeout's (`timed_out`). */
 export interface ApprovalDecision {
@@ -109,11 +118,26 @@ export interface StepJournal {
   /** What an earlier attempt recorded at this path, if anything. */
   recorded(path: string): JournalEntry | undefined;
   /** Records a completed step; resolves once it is durable (never rejects for a run that moved on). */
-  complete(path: string, record: { kind: string; output: unknown; started_at: string; ended_at: string; credits: number; usage?: JournalEntry['usage'] }): Promise<void>;
+  complete(
+    path: string,
+    record: {
+      kind: string;
+      output: unknown;
+      started_at: string;
+      ended_at: string;
+      credits: number;
+      usage?: JournalEntry['usage'];
+    },
+  ): Promise<void>;
   /**
    * Waits until the approval step at `path` is decided (by a person or its timeout), holding nothing
    * but memory meanwhile; `onWaiting` is called once, when it first starts waiting. Rejects with the
    * signal's reason when the run is stopped.
    */
-  waitForApproval(path: string, request: ApprovalRequest, signal: AbortSignal, onWaiting: (entry: JournalEntry) => void): Promise<ApprovalDecision>;
+  waitForApproval(
+    path: string,
+    request: ApprovalRequest,
+    signal: AbortSignal,
+    onWaiting: (entry: JournalEntry) => void,
+  ): Promise<ApprovalDecision>;
 }

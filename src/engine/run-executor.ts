@@ -5,7 +5,15 @@ import { evaluateExpression } from './expression';
 import { abortCode, ExecutionFailure, type RunErrorCode } from './run-control';
 import { stepKind } from './steps/registry';
 import { childContext, endSpan, startSpan, type Span } from '../telemetry/tracing';
-import { sandboxCall, StepError, type ExecutionContext, type ExecutionResult, type RunTally, type StepContext, type StepRecord } from './steps/types';
+import {
+  sandboxCall,
+  StepError,
+  type ExecutionContext,
+  type ExecutionResult,
+  type RunTally,
+  type StepContext,
+  type StepRecord,
+} from './steps/types';
 
 export { ExecutionFailure } from './run-control';
 export type { ExecutionContext, ExecutionResult, StepRecord } from './steps/types';
@@ -20,13 +28,18 @@ const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(v
  * `budget.maxResultBytes`, and credits held before a step that costs them. Output: the definition's
  * `output` expression over `{input, steps}`, else the output of the last step.
  */
-export async function executeDefinition(definition: CircuitDefinition, input: unknown, context: ExecutionContext): Promise<ExecutionResult> {
+export async function executeDefinition(
+  definition: CircuitDefinition,
+  input: unknown,
+  context: ExecutionContext,
+): Promise<ExecutionResult> {
   const steps = definition.steps;
   const dependencies = stepDependencies(definition);
   const ids = new Set(steps.map((s) => s.id));
   for (const step of steps) {
     for (const dep of dependencies.get(step.id) ?? []) {
-      if (!ids.has(dep)) throw new ExecutionFailure(`step ${step.id} reads steps.${dep}, which does not exist`, 0, step.id);
+      if (!ids.has(dep))
+        throw new ExecutionFailure(`step ${step.id} reads steps.${dep}, which does not exist`, 0, step.id);
       if (dep === step.id) throw new ExecutionFailure(`step ${step.id} reads its own output`, 0, step.id);
     }
   }
@@ -52,7 +65,14 @@ export async function executeDefinition(definition: CircuitDefinition, input: un
         const endedAt = new Date().toISOString();
         context.deps.observer.stepEnded(entry.kind, entry.startedAt, endedAt);
         if (entry.span) endSpan(entry.span, error);
-        observer?.step({ step_id: stepId, kind: entry.kind, status: 'failed', started_at: entry.startedAt, ended_at: endedAt, error });
+        observer?.step({
+          step_id: stepId,
+          kind: entry.kind,
+          status: 'failed',
+          started_at: entry.startedAt,
+          ended_at: endedAt,
+          error,
+        });
       };
 
       const fail = (message: string, code: RunErrorCode, stepId?: string) => {
@@ -60,7 +80,13 @@ export async function executeDefinition(definition: CircuitDefinition, input: un
         failed = true;
         controller.abort();
         if (stepId) stepEnded(stepId, message);
-        for (const id of [...running.keys()]) stepEnded(id, code === 'Canceled' || code === 'DeadlineExceeded' ? 'stopped: the run ended' : 'stopped: another step failed');
+        for (const id of [...running.keys()])
+          stepEnded(
+            id,
+            code === 'Canceled' || code === 'DeadlineExceeded'
+              ? 'stopped: the run ended'
+              : 'stopped: another step failed',
+          );
         reject(new ExecutionFailure(message, credits, stepId, code));
       };
 
@@ -74,7 +100,11 @@ export async function executeDefinition(definition: CircuitDefinition, input: un
         fail(`${step.kind} step ${step.id}: internal error`, 'Internal', step.id);
       };
 
-      onAbort = () => fail(context.signal.reason instanceof Error ? context.signal.reason.message : 'the run was stopped', abortCode(context.signal.reason));
+      onAbort = () =>
+        fail(
+          context.signal.reason instanceof Error ? context.signal.reason.message : 'the run was stopped',
+          abortCode(context.signal.reason),
+        );
       if (context.signal.aborted) return onAbort();
       context.signal.addEventListener('abort', onAbort, { once: true });
 
@@ -84,7 +114,10 @@ export async function executeDefinition(definition: CircuitDefinition, input: un
         if (!kind) return stepFailed(step, new StepError(step.id, `unknown step kind ${String(step.kind)}`));
         tally.steps++;
         if (tally.steps > budget.maxSteps) {
-          return stepFailed(step, new StepError(step.id, `the run reached its limit of ${budget.maxSteps} steps (embedded runs included)`));
+          return stepFailed(
+            step,
+            new StepError(step.id, `the run reached its limit of ${budget.maxSteps} steps (embedded runs included)`),
+          );
         }
         // Finished by an earlier attempt of this run (its worker died): its recorded output is reused,
         // with no second upstream call, charge or `started` event (docs/runs.md, Durable steps).
@@ -94,31 +127,55 @@ export async function executeDefinition(definition: CircuitDefinition, input: un
         const reused = kind.durable && recorded?.status === 'completed' ? recorded : undefined;
         const startedAt = recorded?.started_at ?? new Date().toISOString();
         // A step span under the run's (or embedded run's) span; the step's own context carries it to an embedded run and http requests.
-        const span = context.trace ? startSpan('circuit.step', context.trace.context, {
-          'circuit.step.id': path, 'circuit.step.kind': step.kind, 'circuit.step.attempt': context.trace.attempt,
-          ...(reused ? { 'circuit.step.reused': true } : {}),
-        }) : undefined;
+        const span = context.trace
+          ? startSpan('circuit.step', context.trace.context, {
+              'circuit.step.id': path,
+              'circuit.step.kind': step.kind,
+              'circuit.step.attempt': context.trace.attempt,
+              ...(reused ? { 'circuit.step.reused': true } : {}),
+            })
+          : undefined;
         running.set(step.id, { kind: step.kind, startedAt, span });
         if (!recorded) observer?.step({ step_id: step.id, kind: step.kind, status: 'started', started_at: startedAt });
         const stepContext: StepContext = {
-          ...context, tally, signal: controller.signal, input, steps: scopeSteps, runDefinition: executeDefinition, stepStartedAt: startedAt,
-          ...(span && context.trace ? { trace: { ...context.trace, context: childContext(context.trace.context, span) } } : {}),
+          ...context,
+          tally,
+          signal: controller.signal,
+          input,
+          steps: scopeSteps,
+          runDefinition: executeDefinition,
+          stepStartedAt: startedAt,
+          ...(span && context.trace
+            ? { trace: { ...context.trace, context: childContext(context.trace.context, span) } }
+            : {}),
         };
         // The step cache and recorded replays answer rendered requests (docs/runs.md, Step cache; Replay and compare).
         const gate = context.gate;
-        if (gate) stepContext.request = (request, call) => gate.through({ step, path, run: context.run, signal: controller.signal, durable: Boolean(kind.durable) }, request, call);
+        if (gate)
+          stepContext.request = (request, call) =>
+            gate.through(
+              { step, path, run: context.run, signal: controller.signal, durable: Boolean(kind.durable) },
+              request,
+              call,
+            );
         Promise.resolve()
           .then(() => (reused ? null : kind.execute(step, stepContext)))
           .then(async (result) => {
             if (failed) return;
             const output = reused ? reused.output : result!.output;
-            if (!reused && nestsDeeperThan(output, MAX_OUTPUT_DEPTH)) throw new StepError(step.id, `the output nests deeper than ${MAX_OUTPUT_DEPTH} levels`);
+            if (!reused && nestsDeeperThan(output, MAX_OUTPUT_DEPTH))
+              throw new StepError(step.id, `the output nests deeper than ${MAX_OUTPUT_DEPTH} levels`);
             if (step.kind !== 'circuit') tally.outputBytes += jsonBytes(output); // an embedded run counted its own steps
             if (tally.outputBytes > budget.maxResultBytes) {
               throw new StepError(step.id, `the run's result would be larger than ${budget.maxResultBytes} bytes`);
             }
-            const usage = reused ? reused.usage : result!.usage
-              && { prompt_tokens: result!.usage.promptTokens, completion_tokens: result!.usage.completionTokens, total_tokens: result!.usage.totalTokens };
+            const usage = reused
+              ? reused.usage
+              : result!.usage && {
+                  prompt_tokens: result!.usage.promptTokens,
+                  completion_tokens: result!.usage.completionTokens,
+                  total_tokens: result!.usage.totalTokens,
+                };
             const record: StepRecord = {
               kind: step.kind,
               output,
@@ -126,14 +183,24 @@ export async function executeDefinition(definition: CircuitDefinition, input: un
               ended_at: reused?.ended_at ?? new Date().toISOString(),
               credits: reused ? reused.credits : result!.credits,
               ...(usage ? { usage } : {}),
-              ...(result?.reused === 'cached' ? { cached: true } : result?.reused === 'replayed' ? { replayed: true } : {}),
+              ...(result?.reused === 'cached'
+                ? { cached: true }
+                : result?.reused === 'replayed'
+                  ? { replayed: true }
+                  : {}),
             };
             // The run's last step is recorded by the statement that ends the run, a moment later (the
             // output expression and metrics in between have no effect outside): one write less per run.
             const endsTheRun = context.depth === 0 && finished + 1 === steps.length;
             if (kind.durable && !reused && context.journal && !endsTheRun) {
-              await context.journal.complete(path, record).catch((error: unknown) =>
-                context.deps.log.warn({ err: error, run: context.run.uid, step: path }, 'could not record a completed step'));
+              await context.journal
+                .complete(path, record)
+                .catch((error: unknown) =>
+                  context.deps.log.warn(
+                    { err: error, run: context.run.uid, step: path },
+                    'could not record a completed step',
+                  ),
+                );
               if (failed) return;
             }
             running.delete(step.id);
@@ -141,8 +208,13 @@ export async function executeDefinition(definition: CircuitDefinition, input: un
               span.setAttribute('circuit.step.cached', record.cached === true);
               span.setAttribute('circuit.step.credits', record.credits);
               if (step.kind === 'llm') {
-                if (typeof step.model === 'string') span.setAttributes({ 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': step.model });
-                if (usage) span.setAttributes({ 'gen_ai.usage.input_tokens': usage.prompt_tokens, 'gen_ai.usage.output_tokens': usage.completion_tokens });
+                if (typeof step.model === 'string')
+                  span.setAttributes({ 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': step.model });
+                if (usage)
+                  span.setAttributes({
+                    'gen_ai.usage.input_tokens': usage.prompt_tokens,
+                    'gen_ai.usage.output_tokens': usage.completion_tokens,
+                  });
               }
               endSpan(span);
             }
@@ -153,8 +225,14 @@ export async function executeDefinition(definition: CircuitDefinition, input: un
             if (!reused) {
               context.deps.observer.stepEnded(step.kind, startedAt, record.ended_at);
               observer?.step({
-                step_id: step.id, kind: step.kind, status: 'completed', started_at: startedAt, ended_at: record.ended_at, credits: record.credits,
-                ...(record.cached ? { cached: true } : {}), ...(record.replayed ? { replayed: true } : {}),
+                step_id: step.id,
+                kind: step.kind,
+                status: 'completed',
+                started_at: startedAt,
+                ended_at: record.ended_at,
+                credits: record.credits,
+                ...(record.cached ? { cached: true } : {}),
+                ...(record.replayed ? { replayed: true } : {}),
               });
             }
             launch();
@@ -183,11 +261,12 @@ export async function executeDefinition(definition: CircuitDefinition, input: un
   try {
     output = definition.output
       ? await evaluateExpression(definition.output, { input, steps: scopeSteps }, sandboxCall(context))
-      : scopeSteps[steps[steps.length - 1].id]?.output ?? null;
+      : (scopeSteps[steps[steps.length - 1].id]?.output ?? null);
   } catch (error) {
     throw new ExecutionFailure(`output: ${(error as Error).message}`, credits);
   }
-  if (context.signal.aborted) throw new ExecutionFailure('the run was stopped', credits, undefined, abortCode(context.signal.reason));
+  if (context.signal.aborted)
+    throw new ExecutionFailure('the run was stopped', credits, undefined, abortCode(context.signal.reason));
   if (context.depth === 0 && jsonBytes({ output, steps: records }) > budget.maxResultBytes) {
     throw new ExecutionFailure(`the run's result is larger than ${budget.maxResultBytes} bytes`, credits);
   }

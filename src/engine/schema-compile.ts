@@ -10,10 +10,28 @@ export const MAX_SCHEMA_NODES = 256;
 /** A publish's compile check that takes longer is refused: the schema is too costly to use. */
 export const SCHEMA_COMPILE_TIMEOUT_MS = 3_000;
 
-const SCHEMA_KEYWORDS_WITH_SCHEMA = new Set(['items', 'contains', 'additionalProperties', 'propertyNames', 'not', 'if', 'then', 'else',
-  'unevaluatedItems', 'unevaluatedProperties', 'additionalItems', 'contentSchema']);
+const SCHEMA_KEYWORDS_WITH_SCHEMA = new Set([
+  'items',
+  'contains',
+  'additionalProperties',
+  'propertyNames',
+  'not',
+  'if',
+  'then',
+  'else',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+  'additionalItems',
+  'contentSchema',
+]);
 const SCHEMA_KEYWORDS_WITH_SCHEMAS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
-const SCHEMA_KEYWORDS_WITH_MAP = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+const SCHEMA_KEYWORDS_WITH_MAP = new Set([
+  'properties',
+  'patternProperties',
+  '$defs',
+  'definitions',
+  'dependentSchemas',
+]);
 
 /** How many subschemas `schema` holds (itself included); stops counting past `limit`. */
 export function countSchemaNodes(schema: unknown, limit = MAX_SCHEMA_NODES): number {
@@ -25,8 +43,10 @@ export function countSchemaNodes(schema: unknown, limit = MAX_SCHEMA_NODES): num
     count++;
     for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
       if (SCHEMA_KEYWORDS_WITH_SCHEMA.has(key)) walk(value, depth + 1);
-      else if (SCHEMA_KEYWORDS_WITH_SCHEMAS.has(key) && Array.isArray(value)) for (const item of value) walk(item, depth + 1);
-      else if (SCHEMA_KEYWORDS_WITH_MAP.has(key) && typeof value === 'object' && value !== null) for (const item of Object.values(value)) walk(item, depth + 1);
+      else if (SCHEMA_KEYWORDS_WITH_SCHEMAS.has(key) && Array.isArray(value))
+        for (const item of value) walk(item, depth + 1);
+      else if (SCHEMA_KEYWORDS_WITH_MAP.has(key) && typeof value === 'object' && value !== null)
+        for (const item of Object.values(value)) walk(item, depth + 1);
     }
   };
   walk(schema, 0);
@@ -68,12 +88,25 @@ export class SchemaCompiler {
 
   private compileThread(): Promise<Worker> {
     return (this.thread ??= new Promise<Worker>((resolve, reject) => {
-      const modules = { ajv: require.resolve('ajv/dist/2020'), formats: require.resolve('ajv-formats'), re2: require.resolve('re2') };
-      const worker = new Worker(PROGRAM, { eval: true, workerData: { modules }, resourceLimits: { maxOldGenerationSizeMb: 256 } });
+      const modules = {
+        ajv: require.resolve('ajv/dist/2020'),
+        formats: require.resolve('ajv-formats'),
+        re2: require.resolve('re2'),
+      };
+      const worker = new Worker(PROGRAM, {
+        eval: true,
+        workerData: { modules },
+        resourceLimits: { maxOldGenerationSizeMb: 256 },
+      });
       worker.unref();
       worker.once('message', () => resolve(worker));
-      worker.once('error', (error) => { this.thread = undefined; reject(error); });
-      worker.once('exit', () => { this.thread = undefined; });
+      worker.once('error', (error) => {
+        this.thread = undefined;
+        reject(error);
+      });
+      worker.once('exit', () => {
+        this.thread = undefined;
+      });
     }));
   }
 

@@ -57,11 +57,13 @@ export function parseStepPolicy(step: StepDefinition, kind: PolicyKind): StepPol
     explicit: { retry: step.retry !== undefined, timeout: step.timeout_ms !== undefined },
   };
   if (step.retry !== undefined) {
-    if (typeof step.retry !== 'object' || step.retry === null || Array.isArray(step.retry)) throw new StepError(step.id, 'retry must be an object');
+    if (typeof step.retry !== 'object' || step.retry === null || Array.isArray(step.retry))
+      throw new StepError(step.id, 'retry must be an object');
     const retry = step.retry as Record<string, unknown>;
     const read = (field: string, limits: { min: number; max: number }, fallback: number): number => {
       if (retry[field] === undefined) return fallback;
-      if (!integerIn(retry[field], limits)) throw new StepError(step.id, `retry.${field} must be an integer from ${limits.min} to ${limits.max}`);
+      if (!integerIn(retry[field], limits))
+        throw new StepError(step.id, `retry.${field} must be an integer from ${limits.min} to ${limits.max}`);
       return retry[field];
     };
     policy.maxAttempts = read('max_attempts', RETRY_LIMITS.maxAttempts, policy.maxAttempts);
@@ -69,7 +71,8 @@ export function parseStepPolicy(step: StepDefinition, kind: PolicyKind): StepPol
     policy.maxBackoffMs = read('max_backoff_ms', RETRY_LIMITS.maxBackoffMs, policy.maxBackoffMs);
   }
   if (step.timeout_ms !== undefined) {
-    if (!integerIn(step.timeout_ms, TIMEOUT_LIMITS)) throw new StepError(step.id, `timeout_ms must be an integer from ${TIMEOUT_LIMITS.min} to ${TIMEOUT_LIMITS.max}`);
+    if (!integerIn(step.timeout_ms, TIMEOUT_LIMITS))
+      throw new StepError(step.id, `timeout_ms must be an integer from ${TIMEOUT_LIMITS.min} to ${TIMEOUT_LIMITS.max}`);
     policy.timeoutMs = step.timeout_ms;
   }
   return policy;
@@ -90,7 +93,8 @@ export function describePolicy(step: StepDefinition): string {
     return '';
   }
   const parts: string[] = [];
-  if (policy.explicit.retry) parts.push(policy.maxAttempts > 1 ? `retried up to ${policy.maxAttempts} attempts` : 'not retried');
+  if (policy.explicit.retry)
+    parts.push(policy.maxAttempts > 1 ? `retried up to ${policy.maxAttempts} attempts` : 'not retried');
   if (policy.explicit.timeout) parts.push(`each attempt times out after ${formatDuration(policy.timeoutMs!)}`);
   const text = parts.join('; ');
   return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
@@ -107,7 +111,11 @@ export class AttemptError extends StepError {
   readonly retryAfterMs?: number;
   readonly summary: string;
 
-  constructor(stepId: string, message: string, options: { retryable: boolean; retryAfterMs?: number; summary?: string; code?: StepError['code']; spent?: number }) {
+  constructor(
+    stepId: string,
+    message: string,
+    options: { retryable: boolean; retryAfterMs?: number; summary?: string; code?: StepError['code']; spent?: number },
+  ) {
     super(stepId, message, options.code ?? 'StepFailed', options.spent ?? 0);
     this.name = 'AttemptError';
     this.retryable = options.retryable;
@@ -183,7 +191,11 @@ export const systemClock: PolicyClock = { now: () => Date.now(), sleep, random: 
  * The wait after failed attempt `attempt` (1-based): exponential, `initial * 2^(attempt-1)` capped by
  * `max_backoff_ms`, with equal jitter (half fixed, half random) so retries of many runs spread out.
  */
-export function backoffMs(policy: Pick<StepPolicy, 'initialBackoffMs' | 'maxBackoffMs'>, attempt: number, random: () => number = Math.random): number {
+export function backoffMs(
+  policy: Pick<StepPolicy, 'initialBackoffMs' | 'maxBackoffMs'>,
+  attempt: number,
+  random: () => number = Math.random,
+): number {
   const cap = Math.min(policy.maxBackoffMs, policy.initialBackoffMs * 2 ** Math.max(0, attempt - 1));
   return Math.round(cap / 2 + random() * (cap / 2));
 }
@@ -218,12 +230,20 @@ export async function withStepPolicy<T>(
   };
   for (let number = 1; ; number++) {
     const timeout = new AbortController();
-    const timer = policy.timeoutMs === undefined ? undefined : setTimeout(() => timeout.abort(new AttemptTimedOut(policy.timeoutMs!)), policy.timeoutMs);
+    const timer =
+      policy.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => timeout.abort(new AttemptTimedOut(policy.timeoutMs!)), policy.timeoutMs);
     timer?.unref();
     const signal = timer === undefined ? ctx.signal : AbortSignal.any([ctx.signal, timeout.signal]);
     let failure: unknown;
     try {
-      return await attempt({ number, signal, timedOut: () => timeout.signal.aborted && !ctx.signal.aborted, timeoutMs: policy.timeoutMs });
+      return await attempt({
+        number,
+        signal,
+        timedOut: () => timeout.signal.aborted && !ctx.signal.aborted,
+        timeoutMs: policy.timeoutMs,
+      });
     } catch (error) {
       failure = error;
     } finally {
@@ -232,13 +252,23 @@ export async function withStepPolicy<T>(
     if (ctx.signal.aborted || !(failure instanceof AttemptError)) throw failure;
     if (!failure.retryable) return giveUp(failure, false);
     if (number >= policy.maxAttempts) {
-      return giveUp(number > 1 ? new AttemptError(step.id, `${failure.message} (after ${number} attempts)`, failure) : failure, true);
+      return giveUp(
+        number > 1 ? new AttemptError(step.id, `${failure.message} (after ${number} attempts)`, failure) : failure,
+        true,
+      );
     }
     let wait: number;
     if (failure.retryAfterMs !== undefined) {
       if (failure.retryAfterMs > policy.maxBackoffMs) {
         const seconds = Math.ceil(failure.retryAfterMs / 1000);
-        return giveUp(new AttemptError(step.id, `${failure.summary} and asked to retry after ${seconds} s, beyond max_backoff_ms ${policy.maxBackoffMs}`, { ...failure, retryable: false }), false);
+        return giveUp(
+          new AttemptError(
+            step.id,
+            `${failure.summary} and asked to retry after ${seconds} s, beyond max_backoff_ms ${policy.maxBackoffMs}`,
+            { ...failure, retryable: false },
+          ),
+          false,
+        );
       }
       wait = failure.retryAfterMs;
     } else {

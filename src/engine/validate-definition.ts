@@ -27,7 +27,9 @@ export interface ValidatedDefinition {
 /** Compiled once per process, by the API at start (prepareDefinitionValidation): workers and most CLI commands never need it. */
 let shapeValidator: ValidateFunction | undefined;
 function shapeValidatorOf(): ValidateFunction {
-  return (shapeValidator ??= new Ajv2020({ strict: false, allErrors: false, verbose: true }).compile(annotatedDefinitionSchema()));
+  return (shapeValidator ??= new Ajv2020({ strict: false, allErrors: false, verbose: true }).compile(
+    annotatedDefinitionSchema(),
+  ));
 }
 function validateShape(raw: unknown): ErrorObject | null {
   const validate = shapeValidatorOf();
@@ -57,7 +59,10 @@ function locate(instancePath: string, definition: unknown): { where: string; pat
     const step = (definition as { steps: unknown[] }).steps[Number(parts[2])] as { id?: unknown } | undefined;
     const named = typeof step?.id === 'string' && STEP_ID.test(step.id);
     const inside = fieldPath(`/${parts.slice(3).join('/')}`, 'x').slice(1);
-    return { where: named ? `step ${String(step!.id)}` : `definition.steps[${parts[2]}]`, path: parts.length > 3 ? inside : '' };
+    return {
+      where: named ? `step ${String(step!.id)}` : `definition.steps[${parts[2]}]`,
+      path: parts.length > 3 ? inside : '',
+    };
   }
   return { where: 'definition', path: parts.length > 1 ? `.${fieldPath(instancePath)}` : '' };
 }
@@ -78,32 +83,49 @@ function describe(error: ErrorObject, definition: unknown): { message: string; f
       const allowed = Object.keys(properties).filter((k) => !(parent?.['x-kind'] && (k === 'id' || k === 'kind')));
       const kind = parent?.['x-kind'] ? `a ${String(parent['x-kind'])} step allows` : 'allowed';
       const { message, field } = describeSchemaError(error, at, 'definition');
-      return { message: `${message} (${kind}: ${allowed.join(', ')})`, field: path === '' ? topField(field.slice(at.length + 1)) : undefined };
+      return {
+        message: `${message} (${kind}: ${allowed.join(', ')})`,
+        field: path === '' ? topField(field.slice(at.length + 1)) : undefined,
+      };
     }
     case 'required': {
       const missing = String((error.params as { missingProperty: string }).missingProperty);
       const authored = parent?.['x-kind'] ? undefined : messageOf(properties[missing], 'required');
       if (missing === 'kind' && authored) return { message: `${at}: ${authored}` };
       const { message } = describeSchemaError(error, at, 'definition');
-      return { message: authored ? `${at}.${missing} ${value(authored, undefined)}` : message, field: path === '' ? topField(missing) : undefined };
+      return {
+        message: authored ? `${at}.${missing} ${value(authored, undefined)}` : message,
+        field: path === '' ? topField(missing) : undefined,
+      };
     }
     default: {
       // "step a: kind must be one of …": the kind is about the step, not a field inside it.
-      if (path === '.kind') return { message: `${where}: ${messageOf(parent, error.keyword) ?? 'has an unknown kind'}` };
+      if (path === '.kind')
+        return { message: `${where}: ${messageOf(parent, error.keyword) ?? 'has an unknown kind'}` };
       const authored = messageOf(parent, error.keyword);
       const field = path !== '' ? topField(path.slice(1).split(/[.[]/)[0]) : undefined;
-      return { message: authored ? `${at} ${value(authored, error.data)}` : describeSchemaError(error, at, 'definition').message, field };
+      return {
+        message: authored
+          ? `${at} ${value(authored, error.data)}`
+          : describeSchemaError(error, at, 'definition').message,
+        field,
+      };
     }
   }
 }
 
 /** Throws BadClientData naming `where` when a JSONata expression does not parse (parsed in the sandbox). */
 export async function checkExpression(sandbox: Sandbox, expression: unknown, where: string): Promise<void> {
-  if (typeof expression !== 'string' || expression.trim() === '') throw badInput(`${where} must be a non-empty JSONata expression`);
+  if (typeof expression !== 'string' || expression.trim() === '')
+    throw badInput(`${where} must be a non-empty JSONata expression`);
   await checkTexts(sandbox, [{ kind: 'jsonata', text: expression, where }]);
 }
 
-interface Text { kind: 'template' | 'jsonata'; text: string; where: string }
+interface Text {
+  kind: 'template' | 'jsonata';
+  text: string;
+  where: string;
+}
 
 /** Parses every template and expression in one sandbox call (bounded by STEP_CPU_MS); throws on the first bad one. */
 async function checkTexts(sandbox: Sandbox, texts: Text[]): Promise<void> {
@@ -112,8 +134,11 @@ async function checkTexts(sandbox: Sandbox, texts: Text[]): Promise<void> {
   if (problem.index < 0) throw badInput(`definition: ${problem.message}`);
   const text = texts[problem.index];
   if (problem.kind === 'unavailable') throw badInput(`${text.where}: ${problem.message}`);
-  if (text.kind === 'template') throw badInput(`${text.where}: template does not parse: ${problem.message.split('\n')[0]}`);
-  throw badInput(`${text.where}: JSONata expression does not parse: ${problem.message}${problem.position !== undefined ? ` (at ${problem.position})` : ''}`);
+  if (text.kind === 'template')
+    throw badInput(`${text.where}: template does not parse: ${problem.message.split('\n')[0]}`);
+  throw badInput(
+    `${text.where}: JSONata expression does not parse: ${problem.message}${problem.position !== undefined ? ` (at ${problem.position})` : ''}`,
+  );
 }
 
 /** The templates and expressions a value holds, by the annotations of its schema. */
@@ -121,12 +146,16 @@ function textsOf(schema: FieldSchema, value: unknown, where: string, out: Text[]
   if (value === undefined) return;
   if (schema['x-template'] && typeof value === 'string') out.push({ kind: 'template', text: value, where });
   if (schema['x-jsonata'] && typeof value === 'string') out.push({ kind: 'jsonata', text: value, where });
-  if (schema['x-template-leaves']) for (const [path, text] of stringLeaves(value, where)) out.push({ kind: 'template', text, where: path });
-  if (Array.isArray(value) && isObject(schema.items)) value.forEach((item, i) => textsOf(schema.items as FieldSchema, item, `${where}[${i}]`, out));
+  if (schema['x-template-leaves'])
+    for (const [path, text] of stringLeaves(value, where)) out.push({ kind: 'template', text, where: path });
+  if (Array.isArray(value) && isObject(schema.items))
+    value.forEach((item, i) => textsOf(schema.items as FieldSchema, item, `${where}[${i}]`, out));
   if (isObject(value)) {
     const properties = (schema.properties ?? {}) as Record<string, FieldSchema>;
     for (const [key, item] of Object.entries(value)) {
-      const inner = properties[key] ?? (isObject(schema.additionalProperties) ? schema.additionalProperties as FieldSchema : undefined);
+      const inner =
+        properties[key] ??
+        (isObject(schema.additionalProperties) ? (schema.additionalProperties as FieldSchema) : undefined);
       if (inner) textsOf(inner, item, `${where}.${key}`, out);
     }
   }
@@ -153,15 +182,25 @@ function checkAcyclic(dependencies: Map<string, Set<string>>): void {
  * the embedded circuits embed (in any version). Publishing calls it again under the embeds lock, inside
  * its transaction, so that two concurrent publishes (X embeds Y, Y embeds X) cannot both pass.
  */
-export async function assertNoEmbedCycle(circuitUid: string, embedded: string[], transaction?: Transaction): Promise<void> {
+export async function assertNoEmbedCycle(
+  circuitUid: string,
+  embedded: string[],
+  transaction?: Transaction,
+): Promise<void> {
   const seen = new Set(embedded);
   let frontier = [...embedded];
   while (frontier.length > 0) {
-    const rows = await CircuitEmbed.findAll({ where: { circuit_uid: { [Op.in]: frontier } }, attributes: ['circuit_uid', 'embedded_circuit_uid'], transaction });
+    const rows = await CircuitEmbed.findAll({
+      where: { circuit_uid: { [Op.in]: frontier } },
+      attributes: ['circuit_uid', 'embedded_circuit_uid'],
+      transaction,
+    });
     frontier = [];
     for (const row of rows) {
       if (row.embedded_circuit_uid === circuitUid) {
-        throw badInput(`definition.steps: embedding would form a cycle: circuit ${row.circuit_uid} already embeds this circuit`);
+        throw badInput(
+          `definition.steps: embedding would form a cycle: circuit ${row.circuit_uid} already embeds this circuit`,
+        );
       }
       if (!seen.has(row.embedded_circuit_uid)) {
         seen.add(row.embedded_circuit_uid);
@@ -184,7 +223,8 @@ async function checkEmbeds(steps: StepDefinition[], publisher: User, circuit: Ci
     }
     if (step.version_uid !== undefined) {
       const version = isUid(step.version_uid) ? await CircuitVersion.findByPk(step.version_uid as string) : null;
-      if (!version || version.circuit_uid !== target.uid) throw badInput(`${where}.version_uid is not a version of circuit ${target.name}`);
+      if (!version || version.circuit_uid !== target.uid)
+        throw badInput(`${where}.version_uid is not a version of circuit ${target.name}`);
     }
     if (circuit && target.uid === circuit.uid) throw badInput(`${where}: a circuit may not embed itself`);
     embedded.add(target.uid);
@@ -199,17 +239,24 @@ async function checkEmbeds(steps: StepDefinition[], publisher: User, circuit: Ci
  * kinds; then step references, the query schema, every template and expression (parsed in the
  * sandbox) and the embeds. Returns the definition and the circuits it embeds.
  */
-export async function validateDefinition({ compiler, sandbox }: { compiler: SchemaCompiler; sandbox: Sandbox }, raw: unknown, publisher: User, circuit?: Circuit): Promise<ValidatedDefinition> {
+export async function validateDefinition(
+  { compiler, sandbox }: { compiler: SchemaCompiler; sandbox: Sandbox },
+  raw: unknown,
+  publisher: User,
+  circuit?: Circuit,
+): Promise<ValidatedDefinition> {
   const shapeError = validateShape(raw);
   if (shapeError) {
     const { message, field } = describe(shapeError, raw);
     throw badInput(message, field ? { field } : undefined);
   }
   const definition = raw as unknown as CircuitDefinition;
-  if (definition.query_schema.type !== 'object') throw badInput('definition.query_schema must describe an object ("type": "object")', { field: 'query_schema' });
+  if (definition.query_schema.type !== 'object')
+    throw badInput('definition.query_schema must describe an object ("type": "object")', { field: 'query_schema' });
   const problem = await querySchemaProblem(compiler, definition.query_schema);
   if (problem) throw badInput(`definition.query_schema ${problem}`, { field: 'query_schema' });
-  const outputProblem = definition.output_schema === undefined ? null : await outputSchemaProblem(compiler, definition.output_schema);
+  const outputProblem =
+    definition.output_schema === undefined ? null : await outputSchemaProblem(compiler, definition.output_schema);
   if (outputProblem) throw badInput(`definition.output_schema ${outputProblem}`, { field: 'output_schema' });
 
   const steps = definition.steps;
@@ -224,22 +271,26 @@ export async function validateDefinition({ compiler, sandbox }: { compiler: Sche
     const refs = stepReferences(step);
     for (const ref of refs) {
       if (ref === step.id) throw badInput(`step ${step.id}: a step may not reference its own output (steps.${ref})`);
-      if (!ids.has(ref)) throw badInput(`step ${step.id}: references steps.${ref}, which is not a step of this definition`);
+      if (!ids.has(ref))
+        throw badInput(`step ${step.id}: references steps.${ref}, which is not a step of this definition`);
     }
     dependencies.set(step.id, refs);
   }
   checkAcyclic(dependencies);
   if (definition.output !== undefined) {
     for (const ref of referencedSteps(definition.output)) {
-      if (!ids.has(ref)) throw badInput(`definition.output references steps.${ref}, which is not a step of this definition`);
+      if (!ids.has(ref))
+        throw badInput(`definition.output references steps.${ref}, which is not a step of this definition`);
     }
   }
 
   const texts: Text[] = [];
   for (const step of steps) {
-    for (const [field, schema] of Object.entries(stepKind(step.kind)!.fields)) textsOf(schema, step[field], `step ${step.id}.${field}`, texts);
+    for (const [field, schema] of Object.entries(stepKind(step.kind)!.fields))
+      textsOf(schema, step[field], `step ${step.id}.${field}`, texts);
   }
-  if (definition.output !== undefined) texts.push({ kind: 'jsonata', text: definition.output, where: 'definition.output' });
+  if (definition.output !== undefined)
+    texts.push({ kind: 'jsonata', text: definition.output, where: 'definition.output' });
   await checkTexts(sandbox, texts);
 
   const embeddedCircuitUids = await checkEmbeds(steps, publisher, circuit);

@@ -17,7 +17,10 @@ import type { SearchCache } from './search/search.cache';
 import type { Held } from '../streams/paced-write';
 import { createLoaders, Loaders } from './loaders';
 
-export interface Notice { code: string; message: string }
+export interface Notice {
+  code: string;
+  message: string;
+}
 
 /**
  * What the API layers share (GraphQL resolvers, the REST bridge, SSE, MCP, the /settings pages), built

@@ -24,13 +24,15 @@ const refuse = (message: string) => new AppError('BadClientData', message);
  * Throws BadClientData naming the bound, or graphql-js's GraphQLError for a syntax error.
  */
 export function parseBounded(source: string, maxTokens: number): DocumentNode {
-  if (source.length > MAX_DOCUMENT_CHARS) throw refuse(`The GraphQL document is longer than ${MAX_DOCUMENT_CHARS} characters`);
+  if (source.length > MAX_DOCUMENT_CHARS)
+    throw refuse(`The GraphQL document is longer than ${MAX_DOCUMENT_CHARS} characters`);
   assertDocumentDepth(source);
   let document: DocumentNode;
   try {
     document = parse(source, { maxTokens });
   } catch (error) {
-    if (/contains more th(?:at|an) \d+ tokens/i.test((error as Error).message)) throw refuse(`The GraphQL document has more than ${maxTokens} tokens (GRAPHQL_MAX_TOKENS)`);
+    if (/contains more th(?:at|an) \d+ tokens/i.test((error as Error).message))
+      throw refuse(`The GraphQL document has more than ${maxTokens} tokens (GRAPHQL_MAX_TOKENS)`);
     throw error;
   }
   assertDocumentShape(document);
@@ -41,18 +43,24 @@ export function parseBounded(source: string, maxTokens: number): DocumentNode {
 export function assertDocumentShape(document: DocumentNode): void {
   let spreads = 0;
   visit(document, {
-    FragmentSpread() { spreads++; },
-    InlineFragment() { spreads++; },
+    FragmentSpread() {
+      spreads++;
+    },
+    InlineFragment() {
+      spreads++;
+    },
     SelectionSet(node) {
       const seen = new Map<string, number>();
       for (const selection of node.selections) {
         if (selection.kind !== Kind.FIELD) continue;
         const name = (selection.alias ?? selection.name).value;
         const times = (seen.get(name) ?? 0) + 1;
-        if (times > MAX_SAME_FIELD) throw refuse(`The GraphQL document selects "${name}" more than ${MAX_SAME_FIELD} times in one selection set`);
+        if (times > MAX_SAME_FIELD)
+          throw refuse(`The GraphQL document selects "${name}" more than ${MAX_SAME_FIELD} times in one selection set`);
         seen.set(name, times);
       }
     },
   });
-  if (spreads > MAX_FRAGMENT_SPREADS) throw refuse(`The GraphQL document has more than ${MAX_FRAGMENT_SPREADS} fragment spreads and inline fragments`);
+  if (spreads > MAX_FRAGMENT_SPREADS)
+    throw refuse(`The GraphQL document has more than ${MAX_FRAGMENT_SPREADS} fragment spreads and inline fragments`);
 }

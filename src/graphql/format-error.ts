@@ -1,9 +1,17 @@
 import { GraphQLError } from 'graphql';
 import { ErrorCode, isErrorCode } from '../errors';
 
-export interface PublicError { code: ErrorCode; message: string; internal?: unknown }
+export interface PublicError {
+  code: ErrorCode;
+  message: string;
+  internal?: unknown;
+}
 
-interface ValidationFailure { property?: string; constraints?: Record<string, string>; children?: ValidationFailure[] }
+interface ValidationFailure {
+  property?: string;
+  constraints?: Record<string, string>;
+  children?: ValidationFailure[];
+}
 
 function describeValidation(failures: ValidationFailure[], prefix = ''): string {
   return failures
@@ -27,15 +35,20 @@ export function toPublicError(error: GraphQLError): PublicError {
   if (original instanceof GraphQLError && isErrorCode(original.extensions?.code)) {
     return { code: original.extensions.code as ErrorCode, message: original.message };
   }
-  const validationErrors = (error.extensions?.validationErrors ?? (original as { validationErrors?: unknown })?.validationErrors) as
-    | ValidationFailure[]
-    | undefined;
+  const validationErrors = (error.extensions?.validationErrors ??
+    (original as { validationErrors?: unknown })?.validationErrors) as ValidationFailure[] | undefined;
   if (Array.isArray(validationErrors)) {
     return { code: 'BadClientData', message: describeValidation(validationErrors) || 'Invalid input' };
   }
   // Errors without a path come from the request itself (e.g. variable coercion when the REST bridge
   // calls execute() directly, where Apollo's BAD_USER_INPUT code is never added), not from a resolver.
-  if (code === 'BAD_USER_INPUT' || code === 'GRAPHQL_VALIDATION_FAILED' || code === 'GRAPHQL_PARSE_FAILED' || !original || !error.path) {
+  if (
+    code === 'BAD_USER_INPUT' ||
+    code === 'GRAPHQL_VALIDATION_FAILED' ||
+    code === 'GRAPHQL_PARSE_FAILED' ||
+    !original ||
+    !error.path
+  ) {
     return { code: 'BadClientData', message: error.message };
   }
   return { code: 'Internal', message: 'Internal server error', internal: original };

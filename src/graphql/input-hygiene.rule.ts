@@ -25,7 +25,8 @@ export function InputHygieneRule(context: ValidationContext): ASTVisitor {
   return {
     StringValue(node, _key, parent, _path, ancestors) {
       const problem = textFlaw(node.value);
-      if (problem) context.reportError(badInput(`${literalPath([...ancestors, ...(parent ? [parent] : [])])} ${problem}`));
+      if (problem)
+        context.reportError(badInput(`${literalPath([...ancestors, ...(parent ? [parent] : [])])} ${problem}`));
     },
   };
 }
@@ -55,7 +56,8 @@ export function assertDocumentDepth(source: string): void {
         for (i++; i < source.length && source[i] !== '"' && source[i] !== '\n'; i++) if (source[i] === '\\') i++;
       }
     } else if (c === 0x7b || c === 0x5b || c === 0x28) {
-      if (++depth > MAX_DOCUMENT_DEPTH) throw new AppError('BadClientData', `The GraphQL document nests deeper than ${MAX_DOCUMENT_DEPTH} levels`);
+      if (++depth > MAX_DOCUMENT_DEPTH)
+        throw new AppError('BadClientData', `The GraphQL document nests deeper than ${MAX_DOCUMENT_DEPTH} levels`);
     } else if (c === 0x7d || c === 0x5d || c === 0x29) {
       depth--;
     }

@@ -16,24 +16,43 @@ let circuitSelect: string | undefined;
 export function createLoaders(runs: Pick<RunWing, 'waitingSteps'>) {
   return {
     user: new DataLoader<string, User | null>(async (uids) =>
-      byKey(await User.findAll({ where: { uid: { [Op.in]: [...uids] } } }), 'uid', uids)),
+      byKey(await User.findAll({ where: { uid: { [Op.in]: [...uids] } } }), 'uid', uids),
+    ),
     // A named statement: a run's circuit is loaded on every read of a run.
     circuit: new DataLoader<string, Circuit | null>(async (uids) => {
-      circuitSelect ??= `SELECT ${Object.keys(Circuit.getAttributes()).map((a) => `"${a}"`).join(', ')} FROM circuits WHERE uid = ANY($1::uuid[])`;
+      circuitSelect ??= `SELECT ${Object.keys(Circuit.getAttributes())
+        .map((a) => `"${a}"`)
+        .join(', ')} FROM circuits WHERE uid = ANY($1::uuid[])`;
       const rows = await preparedQuery<object>(Circuit.sequelize!, circuitSelect, [[...uids]]);
-      return byKey(rows.map((row) => Circuit.build(row as never, { isNewRecord: false, raw: true })), 'uid', uids);
+      return byKey(
+        rows.map((row) => Circuit.build(row as never, { isNewRecord: false, raw: true })),
+        'uid',
+        uids,
+      );
     }),
     version: new DataLoader<string, CircuitVersion | null>(async (uids) =>
-      byKey(await CircuitVersion.findAll({ where: { uid: { [Op.in]: [...uids] } } }), 'uid', uids)),
+      byKey(await CircuitVersion.findAll({ where: { uid: { [Op.in]: [...uids] } } }), 'uid', uids),
+    ),
     adaptorByCircuit: new DataLoader<string, CircuitAdaptor | null>(async (uids) =>
-      byKey(await CircuitAdaptor.findAll({ where: { circuit_uid: { [Op.in]: [...uids] }, kind: 'query' } }), 'circuit_uid', uids)),
+      byKey(
+        await CircuitAdaptor.findAll({ where: { circuit_uid: { [Op.in]: [...uids] }, kind: 'query' } }),
+        'circuit_uid',
+        uids,
+      ),
+    ),
     adaptorsOfCircuit: new DataLoader<string, CircuitAdaptor[]>(async (uids) => {
-      const rows = await CircuitAdaptor.findAll({ where: { circuit_uid: { [Op.in]: [...uids] } }, order: [['created_at', 'ASC']] });
+      const rows = await CircuitAdaptor.findAll({
+        where: { circuit_uid: { [Op.in]: [...uids] } },
+        order: [['created_at', 'ASC']],
+      });
       return uids.map((uid) => rows.filter((row) => row.circuit_uid === uid));
     }),
     /** A circuit's aliases (`Circuit.aliases`), by name. */
     aliasesOfCircuit: new DataLoader<string, CircuitAlias[]>(async (uids) => {
-      const rows = await CircuitAlias.findAll({ where: { circuit_uid: { [Op.in]: [...uids] } }, order: [['name', 'ASC']] });
+      const rows = await CircuitAlias.findAll({
+        where: { circuit_uid: { [Op.in]: [...uids] } },
+        order: [['name', 'ASC']],
+      });
       return uids.map((uid) => rows.filter((row) => row.circuit_uid === uid));
     }),
     /** The approval steps a run waits on (`waitingFor`): one statement for the RUNNING runs of a list. */

@@ -20,7 +20,11 @@ export function aboutCircuit(ctx: AppContext, circuit: Circuit): void {
 export function settleNotices(ctx: AppContext): void {
   for (const circuit of subjects.get(ctx) ?? []) {
     if (circuit.is_deprecated) {
-      addNotice(ctx, { code: 'deprecated', message: `Circuit ${circuit.name} is deprecated and may be removed in the future` }, circuit.deprecated_at);
+      addNotice(
+        ctx,
+        { code: 'deprecated', message: `Circuit ${circuit.name} is deprecated and may be removed in the future` },
+        circuit.deprecated_at,
+      );
     }
   }
 }

@@ -1,4 +1,15 @@
-import { type ASTNode, DocumentNode, getNamedType, getOperationAST, getVariableValues, GraphQLFieldConfig, GraphQLSchema, isLeafType, visit, type OperationDefinitionNode } from 'graphql';
+import {
+  type ASTNode,
+  DocumentNode,
+  getNamedType,
+  getOperationAST,
+  getVariableValues,
+  GraphQLFieldConfig,
+  GraphQLSchema,
+  isLeafType,
+  visit,
+  type OperationDefinitionNode,
+} from 'graphql';
 import { getDirective, MapperKind, mapSchema } from '@graphql-tools/utils';
 import { mergeSchemas } from '@graphql-tools/schema';
 import { fieldExtensionsEstimator, getComplexity, simpleEstimator } from 'graphql-query-complexity';
@@ -23,7 +34,10 @@ const COST_TYPE_DEFS = /* GraphQL */ `
   directive @cost(weight: Int!) on FIELD_DEFINITION
 `;
 
-interface CostArgs { args: Record<string, unknown>; childComplexity: number }
+interface CostArgs {
+  args: Record<string, unknown>;
+  childComplexity: number;
+}
 
 /**
  * Composes the `@cost` definition onto the type-graphql schema and turns each field's cost into
@@ -57,10 +71,19 @@ const estimators = [fieldExtensionsEstimator(), simpleEstimator({ defaultComplex
  */
 function costReadsVariables(document: DocumentNode): boolean {
   let reads = false;
-  const inside = (node: ASTNode) => visit(node, { Variable() { reads = true; } });
+  const inside = (node: ASTNode) =>
+    visit(node, {
+      Variable() {
+        reads = true;
+      },
+    });
   visit(document, {
-    Argument(node) { if (node.name.value === 'limit') inside(node); },
-    Directive(node) { if (node.name.value === 'include' || node.name.value === 'skip') inside(node); },
+    Argument(node) {
+      if (node.name.value === 'limit') inside(node);
+    },
+    Directive(node) {
+      if (node.name.value === 'include' || node.name.value === 'skip') inside(node);
+    },
   });
   return reads;
 }
@@ -83,7 +106,11 @@ const knownCosts = new WeakMap<OperationDefinitionNode, number>();
 export function assertOperationCost(
   schema: GraphQLSchema,
   document: DocumentNode,
-  { variables, operationName, maxCost }: { variables?: Record<string, unknown>; operationName?: string | null; maxCost: number },
+  {
+    variables,
+    operationName,
+    maxCost,
+  }: { variables?: Record<string, unknown>; operationName?: string | null; maxCost: number },
 ): number {
   let readsVariables = readsVariablesOf.get(document);
   if (readsVariables === undefined) readsVariablesOf.set(document, (readsVariables = costReadsVariables(document)));
@@ -92,10 +119,17 @@ export function assertOperationCost(
   if (operation && cost !== undefined) {
     // Checked as getComplexity checks them, so variables that do not coerce are refused alike the first time and after.
     const { errors } = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {});
-    if (errors?.length) throw new AppError('BadClientData', `The operation cannot be costed: ${errors[errors.length - 1].message}`);
+    if (errors?.length)
+      throw new AppError('BadClientData', `The operation cannot be costed: ${errors[errors.length - 1].message}`);
   } else {
     try {
-      cost = getComplexity({ schema, query: document, variables: variables ?? {}, operationName: operationName ?? undefined, estimators });
+      cost = getComplexity({
+        schema,
+        query: document,
+        variables: variables ?? {},
+        operationName: operationName ?? undefined,
+        estimators,
+      });
     } catch (error) {
       // Too many nodes to evaluate (fragment spreads multiply), or variables that do not coerce.
       throw new AppError('BadClientData', `The operation cannot be costed: ${(error as Error).message}`);
@@ -103,7 +137,10 @@ export function assertOperationCost(
     if (operation) knownCosts.set(operation, cost);
   }
   if (cost > maxCost) {
-    throw new AppError('BadClientData', `The operation costs ${cost}, more than the limit of ${maxCost} (GRAPHQL_MAX_COST); split it into several requests`);
+    throw new AppError(
+      'BadClientData',
+      `The operation costs ${cost}, more than the limit of ${maxCost} (GRAPHQL_MAX_COST); split it into several requests`,
+    );
   }
   return cost;
 }

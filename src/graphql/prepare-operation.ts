@@ -24,7 +24,8 @@ export function prepareOperation(
   contextValue: AppContext,
   { maxCost, maxTokens }: { maxCost: number; maxTokens: number },
 ): { args: ExecutionArgs } | { errors: readonly GraphQLError[] } {
-  if (typeof params.query !== 'string' || !params.query) return { errors: [new AppError('BadClientData', 'The request has no GraphQL query')] };
+  if (typeof params.query !== 'string' || !params.query)
+    return { errors: [new AppError('BadClientData', 'The request has no GraphQL query')] };
   let document: DocumentNode;
   try {
     document = parseBounded(params.query, maxTokens);
@@ -39,5 +40,13 @@ export function prepareOperation(
   } catch (error) {
     return { errors: [error as AppError] };
   }
-  return { args: { schema, document, variableValues: variables, operationName: params.operationName ?? undefined, contextValue } };
+  return {
+    args: {
+      schema,
+      document,
+      variableValues: variables,
+      operationName: params.operationName ?? undefined,
+      contextValue,
+    },
+  };
 }

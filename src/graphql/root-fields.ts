@@ -27,13 +27,20 @@ export function withRootFieldRules(schema: GraphQLSchema): GraphQLSchema {
       return {
         ...field,
         // A subscription is refused before it starts, not at its first event.
-        ...(subscribe ? {
-          subscribe: (root: unknown, args: Record<string, unknown>, context: AppContext, info: GraphQLResolveInfo) => {
-            rejectInvalidToken(context);
-            requireScope(context);
-            return subscribe(root, args, context, info);
-          },
-        } : {}),
+        ...(subscribe
+          ? {
+              subscribe: (
+                root: unknown,
+                args: Record<string, unknown>,
+                context: AppContext,
+                info: GraphQLResolveInfo,
+              ) => {
+                rejectInvalidToken(context);
+                requireScope(context);
+                return subscribe(root, args, context, info);
+              },
+            }
+          : {}),
         resolve: async (root, args, context: AppContext, info) => {
           rejectInvalidToken(context);
           requireScope(context);
@@ -44,7 +51,8 @@ export function withRootFieldRules(schema: GraphQLSchema): GraphQLSchema {
           } catch (error) {
             // A refusal that says when to come back (a token's daily credit cap, a rate limit) says it in the header too.
             const retryAfter = error instanceof AppError ? error.extensions.retryAfter : undefined;
-            if (typeof retryAfter === 'number' && !context.responseHeaders['Retry-After']) context.responseHeaders['Retry-After'] = String(retryAfter);
+            if (typeof retryAfter === 'number' && !context.responseHeaders['Retry-After'])
+              context.responseHeaders['Retry-After'] = String(retryAfter);
             throw error;
           }
         },

@@ -20,5 +20,7 @@ export function buildGraphqlSchema(): Promise<GraphQLSchema> {
     authMode: 'error',
     validate: { forbidUnknownValues: false },
     pubSub: createRunPubSub(),
-  }).then(withOperationCosts).then(withRootFieldRules);
+  })
+    .then(withOperationCosts)
+    .then(withRootFieldRules);
 }

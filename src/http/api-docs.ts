@@ -48,7 +48,8 @@ export function mountApiDocs(router: Router): void {
   router.get(API_DOCS_PATH, (req, res) => {
     res.locals.route = `GET ${API_DOCS_PATH}`;
     // Relative links need the page at /api/v1/docs, not /api/v1/docs/.
-    if (req.originalUrl.split('?')[0].endsWith('/')) return res.redirect(301, req.originalUrl.replace(/\/+(\?|$)/, '$1'));
+    if (req.originalUrl.split('?')[0].endsWith('/'))
+      return res.redirect(301, req.originalUrl.replace(/\/+(\?|$)/, '$1'));
     res.type('html').set('Cache-Control', 'no-cache').send(PAGE);
   });
   router.get(`${API_DOCS_PATH}/init.js`, (_req, res) => {

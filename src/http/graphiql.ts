@@ -60,7 +60,9 @@ const PAGE = `<!doctype html>
 
 export function mountGraphiql(app: Express): void {
   for (const [name, file] of Object.entries(ASSETS)) {
-    app.get(`${STATIC_PREFIX}/${name}`, (_req, res) => res.set('Cache-Control', 'public, max-age=86400').sendFile(file));
+    app.get(`${STATIC_PREFIX}/${name}`, (_req, res) =>
+      res.set('Cache-Control', 'public, max-age=86400').sendFile(file),
+    );
   }
   app.get('/graphql', (req, res, next) => {
     if (req.method === 'GET' && req.accepts(['application/json', 'text/html']) === 'text/html' && !req.query.query) {
@@ -70,4 +72,3 @@ export function mountGraphiql(app: Express): void {
     next();
   });
 }
-

@@ -24,16 +24,29 @@ export const MAX_OPERATIONS_PER_STREAM = 50;
 
 const TOKEN_HEADER = 'x-graphql-event-stream-token';
 
-interface Reservation { client: string; anonymous: boolean; operations: number; connected: boolean; expiry?: NodeJS.Timeout }
+interface Reservation {
+  client: string;
+  anonymous: boolean;
+  operations: number;
+  connected: boolean;
+  expiry?: NodeJS.Timeout;
+}
 
-interface Raw { req: ExpressRequest; auth: Authentication }
+interface Raw {
+  req: ExpressRequest;
+  auth: Authentication;
+}
 
 /** A JSON answer with the errors reduced to public codes; the status is the first error's. */
 function jsonResponse(...errors: GraphQLError[]): SseResponse {
   const reduced = errors.map((error) => toPublicError(error));
   return [
     JSON.stringify({ errors: reduced.map(({ message, code }) => ({ message, extensions: { code } })) }),
-    { status: ERROR_STATUS[reduced[0].code], statusText: '', headers: { 'content-type': 'application/json; charset=utf-8' } },
+    {
+      status: ERROR_STATUS[reduced[0].code],
+      statusText: '',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    },
   ];
 }
 
@@ -46,7 +59,10 @@ const PROTOCOL_MESSAGES: Record<number, string> = {
 
 /** The code each protocol refusal carries; a status with no code of its own is a bad request. */
 function protocolCode(status: number): ErrorCode {
-  return (Object.entries(ERROR_STATUS).find(([, mapped]) => mapped === status)?.[0] as ErrorCode | undefined) ?? 'BadClientData';
+  return (
+    (Object.entries(ERROR_STATUS).find(([, mapped]) => mapped === status)?.[0] as ErrorCode | undefined) ??
+    'BadClientData'
+  );
 }
 
 /**
@@ -54,16 +70,31 @@ function protocolCode(status: number): ErrorCode {
  * /graphql: every error with a message and `extensions.code`, where the library sends an empty body or
  * errors without codes. Its statuses (and `Allow`) stay: they are the protocol's.
  */
-function withCodes(body: string | null, init: ResponseInit & { status: number }): [string, ResponseInit & { status: number }] {
+function withCodes(
+  body: string | null,
+  init: ResponseInit & { status: number },
+): [string, ResponseInit & { status: number }] {
   let errors: { message?: unknown; extensions?: Record<string, unknown> }[] = [];
   try {
-    const parsed = body ? JSON.parse(body) as { errors?: unknown } : undefined;
+    const parsed = body ? (JSON.parse(body) as { errors?: unknown }) : undefined;
     if (Array.isArray(parsed?.errors)) errors = parsed.errors as typeof errors;
-  } catch { /* a text body: replaced below */ }
-  if (!errors.length) errors = [{ message: PROTOCOL_MESSAGES[init.status] ?? (body || init.statusText || 'Bad request') }];
+  } catch {
+    /* a text body: replaced below */
+  }
+  if (!errors.length)
+    errors = [{ message: PROTOCOL_MESSAGES[init.status] ?? (body || init.statusText || 'Bad request') }];
   const code = protocolCode(init.status);
   const coded = errors.map((error) => ({ ...error, extensions: { code, ...error.extensions } }));
-  return [JSON.stringify({ errors: coded }), { ...init, headers: { ...(init.headers as Record<string, string> | undefined), 'content-type': 'application/json; charset=utf-8' } }];
+  return [
+    JSON.stringify({ errors: coded }),
+    {
+      ...init,
+      headers: {
+        ...(init.headers as Record<string, string> | undefined),
+        'content-type': 'application/json; charset=utf-8',
+      },
+    },
+  ];
 }
 
 /**
@@ -107,12 +138,19 @@ export function mountGraphqlStream(app: Express, schema: GraphQLSchema, services
       const token = req.headers.get(TOKEN_HEADER);
       const reservation = token ? reservations.get(token) : undefined;
       if (reservation && reservation.operations >= MAX_OPERATIONS_PER_STREAM) {
-        return jsonResponse(new AppError('RateLimited', `At most ${MAX_OPERATIONS_PER_STREAM} operations at once in one stream`));
+        return jsonResponse(
+          new AppError('RateLimited', `At most ${MAX_OPERATIONS_PER_STREAM} operations at once in one stream`),
+        );
       }
       const context = await buildContext(services, raw.req, raw.auth);
-      const prepared = prepareOperation(schema, params, context, { maxCost: services.config.graphqlMaxCost, maxTokens: services.config.graphqlMaxTokens });
+      const prepared = prepareOperation(schema, params, context, {
+        maxCost: services.config.graphqlMaxCost,
+        maxTokens: services.config.graphqlMaxTokens,
+      });
       if ('errors' in prepared) {
-        return req.headers.get('accept') === 'text/event-stream' ? ({ data: null, errors: prepared.errors } as ExecutionResult) : jsonResponse(...prepared.errors);
+        return req.headers.get('accept') === 'text/event-stream'
+          ? ({ data: null, errors: prepared.errors } as ExecutionResult)
+          : jsonResponse(...prepared.errors);
       }
       if (reservation) reservation.operations++;
       // graphql-sse types contextValue as a plain record; ours is the AppContext interface.
@@ -130,9 +168,15 @@ export function mountGraphqlStream(app: Express, schema: GraphQLSchema, services
         ...result,
         errors: errors.map((error) => {
           const publicError = toPublicError(error as GraphQLError);
-          if (publicError.code === 'Internal') services.log.error({ err: publicError.internal ?? error }, 'internal error in GraphQL stream');
+          if (publicError.code === 'Internal')
+            services.log.error({ err: publicError.internal ?? error }, 'internal error in GraphQL stream');
           const { locations, path } = error as GraphQLError;
-          return { message: publicError.message, locations, path, extensions: { code: publicError.code } } as unknown as GraphQLError;
+          return {
+            message: publicError.message,
+            locations,
+            path,
+            extensions: { code: publicError.code },
+          } as unknown as GraphQLError;
         }),
       } as ExecutionResult;
     },
@@ -143,7 +187,9 @@ export function mountGraphqlStream(app: Express, schema: GraphQLSchema, services
     const client = auth.kind === 'token' ? `user:${auth.user.uid}` : `ip:${req.ip ?? 'unknown'}`;
     const limit = anonymousClient ? MAX_STREAMS_PER_ANONYMOUS_CLIENT : MAX_STREAMS_PER_USER;
     if ((byClient.get(client) ?? 0) >= limit || (anonymousClient && anonymous >= MAX_ANONYMOUS_STREAMS)) {
-      return jsonResponse(new AppError('RateLimited', `Too many open or reserved streams (at most ${limit} per client): close one first`));
+      return jsonResponse(
+        new AppError('RateLimited', `Too many open or reserved streams (at most ${limit} per client): close one first`),
+      );
     }
     // The stream token is always the server's: a client never names (or guesses) another's stream.
     const token = crypto.randomUUID();
@@ -161,8 +207,14 @@ export function mountGraphqlStream(app: Express, schema: GraphQLSchema, services
     if (!reservation || reservation.connected) return;
     release(token);
     const sweep: SseRequest<Raw, Record<string, never>> = {
-      method: 'GET', url: GRAPHQL_STREAM_PATH, body: null, raw: undefined as unknown as Raw, context: {},
-      headers: { get: (key) => ({ accept: 'text/event-stream', [TOKEN_HEADER]: token } as Record<string, string>)[key] },
+      method: 'GET',
+      url: GRAPHQL_STREAM_PATH,
+      body: null,
+      raw: undefined as unknown as Raw,
+      context: {},
+      headers: {
+        get: (key) => (({ accept: 'text/event-stream', [TOKEN_HEADER]: token }) as Record<string, string>)[key],
+      },
     };
     try {
       const [body] = await handler(sweep);
@@ -178,7 +230,12 @@ export function mountGraphqlStream(app: Express, schema: GraphQLSchema, services
       const [body, init] = await handler({
         method: req.method,
         url: req.originalUrl,
-        headers: { get: (key) => { const value = req.headers[key]; return Array.isArray(value) ? value.join('\n') : value; } },
+        headers: {
+          get: (key) => {
+            const value = req.headers[key];
+            return Array.isArray(value) ? value.join('\n') : value;
+          },
+        },
         // Parsed (size-limited, checked) by the shared JSON parser; never read from the socket here.
         body: (req.body as Record<string, unknown> | undefined) ?? null,
         raw,
@@ -226,7 +283,8 @@ export function mountGraphqlStream(app: Express, schema: GraphQLSchema, services
       res.end();
     } catch (error) {
       req.log?.error({ err: error }, 'GraphQL stream failed');
-      if (!res.headersSent) res.status(500).json({ errors: [{ message: 'Internal server error', extensions: { code: 'Internal' } }] });
+      if (!res.headersSent)
+        res.status(500).json({ errors: [{ message: 'Internal server error', extensions: { code: 'Internal' } }] });
       else res.end();
     }
   });

@@ -16,7 +16,8 @@ import { sendEdgeError } from './json-body';
 import { GRAPHQL_STREAM_PATH } from './graphql-stream';
 
 /** A request Apollo must not execute; `http.status` is how Apollo learns the status. */
-const requestError = (message: string) => new AppError('BadClientData', message, { http: { status: ERROR_STATUS.BadClientData } });
+const requestError = (message: string) =>
+  new AppError('BadClientData', message, { http: { status: ERROR_STATUS.BadClientData } });
 
 /**
  * Marks the context of a request that prefers `application/json` to `application/graphql-response+json`:
@@ -36,20 +37,33 @@ function servicePlugin(maxCost: number): ApolloServerPlugin<AppContext> {
             throw requestError(`Subscriptions are served over graphql-sse at ${GRAPHQL_STREAM_PATH}, not at /graphql`);
           }
           try {
-            assertOperationCost(schema, document, { variables: request.variables, operationName: request.operationName, maxCost });
+            assertOperationCost(schema, document, {
+              variables: request.variables,
+              operationName: request.operationName,
+              maxCost,
+            });
           } catch (error) {
             throw requestError((error as Error).message);
           }
         },
         async willSendResponse({ contextValue, response, errors }) {
-          for (const [name, value] of Object.entries(contextValue.responseHeaders ?? {})) response.http.headers.set(name, value);
+          for (const [name, value] of Object.entries(contextValue.responseHeaders ?? {}))
+            response.http.headers.set(name, value);
           if (response.body.kind !== 'single') return;
           const result = response.body.singleResult;
           if (contextValue.notices?.length) result.extensions = { ...result.extensions, notices: contextValue.notices };
           // A document that did not parse, validate, coerce its variables or fit the cost limit: 200 for legacy
           // clients (GraphQL over HTTP); a malformed request (no query, say) stays 400.
-          const documentFailure = !!errors?.length && errors.every((error) => error instanceof AppError || DOCUMENT_FAILURES.has(String(error.extensions?.code)));
-          if (response.http.status === 400 && !('data' in result) && documentFailure && (contextValue as GraphqlContext)[LEGACY_JSON]) response.http.status = 200;
+          const documentFailure =
+            !!errors?.length &&
+            errors.every((error) => error instanceof AppError || DOCUMENT_FAILURES.has(String(error.extensions?.code)));
+          if (
+            response.http.status === 400 &&
+            !('data' in result) &&
+            documentFailure &&
+            (contextValue as GraphqlContext)[LEGACY_JSON]
+          )
+            response.http.status = 200;
         },
       };
     },
@@ -57,7 +71,11 @@ function servicePlugin(maxCost: number): ApolloServerPlugin<AppContext> {
 }
 
 /** Apollo Server on /graphql: the service's plugin, error reduction and literal hygiene rule. */
-export function createApollo(schema: GraphQLSchema, services: ApiServices, server: http.Server): ApolloServer<AppContext> {
+export function createApollo(
+  schema: GraphQLSchema,
+  services: ApiServices,
+  server: http.Server,
+): ApolloServer<AppContext> {
   const { log } = services;
   return new ApolloServer<AppContext>({
     schema,
@@ -69,12 +87,23 @@ export function createApollo(schema: GraphQLSchema, services: ApiServices, serve
     // documentBoundsGuard checked the document first; this keeps Apollo's own parse bounded alike.
     parseOptions: { maxTokens: services.config.graphqlMaxTokens },
     // Apollo's own logger writes multi-line text to the console; errors are logged below, as JSON.
-    logger: { debug: () => {}, info: () => {}, warn: (message) => log.warn({ detail: String(message) }, 'Apollo warning'), error: (message) => log.error({ detail: String(message) }, 'Apollo error') },
+    logger: {
+      debug: () => {},
+      info: () => {},
+      warn: (message) => log.warn({ detail: String(message) }, 'Apollo warning'),
+      error: (message) => log.error({ detail: String(message) }, 'Apollo error'),
+    },
     plugins: [ApolloServerPluginDrainHttpServer({ httpServer: server }), servicePlugin(services.config.graphqlMaxCost)],
     formatError: (formatted, error) => {
       const publicError = toPublicError(error as never);
-      if (publicError.code === 'Internal') log.error({ err: publicError.internal ?? error }, 'internal error in GraphQL');
-      return { message: publicError.message, locations: formatted.locations, path: formatted.path, extensions: { code: publicError.code } };
+      if (publicError.code === 'Internal')
+        log.error({ err: publicError.internal ?? error }, 'internal error in GraphQL');
+      return {
+        message: publicError.message,
+        locations: formatted.locations,
+        path: formatted.path,
+        extensions: { code: publicError.code },
+      };
     },
   });
 }
@@ -110,11 +139,16 @@ function documentBoundsGuard(maxTokens: number) {
 
 /** Mounts a started Apollo server on /graphql (bodies are parsed and checked by the shared JSON parser). */
 export function mountGraphql(app: Express, apollo: ApolloServer<AppContext>, services: ApiServices): void {
-  app.use('/graphql', documentBoundsGuard(services.config.graphqlMaxTokens), expressMiddleware(apollo, {
-    context: async ({ req }) => {
-      const context: GraphqlContext = await buildContext(services, req);
-      if (req.accepts(['application/json', 'application/graphql-response+json']) === 'application/json') context[LEGACY_JSON] = true;
-      return context;
-    },
-  }));
+  app.use(
+    '/graphql',
+    documentBoundsGuard(services.config.graphqlMaxTokens),
+    expressMiddleware(apollo, {
+      context: async ({ req }) => {
+        const context: GraphqlContext = await buildContext(services, req);
+        if (req.accepts(['application/json', 'application/graphql-response+json']) === 'application/json')
+          context[LEGACY_JSON] = true;
+        return context;
+      },
+    }),
+  );
 }

@@ -27,7 +27,9 @@ export function announcedTooLarge(req: Request): boolean {
 function fromBodyParser(error: Error & { type?: string; status?: number }): AppError | undefined {
   if (error.type === 'entity.too.large') return tooLarge();
   if (error.type === 'entity.parse.failed') return badInput('Malformed body');
-  return error.status && error.status >= 400 && error.status < 500 ? badInput('The request body could not be read') : undefined;
+  return error.status && error.status >= 400 && error.status < 500
+    ? badInput('The request body could not be read')
+    : undefined;
 }
 
 const DECODERS: Record<string, () => Transform> = {
@@ -48,12 +50,24 @@ function readBody(req: Request, limit: number, timeoutMs: number): Promise<Buffe
     let decoder: Transform | undefined;
     if (encoding !== 'identity') {
       const makeDecoder = DECODERS[encoding];
-      if (!makeDecoder) return reject(new AppError('UnsupportedMediaType', `Unsupported Content-Encoding "${encoding}": send identity, gzip, deflate or br`));
+      if (!makeDecoder)
+        return reject(
+          new AppError(
+            'UnsupportedMediaType',
+            `Unsupported Content-Encoding "${encoding}": send identity, gzip, deflate or br`,
+          ),
+        );
       decoder = req.pipe(makeDecoder());
     }
     const stream: Readable = decoder ?? req;
     // A body that is started and never finished would hold its buffer (and the connection) for good.
-    const timer = setTimeout(() => finish(new AppError('RequestTimeout', `The request body was not received in full within ${timeoutMs / 1000} s`)), timeoutMs);
+    const timer = setTimeout(
+      () =>
+        finish(
+          new AppError('RequestTimeout', `The request body was not received in full within ${timeoutMs / 1000} s`),
+        ),
+      timeoutMs,
+    );
     const chunks: Buffer[] = [];
     let received = 0;
     const finish = (error?: AppError) => {
@@ -63,7 +77,10 @@ function readBody(req: Request, limit: number, timeoutMs: number): Promise<Buffe
       if (!error) return resolve(Buffer.concat(chunks));
       // What was received (or inflated) is dropped at once, not when the connection goes.
       chunks.length = 0;
-      if (decoder) { req.unpipe(decoder); decoder.destroy(); }
+      if (decoder) {
+        req.unpipe(decoder);
+        decoder.destroy();
+      }
       req.pause();
       reject(error);
     };
@@ -88,7 +105,8 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 /** Parses a JSON body into `req.body`. */
 async function parseJsonBody(req: Request, timeoutMs: number): Promise<void> {
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(String(req.headers['content-type']))?.[1]?.toLowerCase();
-  if (charset && charset !== 'utf-8' && charset !== 'utf8') throw new AppError('UnsupportedMediaType', `Unsupported charset "${charset}": send JSON as UTF-8`);
+  if (charset && charset !== 'utf-8' && charset !== 'utf8')
+    throw new AppError('UnsupportedMediaType', `Unsupported charset "${charset}": send JSON as UTF-8`);
   const bytes = await readBody(req, BODY_LIMIT_BYTES, timeoutMs);
   if (bytes.length === 0) return;
   let text: string;
@@ -120,15 +138,23 @@ function isGraphqlPath(req: Request): boolean {
 function checkHygiene(req: Request): void {
   if (req.body !== undefined) {
     const flaw = findInputFlaw(req.body);
-    if (flaw) throw badInput(flaw.path === 'value' ? `The request body ${flaw.problem}` : `${flaw.path} ${flaw.problem}`, { field: flaw.path });
+    if (flaw)
+      throw badInput(flaw.path === 'value' ? `The request body ${flaw.problem}` : `${flaw.path} ${flaw.problem}`, {
+        field: flaw.path,
+      });
   }
   const query = req.query as Record<string, unknown>;
   for (const [name, value] of Object.entries(query)) {
     const flaw = findInputFlaw(value, name) ?? findInputFlaw(name);
-    if (flaw) throw badInput(`query parameter ${flaw.path === 'value' ? name : flaw.path} ${flaw.problem}`, { field: name });
+    if (flaw)
+      throw badInput(`query parameter ${flaw.path === 'value' ? name : flaw.path} ${flaw.problem}`, { field: name });
     if (isGraphqlPath(req) && JSON_PARAMS.includes(name) && typeof value === 'string') {
       let parsed: unknown;
-      try { parsed = JSON.parse(value); } catch { continue; /* the GraphQL server answers unparsable JSON */ }
+      try {
+        parsed = JSON.parse(value);
+      } catch {
+        continue; /* the GraphQL server answers unparsable JSON */
+      }
       const inner = findInputFlaw(parsed, name);
       if (inner) throw badInput(`${inner.path} ${inner.problem}`, { field: inner.path });
     }
@@ -173,9 +199,16 @@ function watchBody(req: Request, res: Response, timeoutMs: number): void {
     }
     stop();
     if (res.headersSent) return void socket.destroy();
-    sendEdgeError(req, res, new AppError('RequestTimeout', streamed
-      ? `Nothing more of the request body was received for ${timeoutMs / 1000} s`
-      : `The request body was not received in full within ${timeoutMs / 1000} s`));
+    sendEdgeError(
+      req,
+      res,
+      new AppError(
+        'RequestTimeout',
+        streamed
+          ? `Nothing more of the request body was received for ${timeoutMs / 1000} s`
+          : `The request body was not received in full within ${timeoutMs / 1000} s`,
+      ),
+    );
   };
   timer = setTimeout(check, timeoutMs);
   req.once('end', stop).once('close', stop);
@@ -192,7 +225,9 @@ export function jsonBody({ timeoutMs }: { timeoutMs: number }): RequestHandler {
     // As body-parser does: `body` is present (undefined) on every request; Apollo's adapter insists on it.
     if (!Object.prototype.hasOwnProperty.call(req, 'body')) req.body = undefined;
     if (req.is(JSON_TYPES)) {
-      parseJsonBody(req, timeoutMs).then(() => checkHygiene(req)).then(() => next(), next);
+      parseJsonBody(req, timeoutMs)
+        .then(() => checkHygiene(req))
+        .then(() => next(), next);
       return;
     }
     if (hasBody(req) && !req.complete) watchBody(req, res, timeoutMs);
@@ -243,7 +278,9 @@ export function sendEdgeError(req: Request, res: Response, error: AppError): voi
     res.once('finish', () => req.socket.destroySoon());
     // Node aborts no request whose response has finished, so a route's parser still reading this body
     // (multer, body-parser) would wait for it for good, holding what it had (an upload's temporary file).
-    req.socket.once('close', () => { if (!req.complete && !req.destroyed) req.destroy(); });
+    req.socket.once('close', () => {
+      if (!req.complete && !req.destroyed) req.destroy();
+    });
   }
   res.status(status).set('Cache-Control', 'no-store');
   if (isGraphqlPath(req)) {

@@ -1,14 +1,38 @@
 import type { Express } from 'express';
 
-interface Link { href: string; title: string; text: string }
+interface Link {
+  href: string;
+  title: string;
+  text: string;
+}
 
 const LINKS: Link[] = [
-  { href: '/graphql', title: 'GraphiQL', text: 'The GraphQL API (the canonical one) in the browser; subscriptions over /graphql/stream' },
-  { href: '/api/v1/docs', title: 'REST reference', text: 'Every REST path under /api/v1, with its parameters, bodies and answers' },
-  { href: '/api/v1/openapi.json', title: 'OpenAPI document', text: 'The same reference as OpenAPI 3.1 JSON, for clients and code generators' },
-  { href: '/api/v1/definition-schema.json', title: 'Circuit definition schema', text: 'JSON Schema of a circuit version’s definition (steps and their fields)' },
+  {
+    href: '/graphql',
+    title: 'GraphiQL',
+    text: 'The GraphQL API (the canonical one) in the browser; subscriptions over /graphql/stream',
+  },
+  {
+    href: '/api/v1/docs',
+    title: 'REST reference',
+    text: 'Every REST path under /api/v1, with its parameters, bodies and answers',
+  },
+  {
+    href: '/api/v1/openapi.json',
+    title: 'OpenAPI document',
+    text: 'The same reference as OpenAPI 3.1 JSON, for clients and code generators',
+  },
+  {
+    href: '/api/v1/definition-schema.json',
+    title: 'Circuit definition schema',
+    text: 'JSON Schema of a circuit version’s definition (steps and their fields)',
+  },
   { href: '/settings', title: 'Settings', text: 'Sign in to manage API tokens and upload blobs' },
-  { href: '/healthz', title: 'Health', text: '/healthz (process up), /readyz (database and job store reachable), /metrics (Prometheus)' },
+  {
+    href: '/healthz',
+    title: 'Health',
+    text: '/healthz (process up), /readyz (database and job store reachable), /metrics (Prometheus)',
+  },
 ];
 
 const PAGE = `<!doctype html>

@@ -9,11 +9,17 @@ export function createMetrics() {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry });
   const requests = new client.Counter({
-    name: 'http_requests_total', help: 'HTTP requests by route and status', labelNames: ['method', 'route', 'status'], registers: [registry],
+    name: 'http_requests_total',
+    help: 'HTTP requests by route and status',
+    labelNames: ['method', 'route', 'status'],
+    registers: [registry],
   });
   const latency = new client.Histogram({
-    name: 'http_request_duration_seconds', help: 'HTTP request latency by route', labelNames: ['method', 'route'],
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers: [registry],
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request latency by route',
+    labelNames: ['method', 'route'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
   });
   return { registry, requests, latency };
 }
@@ -41,7 +47,11 @@ export function redactUrl(url: string | undefined): string | undefined {
 }
 
 function decodeURIComponentSafe(value: string): string {
-  try { return decodeURIComponent(value); } catch { return value; }
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
 }
 
 declare module 'http' {
@@ -100,7 +110,9 @@ function observeRequests(log: Logger, metrics: Metrics) {
       res.off('close', done);
       const seconds = (performance.now() - started) / 1000;
       // Label by the matched route pattern, never the raw URL, to keep cardinality bounded.
-      const route = (res.locals.route as string | undefined) ?? (req.route?.path ? `${req.baseUrl}${req.route.path}` : req.baseUrl || 'unmatched');
+      const route =
+        (res.locals.route as string | undefined) ??
+        (req.route?.path ? `${req.baseUrl}${req.route.path}` : req.baseUrl || 'unmatched');
       if (res.writableFinished) {
         metrics.requests.inc({ method: req.method, route, status: String(res.statusCode) });
         metrics.latency.observe({ method: req.method, route }, seconds);
@@ -110,8 +122,16 @@ function observeRequests(log: Logger, metrics: Metrics) {
       // and serialising every header through the redaction was a measurable part of a read's CPU.
       // Without a child logger unless one was made already: building one per request cost more than the line.
       const child = (req as LoggedRequest)[REQUEST_LOG];
-      const line = { ...(child ? {} : { req: requestFields(req) }), res: { statusCode: res.statusCode, contentLength: res.getHeader('content-length') }, responseTime: Math.round(seconds * 1000) };
-      if (res.statusCode >= 500) (child ?? log).error({ ...line, err: new Error(`failed with status code ${res.statusCode}`) }, 'request errored');
+      const line = {
+        ...(child ? {} : { req: requestFields(req) }),
+        res: { statusCode: res.statusCode, contentLength: res.getHeader('content-length') },
+        responseTime: Math.round(seconds * 1000),
+      };
+      if (res.statusCode >= 500)
+        (child ?? log).error(
+          { ...line, err: new Error(`failed with status code ${res.statusCode}`) },
+          'request errored',
+        );
       else (child ?? log).info(line, 'request completed');
     };
     res.on('finish', done);

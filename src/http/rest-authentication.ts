@@ -31,7 +31,12 @@ export function authenticateRoutes(routes: Route[], services: Pick<ApiServices, 
     try {
       const auth = await authenticate(services.tokenCache, req.headers.authorization);
       res.locals.auth = auth;
-      const refusal = auth.kind === 'invalid' ? unauthorized(auth.message) : route.auth === 'required' && auth.kind !== 'token' ? unauthorized() : undefined;
+      const refusal =
+        auth.kind === 'invalid'
+          ? unauthorized(auth.message)
+          : route.auth === 'required' && auth.kind !== 'token'
+            ? unauthorized()
+            : undefined;
       if (!refusal) return next();
       res.locals.route = `${route.method} ${route.path}`;
       if (hasContent(req) && !req.complete) closeAfterAnswer(req, res);

@@ -18,16 +18,24 @@ import { writePaced } from '../streams/paced-write';
 
 export const RUN_EVENTS_PATH = `${API_PREFIX}/circuit-runs/:uid/events`;
 
-interface RestRunEvent { seq: number; kind: RunEventKind; run: Record<string, unknown> | null; data: Record<string, unknown> | null }
+interface RestRunEvent {
+  seq: number;
+  kind: RunEventKind;
+  run: Record<string, unknown> | null;
+  data: Record<string, unknown> | null;
+}
 
 /** `?events=state,step,output` (default `state`). */
 function requestedKinds(raw: unknown): RunEventKind[] {
   if (raw === undefined || raw === '') return ['state'];
-  if (typeof raw !== 'string') throw new AppError('BadClientData', 'query parameter events must be given once', { field: 'events' });
+  if (typeof raw !== 'string')
+    throw new AppError('BadClientData', 'query parameter events must be given once', { field: 'events' });
   const kinds = [...new Set(raw.split(',').map((k) => k.trim()))];
   const unknown = kinds.filter((k) => !(RUN_EVENT_KINDS as readonly string[]).includes(k));
   if (unknown.length > 0 || kinds.length === 0) {
-    throw new AppError('BadClientData', `events must be a comma-separated list of ${RUN_EVENT_KINDS.join(', ')}`, { field: 'events' });
+    throw new AppError('BadClientData', `events must be a comma-separated list of ${RUN_EVENT_KINDS.join(', ')}`, {
+      field: 'events',
+    });
   }
   return kinds as RunEventKind[];
 }
@@ -36,11 +44,17 @@ function requestedKinds(raw: unknown): RunEventKind[] {
  * A signed URL (`?signature=…&expires=…[&reader=…]`, docs/typed-clients.md) reads as the reader it was made for,
  * instead of a bearer token; undefined when the request carries no signature. Expired: 401; tampered: 403.
  */
-async function signedReader(services: ApiServices, uid: string, query: Request['query']): Promise<Authentication | undefined> {
+async function signedReader(
+  services: ApiServices,
+  uid: string,
+  query: Request['query'],
+): Promise<Authentication | undefined> {
   if (query.signature === undefined) return undefined;
   const check = checkEventsSignature(resolveSecret(services.config), uid, query);
   if (!check.ok) {
-    throw check.reason === 'expired' ? new AppError('Unauthorized', 'The signed URL has expired; ask for a new one') : new AppError('NotAllowed', 'The signature of the URL is not valid');
+    throw check.reason === 'expired'
+      ? new AppError('Unauthorized', 'The signed URL has expired; ask for a new one')
+      : new AppError('NotAllowed', 'The signature of the URL is not valid');
   }
   if (!check.readerUid) return { kind: 'anonymous' };
   const user = await User.findByPk(check.readerUid);
@@ -58,11 +72,17 @@ async function signedReader(services: ApiServices, uid: string, query: Request['
  * every SSE_KEEP_ALIVE_MS; the stream closes after the terminal state. Errors before the stream starts
  * are the JSON envelope (400/401/403/404).
  */
-export function mountRunEvents(app: Express, schema: GraphQLSchema, operations: DocumentNode, services: ApiServices): void {
+export function mountRunEvents(
+  app: Express,
+  schema: GraphQLSchema,
+  operations: DocumentNode,
+  services: ApiServices,
+): void {
   app.get(RUN_EVENTS_PATH, async (req: Request, res: Response) => {
     res.locals.route = `GET ${RUN_EVENTS_PATH}`;
     const uid = String(req.params.uid);
-    const onInternal = (error: unknown) => services.log.error({ err: error, route: RUN_EVENTS_PATH }, 'internal error in run events');
+    const onInternal = (error: unknown) =>
+      services.log.error({ err: error, route: RUN_EVENTS_PATH }, 'internal error in run events');
     const fail = (error: AppError | GraphQLError) => {
       const publicError = error instanceof AppError ? error : toPublicError(error);
       if (publicError.code === 'Internal') onInternal(error);
@@ -87,8 +107,18 @@ export function mountRunEvents(app: Express, schema: GraphQLSchema, operations: 
       const kinds = requestedKinds(req.query.events);
       const start = await services.runs.streamStart(uid, kinds, req.headers['last-event-id']);
       // Without a signature, the bearer token as src/http/rest-authentication.ts already found it.
-      const context = await buildContext(services, req, (await signedReader(services, uid, req.query)) ?? (res.locals.auth as Authentication | undefined));
-      const result = await subscribe({ schema, document: operations, operationName: 'RestCircuitRunEvents', variableValues: { uid, after: start.after, kinds: kinds.map((k) => k.toUpperCase()) }, contextValue: context });
+      const context = await buildContext(
+        services,
+        req,
+        (await signedReader(services, uid, req.query)) ?? (res.locals.auth as Authentication | undefined),
+      );
+      const result = await subscribe({
+        schema,
+        document: operations,
+        operationName: 'RestCircuitRunEvents',
+        variableValues: { uid, after: start.after, kinds: kinds.map((k) => k.toUpperCase()) },
+        contextValue: context,
+      });
       if (!(Symbol.asyncIterator in result)) {
         closed = true;
         return fail(result.errors?.[0] ?? new AppError('Internal', 'Internal server error'));
@@ -118,7 +148,11 @@ export function mountRunEvents(app: Express, schema: GraphQLSchema, operations: 
       res.flushHeaders();
       res.write('retry: 1000\n\n');
       // Not while the reader has not taken what was sent: a paused reader's buffer stays as it is.
-      timers.push(setInterval(() => { if (!closed && !res.writableNeedDrain) res.write(': keep-alive\n\n'); }, services.config.sseKeepAliveMs));
+      timers.push(
+        setInterval(() => {
+          if (!closed && !res.writableNeedDrain) res.write(': keep-alive\n\n');
+        }, services.config.sseKeepAliveMs),
+      );
 
       const texts = services.streams?.texts;
       /**

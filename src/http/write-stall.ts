@@ -13,19 +13,22 @@ export function dropStalledReaders(server: http.Server, stallMs: number): () => 
     watched.set(socket, { written: 0, since: Date.now() });
     socket.once('close', () => watched.delete(socket));
   });
-  const sweep = setInterval(() => {
-    const now = Date.now();
-    for (const [socket, seen] of watched) {
-      // bytesWritten counts what is still buffered too: taken by the peer is the difference.
-      const taken = socket.bytesWritten - socket.writableLength;
-      if (socket.writableLength === 0 || taken !== seen.written) {
-        seen.written = taken;
-        seen.since = now;
-      } else if (now - seen.since >= stallMs) {
-        watched.delete(socket);
-        socket.destroy();
+  const sweep = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [socket, seen] of watched) {
+        // bytesWritten counts what is still buffered too: taken by the peer is the difference.
+        const taken = socket.bytesWritten - socket.writableLength;
+        if (socket.writableLength === 0 || taken !== seen.written) {
+          seen.written = taken;
+          seen.since = now;
+        } else if (now - seen.since >= stallMs) {
+          watched.delete(socket);
+          socket.destroy();
+        }
       }
-    }
-  }, Math.min(1_000, stallMs)).unref();
+    },
+    Math.min(1_000, stallMs),
+  ).unref();
   return () => clearInterval(sweep);
 }

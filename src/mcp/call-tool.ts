@@ -18,7 +18,10 @@ import { outputContract, type CircuitTool } from './tools';
  * drops the header) the user and request id alone. Keys are per user in the store as well.
  */
 export function callKey(viewer: User, sessionId: string | undefined, requestId: RequestId): string {
-  const digest = crypto.createHash('sha256').update(`${viewer.uid}\n${sessionId ?? ''}\n${JSON.stringify(requestId)}`).digest('base64url');
+  const digest = crypto
+    .createHash('sha256')
+    .update(`${viewer.uid}\n${sessionId ?? ''}\n${JSON.stringify(requestId)}`)
+    .digest('base64url');
   return `mcp-${digest}`;
 }
 
@@ -31,13 +34,19 @@ export interface CallContext {
   progressToken?: string | number;
   /** Aborted when this request's HTTP response closed: stop waiting (the run goes on). */
   signal: AbortSignal;
-  sendProgress(params: { progressToken: string | number; progress: number; total?: number; message?: string }): Promise<void>;
+  sendProgress(params: {
+    progressToken: string | number;
+    progress: number;
+    total?: number;
+    message?: string;
+  }): Promise<void>;
   /** Ends this request's HTTP response without an answer. */
   close(): void;
 }
 
 type JsonObject = Record<string, unknown>;
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export function errorResult(code: string, message: string, runUid?: string): CallToolResult {
   return {
@@ -51,12 +60,18 @@ export function errorResult(code: string, message: string, runUid?: string): Cal
 export function stepEventText(event: StepEvent): string {
   const step = `step ${event.step_id} (${event.kind})`;
   switch (event.status) {
-    case 'started': return `${step} started`;
-    case 'completed': return `${step} completed${event.cached ? ' (cached)' : ''}`;
-    case 'failed': return `${step} failed${event.error ? `: ${event.error}` : ''}`;
-    case 'retrying': return `${step} failed attempt ${event.attempt ?? '?'}${event.error ? ` (${event.error})` : ''}; retrying at ${event.retry_at ?? '?'}`;
-    case 'waiting': return `${step} waiting for approval${event.prompt ? `: ${event.prompt}` : ''}`;
-    default: return `${step} ${String(event.status)}`;
+    case 'started':
+      return `${step} started`;
+    case 'completed':
+      return `${step} completed${event.cached ? ' (cached)' : ''}`;
+    case 'failed':
+      return `${step} failed${event.error ? `: ${event.error}` : ''}`;
+    case 'retrying':
+      return `${step} failed attempt ${event.attempt ?? '?'}${event.error ? ` (${event.error})` : ''}; retrying at ${event.retry_at ?? '?'}`;
+    case 'waiting':
+      return `${step} waiting for approval${event.prompt ? `: ${event.prompt}` : ''}`;
+    default:
+      return `${step} ${String(event.status)}`;
   }
 }
 
@@ -94,7 +109,10 @@ export function completedResult(output: unknown, wrap: boolean, runUid: string):
  * The tool result of a run that has ended: its output when COMPLETED (shaped by the version's output
  * contract, see outputContract), else `isError` with its error code and message.
  */
-export async function endedRunResult(runUid: string, definition: CircuitDefinition | undefined): Promise<CallToolResult> {
+export async function endedRunResult(
+  runUid: string,
+  definition: CircuitDefinition | undefined,
+): Promise<CallToolResult> {
   const ended = await CircuitRun.findByPk(runUid, { attributes: ['uid', 'state', 'result_blob', 'error'] });
   if (ended?.state === 'COMPLETED') {
     const output = (ended.result_blob as { output?: unknown } | null)?.output;
@@ -113,7 +131,11 @@ export async function endedRunResult(runUid: string, definition: CircuitDefiniti
  * event as `notifications/progress` when the client gave a progress token. Refusals (input,
  * credits, policy) and EXCEPTION runs are tool errors (`isError`), not protocol errors.
  */
-export async function callCircuitTool(ctx: CallContext, tool: CircuitTool, args: JsonObject | undefined): Promise<CallToolResult> {
+export async function callCircuitTool(
+  ctx: CallContext,
+  tool: CircuitTool,
+  args: JsonObject | undefined,
+): Promise<CallToolResult> {
   const { services, viewer } = ctx;
   const call = ctx.inflight.register(ctx.key, ctx.close);
   try {
@@ -121,7 +143,11 @@ export async function callCircuitTool(ctx: CallContext, tool: CircuitTool, args:
     try {
       // The same per-token limit as a REST or GraphQL query; a tool result has no headers to carry RateLimit-*.
       await limitRunCreation(services.runRateLimiter, viewer, {});
-      ({ run } = await services.runs.create(viewer, { adaptorUid: tool.adaptorUid, input: args ?? {}, idempotencyKey: ctx.key }));
+      ({ run } = await services.runs.create(viewer, {
+        adaptorUid: tool.adaptorUid,
+        input: args ?? {},
+        idempotencyKey: ctx.key,
+      }));
     } catch (error) {
       if (error instanceof AppError) return errorResult(error.code, error.message);
       throw error;
@@ -136,7 +162,9 @@ export async function callCircuitTool(ctx: CallContext, tool: CircuitTool, args:
     const version = await CircuitVersion.findByPk(run.circuit_version_uid, { attributes: ['uid', 'definition'] });
     const total = version?.definition.steps.length;
     const stream = services.runs.stream(run.uid, { after: 0, kinds: ['state', 'step'] });
-    const stop = () => { void stream.return?.(undefined); };
+    const stop = () => {
+      void stream.return?.(undefined);
+    };
     ctx.signal.addEventListener('abort', stop, { once: true });
     if (ctx.signal.aborted) stop();
     const progress = new StepProgress();
@@ -144,7 +172,14 @@ export async function callCircuitTool(ctx: CallContext, tool: CircuitTool, args:
       for await (const event of stream) {
         if (event.kind !== 'step' || ctx.progressToken === undefined) continue;
         const step = event.data as unknown as StepEvent;
-        await ctx.sendProgress({ progressToken: ctx.progressToken, progress: progress.next(step), total, message: stepEventText(step) }).catch(() => {});
+        await ctx
+          .sendProgress({
+            progressToken: ctx.progressToken,
+            progress: progress.next(step),
+            total,
+            message: stepEventText(step),
+          })
+          .catch(() => {});
       }
     } finally {
       ctx.signal.removeEventListener('abort', stop);

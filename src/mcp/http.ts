@@ -17,8 +17,17 @@ export const MCP_PATH = '/mcp';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
 
-function jsonRpcError(res: Response, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
-  res.status(status).set({ 'Cache-Control': 'no-store', ...headers }).json({ jsonrpc: '2.0', error: { code, message }, id: null });
+function jsonRpcError(
+  res: Response,
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  res
+    .status(status)
+    .set({ 'Cache-Control': 'no-store', ...headers })
+    .json({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
 /** Whether the POSTed body (one message or a batch) holds an `initialize` request. */
@@ -37,24 +46,32 @@ function initializes(body: unknown): boolean {
  */
 export function mountMcp(app: Express, services: ApiServices): void {
   const inflight = new InflightCalls();
-  const { version } = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
+  const { version } = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+    version: string;
+  };
 
   app.all(MCP_PATH, async (req: Request, res: Response) => {
     res.locals.route = `${req.method} ${MCP_PATH}`;
     const auth = await authenticate(services.tokenCache, req.headers.authorization);
     if (auth.kind !== 'token') {
       const { status, body } = errorEnvelope(auth.kind === 'invalid' ? unauthorized(auth.message) : unauthorized());
-      res.status(status).set({
-        'WWW-Authenticate': auth.kind === 'invalid' ? 'Bearer error="invalid_token"' : 'Bearer',
-        'Cache-Control': 'no-store',
-      }).json(body);
+      res
+        .status(status)
+        .set({
+          'WWW-Authenticate': auth.kind === 'invalid' ? 'Bearer error="invalid_token"' : 'Bearer',
+          'Cache-Control': 'no-store',
+        })
+        .json(body);
       return;
     }
     if (req.method !== 'POST') {
-      return jsonRpcError(res, 405, -32000, 'Method not allowed: this server is stateless; POST JSON-RPC messages', { Allow: 'POST' });
+      return jsonRpcError(res, 405, -32000, 'Method not allowed: this server is stateless; POST JSON-RPC messages', {
+        Allow: 'POST',
+      });
     }
     // The service's parser has read a JSON body already; an empty one leaves nothing for the transport to read.
-    if (req.body === undefined && req.is(JSON_TYPES)) return jsonRpcError(res, 400, -32700, 'Parse error: the body is empty');
+    if (req.body === undefined && req.is(JSON_TYPES))
+      return jsonRpcError(res, 400, -32700, 'Parse error: the body is empty');
 
     let sessionId = typeof req.headers['mcp-session-id'] === 'string' ? req.headers['mcp-session-id'] : undefined;
     if (initializes(req.body)) {
@@ -63,8 +80,20 @@ export function mountMcp(app: Express, services: ApiServices): void {
       res.setHeader('Mcp-Session-Id', sessionId);
     }
 
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, maxRequestBodySize: BODY_LIMIT_BYTES });
-    const server = createMcpServer({ services, version, viewer: auth.user, sessionId, inflight, close: () => { void transport.close(); } });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      maxRequestBodySize: BODY_LIMIT_BYTES,
+    });
+    const server = createMcpServer({
+      services,
+      version,
+      viewer: auth.user,
+      sessionId,
+      inflight,
+      close: () => {
+        void transport.close();
+      },
+    });
     res.on('close', () => {
       void transport.close();
       void server.close();

@@ -22,10 +22,23 @@ import type { CircuitTool } from './tools';
 /** How often a client should poll `tasks/get` (a hint; `tasks/result` waits without polling). */
 export const TASK_POLL_INTERVAL_MS = 1_000;
 
-type TaskRun = Pick<CircuitRun, 'uid' | 'state' | 'error' | 'created_at' | 'started_at' | 'ended_at' | 'cancel_requested_at'>;
-const TASK_ATTRIBUTES = ['uid', 'user_uid', 'state', 'error', 'created_at', 'started_at', 'ended_at', 'cancel_requested_at'];
+type TaskRun = Pick<
+  CircuitRun,
+  'uid' | 'state' | 'error' | 'created_at' | 'started_at' | 'ended_at' | 'cancel_requested_at'
+>;
+const TASK_ATTRIBUTES = [
+  'uid',
+  'user_uid',
+  'state',
+  'error',
+  'created_at',
+  'started_at',
+  'ended_at',
+  'cancel_requested_at',
+];
 
-const iso = (value: Date | string | null | undefined): string | undefined => (value ? new Date(value).toISOString() : undefined);
+const iso = (value: Date | string | null | undefined): string | undefined =>
+  value ? new Date(value).toISOString() : undefined;
 
 /**
  * A run as a task. A run whose cancel was asked is `cancelled` from then on unless it COMPLETED
@@ -39,7 +52,11 @@ export function taskOf(run: TaskRun): Task {
   if (run.state === 'COMPLETED') return { ...base, status: 'completed' };
   if (run.state === 'EXCEPTION') {
     if (error?.code === 'Canceled') return { ...base, status: 'cancelled', statusMessage: error.message };
-    return { ...base, status: 'failed', statusMessage: `${error?.code ?? 'Internal'}: ${error?.message ?? 'the run failed'}` };
+    return {
+      ...base,
+      status: 'failed',
+      statusMessage: `${error?.code ?? 'Internal'}: ${error?.message ?? 'the run failed'}`,
+    };
   }
   if (run.cancel_requested_at) return { ...base, status: 'cancelled', statusMessage: 'the run is being cancelled' };
   return { ...base, status: 'working', statusMessage: run.state === 'PROVISIONED' ? 'queued' : 'running' };
@@ -47,19 +64,33 @@ export function taskOf(run: TaskRun): Task {
 
 /** The caller's own run named by a task id; "not found" for anything else (no hint whether it exists). */
 async function ownRun(viewer: User, taskId: string): Promise<CircuitRun> {
-  const run = isUid(taskId) ? await CircuitRun.findByPk(taskId, { attributes: [...TASK_ATTRIBUTES, 'circuit_version_uid'] }) : null;
-  if (!run || run.user_uid !== viewer.uid) throw new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId.slice(0, 100)}`);
+  const run = isUid(taskId)
+    ? await CircuitRun.findByPk(taskId, { attributes: [...TASK_ATTRIBUTES, 'circuit_version_uid'] })
+    : null;
+  if (!run || run.user_uid !== viewer.uid)
+    throw new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId.slice(0, 100)}`);
   return run;
 }
 
 /** `tools/call` with `task`: the run, created as a plain call creates it, as a task. Refusals are protocol errors here (a task result cannot carry them). */
-export async function createToolTask(services: ApiServices, viewer: User, tool: CircuitTool, args: Record<string, unknown> | undefined, key: string): Promise<CreateTaskResult> {
+export async function createToolTask(
+  services: ApiServices,
+  viewer: User,
+  tool: CircuitTool,
+  args: Record<string, unknown> | undefined,
+  key: string,
+): Promise<CreateTaskResult> {
   try {
-    const { run } = await services.runs.create(viewer, { adaptorUid: tool.adaptorUid, input: args ?? {}, idempotencyKey: key });
+    const { run } = await services.runs.create(viewer, {
+      adaptorUid: tool.adaptorUid,
+      input: args ?? {},
+      idempotencyKey: key,
+    });
     services.log.debug({ run: run.uid, tool: tool.name }, 'mcp tool call started a run as a task');
-    return { task: taskOf(await CircuitRun.findByPk(run.uid, { attributes: TASK_ATTRIBUTES }) ?? run) };
+    return { task: taskOf((await CircuitRun.findByPk(run.uid, { attributes: TASK_ATTRIBUTES })) ?? run) };
   } catch (error) {
-    if (error instanceof AppError) throw new McpError(ErrorCode.InvalidParams, `${error.code}: ${error.message}`, { code: error.code });
+    if (error instanceof AppError)
+      throw new McpError(ErrorCode.InvalidParams, `${error.code}: ${error.message}`, { code: error.code });
     throw error;
   }
 }
@@ -73,15 +104,24 @@ export async function getTask(viewer: User, taskId: string): Promise<GetTaskResu
  * `tasks/result`: waits (on the run's event stream, holding no connection) until the run has ended,
  * then answers the call's result, tied to its task. A request closed meanwhile stops waiting only.
  */
-export async function taskResult(services: ApiServices, viewer: User, taskId: string, signal: AbortSignal): Promise<CallToolResult> {
+export async function taskResult(
+  services: ApiServices,
+  viewer: User,
+  taskId: string,
+  signal: AbortSignal,
+): Promise<CallToolResult> {
   const run = await ownRun(viewer, taskId);
   if (!isTerminal(run.state)) {
     const stream = services.runs.stream(run.uid, { after: null, kinds: ['state'] });
-    const stop = () => { void stream.return?.(undefined); };
+    const stop = () => {
+      void stream.return?.(undefined);
+    };
     signal.addEventListener('abort', stop, { once: true });
     if (signal.aborted) stop();
     try {
-      for await (const _event of stream) { /* until the terminal state has been read */ }
+      for await (const _event of stream) {
+        /* until the terminal state has been read */
+      }
     } finally {
       signal.removeEventListener('abort', stop);
     }

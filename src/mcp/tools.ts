@@ -30,7 +30,8 @@ export interface ListedTool {
 }
 
 type JsonObject = Record<string, unknown>;
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The circuits the viewer owns or has starred AND may run (the circuit policy's `run` rule, in SQL
@@ -39,7 +40,9 @@ const isObject = (value: unknown): value is JsonObject => typeof value === 'obje
  * circuit that has since turned private is ignored by the rule itself.
  */
 export async function runnableCircuits(services: ApiServices, viewer: User): Promise<CircuitTool[]> {
-  const circuitColumns = Object.keys(Circuit.getAttributes()).map((a) => `c."${a}"`).join(', ');
+  const circuitColumns = Object.keys(Circuit.getAttributes())
+    .map((a) => `c."${a}"`)
+    .join(', ');
   const run = ruleSql(CIRCUIT_RULES.run, { ownerColumn: 'owner_uid' }, viewer, 'c');
   const rows = await services.sequelize.query<JsonObject & { owner_username: string; adaptor_uid: string }>(
     `SELECT ${circuitColumns}, u.username AS owner_username, a.uid AS adaptor_uid
@@ -54,7 +57,11 @@ export async function runnableCircuits(services: ApiServices, viewer: User): Pro
     { replacements: { ...run.replacements, mcpViewer: viewer.uid, mcpLimit: MAX_TOOLS }, type: QueryTypes.SELECT },
   );
   const circuits = rows
-    .map(({ owner_username, adaptor_uid, ...row }) => ({ circuit: Circuit.build(row as never, { isNewRecord: false, raw: true }), ownerUsername: owner_username, adaptorUid: adaptor_uid }))
+    .map(({ owner_username, adaptor_uid, ...row }) => ({
+      circuit: Circuit.build(row as never, { isNewRecord: false, raw: true }),
+      ownerUsername: owner_username,
+      adaptorUid: adaptor_uid,
+    }))
     .filter(({ circuit }) => circuitPermits(viewer, circuit, 'run'));
   const names = toolNames(circuits.map((c) => ({ username: c.ownerUsername, circuitName: c.circuit.name })));
   return circuits.map((c, i) => ({ ...c, name: names[i] }));
@@ -75,7 +82,9 @@ function asObjectSchema(schema: unknown): { type: 'object'; [key: string]: unkno
  * An object schema is used as it is; any other is wrapped as `{output: …}`, the shape
  * `structuredContent` then takes (see completedResult in call-tool.ts).
  */
-export function outputContract(definition: CircuitDefinition): { schema: { type: 'object'; [key: string]: unknown }; wrapped: boolean } | undefined {
+export function outputContract(
+  definition: CircuitDefinition,
+): { schema: { type: 'object'; [key: string]: unknown }; wrapped: boolean } | undefined {
   const schema = (definition as CircuitDefinition & { output_schema?: unknown }).output_schema;
   if (!isObject(schema)) return undefined;
   if (schema.type === 'object') return { schema: schema as { type: 'object' }, wrapped: false };
@@ -86,14 +95,27 @@ export function outputContract(definition: CircuitDefinition): { schema: { type:
 async function embeddedNames(viewer: User, definitions: CircuitDefinition[]): Promise<Map<string, string>> {
   const uids = new Set<string>();
   for (const definition of definitions) {
-    for (const step of definition.steps) if (step.kind === 'circuit' && typeof step.circuit_uid === 'string') uids.add(step.circuit_uid);
+    for (const step of definition.steps)
+      if (step.kind === 'circuit' && typeof step.circuit_uid === 'string') uids.add(step.circuit_uid);
   }
   const names = new Map<string, string>();
   if (uids.size === 0) return names;
   const circuits = await Circuit.findAll({ where: { uid: [...uids] } });
-  const owners = new Map((await User.findAll({ where: { uid: [...new Set(circuits.map((c) => c.owner_uid))] }, attributes: ['uid', 'username'] })).map((u) => [u.uid, u.username]));
+  const owners = new Map(
+    (
+      await User.findAll({
+        where: { uid: [...new Set(circuits.map((c) => c.owner_uid))] },
+        attributes: ['uid', 'username'],
+      })
+    ).map((u) => [u.uid, u.username]),
+  );
   for (const circuit of circuits) {
-    names.set(circuit.uid, circuitPermits(viewer, circuit, 'list') ? `${owners.get(circuit.owner_uid) ?? '?'}/${circuit.name}` : 'a circuit you cannot see');
+    names.set(
+      circuit.uid,
+      circuitPermits(viewer, circuit, 'list')
+        ? `${owners.get(circuit.owner_uid) ?? '?'}/${circuit.name}`
+        : 'a circuit you cannot see',
+    );
   }
   return names;
 }
@@ -106,12 +128,22 @@ async function embeddedNames(viewer: User, definitions: CircuitDefinition[]): Pr
  */
 export async function listTools(services: ApiServices, viewer: User): Promise<ListedTool[]> {
   const tools = await runnableCircuits(services, viewer);
-  const versions = new Map((await CircuitVersion.findAll({
-    where: { uid: tools.map((t) => t.circuit.primary_version_uid!) },
-    attributes: ['uid', 'definition'],
-  })).map((v) => [v.uid, v.definition]));
+  const versions = new Map(
+    (
+      await CircuitVersion.findAll({
+        where: { uid: tools.map((t) => t.circuit.primary_version_uid!) },
+        attributes: ['uid', 'definition'],
+      })
+    ).map((v) => [v.uid, v.definition]),
+  );
   const readable = (tool: CircuitTool) => circuitPermits(viewer, tool.circuit, 'read');
-  const names = await embeddedNames(viewer, tools.filter(readable).map((t) => versions.get(t.circuit.primary_version_uid!)).filter((d): d is CircuitDefinition => d !== undefined));
+  const names = await embeddedNames(
+    viewer,
+    tools
+      .filter(readable)
+      .map((t) => versions.get(t.circuit.primary_version_uid!))
+      .filter((d): d is CircuitDefinition => d !== undefined),
+  );
 
   const listed: ListedTool[] = [];
   for (const tool of tools) {
@@ -119,7 +151,13 @@ export async function listTools(services: ApiServices, viewer: User): Promise<Li
     if (!definition) continue;
     const { circuit } = tool;
     const parts = [circuit.is_deprecated ? `[deprecated] ${circuit.description}`.trim() : circuit.description];
-    const entry: ListedTool = { name: tool.name, title: `${tool.ownerUsername}/${circuit.name}`, description: '', inputSchema: { type: 'object' }, execution: { taskSupport: 'optional' } };
+    const entry: ListedTool = {
+      name: tool.name,
+      title: `${tool.ownerUsername}/${circuit.name}`,
+      description: '',
+      inputSchema: { type: 'object' },
+      execution: { taskSupport: 'optional' },
+    };
     if (readable(tool)) {
       parts.push(explainDefinition(definition, (uid) => names.get(uid)).text);
       entry.inputSchema = asObjectSchema(definition.query_schema);

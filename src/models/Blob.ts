@@ -1,9 +1,20 @@
-import { CreationOptional, DataTypes, InferAttributes, InferCreationAttributes, Model, QueryTypes, Sequelize } from 'sequelize';
+import {
+  CreationOptional,
+  DataTypes,
+  InferAttributes,
+  InferCreationAttributes,
+  Model,
+  QueryTypes,
+  Sequelize,
+} from 'sequelize';
 
 /** A stored file. The content lives in the blob storage under the blob's uid. */
 type Computed = 'byteCount' | 'readCount';
 
-export class Blob extends Model<InferAttributes<Blob, { omit: Computed }>, InferCreationAttributes<Blob, { omit: Computed }>> {
+export class Blob extends Model<
+  InferAttributes<Blob, { omit: Computed }>,
+  InferCreationAttributes<Blob, { omit: Computed }>
+> {
   declare uid: CreationOptional<string>;
   declare user_uid: string;
   /** The uploaded file's name, for display and download. */

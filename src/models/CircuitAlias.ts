@@ -1,7 +1,10 @@
 import { CreationOptional, DataTypes, InferAttributes, InferCreationAttributes, Model, Sequelize } from 'sequelize';
 
 /** One weighted route of an alias: runs drawn to it run `version_uid`. */
-export interface AliasRoute { version_uid: string; weight: number }
+export interface AliasRoute {
+  version_uid: string;
+  weight: number;
+}
 
 /** A named, weighted pointer to versions of a circuit (docs/releases.md); written by src/commands/set-circuit-alias.ts. */
 export class CircuitAlias extends Model<InferAttributes<CircuitAlias>, InferCreationAttributes<CircuitAlias>> {

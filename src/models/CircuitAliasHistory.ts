@@ -2,7 +2,10 @@ import { CreationOptional, DataTypes, InferAttributes, InferCreationAttributes, 
 import type { AliasRoute } from './CircuitAlias';
 
 /** A route set an alias had before: put at `set_at`, replaced at `replaced_at`. */
-export class CircuitAliasHistory extends Model<InferAttributes<CircuitAliasHistory>, InferCreationAttributes<CircuitAliasHistory>> {
+export class CircuitAliasHistory extends Model<
+  InferAttributes<CircuitAliasHistory>,
+  InferCreationAttributes<CircuitAliasHistory>
+> {
   declare uid: CreationOptional<string>;
   declare circuit_uid: string;
   declare name: string;

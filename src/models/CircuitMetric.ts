@@ -1,6 +1,9 @@
 import { CreationOptional, DataTypes, InferAttributes, InferCreationAttributes, Model, Sequelize } from 'sequelize';
 
-export interface MetricExpression { name: string; expression: string }
+export interface MetricExpression {
+  name: string;
+  expression: string;
+}
 
 /** A user's metric configuration: named JSONata expressions evaluated over each completed run. */
 export class CircuitMetric extends Model<InferAttributes<CircuitMetric>, InferCreationAttributes<CircuitMetric>> {

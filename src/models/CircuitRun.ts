@@ -1,4 +1,12 @@
-import { CreationOptional, DataTypes, InferAttributes, InferCreationAttributes, Model, ModelAttributeColumnOptions, Sequelize } from 'sequelize';
+import {
+  CreationOptional,
+  DataTypes,
+  InferAttributes,
+  InferCreationAttributes,
+  Model,
+  ModelAttributeColumnOptions,
+  Sequelize,
+} from 'sequelize';
 import { TERMINAL_STATES, type RunError, type RunState } from '../domain/runs';
 
 /**
@@ -7,7 +15,13 @@ import { TERMINAL_STATES, type RunError, type RunState } from '../domain/runs';
  * - `ownerOnly`: only the run's owner sees it (decided by the run policy's `debug` action).
  * Columns without `api` never leave the service.
  */
-export interface RunApiField { name: string; description?: string; when?: readonly RunState[]; ownerOnly?: boolean; enumOf?: 'state' }
+export interface RunApiField {
+  name: string;
+  description?: string;
+  when?: readonly RunState[];
+  ownerOnly?: boolean;
+  enumOf?: 'state';
+}
 
 /**
  * How a column is written when a run is created (the write shape, as `api` is the read shape): a column
@@ -18,7 +32,9 @@ export interface RunApiField { name: string; description?: string; when?: readon
  *   and the field of CreateRunInput/CreateBatchInput); createRun and createBatch forward it, through its
  *   check if src/runs/create-run.ts has one (DRAFT_ARG_CHECKS). Without `arg` the service sets it.
  */
-export interface RunDraftField { arg?: true }
+export interface RunDraftField {
+  arg?: true;
+}
 type RunColumn = ModelAttributeColumnOptions & { api?: RunApiField; draft?: RunDraftField };
 
 /**
@@ -29,23 +45,59 @@ type RunColumn = ModelAttributeColumnOptions & { api?: RunApiField; draft?: RunD
  */
 export const RUN_COLUMNS = {
   uid: { type: DataTypes.UUID, primaryKey: true, defaultValue: DataTypes.UUIDV4, api: { name: 'uid' } },
-  user_uid: { type: DataTypes.UUID, allowNull: false, draft: {}, api: { name: 'userUid', description: 'The user who started the run' } },
+  user_uid: {
+    type: DataTypes.UUID,
+    allowNull: false,
+    draft: {},
+    api: { name: 'userUid', description: 'The user who started the run' },
+  },
   circuit_uid: { type: DataTypes.UUID, allowNull: false, draft: {}, api: { name: 'circuitUid' } },
   circuit_version_uid: { type: DataTypes.UUID, allowNull: false, draft: {}, api: { name: 'circuitVersionUid' } },
   alias: {
-    type: DataTypes.TEXT, allowNull: true, draft: {},
-    api: { name: 'alias', description: 'The alias the version was drawn from (context.alias); null when the query named its version or ran the primary one' },
+    type: DataTypes.TEXT,
+    allowNull: true,
+    draft: {},
+    api: {
+      name: 'alias',
+      description:
+        'The alias the version was drawn from (context.alias); null when the query named its version or ran the primary one',
+    },
   },
-  replay_of: { type: DataTypes.UUID, allowNull: true, draft: {}, api: { name: 'replayOf', description: 'The run this one replays; null for other runs' } },
+  replay_of: {
+    type: DataTypes.UUID,
+    allowNull: true,
+    draft: {},
+    api: { name: 'replayOf', description: 'The run this one replays; null for other runs' },
+  },
   tags: {
-    type: DataTypes.ARRAY(DataTypes.TEXT), allowNull: true, draft: { arg: true },
-    api: { name: 'tags', ownerOnly: true, description: "The caller's tags sent with the query; for the run's owner only" },
+    type: DataTypes.ARRAY(DataTypes.TEXT),
+    allowNull: true,
+    draft: { arg: true },
+    api: {
+      name: 'tags',
+      ownerOnly: true,
+      description: "The caller's tags sent with the query; for the run's owner only",
+    },
   },
   metadata: {
-    type: DataTypes.JSONB, allowNull: true, draft: { arg: true },
-    api: { name: 'metadata', ownerOnly: true, description: "The caller's metadata ({key: string}) sent with the query; for the run's owner only" },
+    type: DataTypes.JSONB,
+    allowNull: true,
+    draft: { arg: true },
+    api: {
+      name: 'metadata',
+      ownerOnly: true,
+      description: "The caller's metadata ({key: string}) sent with the query; for the run's owner only",
+    },
   },
-  batch_uid: { type: DataTypes.UUID, allowNull: true, api: { name: 'batchUid', ownerOnly: true, description: 'The batch the run was submitted in; for the run\'s owner only' } },
+  batch_uid: {
+    type: DataTypes.UUID,
+    allowNull: true,
+    api: {
+      name: 'batchUid',
+      ownerOnly: true,
+      description: "The batch the run was submitted in; for the run's owner only",
+    },
+  },
   /** The query's max_credits, its spend cap: the run never costs more; null: no cap but the balance. */
   max_credits: { type: DataTypes.BIGINT, allowNull: true, draft: { arg: true } },
   /** How a replay reuses the original's outputs: 'recorded' or 'live'; null for other runs. */
@@ -53,24 +105,52 @@ export const RUN_COLUMNS = {
   /** The query sent "cache": "bypass": step cache reads skipped, results still stored. */
   cache_bypass: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false, draft: {} },
   created_at: { type: DataTypes.DATE, api: { name: 'createdAt' } },
-  ended_at: { type: DataTypes.DATE, allowNull: true, api: { name: 'endedAt', when: TERMINAL_STATES, description: 'Set once the run is COMPLETED or EXCEPTION' } },
-  state: { type: DataTypes.TEXT, allowNull: false, defaultValue: 'PROVISIONED', api: { name: 'state', enumOf: 'state' } },
+  ended_at: {
+    type: DataTypes.DATE,
+    allowNull: true,
+    api: { name: 'endedAt', when: TERMINAL_STATES, description: 'Set once the run is COMPLETED or EXCEPTION' },
+  },
+  state: {
+    type: DataTypes.TEXT,
+    allowNull: false,
+    defaultValue: 'PROVISIONED',
+    api: { name: 'state', enumOf: 'state' },
+  },
   is_public: {
-    type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false, draft: {},
+    type: DataTypes.BOOLEAN,
+    allowNull: false,
+    defaultValue: false,
+    draft: {},
     api: { name: 'isPublic', description: 'Whether anyone may read the run' },
   },
   input: { type: DataTypes.JSONB, allowNull: false, draft: {} },
   result_blob: {
-    type: DataTypes.JSONB, allowNull: true,
-    api: { name: 'resultBlob', when: ['COMPLETED'], description: '{output, steps: {<id>: {kind, output, started_at, ended_at, credits}}}; only when COMPLETED' },
+    type: DataTypes.JSONB,
+    allowNull: true,
+    api: {
+      name: 'resultBlob',
+      when: ['COMPLETED'],
+      description: '{output, steps: {<id>: {kind, output, started_at, ended_at, credits}}}; only when COMPLETED',
+    },
   },
   metrics: {
-    type: DataTypes.JSONB, allowNull: true,
-    api: { name: 'metrics', when: ['COMPLETED'], description: "Values of the circuit's metric configuration ({name: value}); completed runs only" },
+    type: DataTypes.JSONB,
+    allowNull: true,
+    api: {
+      name: 'metrics',
+      when: ['COMPLETED'],
+      description: "Values of the circuit's metric configuration ({name: value}); completed runs only",
+    },
   },
   error: {
-    type: DataTypes.JSONB, allowNull: true,
-    api: { name: 'error', when: ['EXCEPTION'], ownerOnly: true, description: 'Why the run failed ({code, message, step_id}); EXCEPTION runs, for their owner only' },
+    type: DataTypes.JSONB,
+    allowNull: true,
+    api: {
+      name: 'error',
+      when: ['EXCEPTION'],
+      ownerOnly: true,
+      description: 'Why the run failed ({code, message, step_id}); EXCEPTION runs, for their owner only',
+    },
   },
   /** Internal detail of a failure for the service log; the owner sees `error`. */
   failure_reason: { type: DataTypes.TEXT, allowNull: true },
@@ -100,25 +180,33 @@ export const RUN_COLUMNS = {
 
 export type RunColumnName = keyof typeof RUN_COLUMNS;
 
-type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;
+type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}`
+  ? `${Head}${Capitalize<CamelCase<Tail>>}`
+  : S;
 type DraftSpec<K extends RunColumnName> = (typeof RUN_COLUMNS)[K] extends { draft: infer D } ? D : never;
 /** The columns of a run's draft (RUN_COLUMNS' `draft`), and those of them the caller sends (`arg`). */
 export type RunDraftColumn = { [K in RunColumnName]: [DraftSpec<K>] extends [never] ? never : K }[RunColumnName];
-export type RunDraftArgColumn = { [K in RunDraftColumn]: DraftSpec<K> extends { arg: true } ? K : never }[RunDraftColumn];
+export type RunDraftArgColumn = {
+  [K in RunDraftColumn]: DraftSpec<K> extends { arg: true } ? K : never;
+}[RunDraftColumn];
 /** What the caller sends of a draft, by camelCase name, unchecked. */
 export type RunDraftArgs = { [K in RunDraftArgColumn as CamelCase<K>]?: unknown };
 
 type RunCreation = InferCreationAttributes<CircuitRun>;
-type CreationOptionalColumn = { [K in keyof RunCreation]: undefined extends RunCreation[K] ? K : never }[keyof RunCreation];
+type CreationOptionalColumn = {
+  [K in keyof RunCreation]: undefined extends RunCreation[K] ? K : never;
+}[keyof RunCreation];
 /**
  * What a new run is made of: its draft columns (those the model declares CreationOptional may be left
  * out) and `deadline_s`, the seconds its deadline is after the statement that admits it.
  */
-export type RunDraft = Omit<Pick<RunCreation, RunDraftColumn>, CreationOptionalColumn>
-  & Partial<Pick<RunCreation, RunDraftColumn & CreationOptionalColumn>> & { deadline_s: number };
+export type RunDraft = Omit<Pick<RunCreation, RunDraftColumn>, CreationOptionalColumn> &
+  Partial<Pick<RunCreation, RunDraftColumn & CreationOptionalColumn>> & { deadline_s: number };
 
 const camelCase = (column: string) => column.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
-export const RUN_DRAFT_COLUMNS = (Object.keys(RUN_COLUMNS) as RunColumnName[]).filter((column): column is RunDraftColumn => 'draft' in RUN_COLUMNS[column]);
+export const RUN_DRAFT_COLUMNS = (Object.keys(RUN_COLUMNS) as RunColumnName[]).filter(
+  (column): column is RunDraftColumn => 'draft' in RUN_COLUMNS[column],
+);
 export const RUN_DRAFT_ARGS = RUN_DRAFT_COLUMNS.flatMap((column) => {
   const draft = (RUN_COLUMNS[column] as RunColumn).draft;
   return draft?.arg ? [{ column: column as RunDraftArgColumn, arg: camelCase(column) as keyof RunDraftArgs }] : [];
@@ -175,7 +263,12 @@ export class CircuitRun extends Model<InferAttributes<CircuitRun>, InferCreation
   declare updated_at: CreationOptional<Date>;
 
   static initModel(sequelize: Sequelize): void {
-    const attributes = Object.fromEntries(Object.entries(RUN_COLUMNS as Record<string, RunColumn>).map(([name, { api: _api, ...column }]) => [name, column]));
+    const attributes = Object.fromEntries(
+      Object.entries(RUN_COLUMNS as Record<string, RunColumn>).map(([name, { api: _api, ...column }]) => [
+        name,
+        column,
+      ]),
+    );
     CircuitRun.init(attributes as never, { sequelize, tableName: 'circuit_runs' });
   }
 }

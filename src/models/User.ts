@@ -1,7 +1,18 @@
-import { CreationOptional, DataTypes, InferAttributes, InferCreationAttributes, Model, NonAttribute, Sequelize } from 'sequelize';
+import {
+  CreationOptional,
+  DataTypes,
+  InferAttributes,
+  InferCreationAttributes,
+  Model,
+  NonAttribute,
+  Sequelize,
+} from 'sequelize';
 import type { TokenGrant } from '../domain/token-grant';
 
-export class User extends Model<InferAttributes<User, { omit: 'creditBalance' }>, InferCreationAttributes<User, { omit: 'creditBalance' }>> {
+export class User extends Model<
+  InferAttributes<User, { omit: 'creditBalance' }>,
+  InferCreationAttributes<User, { omit: 'creditBalance' }>
+> {
   declare uid: CreationOptional<string>;
   declare username: string;
   declare name: CreationOptional<string>;

@@ -13,7 +13,18 @@ import { initRunModels } from './runs';
 import { initBoardModels } from './boards';
 import { initBlobModels } from './blobs';
 
-export { User, ApiToken, CircuitMetric, Circuit, CircuitAdaptor, CircuitVersion, CircuitStar, CircuitEmbed, CircuitAlias, CircuitAliasHistory };
+export {
+  User,
+  ApiToken,
+  CircuitMetric,
+  Circuit,
+  CircuitAdaptor,
+  CircuitVersion,
+  CircuitStar,
+  CircuitEmbed,
+  CircuitAlias,
+  CircuitAliasHistory,
+};
 export type { AliasRoute } from './CircuitAlias';
 
 /**
@@ -21,7 +32,18 @@ export type { AliasRoute } from './CircuitAlias';
  * one database at a time (tests start one app per test file, each in its own jest worker).
  */
 export function initModels(sequelize: Sequelize): void {
-  for (const model of [User, ApiToken, CircuitMetric, Circuit, CircuitAdaptor, CircuitVersion, CircuitStar, CircuitEmbed, CircuitAlias, CircuitAliasHistory]) {
+  for (const model of [
+    User,
+    ApiToken,
+    CircuitMetric,
+    Circuit,
+    CircuitAdaptor,
+    CircuitVersion,
+    CircuitStar,
+    CircuitEmbed,
+    CircuitAlias,
+    CircuitAliasHistory,
+  ]) {
     model.initModel(sequelize);
   }
   initRunModels(sequelize);

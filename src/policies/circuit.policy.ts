@@ -1,6 +1,19 @@
 import type { WhereOptions } from 'sequelize';
 import type { Circuit, User } from '../models';
-import { ADMIN, OWNER, SIGNED_IN, all, any, flag, not, permits, ruleSql, ruleWhere, type Rule, type RuleTable } from './visibility';
+import {
+  ADMIN,
+  OWNER,
+  SIGNED_IN,
+  all,
+  any,
+  flag,
+  not,
+  permits,
+  ruleSql,
+  ruleWhere,
+  type Rule,
+  type RuleTable,
+} from './visibility';
 
 /**
  * - `list`: appears in listings and search, may be starred and pinged as existing.
@@ -35,7 +48,10 @@ export function circuitPermits(viewer: User | null, circuit: Circuit, action: Ci
  * circuitPermits(viewer, c, 'list') as SQL over a circuits alias, for queries that filter many
  * circuits at once (lists, counts). Bind the returned replacements alongside your own.
  */
-export function listableCircuitsSql(alias: string, viewer: User | null): { sql: string; replacements: Record<string, unknown> } {
+export function listableCircuitsSql(
+  alias: string,
+  viewer: User | null,
+): { sql: string; replacements: Record<string, unknown> } {
   return ruleSql(CIRCUIT_RULES.list, CIRCUITS, viewer, alias);
 }
 

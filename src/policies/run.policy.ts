@@ -27,7 +27,11 @@ export const RUN_RULES: Record<RunAction, Rule> = {
   replay: OWNER,
 };
 
-export function runPermits(viewer: User | null, run: Pick<CircuitRun, 'user_uid' | 'is_public'>, action: RunAction): boolean {
+export function runPermits(
+  viewer: User | null,
+  run: Pick<CircuitRun, 'user_uid' | 'is_public'>,
+  action: RunAction,
+): boolean {
   return permits(RUN_RULES[action], RUNS, viewer, run);
 }
 
@@ -41,10 +45,17 @@ export function readableRunsWhere(viewer: User | null): WhereOptions<CircuitRun>
  * caller must be allowed to run the circuit; making the run public is the circuit owner's decision
  * (the API contract: "Only the circuit owner can set is_public true").
  */
-export function startRunPermits(viewer: User | null, circuit: Circuit, isPublic: boolean, options: { webhook: boolean } = { webhook: false }): { allowed: boolean; message?: string } {
+export function startRunPermits(
+  viewer: User | null,
+  circuit: Circuit,
+  isPublic: boolean,
+  options: { webhook: boolean } = { webhook: false },
+): { allowed: boolean; message?: string } {
   const token = tokenMayStartRun(viewer, circuit.uid, options);
   if (!token.allowed) return token;
-  if (!circuitPermits(viewer, circuit, 'run')) return { allowed: false, message: 'You are not allowed to run this circuit' };
-  if (isPublic && !circuitPermits(viewer, circuit, 'manage')) return { allowed: false, message: 'Only the circuit owner may make a run public' };
+  if (!circuitPermits(viewer, circuit, 'run'))
+    return { allowed: false, message: 'You are not allowed to run this circuit' };
+  if (isPublic && !circuitPermits(viewer, circuit, 'manage'))
+    return { allowed: false, message: 'Only the circuit owner may make a run public' };
   return { allowed: true };
 }

@@ -7,7 +7,11 @@ import type { ScheduleRow } from '../domain/schedule-row';
  */
 export type ScheduleAction = 'manage';
 
-export function schedulePermits(viewer: User | null, schedule: Pick<ScheduleRow, 'user_uid'>, action: ScheduleAction): boolean {
+export function schedulePermits(
+  viewer: User | null,
+  schedule: Pick<ScheduleRow, 'user_uid'>,
+  action: ScheduleAction,
+): boolean {
   switch (action) {
     case 'manage':
       return viewer !== null && viewer.uid === schedule.user_uid;

@@ -16,26 +16,61 @@ import type { TokenScope } from '../domain/token-scopes';
  */
 export const ROOT_FIELD_SCOPES: Record<'Query' | 'Mutation' | 'Subscription', Readonly<Record<string, TokenScope>>> = {
   Query: {
-    circuit: 'circuits:read', circuitByName: 'circuits:read', circuitAlias: 'circuits:read', circuitAliasHistory: 'circuits:read',
-    circuitAliases: 'circuits:read', circuitClientModule: 'circuits:read', circuitEmbeds: 'circuits:read', circuitMetrics: 'circuits:read',
-    circuitPing: 'circuits:read', circuitPrimaryVersion: 'circuits:read', circuitStarred: 'circuits:read', circuitVersions: 'circuits:read',
-    explainCircuit: 'circuits:read', starredCircuits: 'circuits:read', userCircuits: 'circuits:read',
-    circuitRun: 'runs:read', circuitRuns: 'runs:read', viewerRuns: 'runs:read', circuitVersionRuns: 'runs:read',
-    compareCircuitRuns: 'runs:read', circuitRunWebhookDeliveries: 'runs:read',
-    circuitBatch: 'runs:read', circuitBatchRuns: 'runs:read', estimateCircuitAdaptor: 'runs:read',
+    circuit: 'circuits:read',
+    circuitByName: 'circuits:read',
+    circuitAlias: 'circuits:read',
+    circuitAliasHistory: 'circuits:read',
+    circuitAliases: 'circuits:read',
+    circuitClientModule: 'circuits:read',
+    circuitEmbeds: 'circuits:read',
+    circuitMetrics: 'circuits:read',
+    circuitPing: 'circuits:read',
+    circuitPrimaryVersion: 'circuits:read',
+    circuitStarred: 'circuits:read',
+    circuitVersions: 'circuits:read',
+    explainCircuit: 'circuits:read',
+    starredCircuits: 'circuits:read',
+    userCircuits: 'circuits:read',
+    circuitRun: 'runs:read',
+    circuitRuns: 'runs:read',
+    viewerRuns: 'runs:read',
+    circuitVersionRuns: 'runs:read',
+    compareCircuitRuns: 'runs:read',
+    circuitRunWebhookDeliveries: 'runs:read',
+    circuitBatch: 'runs:read',
+    circuitBatchRuns: 'runs:read',
+    estimateCircuitAdaptor: 'runs:read',
     // Read on first use, the signing secret is created then: it is the webhooks' to hand out.
     webhookSecret: 'webhooks:write',
   },
   Mutation: {
-    queryCircuitAdaptor: 'runs:write', cancelCircuitRun: 'runs:write', replayCircuitRun: 'runs:write', resolveApproval: 'runs:write',
-    createCircuitBatch: 'runs:write', cancelCircuitBatch: 'runs:write',
+    queryCircuitAdaptor: 'runs:write',
+    cancelCircuitRun: 'runs:write',
+    replayCircuitRun: 'runs:write',
+    resolveApproval: 'runs:write',
+    createCircuitBatch: 'runs:write',
+    cancelCircuitBatch: 'runs:write',
     circuitRunEventsUrl: 'runs:read',
-    createCircuit: 'circuits:write', updateCircuit: 'circuits:write', deprecateCircuit: 'circuits:write', publishCircuitVersion: 'circuits:write',
-    setPrimaryCircuitVersion: 'circuits:write', setCircuitAlias: 'circuits:write', deleteCircuitAlias: 'circuits:write',
-    createCircuitMetric: 'circuits:write', starCircuit: 'circuits:write', unstarCircuit: 'circuits:write',
-    createBoard: 'boards:write', updateBoard: 'boards:write', deleteBoard: 'boards:write', addCircuitToBoard: 'boards:write',
-    removeCircuitFromBoard: 'boards:write', starBoard: 'boards:write', unstarBoard: 'boards:write',
-    createCircuitSchedule: 'schedules:write', updateCircuitSchedule: 'schedules:write', deleteCircuitSchedule: 'schedules:write',
+    createCircuit: 'circuits:write',
+    updateCircuit: 'circuits:write',
+    deprecateCircuit: 'circuits:write',
+    publishCircuitVersion: 'circuits:write',
+    setPrimaryCircuitVersion: 'circuits:write',
+    setCircuitAlias: 'circuits:write',
+    deleteCircuitAlias: 'circuits:write',
+    createCircuitMetric: 'circuits:write',
+    starCircuit: 'circuits:write',
+    unstarCircuit: 'circuits:write',
+    createBoard: 'boards:write',
+    updateBoard: 'boards:write',
+    deleteBoard: 'boards:write',
+    addCircuitToBoard: 'boards:write',
+    removeCircuitFromBoard: 'boards:write',
+    starBoard: 'boards:write',
+    unstarBoard: 'boards:write',
+    createCircuitSchedule: 'schedules:write',
+    updateCircuitSchedule: 'schedules:write',
+    deleteCircuitSchedule: 'schedules:write',
   },
   Subscription: { circuitRunEvents: 'runs:read', circuitRunUpdated: 'runs:read' },
 };
@@ -63,11 +98,16 @@ export function rootFieldScope(type: string, field: string): TokenScope | undefi
  * Starting a run of `circuitUid` with the viewer's token: `runs:write`, `webhooks:write` when the run
  * posts to a webhook, and the circuit on the token's allow-list. The 403 message names what is missing.
  */
-export function tokenMayStartRun(viewer: User | null, circuitUid: string, options: { webhook: boolean }): { allowed: boolean; message?: string } {
+export function tokenMayStartRun(
+  viewer: User | null,
+  circuitUid: string,
+  options: { webhook: boolean },
+): { allowed: boolean; message?: string } {
   const refusal = scopeRefusal(viewer, options.webhook ? ['runs:write', 'webhooks:write'] : ['runs:write']);
   if (refusal) return { allowed: false, message: refusal };
   const allowList = viewer?.tokenGrant?.circuitUids;
-  if (allowList && !allowList.includes(circuitUid)) return { allowed: false, message: `This token may not run the circuit ${circuitUid}` };
+  if (allowList && !allowList.includes(circuitUid))
+    return { allowed: false, message: `This token may not run the circuit ${circuitUid}` };
   return { allowed: true };
 }
 
@@ -77,7 +117,11 @@ export function tokenMayStartRun(viewer: User | null, circuitUid: string, option
  */
 export function tokenMaySubmitBatch(viewer: User | null): { allowed: boolean; message?: string } {
   if (viewer?.tokenGrant?.maxCreditsPerDay == null) return { allowed: true };
-  return { allowed: false, message: 'This token has a daily credit cap (max_credits_per_day): it cannot submit batches; send its runs as queries' };
+  return {
+    allowed: false,
+    message:
+      'This token has a daily credit cap (max_credits_per_day): it cannot submit batches; send its runs as queries',
+  };
 }
 
 /**
@@ -86,6 +130,13 @@ export function tokenMaySubmitBatch(viewer: User | null): { allowed: boolean; me
  */
 export function tokenMayCreateTokens(viewer: User | null): { allowed: boolean; message?: string } {
   const grant = viewer?.tokenGrant;
-  if (!grant || (grant.scopes === null && grant.expiresAt === null && grant.circuitUids === null && grant.maxCreditsPerDay === null)) return { allowed: true };
-  return { allowed: false, message: 'Only a token without scopes, expiry, circuit list or credit cap may create tokens' };
+  if (
+    !grant ||
+    (grant.scopes === null && grant.expiresAt === null && grant.circuitUids === null && grant.maxCreditsPerDay === null)
+  )
+    return { allowed: true };
+  return {
+    allowed: false,
+    message: 'Only a token without scopes, expiry, circuit list or credit cap may create tokens',
+  };
 }

@@ -11,6 +11,9 @@ export function profileVisible(viewer: User | null, user: User): boolean {
 }
 
 /** profileVisible as SQL over a users alias. */
-export function visibleProfilesSql(alias: string, viewer: User | null): { sql: string; replacements: Record<string, unknown> } {
+export function visibleProfilesSql(
+  alias: string,
+  viewer: User | null,
+): { sql: string; replacements: Record<string, unknown> } {
   return ruleSql(PROFILE_VISIBLE, USERS, viewer, alias);
 }

@@ -9,15 +9,17 @@ import type { User } from '../models';
  */
 export type Rule =
   | boolean
-  | { flag: string }                       // the row's boolean column is true
-  | { owner: true }                        // the row's owner column is the viewer
+  | { flag: string } // the row's boolean column is true
+  | { owner: true } // the row's owner column is the viewer
   | { viewer: 'signedIn' | 'admin' }
   | { not: Rule }
   | { all: Rule[] }
   | { any: Rule[] };
 
 /** Which column holds the owner's uid (`uid` for users themselves). */
-export interface RuleTable { ownerColumn: string }
+export interface RuleTable {
+  ownerColumn: string;
+}
 
 export const OWNER: Rule = { owner: true };
 export const ADMIN: Rule = { viewer: 'admin' };
@@ -42,7 +44,7 @@ function bind(rule: Rule, viewer: User | null): Bound {
   const isAll = 'all' in rule;
   const parts: Bound[] = [];
   for (const part of (isAll ? rule.all : rule.any).map((r) => bind(r, viewer))) {
-    if (part === !isAll) return !isAll;   // a false in all(), a true in any(), decides
+    if (part === !isAll) return !isAll; // a false in all(), a true in any(), decides
     if (part !== isAll) parts.push(part); // a true in all(), a false in any(), drops out
   }
   if (parts.length === 0) return isAll;
@@ -68,7 +70,12 @@ export function permits(rule: Rule, table: RuleTable, viewer: User | null, row: 
  * no parameter, and a negated flag reads `NOT alias.flag` (the partial indexes of migration 0003
  * are `WHERE NOT is_private`, which the planner matches only in that form).
  */
-export function ruleSql(rule: Rule, table: RuleTable, viewer: User | null, alias: string): { sql: string; replacements: Record<string, unknown> } {
+export function ruleSql(
+  rule: Rule,
+  table: RuleTable,
+  viewer: User | null,
+  alias: string,
+): { sql: string; replacements: Record<string, unknown> } {
   const replacements: Record<string, unknown> = {};
   const sql = (b: Bound): string => {
     if (typeof b === 'boolean') return b ? 'TRUE' : 'FALSE';
@@ -91,7 +98,8 @@ export function ruleWhere<T>(rule: Rule, table: RuleTable, viewer: User | null):
     if (b === false) return { [Op.and]: [literal('FALSE')] };
     if ('flag' in b) return { [b.flag]: true };
     if ('ownerIs' in b) return { [table.ownerColumn]: b.ownerIs };
-    if ('not' in b) return typeof b.not === 'object' && 'flag' in b.not ? { [b.not.flag]: false } : { [Op.not]: where(b.not) };
+    if ('not' in b)
+      return typeof b.not === 'object' && 'flag' in b.not ? { [b.not.flag]: false } : { [Op.not]: where(b.not) };
     return 'all' in b ? { [Op.and]: b.all.map(where) } : { [Op.or]: b.any.map(where) };
   };
   return where(bind(rule, viewer)) as WhereOptions<T>;

@@ -21,7 +21,9 @@ export interface PatchableChannel {
   publishState?: unknown;
   subscribeState?: unknown;
 }
-export interface PatchableRepository { getNextJobToRun(...args: unknown[]): Promise<unknown> }
+export interface PatchableRepository {
+  getNextJobToRun(...args: unknown[]): Promise<unknown>;
+}
 
 /**
  * Agenda would NOTIFY every listening process three more times per job (start, success, complete)
@@ -48,7 +50,8 @@ export function publishOnly(channel: PatchableChannel): void {
   channel.connect = async () => {
     await connect();
     const listening = (channel as { listenClient?: { query(text: string): Promise<unknown> } }).listenClient;
-    if (!listening) throw new LibraryInternalsChanged('the Agenda notification channel has no listenClient after connect()');
+    if (!listening)
+      throw new LibraryInternalsChanged('the Agenda notification channel has no listenClient after connect()');
     await listening.query('UNLISTEN *');
   };
 }
@@ -100,7 +103,10 @@ export function fillCompletely(channel: PatchableChannel, repository: PatchableR
         filling.delete(notification.jobName);
       }
       const due = !notification.nextRunAt || notification.nextRunAt.getTime() <= Date.now();
-      if (!drained && due && subscribed) setTimeout(() => { void fill(notification); }, REFILL_RETRY_MS).unref();
+      if (!drained && due && subscribed)
+        setTimeout(() => {
+          void fill(notification);
+        }, REFILL_RETRY_MS).unref();
     };
     const unsubscribe = subscribe(fill);
     return () => {
@@ -129,20 +135,34 @@ const MAX_LOCK_BATCH = 50;
  * what is kept when the worker stops (`release()`); either unlock leaves a job alone if its lock is
  * no longer the one taken here.
  */
-export function lockInBatches(repository: BatchLockingRepository, query: (text: string, values: unknown[]) => Promise<{ rows: unknown[] }>, jobName: string, room: () => number): { release(): Promise<void> } {
+export function lockInBatches(
+  repository: BatchLockingRepository,
+  query: (text: string, values: unknown[]) => Promise<{ rows: unknown[] }>,
+  jobName: string,
+  room: () => number,
+): { release(): Promise<void> } {
   requireMethod(repository, 'getNextJobToRun', 'Agenda job repository');
   requireMethod(repository, 'rowToJob', 'Agenda PostgresJobRepository');
-  if (typeof repository.tableName !== 'string') throw new LibraryInternalsChanged('Agenda PostgresJobRepository.tableName is not a string');
+  if (typeof repository.tableName !== 'string')
+    throw new LibraryInternalsChanged('Agenda PostgresJobRepository.tableName is not a string');
   const { nextRunAt = 'asc', priority = 'desc' } = repository.sort ?? {};
-  if (nextRunAt !== 'asc' || priority !== 'desc') throw new LibraryInternalsChanged(`Agenda PostgresJobRepository.sort is not the default (${nextRunAt}, ${priority})`);
+  if (nextRunAt !== 'asc' || priority !== 'desc')
+    throw new LibraryInternalsChanged(
+      `Agenda PostgresJobRepository.sort is not the default (${nextRunAt}, ${priority})`,
+    );
   const table = `"${repository.tableName.replace(/"/g, '""')}"`;
   // Due jobs, and jobs whose lock expired (what Agenda's getNextJobToRun finds), claimed as src/db/claim-overdue.ts claims.
-  const lockSql = claimOverdueSql({
-    table, key: 'id',
-    overdue: 'name = $2 AND disabled = FALSE AND ((locked_at IS NULL AND next_run_at <= $3) OR locked_at <= $4)',
-    orderBy: 'next_run_at ASC NULLS LAST, priority DESC',
-    set: 'locked_at = $1, last_modified_by = $5',
-  }, '$6', '*');
+  const lockSql = claimOverdueSql(
+    {
+      table,
+      key: 'id',
+      overdue: 'name = $2 AND disabled = FALSE AND ((locked_at IS NULL AND next_run_at <= $3) OR locked_at <= $4)',
+      orderBy: 'next_run_at ASC NULLS LAST, priority DESC',
+      set: 'locked_at = $1, last_modified_by = $5',
+    },
+    '$6',
+    '*',
+  );
   const unlockSql = `UPDATE ${table} t SET locked_at = NULL
      FROM unnest($1::uuid[], $2::timestamptz[]) AS k(id, locked_at)
      WHERE t.id = k.id AND t.locked_at = k.locked_at`;
@@ -155,7 +175,13 @@ export function lockInBatches(repository: BatchLockingRepository, query: (text: 
   };
   const getNextJobToRun = repository.getNextJobToRun.bind(repository);
   repository.getNextJobToRun = async (...args: unknown[]) => {
-    const [name, nextScanAt, lockDeadline, now, options] = args as [string, Date, Date, Date | undefined, { lastModifiedBy?: string } | undefined];
+    const [name, nextScanAt, lockDeadline, now, options] = args as [
+      string,
+      Date,
+      Date,
+      Date | undefined,
+      { lastModifiedBy?: string } | undefined,
+    ];
     if (name !== jobName) return getNextJobToRun(...args);
     const lifetimeMs = Date.now() - lockDeadline.getTime();
     const stale: Kept[] = [];
@@ -173,12 +199,16 @@ export function lockInBatches(repository: BatchLockingRepository, query: (text: 
     asked += limit;
     let rows: Row[];
     try {
-      rows = (await query(lockSql, [lockTime, name, nextScanAt, lockDeadline, options?.lastModifiedBy ?? null, limit])).rows as Row[];
+      rows = (await query(lockSql, [lockTime, name, nextScanAt, lockDeadline, options?.lastModifiedBy ?? null, limit]))
+        .rows as Row[];
     } finally {
       asked -= limit;
     }
     // RETURNING does not keep the subquery's order: the fill takes them in Agenda's order.
-    rows.sort((a, b) => (a.next_run_at?.getTime() ?? Infinity) - (b.next_run_at?.getTime() ?? Infinity) || b.priority - a.priority);
+    rows.sort(
+      (a, b) =>
+        (a.next_run_at?.getTime() ?? Infinity) - (b.next_run_at?.getTime() ?? Infinity) || b.priority - a.priority,
+    );
     // Appended: a fill started by the processEvery poll can overlap one started by a NOTIFY, and what
     // either locked must be handed out, or it would wait for its lock to expire.
     kept.push(...rows.slice(1).map((row) => ({ row, lockedAt: lockTime })));
@@ -198,10 +228,21 @@ export function lockInBatches(repository: BatchLockingRepository, query: (text: 
  * count (the job's lockLimit and the processor's total lock limit). 1 before the processor exists.
  */
 export function agendaLockRoom(agenda: unknown, jobName: string): number {
-  type Processor = { lockedJobs?: unknown[]; totalLockLimit?: number; jobStatus?: Record<string, { locked?: number } | undefined> };
-  const { jobProcessor: processor, definitions } = agenda as { jobProcessor?: Processor; definitions?: Record<string, { lockLimit?: number } | undefined> };
+  type Processor = {
+    lockedJobs?: unknown[];
+    totalLockLimit?: number;
+    jobStatus?: Record<string, { locked?: number } | undefined>;
+  };
+  const { jobProcessor: processor, definitions } = agenda as {
+    jobProcessor?: Processor;
+    definitions?: Record<string, { lockLimit?: number } | undefined>;
+  };
   if (!processor) return 1;
-  if (!Array.isArray(processor.lockedJobs) || typeof processor.jobStatus !== 'object' || typeof definitions !== 'object') {
+  if (
+    !Array.isArray(processor.lockedJobs) ||
+    typeof processor.jobStatus !== 'object' ||
+    typeof definitions !== 'object'
+  ) {
     throw new LibraryInternalsChanged('Agenda JobProcessor has no lockedJobs/jobStatus, or Agenda no definitions');
   }
   const lockLimit = definitions[jobName]?.lockLimit;
@@ -217,7 +258,10 @@ interface PatchableProcessor {
   lockedJobs: ProcessorJob[];
   runningJobs: ProcessorJob[];
 }
-interface ProcessorJob { attrs: { name: string }; isExpired(): Promise<boolean> }
+interface ProcessorJob {
+  attrs: { name: string };
+  isExpired(): Promise<boolean>;
+}
 
 /**
  * Agenda's processor drops a queued job whose lock expired before it started (JobProcessor.jobProcessing:
@@ -262,8 +306,17 @@ export function releaseExpiredQueuedJobs(agenda: unknown): void {
 }
 
 /** The job attributes Agenda hands to repository.saveJobState (JobParameters, the fields read here). */
-export interface SavedJobState { _id?: unknown; name: string; lockedAt?: Date | null; nextRunAt?: Date | null; lastFinishedAt?: Date | null; failedAt?: Date | null }
-export interface SavingRepository { saveJobState(job: SavedJobState, options?: unknown): Promise<void> }
+export interface SavedJobState {
+  _id?: unknown;
+  name: string;
+  lockedAt?: Date | null;
+  nextRunAt?: Date | null;
+  lastFinishedAt?: Date | null;
+  failedAt?: Date | null;
+}
+export interface SavingRepository {
+  saveJobState(job: SavedJobState, options?: unknown): Promise<void>;
+}
 
 /**
  * Agenda writes a job's row twice around its handler (Job.run: lastRunAt when it starts, lastFinishedAt
@@ -296,7 +349,9 @@ export function skipRunStateSaves(repository: SavingRepository, jobName: string,
 // ---------------------------------------------------------------------------------------------
 // pg: the PostgreSQL job store's pool
 
-export interface PatchablePool { query: (...args: unknown[]) => Promise<unknown> }
+export interface PatchablePool {
+  query: (...args: unknown[]) => Promise<unknown>;
+}
 
 /**
  * The PostgreSQL job store sends each of its statements (lock, save state, remove: several per run)
@@ -309,7 +364,8 @@ export function prepareJobStoreStatements(pool: PatchablePool): void {
   const query = pool.query.bind(pool);
   const names = new Map<string, string>();
   pool.query = (text: unknown, values?: unknown, ...rest: unknown[]) => {
-    if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || rest.length > 0) return query(text, values, ...rest);
+    if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || rest.length > 0)
+      return query(text, values, ...rest);
     let name = names.get(text);
     if (!name) names.set(text, (name = `agenda_${crypto.createHash('sha1').update(text).digest('hex').slice(0, 20)}`));
     return query({ name, text, values });
@@ -320,7 +376,8 @@ export function prepareJobStoreStatements(pool: PatchablePool): void {
 export function jobStorePool<T>(repository: unknown): T | undefined {
   const getPool = (repository as { getPool?: () => T | undefined }).getPool;
   if (getPool === undefined) return undefined;
-  if (typeof getPool !== 'function') throw new LibraryInternalsChanged('Agenda PostgresJobRepository.getPool is not a function');
+  if (typeof getPool !== 'function')
+    throw new LibraryInternalsChanged('Agenda PostgresJobRepository.getPool is not a function');
   const pool = getPool.call(repository);
   if (pool) requireMethod(pool, 'query', 'pg Pool');
   return pool;
@@ -328,7 +385,6 @@ export function jobStorePool<T>(repository: unknown): T | undefined {
 
 // ---------------------------------------------------------------------------------------------
 // Agenda's MongoDB store: its database handle (for the run-uid index the outbox relay relies on)
-
 
 /** MongoJobRepository.getDb (public, documented "for use by job logger"): the connected Db. */
 export function mongoJobStoreDb(repository: unknown): Db {

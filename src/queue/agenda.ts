@@ -3,8 +3,21 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
 import {
-  agendaLockRoom, dropJobStateEvents, fillCompletely, jobStorePool, lockInBatches, publishOnly, mongoJobStoreDb, prepareJobStoreStatements, releaseExpiredQueuedJobs, skipRunStateSaves,
-  type BatchLockingRepository, type PatchableChannel, type PatchablePool, type PatchableRepository, type SavingRepository,
+  agendaLockRoom,
+  dropJobStateEvents,
+  fillCompletely,
+  jobStorePool,
+  lockInBatches,
+  publishOnly,
+  mongoJobStoreDb,
+  prepareJobStoreStatements,
+  releaseExpiredQueuedJobs,
+  skipRunStateSaves,
+  type BatchLockingRepository,
+  type PatchableChannel,
+  type PatchablePool,
+  type PatchableRepository,
+  type SavingRepository,
 } from './agenda-internals';
 import { finishedJobs } from './finished-jobs';
 import { outboxSqlEnqueue, startOutboxRelay, type OutboxRelay } from './job-outbox';
@@ -14,7 +27,9 @@ export const EXECUTE_RUN = 'executeRun';
 /** A job as a handler receives it (the queue's type; only src/queue/ imports Agenda itself). */
 export type QueueJob<T = unknown> = Job<T>;
 
-export interface ExecuteRunData { runUid: string }
+export interface ExecuteRunData {
+  runUid: string;
+}
 
 /**
  * The pieces of SQL that queue a run inside the statement that inserts it (src/runs/create-run.ts):
@@ -34,7 +49,11 @@ export interface SqlEnqueue {
  * Agenda has already stopped: a stopping worker queues the runs it gave back this way. Without
  * `sqlEnqueue` nothing is queued here and the sweep queues them.
  */
-export async function enqueueBySql(sequelize: Sequelize, sqlEnqueue: SqlEnqueue | undefined, runUids: readonly string[]): Promise<void> {
+export async function enqueueBySql(
+  sequelize: Sequelize,
+  sqlEnqueue: SqlEnqueue | undefined,
+  runUids: readonly string[],
+): Promise<void> {
   if (!sqlEnqueue || runUids.length === 0) return;
   await sequelize.query(
     `WITH run AS (SELECT unnest($1::uuid[]) AS uid), job AS (${sqlEnqueue.jobCte}) SELECT ${sqlEnqueue.notifyColumn} FROM job`,
@@ -55,7 +74,12 @@ export interface RunQueue {
   /** Queues a job of another kind (a webhook delivery) to run now. */
   now<T extends object>(name: string, data: T): Promise<void>;
   /** Saves the repeating job of `name` whose `data[uniqueKey]` is `data`'s (a schedule's): one per key, cron in its timezone, first run after now. */
-  repeat(name: string, data: Record<string, string>, uniqueKey: string, every: { cron: string; timezone: string }): Promise<void>;
+  repeat(
+    name: string,
+    data: Record<string, string>,
+    uniqueKey: string,
+    every: { cron: string; timezone: string },
+  ): Promise<void>;
   /** Removes the jobs of `name` with this data. */
   cancel(name: string, data: Record<string, string>): Promise<void>;
   /**
@@ -114,11 +138,20 @@ async function createJobStore({ config, databaseUrl }: RunQueueOptions): Promise
     ensureSchema: false,
     // Job rows only mirror what the run rows say (see src/db/async-commit.ts): a job update rolled back
     // by a crash of PostgreSQL is redone by the run's recovery, so none waits for a WAL flush.
-    poolConfig: { connectionString: databaseUrl, max: Math.min(20, config.jobConcurrency + 4), application_name: 'circuit-jobs', options: '-c synchronous_commit=off' },
+    poolConfig: {
+      connectionString: databaseUrl,
+      max: Math.min(20, config.jobConcurrency + 4),
+      application_name: 'circuit-jobs',
+      options: '-c synchronous_commit=off',
+    },
     tableName: JOBS_TABLE,
     channelName: JOBS_CHANNEL,
   });
-  return { backend, channel: backend.notificationChannel as NotificationChannel & PatchableChannel, separateChannel: false };
+  return {
+    backend,
+    channel: backend.notificationChannel as NotificationChannel & PatchableChannel,
+    separateChannel: false,
+  };
 }
 
 const sqlLiteral = (value: string) => `'${value.replace(/'/g, "''")}'`;
@@ -204,9 +237,16 @@ export async function createRunQueue(options: RunQueueOptions): Promise<RunQueue
   });
   // Before start(), which subscribes to the channel: run jobs are locked many per statement (PostgreSQL
   // store, workers), set up before fillCompletely wraps the same repository method.
-  const runLocks = worker && !mongo
-    ? lockInBatches(backend.repository as unknown as BatchLockingRepository, (text, values) => (jobStorePool<PatchablePool>(backend.repository)!.query(text, values) as Promise<{ rows: unknown[] }>), EXECUTE_RUN, () => agendaLockRoom(agenda, EXECUTE_RUN))
-    : undefined;
+  const runLocks =
+    worker && !mongo
+      ? lockInBatches(
+          backend.repository as unknown as BatchLockingRepository,
+          (text, values) =>
+            jobStorePool<PatchablePool>(backend.repository)!.query(text, values) as Promise<{ rows: unknown[] }>,
+          EXECUTE_RUN,
+          () => agendaLockRoom(agenda, EXECUTE_RUN),
+        )
+      : undefined;
   fillCompletely(channel, backend.repository as unknown as PatchableRepository);
   const trouble = outageLogger(log);
   agenda.on('error', (error: Error) => trouble('job queue error', error));
@@ -214,7 +254,9 @@ export async function createRunQueue(options: RunQueueOptions): Promise<RunQueue
   channel.on('error', (error: Error) => trouble('job notification channel error', error));
   await agenda.ready;
   // Likewise an idle pooled job-store connection (PostgreSQL store only).
-  const pool = jobStorePool<PatchablePool & { on(event: 'error', listener: (error: Error) => void): unknown }>(backend.repository);
+  const pool = jobStorePool<PatchablePool & { on(event: 'error', listener: (error: Error) => void): unknown }>(
+    backend.repository,
+  );
   if (pool) {
     pool.on('error', (error) => trouble('job store connection error', error));
     prepareJobStoreStatements(pool);
@@ -228,12 +270,15 @@ export async function createRunQueue(options: RunQueueOptions): Promise<RunQueue
       databaseUrl,
       log,
       enqueue: async (runUids) => {
-        await Promise.all(runUids.map(async (runUid) => {
-          await agenda.create<ExecuteRunData>(EXECUTE_RUN, { runUid })
-            .unique({ 'data.runUid': runUid }, { insertOnly: true })
-            .schedule(new Date())
-            .save();
-        }));
+        await Promise.all(
+          runUids.map(async (runUid) => {
+            await agenda
+              .create<ExecuteRunData>(EXECUTE_RUN, { runUid })
+              .unique({ 'data.runUid': runUid }, { insertOnly: true })
+              .schedule(new Date())
+              .save();
+          }),
+        );
       },
     });
   }
@@ -248,28 +293,40 @@ export async function createRunQueue(options: RunQueueOptions): Promise<RunQueue
   const work = async (handler: RunJobHandler, jobs: JobDefinition[]) => {
     if (!worker) throw new Error('this queue was not created to work');
     const other = jobs.reduce((sum, job) => sum + job.concurrency, 0);
-    if (other > worker.otherJobSlots) throw new Error(`the other job kinds need ${other} slots, ${worker.otherJobSlots} were reserved`);
+    if (other > worker.otherJobSlots)
+      throw new Error(`the other job kinds need ${other} slots, ${worker.otherJobSlots} were reserved`);
     working = true;
     if (!mongo && pool) {
       // A run job's end is one batched DELETE instead of Agenda's two UPDATEs and a removal (see skipRunStateSaves).
-      const finished = finishedJobs({ query: (text, values) => pool.query(text, values), table: JOBS_TABLE, jobName: EXECUTE_RUN, onError: (error) => trouble('could not remove finished jobs', error) });
+      const finished = finishedJobs({
+        query: (text, values) => pool.query(text, values),
+        table: JOBS_TABLE,
+        jobName: EXECUTE_RUN,
+        onError: (error) => trouble('could not remove finished jobs', error),
+      });
       skipRunStateSaves(backend.repository as unknown as SavingRepository, EXECUTE_RUN, finished.add);
       // Agenda's drain disconnects the store once the last job has finished: their batch goes first.
       const disconnect = backend.disconnect.bind(backend);
       const flush = finished.flush;
-      backend.disconnect = async () => { await flush(); await disconnect(); };
+      backend.disconnect = async () => {
+        await flush();
+        await disconnect();
+      };
       // Run jobs finished the way Agenda finishes them (by an earlier version): unlocked and dated, not failed.
-      await pool.query(
-        `DELETE FROM ${JOBS_TABLE} WHERE name = $1 AND next_run_at IS NULL AND locked_at IS NULL AND last_finished_at IS NOT NULL AND failed_at IS NULL`,
-        [EXECUTE_RUN],
-      ).catch((error: Error) => trouble('could not remove completed jobs', error));
+      await pool
+        .query(
+          `DELETE FROM ${JOBS_TABLE} WHERE name = $1 AND next_run_at IS NULL AND locked_at IS NULL AND last_finished_at IS NOT NULL AND failed_at IS NULL`,
+          [EXECUTE_RUN],
+        )
+        .catch((error: Error) => trouble('could not remove completed jobs', error));
     }
     agenda.define<ExecuteRunData>(EXECUTE_RUN, handler, {
       concurrency: config.jobConcurrency,
       lockLimit: config.jobConcurrency,
       lockLifetime,
     });
-    for (const job of jobs) agenda.define(job.name, job.handler, { concurrency: job.concurrency, lockLimit: job.concurrency, lockLifetime });
+    for (const job of jobs)
+      agenda.define(job.name, job.handler, { concurrency: job.concurrency, lockLimit: job.concurrency, lockLifetime });
     await agenda.start();
     releaseExpiredQueuedJobs(agenda);
   };
@@ -285,7 +342,8 @@ export async function createRunQueue(options: RunQueueOptions): Promise<RunQueue
       await agenda.now(jobName, data);
     },
     async repeat(jobName, data, uniqueKey, every) {
-      const job = agenda.create(jobName, data)
+      const job = agenda
+        .create(jobName, data)
         .repeatEvery(every.cron, { timezone: every.timezone, skipImmediate: true })
         .unique({ [`data.${uniqueKey}`]: data[uniqueKey] });
       try {
@@ -300,12 +358,12 @@ export async function createRunQueue(options: RunQueueOptions): Promise<RunQueue
     },
     async withoutJob(jobName, dataKey, candidates, limit) {
       if (!pool) return null;
-      const { rows } = await pool.query(
+      const { rows } = (await pool.query(
         `SELECT c.uid FROM (${candidates}) c
           WHERE NOT EXISTS (SELECT 1 FROM ${JOBS_TABLE} j WHERE j.name = $1 AND j.data->>$2 = c.uid::text)
           LIMIT $3`,
         [jobName, dataKey, limit],
-      ) as { rows: { uid: string }[] };
+      )) as { rows: { uid: string }[] };
       return rows.map((row) => row.uid);
     },
     work,
@@ -322,9 +380,12 @@ export async function createRunQueue(options: RunQueueOptions): Promise<RunQueue
     async close(drainMs = 5_000) {
       await relay?.close();
       if (working) {
-        await runLocks?.release().catch((error: Error) => trouble('could not unlock run jobs held for this worker', error));
+        await runLocks
+          ?.release()
+          .catch((error: Error) => trouble('could not unlock run jobs held for this worker', error));
         const result = await agenda.drain({ timeout: drainMs });
-        if (result.timedOut) log.warn({ running: result.running }, 'stopped with runs still executing; another worker takes them over');
+        if (result.timedOut)
+          log.warn({ running: result.running }, 'stopped with runs still executing; another worker takes them over');
       } else {
         await channel.disconnect();
         await backend.disconnect();

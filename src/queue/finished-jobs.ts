@@ -21,7 +21,14 @@ export interface FinishedJobsOptions {
  * DELETE per batch of jobs. A DELETE that fails loses nothing: the job's row stays locked, its lock
  * expires, and the worker that takes it finds the run ended and finishes the job again.
  */
-export function finishedJobs({ query, table, jobName, onError, delayMs = 50, maxBatch = 500 }: FinishedJobsOptions): FinishedJobs {
+export function finishedJobs({
+  query,
+  table,
+  jobName,
+  onError,
+  delayMs = 50,
+  maxBatch = 500,
+}: FinishedJobsOptions): FinishedJobs {
   let waiting: string[] = [];
   let timer: NodeJS.Timeout | undefined;
   const flush = async () => {
@@ -41,7 +48,9 @@ export function finishedJobs({ query, table, jobName, onError, delayMs = 50, max
       waiting.push(id);
       if (waiting.length >= maxBatch) void flush();
       else if (!timer) {
-        timer = setTimeout(() => { void flush(); }, delayMs);
+        timer = setTimeout(() => {
+          void flush();
+        }, delayMs);
         timer.unref();
       }
     },

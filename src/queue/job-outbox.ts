@@ -37,9 +37,17 @@ export interface OutboxRelayOptions {
   batch?: number;
 }
 
-export async function startOutboxRelay({ databaseUrl, log, enqueue, everyMs = 1_000, batch = 200 }: OutboxRelayOptions): Promise<OutboxRelay> {
+export async function startOutboxRelay({
+  databaseUrl,
+  log,
+  enqueue,
+  everyMs = 1_000,
+  batch = 200,
+}: OutboxRelayOptions): Promise<OutboxRelay> {
   const pool = new Pool({ connectionString: databaseUrl, max: 2, application_name: 'circuit-job-outbox' });
-  pool.on('error', () => { /* an idle connection dropped (PostgreSQL restarting): the next drain reconnects */ });
+  pool.on('error', () => {
+    /* an idle connection dropped (PostgreSQL restarting): the next drain reconnects */
+  });
   let closed = false;
   let failing = false;
 
@@ -48,7 +56,9 @@ export async function startOutboxRelay({ databaseUrl, log, enqueue, everyMs = 1_
     try {
       await client.query('BEGIN');
       const { rows } = await client.query<{ run_uid: string }>(
-        `SELECT run_uid FROM ${OUTBOX_TABLE} ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED`, [batch]);
+        `SELECT run_uid FROM ${OUTBOX_TABLE} ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [batch],
+      );
       const uids = rows.map((row) => row.run_uid);
       if (uids.length > 0) {
         await enqueue(uids);
@@ -86,7 +96,11 @@ export async function startOutboxRelay({ databaseUrl, log, enqueue, everyMs = 1_
         failing = false;
       } catch (error) {
         // One line per outage, not one per retry: the rows wait and the next tick tries again.
-        if (!failing) log.warn({ error: error instanceof Error ? error.message : String(error) }, 'job outbox relay cannot move runs to the job store yet; retrying every second');
+        if (!failing)
+          log.warn(
+            { error: error instanceof Error ? error.message : String(error) },
+            'job outbox relay cannot move runs to the job store yet; retrying every second',
+          );
         failing = true;
       } finally {
         running = undefined;
@@ -98,11 +112,20 @@ export async function startOutboxRelay({ databaseUrl, log, enqueue, everyMs = 1_
 
   // Also drains on every (re)connect: anything inserted while not listening.
   const listening = await listen({
-    databaseUrl, channel: OUTBOX_CHANNEL, applicationName: 'circuit-job-outbox-listen', log,
-    onNotification: () => { void drain(); },
-    onListening: () => { void drain(); },
+    databaseUrl,
+    channel: OUTBOX_CHANNEL,
+    applicationName: 'circuit-job-outbox-listen',
+    log,
+    onNotification: () => {
+      void drain();
+    },
+    onListening: () => {
+      void drain();
+    },
   });
-  const timer = setInterval(() => { void drain(); }, everyMs);
+  const timer = setInterval(() => {
+    void drain();
+  }, everyMs);
   timer.unref();
 
   return {

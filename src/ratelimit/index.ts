@@ -59,7 +59,11 @@ export async function enforceRateLimit(
   if (!decision.allowed) {
     const retryAfter = Math.max(1, resetSeconds);
     responseHeaders['Retry-After'] = String(retryAfter);
-    throw new AppError('RateLimited', `Too many requests: retry in ${retryAfter} second${retryAfter === 1 ? '' : 's'}`, { retryAfter });
+    throw new AppError(
+      'RateLimited',
+      `Too many requests: retry in ${retryAfter} second${retryAfter === 1 ? '' : 's'}`,
+      { retryAfter },
+    );
   }
 }
 
@@ -67,6 +71,10 @@ export async function enforceRateLimit(
  * Counts one run creation against the viewer's token (docs/tokens.md) and sets the RateLimit-* headers;
  * RateLimited (429, Retry-After) beyond RUN_RATE_LIMIT_PER_MINUTE. Nothing when the limit is off.
  */
-export async function limitRunCreation(limiter: RateLimiter | null, viewer: { uid: string; tokenGrant?: { tokenUid: string } }, responseHeaders: Record<string, string>): Promise<void> {
+export async function limitRunCreation(
+  limiter: RateLimiter | null,
+  viewer: { uid: string; tokenGrant?: { tokenUid: string } },
+  responseHeaders: Record<string, string>,
+): Promise<void> {
   if (limiter) await enforceRateLimit(limiter, runRateLimitKey(viewer), responseHeaders);
 }

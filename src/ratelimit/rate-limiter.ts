@@ -49,11 +49,17 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   let limiter: RateLimiterRedis | RateLimiterPostgres | RateLimiterMemory;
   let closeStore: () => Promise<void> = async () => {};
   if (options.redisUrl) {
-    const redis = new Redis(options.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
+    const redis = new Redis(options.redisUrl, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      lazyConnect: false,
+    });
     redis.on('error', (err) => options.log?.warn({ err }, 'rate limiter: Redis error; counting in memory meanwhile'));
     limiter = new RateLimiterRedis({ ...common, storeClient: redis, rejectIfRedisNotReady: true });
     backend = 'redis';
-    closeStore = async () => { await redis.quit().catch(() => redis.disconnect()); };
+    closeStore = async () => {
+      await redis.quit().catch(() => redis.disconnect());
+    };
   } else if (options.sequelize) {
     limiter = new RateLimiterPostgres({
       ...common,
@@ -67,11 +73,18 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     const sequelize = options.sequelize;
     // Expired rows are reset in place by the next hit; sweep the ones nobody revisits.
     const sweep = setInterval(() => {
-      sequelize.query(`DELETE FROM ${RATE_LIMIT_TABLE} WHERE expire < :before`, { replacements: { before: Date.now() - 3_600_000 } })
-        .catch(() => { /* not critical */ });
+      sequelize
+        .query(`DELETE FROM ${RATE_LIMIT_TABLE} WHERE expire < :before`, {
+          replacements: { before: Date.now() - 3_600_000 },
+        })
+        .catch(() => {
+          /* not critical */
+        });
     }, 5 * 60_000);
     sweep.unref();
-    closeStore = async () => { clearInterval(sweep); };
+    closeStore = async () => {
+      clearInterval(sweep);
+    };
   } else {
     limiter = new RateLimiterMemory({ points, duration, keyPrefix });
     backend = 'memory';
@@ -99,7 +112,9 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   // leases are single points and counting is exact; far from it, a process may hold a few points it
   // has not used yet (counted as used by the others). Nothing is ever allowed that the store did not grant,
   // so forgetting the least recently used keys' leases (the bound) only forgoes points already taken.
-  const leases = new LRUCache<string, { left: number; storeRemaining: number; resetAt: number; nextSize: number }>({ max: MAX_TRACKED_KEYS });
+  const leases = new LRUCache<string, { left: number; storeRemaining: number; resetAt: number; nextSize: number }>({
+    max: MAX_TRACKED_KEYS,
+  });
   const taking = new Map<string, Promise<unknown>>();
 
   const consumeLeased = async (key: string): Promise<RateLimitDecision> => {
@@ -108,7 +123,12 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       const lease = leases.get(key);
       if (lease && lease.left > 0 && lease.resetAt > now) {
         lease.left--;
-        return { allowed: true, limit: points, remaining: lease.storeRemaining + lease.left, resetMs: lease.resetAt - now };
+        return {
+          allowed: true,
+          limit: points,
+          remaining: lease.storeRemaining + lease.left,
+          resetMs: lease.resetAt - now,
+        };
       }
       const pending = taking.get(key);
       if (pending) {
@@ -126,8 +146,18 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
           return decision(res, false);
         }
         // This request takes the first point of the lease.
-        leases.set(key, { left: size - 1, storeRemaining, resetAt: now + res.msBeforeNext, nextSize: Math.max(1, Math.floor(storeRemaining / LEASE_SHARE)) });
-        return { allowed: true, limit: points, remaining: storeRemaining + size - 1, resetMs: Math.max(0, res.msBeforeNext) };
+        leases.set(key, {
+          left: size - 1,
+          storeRemaining,
+          resetAt: now + res.msBeforeNext,
+          nextSize: Math.max(1, Math.floor(storeRemaining / LEASE_SHARE)),
+        });
+        return {
+          allowed: true,
+          limit: points,
+          remaining: storeRemaining + size - 1,
+          resetMs: Math.max(0, res.msBeforeNext),
+        };
       } finally {
         taking.delete(key);
       }

@@ -1,6 +1,13 @@
 import crypto from 'node:crypto';
 import type { Transaction } from 'sequelize';
-import { CircuitRun, RUN_COLUMNS, RUN_DRAFT_COLUMNS, runColumnSqlType, type RunDraft, type RunDraftColumn } from '../models/CircuitRun';
+import {
+  CircuitRun,
+  RUN_COLUMNS,
+  RUN_DRAFT_COLUMNS,
+  runColumnSqlType,
+  type RunDraft,
+  type RunDraftColumn,
+} from '../models/CircuitRun';
 import { RUN_BASE_CREDITS } from '../credits/holds';
 import { preparedQuery } from '../db/prepared';
 import type { Sequelize } from 'sequelize';
@@ -24,21 +31,27 @@ const BATCH_COLUMNS = DRAFT_COLUMNS.filter((column) => column !== 'input');
 const records = new Map<readonly StatementColumn[], string>();
 function recordOf(columns: readonly StatementColumn[]): string {
   let record = records.get(columns);
-  if (record === undefined) records.set(columns, (record = columns.map((column) => `${column} ${runColumnSqlType(column)}`).join(', ')));
+  if (record === undefined)
+    records.set(columns, (record = columns.map((column) => `${column} ${runColumnSqlType(column)}`).join(', ')));
   return record;
 }
 /** `from.name, …` of `columns`. */
-const valuesOf = (from: string, columns: readonly StatementColumn[]) => columns.map((column) => `${from}.${column}`).join(', ');
+const valuesOf = (from: string, columns: readonly StatementColumn[]) =>
+  columns.map((column) => `${from}.${column}`).join(', ');
 
 /** A draft as the JSON its statement reads: every statement column, a left-out one as its default or null. */
 function draftRow(draft: Partial<RunDraft>, columns: readonly StatementColumn[]): Record<string, unknown> {
   const row: Record<string, unknown> = { deadline_s: draft.deadline_s };
-  for (const column of columns) row[column] = draft[column] ?? (RUN_COLUMNS[column] as { defaultValue?: unknown }).defaultValue ?? null;
+  for (const column of columns)
+    row[column] = draft[column] ?? (RUN_COLUMNS[column] as { defaultValue?: unknown }).defaultValue ?? null;
   return row;
 }
 
 /** A run admitted: inserted PROVISIONED with its base credit held; `queued` false means the caller enqueues through Agenda. */
-export interface AdmittedRun { run: CircuitRun; queued: boolean }
+export interface AdmittedRun {
+  run: CircuitRun;
+  queued: boolean;
+}
 
 /** The most of one user's queries admitted by one statement, and the most input bytes it carries. */
 const MAX_BATCH = 100;
@@ -51,7 +64,10 @@ const MAX_BATCH_BYTES = 4 * 1024 * 1024;
  * each run's job is queued in the same statement too (see SqlEnqueue). Runs of one user only.
  */
 /** What admitting runs uses: the database and how the queue takes a run in the insert statement. */
-export interface AdmissionPorts { sequelize: Sequelize; runQueue: Pick<RunQueue, 'sqlEnqueue'> }
+export interface AdmissionPorts {
+  sequelize: Sequelize;
+  runQueue: Pick<RunQueue, 'sqlEnqueue'>;
+}
 
 /**
  * The CTEs every admission shares, after a `wanted` CTE of runs numbered by `ord` (from 1): `locked`, the
@@ -81,22 +97,39 @@ function admitSql(services: AdmissionPorts): string {
        INSERT INTO circuit_runs (uid, user_uid, ${DRAFT_COLUMNS.join(', ')}, credits_held, enqueued_at, deadline_at)
        SELECT a.uid, hold.uid, ${valuesOf('a', DRAFT_COLUMNS)}, $3::bigint, now(), now() + make_interval(secs => a.deadline_s)
          FROM admitted a CROSS JOIN hold
-       RETURNING *)${sqlEnqueue ? `,
+       RETURNING *)${
+         sqlEnqueue
+           ? `,
      job AS (${sqlEnqueue.jobCte})
-     SELECT run.* FROM run CROSS JOIN (SELECT count(${sqlEnqueue.notifyColumn}) FROM job) notified` : `
-     SELECT run.* FROM run`}`;
+     SELECT run.* FROM run CROSS JOIN (SELECT count(${sqlEnqueue.notifyColumn}) FROM job) notified`
+           : `
+     SELECT run.* FROM run`
+       }`;
 }
 
 /** A query ready to be admitted: its run's uid and its row as JSON, serialised once whatever batch it joins. */
-interface Prepared { uid: string; json: string }
+interface Prepared {
+  uid: string;
+  json: string;
+}
 
 function prepare(fields: RunFields): Prepared {
   const uid = crypto.randomUUID();
   return { uid, json: JSON.stringify({ uid, ...draftRow(fields, DRAFT_COLUMNS) }) };
 }
 
-async function admitAll(services: AdmissionPorts, userUid: string, batch: Prepared[], transaction?: Transaction): Promise<Array<AdmittedRun | null>> {
-  const rows = await preparedQuery<{ uid: string }>(services.sequelize, admitSql(services), [userUid, `[${batch.map((p) => p.json).join(',')}]`, RUN_BASE_CREDITS], transaction);
+async function admitAll(
+  services: AdmissionPorts,
+  userUid: string,
+  batch: Prepared[],
+  transaction?: Transaction,
+): Promise<Array<AdmittedRun | null>> {
+  const rows = await preparedQuery<{ uid: string }>(
+    services.sequelize,
+    admitSql(services),
+    [userUid, `[${batch.map((p) => p.json).join(',')}]`, RUN_BASE_CREDITS],
+    transaction,
+  );
   const queued = services.runQueue.sqlEnqueue !== undefined;
   const byUid = new Map(rows.map((row) => [row.uid, row]));
   return batch.map(({ uid }) => {
@@ -117,7 +150,9 @@ export class RunAdmission {
 
   constructor(private readonly services: AdmissionPorts) {
     this.batcher = new StatementBatcher((userUid, batch) => admitAll(this.services, userUid, batch), {
-      maxItems: MAX_BATCH, weight: (prepared) => prepared.json.length, maxWeight: MAX_BATCH_BYTES,
+      maxItems: MAX_BATCH,
+      weight: (prepared) => prepared.json.length,
+      maxWeight: MAX_BATCH_BYTES,
     });
   }
 
@@ -137,9 +172,16 @@ export interface BatchAdmission {
 }
 
 /** What a batch's statement did: when the batch was created, how many runs it admitted and refused. */
-export interface AdmittedBatch { created_at: Date; admitted: number; refused: number }
+export interface AdmittedBatch {
+  created_at: Date;
+  admitted: number;
+  refused: number;
+}
 
-const REFUSED_ERROR = JSON.stringify({ code: 'InsufficientCredits', message: `The balance could not cover the ${RUN_BASE_CREDITS} credit this run needs when its batch was submitted` });
+const REFUSED_ERROR = JSON.stringify({
+  code: 'InsufficientCredits',
+  message: `The balance could not cover the ${RUN_BASE_CREDITS} credit this run needs when its batch was submitted`,
+});
 
 /**
  * One statement admits a whole batch: its header, then, with the user row locked, its runs in input
@@ -169,11 +211,15 @@ function admitBatchSql(services: AdmissionPorts): string {
          FROM wanted w CROSS JOIN batch CROSS JOIN common c
         WHERE NOT EXISTS (SELECT 1 FROM admitted a WHERE a.ord = w.ord)
         ORDER BY w.ord
-       RETURNING uid)${sqlEnqueue ? `,
+       RETURNING uid)${
+         sqlEnqueue
+           ? `,
      job AS (${sqlEnqueue.jobCte})
      SELECT (SELECT created_at FROM batch), (SELECT count(*) FROM run)::int AS admitted, (SELECT count(*) FROM refused)::int AS refused,
-            (SELECT count(${sqlEnqueue.notifyColumn}) FROM job)::int AS queued` : `
-     SELECT (SELECT created_at FROM batch), (SELECT count(*) FROM run)::int AS admitted, (SELECT count(*) FROM refused)::int AS refused, 0 AS queued`}`;
+            (SELECT count(${sqlEnqueue.notifyColumn}) FROM job)::int AS queued`
+           : `
+     SELECT (SELECT created_at FROM batch), (SELECT count(*) FROM run)::int AS admitted, (SELECT count(*) FROM refused)::int AS refused, 0 AS queued`
+       }`;
 }
 
 /**
@@ -184,8 +230,14 @@ function admitBatchSql(services: AdmissionPorts): string {
 export async function admitBatch(services: AdmissionPorts, batch: BatchAdmission): Promise<AdmittedBatch> {
   const { draft } = batch;
   const [admitted] = await preparedQuery<AdmittedBatch>(services.sequelize, admitBatchSql(services), [
-    batch.uid, draft.user_uid, draft.circuit_uid, batch.inputs.length, JSON.stringify(batch.inputs), RUN_BASE_CREDITS,
-    JSON.stringify(draftRow(draft, BATCH_COLUMNS)), REFUSED_ERROR,
+    batch.uid,
+    draft.user_uid,
+    draft.circuit_uid,
+    batch.inputs.length,
+    JSON.stringify(batch.inputs),
+    RUN_BASE_CREDITS,
+    JSON.stringify(draftRow(draft, BATCH_COLUMNS)),
+    REFUSED_ERROR,
   ]);
   return admitted;
 }

@@ -18,7 +18,6 @@ import { textFlaw } from '../input-hygiene';
  * RUNNING run, for its owner only (readWaitingSteps, batched per request).
  */
 
-
 /** What a person decides. */
 export interface ApprovalDecision {
   approved: boolean;
@@ -59,7 +58,8 @@ export function checkApprovalDecision(decision: ApprovalDecision): void {
     throw badInput(`comment must be at most ${MAX_APPROVAL_COMMENT_CHARS} characters`, { field: 'comment' });
   }
   if (data !== null && data !== undefined) {
-    if (typeof data !== 'object' || Array.isArray(data)) throw badInput('data must be a JSON object', { field: 'data' });
+    if (typeof data !== 'object' || Array.isArray(data))
+      throw badInput('data must be a JSON object', { field: 'data' });
     if (Buffer.byteLength(JSON.stringify(data), 'utf8') > MAX_APPROVAL_DATA_BYTES) {
       throw badInput(`data must be at most ${MAX_APPROVAL_DATA_BYTES / 1024} KiB as JSON`, { field: 'data' });
     }
@@ -119,14 +119,28 @@ const quoted = (stepId: string) => JSON.stringify(stepId.length > 100 ? `${stepI
  * one, a step that is not an approval waiting for a decision (unknown, decided, expired), or a run that
  * is not RUNNING is 409 Conflict.
  */
-export async function resolveApproval(deps: RunDeps, runUid: string, stepId: string, decision: ApprovalDecision): Promise<ApprovalOutcome> {
+export async function resolveApproval(
+  deps: RunDeps,
+  runUid: string,
+  stepId: string,
+  decision: ApprovalDecision,
+): Promise<ApprovalOutcome> {
   checkApprovalDecision(decision);
   // PostgreSQL cannot hold such an id (a REST path parameter is not checked by the hygiene pass): no step has it.
   if (textFlaw(stepId)) throw conflict(`Step ${quoted(stepId)} is not waiting for an approval in this run`);
-  const bind = [runUid, stepId, decision.approved, decision.comment ?? null, decision.data === undefined || decision.data === null ? null : JSON.stringify(decision.data)];
+  const bind = [
+    runUid,
+    stepId,
+    decision.approved,
+    decision.comment ?? null,
+    decision.data === undefined || decision.data === null ? null : JSON.stringify(decision.data),
+  ];
   // A step that changed between the two statements (it began waiting, say) is tried once more.
   for (let attempt = 1; ; attempt++) {
-    const [recorded] = await deps.sequelize.query<{ decision: RecordedDecision }>(DECIDE, { bind, type: QueryTypes.SELECT });
+    const [recorded] = await deps.sequelize.query<{ decision: RecordedDecision }>(DECIDE, {
+      bind,
+      type: QueryTypes.SELECT,
+    });
     if (recorded) {
       await deps.bus.publish({ uid: runUid, wake: true });
       return { decision: recorded.decision, repeated: false };
@@ -141,8 +155,10 @@ export async function resolveApproval(deps: RunDeps, runUid: string, stepId: str
       throw conflict(`${step} was already ${now.status}; a different decision cannot be recorded`);
     }
     if (now.status !== 'waiting') throw conflict(`${step} is not waiting for an approval`);
-    if (now.state !== 'RUNNING') throw conflict(`The run is ${now.state}, not RUNNING: ${step.toLowerCase()} can no longer be decided`);
-    if (now.expired) throw conflict(`${step} expired at ${new Date(now.expires_at!).toISOString()}; its timeout decides it`);
+    if (now.state !== 'RUNNING')
+      throw conflict(`The run is ${now.state}, not RUNNING: ${step.toLowerCase()} can no longer be decided`);
+    if (now.expired)
+      throw conflict(`${step} expired at ${new Date(now.expires_at!).toISOString()}; its timeout decides it`);
     if (attempt >= 2) throw conflict(`${step} could not be decided; try again`);
   }
 }
@@ -177,7 +193,11 @@ export interface WaitingApproval extends WaitingStep {
 }
 
 /** The approval steps waiting on `userUid`'s RUNNING runs, oldest first (at most `limit`). */
-export async function waitingApprovalsOf(sequelize: Sequelize, userUid: string, limit = 50): Promise<WaitingApproval[]> {
+export async function waitingApprovalsOf(
+  sequelize: Sequelize,
+  userUid: string,
+  limit = 50,
+): Promise<WaitingApproval[]> {
   return sequelize.query<WaitingApproval>(
     `SELECT s.run_uid, s.path AS step_id, s.prompt, s.expires_at, r.circuit_uid, c.name AS circuit_name, o.username AS circuit_owner
        FROM circuit_runs r

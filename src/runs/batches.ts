@@ -33,18 +33,33 @@ export interface CreateBatchInput extends RunDraftArgs {
   webhookEventsFilter?: string[] | null;
 }
 
-export interface BatchRow { uid: string; user_uid: string; circuit_uid: string; total: number; canceled_at: Date | null; created_at: Date }
+export interface BatchRow {
+  uid: string;
+  user_uid: string;
+  circuit_uid: string;
+  total: number;
+  canceled_at: Date | null;
+  created_at: Date;
+}
 export type BatchCounts = Record<RunState, number>;
-export interface BatchView extends BatchRow { counts: BatchCounts }
+export interface BatchView extends BatchRow {
+  counts: BatchCounts;
+}
 
 /** Every input checked before anything is created: the first invalid one refuses the batch, naming its index. */
-function checkInputs(schemas: CompiledSchemas, versionUid: string, querySchema: unknown, inputs: unknown): Record<string, unknown>[] {
+function checkInputs(
+  schemas: CompiledSchemas,
+  versionUid: string,
+  querySchema: unknown,
+  inputs: unknown,
+): Record<string, unknown>[] {
   if (!Array.isArray(inputs) || inputs.length < 1 || inputs.length > MAX_BATCH_INPUTS) {
     throw badInput(`inputs must be an array of 1 to ${MAX_BATCH_INPUTS} objects`, { field: 'inputs' });
   }
   inputs.forEach((input, i) => {
     const field = `inputs[${i}]`;
-    if (typeof input !== 'object' || input === null || Array.isArray(input)) throw badInput(`${field} must be an object`, { field });
+    if (typeof input !== 'object' || input === null || Array.isArray(input))
+      throw badInput(`${field} must be an object`, { field });
     const invalid = checkInput(schemas, versionUid, querySchema, input, field);
     if (invalid) throw badInput(invalid.message, { field: invalid.field, index: i });
   });
@@ -63,18 +78,33 @@ export async function createBatch(deps: RunDeps, viewer: User, input: CreateBatc
 
   const webhook = parseRunWebhook(input.webhook, input.webhookEventsFilter, deps.config.httpStepAllowPrivate);
   const alias = input.alias ?? null;
-  const version = await resolveVersion(deps.runService, circuit, alias === null ? input.versionUid : await versionOfAlias(circuit, alias, null));
+  const version = await resolveVersion(
+    deps.runService,
+    circuit,
+    alias === null ? input.versionUid : await versionOfAlias(circuit, alias, null),
+  );
   const inputs = checkInputs(deps.schemas.inputs, version.uid, version.definition.query_schema, input.inputs);
   const args = draftArgs(input);
 
   const uid = crypto.randomUUID();
-  const admission = await admitBatch({ sequelize: deps.sequelize, runQueue: deps.queue }, {
-    uid, inputs, draft: {
-      ...args,
-      user_uid: viewer.uid, circuit_uid: circuit.uid, circuit_version_uid: version.uid, is_public: isPublic,
-      webhook_url: webhook?.url ?? null, webhook_events: webhook?.events ?? null, deadline_s: deps.config.runDeadlineSeconds, alias,
+  const admission = await admitBatch(
+    { sequelize: deps.sequelize, runQueue: deps.queue },
+    {
+      uid,
+      inputs,
+      draft: {
+        ...args,
+        user_uid: viewer.uid,
+        circuit_uid: circuit.uid,
+        circuit_version_uid: version.uid,
+        is_public: isPublic,
+        webhook_url: webhook?.url ?? null,
+        webhook_events: webhook?.events ?? null,
+        deadline_s: deps.config.runDeadlineSeconds,
+        alias,
+      },
     },
-  });
+  );
   if (!deps.queue.sqlEnqueue) {
     // No job store that queues in SQL: queue each admitted run (the sweeper catches any left behind).
     const runs = await CircuitRun.findAll({ where: { batch_uid: uid, state: 'PROVISIONED' }, attributes: ['uid'] });
@@ -82,17 +112,28 @@ export async function createBatch(deps: RunDeps, viewer: User, input: CreateBatc
   }
   // The batch as admitted: reading it back would count runs the worker is already claiming.
   return {
-    uid, user_uid: viewer.uid, circuit_uid: circuit.uid, total: inputs.length, canceled_at: null, created_at: admission.created_at,
+    uid,
+    user_uid: viewer.uid,
+    circuit_uid: circuit.uid,
+    total: inputs.length,
+    canceled_at: null,
+    created_at: admission.created_at,
     counts: { PROVISIONED: admission.admitted, RUNNING: 0, COMPLETED: 0, EXCEPTION: admission.refused },
   };
 }
 
 export async function readBatch(deps: Pick<RunDeps, 'sequelize'>, uid: string): Promise<BatchView | null> {
   if (!isUid(uid)) return null;
-  const [row] = await preparedQuery<BatchRow>(deps.sequelize, 'SELECT uid, user_uid, circuit_uid, total, canceled_at, created_at FROM circuit_batches WHERE uid = $1', [uid]);
+  const [row] = await preparedQuery<BatchRow>(
+    deps.sequelize,
+    'SELECT uid, user_uid, circuit_uid, total, canceled_at, created_at FROM circuit_batches WHERE uid = $1',
+    [uid],
+  );
   if (!row) return null;
   const counted = await preparedQuery<{ state: RunState; count: string }>(
-    deps.sequelize, 'SELECT state, count(*) AS count FROM circuit_runs WHERE batch_uid = $1 GROUP BY state', [uid],
+    deps.sequelize,
+    'SELECT state, count(*) AS count FROM circuit_runs WHERE batch_uid = $1 GROUP BY state',
+    [uid],
   );
   const counts = Object.fromEntries(RUN_STATES.map((state) => [state, 0])) as BatchCounts;
   for (const { state, count } of counted) counts[state] = Number(count);
@@ -100,7 +141,12 @@ export async function readBatch(deps: Pick<RunDeps, 'sequelize'>, uid: string): 
 }
 
 /** The batch, when the viewer may act on it: 404 when there is none, 401/403 (authorize) when not theirs. */
-export async function findBatchFor(deps: Pick<RunDeps, 'sequelize'>, viewer: User | null, uid: string, action: BatchAction): Promise<BatchView> {
+export async function findBatchFor(
+  deps: Pick<RunDeps, 'sequelize'>,
+  viewer: User | null,
+  uid: string,
+  action: BatchAction,
+): Promise<BatchView> {
   const batch = await readBatch(deps, uid);
   if (!batch) throw notFound('Batch');
   authorize(viewer, batchPermits(viewer, batch, action), 'Only the user who submitted the batch may see or cancel it');
@@ -108,11 +154,17 @@ export async function findBatchFor(deps: Pick<RunDeps, 'sequelize'>, viewer: Use
 }
 
 /** One page of a batch's runs, in input order. */
-export async function batchRunsPage(batchUid: string, window: { limit: number; offset: number }): Promise<{ rows: CircuitRun[]; count: number }> {
+export async function batchRunsPage(
+  batchUid: string,
+  window: { limit: number; offset: number },
+): Promise<{ rows: CircuitRun[]; count: number }> {
   return CircuitRun.findAndCountAll({
     where: { batch_uid: batchUid },
     attributes: { exclude: ['input'] },
-    order: [['created_at', 'ASC'], ['uid', 'ASC']],
+    order: [
+      ['created_at', 'ASC'],
+      ['uid', 'ASC'],
+    ],
     limit: window.limit,
     offset: window.offset,
   });
@@ -123,8 +175,14 @@ export async function batchRunsPage(batchUid: string, window: { limit: number; o
  * waiting for RUNNING ones to stop) and records the cancel on the batch.
  */
 export async function cancelBatch(deps: RunDeps, batch: BatchRow): Promise<void> {
-  await deps.sequelize.query('UPDATE circuit_batches SET canceled_at = COALESCE(canceled_at, now()) WHERE uid = $1', { bind: [batch.uid], type: QueryTypes.UPDATE });
-  const open = await CircuitRun.findAll({ where: { batch_uid: batch.uid, state: ['PROVISIONED', 'RUNNING'] }, attributes: ['uid'] });
+  await deps.sequelize.query('UPDATE circuit_batches SET canceled_at = COALESCE(canceled_at, now()) WHERE uid = $1', {
+    bind: [batch.uid],
+    type: QueryTypes.UPDATE,
+  });
+  const open = await CircuitRun.findAll({
+    where: { batch_uid: batch.uid, state: ['PROVISIONED', 'RUNNING'] },
+    attributes: ['uid'],
+  });
   const uids = open.map((run) => run.uid);
   const next = { i: 0 };
   const cancelOne = async (): Promise<void> => {

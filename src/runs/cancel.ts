@@ -16,10 +16,15 @@ export const CANCEL_WAIT_MS = 5_000;
 export async function cancelRun(deps: RunDeps, uid: string, waitMs = CANCEL_WAIT_MS): Promise<void> {
   const marked = await requestRunCancel(deps.sequelize, uid);
   if (!marked) return;
-  if (marked.state === 'PROVISIONED' && (await endRun(deps, failedEnding({ uid, attempt: marked.attempt }, abortedError('Canceled'))))) return;
+  if (
+    marked.state === 'PROVISIONED' &&
+    (await endRun(deps, failedEnding({ uid, attempt: marked.attempt }, abortedError('Canceled'))))
+  )
+    return;
   // Its worker may have died with it: then nobody hears the message, and the cancel ends it here.
   const orphaned = await abandonedAttempt(deps.sequelize, uid);
-  if (orphaned !== null && (await endRun(deps, failedEnding({ uid, attempt: orphaned }, abortedError('Canceled'))))) return;
+  if (orphaned !== null && (await endRun(deps, failedEnding({ uid, attempt: orphaned }, abortedError('Canceled')))))
+    return;
   await deps.bus.publish({ uid, cancel: true });
   if (waitMs > 0) await waitForRunEnd(deps, uid, waitMs);
 }

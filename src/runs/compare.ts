@@ -8,7 +8,10 @@ export interface RunComparison {
   steps: Record<string, { status: StepComparison; a: unknown; b: unknown }>;
 }
 
-interface ResultBlob { output?: unknown; steps?: Record<string, { output?: unknown }> }
+interface ResultBlob {
+  output?: unknown;
+  steps?: Record<string, { output?: unknown }>;
+}
 
 const same = (a: unknown, b: unknown): boolean => canonicalJson(a) === canonicalJson(b);
 
@@ -28,8 +31,8 @@ export function compareRuns(a: Pick<CircuitRun, 'result_blob'>, b: Pick<CircuitR
   for (const id of new Set([...Object.keys(stepsA), ...Object.keys(stepsB)])) {
     const inA = Object.prototype.hasOwnProperty.call(stepsA, id);
     const inB = Object.prototype.hasOwnProperty.call(stepsB, id);
-    const valueA = inA ? stepsA[id]?.output ?? null : null;
-    const valueB = inB ? stepsB[id]?.output ?? null : null;
+    const valueA = inA ? (stepsA[id]?.output ?? null) : null;
+    const valueB = inB ? (stepsB[id]?.output ?? null) : null;
     const status: StepComparison = !inA ? 'added' : !inB ? 'removed' : same(valueA, valueB) ? 'same' : 'changed';
     steps[id] = { status, a: valueA, b: valueB };
   }

@@ -50,14 +50,20 @@ export interface CreateRunInput extends RunDraftArgs {
 }
 
 /** The checks of the draft columns a caller sends (`draft.arg`): the value to store, or badInput. Without one, stored as sent. */
-const DRAFT_ARG_CHECKS: { [A in keyof RunDraftArgs]?: (value: unknown) => unknown } = { tags: checkTags, metadata: checkMetadata, maxCredits: checkMaxCredits };
+const DRAFT_ARG_CHECKS: { [A in keyof RunDraftArgs]?: (value: unknown) => unknown } = {
+  tags: checkTags,
+  metadata: checkMetadata,
+  maxCredits: checkMaxCredits,
+};
 
 /** The draft columns a caller sent (`draft.arg` of RUN_COLUMNS), checked, in RUN_COLUMNS' order: what a query and a batch forward. */
 export function draftArgs(input: RunDraftArgs): Partial<RunDraft> {
-  return Object.fromEntries(RUN_DRAFT_ARGS.map(({ column, arg }) => {
-    const check = DRAFT_ARG_CHECKS[arg];
-    return [column, check ? check(input[arg]) : input[arg] ?? null];
-  }));
+  return Object.fromEntries(
+    RUN_DRAFT_ARGS.map(({ column, arg }) => {
+      const check = DRAFT_ARG_CHECKS[arg];
+      return [column, check ? check(input[arg]) : (input[arg] ?? null)];
+    }),
+  );
 }
 
 export interface CreateRunResult {
@@ -72,8 +78,18 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 function requestHash(input: CreateRunInput): string {
   // Fields added later join only when sent, so the hash of a request without them is unchanged.
-  const labels = input.tags != null || input.metadata != null || input.maxCredits != null ? [{ tags: input.tags ?? null, metadata: input.metadata ?? null, max_credits: input.maxCredits ?? null }] : [];
-  const canonical = JSON.stringify([input.adaptorUid, input.versionUid ?? null, input.isPublic ?? false, input.input, ...(input.alias != null ? [input.alias] : []), ...labels]);
+  const labels =
+    input.tags != null || input.metadata != null || input.maxCredits != null
+      ? [{ tags: input.tags ?? null, metadata: input.metadata ?? null, max_credits: input.maxCredits ?? null }]
+      : [];
+  const canonical = JSON.stringify([
+    input.adaptorUid,
+    input.versionUid ?? null,
+    input.isPublic ?? false,
+    input.input,
+    ...(input.alias != null ? [input.alias] : []),
+    ...labels,
+  ]);
   return crypto.createHash('sha256').update(canonical).digest('hex');
 }
 
@@ -90,13 +106,19 @@ async function findReplay(viewer: User, key: string, hash: string): Promise<Circ
  * as it was created, PROVISIONED, not as it is now. Only the fields a new run has are kept.
  */
 function asFirstAnswered(run: CircuitRun): CircuitRun {
-  return CircuitRun.build({
-    ...Object.fromEntries(RUN_DRAFT_COLUMNS.map((column) => [column, run.get(column)])) as Pick<CircuitRun, (typeof RUN_DRAFT_COLUMNS)[number]>,
-    uid: run.uid,
-    state: 'PROVISIONED',
-    created_at: run.created_at,
-    updated_at: run.created_at,
-  }, { isNewRecord: false });
+  return CircuitRun.build(
+    {
+      ...(Object.fromEntries(RUN_DRAFT_COLUMNS.map((column) => [column, run.get(column)])) as Pick<
+        CircuitRun,
+        (typeof RUN_DRAFT_COLUMNS)[number]
+      >),
+      uid: run.uid,
+      state: 'PROVISIONED',
+      created_at: run.created_at,
+      updated_at: run.created_at,
+    },
+    { isNewRecord: false },
+  );
 }
 
 /** Versions are immutable (definition and circuit never change), so a run's version is kept by uid (RunService.versions). */
@@ -110,7 +132,11 @@ async function loadVersion(runs: RunService, uid: string): Promise<RunVersion | 
   return entry;
 }
 
-export async function resolveVersion(runs: RunService, circuit: Circuit, versionUid: string | null | undefined): Promise<RunVersion> {
+export async function resolveVersion(
+  runs: RunService,
+  circuit: Circuit,
+  versionUid: string | null | undefined,
+): Promise<RunVersion> {
   if (versionUid !== undefined && versionUid !== null) {
     const version = isUid(versionUid) ? await loadVersion(runs, versionUid) : null;
     if (!version || version.circuit_uid !== circuit.uid) throw notFound('Circuit version');
@@ -126,7 +152,9 @@ let circuitOfAdaptorSelect: string | undefined;
 export async function circuitOfAdaptor(runs: RunService, adaptorUid: string): Promise<Circuit | null> {
   if (!isUid(adaptorUid)) return null;
   // The model's columns only: `c.*` would also carry (and the cache keep) the circuit's search vector.
-  circuitOfAdaptorSelect ??= `SELECT ${Object.keys(Circuit.getAttributes()).map((a) => `c."${a}"`).join(', ')} FROM circuits c JOIN circuit_adaptors a ON a.circuit_uid = c.uid WHERE a.uid = $1`;
+  circuitOfAdaptorSelect ??= `SELECT ${Object.keys(Circuit.getAttributes())
+    .map((a) => `c."${a}"`)
+    .join(', ')} FROM circuits c JOIN circuit_adaptors a ON a.circuit_uid = c.uid WHERE a.uid = $1`;
   const cache = runs.readCache;
   let row = cache.circuitOfAdaptor(adaptorUid);
   if (!row) {
@@ -142,7 +170,10 @@ export async function circuitOfAdaptor(runs: RunService, adaptorUid: string): Pr
 async function insufficientCredits(deps: RunDeps, viewer: User): Promise<AppError> {
   const { credits: balance, held } = await readBalance(deps.sequelize, viewer.uid);
   const unheld = held > 0 ? ` (${held} held by runs in progress)` : '';
-  return new AppError('InsufficientCredits', `A run needs ${RUN_BASE_CREDITS} credit; your balance is ${balance}${unheld}`);
+  return new AppError(
+    'InsufficientCredits',
+    `A run needs ${RUN_BASE_CREDITS} credit; your balance is ${balance}${unheld}`,
+  );
 }
 
 /**
@@ -156,8 +187,19 @@ async function insufficientCredits(deps: RunDeps, viewer: User): Promise<AppErro
  * What every start of runs checks first (a query, a batch): version or alias, not both; the adaptor's
  * circuit; the run policy (with the token's scopes and allow-list). Answers the circuit.
  */
-export async function circuitToStart(deps: RunDeps, viewer: User, input: { adaptorUid: string; versionUid?: string | null; alias?: string | null; isPublic?: boolean | null; webhook?: string | null }) {
-  if (input.alias != null && input.versionUid != null) throw badInput('Send context.version or context.alias, not both', { field: 'context.alias' });
+export async function circuitToStart(
+  deps: RunDeps,
+  viewer: User,
+  input: {
+    adaptorUid: string;
+    versionUid?: string | null;
+    alias?: string | null;
+    isPublic?: boolean | null;
+    webhook?: string | null;
+  },
+) {
+  if (input.alias != null && input.versionUid != null)
+    throw badInput('Send context.version or context.alias, not both', { field: 'context.alias' });
   const circuit = await circuitOfAdaptor(deps.runService, input.adaptorUid);
   if (!circuit) throw notFound('Circuit adaptor');
   const permit = startRunPermits(viewer, circuit, input.isPublic ?? false, { webhook: input.webhook != null });
@@ -173,14 +215,19 @@ export async function createRun(deps: RunDeps, viewer: User, input: CreateRunInp
   // Hashing the whole input is only needed to match a key; most requests carry none.
   const hash = key === null ? '' : requestHash(input);
   if (key !== null) {
-    if (!IDEMPOTENCY_KEY.test(key)) throw badInput('Idempotency-Key must be 1-255 visible ASCII characters', { field: 'Idempotency-Key' });
+    if (!IDEMPOTENCY_KEY.test(key))
+      throw badInput('Idempotency-Key must be 1-255 visible ASCII characters', { field: 'Idempotency-Key' });
     const replay = await findReplay(viewer, key, hash);
     if (replay) return { run: replay, circuit, replayed: true };
   }
 
   const webhook = parseRunWebhook(input.webhook, input.webhookEventsFilter, deps.config.httpStepAllowPrivate);
   const alias = input.alias ?? null;
-  const version = await resolveVersion(deps.runService, circuit, alias === null ? input.versionUid : await versionOfAlias(circuit, alias, key));
+  const version = await resolveVersion(
+    deps.runService,
+    circuit,
+    alias === null ? input.versionUid : await versionOfAlias(circuit, alias, key),
+  );
   const invalid = checkInput(deps.schemas.inputs, version.uid, version.definition.query_schema, input.input);
   if (invalid) throw badInput(invalid.message, { field: invalid.field });
 
@@ -188,7 +235,8 @@ export async function createRun(deps: RunDeps, viewer: User, input: CreateRunInp
   if (deadline !== null && (!Number.isInteger(deadline) || deadline < 1 || deadline > 3600)) {
     throw badInput('deadline_s must be a whole number of seconds from 1 to 3600', { field: 'deadline_s' });
   }
-  if (input.cache != null && input.cache !== 'bypass') throw badInput('cache must be "bypass" when sent', { field: 'cache' });
+  if (input.cache != null && input.cache !== 'bypass')
+    throw badInput('cache must be "bypass" when sent', { field: 'cache' });
   const args = draftArgs(input);
   const deadlineSeconds = Math.min(deadline ?? deps.config.runDeadlineSeconds, deps.config.runDeadlineSeconds);
 
@@ -198,21 +246,41 @@ export async function createRun(deps: RunDeps, viewer: User, input: CreateRunInp
   try {
     const fields: RunDraft = {
       ...args,
-      user_uid: viewer.uid, circuit_uid: circuit.uid, circuit_version_uid: version.uid, input: input.input, is_public: isPublic,
-      webhook_url: webhook?.url ?? null, webhook_events: webhook?.events ?? null, deadline_s: deadlineSeconds, alias,
-      cache_bypass: input.cache === 'bypass', replay_of: input.replay?.of ?? null, replay_mode: input.replay?.mode ?? null,
+      user_uid: viewer.uid,
+      circuit_uid: circuit.uid,
+      circuit_version_uid: version.uid,
+      input: input.input,
+      is_public: isPublic,
+      webhook_url: webhook?.url ?? null,
+      webhook_events: webhook?.events ?? null,
+      deadline_s: deadlineSeconds,
+      alias,
+      cache_bypass: input.cache === 'bypass',
+      replay_of: input.replay?.of ?? null,
+      replay_mode: input.replay?.mode ?? null,
       traceparent: deps.tracer.queryTraceparent(input.traceparent, circuit.uid, version.uid),
-      spend_token_uid: spend?.tokenUid ?? null, spend_day: spend?.day ?? null,
+      spend_token_uid: spend?.tokenUid ?? null,
+      spend_day: spend?.day ?? null,
     };
     // One INSERT is its own unit of work; with a key, the key row joins it in a transaction.
-    inserted = await admitWithinTokenCap(deps.sequelize, spend, RUN_BASE_CREDITS, () => key === null ? deps.runService.admission.admit(fields) : deps.sequelize.transaction(async (transaction) => {
-      const created = await deps.runService.admission.admit(fields, transaction);
-      if (!created) return null;
-      const expired = new Date(Date.now() - IDEMPOTENCY_WINDOW_HOURS * 3600_000);
-      await IdempotencyKey.destroy({ where: { user_uid: viewer.uid, key, created_at: { [Op.lt]: expired } }, transaction });
-      await IdempotencyKey.create({ user_uid: viewer.uid, key, request_hash: hash, run_uid: created.run.uid }, { transaction });
-      return created;
-    }));
+    inserted = await admitWithinTokenCap(deps.sequelize, spend, RUN_BASE_CREDITS, () =>
+      key === null
+        ? deps.runService.admission.admit(fields)
+        : deps.sequelize.transaction(async (transaction) => {
+            const created = await deps.runService.admission.admit(fields, transaction);
+            if (!created) return null;
+            const expired = new Date(Date.now() - IDEMPOTENCY_WINDOW_HOURS * 3600_000);
+            await IdempotencyKey.destroy({
+              where: { user_uid: viewer.uid, key, created_at: { [Op.lt]: expired } },
+              transaction,
+            });
+            await IdempotencyKey.create(
+              { user_uid: viewer.uid, key, request_hash: hash, run_uid: created.run.uid },
+              { transaction },
+            );
+            return created;
+          }),
+    );
   } catch (error) {
     if (error instanceof UniqueConstraintError && key !== null) {
       // A concurrent request with the same key won; answer with its run.

@@ -16,8 +16,13 @@ import type { RunDeps } from './ports';
 import { circuitOfAdaptor, resolveVersion } from './create-run';
 
 /** What a step (or a run) may be charged, in credits: a sound bound for a run that completes. */
-export interface CreditBound { min: number; max: number }
-export interface RunEstimate extends CreditBound { steps: Record<string, CreditBound> }
+export interface CreditBound {
+  min: number;
+  max: number;
+}
+export interface RunEstimate extends CreditBound {
+  steps: Record<string, CreditBound>;
+}
 
 /** The most steps one estimate looks at (embedded circuits included) before it gives up with 400. */
 const MAX_ESTIMATED_STEPS = 10_000;
@@ -63,7 +68,11 @@ async function llmBound(step: StepDefinition, input: KnownInput, context: Estima
   let promptTokens = messages.length * unknownMessageTokens(context.limits.maxOutputBytes ?? 0);
   if (renderableNow(step, 'messages', input)) {
     try {
-      const contents = await renderAll(messages.map((m) => String(m.content ?? '')), { input, steps: {} }, context.limits);
+      const contents = await renderAll(
+        messages.map((m) => String(m.content ?? '')),
+        { input, steps: {} },
+        context.limits,
+      );
       promptTokens = estimatePromptTokens(contents.map((content) => ({ content })));
     } catch {
       // A template that fails fails the step before anything is held.
@@ -78,13 +87,20 @@ async function llmBound(step: StepDefinition, input: KnownInput, context: Estima
  * the embedded circuit is estimated on its input when that can be rendered now, else on any input.
  * A circuit the viewer may not run (or that does not exist) fails the step after its base credit.
  */
-async function circuitBound(step: StepDefinition, input: KnownInput, depth: number, context: EstimateContext): Promise<CreditBound> {
+async function circuitBound(
+  step: StepDefinition,
+  input: KnownInput,
+  depth: number,
+  context: EstimateContext,
+): Promise<CreditBound> {
   if (depth + 1 > MAX_CIRCUIT_DEPTH) return { min: 0, max: 0 };
   const failing = { min: 0, max: EMBEDDED_RUN_BASE_CREDITS };
   const circuit = isUid(step.circuit_uid) ? await Circuit.findByPk(step.circuit_uid) : null;
   if (!circuit || !circuitPermits(context.viewer, circuit, 'run')) return failing;
   const versionUid = step.version_uid ?? circuit.primary_version_uid;
-  const version = isUid(versionUid) ? await CircuitVersion.findByPk(versionUid, { attributes: ['uid', 'circuit_uid', 'definition'] }) : null;
+  const version = isUid(versionUid)
+    ? await CircuitVersion.findByPk(versionUid, { attributes: ['uid', 'circuit_uid', 'definition'] })
+    : null;
   if (!version || version.circuit_uid !== circuit.uid) return failing;
 
   let inner: KnownInput = UNKNOWN;
@@ -92,7 +108,8 @@ async function circuitBound(step: StepDefinition, input: KnownInput, depth: numb
     try {
       const rendered = await renderLeaves(step.input ?? {}, { input, steps: {} }, context.limits);
       if (typeof rendered !== 'object' || rendered === null || Array.isArray(rendered)) return failing;
-      if (checkInput(context.deps.schemas.inputs, version.uid, version.definition.query_schema, rendered, 'input')) return failing;
+      if (checkInput(context.deps.schemas.inputs, version.uid, version.definition.query_schema, rendered, 'input'))
+        return failing;
       inner = rendered as Record<string, unknown>;
     } catch {
       return failing;
@@ -109,15 +126,26 @@ async function circuitBound(step: StepDefinition, input: KnownInput, depth: numb
 }
 
 /** The bounds of a definition's steps (without the run's base credit): every step of a completed run ran. */
-async function estimateSteps(definition: CircuitDefinition, input: KnownInput, depth: number, context: EstimateContext): Promise<RunEstimate> {
+async function estimateSteps(
+  definition: CircuitDefinition,
+  input: KnownInput,
+  depth: number,
+  context: EstimateContext,
+): Promise<RunEstimate> {
   const steps: Record<string, CreditBound> = {};
   let min = 0;
   let max = 0;
   for (const step of definition.steps) {
-    if (++context.visited.steps > MAX_ESTIMATED_STEPS) throw badInput(`the circuit has more than ${MAX_ESTIMATED_STEPS} steps to estimate, embedded circuits included`, { field: 'input' });
-    const bound = step.kind === 'llm' ? await llmBound(step, input, context)
-      : step.kind === 'circuit' ? await circuitBound(step, input, depth, context)
-        : { min: 0, max: 0 };
+    if (++context.visited.steps > MAX_ESTIMATED_STEPS)
+      throw badInput(`the circuit has more than ${MAX_ESTIMATED_STEPS} steps to estimate, embedded circuits included`, {
+        field: 'input',
+      });
+    const bound =
+      step.kind === 'llm'
+        ? await llmBound(step, input, context)
+        : step.kind === 'circuit'
+          ? await circuitBound(step, input, depth, context)
+          : { min: 0, max: 0 };
     steps[step.id] = bound;
     min += bound.min;
     max += bound.max;
@@ -146,9 +174,16 @@ export async function estimateRun(deps: RunDeps, viewer: User, input: EstimateIn
   if (invalid) throw badInput(invalid.message, { field: invalid.field });
   const { config } = deps;
   const context: EstimateContext = {
-    deps, viewer,
-    limits: { sandbox: deps.sandbox, cpuMs: config.stepCpuMs, memoryMb: config.stepMemoryMb, maxOutputBytes: config.runMaxResultBytes },
-    memo: new Map(), visited: { steps: 0 },
+    deps,
+    viewer,
+    limits: {
+      sandbox: deps.sandbox,
+      cpuMs: config.stepCpuMs,
+      memoryMb: config.stepMemoryMb,
+      maxOutputBytes: config.runMaxResultBytes,
+    },
+    memo: new Map(),
+    visited: { steps: 0 },
   };
   const estimate = await estimateSteps(version.definition, input.input, 0, context);
   return { min: RUN_BASE_CREDITS + estimate.min, max: RUN_BASE_CREDITS + estimate.max, steps: estimate.steps };

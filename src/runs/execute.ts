@@ -23,10 +23,17 @@ import { loadReplaySource, recordRunRequests, RunRequestGate } from './step-gate
 export const MAX_ATTEMPTS = 3;
 
 /** How this worker process identifies itself on the runs it claims (see claimRun). */
-export interface RunWorkerIdentity { current(): WorkerIdentity }
+export interface RunWorkerIdentity {
+  current(): WorkerIdentity;
+}
 
 /** Metric values of a completed run: each named JSONata expression over `{input, output, steps}`. */
-export async function computeMetrics(metrics: MetricExpression[], input: unknown, result: ExecutionResult, call: SandboxCall): Promise<Record<string, unknown>> {
+export async function computeMetrics(
+  metrics: MetricExpression[],
+  input: unknown,
+  result: ExecutionResult,
+  call: SandboxCall,
+): Promise<Record<string, unknown>> {
   const scope = { input, output: result.output, steps: result.steps };
   const values: Record<string, unknown> = {};
   for (const metric of metrics) {
@@ -48,19 +55,27 @@ type EndingRun = LifecycleRun & Partial<Pick<ClaimedRun, 'circuit_uid' | 'create
  * error code. No failure message: it can quote the run's input or step outputs (the owner reads it
  * in `error`, an operator in circuit_runs.failure_reason).
  */
-async function logRunEnded(deps: RunDeps, ending: RunEnding, charge: RunCharge, run?: EndingRun): Promise<Date | string | null> {
+async function logRunEnded(
+  deps: RunDeps,
+  ending: RunEnding,
+  charge: RunCharge,
+  run?: EndingRun,
+): Promise<Date | string | null> {
   let known = run?.circuit_uid && run.created_at ? { circuit_uid: run.circuit_uid, created_at: run.created_at } : null;
   // Ended before any claim (a cancel or a deadline sweep): the job does not know the run, the row does.
   known ??= await CircuitRun.findByPk(ending.uid, { attributes: ['circuit_uid', 'created_at'] }).catch(() => null);
-  deps.log.info({
-    run: ending.uid,
-    circuit: known?.circuit_uid ?? null,
-    state: ending.state,
-    duration_ms: known ? Date.now() - new Date(known.created_at).getTime() : null,
-    credits_charged: charge.amount,
-    attempt: ending.attempt,
-    ...(ending.state === 'EXCEPTION' ? { error_code: ending.error?.code ?? 'Internal' } : {}),
-  }, 'run ended');
+  deps.log.info(
+    {
+      run: ending.uid,
+      circuit: known?.circuit_uid ?? null,
+      state: ending.state,
+      duration_ms: known ? Date.now() - new Date(known.created_at).getTime() : null,
+      credits_charged: charge.amount,
+      attempt: ending.attempt,
+      ...(ending.state === 'EXCEPTION' ? { error_code: ending.error?.code ?? 'Internal' } : {}),
+    },
+    'run ended',
+  );
   return known?.created_at ?? null;
 }
 
@@ -74,25 +89,48 @@ export async function endRun(deps: RunDeps, ending: RunEnding, run?: EndingRun):
   }
   const createdAt = await logRunEnded(deps, ending, charge, run);
   deps.lifecycle.emit('ended', {
-    run: run ? { uid: run.uid, user_uid: run.user_uid, webhook_events: run.webhook_events } : { uid: ending.uid, user_uid: charge.userUid },
-    state: ending.state, attempt: ending.attempt, error: ending.error ?? null, charged: charge.amount, createdAt,
+    run: run
+      ? { uid: run.uid, user_uid: run.user_uid, webhook_events: run.webhook_events }
+      : { uid: ending.uid, user_uid: charge.userUid },
+    state: ending.state,
+    attempt: ending.attempt,
+    error: ending.error ?? null,
+    charged: charge.amount,
+    createdAt,
   });
   if (!channel) {
-    await deps.bus.publish({ uid: ending.uid, state: ending.state }).catch((error: unknown) =>
-      deps.log.warn({ err: error, run: ending.uid }, 'could not publish run state'));
+    await deps.bus
+      .publish({ uid: ending.uid, state: ending.state })
+      .catch((error: unknown) => deps.log.warn({ err: error, run: ending.uid }, 'could not publish run state'));
   }
   return true;
 }
 
 /** The ending of a run that failed: what the owner sees (`error`) and what the log keeps. */
-export function failedEnding(base: { uid: string; attempt: number }, error: RunError, credits = 0, failureReason?: string): RunEnding {
-  return { ...base, state: 'EXCEPTION', cost: RUN_BASE_CREDITS + credits, error, failureReason: failureReason ?? `${error.code}: ${error.message}` };
+export function failedEnding(
+  base: { uid: string; attempt: number },
+  error: RunError,
+  credits = 0,
+  failureReason?: string,
+): RunEnding {
+  return {
+    ...base,
+    state: 'EXCEPTION',
+    cost: RUN_BASE_CREDITS + credits,
+    error,
+    failureReason: failureReason ?? `${error.code}: ${error.message}`,
+  };
 }
 
 export const abortedError = (code: RunAborted['code'], deadlineSeconds?: number): RunError =>
   code === 'Canceled'
     ? { code, message: 'The run was canceled by its owner' }
-    : { code, message: deadlineSeconds ? `The run passed its deadline of ${deadlineSeconds} s` : 'The run passed its deadline' };
+    : {
+        code,
+        message: deadlineSeconds
+          ? `The run passed its deadline of ${deadlineSeconds} s`
+          : 'The run passed its deadline',
+      };
 
 function isRunErrorCode(value: unknown): value is RunErrorCode {
   return typeof value === 'string' && (RUN_ERROR_CODES as readonly string[]).includes(value);
@@ -106,7 +144,10 @@ function errorOf(error: unknown, signal: AbortSignal, deadlineSeconds: number): 
   if (error instanceof ExecutionFailure) {
     const failure = error as ExecutionFailure & { code?: unknown };
     const code = isRunErrorCode(failure.code) ? failure.code : 'StepFailed';
-    return { error: { code, message: failure.message, ...(failure.stepId ? { step_id: failure.stepId } : {}) }, credits };
+    return {
+      error: { code, message: failure.message, ...(failure.stepId ? { step_id: failure.stepId } : {}) },
+      credits,
+    };
   }
   return { error: { code: 'Internal', message: 'The run failed because of an internal error' }, credits };
 }
@@ -116,19 +157,34 @@ function storableEnding(ending: RunEnding, result: ExecutionResult): RunEnding {
   for (const [stepId, record] of Object.entries(result.steps)) {
     const at = findUnstorableText(record.output);
     if (at) {
-      return failedEnding(ending, {
-        code: 'StepFailed', step_id: stepId,
-        message: `step ${stepId}: its output contains a NUL character or a lone surrogate (at ${at.replace(/^\$/, 'output')}), which cannot be stored`,
-      }, result.credits);
+      return failedEnding(
+        ending,
+        {
+          code: 'StepFailed',
+          step_id: stepId,
+          message: `step ${stepId}: its output contains a NUL character or a lone surrogate (at ${at.replace(/^\$/, 'output')}), which cannot be stored`,
+        },
+        result.credits,
+      );
     }
   }
   const at = findUnstorableText({ output: result.output, metrics: ending.metrics ?? null });
-  if (at) return failedEnding(ending, { code: 'StepFailed', message: `the run's ${at.slice(2)} contains a NUL character or a lone surrogate, which cannot be stored` }, result.credits);
+  if (at)
+    return failedEnding(
+      ending,
+      {
+        code: 'StepFailed',
+        message: `the run's ${at.slice(2)} contains a NUL character or a lone surrogate, which cannot be stored`,
+      },
+      result.credits,
+    );
   return ending;
 }
 
 function deadlineOf(claim: ClaimedRun, defaultSeconds: number): { at: number; seconds: number } {
-  const at = claim.deadline_at ? new Date(claim.deadline_at).getTime() : new Date(claim.created_at).getTime() + defaultSeconds * 1000;
+  const at = claim.deadline_at
+    ? new Date(claim.deadline_at).getTime()
+    : new Date(claim.created_at).getTime() + defaultSeconds * 1000;
   return { at, seconds: Math.round((at - new Date(claim.created_at).getTime()) / 1000) };
 }
 
@@ -144,11 +200,17 @@ export class RunHandedBack extends Error {
 class RunDeadline {
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private at: number, private readonly onPassed: () => void, private paused: boolean) {
+  constructor(
+    private at: number,
+    private readonly onPassed: () => void,
+    private paused: boolean,
+  ) {
     if (!paused) this.arm();
   }
 
-  passed(): boolean { return !this.paused && this.at <= Date.now(); }
+  passed(): boolean {
+    return !this.paused && this.at <= Date.now();
+  }
 
   pause(): void {
     this.paused = true;
@@ -161,7 +223,9 @@ class RunDeadline {
     this.arm();
   }
 
-  stop(): void { clearTimeout(this.timer); }
+  stop(): void {
+    clearTimeout(this.timer);
+  }
 
   private arm(): void {
     clearTimeout(this.timer);
@@ -178,15 +242,23 @@ export type AttemptOutcome = 'ended' | 'refused' | 'handedBack';
  * worker's in-flight set (src/runs/inflight-runs.ts): cancel, losing the run, or a stopping worker
  * abort it. 'refused': the end was refused (the run was not this attempt's any more).
  */
-export async function executeClaimed(deps: RunDeps, engine: EngineDeps, claim: ClaimedRun, control: AbortController): Promise<AttemptOutcome> {
+export async function executeClaimed(
+  deps: RunDeps,
+  engine: EngineDeps,
+  claim: ClaimedRun,
+  control: AbortController,
+): Promise<AttemptOutcome> {
   const { log, sequelize, config } = deps;
   const base = { uid: claim.uid, attempt: claim.attempt };
-  const ended = async (ending: RunEnding): Promise<AttemptOutcome> => ((await endRun(deps, ending, claim)) ? 'ended' : 'refused');
+  const ended = async (ending: RunEnding): Promise<AttemptOutcome> =>
+    (await endRun(deps, ending, claim)) ? 'ended' : 'refused';
   // The run as its events name it (subscribers see no more of the claim than this).
   const announced: LifecycleRun = { uid: claim.uid, user_uid: claim.user_uid, webhook_events: claim.webhook_events };
   if (claim.attempt === 1) {
-    if (!deps.bus.sqlChannel) await deps.bus.publish({ uid: claim.uid, state: 'RUNNING' }).catch((error: unknown) =>
-      log.warn({ err: error, run: claim.uid }, 'could not publish run state'));
+    if (!deps.bus.sqlChannel)
+      await deps.bus
+        .publish({ uid: claim.uid, state: 'RUNNING' })
+        .catch((error: unknown) => log.warn({ err: error, run: claim.uid }, 'could not publish run state'));
     deps.lifecycle.emit('started', { run: announced });
   } else {
     log.warn({ run: claim.uid, attempt: claim.attempt }, 'taking over a run whose worker is gone');
@@ -194,30 +266,56 @@ export async function executeClaimed(deps: RunDeps, engine: EngineDeps, claim: C
   const deadlineAt = deadlineOf(claim, config.runDeadlineSeconds);
   const crashes = claim.attempt - 1 - Number(claim.handed_back ?? 0);
   if (crashes >= MAX_ATTEMPTS) {
-    return ended(failedEnding(base, { code: 'WorkerLost', message: `The run stopped its worker ${crashes} times; it is not retried again` }));
+    return ended(
+      failedEnding(base, {
+        code: 'WorkerLost',
+        message: `The run stopped its worker ${crashes} times; it is not retried again`,
+      }),
+    );
   }
   if (claim.cancel_requested_at) return ended(failedEnding(base, abortedError('Canceled')));
-  if (!claim.paused_at && deadlineAt.at <= Date.now()) return ended(failedEnding(base, abortedError('DeadlineExceeded', deadlineAt.seconds)));
+  if (!claim.paused_at && deadlineAt.at <= Date.now())
+    return ended(failedEnding(base, abortedError('DeadlineExceeded', deadlineAt.seconds)));
   const plan = claim.definition ? { definition: claim.definition, metrics: claim.metrics } : null;
-  if (!plan) return ended(failedEnding(base, { code: 'Internal', message: 'The circuit version of this run no longer exists' }));
+  if (!plan)
+    return ended(failedEnding(base, { code: 'Internal', message: 'The circuit version of this run no longer exists' }));
 
-  const abort = (reason: unknown) => { if (!control.signal.aborted) control.abort(reason); };
-  const unsubscribe = deps.bus.subscribe(claim.uid, (message) => { if (message.cancel) abort(new RunAborted('Canceled')); });
-  const deadline = new RunDeadline(deadlineAt.at, () => abort(new RunAborted('DeadlineExceeded')), claim.paused_at !== null);
+  const abort = (reason: unknown) => {
+    if (!control.signal.aborted) control.abort(reason);
+  };
+  const unsubscribe = deps.bus.subscribe(claim.uid, (message) => {
+    if (message.cancel) abort(new RunAborted('Canceled'));
+  });
+  const deadline = new RunDeadline(
+    deadlineAt.at,
+    () => abort(new RunAborted('DeadlineExceeded')),
+    claim.paused_at !== null,
+  );
   const recorder = new RunEventRecorder(deps, claim.uid, claim.attempt, announced);
   // The attempt's span, continuing the trace stored on the run (the tracer is given by the composition).
   const runSpan = deps.tracer.startAttempt(claim);
   const endRunSpan = (ending: RunEnding | null) => runSpan?.end(ending);
 
   let ending: RunEnding;
-  const cap = new SpendCap(Number(claim.credits_held ?? RUN_BASE_CREDITS), claim.max_credits == null ? null : Number(claim.max_credits));
+  const cap = new SpendCap(
+    Number(claim.credits_held ?? RUN_BASE_CREDITS),
+    claim.max_credits == null ? null : Number(claim.max_credits),
+  );
   // The step cache and recorded replays; it collects the request hashes a replay of this run compares.
-  const gate = new RunRequestGate({ sequelize, log, flights: deps.runService.cacheFlights }, {
-    bypassCache: Boolean(claim.cache_bypass),
-    replay: claim.replay_of && claim.replay_mode === 'recorded' ? await loadReplaySource(sequelize, claim.replay_of).catch(() => null) : null,
-  });
-  const recordRequests = () => recordRunRequests(sequelize, claim.uid, gate.requests)
-    .catch((error: unknown) => log.warn({ err: error, run: claim.uid }, "could not record the run's step requests"));
+  const gate = new RunRequestGate(
+    { sequelize, log, flights: deps.runService.cacheFlights },
+    {
+      bypassCache: Boolean(claim.cache_bypass),
+      replay:
+        claim.replay_of && claim.replay_mode === 'recorded'
+          ? await loadReplaySource(sequelize, claim.replay_of).catch(() => null)
+          : null,
+    },
+  );
+  const recordRequests = () =>
+    recordRunRequests(sequelize, claim.uid, gate.requests).catch((error: unknown) =>
+      log.warn({ err: error, run: claim.uid }, "could not record the run's step requests"),
+    );
   try {
     const entries = claim.attempt > 1 ? await loadStepJournal(sequelize, claim.uid) : new Map<string, JournalEntry>();
     // The run's budget (docs/limits.md), its observer, which feeds the event log, and its step journal (durable steps).
@@ -230,7 +328,12 @@ export async function executeClaimed(deps: RunDeps, engine: EngineDeps, claim: C
     };
     const context = {
       deps: engine,
-      run: { uid: claim.uid, userUid: claim.user_uid, circuitUid: claim.circuit_uid, versionUid: claim.circuit_version_uid },
+      run: {
+        uid: claim.uid,
+        userUid: claim.user_uid,
+        circuitUid: claim.circuit_uid,
+        versionUid: claim.circuit_version_uid,
+      },
       signal: control.signal,
       depth: 0,
       observer: recorder satisfies RunObserver,
@@ -238,23 +341,46 @@ export async function executeClaimed(deps: RunDeps, engine: EngineDeps, claim: C
       gate,
       ...(runSpan ? { trace: { context: runSpan.context, attempt: claim.attempt } } : {}),
       journal: runJournal({
-        sequelize, writes: deps.runService.journalWrites, runEvents: deps.bus, runUid: claim.uid, attempt: claim.attempt,
-        defaultDeadlineSeconds: config.runDeadlineSeconds, entries, deadline,
+        sequelize,
+        writes: deps.runService.journalWrites,
+        runEvents: deps.bus,
+        runUid: claim.uid,
+        attempt: claim.attempt,
+        defaultDeadlineSeconds: config.runDeadlineSeconds,
+        entries,
+        deadline,
       }),
     };
     const result = await executeDefinition(plan.definition, claim.input, context);
     const metrics = plan.metrics?.length
-      ? await computeMetrics(plan.metrics, claim.input, result, { sandbox: deps.sandbox, cpuMs: config.stepCpuMs, memoryMb: config.stepMemoryMb, maxOutputBytes: config.runMaxResultBytes, owner: claim.user_uid, ownerShare: config.sandboxUserIsolates })
+      ? await computeMetrics(plan.metrics, claim.input, result, {
+          sandbox: deps.sandbox,
+          cpuMs: config.stepCpuMs,
+          memoryMb: config.stepMemoryMb,
+          maxOutputBytes: config.runMaxResultBytes,
+          owner: claim.user_uid,
+          ownerShare: config.sandboxUserIsolates,
+        })
       : null;
     // The version's output_schema (its output contract): an output that fails it ends the run EXCEPTION.
-    const violation = outputContractViolation(deps.schemas.outputs, claim.circuit_version_uid, plan.definition, result.output);
-    ending = violation ? failedEnding(base, violation, result.credits) : storableEnding({
-      ...base,
-      state: 'COMPLETED',
-      resultBlob: { output: result.output, steps: result.steps },
-      metrics,
-      cost: RUN_BASE_CREDITS + result.credits,
-    }, result);
+    const violation = outputContractViolation(
+      deps.schemas.outputs,
+      claim.circuit_version_uid,
+      plan.definition,
+      result.output,
+    );
+    ending = violation
+      ? failedEnding(base, violation, result.credits)
+      : storableEnding(
+          {
+            ...base,
+            state: 'COMPLETED',
+            resultBlob: { output: result.output, steps: result.steps },
+            metrics,
+            cost: RUN_BASE_CREDITS + result.credits,
+          },
+          result,
+        );
   } catch (error) {
     if (control.signal.reason instanceof RunHandedBack) {
       await recordRequests();
@@ -275,7 +401,12 @@ export async function executeClaimed(deps: RunDeps, engine: EngineDeps, claim: C
   } catch (error) {
     // A value jsonb rejects that the check above did not foresee: end the run now rather than on every retry.
     if (ending.state !== 'COMPLETED' || !String((error as { code?: unknown }).code ?? '').startsWith('22')) throw error;
-    ending = failedEnding(base, { code: 'StepFailed', message: "The run's result cannot be stored" }, Number(ending.cost) - RUN_BASE_CREDITS, String(error));
+    ending = failedEnding(
+      base,
+      { code: 'StepFailed', message: "The run's result cannot be stored" },
+      Number(ending.cost) - RUN_BASE_CREDITS,
+      String(error),
+    );
     return ended({ ...ending, events });
   } finally {
     endRunSpan(ending);
@@ -283,7 +414,9 @@ export async function executeClaimed(deps: RunDeps, engine: EngineDeps, claim: C
 }
 
 /** What takes a run off the queue: the worker's in-flight set (src/runs/inflight-runs.ts). */
-export interface RunTaker { take(uid: string): Promise<void> }
+export interface RunTaker {
+  take(uid: string): Promise<void>;
+}
 
 /**
  * The Agenda handler for `executeRun` jobs: hands the run to the worker's in-flight set, which claims

@@ -4,16 +4,35 @@
  * composition (src/runtime.ts); the rest are its types and the pure rules others share (how a run is
  * presented, compared, signed).
  */
-export { createRunWing, sweepTimings, type RunWing, type RunWingPorts, type RunWingWorker, type RunEventsPage } from './run-wing';
+export {
+  createRunWing,
+  sweepTimings,
+  type RunWing,
+  type RunWingPorts,
+  type RunWingWorker,
+  type RunEventsPage,
+} from './run-wing';
 export type { RunConfig, RunTracer, AttemptSpan, StepTraceContext } from './ports';
-export type { LifecycleRun, RunLifecycleEvent, RunLifecycleEvents, RunLifecycleListener, RunLifecycleSubscriptions } from './run-lifecycle';
+export type {
+  LifecycleRun,
+  RunLifecycleEvent,
+  RunLifecycleEvents,
+  RunLifecycleListener,
+  RunLifecycleSubscriptions,
+} from './run-lifecycle';
 export { startWorkerPresence } from './worker-presence';
 export { createRunEventBus, type RunEventBus, type RunStateEvent } from './events/bus';
 export { startRunReadInvalidation, type RunReadRows } from './read-cache';
 
 export type { CreateRunInput, CreateRunResult } from './create-run';
 export type { BatchView, CreateBatchInput } from './batches';
-export { checkApprovalDecision, type ApprovalDecision, type ApprovalOutcome, type WaitingApproval, type WaitingStep } from './approvals';
+export {
+  checkApprovalDecision,
+  type ApprovalDecision,
+  type ApprovalOutcome,
+  type WaitingApproval,
+  type WaitingStep,
+} from './approvals';
 export { REPLAY_MODES, type ReplayMode, type ReplayOptions } from './replay';
 export { compareRuns, type RunComparison, type StepComparison } from './compare';
 export type { EstimateInput, RunEstimate } from './estimate';

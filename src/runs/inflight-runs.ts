@@ -2,7 +2,15 @@ import type { RunDeps } from './ports';
 import type { EngineDeps } from '../engine/ports';
 import { CircuitRun } from '../models/CircuitRun';
 import { executeClaimed, RunHandedBack, type RunWorkerIdentity, type RunTaker } from './execute';
-import { claimRun, handBackRuns, heartbeatRuns, wakeWaitingRuns, type ClaimedRun, type ClaimFairness, type ClaimRoom } from './transitions';
+import {
+  claimRun,
+  handBackRuns,
+  heartbeatRuns,
+  wakeWaitingRuns,
+  type ClaimedRun,
+  type ClaimFairness,
+  type ClaimRoom,
+} from './transitions';
 import { enqueueBySql } from '../queue/agenda';
 import { RunAborted } from '../engine/run-control';
 
@@ -53,16 +61,24 @@ export class InflightRuns implements RunTaker {
   private wakeAgain = false;
   private readonly fairness: ClaimFairness = {
     room: () => this.room(),
-    claimed: (claims) => { for (const claim of claims) this.hold(claim.user_uid, 1); },
+    claimed: (claims) => {
+      for (const claim of claims) this.hold(claim.user_uid, 1);
+    },
   };
 
   constructor(private readonly options: InflightRunsOptions) {
-    this.beat = setInterval(() => { this.beating ??= this.heartbeat().finally(() => { this.beating = undefined; }); }, options.heartbeatEveryMs);
+    this.beat = setInterval(() => {
+      this.beating ??= this.heartbeat().finally(() => {
+        this.beating = undefined;
+      });
+    }, options.heartbeatEveryMs);
     this.beat.unref();
   }
 
   /** Runs executing in this process now. */
-  get size(): number { return this.runs.size; }
+  get size(): number {
+    return this.runs.size;
+  }
 
   /**
    * Claims the run if its user has a slot (USER_MAX_CONCURRENT_RUNS), room in their share of this
@@ -79,7 +95,14 @@ export class InflightRuns implements RunTaker {
       return;
     }
     if (this.runs.has(uid)) return;
-    const claim = await claimRun(deps.runService.claims, uid, deps.config.jobLockLifetimeMs, deps.bus.sqlChannel, worker.current(), this.fairness);
+    const claim = await claimRun(
+      deps.runService.claims,
+      uid,
+      deps.config.jobLockLifetimeMs,
+      deps.bus.sqlChannel,
+      worker.current(),
+      this.fairness,
+    );
     if (claim) this.start(claim);
   }
 
@@ -117,7 +140,7 @@ export class InflightRuns implements RunTaker {
         deps.log.error({ err: error, run: claim.uid }, 'run execution failed unexpectedly');
       })
       .finally(() => {
-          this.hold(claim.user_uid, -1);
+        this.hold(claim.user_uid, -1);
         if (this.runs.get(claim.uid) === held) this.runs.delete(claim.uid);
         this.wake();
       });
@@ -147,7 +170,12 @@ export class InflightRuns implements RunTaker {
     const { deps, maxInflight, userMaxConcurrent, userShare } = this.options;
     const full = [...this.heldByUser].filter(([, count]) => count >= userShare).map(([user]) => user);
     try {
-      const uids = await wakeWaitingRuns(deps.sequelize, userMaxConcurrent, Math.min(WAKE_BATCH, maxInflight - this.held), full);
+      const uids = await wakeWaitingRuns(
+        deps.sequelize,
+        userMaxConcurrent,
+        Math.min(WAKE_BATCH, maxInflight - this.held),
+        full,
+      );
       if (uids.length === 0) return;
       if (deps.queue.sqlEnqueue) await enqueueBySql(deps.sequelize, deps.queue.sqlEnqueue, uids);
       else for (const uid of uids) await deps.queue.enqueue(uid);
@@ -188,7 +216,12 @@ export class InflightRuns implements RunTaker {
     const all = () => Promise.all([...this.runs.values()].map((run) => run.done));
     if (drainMs > 0) {
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([all(), new Promise((resolve) => { timer = setTimeout(resolve, drainMs); })]);
+      await Promise.race([
+        all(),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, drainMs);
+        }),
+      ]);
       clearTimeout(timer);
     }
     await this.beating;
@@ -198,10 +231,16 @@ export class InflightRuns implements RunTaker {
     await all();
     try {
       const given = await handBackRuns(deps.sequelize, left);
-      deps.log.warn({ runs: given.length }, 'stopped with runs still executing; they go on from their journal in the next worker');
+      deps.log.warn(
+        { runs: given.length },
+        'stopped with runs still executing; they go on from their journal in the next worker',
+      );
       return [...given, ...this.arrivedWhileClosing];
     } catch (error) {
-      deps.log.warn({ err: error, runs: left.length }, 'could not give back the runs still executing; the sweep takes them over');
+      deps.log.warn(
+        { err: error, runs: left.length },
+        'could not give back the runs still executing; the sweep takes them over',
+      );
       return [...this.arrivedWhileClosing];
     }
   }

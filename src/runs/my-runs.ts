@@ -12,7 +12,11 @@ export interface MyRunsFilter extends RunLabelFilter {
  * A user's own runs in any state, newest first: the one query behind GraphQL `viewer.runs`, REST
  * `GET /users/circuit-runs` and the /settings Runs page. Inputs are never read for a list.
  */
-export async function findMyRuns(userUid: string, filter: MyRunsFilter, window: { limit: number; offset: number }): Promise<{ rows: CircuitRun[]; count: number }> {
+export async function findMyRuns(
+  userUid: string,
+  filter: MyRunsFilter,
+  window: { limit: number; offset: number },
+): Promise<{ rows: CircuitRun[]; count: number }> {
   return CircuitRun.findAndCountAll({
     where: {
       user_uid: userUid,
@@ -21,7 +25,10 @@ export async function findMyRuns(userUid: string, filter: MyRunsFilter, window: 
       ...labelFilterWhere(filter),
     },
     attributes: { exclude: ['input'] },
-    order: [['created_at', 'DESC'], ['uid', 'DESC']],
+    order: [
+      ['created_at', 'DESC'],
+      ['uid', 'DESC'],
+    ],
     limit: window.limit,
     offset: window.offset,
   });

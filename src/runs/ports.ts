@@ -11,9 +11,22 @@ import type { RunService } from './run-service';
 import type { RunLifecycle } from './run-lifecycle';
 
 /** The settings the run wing reads. */
-export type RunConfig = Pick<Config,
-  | 'httpStepAllowPrivate' | 'jobLockLifetimeMs' | 'runDeadlineSeconds' | 'runEventsRetentionDays' | 'runMaxInflight' | 'runMaxResultBytes' | 'runMaxSteps'
-  | 'runUserInflightSharePercent' | 'sandboxUserIsolates' | 'sseKeepAliveMs' | 'stepCpuMs' | 'stepMemoryMb' | 'userMaxConcurrentRuns'>;
+export type RunConfig = Pick<
+  Config,
+  | 'httpStepAllowPrivate'
+  | 'jobLockLifetimeMs'
+  | 'runDeadlineSeconds'
+  | 'runEventsRetentionDays'
+  | 'runMaxInflight'
+  | 'runMaxResultBytes'
+  | 'runMaxSteps'
+  | 'runUserInflightSharePercent'
+  | 'sandboxUserIsolates'
+  | 'sseKeepAliveMs'
+  | 'stepCpuMs'
+  | 'stepMemoryMb'
+  | 'userMaxConcurrentRuns'
+>;
 
 /** What the wing asks of the queue under it (src/queue/agenda.ts). */
 export type RunQueuePort = Pick<RunQueue, 'enqueue' | 'sqlEnqueue'>;
@@ -32,7 +45,13 @@ export interface RunTracer {
   /** The trace context to store on a new run: a query span under the caller's `traceparent`, else that traceparent as sent, else null. */
   queryTraceparent(given: string | null | undefined, circuitUid: string, versionUid: string): string | null;
   /** The span of one attempt of a run, continuing the trace stored on it; undefined with traces off. */
-  startAttempt(run: { uid: string; circuit_uid: string; circuit_version_uid: string; attempt: number; traceparent?: string | null }): AttemptSpan | undefined;
+  startAttempt(run: {
+    uid: string;
+    circuit_uid: string;
+    circuit_version_uid: string;
+    attempt: number;
+    traceparent?: string | null;
+  }): AttemptSpan | undefined;
 }
 
 /**

@@ -4,9 +4,15 @@ import { omitNulls } from '../omit-nulls';
 import type { WaitingStep } from './approvals';
 
 /** Column → the API field it shows as (RUN_COLUMNS' `api`). */
-const API_FIELDS = Object.entries(RUN_COLUMNS).flatMap(([column, spec]) => ('api' in spec && spec.api ? [[column, spec.api as RunApiField] as const] : []));
+const API_FIELDS = Object.entries(RUN_COLUMNS).flatMap(([column, spec]) =>
+  'api' in spec && spec.api ? [[column, spec.api as RunApiField] as const] : [],
+);
 
-export interface ShownRunField { column: string; api: RunApiField; value: unknown }
+export interface ShownRunField {
+  column: string;
+  api: RunApiField;
+  value: unknown;
+}
 
 /**
  * THE rule of what a viewer sees of a run (docs/runs.md, Who sees a run; Failure details): every API field of RUN_COLUMNS, null when
@@ -16,7 +22,7 @@ export interface ShownRunField { column: string; api: RunApiField; value: unknow
 export function shownRunFields(run: CircuitRun, mayDebug: boolean): ShownRunField[] {
   return API_FIELDS.map(([column, api]) => {
     const shown = (!api.when || api.when.includes(run.state)) && (!api.ownerOnly || mayDebug);
-    return { column, api, value: shown ? (run.get(column) as unknown) ?? null : null };
+    return { column, api, value: shown ? ((run.get(column) as unknown) ?? null) : null };
   });
 }
 
@@ -28,14 +34,21 @@ const iso = (value: unknown) => (value instanceof Date ? value.toISOString() : v
  * without GraphQL: what webhooks and the CLI send. `waitingFor`: the approvals it waits on (owner
  * only, RUNNING runs). test/runs.present.test.ts holds it equal to the GET route's answer.
  */
-export function presentRunPayload(run: CircuitRun, view: { mayDebug: boolean; waitingFor?: readonly WaitingStep[] | null }): Record<string, unknown> {
+export function presentRunPayload(
+  run: CircuitRun,
+  view: { mayDebug: boolean; waitingFor?: readonly WaitingStep[] | null },
+): Record<string, unknown> {
   const payload: Record<string, unknown> = {};
   for (const { column, value } of shownRunFields(run, view.mayDebug)) {
     payload[column] = column === 'error' && value !== null ? restError(value as RunError) : iso(value);
     if (column === 'is_public') payload.document_type = 'circuit_run';
   }
   if (view.mayDebug && run.state === 'RUNNING' && view.waitingFor?.length) {
-    payload.waiting_for = view.waitingFor.map((step) => ({ step_id: step.step_id, prompt: step.prompt, expires_at: iso(step.expires_at) }));
+    payload.waiting_for = view.waitingFor.map((step) => ({
+      step_id: step.step_id,
+      prompt: step.prompt,
+      expires_at: iso(step.expires_at),
+    }));
   }
   return omitNulls(payload, RUN_OPTIONAL_FIELDS);
 }

@@ -57,7 +57,11 @@ export class RunReadCache implements NotifiedCache {
    * read: the readers that open one together or in turn (followers of a public run, pollers) share one
    * parsed copy, and the bytes of its answers (beside()), instead of each holding its own.
    */
-  private readonly large = new LRUCache<string, RunReadRows>({ max: LARGE_ENTRIES, ttl: LARGE_ENTRY_TTL_MS, updateAgeOnGet: true });
+  private readonly large = new LRUCache<string, RunReadRows>({
+    max: LARGE_ENTRIES,
+    ttl: LARGE_ENTRY_TTL_MS,
+    updateAgeOnGet: true,
+  });
   /** Reads in progress, so that readers arriving at once wait for one read. */
   private readonly reading = new Map<string, Promise<RunReadRows | null>>();
   /** What was made from kept rows alone (the bytes of an answer), per rows and key: it goes when the rows go. */
@@ -133,13 +137,16 @@ export class RunReadCache implements NotifiedCache {
   }
 }
 
-
 /**
  * LISTENs to `run_reads_changed` and drops this pool's cache of ended runs on each notification, and
  * when a change to a circuit, or a deletion that can take runs with it, commits in this process.
  * Returns the function that stops it.
  */
-export function startRunReadInvalidation(cache: RunReadCache, databaseUrl: string, log: Logger): Promise<() => Promise<void>> {
+export function startRunReadInvalidation(
+  cache: RunReadCache,
+  databaseUrl: string,
+  log: Logger,
+): Promise<() => Promise<void>> {
   return keepCacheCurrent({
     databaseUrl,
     log,
@@ -147,7 +154,10 @@ export function startRunReadInvalidation(cache: RunReadCache, databaseUrl: strin
     applicationName: 'circuit-run-read-cache',
     cache,
     localWrites: [
-      { models: [Circuit], hooks: ['afterUpdate', 'afterBulkUpdate', 'afterUpsert', 'afterDestroy', 'afterBulkDestroy'] },
+      {
+        models: [Circuit],
+        hooks: ['afterUpdate', 'afterBulkUpdate', 'afterUpsert', 'afterDestroy', 'afterBulkDestroy'],
+      },
       { models: [CircuitRun, CircuitVersion, User], hooks: ['afterDestroy', 'afterBulkDestroy'] },
     ],
   });

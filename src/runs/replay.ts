@@ -24,21 +24,38 @@ export interface ReplayOptions {
  * durable step whose rendered request hash equals the original's at the same path (src/runs/step-gate.ts).
  * The caller has been checked to own `run` (run policy `replay`).
  */
-export async function replayRun(deps: RunDeps, viewer: User, run: CircuitRun, options: ReplayOptions): Promise<CreateRunResult> {
+export async function replayRun(
+  deps: RunDeps,
+  viewer: User,
+  run: CircuitRun,
+  options: ReplayOptions,
+): Promise<CreateRunResult> {
   const mode = options.mode ?? 'recorded';
-  if (!(REPLAY_MODES as readonly string[]).includes(mode)) throw badInput('mode must be recorded or live', { field: 'mode' });
-  if (!isTerminal(run.state)) throw conflict(`The run is ${run.state}: only a COMPLETED or EXCEPTION run can be replayed`);
+  if (!(REPLAY_MODES as readonly string[]).includes(mode))
+    throw badInput('mode must be recorded or live', { field: 'mode' });
+  if (!isTerminal(run.state))
+    throw conflict(`The run is ${run.state}: only a COMPLETED or EXCEPTION run can be replayed`);
   const circuit = await Circuit.findByPk(run.circuit_uid);
-  const adaptor = circuit && await CircuitAdaptor.findOne({ where: { circuit_uid: circuit.uid, kind: 'query' }, attributes: ['uid'], order: [['created_at', 'ASC']] });
+  const adaptor =
+    circuit &&
+    (await CircuitAdaptor.findOne({
+      where: { circuit_uid: circuit.uid, kind: 'query' },
+      attributes: ['uid'],
+      order: [['created_at', 'ASC']],
+    }));
   if (!circuit || !adaptor) throw notFound('Circuit');
   let versionUid = run.circuit_version_uid;
   if (options.versionUid != null) {
-    const version = isUid(options.versionUid) ? await CircuitVersion.findByPk(options.versionUid, { attributes: ['uid', 'circuit_uid'] }) : null;
+    const version = isUid(options.versionUid)
+      ? await CircuitVersion.findByPk(options.versionUid, { attributes: ['uid', 'circuit_uid'] })
+      : null;
     if (!version) throw notFound('Circuit version');
-    if (version.circuit_uid !== circuit.uid) throw badInput("version_uid must be a version of the run's circuit", { field: 'version_uid' });
+    if (version.circuit_uid !== circuit.uid)
+      throw badInput("version_uid must be a version of the run's circuit", { field: 'version_uid' });
     versionUid = version.uid;
   }
-  if (options.input != null && (typeof options.input !== 'object' || Array.isArray(options.input))) throw badInput('input must be an object', { field: 'input' });
+  if (options.input != null && (typeof options.input !== 'object' || Array.isArray(options.input)))
+    throw badInput('input must be an object', { field: 'input' });
   return createRun(deps, viewer, {
     adaptorUid: adaptor.uid,
     versionUid,

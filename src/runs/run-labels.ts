@@ -14,7 +14,10 @@ export function checkTags(tags: unknown, field = 'tags'): string[] | null {
   if (tags.length > MAX_TAGS) throw badInput(`${field} may hold at most ${MAX_TAGS} tags`, { field });
   tags.forEach((tag, i) => {
     if (typeof tag !== 'string' || !TAG.test(tag)) {
-      throw badInput(`${field}[${i}] must match ${TAG.source} (lower-case letters, digits and _ . : -, at most 64 characters)`, { field });
+      throw badInput(
+        `${field}[${i}] must match ${TAG.source} (lower-case letters, digits and _ . : -, at most 64 characters)`,
+        { field },
+      );
     }
   });
   return [...new Set(tags as string[])];
@@ -23,7 +26,8 @@ export function checkTags(tags: unknown, field = 'tags'): string[] | null {
 /** The metadata of a query, checked (null when none was sent): an object of string values, ≤ 4 KiB as JSON. */
 export function checkMetadata(metadata: unknown, field = 'metadata'): Record<string, string> | null {
   if (metadata === undefined || metadata === null) return null;
-  if (typeof metadata !== 'object' || Array.isArray(metadata)) throw badInput(`${field} must be an object of string values`, { field });
+  if (typeof metadata !== 'object' || Array.isArray(metadata))
+    throw badInput(`${field} must be an object of string values`, { field });
   for (const [key, value] of Object.entries(metadata)) {
     if (typeof value !== 'string') throw badInput(`${field}.${key} must be a string`, { field });
   }
@@ -51,7 +55,8 @@ export function labelFilterWhere(filter: RunLabelFilter): WhereOptions {
     if (!TAG.test(filter.tag)) throw badInput(`tag must match ${TAG.source}`, { field: 'tag' });
     where.tags = { [Op.contains]: [filter.tag] };
   }
-  if (filter.metadata && Object.keys(filter.metadata).length > 0) where.metadata = { [Op.contains]: checkMetadata(filter.metadata, 'metadata') };
+  if (filter.metadata && Object.keys(filter.metadata).length > 0)
+    where.metadata = { [Op.contains]: checkMetadata(filter.metadata, 'metadata') };
   const created: Record<symbol, Date> = {};
   if (filter.createdAfter) created[Op.gt] = filter.createdAfter;
   if (filter.createdBefore) created[Op.lt] = filter.createdBefore;

@@ -26,7 +26,14 @@ export interface RunLifecycleEvents {
   /** An approval step started waiting for a person. */
   waiting: { run: LifecycleRun; step: StepEvent };
   /** A run ended, charged once: its state, error, charge, and when it was created (for durations). */
-  ended: { run: LifecycleRun; state: RunState; attempt: number; error: RunError | null; charged: number; createdAt: Date | string | null };
+  ended: {
+    run: LifecycleRun;
+    state: RunState;
+    attempt: number;
+    error: RunError | null;
+    charged: number;
+    createdAt: Date | string | null;
+  };
 }
 
 export type RunLifecycleEvent = keyof RunLifecycleEvents;
@@ -43,7 +50,13 @@ export interface RunLifecycleSubscriptions {
  * runs on its own, and whatever they throw is caught and logged here.
  */
 export class RunLifecycle implements RunLifecycleSubscriptions {
-  private readonly listeners: { [K in RunLifecycleEvent]: RunLifecycleListener<K>[] } = { created: [], started: [], step: [], waiting: [], ended: [] };
+  private readonly listeners: { [K in RunLifecycleEvent]: RunLifecycleListener<K>[] } = {
+    created: [],
+    started: [],
+    step: [],
+    waiting: [],
+    ended: [],
+  };
   private readonly stepWants: ((run: LifecycleRun) => boolean)[] = [];
 
   constructor(private readonly log: Logger) {}
@@ -54,7 +67,9 @@ export class RunLifecycle implements RunLifecycleSubscriptions {
 
   onStep(wants: (run: LifecycleRun) => boolean, listener: RunLifecycleListener<'step'>): void {
     this.stepWants.push(wants);
-    this.listeners.step.push((event) => { if (wants(event.run)) listener(event); });
+    this.listeners.step.push((event) => {
+      if (wants(event.run)) listener(event);
+    });
   }
 
   /** Whether any subscriber wants this run's step events (then the recorder logs them before the end, to give their seqs). */

@@ -37,7 +37,11 @@ export interface RunService {
 }
 
 /** `notifyChannel`: the run-event bus's NOTIFY channel when it is PostgreSQL's (events are announced in their statement). */
-export function createRunService(sequelize: Sequelize, runQueue: Pick<RunQueue, 'sqlEnqueue'>, notifyChannel?: string): RunService {
+export function createRunService(
+  sequelize: Sequelize,
+  runQueue: Pick<RunQueue, 'sqlEnqueue'>,
+  notifyChannel?: string,
+): RunService {
   return {
     cacheFlights: new Map(),
     eventAppends: createEventAppender(sequelize, notifyChannel),

@@ -15,9 +15,24 @@ import { createRunService } from './run-service';
 import type { RunReadCache } from './read-cache';
 import { createRun, type CreateRunInput, type CreateRunResult } from './create-run';
 import type { BatchAction } from '../policies/batch.policy';
-import { batchRunsPage, cancelBatch, createBatch, findBatchFor, type BatchView, type CreateBatchInput } from './batches';
+import {
+  batchRunsPage,
+  cancelBatch,
+  createBatch,
+  findBatchFor,
+  type BatchView,
+  type CreateBatchInput,
+} from './batches';
 import { cancelRun } from './cancel';
-import { resolveApproval, readWaitingSteps, waitingApprovalsOf, type ApprovalDecision, type ApprovalOutcome, type WaitingApproval, type WaitingStep } from './approvals';
+import {
+  resolveApproval,
+  readWaitingSteps,
+  waitingApprovalsOf,
+  type ApprovalDecision,
+  type ApprovalOutcome,
+  type WaitingApproval,
+  type WaitingStep,
+} from './approvals';
 import { loadRunForReplay, replayRun, type ReplayOptions } from './replay';
 import { estimateRun, type EstimateInput, type RunEstimate } from './estimate';
 import { findMyRuns, type MyRunsFilter } from './my-runs';
@@ -48,7 +63,10 @@ export interface RunWingPorts {
    * Set when this process executes runs: how it names itself on the runs it claims (./worker-presence.ts),
    * and what the engine reads besides the above (blob content, its settings, where a step's end is counted).
    */
-  worker?: { identity: RunWorkerIdentity; engine: { blobStorage: BlobStorage; config: EngineConfig; stepMetrics: EngineObserver } };
+  worker?: {
+    identity: RunWorkerIdentity;
+    engine: { blobStorage: BlobStorage; config: EngineConfig; stepMetrics: EngineObserver };
+  };
 }
 
 /** A run's events after a position, as a page (GraphQL `events`, REST polling). */
@@ -67,7 +85,10 @@ export interface RunWing {
   create(viewer: User, input: CreateRunInput): Promise<CreateRunResult>;
   admitBatch(viewer: User, input: CreateBatchInput): Promise<BatchView>;
   findBatch(viewer: User | null, uid: string, action: BatchAction): Promise<BatchView>;
-  batchRuns(batchUid: string, window: { limit: number; offset: number }): Promise<{ rows: CircuitRun[]; count: number }>;
+  batchRuns(
+    batchUid: string,
+    window: { limit: number; offset: number },
+  ): Promise<{ rows: CircuitRun[]; count: number }>;
   cancelBatch(batch: BatchView): Promise<void>;
   /** Asks a run to stop and waits up to `waitMs` for it to end. */
   cancel(uid: string, waitMs?: number): Promise<void>;
@@ -78,7 +99,11 @@ export interface RunWing {
   replay(viewer: User, run: CircuitRun, options: ReplayOptions): Promise<CreateRunResult>;
   findForReplay(uid: string): Promise<CircuitRun | null>;
   estimate(viewer: User, input: EstimateInput): Promise<RunEstimate>;
-  myRuns(userUid: string, filter: MyRunsFilter, window: { limit: number; offset: number }): Promise<{ rows: CircuitRun[]; count: number }>;
+  myRuns(
+    userUid: string,
+    filter: MyRunsFilter,
+    window: { limit: number; offset: number },
+  ): Promise<{ rows: CircuitRun[]; count: number }>;
   /** A page of one run's event log. */
   events(uid: string, after: number, kinds: readonly RunEventKind[], limit?: number): Promise<RunEventsPage>;
   /** One run's events, replayed from a position then followed live until its end. */
@@ -109,7 +134,11 @@ export const RUN_DRAIN_MS = 0;
 
 /** How long a PROVISIONED run may wait unqueued, and how long any in-flight run may look stuck, before the sweeper queues it again. */
 export function sweepTimings(lockLifetimeMs: number) {
-  return { graceMs: Math.max(10_000, lockLifetimeMs), stuckAfterMs: Math.max(5 * 60_000, 5 * lockLifetimeMs), everyMs: Math.max(5_000, lockLifetimeMs) };
+  return {
+    graceMs: Math.max(10_000, lockLifetimeMs),
+    stuckAfterMs: Math.max(5 * 60_000, 5 * lockLifetimeMs),
+    everyMs: Math.max(5_000, lockLifetimeMs),
+  };
 }
 
 /** Builds the run wing once; `worker` is set when the process executes runs. */
@@ -145,15 +174,31 @@ export function createRunWing(ports: RunWingPorts): { wing: RunWing; worker?: Ru
   // The one place the engine's deps are built: the model clients are the run service's pool.
   const given = ports.worker.engine;
   const engine: EngineDeps = {
-    config: given.config, log, blobStorage: given.blobStorage, sandbox, schemas, modelClients: runService.llmClients, observer: given.stepMetrics,
+    config: given.config,
+    log,
+    blobStorage: given.blobStorage,
+    sandbox,
+    schemas,
+    modelClients: runService.llmClients,
+    observer: given.stepMetrics,
   };
   const inflight = new InflightRuns({
-    deps, engine, worker: ports.worker.identity, maxInflight: config.runMaxInflight, heartbeatEveryMs: Math.max(200, Math.floor(config.jobLockLifetimeMs / 4)),
-    userMaxConcurrent: config.userMaxConcurrentRuns, userShare: Math.max(1, Math.floor(config.runMaxInflight * config.runUserInflightSharePercent / 100)),
+    deps,
+    engine,
+    worker: ports.worker.identity,
+    maxInflight: config.runMaxInflight,
+    heartbeatEveryMs: Math.max(200, Math.floor(config.jobLockLifetimeMs / 4)),
+    userMaxConcurrent: config.userMaxConcurrentRuns,
+    userShare: Math.max(1, Math.floor((config.runMaxInflight * config.runUserInflightSharePercent) / 100)),
   });
   /** Deadlines hold also when the worker died: runs past theirs that no live worker will end. */
   const endOverdueRuns = async () => {
-    const overdue = await findOverdueRuns(sequelize, config.runDeadlineSeconds, config.jobLockLifetimeMs, Math.max(30_000, 2 * config.jobLockLifetimeMs));
+    const overdue = await findOverdueRuns(
+      sequelize,
+      config.runDeadlineSeconds,
+      config.jobLockLifetimeMs,
+      Math.max(30_000, 2 * config.jobLockLifetimeMs),
+    );
     for (const run of overdue) {
       await endRun(deps, failedEnding({ uid: run.uid, attempt: run.attempt }, abortedError('DeadlineExceeded')));
     }

@@ -30,7 +30,10 @@ export const CACHE_CLAIM_LEASE_MS = 30_000;
 const POLL_FIRST_MS = 20;
 const POLL_MAX_MS = 250;
 
-export interface StepCacheSetting { ttlSeconds: number; scope: CacheScope }
+export interface StepCacheSetting {
+  ttlSeconds: number;
+  scope: CacheScope;
+}
 
 /** The step's `cache` field, or null when it has none (validation has checked it at publish). */
 export function cacheSetting(step: StepDefinition): StepCacheSetting | null {
@@ -47,7 +50,9 @@ export function canonicalJson(value: unknown): string {
   if (value === undefined) return 'null';
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
 }
 
@@ -63,8 +68,14 @@ export function cacheKey(request: string, scope: CacheScope, owner: { userUid: s
   return sha256(`${scope}\n${scope === 'caller' ? owner.userUid : owner.circuitUid}\n${request}`);
 }
 
-interface StoredResult { output: unknown }
-interface CacheRow { status: 'pending' | 'done'; output: unknown; live: boolean }
+interface StoredResult {
+  output: unknown;
+}
+interface CacheRow {
+  status: 'pending' | 'done';
+  output: unknown;
+  live: boolean;
+}
 
 /** In this process: the outcome of the one lookup-or-call in flight per key (null: it failed). */
 
@@ -79,7 +90,13 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-const sleep = (ms: number, signal: AbortSignal) => abortable(new Promise<void>((resolve) => { setTimeout(resolve, ms).unref(); }), signal);
+const sleep = (ms: number, signal: AbortSignal) =>
+  abortable(
+    new Promise<void>((resolve) => {
+      setTimeout(resolve, ms).unref();
+    }),
+    signal,
+  );
 
 const SELECT_ROW = 'SELECT status, output, expires_at > now() AS live FROM step_cache WHERE key = $1';
 const CLAIM = `INSERT INTO step_cache (key, status, owner, expires_at) VALUES ($1, 'pending', $2, now() + make_interval(secs => $3::double precision))
@@ -98,10 +115,20 @@ const usageJson = (result: StepResult) => (result.usage ? JSON.stringify(result.
 /** This process's misses in flight, by key (one per process: RunService.cacheFlights). */
 export type CacheFlights = Map<string, Promise<unknown>>;
 
-export interface StepCacheIo { sequelize: Sequelize; log: Logger; flights: CacheFlights }
+export interface StepCacheIo {
+  sequelize: Sequelize;
+  log: Logger;
+  flights: CacheFlights;
+}
 
 /** Across processes: a stored result, or this process's claim and call, or waiting for another's. */
-async function lookUpOrCall(io: StepCacheIo, key: string, ttlSeconds: number, signal: AbortSignal, call: () => Promise<StepResult>): Promise<{ result: StepResult; stored: StoredResult }> {
+async function lookUpOrCall(
+  io: StepCacheIo,
+  key: string,
+  ttlSeconds: number,
+  signal: AbortSignal,
+  call: () => Promise<StepResult>,
+): Promise<{ result: StepResult; stored: StoredResult }> {
   let delay = POLL_FIRST_MS;
   for (;;) {
     if (signal.aborted) throw signal.reason as Error;
@@ -116,7 +143,9 @@ async function lookUpOrCall(io: StepCacheIo, key: string, ttlSeconds: number, si
       continue;
     }
     const renew = setInterval(() => {
-      preparedQuery(io.sequelize, RENEW, [key, owner, CACHE_CLAIM_LEASE_MS / 1000]).catch((error: unknown) => io.log.warn({ err: error }, 'could not renew a step cache claim'));
+      preparedQuery(io.sequelize, RENEW, [key, owner, CACHE_CLAIM_LEASE_MS / 1000]).catch((error: unknown) =>
+        io.log.warn({ err: error }, 'could not renew a step cache claim'),
+      );
     }, CACHE_CLAIM_LEASE_MS / 3);
     renew.unref();
     let result: StepResult;
@@ -124,7 +153,9 @@ async function lookUpOrCall(io: StepCacheIo, key: string, ttlSeconds: number, si
       result = await call();
     } catch (error) {
       clearInterval(renew);
-      await preparedQuery(io.sequelize, RELEASE, [key, owner]).catch((failure: unknown) => io.log.warn({ err: failure }, 'could not release a step cache claim'));
+      await preparedQuery(io.sequelize, RELEASE, [key, owner]).catch((failure: unknown) =>
+        io.log.warn({ err: failure }, 'could not release a step cache claim'),
+      );
       throw error;
     }
     clearInterval(renew);
@@ -144,11 +175,22 @@ async function lookUpOrCall(io: StepCacheIo, key: string, ttlSeconds: number, si
  * 'cached'`), else `call` made once however many identical misses are in flight (see above).
  * `bypass` (the query's `"cache": "bypass"`): no read, the call is made and its result stored.
  */
-export async function cachedCall(io: StepCacheIo, key: string, ttlSeconds: number, bypass: boolean, signal: AbortSignal, call: () => Promise<StepResult>): Promise<StepResult> {
+export async function cachedCall(
+  io: StepCacheIo,
+  key: string,
+  ttlSeconds: number,
+  bypass: boolean,
+  signal: AbortSignal,
+  call: () => Promise<StepResult>,
+): Promise<StepResult> {
   if (bypass) {
     const result = await call();
-    await preparedQuery(io.sequelize, STORE, [key, JSON.stringify(toStorableText(result.output ?? null)), usageJson(result), ttlSeconds])
-      .catch((error: unknown) => io.log.warn({ err: error }, 'could not store a step result in the cache'));
+    await preparedQuery(io.sequelize, STORE, [
+      key,
+      JSON.stringify(toStorableText(result.output ?? null)),
+      usageJson(result),
+      ttlSeconds,
+    ]).catch((error: unknown) => io.log.warn({ err: error }, 'could not store a step result in the cache'));
     return result;
   }
   for (;;) {
@@ -159,7 +201,12 @@ export async function cachedCall(io: StepCacheIo, key: string, ttlSeconds: numbe
       continue; // the one in flight failed (or its run stopped): try again
     }
     let settle!: (stored: StoredResult | null) => void;
-    io.flights.set(key, new Promise((resolve) => { settle = resolve; }));
+    io.flights.set(
+      key,
+      new Promise((resolve) => {
+        settle = resolve;
+      }),
+    );
     try {
       const { result, stored } = await lookUpOrCall(io, key, ttlSeconds, signal, call);
       settle(stored);

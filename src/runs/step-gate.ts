@@ -25,7 +25,10 @@ export class RunRequestGate implements RequestGate {
   /** This run's durable steps' request hashes, by path. */
   readonly requests: Record<string, string> = {};
 
-  constructor(private readonly io: StepCacheIo, private readonly options: { bypassCache: boolean; replay?: ReplaySource | null }) {}
+  constructor(
+    private readonly io: StepCacheIo,
+    private readonly options: { bypassCache: boolean; replay?: ReplaySource | null },
+  ) {}
 
   async through(at: GatedStep, request: unknown, call: () => Promise<StepResult>): Promise<StepResult> {
     const cache = cacheSetting(at.step);
@@ -36,7 +39,14 @@ export class RunRequestGate implements RequestGate {
     if (at.durable && replay && replay.requests[at.path] === key && replay.outputs.has(at.path)) {
       result = { output: replay.outputs.get(at.path), credits: 0, reused: 'replayed' };
     } else if (cache) {
-      result = await cachedCall(this.io, cacheKey(key, cache.scope, at.run), cache.ttlSeconds, this.options.bypassCache, at.signal, call);
+      result = await cachedCall(
+        this.io,
+        cacheKey(key, cache.scope, at.run),
+        cache.ttlSeconds,
+        this.options.bypassCache,
+        at.signal,
+        call,
+      );
     } else {
       result = await call();
     }
@@ -62,13 +72,20 @@ function outputsOf(steps: unknown, prefix: string, into: Map<string, unknown>): 
  * result_blob (a completed run) and its step journal (what an EXCEPTION run finished too).
  */
 export async function loadReplaySource(sequelize: Sequelize, uid: string): Promise<ReplaySource> {
-  const [row] = await preparedQuery<{ requests: Record<string, string> | null; result_blob: { steps?: unknown } | null }>(
+  const [row] = await preparedQuery<{
+    requests: Record<string, string> | null;
+    result_blob: { steps?: unknown } | null;
+  }>(
     sequelize,
     'SELECT q.requests, r.result_blob FROM circuit_runs r LEFT JOIN circuit_run_requests q ON q.run_uid = r.uid WHERE r.uid = $1',
     [uid],
   );
   const outputs = new Map<string, unknown>();
-  const journal = await preparedQuery<{ path: string; output: unknown }>(sequelize, "SELECT path, output FROM circuit_run_steps WHERE run_uid = $1 AND status = 'completed'", [uid]);
+  const journal = await preparedQuery<{ path: string; output: unknown }>(
+    sequelize,
+    "SELECT path, output FROM circuit_run_steps WHERE run_uid = $1 AND status = 'completed'",
+    [uid],
+  );
   for (const step of journal) outputs.set(step.path, step.output);
   outputsOf(row?.result_blob?.steps, '', outputs);
   return { requests: row?.requests ?? {}, outputs };
@@ -78,7 +95,14 @@ export async function loadReplaySource(sequelize: Sequelize, uid: string): Promi
  * Writes a run's request hashes on their own: for an attempt given back unfinished (a run that ends
  * writes them in the statement that ends it, finishRun).
  */
-export async function recordRunRequests(sequelize: Sequelize, runUid: string, requests: Record<string, string>): Promise<void> {
+export async function recordRunRequests(
+  sequelize: Sequelize,
+  runUid: string,
+  requests: Record<string, string>,
+): Promise<void> {
   if (Object.keys(requests).length === 0) return;
-  await preparedQuery(sequelize, `WITH ended AS (SELECT $1::uuid AS uid) ${RECORD_REQUESTS_SQL('ended', '$2')}`, [runUid, JSON.stringify(requests)]);
+  await preparedQuery(sequelize, `WITH ended AS (SELECT $1::uuid AS uid) ${RECORD_REQUESTS_SQL('ended', '$2')}`, [
+    runUid,
+    JSON.stringify(requests),
+  ]);
 }

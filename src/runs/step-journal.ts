@@ -27,7 +27,8 @@ interface StepRow {
   decision: ApprovalDecision | null;
 }
 
-const iso = (value: Date | string | null): string | undefined => (value === null ? undefined : new Date(value).toISOString());
+const iso = (value: Date | string | null): string | undefined =>
+  value === null ? undefined : new Date(value).toISOString();
 
 function entryOf(row: StepRow): JournalEntry {
   return {
@@ -44,25 +45,43 @@ function entryOf(row: StepRow): JournalEntry {
   };
 }
 
-const STEP_COLUMNS = 'path, kind, status, output, credits, usage, started_at, ended_at, prompt, expires_at, on_timeout, decision';
+const STEP_COLUMNS =
+  'path, kind, status, output, credits, usage, started_at, ended_at, prompt, expires_at, on_timeout, decision';
 
 /** Everything earlier attempts of a run recorded, by path. */
 export async function loadStepJournal(sequelize: Sequelize, runUid: string): Promise<Map<string, JournalEntry>> {
-  const rows = await preparedQuery<StepRow>(sequelize, `SELECT ${STEP_COLUMNS} FROM circuit_run_steps WHERE run_uid = $1`, [runUid]);
+  const rows = await preparedQuery<StepRow>(
+    sequelize,
+    `SELECT ${STEP_COLUMNS} FROM circuit_run_steps WHERE run_uid = $1`,
+    [runUid],
+  );
   return new Map(rows.map((row) => [row.path, entryOf(row)]));
 }
 
 type StepRecord = Parameters<StepJournal['complete']>[1];
-interface CompletedItem { runUid: string; attempt: number; path: string; record: StepRecord }
+interface CompletedItem {
+  runUid: string;
+  attempt: number;
+  path: string;
+  record: StepRecord;
+}
 
 /** Completed steps of many runs, written together while another such write is in flight (one per process: RunService.journalWrites). */
 export type JournalWriter = StatementBatcher<CompletedItem, void>;
 
 export function createJournalWriter(sequelize: Sequelize): JournalWriter {
-  return new StatementBatcher(async (_key, items) => {
+  return new StatementBatcher(
+    async (_key, items) => {
       const rows = items.map(({ runUid, attempt, path, record }) => ({
-        run_uid: runUid, attempt, path, kind: record.kind, output: toStorableText(record.output ?? null), credits: record.credits,
-        usage: record.usage ?? null, started_at: record.started_at, ended_at: record.ended_at,
+        run_uid: runUid,
+        attempt,
+        path,
+        kind: record.kind,
+        output: toStorableText(record.output ?? null),
+        credits: record.credits,
+        usage: record.usage ?? null,
+        started_at: record.started_at,
+        ended_at: record.ended_at,
       }));
       await preparedQuery(
         sequelize,
@@ -77,11 +96,19 @@ export function createJournalWriter(sequelize: Sequelize): JournalWriter {
         [JSON.stringify(rows)],
       );
       return items.map(() => undefined);
-    }, { maxItems: 100 });
+    },
+    { maxItems: 100 },
+  );
 }
 
 /** Starts waiting on an approval step: its row and the run's pause, in one statement; the row's expiry, or null when the run is not this attempt's. */
-async function startWaiting(sequelize: Sequelize, runUid: string, attempt: number, path: string, request: ApprovalRequest): Promise<JournalEntry | null> {
+async function startWaiting(
+  sequelize: Sequelize,
+  runUid: string,
+  attempt: number,
+  path: string,
+  request: ApprovalRequest,
+): Promise<JournalEntry | null> {
   const rows = await preparedQuery<StepRow>(
     sequelize,
     `WITH run AS (
@@ -97,7 +124,11 @@ async function startWaiting(sequelize: Sequelize, runUid: string, attempt: numbe
 }
 
 async function readStep(sequelize: Sequelize, runUid: string, path: string): Promise<JournalEntry | null> {
-  const rows = await preparedQuery<StepRow>(sequelize, `SELECT ${STEP_COLUMNS} FROM circuit_run_steps WHERE run_uid = $1 AND path = $2`, [runUid, path]);
+  const rows = await preparedQuery<StepRow>(
+    sequelize,
+    `SELECT ${STEP_COLUMNS} FROM circuit_run_steps WHERE run_uid = $1 AND path = $2`,
+    [runUid, path],
+  );
   return rows[0] ? entryOf(rows[0]) : null;
 }
 
@@ -118,7 +149,12 @@ async function expireApproval(sequelize: Sequelize, runUid: string, path: string
  * Ends the run's pause once nothing waits any more: the deadline moves on by the time it was paused.
  * Returns the new deadline, or null while another approval still waits (or the run is not this attempt's).
  */
-async function endPause(sequelize: Sequelize, runUid: string, attempt: number, defaultDeadlineSeconds: number): Promise<Date | null> {
+async function endPause(
+  sequelize: Sequelize,
+  runUid: string,
+  attempt: number,
+  defaultDeadlineSeconds: number,
+): Promise<Date | null> {
   const rows = await preparedQuery<{ deadline_at: Date }>(
     sequelize,
     `UPDATE circuit_runs
@@ -158,7 +194,7 @@ export function runJournal(options: RunJournalOptions): StepJournal {
       if (entry?.status === 'waiting' || !entry) {
         const fresh = !entry;
         entry = await startWaiting(sequelize, runUid, attempt, path, request);
-        if (!entry) throw new Error('the run is no longer this attempt\'s');
+        if (!entry) throw new Error("the run is no longer this attempt's");
         if (entry.status === 'waiting') {
           deadline.pause();
           if (fresh) onWaiting(entry);
@@ -174,7 +210,9 @@ export function runJournal(options: RunJournalOptions): StepJournal {
   /** Until a person decides, the step expires, or the run is stopped; wake messages say when to look. */
   async function waitForDecision(path: string, waiting: JournalEntry, signal: AbortSignal): Promise<JournalEntry> {
     let look: () => void = () => {};
-    const unsubscribe = runEvents.subscribe(runUid, (message) => { if (message.wake) look(); });
+    const unsubscribe = runEvents.subscribe(runUid, (message) => {
+      if (message.wake) look();
+    });
     let timer: NodeJS.Timeout | undefined;
     try {
       for (;;) {

@@ -51,7 +51,10 @@ export interface ClaimedRun {
 }
 
 /** Who claims: shown in `circuit_runs.worker`, and the backend pid of its presence connection (see migration 0005). */
-export interface WorkerIdentity { name: string; backendPid: number | null }
+export interface WorkerIdentity {
+  name: string;
+  backendPid: number | null;
+}
 
 /** The most runs one claim statement takes (a worker claims at most its JOB_CONCURRENCY at a time). */
 const MAX_CLAIM_BATCH = 50;
@@ -62,7 +65,12 @@ const MAX_CLAIM_BATCH = 50;
  * `room` what this worker has free; `userRoom` what each user already holding runs here may still take
  * (others: `shareMax`). PROVISIONED runs beyond any of these stay PROVISIONED, marked `slot_wait`.
  */
-export interface ClaimRoom { userMax: number; room: number; shareMax: number; userRoom: Map<string, number> }
+export interface ClaimRoom {
+  userMax: number;
+  room: number;
+  shareMax: number;
+  userRoom: Map<string, number>;
+}
 
 /** What a claiming worker tells the claim statement: its room now, and the runs it just claimed. */
 export interface ClaimFairness {
@@ -71,23 +79,31 @@ export interface ClaimFairness {
   claimed(runs: readonly ClaimedRun[]): void;
 }
 
-interface ClaimSettings { staleAfterMs: number; notifyChannel?: string; worker: WorkerIdentity; fairness?: ClaimFairness }
+interface ClaimSettings {
+  staleAfterMs: number;
+  notifyChannel?: string;
+  worker: WorkerIdentity;
+  fairness?: ClaimFairness;
+}
 
 /** Claims made while another is being written, gathered for the next statement (one per process: RunService.claims). */
 export type ClaimBatcher = StatementBatcher<{ uid: string; settings: ClaimSettings }, ClaimedRun | null>;
 
 export function createClaimBatcher(sequelize: Sequelize): ClaimBatcher {
-  return new StatementBatcher(async (_key, items) => {
-    const claimed = await claimRuns(sequelize, [...new Set(items.map((item) => item.uid))], items[0].settings);
-    items[0].settings.fairness?.claimed([...claimed.values()]);
-    // A run asked for twice in one batch (delivered twice) is claimed once: the second asker gets
-    // null, as it would from a statement of its own after the first.
-    return items.map((item) => {
-      const claim = claimed.get(item.uid) ?? null;
-      claimed.delete(item.uid);
-      return claim;
-    });
-  }, { maxItems: MAX_CLAIM_BATCH });
+  return new StatementBatcher(
+    async (_key, items) => {
+      const claimed = await claimRuns(sequelize, [...new Set(items.map((item) => item.uid))], items[0].settings);
+      items[0].settings.fairness?.claimed([...claimed.values()]);
+      // A run asked for twice in one batch (delivered twice) is claimed once: the second asker gets
+      // null, as it would from a statement of its own after the first.
+      return items.map((item) => {
+        const claim = claimed.get(item.uid) ?? null;
+        claimed.delete(item.uid);
+        return claim;
+      });
+    },
+    { maxItems: MAX_CLAIM_BATCH },
+  );
 }
 
 /**
@@ -99,15 +115,32 @@ export function createClaimBatcher(sequelize: Sequelize): ClaimBatcher {
  * Claims made while another is being written go together in the next statement (StatementBatcher):
  * each row is judged on its own by the same guarded UPDATE.
  */
-export function claimRun(claims: ClaimBatcher, uid: string, staleAfterMs: number, notifyChannel?: string, worker: WorkerIdentity = { name: 'unknown', backendPid: null }, fairness?: ClaimFairness): Promise<ClaimedRun | null> {
-  const key = JSON.stringify([staleAfterMs, notifyChannel ?? null, worker.name, worker.backendPid, fairness ? 'fair' : '']);
+export function claimRun(
+  claims: ClaimBatcher,
+  uid: string,
+  staleAfterMs: number,
+  notifyChannel?: string,
+  worker: WorkerIdentity = { name: 'unknown', backendPid: null },
+  fairness?: ClaimFairness,
+): Promise<ClaimedRun | null> {
+  const key = JSON.stringify([
+    staleAfterMs,
+    notifyChannel ?? null,
+    worker.name,
+    worker.backendPid,
+    fairness ? 'fair' : '',
+  ]);
   return claims.submit(key, { uid, settings: { staleAfterMs, notifyChannel, worker, fairness } });
 }
 
 /** Without a ClaimFairness: no limit but the database's (the tests' and tools' claims). */
 const UNLIMITED: ClaimRoom = { userMax: 2 ** 31 - 1, room: 2 ** 31 - 1, shareMax: 2 ** 31 - 1, userRoom: new Map() };
 
-async function claimRuns(sequelize: Sequelize, uids: string[], { staleAfterMs, notifyChannel, worker, fairness }: ClaimSettings): Promise<Map<string, ClaimedRun>> {
+async function claimRuns(
+  sequelize: Sequelize,
+  uids: string[],
+  { staleAfterMs, notifyChannel, worker, fairness }: ClaimSettings,
+): Promise<Map<string, ClaimedRun>> {
   const room = fairness?.room() ?? UNLIMITED;
   // A PROVISIONED run is taken when its user's nth candidate here fits the user's slots (the slots
   // row is locked and counts what is claimed, so workers claiming together count each other's claims), the user's share of this worker and, in
@@ -145,20 +178,37 @@ async function claimRuns(sequelize: Sequelize, uids: string[], { staleAfterMs, n
        UPDATE user_run_slots s SET claimed = s.claimed + b.n
          FROM (SELECT user_uid, count(*) AS n FROM claimed WHERE uid IN (SELECT uid FROM taken) GROUP BY user_uid) b
         WHERE s.user_uid = b.user_uid)
-     SELECT claimed.*, v.definition, m.metrics${notifyChannel ? `,
-            CASE WHEN claimed.attempt = 1 THEN pg_notify($10, json_build_object('uid', claimed.uid, 'state', 'RUNNING')::text) END AS notified` : ''}
+     SELECT claimed.*, v.definition, m.metrics${
+       notifyChannel
+         ? `,
+            CASE WHEN claimed.attempt = 1 THEN pg_notify($10, json_build_object('uid', claimed.uid, 'state', 'RUNNING')::text) END AS notified`
+         : ''
+     }
        FROM claimed
        LEFT JOIN circuit_versions v ON v.uid = claimed.circuit_version_uid
        LEFT JOIN circuits c ON c.uid = claimed.circuit_uid
        LEFT JOIN circuit_metrics m ON m.uid = c.user_circuit_metric_uid`,
-    [uids, staleAfterMs / 1000, worker.name, worker.backendPid, room.userMax, room.room, room.shareMax,
-      [...room.userRoom.keys()], [...room.userRoom.values()], ...(notifyChannel ? [notifyChannel] : [])],
+    [
+      uids,
+      staleAfterMs / 1000,
+      worker.name,
+      worker.backendPid,
+      room.userMax,
+      room.room,
+      room.shareMax,
+      [...room.userRoom.keys()],
+      [...room.userRoom.values()],
+      ...(notifyChannel ? [notifyChannel] : []),
+    ],
   );
   return new Map(rows.map((row) => [row.uid, row]));
 }
 
 /** A run this worker holds, as its heartbeat names it. */
-export interface HeldAttempt { uid: string; attempt: number }
+export interface HeldAttempt {
+  uid: string;
+  attempt: number;
+}
 
 /**
  * Keeps every claim of one worker alive in one statement (a worker holds thousands of
@@ -166,7 +216,11 @@ export interface HeldAttempt { uid: string; attempt: number }
  * re-made). Answers the runs still held by these attempts, with whether their owner asked to stop
  * them (a cancel message the worker missed); a run missing from the answer is no longer this worker's.
  */
-export async function heartbeatRuns(sequelize: Sequelize, held: readonly HeldAttempt[], backendPid: number | null): Promise<Map<string, { cancel: boolean }>> {
+export async function heartbeatRuns(
+  sequelize: Sequelize,
+  held: readonly HeldAttempt[],
+  backendPid: number | null,
+): Promise<Map<string, { cancel: boolean }>> {
   if (held.length === 0) return new Map();
   const rows = await preparedQuery<{ uid: string; cancel: boolean }>(
     sequelize,
@@ -204,15 +258,20 @@ export async function handBackRuns(sequelize: Sequelize, held: readonly HeldAtte
  * runs move on within seconds, now that a run's job ends once the run is claimed.
  */
 export async function claimOrphanedRuns(sequelize: Sequelize, staleAfterMs: number, limit = 500): Promise<string[]> {
-  return claimOverdue(sequelize, {
-    table: 'circuit_runs',
-    overdue: `state = 'RUNNING'
+  return claimOverdue(
+    sequelize,
+    {
+      table: 'circuit_runs',
+      overdue: `state = 'RUNNING'
            AND (heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $1))
            AND (worker_backend_pid IS NULL OR NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = worker_backend_pid))
            AND (enqueued_at IS NULL OR enqueued_at < now() - make_interval(secs => $1))`,
-    orderBy: 'created_at',
-    set: 'enqueued_at = now()',
-  }, [staleAfterMs / 1000], limit);
+      orderBy: 'created_at',
+      set: 'enqueued_at = now()',
+    },
+    [staleAfterMs / 1000],
+    limit,
+  );
 }
 
 export interface RunEnding {
@@ -233,10 +292,18 @@ export interface RunEnding {
   events?: readonly PendingRunEvent[];
 }
 
-export interface RunCharge { userUid: string; cost: number; amount: number; balanceAfter: number }
+export interface RunCharge {
+  userUid: string;
+  cost: number;
+  amount: number;
+  balanceAfter: number;
+}
 
 /** The statement that records a run's request hashes (merged with an earlier attempt's), over a CTE named `ended` with the run's `uid`. */
-export const RECORD_REQUESTS_SQL = (ended: string, requests: string) => `INSERT INTO circuit_run_requests (run_uid, requests)
+export const RECORD_REQUESTS_SQL = (
+  ended: string,
+  requests: string,
+) => `INSERT INTO circuit_run_requests (run_uid, requests)
        SELECT ${ended}.uid, ${requests}::jsonb FROM ${ended} WHERE ${requests}::jsonb IS NOT NULL
        ON CONFLICT (run_uid) DO UPDATE SET requests = circuit_run_requests.requests || EXCLUDED.requests`;
 
@@ -247,7 +314,11 @@ export const RECORD_REQUESTS_SQL = (ended: string, requests: string) => `INSERT 
  * releases the run's credit hold and takes its cost (src/credits/charge.ts). Returns null when the run
  * was not this attempt's to end.
  */
-export async function finishRun(sequelize: Sequelize, ending: RunEnding, notifyChannel?: string): Promise<RunCharge | null> {
+export async function finishRun(
+  sequelize: Sequelize,
+  ending: RunEnding,
+  notifyChannel?: string,
+): Promise<RunCharge | null> {
   // One statement, so one transaction: the guarded end, the run's last events, the balance (locked,
   // so concurrent charges queue behind each other and each sees the latest balance) and the ledger row.
   // The state trigger (migration 0013) numbers the terminal state event after the events logged here.
@@ -264,8 +335,14 @@ export async function finishRun(sequelize: Sequelize, ending: RunEnding, notifyC
        SELECT ended.uid, ended.event_seq - 1 - $9 + e.ord, e.value->>'kind', e.value->'data'
          FROM ended, jsonb_array_elements($10::jsonb) WITH ORDINALITY AS e(value, ord)),
      requested AS (${RECORD_REQUESTS_SQL('ended', '$11')}),
-     ${chargeRunSql({ ended: 'ended', cost: '$7', extraColumns: notifyChannel ? `,
-       pg_notify($12, json_build_object('uid', run_uid, 'state', $3::text)::text) AS notified` : '' })}`;
+     ${chargeRunSql({
+       ended: 'ended',
+       cost: '$7',
+       extraColumns: notifyChannel
+         ? `,
+       pg_notify($12, json_build_object('uid', run_uid, 'state', $3::text)::text) AS notified`
+         : '',
+     })}`;
   const values = [
     ending.uid,
     ending.attempt,
@@ -274,7 +351,9 @@ export async function finishRun(sequelize: Sequelize, ending: RunEnding, notifyC
     ending.state === 'COMPLETED' && ending.metrics ? JSON.stringify(ending.metrics) : null,
     ending.failureReason ?? null,
     ending.cost,
-    ending.state === 'EXCEPTION' ? JSON.stringify(ending.error ?? { code: 'Internal', message: 'The run failed' }) : null,
+    ending.state === 'EXCEPTION'
+      ? JSON.stringify(ending.error ?? { code: 'Internal', message: 'The run failed' })
+      : null,
     events.length,
     eventBatchJson(events),
     ending.requests && Object.keys(ending.requests).length > 0 ? JSON.stringify(ending.requests) : null,
@@ -284,7 +363,12 @@ export async function finishRun(sequelize: Sequelize, ending: RunEnding, notifyC
   const rows = await preparedQuery<Charged>(sequelize, text, values);
   const row = rows[0];
   if (!row) return null;
-  return { userUid: row.user_uid, cost: ending.cost, amount: Number(row.amount), balanceAfter: Number(row.balance_after) };
+  return {
+    userUid: row.user_uid,
+    cost: ending.cost,
+    amount: Number(row.amount),
+    balanceAfter: Number(row.balance_after),
+  };
 }
 
 /**
@@ -292,17 +376,27 @@ export async function finishRun(sequelize: Sequelize, ending: RunEnding, notifyC
  * and enqueue), and runs stuck for `stuckAfterMs` (a lost job, or RUNNING with a silent worker).
  * Marks them queued now, so each is picked once per period.
  */
-export async function claimRunsToRequeue(sequelize: Sequelize, graceMs: number, stuckAfterMs: number, limit = 100): Promise<string[]> {
-  return claimOverdue(sequelize, {
-    table: 'circuit_runs',
-    overdue: `state IN ('PROVISIONED', 'RUNNING')
+export async function claimRunsToRequeue(
+  sequelize: Sequelize,
+  graceMs: number,
+  stuckAfterMs: number,
+  limit = 100,
+): Promise<string[]> {
+  return claimOverdue(
+    sequelize,
+    {
+      table: 'circuit_runs',
+      overdue: `state IN ('PROVISIONED', 'RUNNING')
            AND ((state = 'PROVISIONED' AND enqueued_at IS NULL AND created_at < now() - make_interval(secs => $1))
              OR (COALESCE(enqueued_at, created_at) < now() - make_interval(secs => $2)
                  AND (state = 'PROVISIONED' OR heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $2))))
            AND NOT slot_wait`,
-    orderBy: 'created_at',
-    set: 'enqueued_at = now()',
-  }, [graceMs / 1000, stuckAfterMs / 1000], limit);
+      orderBy: 'created_at',
+      set: 'enqueued_at = now()',
+    },
+    [graceMs / 1000, stuckAfterMs / 1000],
+    limit,
+  );
 }
 
 /**
@@ -311,7 +405,12 @@ export async function claimRunsToRequeue(sequelize: Sequelize, graceMs: number, 
  * fewest first), skipping `skipUsers` (at their share of the waking worker). Marked queued and
  * returned, for their jobs to be queued again; a run woken beyond a slot is simply turned away again.
  */
-export async function wakeWaitingRuns(sequelize: Sequelize, userMax: number, limit: number, skipUsers: readonly string[]): Promise<string[]> {
+export async function wakeWaitingRuns(
+  sequelize: Sequelize,
+  userMax: number,
+  limit: number,
+  skipUsers: readonly string[],
+): Promise<string[]> {
   if (limit <= 0) return [];
   const rows = await preparedQuery<{ uid: string }>(
     sequelize,
@@ -333,17 +432,29 @@ export async function wakeWaitingRuns(sequelize: Sequelize, userMax: number, lim
 
 /** After a failed enqueue: the sweeper queues runs with no enqueued_at once their grace period passes. */
 export async function markNotEnqueued(sequelize: Sequelize, uid: string): Promise<void> {
-  await sequelize.query(`UPDATE circuit_runs SET enqueued_at = NULL WHERE uid = $1 AND state = 'PROVISIONED'`, { bind: [uid] });
+  await sequelize.query(`UPDATE circuit_runs SET enqueued_at = NULL WHERE uid = $1 AND state = 'PROVISIONED'`, {
+    bind: [uid],
+  });
 }
 
-export interface OverdueRun { uid: string; state: RunState; attempt: number }
+export interface OverdueRun {
+  uid: string;
+  state: RunState;
+  attempt: number;
+}
 
 /**
  * Runs past their deadline that no live worker will end: PROVISIONED ones, and RUNNING ones whose
  * worker stopped heartbeating for `staleAfterMs` or that are `hungAfterMs` past the deadline.
  * The sweeper ends each EXCEPTION DeadlineExceeded through finishRun (fenced by `attempt`).
  */
-export async function findOverdueRuns(sequelize: Sequelize, defaultDeadlineSeconds: number, staleAfterMs: number, hungAfterMs: number, limit = 100): Promise<OverdueRun[]> {
+export async function findOverdueRuns(
+  sequelize: Sequelize,
+  defaultDeadlineSeconds: number,
+  staleAfterMs: number,
+  hungAfterMs: number,
+  limit = 100,
+): Promise<OverdueRun[]> {
   return sequelize.query<OverdueRun>(
     `SELECT uid, state, attempt FROM circuit_runs
       WHERE state IN ('PROVISIONED', 'RUNNING')
@@ -362,7 +473,10 @@ export async function findOverdueRuns(sequelize: Sequelize, defaultDeadlineSecon
  * Marks a run's cancel request. Returns its state and attempt when it was still in
  * flight (then the caller ends a PROVISIONED run at once or tells the worker), null when terminal.
  */
-export async function requestRunCancel(sequelize: Sequelize, uid: string): Promise<{ state: RunState; attempt: number } | null> {
+export async function requestRunCancel(
+  sequelize: Sequelize,
+  uid: string,
+): Promise<{ state: RunState; attempt: number } | null> {
   const rows = await sequelize.query<{ state: RunState; attempt: number }>(
     `UPDATE circuit_runs SET cancel_requested_at = COALESCE(cancel_requested_at, now())
       WHERE uid = $1 AND state IN ('PROVISIONED', 'RUNNING') RETURNING state, attempt`,

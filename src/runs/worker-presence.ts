@@ -9,7 +9,10 @@ import type { RunWorkerIdentity } from './execute';
  * worker can tell a dead worker (backend gone: take its run over) from a slow one (backend alive:
  * leave its run alone, however late its heartbeat). Reconnects whenever the connection drops.
  */
-export async function startWorkerPresence(databaseUrl: string, log: Logger): Promise<RunWorkerIdentity & { close(): Promise<void> }> {
+export async function startWorkerPresence(
+  databaseUrl: string,
+  log: Logger,
+): Promise<RunWorkerIdentity & { close(): Promise<void> }> {
   const name = `${os.hostname()}:${process.pid}`;
   let backendPid: number | null = null;
   const kept = await keepConnected({
@@ -21,7 +24,9 @@ export async function startWorkerPresence(databaseUrl: string, log: Logger): Pro
       const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
       backendPid = rows[0].pid;
     },
-    onLost: () => { backendPid = null; },
+    onLost: () => {
+      backendPid = null;
+    },
   });
   return {
     current: () => ({ name, backendPid }),

@@ -4,7 +4,10 @@ export type SandboxEntry = '__evaluate' | '__render' | '__check';
 
 /** Why user logic did not finish: it ran too long, used too much memory, or failed on its own terms. */
 export class SandboxError extends Error {
-  constructor(readonly reason: 'timeout' | 'memory' | 'user', message: string) {
+  constructor(
+    readonly reason: 'timeout' | 'memory' | 'user',
+    message: string,
+  ) {
     super(message);
     this.name = 'SandboxError';
   }
@@ -40,7 +43,12 @@ export class IsolatePool {
   private closed = false;
 
   /** `source`: the program each isolate boots with (bootSource in ./boot-source.ts). */
-  constructor(private readonly source: string, readonly memoryMb: number, size: number, ownerShare = Math.ceil(size / 2)) {
+  constructor(
+    private readonly source: string,
+    readonly memoryMb: number,
+    size: number,
+    ownerShare = Math.ceil(size / 2),
+  ) {
     this.slots = new Array<Promise<Slot> | undefined>(size).fill(undefined);
     this.idle = [...this.slots.keys()];
     this.ownerShare = Math.max(1, Math.min(size, ownerShare));
@@ -53,7 +61,8 @@ export class IsolatePool {
       const script = await isolate.compileScript(this.source, { filename: 'sandbox-boot.js' });
       await script.run(context, { timeout: 10_000 });
       script.release();
-      const entry = (name: SandboxEntry) => context.global.get(name, { reference: true }) as Promise<ivm.Reference<(...args: unknown[]) => unknown>>;
+      const entry = (name: SandboxEntry) =>
+        context.global.get(name, { reference: true }) as Promise<ivm.Reference<(...args: unknown[]) => unknown>>;
       const [evaluate, render, check] = await Promise.all([entry('__evaluate'), entry('__render'), entry('__check')]);
       return { isolate, entries: { __evaluate: evaluate, __render: render, __check: check } };
     } catch (error) {
@@ -120,7 +129,12 @@ export class IsolatePool {
   }
 
   /** Calls an entry point with string/number arguments, in `owner`'s turn; resolves with its string result. */
-  async call(entry: SandboxEntry, args: (string | number)[], timeoutMs: number, owner: string = NO_OWNER): Promise<string> {
+  async call(
+    entry: SandboxEntry,
+    args: (string | number)[],
+    timeoutMs: number,
+    owner: string = NO_OWNER,
+  ): Promise<string> {
     if (this.closed) throw new Error('the sandbox is closed');
     const index = await this.acquire(owner);
     let slot: Slot | undefined;
@@ -129,7 +143,9 @@ export class IsolatePool {
       if (!booting) {
         booting = this.boot();
         this.slots[index] = booting;
-        booting.catch(() => { if (this.slots[index] === booting) this.slots[index] = undefined; });
+        booting.catch(() => {
+          if (this.slots[index] === booting) this.slots[index] = undefined;
+        });
       }
       slot = await booting;
       if (slot.isolate.isDisposed) {

@@ -22,8 +22,10 @@ function load(): { library: typeof IsolatedVM; name: string } {
       failures.push(`${name}: ${err.message.split('\n')[0]}`);
     }
   }
-  throw new Error(`isolated-vm: no installed major loads in Node ${process.version} (ABI ${process.versions.modules}). `
-    + `Run \`npm install\` again with this Node${failures.length ? `; ${failures.join('; ')}` : ''}`);
+  throw new Error(
+    `isolated-vm: no installed major loads in Node ${process.version} (ABI ${process.versions.modules}). ` +
+      `Run \`npm install\` again with this Node${failures.length ? `; ${failures.join('; ')}` : ''}`,
+  );
 }
 
 const loaded = load();

@@ -56,26 +56,48 @@ export class Sandbox {
   }
 
   /** Evaluates a JSONata expression over `scope`; the result is plain JSON. */
-  async evaluateJsonata(expression: string, scope: unknown, limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS): Promise<unknown> {
-    const json = await this.poolFor(limits.memoryMb, limits.ownerShare).call('__evaluate', [expression, JSON.stringify(scope ?? null), outputLimit(limits)], limits.cpuMs, limits.owner);
+  async evaluateJsonata(
+    expression: string,
+    scope: unknown,
+    limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS,
+  ): Promise<unknown> {
+    const json = await this.poolFor(limits.memoryMb, limits.ownerShare).call(
+      '__evaluate',
+      [expression, JSON.stringify(scope ?? null), outputLimit(limits)],
+      limits.cpuMs,
+      limits.owner,
+    );
     return JSON.parse(json) as unknown;
   }
 
   /** Renders Handlebars templates over one scope (one call for all of them). */
-  async renderTemplates(templates: string[], scope: unknown, limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS): Promise<string[]> {
+  async renderTemplates(
+    templates: string[],
+    scope: unknown,
+    limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS,
+  ): Promise<string[]> {
     if (templates.length === 0) return [];
-    const json = await this.poolFor(limits.memoryMb, limits.ownerShare).call('__render', [JSON.stringify(templates), JSON.stringify(scope ?? null), outputLimit(limits)], limits.cpuMs, limits.owner);
+    const json = await this.poolFor(limits.memoryMb, limits.ownerShare).call(
+      '__render',
+      [JSON.stringify(templates), JSON.stringify(scope ?? null), outputLimit(limits)],
+      limits.cpuMs,
+      limits.owner,
+    );
     return JSON.parse(json) as string[];
   }
 
   /** Parses templates and JSONata expressions; the first that fails, or null. */
-  async checkSyntax(items: { kind: 'template' | 'jsonata'; text: string }[], limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS): Promise<SyntaxProblem | null> {
+  async checkSyntax(
+    items: { kind: 'template' | 'jsonata'; text: string }[],
+    limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS,
+  ): Promise<SyntaxProblem | null> {
     if (items.length === 0) return null;
     try {
       const json = await this.poolFor(limits.memoryMb).call('__check', [JSON.stringify(items)], limits.cpuMs);
       return JSON.parse(json) as SyntaxProblem | null;
     } catch (error) {
-      if (error instanceof SandboxError && error.reason !== 'user') return { index: -1, message: `checking the definition ${error.message}`, kind: 'syntax' };
+      if (error instanceof SandboxError && error.reason !== 'user')
+        return { index: -1, message: `checking the definition ${error.message}`, kind: 'syntax' };
       throw error;
     }
   }

@@ -33,17 +33,29 @@ function isTimezone(timezone: string): boolean {
  * and IANA timezone, and that no two fires come closer than 10 s. Throws BadClientData naming the field.
  */
 export function checkSchedule(cron: string, timezone: string): void {
-  if (typeof timezone !== 'string' || timezone.length > 64 || !isTimezone(timezone)) throw badInput('timezone must be an IANA time zone such as UTC or Europe/Paris', { field: 'timezone' });
-  if (typeof cron !== 'string' || cron.length > MAX_CRON_LENGTH) throw badInput(`cron must be a cron expression of at most ${MAX_CRON_LENGTH} characters`, { field: 'cron' });
+  if (typeof timezone !== 'string' || timezone.length > 64 || !isTimezone(timezone))
+    throw badInput('timezone must be an IANA time zone such as UTC or Europe/Paris', { field: 'timezone' });
+  if (typeof cron !== 'string' || cron.length > MAX_CRON_LENGTH)
+    throw badInput(`cron must be a cron expression of at most ${MAX_CRON_LENGTH} characters`, { field: 'cron' });
   const fields = cron.trim().split(/\s+/);
-  if (fields.length !== 5 && fields.length !== 6) throw badInput('cron must have 5 fields (minute hour day month weekday), or 6 with a leading seconds field', { field: 'cron' });
+  if (fields.length !== 5 && fields.length !== 6)
+    throw badInput('cron must have 5 fields (minute hour day month weekday), or 6 with a leading seconds field', {
+      field: 'cron',
+    });
   let fires: Date[];
   try {
     const now = new Date();
     const first = firstFire(cron, timezone, now);
-    if (!first) throw badInput('cron must fire within a year: its next fire is later, or cannot be found quickly', { field: 'cron' });
+    if (!first)
+      throw badInput('cron must fire within a year: its next fire is later, or cannot be found quickly', {
+        field: 'cron',
+      });
     fires = [first];
-    const following = CronExpressionParser.parse(cron, { tz: timezone, currentDate: first, endDate: new Date(first.getTime() + CHECKED_SPAN_MS) });
+    const following = CronExpressionParser.parse(cron, {
+      tz: timezone,
+      currentDate: first,
+      endDate: new Date(first.getTime() + CHECKED_SPAN_MS),
+    });
     while (fires.length < CHECKED_FIRES) {
       const next = nextWithin(following);
       if (!next) break;
@@ -71,7 +83,13 @@ function nextWithin(expression: CronExpression): Date | null {
 }
 
 function firstFire(cron: string, timezone: string, after: Date): Date | null {
-  return nextWithin(CronExpressionParser.parse(cron, { tz: timezone, currentDate: after, endDate: new Date(after.getTime() + MAX_FIRST_FIRE_MS) }));
+  return nextWithin(
+    CronExpressionParser.parse(cron, {
+      tz: timezone,
+      currentDate: after,
+      endDate: new Date(after.getTime() + MAX_FIRST_FIRE_MS),
+    }),
+  );
 }
 
 /** The next fire time after `after`; null when there is none. */
@@ -92,6 +110,9 @@ const FIRE_TOLERANCE_MS = 1_000;
  * one instant (a lock taken over, a timer a millisecond early) name the same instant.
  */
 export function scheduledInstant(cron: string, timezone: string, startedAt: Date): Date {
-  const expression = CronExpressionParser.parse(cron, { tz: timezone, currentDate: new Date(startedAt.getTime() + FIRE_TOLERANCE_MS) });
+  const expression = CronExpressionParser.parse(cron, {
+    tz: timezone,
+    currentDate: new Date(startedAt.getTime() + FIRE_TOLERANCE_MS),
+  });
   return expression.prev().toDate();
 }

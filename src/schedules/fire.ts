@@ -14,14 +14,20 @@ import type { ScheduleRow } from '../domain/schedule-row';
  */
 export async function fireSchedule(deps: ScheduleDeps, schedule: ScheduleRow, instant: Date): Promise<void> {
   // cron expressions with rare close pairs pass the check at creation; the 10 s floor holds here.
-  if (schedule.last_fired_at && instant.getTime() > schedule.last_fired_at.getTime() && instant.getTime() - schedule.last_fired_at.getTime() < MIN_FIRE_INTERVAL_MS) return;
+  if (
+    schedule.last_fired_at &&
+    instant.getTime() > schedule.last_fired_at.getTime() &&
+    instant.getTime() - schedule.last_fired_at.getTime() < MIN_FIRE_INTERVAL_MS
+  )
+    return;
   const owner = await User.findByPk(schedule.user_uid);
   const adaptor = await CircuitAdaptor.findOne({ where: { circuit_uid: schedule.circuit_uid, kind: 'query' } });
   if (!owner || !adaptor) return;
   // A schedule made with an API token fires under that token's limits (docs/tokens.md, Schedules), and not at all once it is revoked or expired.
   if (schedule.token_uid) {
     const grant = await readTokenGrant(deps.sequelize, schedule.token_uid);
-    if (typeof grant === 'string') return recordFire(deps.sequelize, schedule.uid, instant, { error: `Unauthorized: ${grant}` });
+    if (typeof grant === 'string')
+      return recordFire(deps.sequelize, schedule.uid, instant, { error: `Unauthorized: ${grant}` });
     owner.tokenGrant = grant;
   }
   try {
@@ -36,7 +42,8 @@ export async function fireSchedule(deps: ScheduleDeps, schedule: ScheduleRow, in
   } catch (error) {
     // Conflict: this instant already fired, with the input the schedule had then.
     if (error instanceof AppError && error.code === 'Conflict') return;
-    const message = error instanceof AppError ? `${error.code}: ${error.message}` : 'Internal: the run could not be started';
+    const message =
+      error instanceof AppError ? `${error.code}: ${error.message}` : 'Internal: the run could not be started';
     if (!(error instanceof AppError)) deps.log.error({ err: error, schedule: schedule.uid }, 'schedule fire failed');
     await recordFire(deps.sequelize, schedule.uid, instant, { error: message });
   }

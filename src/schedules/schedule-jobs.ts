@@ -7,7 +7,9 @@ import { activeScheduleUids, findSchedule, RECONCILABLE_SCHEDULES_SQL } from './
 import type { ScheduleRow } from '../domain/schedule-row';
 
 export const FIRE_SCHEDULE = 'fireSchedule';
-interface FireScheduleData { scheduleUid: string }
+interface FireScheduleData {
+  scheduleUid: string;
+}
 /** A worker's slots for schedule fires (jobs in flight at once). */
 export const SCHEDULE_FIRE_SLOTS = 10;
 
@@ -17,7 +19,10 @@ export const SCHEDULE_FIRE_SLOTS = 10;
  */
 export async function syncScheduleJob(deps: Pick<ScheduleDeps, 'queue'>, schedule: ScheduleRow): Promise<void> {
   if (schedule.is_paused) return removeScheduleJob(deps, schedule.uid);
-  await deps.queue.repeat(FIRE_SCHEDULE, { scheduleUid: schedule.uid }, 'scheduleUid', { cron: schedule.cron, timezone: schedule.timezone });
+  await deps.queue.repeat(FIRE_SCHEDULE, { scheduleUid: schedule.uid }, 'scheduleUid', {
+    cron: schedule.cron,
+    timezone: schedule.timezone,
+  });
 }
 
 export async function removeScheduleJob(deps: Pick<ScheduleDeps, 'queue'>, scheduleUid: string): Promise<void> {
@@ -55,7 +60,9 @@ export const SCHEDULE_RECONCILE_EVERY_MS = 60_000;
  * every active schedule's job (idempotent), which the composition does once at start.
  */
 export async function reconcileSchedules(deps: ScheduleDeps, all: boolean): Promise<void> {
-  const uids = all ? await activeScheduleUids(deps.sequelize) : await deps.queue.withoutJob(FIRE_SCHEDULE, 'scheduleUid', RECONCILABLE_SCHEDULES_SQL, 500);
+  const uids = all
+    ? await activeScheduleUids(deps.sequelize)
+    : await deps.queue.withoutJob(FIRE_SCHEDULE, 'scheduleUid', RECONCILABLE_SCHEDULES_SQL, 500);
   if (uids === null) return;
   for (const uid of uids) {
     const schedule = await findSchedule(deps.sequelize, uid);

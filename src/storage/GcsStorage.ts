@@ -35,7 +35,12 @@ export class GcsStorage implements BlobStorage {
 
   async put(uid: string, data: Buffer | Readable, contentType: string | null): Promise<void> {
     // A single-request upload is atomic: the object exists completely or not at all.
-    const options = { resumable: false, validation: 'md5' as const, contentType: contentType ?? 'application/octet-stream', preconditionOpts: { ifGenerationMatch: 0 } };
+    const options = {
+      resumable: false,
+      validation: 'md5' as const,
+      contentType: contentType ?? 'application/octet-stream',
+      preconditionOpts: { ifGenerationMatch: 0 },
+    };
     if (Buffer.isBuffer(data)) await this.file(uid).save(data, options);
     else await pipeline(data, this.file(uid).createWriteStream(options));
   }
@@ -50,7 +55,11 @@ export class GcsStorage implements BlobStorage {
   }
 
   async signedUrl(uid: string, { ttlSeconds = this.urlTtlSeconds }: SignedUrlOptions): Promise<string> {
-    const [url] = await this.file(uid).getSignedUrl({ version: 'v4', action: 'read', expires: Date.now() + ttlSeconds * 1000 });
+    const [url] = await this.file(uid).getSignedUrl({
+      version: 'v4',
+      action: 'read',
+      expires: Date.now() + ttlSeconds * 1000,
+    });
     return url;
   }
 }

@@ -95,6 +95,9 @@ export class LocalStorage implements BlobStorage {
   }
 
   private sign(uid: string, expires: number): string {
-    return crypto.createHmac('sha256', this.secret).update(`blob-content\n${uid.toLowerCase()}\n${expires}`).digest('hex');
+    return crypto
+      .createHmac('sha256', this.secret)
+      .update(`blob-content\n${uid.toLowerCase()}\n${expires}`)
+      .digest('hex');
   }
 }

@@ -13,7 +13,11 @@ export { LocalStorage, LOCAL_BUCKET, LOCAL_CONTENT_PATH } from './LocalStorage';
 /** GCS when GCS_BUCKET is set (standard Google credentials), else `${dataDir}/blobs`. */
 export function createBlobStorage(config: Config): BlobStorage {
   if (config.gcsBucket) {
-    return new GcsStorage({ bucket: config.gcsBucket, maxBytes: config.blobMaxBytes, urlTtlSeconds: config.blobUrlTtlSeconds });
+    return new GcsStorage({
+      bucket: config.gcsBucket,
+      maxBytes: config.blobMaxBytes,
+      urlTtlSeconds: config.blobUrlTtlSeconds,
+    });
   }
   return new LocalStorage({
     dir: path.join(config.dataDir, 'blobs'),

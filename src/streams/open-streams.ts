@@ -14,7 +14,10 @@ export interface StreamServices {
 /** Why the service ends a stream itself. */
 export type StreamEnd = 'shutdown';
 
-interface OpenStream { client: string; end(reason: StreamEnd): void }
+interface OpenStream {
+  client: string;
+  end(reason: StreamEnd): void;
+}
 
 /** Whose share a stream counts against: the token's user, else the client's address. */
 export function streamClient(req: Pick<Request, 'ip'>, auth: Authentication): string {
@@ -41,8 +44,13 @@ export class OpenStreams {
   open(client: string, end: (reason: StreamEnd) => void): () => void {
     if (this.closing) throw new AppError('RateLimited', 'The service is stopping: try again shortly');
     const held = this.byClient.get(client) ?? 0;
-    if (held >= this.limits.perClient) throw new AppError('RateLimited', `Too many open event streams (at most ${this.limits.perClient} per client): close one first`);
-    if (this.streams.size >= this.limits.total) throw new AppError('RateLimited', 'Too many open event streams on this server: try again shortly');
+    if (held >= this.limits.perClient)
+      throw new AppError(
+        'RateLimited',
+        `Too many open event streams (at most ${this.limits.perClient} per client): close one first`,
+      );
+    if (this.streams.size >= this.limits.total)
+      throw new AppError('RateLimited', 'Too many open event streams on this server: try again shortly');
     const stream: OpenStream = { client, end };
     this.streams.add(stream);
     this.byClient.set(client, held + 1);
@@ -62,7 +70,11 @@ export class OpenStreams {
     this.closing = true;
     const ended = [...this.streams];
     for (const stream of ended) {
-      try { stream.end(reason); } catch { /* its connection is gone already */ }
+      try {
+        stream.end(reason);
+      } catch {
+        /* its connection is gone already */
+      }
     }
     return ended.length;
   }

@@ -12,18 +12,49 @@ import type { Logger } from '../logger';
 const RUN_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600];
 const STEP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120];
 
-interface MetricSpec { name: string; help: string; type: 'counter' | 'histogram' | 'gauge'; buckets?: number[]; labelName?: string }
+interface MetricSpec {
+  name: string;
+  help: string;
+  type: 'counter' | 'histogram' | 'gauge';
+  buckets?: number[];
+  labelName?: string;
+}
 
-const RUNS: MetricSpec = { name: 'circuit_runs_total', help: 'Runs that ended, by terminal state', type: 'counter', labelName: 'state' };
-const RUN_DURATION: MetricSpec = { name: 'circuit_run_duration_seconds', help: 'Time from a run being created to its end', type: 'histogram', buckets: RUN_BUCKETS };
+const RUNS: MetricSpec = {
+  name: 'circuit_runs_total',
+  help: 'Runs that ended, by terminal state',
+  type: 'counter',
+  labelName: 'state',
+};
+const RUN_DURATION: MetricSpec = {
+  name: 'circuit_run_duration_seconds',
+  help: 'Time from a run being created to its end',
+  type: 'histogram',
+  buckets: RUN_BUCKETS,
+};
 const STEP_DURATION: MetricSpec = {
-  name: 'circuit_step_duration_seconds', help: 'Time a step took, by step kind (steps that completed or failed)', type: 'histogram', buckets: STEP_BUCKETS, labelName: 'kind',
+  name: 'circuit_step_duration_seconds',
+  help: 'Time a step took, by step kind (steps that completed or failed)',
+  type: 'histogram',
+  buckets: STEP_BUCKETS,
+  labelName: 'kind',
 };
-const IN_FLIGHT: MetricSpec = { name: 'circuit_runs_in_flight', help: 'Runs being executed now (RUNNING), by any worker', type: 'gauge' };
+const IN_FLIGHT: MetricSpec = {
+  name: 'circuit_runs_in_flight',
+  help: 'Runs being executed now (RUNNING), by any worker',
+  type: 'gauge',
+};
 const WEBHOOKS: MetricSpec = {
-  name: 'circuit_webhook_deliveries_total', help: 'Webhook delivery attempts by outcome (delivered, failed: given up, retry: tried again later)', type: 'counter', labelName: 'outcome',
+  name: 'circuit_webhook_deliveries_total',
+  help: 'Webhook delivery attempts by outcome (delivered, failed: given up, retry: tried again later)',
+  type: 'counter',
+  labelName: 'outcome',
 };
-const CREDITS: MetricSpec = { name: 'circuit_credits_charged_total', help: 'Credits charged for runs that ended', type: 'counter' };
+const CREDITS: MetricSpec = {
+  name: 'circuit_credits_charged_total',
+  help: 'Credits charged for runs that ended',
+  type: 'counter',
+};
 
 /** In the order /metrics lists them. */
 const METRICS = [RUNS, RUN_DURATION, STEP_DURATION, IN_FLIGHT, WEBHOOKS, CREDITS];
@@ -35,7 +66,12 @@ function labelText(name: string | undefined, value: string | undefined): string 
 }
 
 /** One row of the totals: `part` is 'value' for a counter; for a histogram 'sum', 'count' or a bucket's upper bound (its own observations, not cumulative). */
-interface Total { metric: string; labels: string; part: string; value: number }
+interface Total {
+  metric: string;
+  labels: string;
+  part: string;
+  value: number;
+}
 
 /**
  * The increments one thread has recorded since its last flush (sums per metric, label set and part).
@@ -101,12 +137,18 @@ export class RunMetricsStore {
 
   constructor(private readonly options: RunMetricsStoreOptions) {
     this.deltas = options.deltas ?? new RunMetricDeltas();
-    this.timer = setInterval(() => { void this.flush(); }, options.flushEveryMs ?? FLUSH_EVERY_MS);
+    this.timer = setInterval(() => {
+      void this.flush();
+    }, options.flushEveryMs ?? FLUSH_EVERY_MS);
     this.timer.unref();
   }
 
   /** Records a run's end: its state, how long since it was created, and its charge. */
-  runEnded(state: string, createdAt: Date | string | null | undefined, credits: number | string | null | undefined): void {
+  runEnded(
+    state: string,
+    createdAt: Date | string | null | undefined,
+    credits: number | string | null | undefined,
+  ): void {
     this.deltas.add(RUNS.name, labelText('state', state), 'value', 1);
     if (createdAt) {
       const seconds = (Date.now() - new Date(createdAt).getTime()) / 1000;
@@ -132,23 +174,47 @@ export class RunMetricsStore {
     while (this.flushing) await this.flushing;
     const totals = this.deltas.take();
     if (totals.length === 0) return;
-    this.flushing = this.write(totals).finally(() => { this.flushing = undefined; });
+    this.flushing = this.write(totals).finally(() => {
+      this.flushing = undefined;
+    });
     await this.flushing;
   }
 
   private async write(totals: Total[]): Promise<void> {
-    totals.sort((a, b) => (a.metric < b.metric ? -1 : a.metric > b.metric ? 1 : a.labels < b.labels ? -1 : a.labels > b.labels ? 1 : a.part < b.part ? -1 : a.part > b.part ? 1 : 0));
+    totals.sort((a, b) =>
+      a.metric < b.metric
+        ? -1
+        : a.metric > b.metric
+          ? 1
+          : a.labels < b.labels
+            ? -1
+            : a.labels > b.labels
+              ? 1
+              : a.part < b.part
+                ? -1
+                : a.part > b.part
+                  ? 1
+                  : 0,
+    );
     try {
       await this.options.sequelize.query(
         `INSERT INTO run_metric_totals (metric, labels, part, value)
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::float8[])
          ON CONFLICT (metric, labels, part) DO UPDATE SET value = run_metric_totals.value + EXCLUDED.value`,
-        { bind: [totals.map((t) => t.metric), totals.map((t) => t.labels), totals.map((t) => t.part), totals.map((t) => t.value)] },
+        {
+          bind: [
+            totals.map((t) => t.metric),
+            totals.map((t) => t.labels),
+            totals.map((t) => t.part),
+            totals.map((t) => t.value),
+          ],
+        },
       );
       this.warned = false;
     } catch (error) {
       this.deltas.restore(totals);
-      if (!this.warned) this.options.log.warn({ err: error }, 'could not add run metrics to their totals; kept for the next try');
+      if (!this.warned)
+        this.options.log.warn({ err: error }, 'could not add run metrics to their totals; kept for the next try');
       this.warned = true;
     }
   }
@@ -159,7 +225,9 @@ export class RunMetricsStore {
     if (!this.cached || now - this.cached.at >= (this.options.cacheMs ?? CACHE_MS)) {
       const text = this.read();
       this.cached = { at: now, text };
-      text.catch(() => { if (this.cached?.text === text) this.cached = undefined; });
+      text.catch(() => {
+        if (this.cached?.text === text) this.cached = undefined;
+      });
     }
     return this.cached.text;
   }
@@ -181,7 +249,8 @@ export class RunMetricsStore {
   }
 }
 
-const formatNumber = (value: number): string => (Number.isInteger(value) ? String(value) : String(+value.toPrecision(15)));
+const formatNumber = (value: number): string =>
+  Number.isInteger(value) ? String(value) : String(+value.toPrecision(15));
 const withLabels = (name: string, ...labels: string[]): string => {
   const text = labels.filter((l) => l !== '').join(',');
   return text ? `${name}{${text}}` : name;

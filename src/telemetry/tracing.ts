@@ -1,4 +1,14 @@
-import { context as otelContext, propagation, ProxyTracerProvider, ROOT_CONTEXT, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import {
+  context as otelContext,
+  propagation,
+  ProxyTracerProvider,
+  ROOT_CONTEXT,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+} from '@opentelemetry/api';
 import type { Logger } from '../logger';
 
 /**
@@ -25,16 +35,22 @@ export function tracingEnabled(): boolean {
 
 export const tracer = () => trace.getTracer('circuit-service');
 
-export interface Tracing { shutdown(): Promise<void> }
+export interface Tracing {
+  shutdown(): Promise<void>;
+}
 
 /** Starts the SDK when the environment asks for traces; null (and nothing loaded) otherwise. */
 export function startTracing(log: Logger, env: NodeJS.ProcessEnv = process.env): Tracing | null {
   if (!env.OTEL_EXPORTER_OTLP_ENDPOINT && !env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return null;
   if (tracingEnabled()) return null;
-  const { NodeTracerProvider } = require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node');
-  const { BatchSpanProcessor } = require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
-  const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
-  const { defaultResource, resourceFromAttributes } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
+  const { NodeTracerProvider } =
+    require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node');
+  const { BatchSpanProcessor } =
+    require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
+  const { OTLPTraceExporter } =
+    require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+  const { defaultResource, resourceFromAttributes } =
+    require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
   const { setGlobalErrorHandler } = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
   let warned = false;
   setGlobalErrorHandler((error) => {
@@ -43,16 +59,24 @@ export function startTracing(log: Logger, env: NodeJS.ProcessEnv = process.env):
     log.warn({ err: error }, 'could not export traces (logged once; runs go on, their spans are dropped)');
   });
   const provider = new NodeTracerProvider({
-    resource: defaultResource().merge(resourceFromAttributes({ 'service.name': env.OTEL_SERVICE_NAME ?? 'circuit-service' })),
+    resource: defaultResource().merge(
+      resourceFromAttributes({ 'service.name': env.OTEL_SERVICE_NAME ?? 'circuit-service' }),
+    ),
     spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
   });
   provider.register();
-  log.info({ endpoint: env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT }, 'exporting traces (OTLP/HTTP)');
+  log.info(
+    { endpoint: env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT },
+    'exporting traces (OTLP/HTTP)',
+  );
   return {
     async shutdown() {
       trace.disable();
       propagation.disable();
-      await Promise.race([provider.shutdown().catch(() => {}), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
+      await Promise.race([
+        provider.shutdown().catch(() => {}),
+        new Promise((resolve) => setTimeout(resolve, 2_000).unref()),
+      ]);
     },
   };
 }

@@ -7,7 +7,12 @@ export function aliasRouteView(route: AliasRoute) {
 
 /** The API view of a version alias: GraphQL's CircuitAlias, REST's alias (fragment RestCircuitAlias) and the CLI's. */
 export function aliasView(alias: CircuitAlias) {
-  return { name: alias.name, circuitUid: alias.circuit_uid, routes: alias.routes.map(aliasRouteView), updatedAt: alias.updated_at };
+  return {
+    name: alias.name,
+    circuitUid: alias.circuit_uid,
+    routes: alias.routes.map(aliasRouteView),
+    updatedAt: alias.updated_at,
+  };
 }
 
 /** The API view of a route set an alias had before its current one. */

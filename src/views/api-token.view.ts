@@ -15,7 +15,10 @@ export function apiTokenView(row: ApiToken, spentToday: number) {
     scopes: row.scopes ?? [...TOKEN_SCOPES],
     expiresAt: row.expires_at ?? null,
     circuitUids: row.circuit_uids ?? null,
-    maxCreditsPerDay: row.max_credits_per_day === null || row.max_credits_per_day === undefined ? null : Number(row.max_credits_per_day),
+    maxCreditsPerDay:
+      row.max_credits_per_day === null || row.max_credits_per_day === undefined
+        ? null
+        : Number(row.max_credits_per_day),
     creditsSpentToday: spentToday,
     lastUsedAt: row.last_used_at ?? null,
     createdAt: row.created_at,
@@ -26,6 +29,9 @@ export type ApiTokenView = ReturnType<typeof apiTokenView>;
 
 /** Active tokens as their views, with what each capped one spent today, in one query. */
 export async function apiTokenViews(sequelize: Sequelize, rows: ApiToken[]): Promise<ApiTokenView[]> {
-  const spent = await spentToday(sequelize, rows.filter((row) => row.max_credits_per_day !== null && !row.revoked_at).map((row) => row.uid));
+  const spent = await spentToday(
+    sequelize,
+    rows.filter((row) => row.max_credits_per_day !== null && !row.revoked_at).map((row) => row.uid),
+  );
   return rows.map((row) => apiTokenView(row, spent.get(row.uid) ?? 0));
 }

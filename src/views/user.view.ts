@@ -10,5 +10,11 @@ export function profileView(user: User) {
  * user): the profile plus what only they see. `balance`: read when shown, never off a cached viewer.
  */
 export function viewerView(user: User, balance: { credits: number; held: number }) {
-  return { ...profileView(user), isPrivate: user.is_private, isAdmin: user.is_admin, credits: balance.credits, creditsHeld: balance.held };
+  return {
+    ...profileView(user),
+    isPrivate: user.is_private,
+    isAdmin: user.is_admin,
+    credits: balance.credits,
+    creditsHeld: balance.held,
+  };
 }

@@ -59,7 +59,12 @@ export function createWebSession(sequelize: Sequelize, secret: string, log: Logg
     saveUninitialized: false,
     cookie: { httpOnly: true, sameSite: 'lax', secure: 'auto', path: '/settings', maxAge: SESSION_MAX_AGE_MS },
   });
-  return { middleware, close: async () => { await store.close(); } };
+  return {
+    middleware,
+    close: async () => {
+      await store.close();
+    },
+  };
 }
 
 /** The session's CSRF token, created on first use. */

@@ -48,7 +48,14 @@ export function settingsRouter(services: ApiServices): Router {
   mountCircuits(router, services, form);
 
   router.use((req: Request, res: Response) => {
-    res.status(404).send(messagePage({ title: 'Not found', message: 'There is no such settings page.', csrf: csrfToken(req), link: { href: '/settings', label: 'Back to settings' } }));
+    res.status(404).send(
+      messagePage({
+        title: 'Not found',
+        message: 'There is no such settings page.',
+        csrf: csrfToken(req),
+        link: { href: '/settings', label: 'Back to settings' },
+      }),
+    );
   });
   router.use((error: Error & { type?: string; status?: number }, req: Request, res: Response, _next: NextFunction) => {
     // Answered already: the body timeout's 408 (src/http/json-body.ts), after which the form's parser gave up.
@@ -61,7 +68,14 @@ export function settingsRouter(services: ApiServices): Router {
       return res.status(400).send(messagePage({ title: 'Bad request', message: 'The form could not be read.', csrf }));
     }
     req.log?.error({ err: error }, 'internal error in settings web');
-    res.status(500).send(messagePage({ title: 'Something went wrong', message: 'The request failed. Please try again.', csrf, link: { href: '/settings', label: 'Back to settings' } }));
+    res.status(500).send(
+      messagePage({
+        title: 'Something went wrong',
+        message: 'The request failed. Please try again.',
+        csrf,
+        link: { href: '/settings', label: 'Back to settings' },
+      }),
+    );
   });
 
   return router;

@@ -1,13 +1,33 @@
 import { Webhook } from 'standardwebhooks';
 import { TERMINAL_STATES } from '../domain/runs';
 import type { WebhookDeps } from './ports';
-import { claimAttempt, fixBody, stateEventSeq, nextAttemptAt, pendingDelivery, postponeDelivery, postponeReceiver, postponeUser, recordAttempt, type AttemptOutcome, type ClaimedDelivery } from './deliveries';
+import {
+  claimAttempt,
+  fixBody,
+  stateEventSeq,
+  nextAttemptAt,
+  pendingDelivery,
+  postponeDelivery,
+  postponeReceiver,
+  postponeUser,
+  recordAttempt,
+  type AttemptOutcome,
+  type ClaimedDelivery,
+} from './deliveries';
 import type { ReceiverGate } from './receivers';
 import { webhookId } from './queue';
 import { ownerViewOfRun } from './run-payload';
 import { webhookSecretOf } from './secret';
 import { QueryTypes } from 'sequelize';
-import { childContext, contextOf, endSpan, ROOT_CONTEXT, startSpan, tracingEnabled, withTraceHeaders } from '../telemetry/tracing';
+import {
+  childContext,
+  contextOf,
+  endSpan,
+  ROOT_CONTEXT,
+  startSpan,
+  tracingEnabled,
+  withTraceHeaders,
+} from '../telemetry/tracing';
 import { sendWebhook, WEBHOOK_TIMEOUT_MS, type SendResult } from './send';
 
 /**
@@ -32,9 +52,14 @@ export function retryDelayMs(baseMs: number, attempt: number): number {
 async function buildBody(deps: WebhookDeps, delivery: ClaimedDelivery): Promise<string | null> {
   const run = await ownerViewOfRun(deps, delivery.run_uid, delivery.user_uid);
   if (!run) return null;
-  const seq = delivery.event === 'step'
-    ? Number((delivery.step as { seq?: unknown } | null)?.seq ?? 0) || null
-    : await stateEventSeq(deps.sequelize, delivery.run_uid, delivery.event === 'start' ? ['RUNNING'] : TERMINAL_STATES);
+  const seq =
+    delivery.event === 'step'
+      ? Number((delivery.step as { seq?: unknown } | null)?.seq ?? 0) || null
+      : await stateEventSeq(
+          deps.sequelize,
+          delivery.run_uid,
+          delivery.event === 'start' ? ['RUNNING'] : TERMINAL_STATES,
+        );
   let data: Record<string, unknown> = run;
   if (delivery.event === 'start') {
     const { ended_at: _e, result_blob: _r, metrics: _m, error: _err, ...rest } = run;
@@ -43,12 +68,22 @@ async function buildBody(deps: WebhookDeps, delivery: ClaimedDelivery): Promise<
     const { seq: _seq, ...step } = delivery.step ?? {};
     data = { ...run, step };
   }
-  return JSON.stringify({ type: `circuit_run.${delivery.event}`, timestamp: new Date(delivery.created_at).toISOString(), ...(seq ? { seq } : {}), data });
+  return JSON.stringify({
+    type: `circuit_run.${delivery.event}`,
+    timestamp: new Date(delivery.created_at).toISOString(),
+    ...(seq ? { seq } : {}),
+    data,
+  });
 }
 
 /** The trace context stored on the run (only looked up with traces on). */
 async function runTraceparent(deps: WebhookDeps, runUid: string): Promise<string | null> {
-  const [row] = await deps.sequelize.query<{ traceparent: string | null }>('SELECT traceparent FROM circuit_runs WHERE uid = $1', { bind: [runUid], type: QueryTypes.SELECT }).catch(() => []);
+  const [row] = await deps.sequelize
+    .query<{ traceparent: string | null }>('SELECT traceparent FROM circuit_runs WHERE uid = $1', {
+      bind: [runUid],
+      type: QueryTypes.SELECT,
+    })
+    .catch(() => []);
   return row?.traceparent ?? null;
 }
 
@@ -57,7 +92,11 @@ async function runTraceparent(deps: WebhookDeps, runUid: string): Promise<string
  * current secret (Standard Webhooks), POSTs it, records the attempt. Returns when to try again
  * (exponential backoff, WEBHOOK_MAX_ATTEMPTS in all), or null when there is nothing more to do.
  */
-export async function attemptDelivery(deps: WebhookDeps, deliveryUid: string, gate?: ReceiverGate): Promise<Date | null> {
+export async function attemptDelivery(
+  deps: WebhookDeps,
+  deliveryUid: string,
+  gate?: ReceiverGate,
+): Promise<Date | null> {
   if (!gate) return attemptNow(deps, deliveryUid);
   const { sequelize } = deps;
   const pending = await pendingDelivery(sequelize, deliveryUid);
@@ -69,7 +108,8 @@ export async function attemptDelivery(deps: WebhookDeps, deliveryUid: string, ga
   if (!ticket.admitted) {
     if (ticket.putOff) {
       const jobsToo = !deps.config.mongodbUrl;
-      if (ticket.by === 'user' && ticket.user) await postponeUser(sequelize, ticket.user, ticket.putOff.from, ticket.putOff.spreadMs, jobsToo);
+      if (ticket.by === 'user' && ticket.user)
+        await postponeUser(sequelize, ticket.user, ticket.putOff.from, ticket.putOff.spreadMs, jobsToo);
       else await postponeReceiver(sequelize, ticket.receiver, ticket.putOff.from, ticket.putOff.spreadMs, jobsToo);
     }
     await postponeDelivery(sequelize, deliveryUid, ticket.retryAt);
@@ -77,20 +117,31 @@ export async function attemptDelivery(deps: WebhookDeps, deliveryUid: string, ga
   }
   let answered = true;
   try {
-    return await attemptNow(deps, deliveryUid, (result) => { answered = result.statusCode !== null || Boolean(result.error?.startsWith('refused')); });
+    return await attemptNow(deps, deliveryUid, (result) => {
+      answered = result.statusCode !== null || Boolean(result.error?.startsWith('refused'));
+    });
   } finally {
     ticket.done(answered);
   }
 }
 
-async function attemptNow(deps: WebhookDeps, deliveryUid: string, sent?: (result: SendResult) => void): Promise<Date | null> {
+async function attemptNow(
+  deps: WebhookDeps,
+  deliveryUid: string,
+  sent?: (result: SendResult) => void,
+): Promise<Date | null> {
   const { sequelize, config, log } = deps;
   const delivery = await claimAttempt(sequelize, deliveryUid, ATTEMPT_LEASE_MS);
   // Not due: another attempt holds it (or held it, in a worker that died): come back when that hold ends.
   if (!delivery) return nextAttemptAt(sequelize, deliveryUid);
   const built = delivery.body ?? (await buildBody(deps, delivery));
   if (built === null) {
-    await recordAttempt(sequelize, delivery, { statusCode: null, error: 'the run no longer exists' }, { status: 'failed' });
+    await recordAttempt(
+      sequelize,
+      delivery,
+      { statusCode: null, error: 'the run no longer exists' },
+      { status: 'failed' },
+    );
     deps.metrics.webhookDelivery('failed');
     return null;
   }
@@ -99,18 +150,34 @@ async function attemptNow(deps: WebhookDeps, deliveryUid: string, sent?: (result
   const timestamp = new Date();
   const signature = new Webhook(await webhookSecretOf(sequelize, delivery.user_uid)).sign(id, timestamp, body);
   // Traces on: the attempt is a span in the run's trace, and the receiver gets its traceparent.
-  const span = tracingEnabled() ? startSpan('circuit.webhook.deliver', contextOf(await runTraceparent(deps, delivery.run_uid)), {
-    'circuit.run.uid': delivery.run_uid, 'circuit.webhook.event': delivery.event, 'circuit.webhook.attempt': delivery.attempts,
-  }) : undefined;
-  const result = await sendWebhook(delivery.url, withTraceHeaders({
-    'webhook-id': id,
-    'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
-    'webhook-signature': signature,
-  }, span && childContext(ROOT_CONTEXT, span)), body, config.httpStepAllowPrivate);
+  const span = tracingEnabled()
+    ? startSpan('circuit.webhook.deliver', contextOf(await runTraceparent(deps, delivery.run_uid)), {
+        'circuit.run.uid': delivery.run_uid,
+        'circuit.webhook.event': delivery.event,
+        'circuit.webhook.attempt': delivery.attempts,
+      })
+    : undefined;
+  const result = await sendWebhook(
+    delivery.url,
+    withTraceHeaders(
+      {
+        'webhook-id': id,
+        'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+        'webhook-signature': signature,
+      },
+      span && childContext(ROOT_CONTEXT, span),
+    ),
+    body,
+    config.httpStepAllowPrivate,
+  );
   sent?.(result);
   if (span) {
     if (result.statusCode !== null) span.setAttribute('http.response.status_code', result.statusCode);
-    endSpan(span, result.error ?? (result.statusCode !== null && result.statusCode >= 300 ? `HTTP ${result.statusCode}` : undefined));
+    endSpan(
+      span,
+      result.error ??
+        (result.statusCode !== null && result.statusCode >= 300 ? `HTTP ${result.statusCode}` : undefined),
+    );
   }
 
   const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
@@ -122,6 +189,17 @@ async function attemptNow(deps: WebhookDeps, deliveryUid: string, sent?: (result
       : { status: 'pending', retryInMs: retryDelayMs(config.webhookRetryBaseMs, delivery.attempts) };
   await recordAttempt(sequelize, delivery, result, outcome);
   deps.metrics.webhookDelivery(outcome.status === 'pending' ? 'retry' : outcome.status);
-  if (!ok) log.info({ run: delivery.run_uid, event: delivery.event, attempt: delivery.attempts, statusCode: result.statusCode, error: result.error, outcome: outcome.status }, 'webhook attempt failed');
+  if (!ok)
+    log.info(
+      {
+        run: delivery.run_uid,
+        event: delivery.event,
+        attempt: delivery.attempts,
+        statusCode: result.statusCode,
+        error: result.error,
+        outcome: outcome.status,
+      },
+      'webhook attempt failed',
+    );
   return outcome.status === 'pending' ? new Date(Date.now() + outcome.retryInMs) : null;
 }

@@ -28,7 +28,11 @@ export interface ClaimedDelivery {
  * Takes the next attempt at a pending message that is due: counts it and holds the message for
  * `leaseMs` (longer than an attempt can take). Null when it is not due, done, or held by another attempt.
  */
-export async function claimAttempt(sequelize: Sequelize, uid: string, leaseMs: number): Promise<ClaimedDelivery | null> {
+export async function claimAttempt(
+  sequelize: Sequelize,
+  uid: string,
+  leaseMs: number,
+): Promise<ClaimedDelivery | null> {
   const [row] = await preparedQuery<ClaimedDelivery>(
     sequelize,
     `UPDATE webhook_deliveries d
@@ -42,7 +46,10 @@ export async function claimAttempt(sequelize: Sequelize, uid: string, leaseMs: n
 }
 
 /** A pending message's receiver URL, its run's owner and when it is due; null when it is done or gone. */
-export async function pendingDelivery(sequelize: Sequelize, uid: string): Promise<{ url: string; user_uid: string | null; next_attempt_at: Date } | null> {
+export async function pendingDelivery(
+  sequelize: Sequelize,
+  uid: string,
+): Promise<{ url: string; user_uid: string | null; next_attempt_at: Date } | null> {
   const [row] = await preparedQuery<{ url: string; user_uid: string | null; next_attempt_at: Date }>(
     sequelize,
     `SELECT d.url, r.user_uid, d.next_attempt_at
@@ -71,15 +78,25 @@ export async function postponeDelivery(sequelize: Sequelize, uid: string, at: Da
  * (the PostgreSQL job store) their waiting jobs move with them, so a silent receiver's backlog is not
  * walked through job by job ahead of other receivers' messages. Returns how many were put off.
  */
-export async function postponeReceiver(sequelize: Sequelize, receiver: string, from: Date, spreadMs: number, jobsToo: boolean): Promise<number> {
+export async function postponeReceiver(
+  sequelize: Sequelize,
+  receiver: string,
+  from: Date,
+  spreadMs: number,
+  jobsToo: boolean,
+): Promise<number> {
   const rows = await preparedQuery<{ n: string }>(
     sequelize,
     `WITH due AS (
        UPDATE webhook_deliveries SET next_attempt_at = $2::timestamptz + random() * make_interval(secs => $3)
         WHERE status = 'pending' AND next_attempt_at <= now() + interval '1 second'
           AND lower(substring(url from '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]+')) = $1
-        RETURNING uid, next_attempt_at AS at)${jobsToo ? `,
-     moved AS (${postponeJobsSql(DELIVER_WEBHOOK, 'deliveryUid', 'due')})` : ''}
+        RETURNING uid, next_attempt_at AS at)${
+          jobsToo
+            ? `,
+     moved AS (${postponeJobsSql(DELIVER_WEBHOOK, 'deliveryUid', 'due')})`
+            : ''
+        }
      SELECT count(*) AS n FROM due`,
     [receiver, from, spreadMs / 1000],
   );
@@ -92,7 +109,13 @@ export async function postponeReceiver(sequelize: Sequelize, receiver: string, f
  * `jobsToo`, as postponeReceiver does for a receiver: so one user's backlog to many receivers is not
  * walked through job by job ahead of other users' messages. Returns how many were put off.
  */
-export async function postponeUser(sequelize: Sequelize, userUid: string, from: Date, spreadMs: number, jobsToo: boolean): Promise<number> {
+export async function postponeUser(
+  sequelize: Sequelize,
+  userUid: string,
+  from: Date,
+  spreadMs: number,
+  jobsToo: boolean,
+): Promise<number> {
   const rows = await preparedQuery<{ n: string }>(
     sequelize,
     `WITH due AS (
@@ -100,8 +123,12 @@ export async function postponeUser(sequelize: Sequelize, userUid: string, from: 
          FROM circuit_runs r
         WHERE d.status = 'pending' AND d.next_attempt_at <= now() + interval '1 second'
           AND r.uid = d.run_uid AND r.user_uid = $1
-        RETURNING d.uid, d.next_attempt_at AS at)${jobsToo ? `,
-     moved AS (${postponeJobsSql(DELIVER_WEBHOOK, 'deliveryUid', 'due')})` : ''}
+        RETURNING d.uid, d.next_attempt_at AS at)${
+          jobsToo
+            ? `,
+     moved AS (${postponeJobsSql(DELIVER_WEBHOOK, 'deliveryUid', 'due')})`
+            : ''
+        }
      SELECT count(*) AS n FROM due`,
     [userUid, from, spreadMs / 1000],
   );
@@ -145,12 +172,23 @@ export async function recordAttempt(
      UPDATE webhook_deliveries
         SET status = $5, next_attempt_at = CASE WHEN $5 = 'pending' THEN now() + make_interval(secs => $6) ELSE next_attempt_at END
       WHERE uid = $1 AND attempts = $2`,
-    [delivery.uid, delivery.attempts, result.statusCode, result.error, outcome.status, outcome.status === 'pending' ? outcome.retryInMs / 1000 : 0],
+    [
+      delivery.uid,
+      delivery.attempts,
+      result.statusCode,
+      result.error,
+      outcome.status,
+      outcome.status === 'pending' ? outcome.retryInMs / 1000 : 0,
+    ],
   );
 }
 
 /** The messages of a run's `event` that no attempt has taken yet (to queue them at once). */
-export async function unattemptedDeliveries(sequelize: Sequelize, runUid: string, event: WebhookEvent): Promise<string[]> {
+export async function unattemptedDeliveries(
+  sequelize: Sequelize,
+  runUid: string,
+  event: WebhookEvent,
+): Promise<string[]> {
   const rows = await preparedQuery<{ uid: string }>(
     sequelize,
     `SELECT uid FROM webhook_deliveries WHERE run_uid = $1 AND event = $2 AND status = 'pending' AND attempts = 0`,
@@ -160,7 +198,11 @@ export async function unattemptedDeliveries(sequelize: Sequelize, runUid: string
 }
 
 /** The seq of the run's state event into one of `states` (a `start` or `completed` message's place in the log). */
-export async function stateEventSeq(sequelize: Sequelize, runUid: string, states: readonly RunState[]): Promise<number | null> {
+export async function stateEventSeq(
+  sequelize: Sequelize,
+  runUid: string,
+  states: readonly RunState[],
+): Promise<number | null> {
   const [row] = await preparedQuery<{ seq: number | null }>(
     sequelize,
     `SELECT max(seq) AS seq FROM circuit_run_events WHERE run_uid = $1 AND kind = 'state' AND data->>'state' = ANY($2::text[])`,
@@ -170,14 +212,22 @@ export async function stateEventSeq(sequelize: Sequelize, runUid: string, states
 }
 
 /** Writes the message for a step event of a run whose webhook wants step events; null when it does not (or it exists). */
-export async function insertStepDelivery(sequelize: Sequelize, runUid: string, step: { step_id: string; status: string; attempt?: number }): Promise<string | null> {
+export async function insertStepDelivery(
+  sequelize: Sequelize,
+  runUid: string,
+  step: { step_id: string; status: string; attempt?: number },
+): Promise<string | null> {
   const [row] = await preparedQuery<{ uid: string }>(
     sequelize,
     `INSERT INTO webhook_deliveries (run_uid, event, step_key, step, url)
        SELECT uid, 'step', $2, $3::jsonb, webhook_url FROM circuit_runs WHERE uid = $1 AND 'step' = ANY (webhook_events)
      ON CONFLICT DO NOTHING RETURNING uid`,
     // A step retries several times: each `retrying` event is a message of its own.
-    [runUid, `${step.step_id}:${step.status}${step.status === 'retrying' ? `:${step.attempt ?? 0}` : ''}`, JSON.stringify(step)],
+    [
+      runUid,
+      `${step.step_id}:${step.status}${step.status === 'retrying' ? `:${step.attempt ?? 0}` : ''}`,
+      JSON.stringify(step),
+    ],
   );
   return row?.uid ?? null;
 }
@@ -188,12 +238,17 @@ export async function insertStepDelivery(sequelize: Sequelize, runUid: string, s
  * sweep takes each once per grace period.
  */
 export async function claimOverdueDeliveries(sequelize: Sequelize, graceMs: number, limit = 200): Promise<string[]> {
-  return claimOverdue(sequelize, {
-    table: 'webhook_deliveries',
-    overdue: `status = 'pending' AND next_attempt_at < now() - make_interval(secs => $1)`,
-    orderBy: 'next_attempt_at',
-    set: 'next_attempt_at = now()',
-  }, [graceMs / 1000], limit);
+  return claimOverdue(
+    sequelize,
+    {
+      table: 'webhook_deliveries',
+      overdue: `status = 'pending' AND next_attempt_at < now() - make_interval(secs => $1)`,
+      orderBy: 'next_attempt_at',
+      set: 'next_attempt_at = now()',
+    },
+    [graceMs / 1000],
+    limit,
+  );
 }
 
 export interface AttemptRow {
@@ -207,7 +262,12 @@ export interface AttemptRow {
 }
 
 /** The attempts at a run's messages, oldest first. */
-export async function attemptsOfRun(sequelize: Sequelize, runUid: string, limit: number, offset: number): Promise<{ rows: AttemptRow[]; total: number }> {
+export async function attemptsOfRun(
+  sequelize: Sequelize,
+  runUid: string,
+  limit: number,
+  offset: number,
+): Promise<{ rows: AttemptRow[]; total: number }> {
   const rows = await sequelize.query<AttemptRow & { total: string }>(
     `SELECT d.uid AS webhook_id, d.event, d.step_key, a.attempt, a.status_code, a.error, a.delivered_at, count(*) OVER () AS total
        FROM webhook_attempts a JOIN webhook_deliveries d ON d.uid = a.delivery_uid

@@ -6,9 +6,18 @@ import type { RunWing } from '../runs';
 import type { RunMetricsStore } from '../telemetry/run-metrics';
 
 /** The settings webhooks read. */
-export type WebhookConfig = Pick<Config,
-  | 'httpStepAllowPrivate' | 'jobLockLifetimeMs' | 'mongodbUrl' | 'webhookBreakerFailures' | 'webhookBreakerOpenMs' | 'webhookHostConcurrency'
-  | 'webhookMaxAttempts' | 'webhookRetryBaseMs' | 'webhookUserSharePercent'>;
+export type WebhookConfig = Pick<
+  Config,
+  | 'httpStepAllowPrivate'
+  | 'jobLockLifetimeMs'
+  | 'mongodbUrl'
+  | 'webhookBreakerFailures'
+  | 'webhookBreakerOpenMs'
+  | 'webhookHostConcurrency'
+  | 'webhookMaxAttempts'
+  | 'webhookRetryBaseMs'
+  | 'webhookUserSharePercent'
+>;
 
 /** What webhooks receive from the composition (src/runtime.ts). */
 export interface WebhookDeps {

@@ -1,7 +1,9 @@
 import type { WebhookDeps } from './ports';
 
 export const DELIVER_WEBHOOK = 'deliverWebhook';
-export interface DeliverWebhookData { deliveryUid: string }
+export interface DeliverWebhookData {
+  deliveryUid: string;
+}
 
 /** Queues an attempt at a message now (the `deliverWebhook` job, src/webhooks/webhook-jobs.ts). */
 export async function queueDelivery(deps: Pick<WebhookDeps, 'queue'>, deliveryUid: string): Promise<void> {

@@ -23,7 +23,10 @@ export interface ReceiverGateOptions {
 }
 
 /** An attempt admitted: call `done` with whether the receiver answered at all (any status counts). */
-export interface Admitted { admitted: true; done(answered: boolean): void }
+export interface Admitted {
+  admitted: true;
+  done(answered: boolean): void;
+}
 /**
  * Not admitted: try again at `retryAt`. `breaker` says whether the receiver's breaker is open. `by`
  * says what was full: the receiver (busy or open) or the user's share. With `putOff` (at most once a
@@ -42,7 +45,12 @@ export interface Deferred {
 }
 
 /** One user's attempts in flight in this worker, and when their due messages were last put off together. */
-interface UserShare { inFlight: number; deferred: number; windowStart: number; lastPutOff: number }
+interface UserShare {
+  inFlight: number;
+  deferred: number;
+  windowStart: number;
+  lastPutOff: number;
+}
 
 interface Receiver {
   inFlight: number;
@@ -96,7 +104,16 @@ export class ReceiverGate {
     const now = this.now();
     let receiver = this.receivers.get(key);
     if (!receiver) {
-      receiver = { inFlight: 0, failures: 0, openUntil: 0, openMs: this.options.openMs, probing: false, deferred: 0, windowStart: now, lastPutOff: 0 };
+      receiver = {
+        inFlight: 0,
+        failures: 0,
+        openUntil: 0,
+        openMs: this.options.openMs,
+        probing: false,
+        deferred: 0,
+        windowStart: now,
+        lastPutOff: 0,
+      };
       this.receivers.set(key, receiver);
     }
     if (receiver.openUntil > now) return this.defer(key, receiver, receiver.openUntil, true);
@@ -165,11 +182,19 @@ export class ReceiverGate {
     receiver.deferred++;
     // Spread over the backlog, so hundreds of waiting messages do not all come back at once.
     const spread = Math.min(MAX_SPREAD_MS, Math.max(1_000, receiver.deferred * SPREAD_PER_MESSAGE_MS));
-    const deferred: Deferred = { admitted: false, retryAt: new Date(earliest + Math.floor(this.random() * spread)), breaker, by: 'receiver', receiver: key };
+    const deferred: Deferred = {
+      admitted: false,
+      retryAt: new Date(earliest + Math.floor(this.random() * spread)),
+      breaker,
+      by: 'receiver',
+      receiver: key,
+    };
     if (now - receiver.lastPutOff >= PUT_OFF_EVERY_MS) {
       receiver.lastPutOff = now;
       // Open: until it may be probed again, over one more open period. Busy: over the time an attempt may take.
-      deferred.putOff = breaker ? { from: new Date(earliest), spreadMs: receiver.openMs } : { from: new Date(earliest), spreadMs: BUSY_SPREAD_MS };
+      deferred.putOff = breaker
+        ? { from: new Date(earliest), spreadMs: receiver.openMs }
+        : { from: new Date(earliest), spreadMs: BUSY_SPREAD_MS };
     }
     return deferred;
   }
@@ -187,7 +212,14 @@ export class ReceiverGate {
     share.deferred++;
     const spread = Math.min(MAX_SPREAD_MS, Math.max(1_000, share.deferred * SPREAD_PER_MESSAGE_MS));
     const earliest = now + 1_000;
-    const deferred: Deferred = { admitted: false, retryAt: new Date(earliest + Math.floor(this.random() * spread)), breaker: false, by: 'user', receiver: key, user };
+    const deferred: Deferred = {
+      admitted: false,
+      retryAt: new Date(earliest + Math.floor(this.random() * spread)),
+      breaker: false,
+      by: 'user',
+      receiver: key,
+      user,
+    };
     if (now - share.lastPutOff >= PUT_OFF_EVERY_MS) {
       share.lastPutOff = now;
       deferred.putOff = { from: new Date(earliest), spreadMs: BUSY_SPREAD_MS };

@@ -7,7 +7,11 @@ import { presentRunPayload } from '../runs';
  * fields included), from the one run presenter (src/runs/present.ts): no GraphQL schema is loaded in
  * the worker for it. Null when the run is gone or is not `ownerUid`'s.
  */
-export async function ownerViewOfRun(deps: Pick<WebhookDeps, 'runs'>, runUid: string, ownerUid: string): Promise<Record<string, unknown> | null> {
+export async function ownerViewOfRun(
+  deps: Pick<WebhookDeps, 'runs'>,
+  runUid: string,
+  ownerUid: string,
+): Promise<Record<string, unknown> | null> {
   const run = await CircuitRun.findByPk(runUid);
   if (!run || run.user_uid !== ownerUid) return null;
   const waitingFor = run.state === 'RUNNING' ? (await deps.runs.waitingSteps([run.uid]))[0] : null;

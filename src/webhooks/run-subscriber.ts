@@ -9,7 +9,9 @@ type Deps = Pick<WebhookDeps, 'sequelize' | 'log' | 'queue'>;
 function queueEvent(deps: Deps, runUid: string, event: WebhookEvent): void {
   void (async () => {
     for (const uid of await unattemptedDeliveries(deps.sequelize, runUid, event)) await queueDelivery(deps, uid);
-  })().catch((error: unknown) => deps.log.warn({ err: error, run: runUid, event }, 'could not queue a webhook delivery; the sweeper will'));
+  })().catch((error: unknown) =>
+    deps.log.warn({ err: error, run: runUid, event }, 'could not queue a webhook delivery; the sweeper will'),
+  );
 }
 
 /**
@@ -28,9 +30,14 @@ export function subscribeWebhooks(lifecycle: RunLifecycleSubscriptions, deps: De
     if (run.webhook_events === null || (run.webhook_events && !run.webhook_events.includes('completed'))) return;
     queueEvent(deps, run.uid, 'completed');
   });
-  lifecycle.onStep((run) => Boolean(run.webhook_events?.includes('step')), ({ run, event }) => {
-    void insertStepDelivery(deps.sequelize, run.uid, event)
-      .then((uid) => (uid ? queueDelivery(deps, uid) : undefined))
-      .catch((error: unknown) => deps.log.warn({ err: error, run: run.uid }, 'could not record a webhook step event'));
-  });
+  lifecycle.onStep(
+    (run) => Boolean(run.webhook_events?.includes('step')),
+    ({ run, event }) => {
+      void insertStepDelivery(deps.sequelize, run.uid, event)
+        .then((uid) => (uid ? queueDelivery(deps, uid) : undefined))
+        .catch((error: unknown) =>
+          deps.log.warn({ err: error, run: run.uid }, 'could not record a webhook step event'),
+        );
+    },
+  );
 }

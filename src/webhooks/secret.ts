@@ -18,7 +18,11 @@ export async function webhookSecretOf(sequelize: Sequelize, userUid: string): Pr
   );
   if (row) return row.secret;
   // A concurrent first read inserted it after this statement's snapshot was taken.
-  const [again] = await preparedQuery<{ secret: string }>(sequelize, 'SELECT secret FROM webhook_secrets WHERE user_uid = $1', [userUid]);
+  const [again] = await preparedQuery<{ secret: string }>(
+    sequelize,
+    'SELECT secret FROM webhook_secrets WHERE user_uid = $1',
+    [userUid],
+  );
   return again.secret;
 }
 

@@ -8,17 +8,26 @@ export const WEBHOOK_TIMEOUT_MS = 10_000;
 /** Of the receiver's answer only the status matters; the rest is read up to this much and dropped. */
 const MAX_REPLY_BYTES = 64 * 1024;
 
-export interface SendResult { statusCode: number | null; error: string | null }
+export interface SendResult {
+  statusCode: number | null;
+  error: string | null;
+}
 
 /**
  * POSTs one signed message. Never throws: a refused target, a network failure or a timeout is an
  * `error`; any answer is its status code. Redirects are not followed.
  */
-export async function sendWebhook(rawUrl: string, headers: Record<string, string>, body: string, allowPrivate: boolean): Promise<SendResult> {
+export async function sendWebhook(
+  rawUrl: string,
+  headers: Record<string, string>,
+  body: string,
+  allowPrivate: boolean,
+): Promise<SendResult> {
   let url: URL;
   try {
     url = new URL(rawUrl);
-    if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) return { statusCode: null, error: `refused: ${url.protocol} URLs are not allowed` };
+    if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:'))
+      return { statusCode: null, error: `refused: ${url.protocol} URLs are not allowed` };
   } catch {
     return { statusCode: null, error: 'invalid URL' };
   }
@@ -33,22 +42,37 @@ export async function sendWebhook(rawUrl: string, headers: Record<string, string
   const lookup = pinnedLookup(addresses);
   const transport = url.protocol === 'https:' ? https : http;
   return new Promise<SendResult>((resolve) => {
-    const req = transport.request(url, {
-      method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'circuit-service-webhooks' },
-      lookup,
-      signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
-    }, (res) => {
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > MAX_REPLY_BYTES) res.destroy();
-      });
-      res.on('close', () => resolve({ statusCode: res.statusCode ?? null, error: null }));
-      res.on('error', () => {});
-    });
+    const req = transport.request(
+      url,
+      {
+        method: 'POST',
+        headers: {
+          ...headers,
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(body)),
+          'user-agent': 'circuit-service-webhooks',
+        },
+        lookup,
+        signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
+      },
+      (res) => {
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > MAX_REPLY_BYTES) res.destroy();
+        });
+        res.on('close', () => resolve({ statusCode: res.statusCode ?? null, error: null }));
+        res.on('error', () => {});
+      },
+    );
     req.on('error', (error: Error) => {
-      resolve({ statusCode: null, error: error.name === 'AbortError' || error.name === 'TimeoutError' ? `no answer within ${WEBHOOK_TIMEOUT_MS / 1000} s` : `request failed: ${(error as NodeJS.ErrnoException).code ?? error.message}` });
+      resolve({
+        statusCode: null,
+        error:
+          error.name === 'AbortError' || error.name === 'TimeoutError'
+            ? `no answer within ${WEBHOOK_TIMEOUT_MS / 1000} s`
+            : `request failed: ${(error as NodeJS.ErrnoException).code ?? error.message}`,
+      });
     });
     req.end(body);
   });

@@ -11,7 +11,7 @@ export const WEBHOOK_DELIVERY_SLOTS = 50;
 
 /** The most of a worker's delivery slots one user's attempts may hold (WEBHOOK_USER_SHARE_PERCENT of them, at least 1). */
 export function webhookUserConcurrency(sharePercent: number): number {
-  return Math.max(1, Math.floor(WEBHOOK_DELIVERY_SLOTS * sharePercent / 100));
+  return Math.max(1, Math.floor((WEBHOOK_DELIVERY_SLOTS * sharePercent) / 100));
 }
 
 /**
@@ -28,12 +28,18 @@ export function deliverWebhookJob(deps: WebhookDeps): JobDefinition {
       const uid = job.attrs.data?.deliveryUid;
       if (!isUid(uid)) return void (await job.remove());
       // An attempt may take longer than the job lock (10 s timeout): keep the lock fresh meanwhile.
-      const keepAlive = setInterval(() => { job.touch().catch(() => {}); }, Math.max(250, Math.floor(deps.config.jobLockLifetimeMs / 3)));
+      const keepAlive = setInterval(
+        () => {
+          job.touch().catch(() => {});
+        },
+        Math.max(250, Math.floor(deps.config.jobLockLifetimeMs / 3)),
+      );
       try {
         gate ??= new ReceiverGate({
           concurrency: deps.config.webhookHostConcurrency,
           userConcurrency: webhookUserConcurrency(deps.config.webhookUserSharePercent),
-          failuresToOpen: deps.config.webhookBreakerFailures, openMs: deps.config.webhookBreakerOpenMs,
+          failuresToOpen: deps.config.webhookBreakerFailures,
+          openMs: deps.config.webhookBreakerOpenMs,
         });
         const retryAt = await attemptDelivery(deps, uid, gate);
         // Agenda saves nextRunAt when the handler returns; a removed job is simply not saved.

@@ -32,8 +32,13 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
  * A real HTTP server on a fresh database; call close() in afterAll. With `databaseUrl` (another
  * test app's) it joins that database instead, as a second API process would, and never drops it.
  */
-export async function startTestApp(overrides: Partial<Config> = {}, options: { databaseUrl?: string; log?: Logger } = {}): Promise<TestApp> {
-  const database = options.databaseUrl ? { url: options.databaseUrl, drop: async () => {} } : await createTestDatabase();
+export async function startTestApp(
+  overrides: Partial<Config> = {},
+  options: { databaseUrl?: string; log?: Logger } = {},
+): Promise<TestApp> {
+  const database = options.databaseUrl
+    ? { url: options.databaseUrl, drop: async () => {} }
+    : await createTestDatabase();
   const config = testConfig(overrides);
   const app = await startApp({ config, databaseUrl: database.url, log: options.log ?? createLogger(config.logLevel) });
   return {
@@ -57,7 +62,11 @@ export async function startTestApp(overrides: Partial<Config> = {}, options: { d
  */
 export function useTestApp(overrides: Partial<Config> = {}): TestApp {
   const t = {} as TestApp;
-  beforeAll(async () => { Object.assign(t, await startTestApp(overrides)); });
-  afterAll(async () => { await t.close?.(); });
+  beforeAll(async () => {
+    Object.assign(t, await startTestApp(overrides));
+  });
+  afterAll(async () => {
+    await t.close?.();
+  });
   return t;
 }

@@ -10,8 +10,15 @@ import { makeRunnableCircuit } from './run-factories';
  * orphan sweep touches it), with a `circuit_run_steps` row (kind approval, status waiting) and `paused_at`
  * set in the same statement.
  */
-export async function makeWaitingRun(owner: TestUser, options: { isPublic?: boolean; stepId?: string; prompt?: string; expiresInS?: number; circuitName?: string } = {}) {
-  const { circuit, version } = await makeRunnableCircuit(owner, HELLO_DEFINITION, options.circuitName ? { name: options.circuitName } : {});
+export async function makeWaitingRun(
+  owner: TestUser,
+  options: { isPublic?: boolean; stepId?: string; prompt?: string; expiresInS?: number; circuitName?: string } = {},
+) {
+  const { circuit, version } = await makeRunnableCircuit(
+    owner,
+    HELLO_DEFINITION,
+    options.circuitName ? { name: options.circuitName } : {},
+  );
   const now = new Date();
   const run = await CircuitRun.create({
     user_uid: owner.user.uid,
@@ -36,7 +43,13 @@ export async function makeWaitingRun(owner: TestUser, options: { isPublic?: bool
 }
 
 /** The engine's insert of a waiting approval row, with `paused_at` set in the same statement. */
-export async function addWaitingStep(runUid: string, stepId: string, prompt: string, expiresInS = 3600, startedAt = new Date()): Promise<void> {
+export async function addWaitingStep(
+  runUid: string,
+  stepId: string,
+  prompt: string,
+  expiresInS = 3600,
+  startedAt = new Date(),
+): Promise<void> {
   await CircuitRun.sequelize!.query(
     `WITH step AS (
        INSERT INTO circuit_run_steps (run_uid, path, kind, status, attempt, prompt, expires_at, on_timeout, started_at)
@@ -48,7 +61,10 @@ export async function addWaitingStep(runUid: string, stepId: string, prompt: str
 }
 
 /** A step row as stored. */
-export async function stepRow(runUid: string, stepId: string): Promise<{ kind: string; status: string; decision: any } | undefined> {
+export async function stepRow(
+  runUid: string,
+  stepId: string,
+): Promise<{ kind: string; status: string; decision: any } | undefined> {
   const [row] = await CircuitRun.sequelize!.query<{ kind: string; status: string; decision: any }>(
     'SELECT kind, status, decision FROM circuit_run_steps WHERE run_uid = $1 AND path = $2',
     { bind: [runUid, stepId], type: QueryTypes.SELECT },

@@ -31,15 +31,27 @@ export async function makeBlob(
 }
 
 /** Wraps a storage so that chosen operations fail, to prove what a failure leaves behind. */
-export function failingStorage(inner: BlobStorage, fail: Partial<Record<'put' | 'read' | 'delete', Error>>): BlobStorage {
+export function failingStorage(
+  inner: BlobStorage,
+  fail: Partial<Record<'put' | 'read' | 'delete', Error>>,
+): BlobStorage {
   return {
     type: inner.type,
     bucket: inner.bucket,
     maxBytes: inner.maxBytes,
     urlTtlSeconds: inner.urlTtlSeconds,
-    put: async (...args) => { if (fail.put) throw fail.put; return inner.put(...args); },
-    read: async (...args) => { if (fail.read) throw fail.read; return inner.read(...args); },
-    delete: async (...args) => { if (fail.delete) throw fail.delete; return inner.delete(...args); },
+    put: async (...args) => {
+      if (fail.put) throw fail.put;
+      return inner.put(...args);
+    },
+    read: async (...args) => {
+      if (fail.read) throw fail.read;
+      return inner.read(...args);
+    },
+    delete: async (...args) => {
+      if (fail.delete) throw fail.delete;
+      return inner.delete(...args);
+    },
     signedUrl: (...args) => inner.signedUrl(...args),
   };
 }

@@ -6,7 +6,14 @@ import { tempDataDir } from './blob-factories';
 export const CHROMIUM = '/usr/bin/chromium';
 
 /** Headless, and nothing of Chromium's own that reaches out (this machine's network is closed). */
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 export interface BrowserSuite {
   /** `test`, or `test.skip` (its reason printed) where Chromium is not installed. */
@@ -40,8 +47,14 @@ export function browserSuite(name: string): BrowserSuite {
   });
   return {
     maybe: available ? test : test.skip,
-    get t() { return t!; },
-    get dataDir() { return data!.dir; },
-    get browser() { return browser!; },
+    get t() {
+      return t!;
+    },
+    get dataDir() {
+      return data!.dir;
+    },
+    get browser() {
+      return browser!;
+    },
   };
 }

@@ -19,7 +19,11 @@ export function publishPorts() {
   return { sequelize: Circuit.sequelize!, schemas, sandbox };
 }
 
-export interface TestUser { user: User; token: string; username: string }
+export interface TestUser {
+  user: User;
+  token: string;
+  username: string;
+}
 
 export async function makeUser(input: Partial<CreateUserInput> = {}): Promise<TestUser> {
   const user = await createUser({ username: input.username ?? `u${unique()}`, credits: 1000, ...input });

@@ -11,11 +11,19 @@ export interface Followed {
 }
 
 /** Opens `url` with fetch and reads the body as it comes (REST SSE or graphql-sse). */
-export async function follow(url: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<Followed> {
+export async function follow(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<Followed> {
   const controller = new AbortController();
   const headers: Record<string, string> = { accept: 'text/event-stream', ...init.headers };
   if (init.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(url, { method: init.method ?? 'GET', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body), signal: controller.signal });
+  const res = await fetch(url, {
+    method: init.method ?? 'GET',
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    signal: controller.signal,
+  });
   let text = '';
   const waiters: (() => void)[] = [];
   const ended = (async () => {
@@ -28,12 +36,16 @@ export async function follow(url: string, init: { method?: string; headers?: Rec
         text += decoder.decode(value, { stream: true });
         for (const wake of waiters.splice(0)) wake();
       }
-    } catch { /* reset or aborted: ended all the same */ }
+    } catch {
+      /* reset or aborted: ended all the same */
+    }
     for (const wake of waiters.splice(0)) wake();
     return Date.now();
   })();
   let isEnded = false;
-  void ended.then(() => { isEnded = true; });
+  void ended.then(() => {
+    isEnded = true;
+  });
   return {
     status: res.status,
     text: () => text,
@@ -44,7 +56,10 @@ export async function follow(url: string, init: { method?: string; headers?: Rec
       while (!text.includes(needle)) {
         if (isEnded) throw new Error(`stream ended without "${needle}": ${text.slice(0, 500)}`);
         if (Date.now() > deadline) throw new Error(`no "${needle}" within ${timeoutMs} ms: ${text.slice(0, 500)}`);
-        await new Promise<void>((resolve) => { waiters.push(resolve); setTimeout(resolve, 100); });
+        await new Promise<void>((resolve) => {
+          waiters.push(resolve);
+          setTimeout(resolve, 100);
+        });
       }
     },
   };

@@ -25,11 +25,17 @@ function redisAnswers(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ host, port });
     let reply = '';
-    const done = (answer: boolean) => { socket.destroy(); resolve(answer); };
+    const done = (answer: boolean) => {
+      socket.destroy();
+      resolve(answer);
+    };
     socket.setTimeout(1_000, () => done(false));
     socket.once('error', () => done(false));
     socket.once('connect', () => socket.write('PING\r\n'));
-    socket.on('data', (chunk) => { reply += chunk.toString(); if (reply.includes('\r\n')) done(reply.startsWith('+PONG')); });
+    socket.on('data', (chunk) => {
+      reply += chunk.toString();
+      if (reply.includes('\r\n')) done(reply.startsWith('+PONG'));
+    });
   });
 }
 
@@ -38,7 +44,9 @@ export default async function globalSetup(): Promise<void> {
   // when one answers. TEST_REDIS=off keeps them skipped.
   if (!process.env.REDIS_URL && process.env.TEST_REDIS !== 'off' && (await redisAnswers('127.0.0.1', 6379))) {
     process.env.REDIS_URL = 'redis://127.0.0.1:6379';
-    console.log('\nusing the Redis at 127.0.0.1:6379 for the Redis run-event and rate-limit tests (REDIS_URL; TEST_REDIS=off to skip them)');
+    console.log(
+      '\nusing the Redis at 127.0.0.1:6379 for the Redis run-event and rate-limit tests (REDIS_URL; TEST_REDIS=off to skip them)',
+    );
   }
   let adminUrl = process.env.TEST_DATABASE_URL;
   if (!adminUrl) {
@@ -59,8 +67,14 @@ export default async function globalSetup(): Promise<void> {
   await sequelize.close();
 
   // Jest hides console output of suites whose tests are all skipped: say here what will not run and why.
-  if (!process.env.MONGODB_URL) console.log('\nskipped: the 4 MongoDB job store tests (test/run-optional-backends), because MONGODB_URL is unset and no MongoDB server can run here');
-  if (!process.env.REDIS_URL) console.log('skipped: the Redis run-event and Redis rate-limit tests, because no Redis answers at 127.0.0.1:6379 and REDIS_URL is unset');
+  if (!process.env.MONGODB_URL)
+    console.log(
+      '\nskipped: the 4 MongoDB job store tests (test/run-optional-backends), because MONGODB_URL is unset and no MongoDB server can run here',
+    );
+  if (!process.env.REDIS_URL)
+    console.log(
+      'skipped: the Redis run-event and Redis rate-limit tests, because no Redis answers at 127.0.0.1:6379 and REDIS_URL is unset',
+    );
 
   process.env.TEST_PG_ADMIN_URL = adminUrl;
   process.env.TEST_PG_TEMPLATE = TEMPLATE_DB;

@@ -20,7 +20,13 @@ export function probe(url: string, init: RequestInit = {}) {
     async stop() {
       running = false;
       await done;
-      return { latencies, statuses, p50: percentile(latencies, 0.5), p95: percentile(latencies, 0.95), max: Math.max(...latencies) };
+      return {
+        latencies,
+        statuses,
+        p50: percentile(latencies, 0.5),
+        p95: percentile(latencies, 0.95),
+        max: Math.max(...latencies),
+      };
     },
   };
 }
@@ -55,7 +61,11 @@ function schedstat(pid: number): { cpu: number; wait: number } | undefined {
  * of the event loop on a quiet machine whatever the request holds, a one-off of every path that would
  * otherwise be counted as the attack's cost.
  */
-export async function probeBeside(victim: { url: string; pid: number }, controlUrl: string, options: { path?: string; warmUp?: () => Promise<unknown> } = {}) {
+export async function probeBeside(
+  victim: { url: string; pid: number },
+  controlUrl: string,
+  options: { path?: string; warmUp?: () => Promise<unknown> } = {},
+) {
   const path = options.path ?? '/healthz';
   for (const base of [victim.url, controlUrl]) {
     for (let i = 0; i < 50; i++) await (await fetch(`${base}${path}`)).arrayBuffer();
@@ -70,8 +80,9 @@ export async function probeBeside(victim: { url: string; pid: number }, controlU
       const after = schedstat(victim.pid);
       const cpu = before && after ? after.cpu - before.cpu : 0;
       const stretch = before && after && cpu > 0 ? (cpu + after.wait - before.wait) / cpu : 1;
-      const summary = `victim p50 ${v.p50.toFixed(1)}, p95 ${v.p95.toFixed(1)}, max ${v.max.toFixed(1)} ms (${v.latencies.length} requests), main thread stretched ×${stretch.toFixed(2)} by waits for a core; `
-        + `control p50 ${c.p50.toFixed(1)}, p95 ${c.p95.toFixed(1)}, max ${c.max.toFixed(1)} ms (${c.latencies.length})`;
+      const summary =
+        `victim p50 ${v.p50.toFixed(1)}, p95 ${v.p95.toFixed(1)}, max ${v.max.toFixed(1)} ms (${v.latencies.length} requests), main thread stretched ×${stretch.toFixed(2)} by waits for a core; ` +
+        `control p50 ${c.p50.toFixed(1)}, p95 ${c.p95.toFixed(1)}, max ${c.max.toFixed(1)} ms (${c.latencies.length})`;
       return { victim: v, control: c, stretch, summary };
     },
   };
@@ -83,7 +94,11 @@ export function percentile(values: number[], p: number): number {
 }
 
 /** Runs `work` for every item, starting one every `intervalMs` (an arrival rate, not a flood), and waits for all. */
-export async function paced<T, R>(items: T[], intervalMs: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function paced<T, R>(
+  items: T[],
+  intervalMs: number,
+  work: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const started: Promise<R>[] = [];
   for (const [index, item] of items.entries()) {
     started.push(work(item, index));

@@ -9,9 +9,15 @@ import path from 'node:path';
  */
 export function openApiTypes(document: unknown): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = execFile(process.execPath, [path.join(__dirname, '..', '..', 'scripts', 'openapi-types.mjs')], {
-      encoding: 'utf8', maxBuffer: 64 * 1024 * 1024,
-    }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
+    const child = execFile(
+      process.execPath,
+      [path.join(__dirname, '..', '..', 'scripts', 'openapi-types.mjs')],
+      {
+        encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
+      },
+      (error, stdout) => (error ? reject(error) : resolve(stdout)),
+    );
     child.stdin!.end(JSON.stringify(document));
   });
 }

@@ -9,7 +9,9 @@ const ROOT = path.join(__dirname, '..', '..');
  * Validates an OpenAPI document with @seriousme/openapi-schema-validator, in a plain Node child:
  * the validator is an ESM package that uses import.meta, which Jest's CommonJS mode cannot load.
  */
-export function validateOpenApiDocument(document: unknown): Promise<{ valid: boolean; errors?: unknown; version?: string }> {
+export function validateOpenApiDocument(
+  document: unknown,
+): Promise<{ valid: boolean; errors?: unknown; version?: string }> {
   const script = `
     import { Validator } from '@seriousme/openapi-schema-validator';
     let input = '';
@@ -19,18 +21,32 @@ export function validateOpenApiDocument(document: unknown): Promise<{ valid: boo
     process.stdout.write(JSON.stringify({ ...result, version: validator.version }));
   `;
   return new Promise((resolve, reject) => {
-    const child = execFile(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, timeout: 30_000 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`validator failed: ${stderr || error.message}`));
-      else resolve(JSON.parse(stdout) as { valid: boolean; errors?: unknown; version?: string });
-    });
+    const child = execFile(
+      process.execPath,
+      ['--input-type=module', '-e', script],
+      { cwd: ROOT, timeout: 30_000 },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`validator failed: ${stderr || error.message}`));
+        else resolve(JSON.parse(stdout) as { valid: boolean; errors?: unknown; version?: string });
+      },
+    );
     child.stdin!.end(JSON.stringify(document));
   });
 }
 
 /** Headers of plain HTTP that any response may carry; everything else must be documented. */
 const TRANSPORT_HEADERS = new Set([
-  'content-type', 'content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding', 'etag', 'vary',
-  'cache-control', 'x-accel-buffering', 'set-cookie',
+  'content-type',
+  'content-length',
+  'date',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'etag',
+  'vary',
+  'cache-control',
+  'x-accel-buffering',
+  'set-cookie',
 ]);
 
 type Json = Record<string, any>;
@@ -67,7 +83,10 @@ export class ContractChecker {
   private resolve<T = Json>(value: Json): T {
     let current = value;
     while (current && typeof current.$ref === 'string' && current.$ref.startsWith('#/')) {
-      current = current.$ref.slice(2).split('/').map((p: string) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+      current = current.$ref
+        .slice(2)
+        .split('/')
+        .map((p: string) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
         .reduce((node: Json, key: string) => node?.[key], this.doc);
     }
     return current as T;
@@ -93,10 +112,16 @@ export class ContractChecker {
     const operation = this.doc.paths?.[exchange.template]?.[exchange.method.toLowerCase()];
     if (!operation) return void violation('operation not documented');
     const documented = operation.responses?.[String(exchange.status)] ?? operation.responses?.default;
-    if (!documented) return void violation(`status not documented (documented: ${Object.keys(operation.responses ?? {}).join(', ')})`);
+    if (!documented)
+      return void violation(`status not documented (documented: ${Object.keys(operation.responses ?? {}).join(', ')})`);
     const response = this.resolve(documented);
 
-    const headerSpecs = new Map<string, Json>(Object.entries((response.headers ?? {}) as Json).map(([name, spec]) => [name.toLowerCase(), { ...this.resolve(spec as Json), ...(spec as Json) }]));
+    const headerSpecs = new Map<string, Json>(
+      Object.entries((response.headers ?? {}) as Json).map(([name, spec]) => [
+        name.toLowerCase(),
+        { ...this.resolve(spec as Json), ...(spec as Json) },
+      ]),
+    );
     exchange.headers.forEach((value, name) => {
       if (TRANSPORT_HEADERS.has(name)) return;
       const spec = headerSpecs.get(name);
@@ -104,7 +129,8 @@ export class ContractChecker {
       const schema = this.resolve(spec).schema ?? spec.schema;
       if (schema) {
         const validate = this.validator(schema);
-        if (!validate(value)) violation(`header ${name}: ${JSON.stringify(value)} ${this.ajv.errorsText(validate.errors)}`);
+        if (!validate(value))
+          violation(`header ${name}: ${JSON.stringify(value)} ${this.ajv.errorsText(validate.errors)}`);
       }
     });
     for (const [name, spec] of headerSpecs) {
@@ -118,7 +144,10 @@ export class ContractChecker {
       return;
     }
     const media = content[mediaType];
-    if (!media) return void violation(`media type ${JSON.stringify(mediaType)} not documented (documented: ${Object.keys(content).join(', ')})`);
+    if (!media)
+      return void violation(
+        `media type ${JSON.stringify(mediaType)} not documented (documented: ${Object.keys(content).join(', ')})`,
+      );
     if (!mediaType.endsWith('json') || !media.schema) return;
     let body: unknown;
     try {
@@ -127,6 +156,7 @@ export class ContractChecker {
       return void violation('body is not JSON');
     }
     const validate = this.validator(media.schema);
-    if (!validate(body)) violation(`body ${this.ajv.errorsText(validate.errors, { dataVar: 'body' })}: ${exchange.text.slice(0, 300)}`);
+    if (!validate(body))
+      violation(`body ${this.ajv.errorsText(validate.errors, { dataVar: 'body' })}: ${exchange.text.slice(0, 300)}`);
   }
 }

@@ -13,7 +13,15 @@ export function runDeps(app: RunningApp): RunDeps {
   const { config, sequelize, log, schemas, sandbox } = app.services;
   const { queue, bus } = app.runtime;
   return {
-    config, sequelize, log, queue, bus, schemas, sandbox, tracer: runTracer(),
-    runService: createRunService(sequelize, queue, bus.sqlChannel), lifecycle: new RunLifecycle(log),
+    config,
+    sequelize,
+    log,
+    queue,
+    bus,
+    schemas,
+    sandbox,
+    tracer: runTracer(),
+    runService: createRunService(sequelize, queue, bus.sqlChannel),
+    lifecycle: new RunLifecycle(log),
   };
 }

@@ -14,19 +14,34 @@ import { CircuitAdaptor } from '../../src/models';
 export const TERMINAL = ['COMPLETED', 'EXCEPTION'];
 
 /** A circuit with one published version of `definition`, plus its adaptor uid. */
-export async function makeRunnableCircuit(owner: TestUser, definition: CircuitDefinition, input: Partial<CreateCircuitInput> = {}) {
+export async function makeRunnableCircuit(
+  owner: TestUser,
+  definition: CircuitDefinition,
+  input: Partial<CreateCircuitInput> = {},
+) {
   const { circuit, version } = await makeCircuit(owner, input, definition);
   const adaptor = await CircuitAdaptor.findOne({ where: { circuit_uid: circuit.uid } });
   return { circuit, version: version!, adaptorUid: adaptor!.uid };
 }
 
 /** POST /circuit-adaptors/{adaptor}/query */
-export function submitRun(t: TestApp, token: string | undefined, adaptorUid: string, body: unknown, headers: Record<string, string> = {}) {
+export function submitRun(
+  t: TestApp,
+  token: string | undefined,
+  adaptorUid: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
   return t.rest('POST', `/circuit-adaptors/${adaptorUid}/query`, { token, body, headers });
 }
 
 /** Polls GET /circuit-runs/{uid} until the run is terminal (or the timeout passes). */
-export async function waitForRun(t: Pick<TestApp, 'rest'>, uid: string, token?: string, timeoutMs = 15_000): Promise<any> {
+export async function waitForRun(
+  t: Pick<TestApp, 'rest'>,
+  uid: string,
+  token?: string,
+  timeoutMs = 15_000,
+): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const res = await t.rest('GET', `/circuit-runs/${uid}`, { token });
@@ -37,22 +52,45 @@ export async function waitForRun(t: Pick<TestApp, 'rest'>, uid: string, token?: 
   }
 }
 
-export interface SseEvent { id?: string; event?: string; data?: string }
+export interface SseEvent {
+  id?: string;
+  event?: string;
+  data?: string;
+}
 
 /** Reads a text/event-stream response to its end (or timeout), returning its events and comments. */
-export async function readSse(url: string, options: { token?: string; headers?: Record<string, string>; timeoutMs?: number; onOpen?: () => void; method?: string; body?: unknown } = {}) {
+export async function readSse(
+  url: string,
+  options: {
+    token?: string;
+    headers?: Record<string, string>;
+    timeoutMs?: number;
+    onOpen?: () => void;
+    method?: string;
+    body?: unknown;
+  } = {},
+) {
   const headers: Record<string, string> = { accept: 'text/event-stream', ...options.headers };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), options.timeoutMs ?? 15_000);
   try {
-    const res = await fetch(url, { method: options.method ?? 'GET', headers, signal: controller.signal, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+    const res = await fetch(url, {
+      method: options.method ?? 'GET',
+      headers,
+      signal: controller.signal,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    });
     const contentType = res.headers.get('content-type') ?? '';
     if (!contentType.startsWith('text/event-stream')) {
       const text = await res.text();
       let body: any = text;
-      try { body = JSON.parse(text); } catch { /* text */ }
+      try {
+        body = JSON.parse(text);
+      } catch {
+        /* text */
+      }
       return { status: res.status, headers: res.headers, events: [] as SseEvent[], body, raw: text };
     }
     options.onOpen?.();
@@ -78,13 +116,22 @@ export async function readSse(url: string, options: { token?: string; headers?: 
 }
 
 /** A loopback HTTP server for http steps; `handler` decides each response. */
-export async function startHttpTarget(handler: http.RequestListener): Promise<{ url: string; requests: { method: string; url: string; body: string; headers: http.IncomingHttpHeaders }[]; close(): Promise<void> }> {
+export async function startHttpTarget(handler: http.RequestListener): Promise<{
+  url: string;
+  requests: { method: string; url: string; body: string; headers: http.IncomingHttpHeaders }[];
+  close(): Promise<void>;
+}> {
   const requests: { method: string; url: string; body: string; headers: http.IncomingHttpHeaders }[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      requests.push({ method: req.method ?? '', url: req.url ?? '', body: Buffer.concat(chunks).toString(), headers: req.headers });
+      requests.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        body: Buffer.concat(chunks).toString(),
+        headers: req.headers,
+      });
       handler(req, res);
     });
   });
@@ -93,7 +140,11 @@ export async function startHttpTarget(handler: http.RequestListener): Promise<{ 
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -115,7 +166,10 @@ export async function startHoldingTarget() {
     /** Requests held so far and not yet released, oldest first. */
     held,
     /** A definition whose one step waits at the target. */
-    holdDefinition: (): CircuitDefinition => ({ query_schema: { type: 'object' }, steps: [{ id: 'wait', kind: 'http', method: 'GET', url: `${target.url}/hold` }] }),
+    holdDefinition: (): CircuitDefinition => ({
+      query_schema: { type: 'object' },
+      steps: [{ id: 'wait', kind: 'http', method: 'GET', url: `${target.url}/hold` }],
+    }),
     release,
     /** Waits until `count` requests are held (10 s at most). */
     async untilHeld(count = 1) {
@@ -143,12 +197,18 @@ export interface ServiceProcess {
  * Spawns the built service (`dist/src/main.js`) or worker (`dist/src/worker.js`) on `databaseUrl`
  * and resolves once it logs that it is ready. `npm test` builds dist first; built here if missing.
  */
-export async function spawnServiceProcess(kind: 'api' | 'worker', databaseUrl: string, env: Record<string, string> = {}): Promise<ServiceProcess> {
+export async function spawnServiceProcess(
+  kind: 'api' | 'worker',
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<ServiceProcess> {
   const root = path.resolve(__dirname, '../..');
   const script = path.join(root, 'dist/src', kind === 'api' ? 'main.js' : 'worker.js');
   if (!fs.existsSync(script)) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' });
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'circuits-proc-'));
-  const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !['REDIS_URL', 'MONGODB_URL', 'PORT', 'RUN_WORKER'].includes(k)));
+  const baseEnv = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !['REDIS_URL', 'MONGODB_URL', 'PORT', 'RUN_WORKER'].includes(k)),
+  );
   const proc = spawn(process.execPath, [script], {
     cwd: root,
     env: {
@@ -167,10 +227,12 @@ export async function spawnServiceProcess(kind: 'api' | 'worker', databaseUrl: s
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => {
-    fs.rmSync(dataDir, { recursive: true, force: true });
-    resolve(code);
-  }));
+  const exited = new Promise<number | null>((resolve) =>
+    proc.once('exit', (code) => {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      resolve(code);
+    }),
+  );
   const ready = new Promise<string | undefined>((resolve, reject) => {
     let buffer = '';
     const onData = (chunk: Buffer) => {
@@ -183,12 +245,16 @@ export async function spawnServiceProcess(kind: 'api' | 'worker', databaseUrl: s
         try {
           const entry = JSON.parse(line) as { msg?: string; url?: string };
           if (entry.msg === (kind === 'api' ? 'circuit service ready' : 'circuit worker ready')) resolve(entry.url);
-        } catch { /* not JSON */ }
+        } catch {
+          /* not JSON */
+        }
       }
     };
     proc.stdout!.on('data', onData);
     proc.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-    void exited.then((code) => reject(new Error(`${kind} exited (${code}) before it was ready:\n${output.join('\n')}`)));
+    void exited.then((code) =>
+      reject(new Error(`${kind} exited (${code}) before it was ready:\n${output.join('\n')}`)),
+    );
     // Generous: loading the service takes seconds, and far longer when the machine is busy (several test files at once).
     setTimeout(() => reject(new Error(`${kind} not ready after 60 s:\n${output.join('\n')}`)), 60_000).unref();
   });

@@ -12,7 +12,12 @@ const ROOT = path.join(__dirname, '..', '..');
 const MAIN = path.join(ROOT, 'dist', 'src', 'main.js');
 const BIN = path.join(ROOT, 'bin', 'circuits.js');
 
-export interface Service { child: ChildProcess; url: string; output: () => string; exited: Promise<number | null> }
+export interface Service {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+  exited: Promise<number | null>;
+}
 
 export interface Starting {
   /** Once the service logs "circuit service ready" (rejects with its output if it exits first, or after 60 s). */
@@ -21,10 +26,20 @@ export interface Starting {
   output: () => string;
 }
 
-export interface CliResult { code: number; stdout: string; stderr: string; json: any }
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  json: any;
+}
 
 export function isAlive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch { return false; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The embedded PostgreSQL's postmaster of a DATA_DIR, while its pid file exists. */
@@ -41,9 +56,15 @@ export function postmasterPid(dataDir: string): number | undefined {
 export function useSpawnedServices(secretKey: string) {
   const started: ChildProcess[] = [];
   const dataDirs: string[] = [];
-  const env = (extra: Record<string, string>): NodeJS.ProcessEnv => (
-    { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'info', PORT: '0', SECRET_KEY: secretKey, JOB_LOCK_LIFETIME_MS: '5000', ...extra }
-  );
+  const env = (extra: Record<string, string>): NodeJS.ProcessEnv => ({
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    LOG_LEVEL: 'info',
+    PORT: '0',
+    SECRET_KEY: secretKey,
+    JOB_LOCK_LIFETIME_MS: '5000',
+    ...extra,
+  });
 
   beforeAll(() => {
     if (!fs.existsSync(MAIN)) throw new Error('dist/ is missing: run npm run build');
@@ -87,12 +108,17 @@ export function useSpawnedServices(secretKey: string) {
                 resolve({ child, url: entry.url, output, exited });
                 return;
               }
-            } catch { /* partial line */ }
+            } catch {
+              /* partial line */
+            }
           }
         };
         child.stdout!.on('data', onData);
         child.stderr!.on('data', onData);
-        void exited.then((code) => { clearTimeout(timer); reject(new Error(`service exited with ${code} before ready:\n${out}`)); });
+        void exited.then((code) => {
+          clearTimeout(timer);
+          reject(new Error(`service exited with ${code} before ready:\n${out}`));
+        });
       });
       return { ready, exited, output };
     },
@@ -100,11 +126,20 @@ export function useSpawnedServices(secretKey: string) {
     /** Runs `bin/circuits.js` to its end; `json` is its stdout parsed, when it is JSON. */
     cli(args: string[], extra: Record<string, string>): Promise<CliResult> {
       return new Promise((resolve) => {
-        execFile(process.execPath, [BIN, ...args], { cwd: ROOT, env: env({ LOG_LEVEL: 'silent', ...extra }), timeout: 60_000 }, (error, stdout, stderr) => {
-          let json: unknown;
-          try { json = JSON.parse(stdout); } catch { /* not JSON */ }
-          resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr, json });
-        });
+        execFile(
+          process.execPath,
+          [BIN, ...args],
+          { cwd: ROOT, env: env({ LOG_LEVEL: 'silent', ...extra }), timeout: 60_000 },
+          (error, stdout, stderr) => {
+            let json: unknown;
+            try {
+              json = JSON.parse(stdout);
+            } catch {
+              /* not JSON */
+            }
+            resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr, json });
+          },
+        );
       });
     },
   };

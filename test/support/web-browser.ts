@@ -19,8 +19,12 @@ export function webBrowser(baseUrl: string, ip: string) {
       const res = await request('POST', '/settings/sign-in', new URLSearchParams({ _csrf: token, username, password }));
       return { status: res.status, ms: performance.now() - started };
     },
-    signOut() { cookie = ''; },
+    signOut() {
+      cookie = '';
+    },
     /** The session cookie (`name=value`), for requests made by hand. */
-    get cookie() { return cookie; },
+    get cookie() {
+      return cookie;
+    },
   };
 }

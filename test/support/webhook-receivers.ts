@@ -20,7 +20,11 @@ export async function startHealthyReceiver() {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     arrivals,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -28,9 +32,18 @@ export async function startHealthyReceiver() {
  * Submits a run of `adaptorUid` as `token` with a `completed` webhook to `receiver`, and times the message:
  * from the submit (`total`) and from the run's end as its reader saw it (`afterEnd`), in ms.
  */
-export async function timeCompletedWebhook(t: TestApp, token: string, adaptorUid: string, receiver: Awaited<ReturnType<typeof startHealthyReceiver>>) {
+export async function timeCompletedWebhook(
+  t: TestApp,
+  token: string,
+  adaptorUid: string,
+  receiver: Awaited<ReturnType<typeof startHealthyReceiver>>,
+) {
   const started = performance.now();
-  const res = await submitRun(t, token, adaptorUid, { input: {}, webhook: `${receiver.url}/hook`, webhook_events_filter: ['completed'] });
+  const res = await submitRun(t, token, adaptorUid, {
+    input: {},
+    webhook: `${receiver.url}/hook`,
+    webhook_events_filter: ['completed'],
+  });
   const uid = res.body.payload.uid as string;
   expect((await waitForRun(t, uid, token)).state).toBe('COMPLETED');
   const ended = performance.now();

@@ -30,7 +30,9 @@ export interface WorkerOnDemand {
  * test file's top level (it registers the file's beforeAll and afterAll); the fields are set from
  * beforeAll on.
  */
-export function workerOnDemand(answer: (req: IncomingMessage, res: ServerResponse) => boolean = () => false): WorkerOnDemand {
+export function workerOnDemand(
+  answer: (req: IncomingMessage, res: ServerResponse) => boolean = () => false,
+): WorkerOnDemand {
   let worker: Runtime | undefined;
   const setup = {
     held: [] as ServerResponse[],
@@ -38,18 +40,31 @@ export function workerOnDemand(answer: (req: IncomingMessage, res: ServerRespons
       if (worker) return;
       // A second composition in this process, as a worker process would have (the app's own executes nothing).
       const { config, sequelize, log, blobStorage, schemas, sandbox } = setup.t.app.services;
-      worker = await startRuntime({ config, sequelize, log, databaseUrl: setup.t.databaseUrl, worker: { blobStorage }, schemas, sandbox });
+      worker = await startRuntime({
+        config,
+        sequelize,
+        log,
+        databaseUrl: setup.t.databaseUrl,
+        worker: { blobStorage },
+        schemas,
+        sandbox,
+      });
     },
-    holdDefinition: (): CircuitDefinition => ({ query_schema: { type: 'object' }, steps: [{ id: 'wait', kind: 'http', method: 'GET', url: setup.target.url }] }),
+    holdDefinition: (): CircuitDefinition => ({
+      query_schema: { type: 'object' },
+      steps: [{ id: 'wait', kind: 'http', method: 'GET', url: setup.target.url }],
+    }),
     async untilHeld(count: number) {
       const deadline = Date.now() + 15_000;
-      while (setup.held.length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      while (setup.held.length < count && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 10));
       expect(setup.held.length).toBeGreaterThanOrEqual(count);
     },
     async releaseHeld() {
       const deadline = Date.now() + 10_000;
       while (setup.held.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-      for (const res of setup.held.splice(0)) res.writeHead(200, { 'content-type': 'application/json' }).end('{"done":true}');
+      for (const res of setup.held.splice(0))
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"done":true}');
     },
   } as WorkerOnDemand;
 

@@ -11,7 +11,11 @@ export function register(alias: Command): void {
     .requiredOption('--username <username>', 'the circuit owner')
     .requiredOption('--circuit <name>', 'circuit name')
     .requiredOption('--name <alias>', 'alias name (^[a-z][a-z0-9-]{0,31}$)')
-    .requiredOption('--route <version_uid=weight>', 'a route, repeated for 1 to 5 routes; weights add up to 100', parseRoute)
+    .requiredOption(
+      '--route <version_uid=weight>',
+      'a route, repeated for 1 to 5 routes; weights add up to 100',
+      parseRoute,
+    )
     .action(async (options: SetModule.AliasSetOptions) => {
       const { aliasSet } = implementation(() => require('./set') as typeof SetModule);
       printJson(await aliasSet(options));

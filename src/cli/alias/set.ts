@@ -3,7 +3,12 @@ import { withDatabase } from '../database';
 import { findCircuit, findUser, restAlias } from '../present';
 import type { AliasRoute } from '../options';
 
-export interface AliasSetOptions { username: string; circuit: string; name: string; route: AliasRoute[] }
+export interface AliasSetOptions {
+  username: string;
+  circuit: string;
+  name: string;
+  route: AliasRoute[];
+}
 
 /** Creates the alias or gives it new routes (PUT /circuits/{uid}/aliases/{name}); prints the alias. */
 export async function aliasSet(options: AliasSetOptions) {

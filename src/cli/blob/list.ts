@@ -4,7 +4,11 @@ import { findUser } from '../present';
 import { restBlob } from './present';
 import { CliError } from '../output';
 
-export interface BlobListOptions { username: string; limit: number; page: number }
+export interface BlobListOptions {
+  username: string;
+  limit: number;
+  page: number;
+}
 
 /** A user's blobs, newest first, in the REST list shape (with storage paths, as for an admin). */
 export async function blobList(options: BlobListOptions) {
@@ -13,7 +17,10 @@ export async function blobList(options: BlobListOptions) {
     const owner = await findUser(options.username);
     const { rows, count } = await Blob.findAndCountAll({
       where: { user_uid: owner.uid },
-      order: [['created_at', 'DESC'], ['uid', 'ASC']],
+      order: [
+        ['created_at', 'DESC'],
+        ['uid', 'ASC'],
+      ],
       limit: options.limit,
       offset: (options.page - 1) * options.limit,
     });

@@ -7,7 +7,9 @@ import { findUser } from '../present';
 import { restBlob } from './present';
 import { CliError } from '../output';
 
-export interface BlobUploadOptions { username: string }
+export interface BlobUploadOptions {
+  username: string;
+}
 
 /** Stores a file as a blob owned by the user (the same path as the /settings upload). */
 export async function blobUpload(file: string, options: BlobUploadOptions) {
@@ -16,7 +18,9 @@ export async function blobUpload(file: string, options: BlobUploadOptions) {
     data = fs.readFileSync(path.resolve(file));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new CliError(`cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (error as Error).message}`);
+    throw new CliError(
+      `cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (error as Error).message}`,
+    );
   }
   // Loaded here, not at start: the storage clients are heavy and only this command needs them.
   const { uploadBlob } = require('../../commands/upload-blob') as typeof UploadBlob;

@@ -2,7 +2,13 @@ import { createCircuit } from '../../commands/create-circuit';
 import { withDatabase } from '../database';
 import { findUser, restCircuit } from '../present';
 
-export interface CircuitCreateOptions { username: string; name: string; description?: string; private?: boolean; protected?: boolean }
+export interface CircuitCreateOptions {
+  username: string;
+  name: string;
+  description?: string;
+  private?: boolean;
+  protected?: boolean;
+}
 
 /** Creates a circuit (and its default query adaptor) owned by the user. */
 export async function circuitCreate(options: CircuitCreateOptions) {

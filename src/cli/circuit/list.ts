@@ -4,7 +4,11 @@ import { findUser, restCircuits } from '../present';
 import { pageWindow } from '../options';
 import type { ListOutput } from '../output';
 
-export interface CircuitListOptions { user?: string; limit: number; page: number }
+export interface CircuitListOptions {
+  user?: string;
+  limit: number;
+  page: number;
+}
 
 /** What `circuit list --table` shows of each circuit. */
 export const CIRCUIT_COLUMNS = ['username', 'name', 'uid', 'is_private', 'primary_version_uid', 'created_at'] as const;
@@ -16,7 +20,10 @@ export async function circuitList(options: CircuitListOptions): Promise<ListOutp
     const owner = options.user === undefined ? null : await findUser(options.user);
     const { rows, count } = await Circuit.findAndCountAll({
       where: owner ? { owner_uid: owner.uid } : {},
-      order: [['created_at', 'DESC'], ['uid', 'ASC']],
+      order: [
+        ['created_at', 'DESC'],
+        ['uid', 'ASC'],
+      ],
       ...window,
     });
     return { meta: { total_count: count, limit: window.limit, page: options.page }, data: await restCircuits(rows) };

@@ -1,7 +1,10 @@
 import { grantCredits } from '../../credits/grants';
 import { withDatabase } from '../database';
 
-export interface CreditsGrantOptions { username: string; amount: number }
+export interface CreditsGrantOptions {
+  username: string;
+  amount: number;
+}
 
 /** Adds credits to a user's balance with its ledger row (safe beside running queries). */
 export async function creditsGrant(options: CreditsGrantOptions) {

@@ -2,7 +2,10 @@ import { ledgerPage } from '../../credits/ledger';
 import { withDatabase } from '../database';
 import { findUser } from '../present';
 
-export interface CreditsShowOptions { username: string; ledger: number }
+export interface CreditsShowOptions {
+  username: string;
+  ledger: number;
+}
 
 /** A user's balance, what their runs in progress hold, and the latest ledger rows. */
 export async function creditsShow(options: CreditsShowOptions) {

@@ -9,7 +9,9 @@ import { startRuntime } from '../../runtime';
 import { withDatabase } from '../database';
 import { restRun } from '../present';
 
-export interface RunCancelOptions { uid: string }
+export interface RunCancelOptions {
+  uid: string;
+}
 
 /**
  * Cancels a run through the service's own cancel (src/runs/cancel.ts): a PROVISIONED run ends here,

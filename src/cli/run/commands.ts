@@ -13,7 +13,10 @@ export function register(run: Command): void {
     .description('list runs of every user, newest first, with the operator details of `run show`')
     .option('--user <username>', "only this user's runs")
     .option('--state <state>', 'only runs in this state: PROVISIONED, RUNNING, COMPLETED or EXCEPTION')
-    .option('--circuit <uid|owner/name>', "only runs of this circuit (a uid, or owner/name; a bare name is --user's circuit)")
+    .option(
+      '--circuit <uid|owner/name>',
+      "only runs of this circuit (a uid, or owner/name; a bare name is --user's circuit)",
+    )
     .option('--limit <n>', 'runs per page (1-1000)', positiveInteger, 20)
     .option('--page <n>', '1-based page', positiveInteger, 1)
     .option('--table', 'print a table instead of JSON')
@@ -31,7 +34,9 @@ export function register(run: Command): void {
     });
   run
     .command('cancel')
-    .description('cancel a run as its owner would (ends EXCEPTION Canceled; webhooks, events and the ledger as usual); prints the run')
+    .description(
+      'cancel a run as its owner would (ends EXCEPTION Canceled; webhooks, events and the ledger as usual); prints the run',
+    )
     .requiredOption('--uid <uid>', 'the run uid')
     .action(async (options: CancelModule.RunCancelOptions) => {
       const { runCancel } = implementation(() => require('./cancel') as typeof CancelModule);
@@ -39,7 +44,9 @@ export function register(run: Command): void {
     });
   run
     .command('replay-last')
-    .description("replay the user's last terminal runs of a circuit against a version, wait for them and print what changed (needs a running worker)")
+    .description(
+      "replay the user's last terminal runs of a circuit against a version, wait for them and print what changed (needs a running worker)",
+    )
     .requiredOption('--username <username>', 'the user whose runs are replayed (the circuit owner)')
     .requiredOption('--circuit <name>', 'circuit name')
     .requiredOption('--version <uid>', 'the candidate version (of that circuit)')

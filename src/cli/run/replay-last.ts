@@ -10,7 +10,14 @@ import { findCircuit, findUser } from '../present';
 import { CliError } from '../output';
 import { createJsonSchemaService } from '../../engine/json-schemas';
 
-export interface RunReplayLastOptions { username: string; circuit: string; version: string; count?: string; mode?: string; timeoutS?: string }
+export interface RunReplayLastOptions {
+  username: string;
+  circuit: string;
+  version: string;
+  count?: string;
+  mode?: string;
+  timeoutS?: string;
+}
 
 const positive = (value: string | undefined, fallback: number, name: string, max: number): number => {
   if (value === undefined) return fallback;
@@ -34,8 +41,16 @@ export async function runReplayLast(options: RunReplayLastOptions) {
     const user = await findUser(options.username);
     const circuit = await findCircuit(user, options.circuit);
     const originals = await CircuitRun.findAll({
-      where: { circuit_uid: circuit.uid, user_uid: user.uid, state: { [Op.in]: [...TERMINAL_STATES] }, replay_of: null },
-      order: [['created_at', 'DESC'], ['uid', 'DESC']],
+      where: {
+        circuit_uid: circuit.uid,
+        user_uid: user.uid,
+        state: { [Op.in]: [...TERMINAL_STATES] },
+        replay_of: null,
+      },
+      order: [
+        ['created_at', 'DESC'],
+        ['uid', 'DESC'],
+      ],
       limit: count,
     });
     const log = createLogger('silent');
@@ -52,11 +67,18 @@ export async function runReplayLast(options: RunReplayLastOptions) {
       const deadline = Date.now() + timeoutMs;
       const ended = new Map<string, CircuitRun>();
       while (ended.size < pairs.length) {
-        const rows = await CircuitRun.findAll({ where: { uid: pairs.map((p) => p.replay).filter((uid) => !ended.has(uid)) } });
+        const rows = await CircuitRun.findAll({
+          where: { uid: pairs.map((p) => p.replay).filter((uid) => !ended.has(uid)) },
+        });
         for (const row of rows) if (isTerminal(row.state)) ended.set(row.uid, row);
         if (ended.size === pairs.length) break;
         if (Date.now() > deadline) {
-          throw new CliError(`${pairs.length - ended.size} replay(s) did not end within ${timeoutMs / 1000} s (is a worker running?): ${pairs.map((p) => p.replay).filter((uid) => !ended.has(uid)).join(', ')}`);
+          throw new CliError(
+            `${pairs.length - ended.size} replay(s) did not end within ${timeoutMs / 1000} s (is a worker running?): ${pairs
+              .map((p) => p.replay)
+              .filter((uid) => !ended.has(uid))
+              .join(', ')}`,
+          );
         }
         await new Promise((resolve) => setTimeout(resolve, 250));
       }

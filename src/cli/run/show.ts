@@ -5,7 +5,9 @@ import { isUid } from '../../ids';
 import { withDatabase } from '../database';
 import { restRun } from '../present';
 
-export interface RunShowOptions { uid: string }
+export interface RunShowOptions {
+  uid: string;
+}
 
 /** One run with the operator's details (failure reason, cost, attempts). */
 export async function runShow(options: RunShowOptions) {

@@ -9,7 +9,10 @@ export function register(schedule: Command): void {
     .command('list')
     .description('list schedules of every user, oldest first, with their next fire and last outcome')
     .option('--user <username>', "only this user's schedules")
-    .option('--circuit <uid|owner/name>', "only this circuit's schedules (a uid, or owner/name; a bare name is --user's circuit)")
+    .option(
+      '--circuit <uid|owner/name>',
+      "only this circuit's schedules (a uid, or owner/name; a bare name is --user's circuit)",
+    )
     .option('--paused', 'only paused schedules')
     .option('--active', 'only schedules that are not paused')
     .option('--limit <n>', 'schedules per page (1-1000)', positiveInteger, 50)

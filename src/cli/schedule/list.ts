@@ -7,10 +7,27 @@ import { findCircuitArg, findUser } from '../present';
 import { pageWindow } from '../options';
 import { CliError, type ListOutput } from '../output';
 
-export interface ScheduleListOptions { user?: string; circuit?: string; paused?: boolean; active?: boolean; limit: number; page: number }
+export interface ScheduleListOptions {
+  user?: string;
+  circuit?: string;
+  paused?: boolean;
+  active?: boolean;
+  limit: number;
+  page: number;
+}
 
 /** What `schedule list --table` shows of each schedule. */
-export const SCHEDULE_COLUMNS = ['uid', 'username', 'circuit_name', 'cron', 'timezone', 'is_paused', 'next_run_at', 'last_fired_at', 'last_error'] as const;
+export const SCHEDULE_COLUMNS = [
+  'uid',
+  'username',
+  'circuit_name',
+  'cron',
+  'timezone',
+  'is_paused',
+  'next_run_at',
+  'last_fired_at',
+  'last_error',
+] as const;
 
 /**
  * Schedules of every user, oldest first: each as the API shows it to its owner (the schedule type's
@@ -32,7 +49,10 @@ export async function scheduleList(options: ScheduleListOptions): Promise<ListOu
           WHERE ${filter} ORDER BY s.created_at, s.uid LIMIT $4 OFFSET $5`,
         { bind: [...bind, window.limit, window.offset], type: QueryTypes.SELECT },
       ),
-      sequelize.query<{ n: string }>(`SELECT count(*) AS n FROM circuit_schedules s WHERE ${filter}`, { bind, type: QueryTypes.SELECT }),
+      sequelize.query<{ n: string }>(`SELECT count(*) AS n FROM circuit_schedules s WHERE ${filter}`, {
+        bind,
+        type: QueryTypes.SELECT,
+      }),
     ]);
     const data = rows.map((row) => ({
       ...snakeKeys(CircuitScheduleType.from(row)),

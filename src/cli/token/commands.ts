@@ -10,7 +10,9 @@ import type * as RevokeModule from './revoke';
 export function register(token: Command): void {
   token
     .command('create')
-    .description('create an API token for a user (printed once), optionally limited (scopes, expiry, circuits, a daily credit cap)')
+    .description(
+      'create an API token for a user (printed once), optionally limited (scopes, expiry, circuits, a daily credit cap)',
+    )
     .requiredOption('--username <username>', 'the owner of the token')
     .option('--label <label>', 'a label to recognise the token by in /settings', 'cli')
     .option('--scope <scope>', `what it may do, repeatable: ${TOKEN_SCOPES.join(', ')} (default all)`, collect)

@@ -23,7 +23,8 @@ export async function tokenCreate(options: TokenCreateOptions) {
       circuitUids: options.circuit ?? null,
       maxCreditsPerDay: options.maxCreditsPerDay ?? null,
     });
-    const limited = options.scope || options.expiresIn !== undefined || options.circuit || options.maxCreditsPerDay !== undefined;
+    const limited =
+      options.scope || options.expiresIn !== undefined || options.circuit || options.maxCreditsPerDay !== undefined;
     if (!limited) return { token };
     return {
       token,
@@ -31,7 +32,10 @@ export async function tokenCreate(options: TokenCreateOptions) {
       scopes: record.scopes ?? [...TOKEN_SCOPES],
       expires_at: record.expires_at ?? null,
       circuit_uids: record.circuit_uids ?? null,
-      max_credits_per_day: record.max_credits_per_day === null || record.max_credits_per_day === undefined ? null : Number(record.max_credits_per_day),
+      max_credits_per_day:
+        record.max_credits_per_day === null || record.max_credits_per_day === undefined
+          ? null
+          : Number(record.max_credits_per_day),
     };
   });
 }

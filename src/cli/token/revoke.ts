@@ -4,7 +4,10 @@ import { isUid } from '../../ids';
 import { withDatabase } from '../database';
 import { findUser } from '../present';
 
-export interface TokenRevokeOptions { username: string; uid: string }
+export interface TokenRevokeOptions {
+  username: string;
+  uid: string;
+}
 
 /** Revokes one of a user's tokens by uid (from `token list`); requests with it get 401 at once. */
 export async function tokenRevoke(options: TokenRevokeOptions) {

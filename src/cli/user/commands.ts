@@ -45,7 +45,9 @@ export function register(user: Command): void {
     });
   user
     .command('show')
-    .description('show a user: profile, balance, held credits, and counts of circuits, runs by state, schedules and tokens')
+    .description(
+      'show a user: profile, balance, held credits, and counts of circuits, runs by state, schedules and tokens',
+    )
     .requiredOption('--username <username>', 'the user')
     .action(async (options: ShowModule.UserShowOptions) => {
       const { userShow } = implementation(() => require('./show') as typeof ShowModule);

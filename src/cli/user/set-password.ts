@@ -2,7 +2,10 @@ import { setPassword } from '../../commands/set-password';
 import { withDatabase } from '../database';
 import { findUser } from '../present';
 
-export interface UserSetPasswordOptions { username: string; password: string }
+export interface UserSetPasswordOptions {
+  username: string;
+  password: string;
+}
 
 /** Sets (or replaces) a user's /settings password; their open web sessions end. */
 export async function userSetPassword(options: UserSetPasswordOptions) {

@@ -6,7 +6,9 @@ import { countSchedulesOf } from '../../schedules/schedule-store';
 import { withDatabase } from '../database';
 import { findUser, restUser } from '../present';
 
-export interface UserShowOptions { username: string }
+export interface UserShowOptions {
+  username: string;
+}
 
 /** A user's profile and balance, and how much they have: circuits, runs by state, schedules, active tokens, blobs. */
 export async function userShow(options: UserShowOptions) {
@@ -19,7 +21,9 @@ export async function userShow(options: UserShowOptions) {
       ApiToken.count({ where: { user_uid: user.uid, revoked_at: null } }),
       Blob.count({ where: { user_uid: user.uid } }),
     ]);
-    const runs = Object.fromEntries(RUN_STATES.map((state) => [state, Number(runsByState.find((row) => row.state === state)?.count ?? 0)]));
+    const runs = Object.fromEntries(
+      RUN_STATES.map((state) => [state, Number(runsByState.find((row) => row.state === state)?.count ?? 0)]),
+    );
     return { ...restUser(user), counts: { circuits, runs, schedules, active_tokens: tokens, blobs } };
   });
 }

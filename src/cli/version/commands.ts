@@ -7,7 +7,9 @@ import type * as SetPrimaryModule from './set-primary';
 export function register(version: Command): void {
   version
     .command('publish')
-    .description('publish the next version of a circuit from a definition file (the format: README "Circuit definitions", or GET /api/v1/definition-schema.json)')
+    .description(
+      'publish the next version of a circuit from a definition file (the format: README "Circuit definitions", or GET /api/v1/definition-schema.json)',
+    )
     .requiredOption('--username <username>', 'the circuit owner')
     .requiredOption('--circuit <name>', 'circuit name')
     .requiredOption('--file <definition.json>', 'the version definition as JSON')

@@ -7,7 +7,12 @@ import { withDatabase } from '../database';
 import { findCircuit, findUser, restVersion } from '../present';
 import { CliError } from '../output';
 
-export interface VersionPublishOptions { username: string; circuit: string; file: string; primary?: boolean }
+export interface VersionPublishOptions {
+  username: string;
+  circuit: string;
+  file: string;
+  primary?: boolean;
+}
 
 /** Reads and parses the definition file before touching the database. */
 export function readDefinition(file: string): unknown {
@@ -34,7 +39,13 @@ export async function versionPublish(options: VersionPublishOptions) {
     const schemas = createJsonSchemaService();
     const sandbox = new Sandbox();
     try {
-      const version = await publishVersion({ sequelize, schemas, sandbox }, publisher, circuit, definition, options.primary ?? false);
+      const version = await publishVersion(
+        { sequelize, schemas, sandbox },
+        publisher,
+        circuit,
+        definition,
+        options.primary ?? false,
+      );
       await circuit.reload();
       return restVersion(version, circuit.primary_version_uid ?? null);
     } finally {

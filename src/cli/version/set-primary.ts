@@ -2,7 +2,11 @@ import { setPrimaryVersion } from '../../commands/set-primary-version';
 import { withDatabase } from '../database';
 import { findCircuit, findUser, restCircuit } from '../present';
 
-export interface VersionSetPrimaryOptions { username: string; circuit: string; version: string }
+export interface VersionSetPrimaryOptions {
+  username: string;
+  circuit: string;
+  version: string;
+}
 
 /** Makes a version of the user's circuit the primary one (PUT /circuits/{uid}/primary); prints the circuit. */
 export async function versionSetPrimary(options: VersionSetPrimaryOptions) {

@@ -1,7 +1,17 @@
 import type { Migration } from './migration';
 
 /** Every column of users but the balance (credits, credits_held) and updated_at. */
-export const AUTH_COLUMNS = ['uid', 'username', 'name', 'bio', 'is_private', 'is_admin', 'password_hash', 'created_at', 'search_vector'] as const;
+export const AUTH_COLUMNS = [
+  'uid',
+  'username',
+  'name',
+  'bio',
+  'is_private',
+  'is_admin',
+  'password_hash',
+  'created_at',
+  'search_vector',
+] as const;
 
 /**
  * Migration 0012's trigger compared the whole row, as JSON, on every update of a user, so each credit

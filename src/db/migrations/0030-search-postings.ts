@@ -35,7 +35,9 @@ CREATE INDEX search_postings_ranked_idx ON search_postings (word, rank DESC, sor
 -- ts_rank of a vector against one exact word (the word quoted as a tsquery lexeme).
 CREATE FUNCTION search_word_rank(v tsvector, word text) RETURNS real LANGUAGE sql IMMUTABLE PARALLEL SAFE
   AS $$ SELECT ts_rank(v, ('''' || replace(replace(word, '\\', '\\\\'), '''', '''''') || '''')::tsquery) $$;
-${kinds.map(({ table, kind, sortName }) => `
+${kinds
+  .map(
+    ({ table, kind, sortName }) => `
 CREATE FUNCTION ${table}_search_postings_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   INSERT INTO search_postings (kind, word, uid, rank, sort_name)
@@ -83,7 +85,9 @@ INSERT INTO search_postings (kind, word, uid, rank, sort_name)
 SELECT '${kind}', l.word, t.uid, search_word_rank(t.search_vector, l.word), t.${sortName}
   FROM ${table} t CROSS JOIN LATERAL unnest(tsvector_to_array(t.search_vector)) AS l(word)
  WHERE NOT t.is_private;
-`).join('')}
+`,
+  )
+  .join('')}
 ANALYZE search_postings;
 `,
 };

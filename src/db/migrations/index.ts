@@ -41,7 +41,12 @@ const RELEASED = [
 ];
 
 function isMigration(value: unknown): value is Migration {
-  return typeof value === 'object' && value !== null && typeof (value as Migration).name === 'string' && typeof (value as Migration).up === 'string';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Migration).name === 'string' &&
+    typeof (value as Migration).up === 'string'
+  );
 }
 
 /** Every migration file of this folder (`NNNN-name.ts`, or `.js` once built), each exporting one Migration named after its file. */
@@ -50,7 +55,8 @@ function loadMigrations(): Migration[] {
   for (const file of fs.readdirSync(__dirname).filter((name) => /^\d{4}-[\w-]+\.(js|ts)$/.test(name))) {
     const name = file.replace(/\.(js|ts)$/, '');
     const migration = Object.values(require(path.join(__dirname, file)) as Record<string, unknown>).find(isMigration);
-    if (!migration || migration.name !== name) throw new Error(`src/db/migrations/${file} must export one Migration named '${name}'`);
+    if (!migration || migration.name !== name)
+      throw new Error(`src/db/migrations/${file} must export one Migration named '${name}'`);
     byName.set(name, migration);
   }
   const newer = [...byName.keys()].filter((name) => !RELEASED.includes(name)).sort();

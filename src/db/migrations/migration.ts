@@ -1,1 +1,5 @@
-export interface Migration { name: string; up: string; down?: string }
+export interface Migration {
+  name: string;
+  up: string;
+  down?: string;
+}

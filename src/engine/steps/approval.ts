@@ -16,15 +16,22 @@ export const APPROVAL_ON_TIMEOUT = ['reject', 'approve'] as const;
  */
 export const approvalStep = defineStepKind({
   kind: 'approval',
-  summary: 'Waits for the run\'s owner to approve or reject; the output is the decision. A rejection ends the run. Costs 0 credits.',
+  summary:
+    "Waits for the run's owner to approve or reject; the output is the decision. A rejection ends the run. Costs 0 credits.",
   fields: {
     prompt: templateField('What the person is asked.'),
     timeout_s: {
-      type: 'integer', minimum: 1, maximum: APPROVAL_MAX_TIMEOUT_S,
+      type: 'integer',
+      minimum: 1,
+      maximum: APPROVAL_MAX_TIMEOUT_S,
       description: `Seconds to wait for a decision (default ${APPROVAL_DEFAULT_TIMEOUT_S}); the time does not count towards the run's deadline.`,
       'x-message': `must be a whole number of seconds from 1 to ${APPROVAL_MAX_TIMEOUT_S}`,
     },
-    on_timeout: { enum: [...APPROVAL_ON_TIMEOUT], description: 'What a timeout decides (default reject).', 'x-message': `must be one of ${APPROVAL_ON_TIMEOUT.join(', ')}` },
+    on_timeout: {
+      enum: [...APPROVAL_ON_TIMEOUT],
+      description: 'What a timeout decides (default reject).',
+      'x-message': `must be one of ${APPROVAL_ON_TIMEOUT.join(', ')}`,
+    },
   },
   required: ['prompt'],
   async execute(step, ctx) {
@@ -41,14 +48,30 @@ export const approvalStep = defineStepKind({
     }
     const timeoutSeconds = typeof step.timeout_s === 'number' ? step.timeout_s : APPROVAL_DEFAULT_TIMEOUT_S;
     const onTimeout = step.on_timeout === 'approve' ? 'approve' : 'reject';
-    const decision = await ctx.journal.waitForApproval(path, { prompt, timeoutSeconds, onTimeout }, ctx.signal, (entry) => {
-      ctx.observer?.step({ step_id: step.id, kind: 'approval', status: 'waiting', started_at: entry.started_at, prompt: entry.prompt, expires_at: entry.expires_at });
-    });
+    const decision = await ctx.journal.waitForApproval(
+      path,
+      { prompt, timeoutSeconds, onTimeout },
+      ctx.signal,
+      (entry) => {
+        ctx.observer?.step({
+          step_id: step.id,
+          kind: 'approval',
+          status: 'waiting',
+          started_at: entry.started_at,
+          prompt: entry.prompt,
+          expires_at: entry.expires_at,
+        });
+      },
+    );
     if (!decision.approved) {
-      if (decision.timed_out) throw new StepError(step.id, `nobody decided within ${timeoutSeconds} s`, 'ApprovalTimedOut');
+      if (decision.timed_out)
+        throw new StepError(step.id, `nobody decided within ${timeoutSeconds} s`, 'ApprovalTimedOut');
       throw new StepError(step.id, decision.comment ? `rejected: ${decision.comment}` : 'rejected', 'Rejected');
     }
-    return { output: { approved: true, comment: decision.comment, data: decision.data, resolved_at: decision.resolved_at }, credits: 0 };
+    return {
+      output: { approved: true, comment: decision.comment, data: decision.data, resolved_at: decision.resolved_at },
+      credits: 0,
+    };
   },
   describe: (step, say) => `Waits for the owner to approve ${say.quote(String(step.prompt))}`,
 });

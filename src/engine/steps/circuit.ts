@@ -26,26 +26,34 @@ export const EMBEDDED_RUN_BASE_CREDITS = 1;
 export const circuitStep = defineStepKind({
   kind: 'circuit',
   durable: true,
-  summary: "Runs another circuit (embeds it); the output is the embedded run's result_blob. Costs 1 credit plus the embedded run's steps.",
+  summary:
+    "Runs another circuit (embeds it); the output is the embedded run's result_blob. Costs 1 credit plus the embedded run's steps.",
   fields: {
     circuit_uid: { type: 'string', description: 'The circuit to run.', 'x-message': 'must be a circuit uid' },
-    version_uid: { type: 'string', description: 'A version of that circuit; its primary version when absent.', 'x-message': 'must be a version uid' },
+    version_uid: {
+      type: 'string',
+      description: 'A version of that circuit; its primary version when absent.',
+      'x-message': 'must be a version uid',
+    },
     input: templateLeavesField("The embedded run's input (checked against that version's query_schema)."),
     ...stepPolicyFields('circuit'),
   },
   required: ['circuit_uid'],
   async execute(step, ctx) {
-    if (ctx.depth + 1 > MAX_CIRCUIT_DEPTH) throw new StepError(step.id, `embedded circuits nest deeper than ${MAX_CIRCUIT_DEPTH}`);
+    if (ctx.depth + 1 > MAX_CIRCUIT_DEPTH)
+      throw new StepError(step.id, `embedded circuits nest deeper than ${MAX_CIRCUIT_DEPTH}`);
     if (!ctx.runDefinition) throw new StepError(step.id, 'embedded circuits cannot run here', 'Internal');
     // Held first: a fan-out the balance cannot cover stops here, before any lookup, render or check.
     await holdCredits(ctx, step.id, EMBEDDED_RUN_BASE_CREDITS);
     const circuit = isUid(step.circuit_uid) ? await Circuit.findByPk(step.circuit_uid) : null;
     if (!circuit) throw new StepError(step.id, `circuit ${String(step.circuit_uid)} does not exist`);
     const user = await User.findByPk(ctx.run.userUid);
-    if (!circuitPermits(user, circuit, 'run')) throw new StepError(step.id, `not allowed to run circuit ${circuit.uid}`);
+    if (!circuitPermits(user, circuit, 'run'))
+      throw new StepError(step.id, `not allowed to run circuit ${circuit.uid}`);
     const versionUid = step.version_uid ?? circuit.primary_version_uid;
     const version = isUid(versionUid) ? await CircuitVersion.findByPk(versionUid) : null;
-    if (!version || version.circuit_uid !== circuit.uid) throw new StepError(step.id, `circuit ${circuit.uid} has no version ${String(versionUid ?? '(primary)')}`);
+    if (!version || version.circuit_uid !== circuit.uid)
+      throw new StepError(step.id, `circuit ${circuit.uid} has no version ${String(versionUid ?? '(primary)')}`);
 
     let input: unknown;
     try {
@@ -53,7 +61,8 @@ export const circuitStep = defineStepKind({
     } catch (error) {
       throw new StepError(step.id, `input: ${templateFailure(error)}`);
     }
-    if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new StepError(step.id, 'input must be an object');
+    if (typeof input !== 'object' || input === null || Array.isArray(input))
+      throw new StepError(step.id, 'input must be an object');
     const invalid = checkInput(ctx.deps.schemas.inputs, version.uid, version.definition.query_schema, input, 'input');
     if (invalid) throw new StepError(step.id, `embedded circuit input: ${invalid.message}`);
 
@@ -65,10 +74,15 @@ export const circuitStep = defineStepKind({
       const result = await withStepPolicy(step, ctx, policy, async (attempt) => {
         const retryableFailures = new Set<string>();
         // The embedded run is a span of its own under this step's.
-        const span = ctx.trace ? startSpan('circuit.run', ctx.trace.context, {
-          'circuit.run.uid': ctx.run.uid, 'circuit.run.embedded': true, 'circuit.step.id': `${ctx.path ?? ''}${step.id}`,
-          'circuit.uid': circuit.uid, 'circuit.version.uid': version.uid,
-        }) : undefined;
+        const span = ctx.trace
+          ? startSpan('circuit.run', ctx.trace.context, {
+              'circuit.run.uid': ctx.run.uid,
+              'circuit.run.embedded': true,
+              'circuit.step.id': `${ctx.path ?? ''}${step.id}`,
+              'circuit.uid': circuit.uid,
+              'circuit.version.uid': version.uid,
+            })
+          : undefined;
         try {
           const embedded = await runDefinition(version.definition, input, {
             deps: ctx.deps,
@@ -94,15 +108,25 @@ export const circuitStep = defineStepKind({
           if (!(error instanceof ExecutionFailure)) throw error;
           spent += error.credits;
           if (attempt.timedOut()) {
-            throw new AttemptError(step.id, `embedded circuit ${circuit.name} timed out after ${formatDuration(attempt.timeoutMs!)} (timeout_ms per attempt)`, { retryable: true, spent });
+            throw new AttemptError(
+              step.id,
+              `embedded circuit ${circuit.name} timed out after ${formatDuration(attempt.timeoutMs!)} (timeout_ms per attempt)`,
+              { retryable: true, spent },
+            );
           }
           if (error.code !== 'StepFailed') throw new StepError(step.id, error.message, error.code, spent);
           // Worth another attempt when the embedded step that failed gave up on a retryable failure.
           const retryable = !ctx.signal.aborted && error.stepId !== undefined && retryableFailures.has(error.stepId);
-          throw new AttemptError(step.id, `embedded circuit ${circuit.name} failed: ${error.message}`, { retryable, spent });
+          throw new AttemptError(step.id, `embedded circuit ${circuit.name} failed: ${error.message}`, {
+            retryable,
+            spent,
+          });
         }
-    });
-    return { output: { output: result.output, steps: result.steps }, credits: EMBEDDED_RUN_BASE_CREDITS + spent + result.credits };
+      });
+      return {
+        output: { output: result.output, steps: result.steps },
+        credits: EMBEDDED_RUN_BASE_CREDITS + spent + result.credits,
+      };
     });
   },
   describe: (step, say) => {

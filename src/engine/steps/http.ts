@@ -4,7 +4,15 @@ import http from 'node:http';
 import https from 'node:https';
 import { isNonPublicAddress, NetGuardError, pinnedLookup, resolvePublicTarget } from '../net-guard';
 import { renderLeaves, templateFailure } from '../render';
-import { AttemptError, formatDuration, parseRetryAfter, parseStepPolicy, RETRYABLE_STATUSES, STEP_POLICY_DEFAULTS, withStepPolicy } from '../step-policy';
+import {
+  AttemptError,
+  formatDuration,
+  parseRetryAfter,
+  parseStepPolicy,
+  RETRYABLE_STATUSES,
+  STEP_POLICY_DEFAULTS,
+  withStepPolicy,
+} from '../step-policy';
 import { stepPolicyFields, templateField, templateLeavesField } from './field-schemas';
 import { defineStepKind, sandboxCall, StepError, throughGate } from './types';
 
@@ -33,18 +41,31 @@ function parseUrl(raw: string, stepId: string): URL {
 /** Why a connection failed, in words that name no address (the error's own text may carry the resolved IP). */
 function connectionFailure(error: Error & { code?: string }): string {
   switch (error.code) {
-    case 'ECONNREFUSED': return 'the connection was refused';
-    case 'ECONNRESET': return 'the connection was reset';
-    case 'ETIMEDOUT': case 'ESOCKETTIMEDOUT': return 'the connection timed out';
-    case 'EHOSTUNREACH': case 'ENETUNREACH': return 'the host is unreachable';
-    case 'EPROTO': case 'ERR_SSL_WRONG_VERSION_NUMBER': return 'the TLS handshake failed';
+    case 'ECONNREFUSED':
+      return 'the connection was refused';
+    case 'ECONNRESET':
+      return 'the connection was reset';
+    case 'ETIMEDOUT':
+    case 'ESOCKETTIMEDOUT':
+      return 'the connection timed out';
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return 'the host is unreachable';
+    case 'EPROTO':
+    case 'ERR_SSL_WRONG_VERSION_NUMBER':
+      return 'the TLS handshake failed';
     default:
-      if (error.code?.startsWith('ERR_TLS') || error.code?.includes('CERT')) return 'the TLS certificate was not accepted';
+      if (error.code?.startsWith('ERR_TLS') || error.code?.includes('CERT'))
+        return 'the TLS certificate was not accepted';
       return 'the connection failed';
   }
 }
 
-interface HttpReply { status: number; body: Buffer; retryAfter?: string }
+interface HttpReply {
+  status: number;
+  body: Buffer;
+  retryAfter?: string;
+}
 
 const IPV4 = /\b\d{1,3}(?:\.\d{1,3}){3}\b/g;
 
@@ -53,7 +74,9 @@ const IPV4 = /\b\d{1,3}(?:\.\d{1,3}){3}\b/g;
  * characters removed, non-public IPv4 addresses masked, at most UPSTREAM_EXCERPT_CHARS characters.
  */
 export function bodyExcerpt(body: Buffer): string {
-  const text = body.subarray(0, UPSTREAM_EXCERPT_CHARS * 4).toString('utf8')
+  const text = body
+    .subarray(0, UPSTREAM_EXCERPT_CHARS * 4)
+    .toString('utf8')
     // eslint-disable-next-line no-control-regex
     .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufffd]+/g, ' ')
     .replace(/\s+/g, ' ')
@@ -63,7 +86,15 @@ export function bodyExcerpt(body: Buffer): string {
   return chars.length > UPSTREAM_EXCERPT_CHARS ? `${chars.slice(0, UPSTREAM_EXCERPT_CHARS - 1).join('')}…` : text;
 }
 
-function send(url: URL, method: string, headers: Record<string, string>, body: string | undefined, addresses: dns.LookupAddress[], signal: AbortSignal, stepId: string): Promise<HttpReply> {
+function send(
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  addresses: dns.LookupAddress[],
+  signal: AbortSignal,
+  stepId: string,
+): Promise<HttpReply> {
   const transport = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const req = transport.request(url, { method, headers, lookup: pinnedLookup(addresses), signal }, (res) => {
@@ -80,11 +111,17 @@ function send(url: URL, method: string, headers: Record<string, string>, body: s
       });
       res.on('end', () => {
         const retryAfter = res.headers['retry-after'];
-        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), ...(typeof retryAfter === 'string' ? { retryAfter } : {}) });
+        resolve({
+          status: res.statusCode ?? 0,
+          body: Buffer.concat(chunks),
+          ...(typeof retryAfter === 'string' ? { retryAfter } : {}),
+        });
       });
       res.on('error', (error) => reject(error));
       // Aborted mid-body (timeout, run ended): 'end' never comes.
-      res.on('close', () => { if (!res.complete) reject(Object.assign(new Error('the response was cut off'), { code: 'ECONNRESET' })); });
+      res.on('close', () => {
+        if (!res.complete) reject(Object.assign(new Error('the response was cut off'), { code: 'ECONNRESET' }));
+      });
     });
     req.on('error', (error) => reject(error));
     if (body !== undefined) req.write(body);
@@ -101,9 +138,14 @@ function send(url: URL, method: string, headers: Record<string, string>, body: s
 export const httpStep = defineStepKind({
   kind: 'http',
   durable: true,
-  summary: 'Calls a URL; the output is the response body, parsed when it is JSON. A non-2xx answer fails the step. Only public addresses; 1 MiB, 30 s per attempt; redirects are not followed; retry and timeout_ms set the step policy.',
+  summary:
+    'Calls a URL; the output is the response body, parsed when it is JSON. A non-2xx answer fails the step. Only public addresses; 1 MiB, 30 s per attempt; redirects are not followed; retry and timeout_ms set the step policy.',
   fields: {
-    method: { enum: [...HTTP_METHODS], description: 'The HTTP method.', 'x-message': `must be one of ${HTTP_METHODS.join(', ')}` },
+    method: {
+      enum: [...HTTP_METHODS],
+      description: 'The HTTP method.',
+      'x-message': `must be one of ${HTTP_METHODS.join(', ')}`,
+    },
     url: templateField('The http or https URL.'),
     headers: {
       type: 'object',
@@ -111,21 +153,31 @@ export const httpStep = defineStepKind({
       additionalProperties: templateField('A header value.'),
       'x-message': 'must be an object of string templates',
     },
-    body: templateLeavesField('The request body: a string is sent as text, anything else as JSON. Ignored for GET and HEAD.'),
+    body: templateLeavesField(
+      'The request body: a string is sent as text, anything else as JSON. Ignored for GET and HEAD.',
+    ),
     ...stepPolicyFields('http'),
   },
   required: ['method', 'url'],
   async execute(step, ctx) {
     const method = String(step.method ?? 'GET').toUpperCase();
-    if (!(HTTP_METHODS as readonly string[]).includes(method)) throw new StepError(step.id, `method must be one of ${HTTP_METHODS.join(', ')}`);
+    if (!(HTTP_METHODS as readonly string[]).includes(method))
+      throw new StepError(step.id, `method must be one of ${HTTP_METHODS.join(', ')}`);
     if (typeof step.url !== 'string') throw new StepError(step.id, 'url must be a string');
-    if (step.headers !== undefined && (typeof step.headers !== 'object' || step.headers === null || Array.isArray(step.headers))) {
+    if (
+      step.headers !== undefined &&
+      (typeof step.headers !== 'object' || step.headers === null || Array.isArray(step.headers))
+    ) {
       throw new StepError(step.id, 'headers must be an object');
     }
     const sendsBody = step.body !== undefined && step.body !== null && method !== 'GET' && method !== 'HEAD';
     let rendered: { url: string; headers?: Record<string, unknown>; body?: unknown };
     try {
-      rendered = await renderLeaves({ url: step.url, headers: step.headers, ...(sendsBody ? { body: step.body } : {}) }, { input: ctx.input, steps: ctx.steps }, sandboxCall(ctx)) as typeof rendered;
+      rendered = (await renderLeaves(
+        { url: step.url, headers: step.headers, ...(sendsBody ? { body: step.body } : {}) },
+        { input: ctx.input, steps: ctx.steps },
+        sandboxCall(ctx),
+      )) as typeof rendered;
     } catch (error) {
       throw new StepError(step.id, templateFailure(error));
     }
@@ -152,18 +204,35 @@ export const httpStep = defineStepKind({
         try {
           addresses = await resolvePublicTarget(url, ctx.deps.config.httpStepAllowPrivate);
         } catch (error) {
-          throw new StepError(step.id, error instanceof NetGuardError ? error.message : 'the target could not be checked');
+          throw new StepError(
+            step.id,
+            error instanceof NetGuardError ? error.message : 'the target could not be checked',
+          );
         }
         let answer: HttpReply;
         try {
-          answer = await send(url, method, withTraceHeaders(headers, ctx.trace?.context), body, addresses, attempt.signal, step.id);
+          answer = await send(
+            url,
+            method,
+            withTraceHeaders(headers, ctx.trace?.context),
+            body,
+            addresses,
+            attempt.signal,
+            step.id,
+          );
         } catch (error) {
           if (error instanceof StepError) throw error;
           if (ctx.signal.aborted) throw new StepError(step.id, `request to ${url.host} was stopped: the run ended`);
           if (attempt.timedOut()) {
-            throw new AttemptError(step.id, `request to ${url.host} timed out after ${formatDuration(attempt.timeoutMs!)} (timeout_ms per attempt)`, { retryable: true });
+            throw new AttemptError(
+              step.id,
+              `request to ${url.host} timed out after ${formatDuration(attempt.timeoutMs!)} (timeout_ms per attempt)`,
+              { retryable: true },
+            );
           }
-          throw new AttemptError(step.id, `request to ${url.host} failed: ${connectionFailure(error as Error)}`, { retryable: true });
+          throw new AttemptError(step.id, `request to ${url.host} failed: ${connectionFailure(error as Error)}`, {
+            retryable: true,
+          });
         }
         if (answer.status < 200 || answer.status > 299) {
           const summary = `upstream answered ${answer.status}`;
@@ -176,13 +245,17 @@ export const httpStep = defineStepKind({
           });
         }
         return answer;
-    });
-    const text = reply.body.toString('utf8');
-    let output: unknown = text;
-    if (text.trim() !== '') {
-      try { output = JSON.parse(text); } catch { /* text */ }
-    }
-    return { output, credits: 0 };
+      });
+      const text = reply.body.toString('utf8');
+      let output: unknown = text;
+      if (text.trim() !== '') {
+        try {
+          output = JSON.parse(text);
+        } catch {
+          /* text */
+        }
+      }
+      return { output, credits: 0 };
     });
   },
   describe: (step, say) => `Calls ${String(step.method)} ${say.quote(String(step.url))} and reads the response`,

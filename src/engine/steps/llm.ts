@@ -1,7 +1,16 @@
 import OpenAI from 'openai';
 import { OPENAI_API_KEY_UNSET } from '../../config';
 import { renderAll, templateFailure } from '../render';
-import { AttemptError, formatDuration, parseRetryAfter, parseStepPolicy, RETRYABLE_STATUSES, STEP_POLICY_DEFAULTS, withStepPolicy, type Attempt } from '../step-policy';
+import {
+  AttemptError,
+  formatDuration,
+  parseRetryAfter,
+  parseStepPolicy,
+  RETRYABLE_STATUSES,
+  STEP_POLICY_DEFAULTS,
+  withStepPolicy,
+  type Attempt,
+} from '../step-policy';
 import { stepPolicyFields, templateField } from './field-schemas';
 import { defineStepKind, holdCredits, sandboxCall, StepError, throughGate, type StepContext } from './types';
 
@@ -101,31 +110,52 @@ function providerRetryAfter(error: InstanceType<typeof OpenAI.APIError>): number
  * retryable statuses; the message says what the provider said (bounded, secrets redacted) and never
  * carries the key or the endpoint's URL. `spent`: credits for the tokens earlier attempts used.
  */
-function modelFailure(error: unknown, stepId: string, ctx: StepContext, attempt: Attempt, apiKey: string, streamed: boolean, spent: number): StepError {
+function modelFailure(
+  error: unknown,
+  stepId: string,
+  ctx: StepContext,
+  attempt: Attempt,
+  apiKey: string,
+  streamed: boolean,
+  spent: number,
+): StepError {
   if (ctx.signal.aborted) return new StepError(stepId, 'model call was stopped: the run ended', 'StepFailed', spent);
   if (attempt.timedOut() || error instanceof OpenAI.APIConnectionTimeoutError) {
-    return new AttemptError(stepId, `model call timed out after ${formatDuration(attempt.timeoutMs ?? LLM_TIMEOUT_MS)} (timeout_ms per attempt)`, { retryable: true, spent });
+    return new AttemptError(
+      stepId,
+      `model call timed out after ${formatDuration(attempt.timeoutMs ?? LLM_TIMEOUT_MS)} (timeout_ms per attempt)`,
+      { retryable: true, spent },
+    );
   }
   const status = error instanceof OpenAI.APIError && typeof error.status === 'number' ? error.status : undefined;
-  const said = error instanceof OpenAI.APIError && !(error instanceof OpenAI.APIConnectionError) ? providerMessage(error, apiKey) : '';
+  const said =
+    error instanceof OpenAI.APIError && !(error instanceof OpenAI.APIConnectionError)
+      ? providerMessage(error, apiKey)
+      : '';
   if (isKeyUnset(apiKey)) {
     const answered = status !== undefined ? ` (the model endpoint answered ${status}${said ? `: ${said}` : ''})` : '';
     return new StepError(stepId, `model call failed: OPENAI_API_KEY is not set${answered}`, 'StepFailed', spent);
   }
   if (error instanceof OpenAI.APIConnectionError) {
-    return new AttemptError(stepId, 'model call failed: the model endpoint could not be reached', { retryable: true, spent });
+    return new AttemptError(stepId, 'model call failed: the model endpoint could not be reached', {
+      retryable: true,
+      spent,
+    });
   }
   if (status !== undefined) {
     const summary = `model call failed (HTTP ${status})`;
     const retryable = RETRYABLE_STATUSES.has(status);
     return new AttemptError(stepId, said ? `${summary}: ${said}` : summary, {
-      retryable, summary, spent,
+      retryable,
+      summary,
+      spent,
       ...(retryable ? { retryAfterMs: providerRetryAfter(error as InstanceType<typeof OpenAI.APIError>) } : {}),
     });
   }
   if (said) return new StepError(stepId, `model call failed: ${said}`, 'StepFailed', spent);
   // Not an answer of the provider: the connection broke while the reply streamed in.
-  if (streamed) return new AttemptError(stepId, 'model call failed: the reply stream broke off', { retryable: true, spent });
+  if (streamed)
+    return new AttemptError(stepId, 'model call failed: the reply stream broke off', { retryable: true, spent });
   return new StepError(stepId, 'model call failed', 'StepFailed', spent);
 }
 
@@ -141,7 +171,12 @@ export const llmStep = defineStepKind({
   durable: true,
   summary: `Asks a chat model (OpenAI-compatible endpoint) for a reply; the output is the reply text. Usage is recorded; 1 credit per started 1,000 tokens (all attempts); max_tokens defaults to ${LLM_DEFAULT_MAX_TOKENS}; up to 3 attempts of 120 s unless retry or timeout_ms say otherwise.`,
   fields: {
-    model: { type: 'string', pattern: '\\S', description: 'The model name.', 'x-message': 'must be a non-empty string' },
+    model: {
+      type: 'string',
+      pattern: '\\S',
+      description: 'The model name.',
+      'x-message': 'must be a non-empty string',
+    },
     messages: {
       type: 'array',
       minItems: 1,
@@ -158,14 +193,26 @@ export const llmStep = defineStepKind({
         },
       },
     },
-    temperature: { type: 'number', minimum: 0, maximum: 2, description: 'Sampling temperature.', 'x-message': 'must be a number from 0 to 2' },
-    max_tokens: { type: 'integer', minimum: 1, description: 'The longest reply, in tokens.', 'x-message': 'must be a positive integer' },
+    temperature: {
+      type: 'number',
+      minimum: 0,
+      maximum: 2,
+      description: 'Sampling temperature.',
+      'x-message': 'must be a number from 0 to 2',
+    },
+    max_tokens: {
+      type: 'integer',
+      minimum: 1,
+      description: 'The longest reply, in tokens.',
+      'x-message': 'must be a positive integer',
+    },
     ...stepPolicyFields('llm'),
   },
   required: ['model', 'messages'],
   async execute(step, ctx) {
     if (typeof step.model !== 'string' || !step.model) throw new StepError(step.id, 'model must be a string');
-    if (!Array.isArray(step.messages) || step.messages.length === 0) throw new StepError(step.id, 'messages must be a non-empty array');
+    if (!Array.isArray(step.messages) || step.messages.length === 0)
+      throw new StepError(step.id, 'messages must be a non-empty array');
     const raw = step.messages.map((m, i) => {
       const message = m as { role?: unknown; content?: unknown };
       if (!(LLM_ROLES as readonly string[]).includes(String(message.role)) || typeof message.content !== 'string') {
@@ -175,7 +222,11 @@ export const llmStep = defineStepKind({
     });
     let contents: string[];
     try {
-      contents = await renderAll(raw.map((m) => m.content), { input: ctx.input, steps: ctx.steps }, sandboxCall(ctx));
+      contents = await renderAll(
+        raw.map((m) => m.content),
+        { input: ctx.input, steps: ctx.steps },
+        sandboxCall(ctx),
+      );
     } catch (error) {
       throw new StepError(step.id, `messages: ${templateFailure(error)}`);
     }
@@ -210,7 +261,8 @@ export const llmStep = defineStepKind({
           try {
             await holdCredits(ctx, step.id, need);
           } catch (error) {
-            if (error instanceof StepError) throw new StepError(step.id, error.message, error.code, creditsForTokens(used.totalTokens));
+            if (error instanceof StepError)
+              throw new StepError(step.id, error.message, error.code, creditsForTokens(used.totalTokens));
             throw error;
           }
           held += need;
@@ -255,8 +307,16 @@ export const llmStep = defineStepKind({
           addUsage(usage);
           if (error instanceof ReplyTooLarge) {
             // No usage comes with a cut-off stream: charged as the held prompt and max_tokens, at most.
-            const spent = Math.max(creditsForTokens(used.totalTokens), Math.min(held, creditsForTokens(estimatePromptTokens(messages) + Math.ceil(replyBytes / 4))));
-            throw new StepError(step.id, `the model's reply is larger than ${replyLimit} bytes (what is left of the run's result limit); it was cut off there`, 'StepFailed', spent);
+            const spent = Math.max(
+              creditsForTokens(used.totalTokens),
+              Math.min(held, creditsForTokens(estimatePromptTokens(messages) + Math.ceil(replyBytes / 4))),
+            );
+            throw new StepError(
+              step.id,
+              `the model's reply is larger than ${replyLimit} bytes (what is left of the run's result limit); it was cut off there`,
+              'StepFailed',
+              spent,
+            );
           }
           throw modelFailure(error, step.id, ctx, attempt, apiKey, streamed, creditsForTokens(used.totalTokens));
         } finally {
@@ -264,8 +324,8 @@ export const llmStep = defineStepKind({
         }
         addUsage(usage);
         return reply;
-    });
-    return { output: text, credits: creditsForTokens(used.totalTokens), usage: { ...used } };
+      });
+      return { output: text, credits: creditsForTokens(used.totalTokens), usage: { ...used } };
     });
   },
   describe: (step) => {

@@ -86,7 +86,11 @@ export interface StepContext extends ExecutionContext {
   input: unknown;
   steps: Record<string, { output: unknown }>;
   /** Runs another definition inside this run (the `circuit` step), sharing its budget and signal. */
-  runDefinition?: (definition: CircuitDefinition, input: unknown, context: ExecutionContext) => Promise<ExecutionResult>;
+  runDefinition?: (
+    definition: CircuitDefinition,
+    input: unknown,
+    context: ExecutionContext,
+  ) => Promise<ExecutionResult>;
   /** When the executor started this step (its `started` event); `retrying` events carry the same. */
   stepStartedAt?: string;
   /** This step's way through the request gate (see throughGate); set by the executor when the run has a gate. */
@@ -118,7 +122,12 @@ export type StepExecutor = (step: StepDefinition, ctx: StepContext) => Promise<S
  */
 export class StepError extends Error {
   /** `spent`: credits used before the failure that the run still pays (an embedded run's finished steps). */
-  constructor(readonly stepId: string, message: string, readonly code: RunErrorCode = 'StepFailed', readonly spent = 0) {
+  constructor(
+    readonly stepId: string,
+    message: string,
+    readonly code: RunErrorCode = 'StepFailed',
+    readonly spent = 0,
+  ) {
     super(message);
     this.name = 'StepError';
   }
@@ -175,17 +184,32 @@ export function defineStepKind<K extends string>(module: StepKindModule<K>): Ste
 /** Where user logic of this run runs: the sandbox, within STEP_CPU_MS and STEP_MEMORY_MB, outputs within RUN_MAX_RESULT_BYTES. */
 export function sandboxCall(ctx: Pick<ExecutionContext, 'deps' | 'budget' | 'run'>): SandboxCall {
   const { config, sandbox } = ctx.deps;
-  return { sandbox, cpuMs: config.stepCpuMs, memoryMb: config.stepMemoryMb, maxOutputBytes: ctx.budget.maxResultBytes, owner: ctx.run.userUid, ownerShare: config.sandboxUserIsolates };
+  return {
+    sandbox,
+    cpuMs: config.stepCpuMs,
+    memoryMb: config.stepMemoryMb,
+    maxOutputBytes: ctx.budget.maxResultBytes,
+    owner: ctx.run.userUid,
+    ownerShare: config.sandboxUserIsolates,
+  };
 }
 
 /** Reserves credits before a step that costs them; throws InsufficientCredits when they cannot be held. */
 export async function holdCredits(ctx: StepContext, stepId: string, credits: number): Promise<void> {
   if (credits <= 0) return;
   if (ctx.budget.withinCap && !ctx.budget.withinCap(credits)) {
-    throw new StepError(stepId, `holding the ${credits} credit${credits === 1 ? '' : 's'} this step needs would pass the run's max_credits`, 'BudgetExceeded');
+    throw new StepError(
+      stepId,
+      `holding the ${credits} credit${credits === 1 ? '' : 's'} this step needs would pass the run's max_credits`,
+      'BudgetExceeded',
+    );
   }
   if (!(await ctx.budget.hold(credits))) {
     ctx.budget.releaseCap?.(credits);
-    throw new StepError(stepId, `the balance cannot cover the ${credits} credit${credits === 1 ? '' : 's'} this step needs`, 'InsufficientCredits');
+    throw new StepError(
+      stepId,
+      `the balance cannot cover the ${credits} credit${credits === 1 ? '' : 's'} this step needs`,
+      'InsufficientCredits',
+    );
   }
 }

@@ -13,35 +13,69 @@ export class BatchResolver {
   @Authorized()
   @Directive('@cost(weight: 100)')
   @Mutation(() => CircuitBatchType, {
-    description: 'Submits 1–1000 inputs of the adaptor\'s circuit at once (POST /circuit-adaptors/{uid}/batches): each is validated first (one invalid input refuses the batch, naming its index), then becomes a run carrying batchUid; inputs the balance cannot cover end EXCEPTION InsufficientCredits',
+    description:
+      "Submits 1–1000 inputs of the adaptor's circuit at once (POST /circuit-adaptors/{uid}/batches): each is validated first (one invalid input refuses the batch, naming its index), then becomes a run carrying batchUid; inputs the balance cannot cover end EXCEPTION InsufficientCredits",
   })
   async createCircuitBatch(
     @Arg('adaptorUid', () => ID) adaptorUid: string,
-    @Arg('inputs', () => [JSONObjectScalar], { validate: false, description: "1–1000 objects, each matching the version's query schema" }) inputs: Record<string, unknown>[],
+    @Arg('inputs', () => [JSONObjectScalar], {
+      validate: false,
+      description: "1–1000 objects, each matching the version's query schema",
+    })
+    inputs: Record<string, unknown>[],
     @Arg('context', () => CircuitRunContextInput, { nullable: true }) runContext: CircuitRunContextInput | null,
-    @Arg('isPublic', () => Boolean, { nullable: true, description: 'Only the circuit owner may set it' }) isPublic: boolean | null,
-    @Arg('tags', () => [String], { nullable: true, description: 'Tags of every run (at most 10)' }) tags: string[] | null,
-    @Arg('metadata', () => JSONObjectScalar, { nullable: true, validate: false, description: 'Metadata of every run (string values, ≤ 4 KiB)' }) metadata: Record<string, unknown> | null,
-    @Arg('webhook', () => String, { nullable: true, description: 'An https URL to POST signed events of every run to' }) webhook: string | null,
+    @Arg('isPublic', () => Boolean, { nullable: true, description: 'Only the circuit owner may set it' })
+    isPublic: boolean | null,
+    @Arg('tags', () => [String], { nullable: true, description: 'Tags of every run (at most 10)' })
+    tags: string[] | null,
+    @Arg('metadata', () => JSONObjectScalar, {
+      nullable: true,
+      validate: false,
+      description: 'Metadata of every run (string values, ≤ 4 KiB)',
+    })
+    metadata: Record<string, unknown> | null,
+    @Arg('webhook', () => String, { nullable: true, description: 'An https URL to POST signed events of every run to' })
+    webhook: string | null,
     @Arg('webhookEventsFilter', () => [String], { nullable: true }) webhookEventsFilter: string[] | null,
-    @Arg('maxCredits', () => Int, { nullable: true, description: 'The most each run may cost (BudgetExceeded past it)' }) maxCredits: number | null,
+    @Arg('maxCredits', () => Int, {
+      nullable: true,
+      description: 'The most each run may cost (BudgetExceeded past it)',
+    })
+    maxCredits: number | null,
     @Ctx() ctx: AppContext,
   ): Promise<CircuitBatchType> {
     // One batch is one request against the token's run rate limit; the balance and USER_MAX_CONCURRENT_RUNS bound its runs.
     await limitRunCreation(ctx.services.runRateLimiter, ctx.viewer!, ctx.responseHeaders);
     const batch = await ctx.services.runs.admitBatch(ctx.viewer!, {
-      adaptorUid, versionUid: runContext?.version ?? null, alias: runContext?.alias ?? null, inputs, isPublic, tags, metadata, webhook, webhookEventsFilter, maxCredits,
+      adaptorUid,
+      versionUid: runContext?.version ?? null,
+      alias: runContext?.alias ?? null,
+      inputs,
+      isPublic,
+      tags,
+      metadata,
+      webhook,
+      webhookEventsFilter,
+      maxCredits,
     });
     return CircuitBatchType.from(batch);
   }
 
-  @Query(() => CircuitBatchType, { description: 'A batch with the counts of its runs by state (its owner only; GET /batches/{uid})' })
+  @Query(() => CircuitBatchType, {
+    description: 'A batch with the counts of its runs by state (its owner only; GET /batches/{uid})',
+  })
   async circuitBatch(@Arg('uid', () => ID) uid: string, @Ctx() ctx: AppContext): Promise<CircuitBatchType> {
     return CircuitBatchType.from(await ctx.services.runs.findBatch(ctx.viewer, uid, 'manage'));
   }
 
-  @Query(() => CircuitRunPage, { description: "A batch's runs, in submission order (its owner only; GET /batches/{uid}/runs)" })
-  async circuitBatchRuns(@Arg('uid', () => ID) uid: string, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: AppContext): Promise<CircuitRunPage> {
+  @Query(() => CircuitRunPage, {
+    description: "A batch's runs, in submission order (its owner only; GET /batches/{uid}/runs)",
+  })
+  async circuitBatchRuns(
+    @Arg('uid', () => ID) uid: string,
+    @Args(() => PageArgs) args: PageArgs,
+    @Ctx() ctx: AppContext,
+  ): Promise<CircuitRunPage> {
     const batch = await ctx.services.runs.findBatch(ctx.viewer, uid, 'manage');
     const window = pageWindow(args);
     const { rows, count } = await ctx.services.runs.batchRuns(batch.uid, window);
@@ -49,7 +83,10 @@ export class BatchResolver {
   }
 
   @Authorized()
-  @Mutation(() => CircuitBatchType, { description: 'Cancels every run of the batch not yet ended, as cancelCircuitRun does (its owner only; POST /batches/{uid}/cancel)' })
+  @Mutation(() => CircuitBatchType, {
+    description:
+      'Cancels every run of the batch not yet ended, as cancelCircuitRun does (its owner only; POST /batches/{uid}/cancel)',
+  })
   async cancelCircuitBatch(@Arg('uid', () => ID) uid: string, @Ctx() ctx: AppContext): Promise<CircuitBatchType> {
     const batch = await ctx.services.runs.findBatch(ctx.viewer, uid, 'manage');
     await ctx.services.runs.cancelBatch(batch);

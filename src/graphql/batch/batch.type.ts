@@ -1,7 +1,9 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 import type { BatchView } from '../../runs';
 
-@ObjectType('CircuitBatchCounts', { description: "How many of a batch's runs are in each state; they add up to its total" })
+@ObjectType('CircuitBatchCounts', {
+  description: "How many of a batch's runs are in each state; they add up to its total",
+})
 export class CircuitBatchCountsType {
   @Field(() => Int) PROVISIONED!: number;
   @Field(() => Int) RUNNING!: number;
@@ -16,7 +18,8 @@ export class CircuitBatchType {
   @Field(() => Int, { description: 'How many inputs (runs) it holds' }) total!: number;
   @Field(() => CircuitBatchCountsType) counts!: CircuitBatchCountsType;
   @Field(() => Date) createdAt!: Date;
-  @Field(() => Date, { nullable: true, description: 'When its owner canceled it; null otherwise' }) canceledAt!: Date | null;
+  @Field(() => Date, { nullable: true, description: 'When its owner canceled it; null otherwise' })
+  canceledAt!: Date | null;
 
   static from(batch: BatchView): CircuitBatchType {
     return Object.assign(new CircuitBatchType(), {

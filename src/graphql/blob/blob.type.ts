@@ -6,7 +6,10 @@ import { blobView } from '../../views/blob.view';
 @ObjectType('Blob', { description: 'A stored file' })
 export class BlobType {
   @Field(() => ID) uid!: string;
-  @Field(() => String, { nullable: true, description: 'Storage backend code (gcs or local); null unless the caller is an admin' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Storage backend code (gcs or local); null unless the caller is an admin',
+  })
   blobType!: string | null;
   @Field(() => String, { nullable: true, description: '<scheme>://<bucket>/<uid>; null unless the caller is an admin' })
   path!: string | null;

@@ -11,7 +11,11 @@ import { boardLoaders } from './board.loaders';
 export async function findBoardFor(ctx: AppContext, uid: string, action: BoardAction): Promise<Board> {
   const board = isUid(uid) ? await boardLoaders(ctx).board.load(uid) : null;
   if (!board) throw notFound('Board');
-  authorize(ctx.viewer, boardPermits(ctx.viewer, board, action), action === 'manage' ? 'Only the board owner may do this' : 'This board is private');
+  authorize(
+    ctx.viewer,
+    boardPermits(ctx.viewer, board, action),
+    action === 'manage' ? 'Only the board owner may do this' : 'This board is private',
+  );
   return board;
 }
 
@@ -20,9 +24,18 @@ export async function findBoardByName(username: string, name: string): Promise<B
   return owner ? Board.findOne({ where: { owner_uid: owner.uid, name } }) : null;
 }
 
-export async function findBoardByNameFor(ctx: AppContext, username: string, name: string, action: BoardAction): Promise<Board> {
+export async function findBoardByNameFor(
+  ctx: AppContext,
+  username: string,
+  name: string,
+  action: BoardAction,
+): Promise<Board> {
   const board = await findBoardByName(username, name);
   if (!board) throw notFound('Board');
-  authorize(ctx.viewer, boardPermits(ctx.viewer, board, action), action === 'manage' ? 'Only the board owner may do this' : 'This board is private');
+  authorize(
+    ctx.viewer,
+    boardPermits(ctx.viewer, board, action),
+    action === 'manage' ? 'Only the board owner may do this' : 'This board is private',
+  );
   return board;
 }

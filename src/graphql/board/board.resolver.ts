@@ -26,8 +26,13 @@ import { unstarBoard } from '../../commands/unstar-board';
 @Resolver(() => BoardType)
 export class BoardResolver {
   @Authorized()
-  @Mutation(() => BoardType, { description: 'Creates a board owned by the caller; a name the caller already uses is a Conflict' })
-  async createBoard(@Arg('input', () => CreateBoardInput) input: CreateBoardInput, @Ctx() ctx: AppContext): Promise<BoardType> {
+  @Mutation(() => BoardType, {
+    description: 'Creates a board owned by the caller; a name the caller already uses is a Conflict',
+  })
+  async createBoard(
+    @Arg('input', () => CreateBoardInput) input: CreateBoardInput,
+    @Ctx() ctx: AppContext,
+  ): Promise<BoardType> {
     return presentBoard(ctx, await createBoard(ctx.viewer!, input));
   }
 
@@ -43,7 +48,9 @@ export class BoardResolver {
   }
 
   @Authorized()
-  @Mutation(() => Boolean, { description: 'Deletes the board with its memberships and stars; never its circuits (owner only). Always true' })
+  @Mutation(() => Boolean, {
+    description: 'Deletes the board with its memberships and stars; never its circuits (owner only). Always true',
+  })
   async deleteBoard(@Arg('uid', () => ID) uid: string, @Ctx() ctx: AppContext): Promise<boolean> {
     await deleteBoard(await findBoardFor(ctx, uid, 'manage'));
     return true;
@@ -54,7 +61,9 @@ export class BoardResolver {
     return presentBoard(ctx, await findBoardFor(ctx, uid, 'read'));
   }
 
-  @Query(() => BoardType, { description: 'A board by owner username and board name; private boards only to their owner' })
+  @Query(() => BoardType, {
+    description: 'A board by owner username and board name; private boards only to their owner',
+  })
   async boardByName(
     @Arg('username', () => String) username: string,
     @Arg('name', () => String) name: string,
@@ -69,7 +78,10 @@ export class BoardResolver {
     const window = pageWindow(args);
     const { rows, count } = await Board.findAndCountAll({
       where: { owner_uid: ctx.viewer!.uid },
-      order: [['created_at', 'DESC'], ['uid', 'ASC']],
+      order: [
+        ['created_at', 'DESC'],
+        ['uid', 'ASC'],
+      ],
       limit: window.limit,
       offset: window.offset,
     });
@@ -77,7 +89,8 @@ export class BoardResolver {
   }
 
   @Query(() => CircuitPage, {
-    description: 'The circuits of a board that the caller may list, most recently added first (limit default 10, max 100)',
+    description:
+      'The circuits of a board that the caller may list, most recently added first (limit default 10, max 100)',
   })
   async boardCircuits(
     @Arg('boardUid', () => ID) boardUid: string,
@@ -102,7 +115,9 @@ export class BoardResolver {
       ),
     ]);
     const circuits = await Promise.all(rows.map((r) => ctx.loaders.circuit.load(r.uid)));
-    const items: CircuitType[] = await Promise.all(circuits.filter((c) => c !== null).map((c) => presentCircuit(ctx, c)));
+    const items: CircuitType[] = await Promise.all(
+      circuits.filter((c) => c !== null).map((c) => presentCircuit(ctx, c)),
+    );
     return paged(items, Number(n), window);
   }
 
@@ -125,7 +140,8 @@ export class BoardResolver {
 
   @Authorized()
   @Mutation(() => BoardType, {
-    description: 'Removes a circuit from the board, never the circuit itself (owner only). NotFound when the circuit is not in the board',
+    description:
+      'Removes a circuit from the board, never the circuit itself (owner only). NotFound when the circuit is not in the board',
   })
   async removeCircuitFromBoard(
     @Arg('boardUid', () => ID) boardUid: string,
@@ -133,7 +149,8 @@ export class BoardResolver {
     @Ctx() ctx: AppContext,
   ): Promise<BoardType> {
     const board = await findBoardFor(ctx, boardUid, 'manage');
-    if (!isUid(circuitUid) || !(await removeCircuitFromBoard(board, circuitUid))) throw notFound('Circuit in this board');
+    if (!isUid(circuitUid) || !(await removeCircuitFromBoard(board, circuitUid)))
+      throw notFound('Circuit in this board');
     return presentBoard(ctx, board);
   }
 
@@ -151,7 +168,9 @@ export class BoardResolver {
   }
 
   @Authorized()
-  @Mutation(() => BoardStarType, { description: 'Stars a board the caller may read; starring twice keeps the first star' })
+  @Mutation(() => BoardStarType, {
+    description: 'Stars a board the caller may read; starring twice keeps the first star',
+  })
   async starBoard(
     @Arg('username', () => String) username: string,
     @Arg('name', () => String) name: string,

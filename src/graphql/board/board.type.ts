@@ -42,6 +42,10 @@ export class BoardStarType {
   @Field(() => Date) createdAt!: Date;
 
   static from(star: BoardStarModel): BoardStarType {
-    return Object.assign(new BoardStarType(), { userUid: star.user_uid, boardUid: star.board_uid, createdAt: star.created_at });
+    return Object.assign(new BoardStarType(), {
+      userUid: star.user_uid,
+      boardUid: star.board_uid,
+      createdAt: star.created_at,
+    });
   }
 }

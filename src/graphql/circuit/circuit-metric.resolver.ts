@@ -7,7 +7,9 @@ import { CircuitMetricType, CreateCircuitMetricInput } from './circuit-metric.ty
 @Resolver(() => CircuitMetricType)
 export class CircuitMetricResolver {
   @Authorized()
-  @Mutation(() => CircuitMetricType, { description: 'Creates a metric configuration owned by the caller; every expression must parse as JSONata' })
+  @Mutation(() => CircuitMetricType, {
+    description: 'Creates a metric configuration owned by the caller; every expression must parse as JSONata',
+  })
   async createCircuitMetric(
     @Arg('input', () => CreateCircuitMetricInput) input: CreateCircuitMetricInput,
     @Ctx() ctx: AppContext,
@@ -18,7 +20,14 @@ export class CircuitMetricResolver {
   @Authorized()
   @Query(() => [CircuitMetricType], { description: "The caller's metric configurations, newest first" })
   async circuitMetrics(@Ctx() ctx: AppContext): Promise<CircuitMetricType[]> {
-    const rows = await CircuitMetric.findAll({ where: { user_uid: ctx.viewer!.uid }, order: [['created_at', 'DESC'], ['uid', 'ASC']], limit: 500 });
+    const rows = await CircuitMetric.findAll({
+      where: { user_uid: ctx.viewer!.uid },
+      order: [
+        ['created_at', 'DESC'],
+        ['uid', 'ASC'],
+      ],
+      limit: 500,
+    });
     return rows.map((m) => CircuitMetricType.from(m));
   }
 }

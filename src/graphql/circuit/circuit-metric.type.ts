@@ -8,7 +8,9 @@ export class MetricExpressionType {
   @Field(() => String) expression!: string;
 }
 
-@ObjectType('CircuitMetric', { description: 'A metric configuration; attach it to circuits through userCircuitMetricUid' })
+@ObjectType('CircuitMetric', {
+  description: 'A metric configuration; attach it to circuits through userCircuitMetricUid',
+})
 export class CircuitMetricType {
   @Field(() => ID) uid!: string;
   @Field(() => String) name!: string;
@@ -34,5 +36,9 @@ export class MetricExpressionInput {
 @InputType()
 export class CreateCircuitMetricInput {
   @Field(() => String) @MaxLength(100) name!: string;
-  @Field(() => [MetricExpressionInput]) @ArrayMinSize(1) @ArrayMaxSize(50) @ValidateNested() metrics!: MetricExpressionInput[];
+  @Field(() => [MetricExpressionInput])
+  @ArrayMinSize(1)
+  @ArrayMaxSize(50)
+  @ValidateNested()
+  metrics!: MetricExpressionInput[];
 }

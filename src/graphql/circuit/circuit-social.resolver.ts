@@ -17,25 +17,35 @@ export const EMBEDS_TOTAL_CAP = 200;
 @Resolver()
 export class CircuitSocialResolver {
   @Authorized()
-  @Mutation(() => CircuitStarState, { description: 'Stars a circuit the caller may list; starring twice changes nothing' })
+  @Mutation(() => CircuitStarState, {
+    description: 'Stars a circuit the caller may list; starring twice changes nothing',
+  })
   async starCircuit(
     @Arg('username', () => String) username: string,
     @Arg('name', () => String) name: string,
     @Ctx() ctx: AppContext,
   ): Promise<CircuitStarState> {
     const circuit = await findCircuitByNameFor(ctx, username, name, 'list');
-    return Object.assign(new CircuitStarState(), await setCircuitStar(ctx.services.sequelize, ctx.viewer!, circuit, true));
+    return Object.assign(
+      new CircuitStarState(),
+      await setCircuitStar(ctx.services.sequelize, ctx.viewer!, circuit, true),
+    );
   }
 
   @Authorized()
-  @Mutation(() => CircuitStarState, { description: 'Removes the caller\'s star; unstarring an unstarred circuit changes nothing' })
+  @Mutation(() => CircuitStarState, {
+    description: "Removes the caller's star; unstarring an unstarred circuit changes nothing",
+  })
   async unstarCircuit(
     @Arg('username', () => String) username: string,
     @Arg('name', () => String) name: string,
     @Ctx() ctx: AppContext,
   ): Promise<CircuitStarState> {
     const circuit = await findCircuitByNameFor(ctx, username, name, 'list');
-    return Object.assign(new CircuitStarState(), await setCircuitStar(ctx.services.sequelize, ctx.viewer!, circuit, false));
+    return Object.assign(
+      new CircuitStarState(),
+      await setCircuitStar(ctx.services.sequelize, ctx.viewer!, circuit, false),
+    );
   }
 
   @Authorized()
@@ -46,10 +56,13 @@ export class CircuitSocialResolver {
     @Ctx() ctx: AppContext,
   ): Promise<boolean> {
     const circuit = await findCircuitByNameFor(ctx, username, name, 'list');
-    const [row] = await ctx.services.sequelize.query('SELECT 1 FROM circuit_stars WHERE user_uid = :user AND circuit_uid = :circuit', {
-      replacements: { user: ctx.viewer!.uid, circuit: circuit.uid },
-      type: QueryTypes.SELECT,
-    });
+    const [row] = await ctx.services.sequelize.query(
+      'SELECT 1 FROM circuit_stars WHERE user_uid = :user AND circuit_uid = :circuit',
+      {
+        replacements: { user: ctx.viewer!.uid, circuit: circuit.uid },
+        type: QueryTypes.SELECT,
+      },
+    );
     return row !== undefined;
   }
 
@@ -62,10 +75,17 @@ export class CircuitSocialResolver {
     const sequelize = ctx.services.sequelize;
     const listable = listableCircuitsSql('c', ctx.viewer);
     const from = `FROM circuit_stars s JOIN circuits c ON c.uid = s.circuit_uid WHERE s.user_uid = :user AND ${listable.sql}`;
-    const replacements = { ...listable.replacements, user: ctx.viewer!.uid, limit: window.limit, offset: window.offset };
+    const replacements = {
+      ...listable.replacements,
+      user: ctx.viewer!.uid,
+      limit: window.limit,
+      offset: window.offset,
+    };
     const [rows, [{ count }]] = await Promise.all([
       sequelize.query(`SELECT c.* ${from} ORDER BY s.created_at DESC, c.uid LIMIT :limit OFFSET :offset`, {
-        replacements, model: Circuit, mapToModel: true,
+        replacements,
+        model: Circuit,
+        mapToModel: true,
       }),
       sequelize.query<{ count: string }>(`SELECT count(*) AS count ${from}`, { replacements, type: QueryTypes.SELECT }),
     ]);
@@ -106,8 +126,10 @@ export class CircuitSocialResolver {
       limit === 0
         ? Promise.resolve([] as Circuit[])
         : sequelize.query(`SELECT c.* ${from} ORDER BY c.created_at DESC, c.uid LIMIT :limit OFFSET :offset`, {
-          replacements, model: Circuit, mapToModel: true,
-        }),
+            replacements,
+            model: Circuit,
+            mapToModel: true,
+          }),
       sequelize.query<{ count: string }>(`SELECT count(*) AS count ${from}`, { replacements, type: QueryTypes.SELECT }),
     ]);
     const items = await Promise.all(rows.map((c) => presentCircuit(ctx, c)));

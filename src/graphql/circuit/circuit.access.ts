@@ -9,14 +9,21 @@ import { aboutCircuit } from '../notices';
 /** Whether the viewer may do `action` (any of them, when several) with the circuit: 401/403 when not. */
 function authorizeCircuit(ctx: AppContext, circuit: Circuit, action: CircuitAction | CircuitAction[]): void {
   const actions = Array.isArray(action) ? action : [action];
-  authorize(ctx.viewer, actions.some((a) => circuitPermits(ctx.viewer, circuit, a)));
+  authorize(
+    ctx.viewer,
+    actions.some((a) => circuitPermits(ctx.viewer, circuit, a)),
+  );
 }
 
 /**
  * The circuit a request names, or NotFound; then the policy decides 401/403 for `action` (any of
  * several). The circuit becomes a subject of the response: if deprecated, the response says so.
  */
-export async function findCircuitFor(ctx: AppContext, uid: string, action: CircuitAction | CircuitAction[]): Promise<Circuit> {
+export async function findCircuitFor(
+  ctx: AppContext,
+  uid: string,
+  action: CircuitAction | CircuitAction[],
+): Promise<Circuit> {
   const circuit = isUid(uid) ? await ctx.loaders.circuit.load(uid) : null;
   if (!circuit) throw notFound('Circuit');
   authorizeCircuit(ctx, circuit, action);
@@ -24,7 +31,12 @@ export async function findCircuitFor(ctx: AppContext, uid: string, action: Circu
   return circuit;
 }
 
-export async function findCircuitByNameFor(ctx: AppContext, username: string, name: string, action: CircuitAction | CircuitAction[]): Promise<Circuit> {
+export async function findCircuitByNameFor(
+  ctx: AppContext,
+  username: string,
+  name: string,
+  action: CircuitAction | CircuitAction[],
+): Promise<Circuit> {
   const circuit = await findCircuitByName(username, name);
   if (!circuit) throw notFound('Circuit');
   authorizeCircuit(ctx, circuit, action);

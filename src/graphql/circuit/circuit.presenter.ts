@@ -10,4 +10,3 @@ export async function presentCircuit(ctx: AppContext, circuit: Circuit): Promise
   ]);
   return CircuitType.from(circuit, owner?.username ?? '', adaptor?.uid ?? '');
 }
-

@@ -1,4 +1,16 @@
-import { Arg, Args, Authorized, Ctx, Directive, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import {
+  Arg,
+  Args,
+  Authorized,
+  Ctx,
+  Directive,
+  FieldResolver,
+  ID,
+  Mutation,
+  Query,
+  Resolver,
+  Root,
+} from 'type-graphql';
 import { Op } from 'sequelize';
 import { Circuit, CircuitAdaptor, CircuitVersion, User } from '../../models';
 import { versionOfAlias } from '../../aliases/alias-version';
@@ -23,7 +35,10 @@ import { CircuitAdaptorType, CircuitPage, CircuitType, CircuitVersionPage, Circu
 export class CircuitResolver {
   @Authorized()
   @Mutation(() => CircuitType, { description: 'Creates a circuit owned by the caller' })
-  async createCircuit(@Arg('input', () => CreateCircuitInput) input: CreateCircuitInput, @Ctx() ctx: AppContext): Promise<CircuitType> {
+  async createCircuit(
+    @Arg('input', () => CreateCircuitInput) input: CreateCircuitInput,
+    @Ctx() ctx: AppContext,
+  ): Promise<CircuitType> {
     const circuit = await createCircuit(ctx.services.sequelize, ctx.viewer!, input);
     return presentCircuit(ctx, circuit);
   }
@@ -35,7 +50,8 @@ export class CircuitResolver {
   }
 
   @Query(() => String, {
-    description: 'A dependency-free TypeScript module for running the circuit, typed from a version\'s query_schema and output_schema: the primary version, `version`, or the version `alias` draws for the types (its runs then send the alias). Same read rules as the circuit.',
+    description:
+      "A dependency-free TypeScript module for running the circuit, typed from a version's query_schema and output_schema: the primary version, `version`, or the version `alias` draws for the types (its runs then send the alias). Same read rules as the circuit.",
   })
   async circuitClientModule(
     @Arg('uid', () => ID) uid: string,
@@ -45,16 +61,25 @@ export class CircuitResolver {
   ): Promise<string> {
     if (version != null && alias != null) throw badInput('Send version or alias, not both');
     const circuit = await findCircuitFor(ctx, uid, 'read');
-    const versionUid = alias != null ? await versionOfAlias(circuit, alias, 'client.ts') : version ?? circuit.primary_version_uid;
-    const row = versionUid && isUid(versionUid) ? await CircuitVersion.findOne({ where: { uid: versionUid, circuit_uid: circuit.uid } }) : null;
+    const versionUid =
+      alias != null ? await versionOfAlias(circuit, alias, 'client.ts') : (version ?? circuit.primary_version_uid);
+    const row =
+      versionUid && isUid(versionUid)
+        ? await CircuitVersion.findOne({ where: { uid: versionUid, circuit_uid: circuit.uid } })
+        : null;
     if (!row) throw notFound('Circuit version');
     const adaptor = await CircuitAdaptor.findOne({ where: { circuit_uid: circuit.uid }, attributes: ['uid'] });
     if (!adaptor) throw notFound('Circuit adaptor');
     return circuitModule({
       apiUrl: `${ctx.baseUrl}/api/v1`,
-      circuitUid: circuit.uid, circuitName: circuit.name, adaptorUid: adaptor.uid,
-      versionUid: row.uid, versionNumber: row.number, alias: alias ?? null,
-      querySchema: row.definition.query_schema, outputSchema: row.definition.output_schema,
+      circuitUid: circuit.uid,
+      circuitName: circuit.name,
+      adaptorUid: adaptor.uid,
+      versionUid: row.uid,
+      versionNumber: row.number,
+      alias: alias ?? null,
+      querySchema: row.definition.query_schema,
+      outputSchema: row.definition.output_schema,
     });
   }
 
@@ -69,7 +94,8 @@ export class CircuitResolver {
   }
 
   @Query(() => ID, {
-    description: 'The uid of the primary version (the one run when none is pinned). Allowed to whoever may read or run the circuit.',
+    description:
+      'The uid of the primary version (the one run when none is pinned). Allowed to whoever may read or run the circuit.',
   })
   async circuitPrimaryVersion(@Arg('uid', () => ID) uid: string, @Ctx() ctx: AppContext): Promise<string> {
     const circuit = await findCircuitFor(ctx, uid, ['read', 'run']);
@@ -78,7 +104,8 @@ export class CircuitResolver {
   }
 
   @Query(() => CircuitPage, {
-    description: "A user's circuits, newest first: public and protected ones to anyone; private ones only to their owner",
+    description:
+      "A user's circuits, newest first: public and protected ones to anyone; private ones only to their owner",
   })
   async userCircuits(
     @Arg('username', () => String) username: string,
@@ -90,7 +117,10 @@ export class CircuitResolver {
     const window = pageWindow(args);
     const { rows, count } = await Circuit.findAndCountAll({
       where: { [Op.and]: [{ owner_uid: owner.uid }, listableCircuitsWhere(ctx.viewer)] },
-      order: [['created_at', 'DESC'], ['uid', 'ASC']],
+      order: [
+        ['created_at', 'DESC'],
+        ['uid', 'ASC'],
+      ],
       limit: window.limit,
       offset: window.offset,
     });
@@ -112,11 +142,17 @@ export class CircuitResolver {
       limit: window.limit,
       offset: window.offset,
     });
-    return paged(rows.map((v) => CircuitVersionType.from(v, circuit.primary_version_uid)), count, window);
+    return paged(
+      rows.map((v) => CircuitVersionType.from(v, circuit.primary_version_uid)),
+      count,
+      window,
+    );
   }
 
   @Authorized()
-  @Mutation(() => CircuitType, { description: "Changes a circuit's description, flags or license (owner only); only the fields given change" })
+  @Mutation(() => CircuitType, {
+    description: "Changes a circuit's description, flags or license (owner only); only the fields given change",
+  })
   async updateCircuit(
     @Arg('username', () => String) username: string,
     @Arg('name', () => String) name: string,
@@ -129,7 +165,9 @@ export class CircuitResolver {
   }
 
   @Authorized()
-  @Mutation(() => CircuitType, { description: 'Deprecates a circuit and all its versions (owner only); they still run' })
+  @Mutation(() => CircuitType, {
+    description: 'Deprecates a circuit and all its versions (owner only); they still run',
+  })
   async deprecateCircuit(@Arg('uid', () => ID) uid: string, @Ctx() ctx: AppContext): Promise<CircuitType> {
     const circuit = await findCircuitFor(ctx, uid, 'manage');
     await deprecateCircuit(ctx.services.sequelize, circuit);
@@ -138,7 +176,9 @@ export class CircuitResolver {
 
   @Authorized()
   @Directive('@cost(weight: 50)')
-  @Mutation(() => CircuitVersionType, { description: 'Publishes the next immutable version; the first becomes primary' })
+  @Mutation(() => CircuitVersionType, {
+    description: 'Publishes the next immutable version; the first becomes primary',
+  })
   async publishCircuitVersion(
     @Arg('circuitUid', () => ID) circuitUid: string,
     @Arg('definition', () => JSONScalar, { validate: false }) definition: unknown, // JSON literals have no prototype; class-validator chokes on them
@@ -164,7 +204,8 @@ export class CircuitResolver {
 
   @FieldResolver(() => CircuitVersionType, {
     nullable: true,
-    description: 'The primary version; null when there is none or the caller may not read the circuit (protected ones in lists)',
+    description:
+      'The primary version; null when there is none or the caller may not read the circuit (protected ones in lists)',
   })
   async primaryVersion(@Root() root: CircuitType, @Ctx() ctx: AppContext): Promise<CircuitVersionType | null> {
     if (!root.primaryVersionUid) return null;
@@ -174,7 +215,9 @@ export class CircuitResolver {
     return version ? CircuitVersionType.from(version, root.primaryVersionUid) : null;
   }
 
-  @FieldResolver(() => [CircuitAdaptorType], { description: "The circuit's adaptors (the default `query` adaptor first)" })
+  @FieldResolver(() => [CircuitAdaptorType], {
+    description: "The circuit's adaptors (the default `query` adaptor first)",
+  })
   async adaptors(@Root() root: CircuitType, @Ctx() ctx: AppContext): Promise<CircuitAdaptorType[]> {
     return (await ctx.loaders.adaptorsOfCircuit.load(root.uid)).map((adaptor) => CircuitAdaptorType.from(adaptor));
   }

@@ -1,5 +1,9 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
-import type { Circuit as CircuitModel, CircuitAdaptor as AdaptorModel, CircuitVersion as VersionModel } from '../../models';
+import type {
+  Circuit as CircuitModel,
+  CircuitAdaptor as AdaptorModel,
+  CircuitVersion as VersionModel,
+} from '../../models';
 import { JSONScalar } from '../common/scalars';
 import { PageOf } from '../common/pagination';
 import { circuitView, versionView } from '../../views/circuit.view';
@@ -16,7 +20,8 @@ export class CircuitType {
   @Field(() => ID, { nullable: true }) userCircuitMetricUid!: string | null;
   @Field(() => Boolean) isDeprecated!: boolean;
   @Field(() => Int) starCount!: number;
-  @Field(() => ID, { description: 'The default query adaptor: POST /circuit-adaptors/{adaptorUid}/query' }) adaptorUid!: string;
+  @Field(() => ID, { description: 'The default query adaptor: POST /circuit-adaptors/{adaptorUid}/query' })
+  adaptorUid!: string;
   @Field(() => ID, { nullable: true }) primaryVersionUid!: string | null;
   @Field(() => Date) createdAt!: Date;
   @Field(() => Date) updatedAt!: Date;
@@ -31,12 +36,16 @@ export class CircuitType {
 export class CircuitAdaptorType {
   @Field(() => ID) uid!: string;
   @Field(() => ID) circuitUid!: string;
-  @Field(() => String, { description: 'What the adaptor accepts: `query` (POST /circuit-adaptors/{uid}/query)' }) kind!: string;
+  @Field(() => String, { description: 'What the adaptor accepts: `query` (POST /circuit-adaptors/{uid}/query)' })
+  kind!: string;
   @Field(() => Date) createdAt!: Date;
 
   static from(adaptor: AdaptorModel): CircuitAdaptorType {
     return Object.assign(new CircuitAdaptorType(), {
-      uid: adaptor.uid, circuitUid: adaptor.circuit_uid, kind: adaptor.kind, createdAt: adaptor.created_at,
+      uid: adaptor.uid,
+      circuitUid: adaptor.circuit_uid,
+      kind: adaptor.kind,
+      createdAt: adaptor.created_at,
     });
   }
 }

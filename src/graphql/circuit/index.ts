@@ -6,4 +6,10 @@ import { CircuitAliasResolver } from './circuit-alias.resolver';
 
 /** Resolvers of the circuit domain. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const circuitResolvers: Function[] = [CircuitResolver, CircuitSocialResolver, CircuitExplainResolver, CircuitMetricResolver, CircuitAliasResolver];
+export const circuitResolvers: Function[] = [
+  CircuitResolver,
+  CircuitSocialResolver,
+  CircuitExplainResolver,
+  CircuitMetricResolver,
+  CircuitAliasResolver,
+];

@@ -16,7 +16,11 @@ export class PageArgs {
   page?: number;
 }
 
-export interface PageWindow { limit: number; page: number; offset: number }
+export interface PageWindow {
+  limit: number;
+  page: number;
+  offset: number;
+}
 
 /** Applies the default and the cap of a list (default 10, cap 100 unless a list says otherwise; docs/api-conventions.md). */
 export function pageWindow(args: PageArgs, { defaultLimit = 10, maxLimit = 100 } = {}): PageWindow {
@@ -25,7 +29,12 @@ export function pageWindow(args: PageArgs, { defaultLimit = 10, maxLimit = 100 }
   return { limit, page, offset: (page - 1) * limit };
 }
 
-export interface Paged<T> { totalCount: number; limit: number; page: number; items: T[] }
+export interface Paged<T> {
+  totalCount: number;
+  limit: number;
+  page: number;
+  items: T[];
+}
 
 export function paged<T>(items: T[], totalCount: number, window: PageWindow): Paged<T> {
   return { items, totalCount, limit: window.limit, page: window.page };

@@ -20,8 +20,13 @@ import { preparedQuery } from '../../db/prepared';
 let runSelect: string | undefined;
 const CIRCUIT_PREFIX = 'circuit__';
 async function readRunRows(uid: string): Promise<RunReadRows | null> {
-  runSelect ??= `SELECT ${Object.keys(CircuitRun.getAttributes()).map((a) => `r."${a}"`).join(', ')}, ` +
-    `${Object.keys(Circuit.getAttributes()).map((a) => `c."${a}" AS "${CIRCUIT_PREFIX}${a}"`).join(', ')} ` +
+  runSelect ??=
+    `SELECT ${Object.keys(CircuitRun.getAttributes())
+      .map((a) => `r."${a}"`)
+      .join(', ')}, ` +
+    `${Object.keys(Circuit.getAttributes())
+      .map((a) => `c."${a}" AS "${CIRCUIT_PREFIX}${a}"`)
+      .join(', ')} ` +
     'FROM circuit_runs r LEFT JOIN circuits c ON c.uid = r.circuit_uid WHERE r.uid = $1';
   const [row] = await preparedQuery<Record<string, unknown>>(CircuitRun.sequelize!, runSelect, [uid]);
   if (!row) return null;
@@ -51,7 +56,10 @@ function sharedRun(rows: RunReadRows): CircuitRun {
 }
 
 /** A run as read, and the rows the cache of ended runs kept it from (undefined when it keeps none). */
-interface LoadedRun { run: CircuitRun; kept?: RunReadRows }
+interface LoadedRun {
+  run: CircuitRun;
+  kept?: RunReadRows;
+}
 
 async function loadRun(ctx: AppContext, uid: string): Promise<LoadedRun | null> {
   const cache = ctx.services.runs.readCache;
@@ -66,8 +74,15 @@ async function loadRun(ctx: AppContext, uid: string): Promise<LoadedRun | null> 
     rows = read;
   }
   // The circuit is the request's own (a mutation in the same request may change it); its nested values are frozen.
-  if (rows.circuit) ctx.loaders.circuit.prime(rows.circuit.uid as string, Circuit.build({ ...rows.circuit } as never, { isNewRecord: false, raw: true }));
-  return { run: cached ? sharedRun(cached) : CircuitRun.build({ ...rows.run } as never, { isNewRecord: false, raw: true }), kept };
+  if (rows.circuit)
+    ctx.loaders.circuit.prime(
+      rows.circuit.uid as string,
+      Circuit.build({ ...rows.circuit } as never, { isNewRecord: false, raw: true }),
+    );
+  return {
+    run: cached ? sharedRun(cached) : CircuitRun.build({ ...rows.run } as never, { isNewRecord: false, raw: true }),
+    kept,
+  };
 }
 
 async function loadRunFor(ctx: AppContext, uid: string, action: RunAction): Promise<LoadedRun> {

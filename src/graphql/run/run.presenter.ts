@@ -24,7 +24,8 @@ export async function presentRun(ctx: AppContext, run: CircuitRun): Promise<Circ
  * the runs of a list), never from the cache of ended runs.
  */
 export async function presentWaitingFor(ctx: AppContext, run: CircuitRunType): Promise<WaitingStepType[] | null> {
-  if (run.state !== 'RUNNING' || !runPermits(ctx.viewer, { user_uid: run.userUid, is_public: run.isPublic }, 'approve')) return null;
+  if (run.state !== 'RUNNING' || !runPermits(ctx.viewer, { user_uid: run.userUid, is_public: run.isPublic }, 'approve'))
+    return null;
   const steps = await ctx.loaders.waitingSteps.load(run.uid);
   return steps.length > 0 ? steps.map((step) => WaitingStepType.from(step)) : null;
 }
@@ -35,8 +36,18 @@ export function runAsOf(run: CircuitRun, state: RunState): CircuitRun {
 }
 
 /** A logged event for this viewer: state events carry the run as of that state; `error` inside step events is the owner's. */
-export async function presentRunEvent(ctx: AppContext, run: CircuitRun, event: LoggedRunEvent): Promise<CircuitRunEventType> {
-  const view: CircuitRunEventType = Object.assign(new CircuitRunEventType(), { seq: event.seq, kind: event.kind, createdAt: event.created_at, run: null, data: null });
+export async function presentRunEvent(
+  ctx: AppContext,
+  run: CircuitRun,
+  event: LoggedRunEvent,
+): Promise<CircuitRunEventType> {
+  const view: CircuitRunEventType = Object.assign(new CircuitRunEventType(), {
+    seq: event.seq,
+    kind: event.kind,
+    createdAt: event.created_at,
+    run: null,
+    data: null,
+  });
   if (event.kind === 'state') {
     view.run = await presentRun(ctx, runAsOf(run, event.data.state as RunState));
   } else {

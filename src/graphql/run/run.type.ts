@@ -19,20 +19,38 @@ registerEnumType(CircuitRunState, {
   description: 'PROVISIONED → RUNNING → COMPLETED | EXCEPTION; COMPLETED and EXCEPTION are terminal',
 });
 
-export const RunErrorCodeEnum = Object.fromEntries(RUN_ERROR_CODES.map((c) => [c, c])) as { [K in (typeof RUN_ERROR_CODES)[number]]: K };
-registerEnumType(RunErrorCodeEnum, { name: 'RunErrorCode', description: 'Why a run ended in EXCEPTION; shown to the run\'s owner only' });
+export const RunErrorCodeEnum = Object.fromEntries(RUN_ERROR_CODES.map((c) => [c, c])) as {
+  [K in (typeof RUN_ERROR_CODES)[number]]: K;
+};
+registerEnumType(RunErrorCodeEnum, {
+  name: 'RunErrorCode',
+  description: "Why a run ended in EXCEPTION; shown to the run's owner only",
+});
 
-export const RunEventKindEnum = Object.fromEntries(RUN_EVENT_KINDS.map((k) => [k.toUpperCase(), k])) as Record<string, string>;
-registerEnumType(RunEventKindEnum, { name: 'RunEventKind', description: 'state: the run changed state; step: a step started or ended; output: text of a streaming llm step' });
+export const RunEventKindEnum = Object.fromEntries(RUN_EVENT_KINDS.map((k) => [k.toUpperCase(), k])) as Record<
+  string,
+  string
+>;
+registerEnumType(RunEventKindEnum, {
+  name: 'RunEventKind',
+  description: 'state: the run changed state; step: a step started or ended; output: text of a streaming llm step',
+});
 
 @ObjectType('CircuitRunError', { description: "Why a run failed; shown to the run's owner only" })
 export class CircuitRunErrorType {
   @Field(() => RunErrorCodeEnum) code!: string;
-  @Field(() => String, { description: 'What went wrong, safe to show: no stack, key, header value or internal address' }) message!: string;
+  @Field(() => String, {
+    description: 'What went wrong, safe to show: no stack, key, header value or internal address',
+  })
+  message!: string;
   @Field(() => ID, { nullable: true, description: 'The step that failed, when one did' }) stepId!: string | null;
 
   static from(error: RunError): CircuitRunErrorType {
-    return Object.assign(new CircuitRunErrorType(), { code: error.code, message: error.message, stepId: error.step_id ?? null });
+    return Object.assign(new CircuitRunErrorType(), {
+      code: error.code,
+      message: error.message,
+      stepId: error.step_id ?? null,
+    });
   }
 }
 
@@ -41,14 +59,22 @@ export class CircuitRunErrorType {
 export class WaitingStepType {
   @Field(() => String, { description: 'The id of the approval step' }) stepId!: string;
   @Field(() => String, { nullable: true, description: 'What the person deciding is asked' }) prompt!: string | null;
-  @Field(() => Date, { nullable: true, description: 'When its timeout decides it (on_timeout)' }) expiresAt!: Date | null;
+  @Field(() => Date, { nullable: true, description: 'When its timeout decides it (on_timeout)' })
+  expiresAt!: Date | null;
 
   static from(step: WaitingStep): WaitingStepType {
-    return Object.assign(new WaitingStepType(), { stepId: step.step_id, prompt: step.prompt, expiresAt: step.expires_at });
+    return Object.assign(new WaitingStepType(), {
+      stepId: step.step_id,
+      prompt: step.prompt,
+      expiresAt: step.expires_at,
+    });
   }
 }
 
-@ObjectType('SignedUrl', { description: 'A short-lived URL that needs no Authorization header: its signature covers what it opens, the caller and the expiry' })
+@ObjectType('SignedUrl', {
+  description:
+    'A short-lived URL that needs no Authorization header: its signature covers what it opens, the caller and the expiry',
+})
 export class SignedUrlType {
   @Field(() => String) url!: string;
   @Field(() => Date) expiresAt!: Date;
@@ -76,7 +102,9 @@ export class CircuitRunType {
 }
 
 /** Column → the API field it shows as. */
-const API_FIELDS = Object.entries(RUN_COLUMNS).flatMap(([column, spec]) => ('api' in spec && spec.api ? [[column, spec.api as RunApiField] as const] : []));
+const API_FIELDS = Object.entries(RUN_COLUMNS).flatMap(([column, spec]) =>
+  'api' in spec && spec.api ? [[column, spec.api as RunApiField] as const] : [],
+);
 
 function graphqlTypeOf(column: string, type: unknown, api: RunApiField): () => unknown {
   if (column === 'error') return () => CircuitRunErrorType;
@@ -93,7 +121,10 @@ function graphqlTypeOf(column: string, type: unknown, api: RunApiField): () => u
 for (const [column, api] of API_FIELDS) {
   const spec = (RUN_COLUMNS as Record<string, { type: unknown; allowNull?: boolean }>)[column];
   const nullable = Boolean(api.when || api.ownerOnly || spec.allowNull);
-  Field(graphqlTypeOf(column, spec.type, api) as never, { nullable, ...(api.description ? { description: api.description } : {}) })(CircuitRunType.prototype, api.name);
+  Field(graphqlTypeOf(column, spec.type, api) as never, {
+    nullable,
+    ...(api.description ? { description: api.description } : {}),
+  })(CircuitRunType.prototype, api.name);
 }
 
 @InputType('CircuitRunContextInput')
@@ -101,7 +132,10 @@ export class CircuitRunContextInput {
   @Field(() => ID, { nullable: true, description: "The version to run; the circuit's primary version when absent" })
   version?: string | null;
 
-  @Field(() => String, { nullable: true, description: "Instead of version: an alias of the circuit whose weights draw the version" })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Instead of version: an alias of the circuit whose weights draw the version',
+  })
   alias?: string | null;
 }
 
@@ -111,13 +145,15 @@ export class CircuitRunPage extends PageOf(CircuitRunType) {}
 /** One entry of a run's event log (docs/runs.md, Event log). */
 @ObjectType('CircuitRunEvent')
 export class CircuitRunEventType {
-  @Field(() => Int, { description: 'Position in the run\'s log: 1, 2, 3… without gaps' }) seq!: number;
+  @Field(() => Int, { description: "Position in the run's log: 1, 2, 3… without gaps" }) seq!: number;
   @Field(() => RunEventKindEnum) kind!: string;
   @Field(() => Date) createdAt!: Date;
-  @Field(() => CircuitRunType, { nullable: true, description: 'state events: the run as it was in that state' }) run!: CircuitRunType | null;
+  @Field(() => CircuitRunType, { nullable: true, description: 'state events: the run as it was in that state' })
+  run!: CircuitRunType | null;
   @Field(() => JSONScalar, {
     nullable: true,
-    description: 'step events: {step_id, kind, status, started_at, ended_at?, credits?, error? (owner only)}; output events: {step_id, delta}',
+    description:
+      'step events: {step_id, kind, status, started_at, ended_at?, credits?, error? (owner only)}; output events: {step_id, delta}',
   })
   data!: Record<string, unknown> | null;
 }

@@ -16,7 +16,11 @@ import { CircuitSchedulePage, CircuitScheduleType } from './schedule.type';
 async function findScheduleFor(ctx: AppContext, uid: string): Promise<ScheduleRow> {
   const schedule = isUid(uid) ? await findSchedule(ctx.services.sequelize, uid) : null;
   if (!schedule) throw notFound('Schedule');
-  authorize(ctx.viewer, schedulePermits(ctx.viewer, schedule, 'manage'), 'Only the user who created the schedule may see or change it');
+  authorize(
+    ctx.viewer,
+    schedulePermits(ctx.viewer, schedule, 'manage'),
+    'Only the user who created the schedule may see or change it',
+  );
   return schedule;
 }
 
@@ -27,23 +31,41 @@ export class ScheduleResolver {
   async createCircuitSchedule(
     @Arg('circuitUid', () => ID) circuitUid: string,
     @Arg('cron', () => String) cron: string,
-    @Arg('timezone', () => String, { nullable: true, description: 'IANA time zone (default UTC)' }) timezone: string | null,
+    @Arg('timezone', () => String, { nullable: true, description: 'IANA time zone (default UTC)' })
+    timezone: string | null,
     @Arg('input', () => JSONObjectScalar, { validate: false }) input: Record<string, unknown>,
-    @Arg('versionUid', () => ID, { nullable: true, description: "Default: the circuit's primary version at each fire" }) versionUid: string | null,
+    @Arg('versionUid', () => ID, { nullable: true, description: "Default: the circuit's primary version at each fire" })
+    versionUid: string | null,
     @Arg('isPublic', () => Boolean, { nullable: true }) isPublic: boolean | null,
     @Ctx() ctx: AppContext,
   ): Promise<CircuitScheduleType> {
     const circuit = await findCircuitFor(ctx, circuitUid, 'manage');
-    return CircuitScheduleType.from(await createSchedule(ctx.services.schedules, ctx.viewer!, circuit, { cron, timezone, input, versionUid, isPublic }));
+    return CircuitScheduleType.from(
+      await createSchedule(ctx.services.schedules, ctx.viewer!, circuit, {
+        cron,
+        timezone,
+        input,
+        versionUid,
+        isPublic,
+      }),
+    );
   }
 
   @Authorized()
   @Query(() => CircuitSchedulePage, { description: "The circuit's schedules, oldest first (owner only)" })
-  async circuitSchedules(@Arg('circuitUid', () => ID) circuitUid: string, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: AppContext): Promise<CircuitSchedulePage> {
+  async circuitSchedules(
+    @Arg('circuitUid', () => ID) circuitUid: string,
+    @Args(() => PageArgs) args: PageArgs,
+    @Ctx() ctx: AppContext,
+  ): Promise<CircuitSchedulePage> {
     const circuit = await findCircuitFor(ctx, circuitUid, 'manage');
     const window = pageWindow(args);
     const { rows, total } = await schedulesOfCircuit(ctx.services.sequelize, circuit.uid, window.limit, window.offset);
-    return paged(rows.map((row) => CircuitScheduleType.from(row)), total, window);
+    return paged(
+      rows.map((row) => CircuitScheduleType.from(row)),
+      total,
+      window,
+    );
   }
 
   @Authorized()
@@ -53,12 +75,16 @@ export class ScheduleResolver {
   }
 
   @Authorized()
-  @Mutation(() => CircuitScheduleType, { description: 'Pauses, resumes or changes a schedule; absent arguments keep their value, a null versionUid means the primary version' })
+  @Mutation(() => CircuitScheduleType, {
+    description:
+      'Pauses, resumes or changes a schedule; absent arguments keep their value, a null versionUid means the primary version',
+  })
   async updateCircuitSchedule(
     @Arg('uid', () => ID) uid: string,
     @Arg('cron', () => String, { nullable: true }) cron: string | undefined,
     @Arg('timezone', () => String, { nullable: true }) timezone: string | undefined,
-    @Arg('input', () => JSONObjectScalar, { nullable: true, validate: false }) input: Record<string, unknown> | undefined,
+    @Arg('input', () => JSONObjectScalar, { nullable: true, validate: false })
+    input: Record<string, unknown> | undefined,
     @Arg('versionUid', () => ID, { nullable: true }) versionUid: string | null | undefined,
     @Arg('isPublic', () => Boolean, { nullable: true }) isPublic: boolean | undefined,
     @Arg('isPaused', () => Boolean, { nullable: true }) isPaused: boolean | undefined,
@@ -66,9 +92,16 @@ export class ScheduleResolver {
   ): Promise<CircuitScheduleType> {
     const schedule = await findScheduleFor(ctx, uid);
     const circuit = await findCircuitFor(ctx, schedule.circuit_uid, 'manage');
-    return CircuitScheduleType.from(await updateSchedule(ctx.services.schedules, circuit, schedule, {
-      cron: cron ?? undefined, timezone: timezone ?? undefined, input: input ?? undefined, versionUid, isPublic, isPaused,
-    }));
+    return CircuitScheduleType.from(
+      await updateSchedule(ctx.services.schedules, circuit, schedule, {
+        cron: cron ?? undefined,
+        timezone: timezone ?? undefined,
+        input: input ?? undefined,
+        versionUid,
+        isPublic,
+        isPaused,
+      }),
+    );
   }
 
   @Authorized()

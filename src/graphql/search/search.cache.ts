@@ -39,7 +39,9 @@ export class SearchCache<T = unknown> implements NotifiedCache {
     if (cached) return cached;
     const pending = compute();
     this.entries.set(key, pending);
-    pending.catch(() => { if (this.entries.peek(key) === pending) this.entries.delete(key); });
+    pending.catch(() => {
+      if (this.entries.peek(key) === pending) this.entries.delete(key);
+    });
     return pending;
   }
 }
@@ -49,13 +51,30 @@ export class SearchCache<T = unknown> implements NotifiedCache {
  * through the Circuit or User model in this process commits; nothing is cached while the listener
  * reconnects. Returns the function that stops it.
  */
-export function startSearchInvalidation(cache: SearchCache, databaseUrl: string, log: Logger): Promise<() => Promise<void>> {
+export function startSearchInvalidation(
+  cache: SearchCache,
+  databaseUrl: string,
+  log: Logger,
+): Promise<() => Promise<void>> {
   return keepCacheCurrent({
     databaseUrl,
     log,
     channel: SEARCH_CHANGED_CHANNEL,
     applicationName: 'circuit-search-cache',
     cache,
-    localWrites: [{ models: [Circuit, User], hooks: ['afterCreate', 'afterUpdate', 'afterDestroy', 'afterUpsert', 'afterBulkCreate', 'afterBulkUpdate', 'afterBulkDestroy'] }],
+    localWrites: [
+      {
+        models: [Circuit, User],
+        hooks: [
+          'afterCreate',
+          'afterUpdate',
+          'afterDestroy',
+          'afterUpsert',
+          'afterBulkCreate',
+          'afterBulkUpdate',
+          'afterBulkDestroy',
+        ],
+      },
+    ],
   });
 }

@@ -14,7 +14,14 @@ const MAX_TERM_LENGTH = 64;
  * the indexed text), lower-cased, at most MAX_TERMS of MAX_TERM_LENGTH characters.
  */
 function searchWords(text: string): string[] {
-  return [...new Set(text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean))]
+  return [
+    ...new Set(
+      text
+        .toLowerCase()
+        .split(/[^\p{L}\p{N}]+/u)
+        .filter(Boolean),
+    ),
+  ]
     .slice(0, MAX_TERMS)
     .map((w) => w.slice(0, MAX_TERM_LENGTH));
 }
@@ -113,7 +120,9 @@ function searchSql(type: SearchType, oneWord: boolean): string {
      ORDER BY p.rank DESC, p.sort_name COLLATE "C", p.uid LIMIT ${pageSize} OFFSET greatest($4::int - (SELECT count(*) FROM m), 0))
   ) x ORDER BY x.rank DESC, x.sort_name COLLATE "C", x.uid LIMIT ${pageSize}`
     : ranked;
-  const total = oneWord ? `(SELECT count(*) FROM m) + (SELECT count(*) FROM (${postings('')} LIMIT $5) n)` : '(SELECT count(*) FROM m)';
+  const total = oneWord
+    ? `(SELECT count(*) FROM m) + (SELECT count(*) FROM (${postings('')} LIMIT $5) n)`
+    : '(SELECT count(*) FROM m)';
   // One row per result of the page, each carrying the total; an empty page still yields one row
   // (uid null) with the total.
   return `
@@ -154,7 +163,10 @@ export const SEARCH_WORDS_SQL: Record<SearchType, string> = {
   [SearchType.users]: searchSql(SearchType.users, false),
 };
 
-export interface SearchResults { items: (CircuitSearchResult | UserSearchResult)[]; totalCount: number }
+export interface SearchResults {
+  items: (CircuitSearchResult | UserSearchResult)[];
+  totalCount: number;
+}
 
 /**
  * Public circuits and public user profiles matching `text`, best first, and how many match in all.
@@ -176,14 +188,38 @@ export function searchPublic(
 
 function toItem(r: Omit<Row, 'total'>): CircuitSearchResult | UserSearchResult {
   return r.type === 'circuit'
-    ? Object.assign(new CircuitSearchResult(), { type: 'circuit', uid: r.uid, name: r.name, description: r.description ?? '', username: r.username })
-    : Object.assign(new UserSearchResult(), { type: 'user', uid: r.uid, username: r.username, name: r.name, bio: r.bio ?? '' });
+    ? Object.assign(new CircuitSearchResult(), {
+        type: 'circuit',
+        uid: r.uid,
+        name: r.name,
+        description: r.description ?? '',
+        username: r.username,
+      })
+    : Object.assign(new UserSearchResult(), {
+        type: 'user',
+        uid: r.uid,
+        username: r.username,
+        name: r.name,
+        bio: r.bio ?? '',
+      });
 }
 
 /** The page as the database computes it. */
-async function searchInSql(sequelize: Sequelize, words: string[], exact: string, type: SearchType, window: PageWindow): Promise<SearchResults> {
+async function searchInSql(
+  sequelize: Sequelize,
+  words: string[],
+  exact: string,
+  type: SearchType,
+  window: PageWindow,
+): Promise<SearchResults> {
   // A named statement: parsed and planned once per connection (planning this query cost more than running it).
-  const rows = await preparedQuery<Row>(sequelize, (words.length === 1 ? SEARCH_SQL : SEARCH_WORDS_SQL)[type], [words, exact, window.limit, window.offset, SEARCH_MATCH_BOUND]);
+  const rows = await preparedQuery<Row>(sequelize, (words.length === 1 ? SEARCH_SQL : SEARCH_WORDS_SQL)[type], [
+    words,
+    exact,
+    window.limit,
+    window.offset,
+    SEARCH_MATCH_BOUND,
+  ]);
   const totalCount = rows.length ? Number(rows[0].total) : 0;
   const items = rows.filter((r) => r.uid !== null).map(toItem);
   return { items, totalCount };

@@ -24,7 +24,8 @@ export class SearchResolver {
   ): Promise<SearchPage> {
     await enforceRateLimit(ctx.services.searchRateLimiter, rateLimitKey(ctx.viewer, ctx.clientIp), ctx.responseHeaders);
     if (search.trim() === '') throw badInput('search must not be empty', { field: 'search' });
-    if (search.length > MAX_SEARCH_LENGTH) throw badInput(`search must be at most ${MAX_SEARCH_LENGTH} characters`, { field: 'search' });
+    if (search.length > MAX_SEARCH_LENGTH)
+      throw badInput(`search must be at most ${MAX_SEARCH_LENGTH} characters`, { field: 'search' });
     const window = pageWindow(args, { maxLimit: 100 });
     const { items, totalCount } = await searchPublic(ctx.services, search, type ?? SearchType.all, window);
     return paged(items, totalCount, window);

@@ -46,7 +46,10 @@ export const SearchResult = createUnionType({
 
 @ObjectType('SearchPage')
 export class SearchPage {
-  @Field(() => Int, { description: `Matches in all pages, exact up to ${SEARCH_MATCH_BOUND}; beyond, ${SEARCH_MATCH_BOUND} (and pages end there)` }) totalCount!: number;
+  @Field(() => Int, {
+    description: `Matches in all pages, exact up to ${SEARCH_MATCH_BOUND}; beyond, ${SEARCH_MATCH_BOUND} (and pages end there)`,
+  })
+  totalCount!: number;
   @Field(() => Int) limit!: number;
   @Field(() => Int) page!: number;
   @Field(() => [SearchResult], { description: 'Best match first; an exact name match ranks first' })

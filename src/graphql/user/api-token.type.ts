@@ -9,11 +9,20 @@ import { apiTokenView } from '../../views/api-token.view';
 export class ApiTokenType {
   @Field(() => ID) uid!: string;
   @Field(() => String) label!: string;
-  @Field(() => [String], { description: `What the token may do: any of ${TOKEN_SCOPES.join(', ')} (all when it was created without scopes)` }) scopes!: string[];
-  @Field(() => Date, { nullable: true, description: 'When the token stops working (401); null: never' }) expiresAt!: Date | null;
-  @Field(() => [ID], { nullable: true, description: 'The only circuits the token may run; null: any the user may run' }) circuitUids!: string[] | null;
-  @Field(() => Int, { nullable: true, description: "Credits the token's runs may take per UTC day; null: no cap" }) maxCreditsPerDay!: number | null;
-  @Field(() => Int, { description: "Credits the token's runs hold or were charged today (UTC); 0 without a cap, which is not counted" }) creditsSpentToday!: number;
+  @Field(() => [String], {
+    description: `What the token may do: any of ${TOKEN_SCOPES.join(', ')} (all when it was created without scopes)`,
+  })
+  scopes!: string[];
+  @Field(() => Date, { nullable: true, description: 'When the token stops working (401); null: never' })
+  expiresAt!: Date | null;
+  @Field(() => [ID], { nullable: true, description: 'The only circuits the token may run; null: any the user may run' })
+  circuitUids!: string[] | null;
+  @Field(() => Int, { nullable: true, description: "Credits the token's runs may take per UTC day; null: no cap" })
+  maxCreditsPerDay!: number | null;
+  @Field(() => Int, {
+    description: "Credits the token's runs hold or were charged today (UTC); 0 without a cap, which is not counted",
+  })
+  creditsSpentToday!: number;
   @Field(() => Date, { nullable: true }) lastUsedAt!: Date | null;
   @Field(() => Date) createdAt!: Date;
 

@@ -6,7 +6,10 @@ export enum CreditLedgerKind {
   run = 'run',
   grant = 'grant',
 }
-registerEnumType(CreditLedgerKind, { name: 'CreditLedgerKind', description: 'grant: credits added; run: the charge of an ended run' });
+registerEnumType(CreditLedgerKind, {
+  name: 'CreditLedgerKind',
+  description: 'grant: credits added; run: the charge of an ended run',
+});
 
 /** One change of the caller's balance: a grant, or the charge of an ended run. */
 @ObjectType('CreditLedgerEntry')
@@ -14,7 +17,8 @@ export class CreditLedgerEntryType {
   @Field(() => ID) uid!: string;
   @Field(() => CreditLedgerKind) kind!: CreditLedgerKind;
   @Field(() => ID, { nullable: true, description: 'The run charged (kind run only)' }) runUid!: string | null;
-  @Field(() => Int, { description: 'The change of the balance: positive for a grant, zero or negative for a run' }) amount!: number;
+  @Field(() => Int, { description: 'The change of the balance: positive for a grant, zero or negative for a run' })
+  amount!: number;
   @Field(() => Int, { description: 'The balance right after this change' }) balanceAfter!: number;
   @Field(() => Date) createdAt!: Date;
 

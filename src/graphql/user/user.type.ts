@@ -23,7 +23,9 @@ export class Viewer extends UserProfile {
   @Field(() => Boolean) isPrivate!: boolean;
   @Field(() => Boolean) isAdmin!: boolean;
   @Field(() => Int, { description: 'Credit balance' }) credits!: number;
-  @Field(() => Int, { description: 'Credits your runs in progress have reserved; a new run or costly step needs credits - creditsHeld' })
+  @Field(() => Int, {
+    description: 'Credits your runs in progress have reserved; a new run or costly step needs credits - creditsHeld',
+  })
   creditsHeld!: number;
 
   static fromViewer(user: UserModel, balance: Balance): Viewer {

@@ -22,7 +22,10 @@ export class ViewerRunsArgs extends PageArgs {
   @Field(() => String, { nullable: true, description: 'Only runs carrying this tag' })
   tag?: string | null;
 
-  @Field(() => JSONObjectScalar, { nullable: true, description: 'Only runs whose metadata has every one of these key/value pairs (string values)' })
+  @Field(() => JSONObjectScalar, {
+    nullable: true,
+    description: 'Only runs whose metadata has every one of these key/value pairs (string values)',
+  })
   metadata?: Record<string, string> | null;
 
   @Field(() => Date, { nullable: true, description: 'Only runs created after this instant' })
@@ -36,9 +39,14 @@ export class ViewerRunsArgs extends PageArgs {
 async function viewerRuns(ctx: AppContext, args: ViewerRunsArgs): Promise<CircuitRunPage> {
   const viewer = ctx.viewer;
   if (!viewer) throw unauthorized();
-  if (args.circuitUid != null && !isUid(args.circuitUid)) throw badInput('circuit_uid must be a circuit uid', { field: 'circuit_uid' });
+  if (args.circuitUid != null && !isUid(args.circuitUid))
+    throw badInput('circuit_uid must be a circuit uid', { field: 'circuit_uid' });
   const window = pageWindow(args);
-  const { rows, count } = await ctx.services.runs.myRuns(viewer.uid, { ...args, state: args.state as RunState | null | undefined }, window);
+  const { rows, count } = await ctx.services.runs.myRuns(
+    viewer.uid,
+    { ...args, state: args.state as RunState | null | undefined },
+    window,
+  );
   return paged(await Promise.all(rows.map((run) => presentRun(ctx, run))), count, window);
 }
 
@@ -48,7 +56,11 @@ async function viewerCreditLedger(ctx: AppContext, args: PageArgs): Promise<Cred
   if (!viewer) throw unauthorized();
   const window = pageWindow(args);
   const { rows, count } = await ledgerPage(viewer.uid, window);
-  return paged(rows.map((row) => CreditLedgerEntryType.from(row)), count, window);
+  return paged(
+    rows.map((row) => CreditLedgerEntryType.from(row)),
+    count,
+    window,
+  );
 }
 
 /**
@@ -58,14 +70,26 @@ async function viewerCreditLedger(ctx: AppContext, args: PageArgs): Promise<Cred
  */
 @Resolver(() => Viewer)
 export class ViewerResolver {
-  @FieldResolver(() => CircuitRunPage, { description: 'Your runs in any state, newest first (limit default 10, max 100)' })
-  async runs(@Root() root: Viewer, @Args(() => ViewerRunsArgs) args: ViewerRunsArgs, @Ctx() ctx: AppContext): Promise<CircuitRunPage> {
+  @FieldResolver(() => CircuitRunPage, {
+    description: 'Your runs in any state, newest first (limit default 10, max 100)',
+  })
+  async runs(
+    @Root() root: Viewer,
+    @Args(() => ViewerRunsArgs) args: ViewerRunsArgs,
+    @Ctx() ctx: AppContext,
+  ): Promise<CircuitRunPage> {
     if (ctx.viewer?.uid !== root.uid) throw unauthorized();
     return viewerRuns(ctx, args);
   }
 
-  @FieldResolver(() => CreditLedgerPage, { description: 'Every change of your balance (grants and run charges), newest first (limit default 10, max 100)' })
-  async creditLedger(@Root() root: Viewer, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: AppContext): Promise<CreditLedgerPage> {
+  @FieldResolver(() => CreditLedgerPage, {
+    description: 'Every change of your balance (grants and run charges), newest first (limit default 10, max 100)',
+  })
+  async creditLedger(
+    @Root() root: Viewer,
+    @Args(() => PageArgs) args: PageArgs,
+    @Ctx() ctx: AppContext,
+  ): Promise<CreditLedgerPage> {
     if (ctx.viewer?.uid !== root.uid) throw unauthorized();
     return viewerCreditLedger(ctx, args);
   }

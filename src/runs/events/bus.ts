@@ -9,7 +9,13 @@ import type { RunState } from '../../domain/runs';
  * the worker running it), `wake` when one of its approval steps was decided (heard by the worker
  * running it, which re-reads its waiting steps).
  */
-export interface RunStateEvent { uid: string; state?: RunState; seq?: number; cancel?: boolean; wake?: boolean }
+export interface RunStateEvent {
+  uid: string;
+  state?: RunState;
+  seq?: number;
+  cancel?: boolean;
+  wake?: boolean;
+}
 
 export type RunEventHandler = (event: RunStateEvent) => void;
 
@@ -78,7 +84,9 @@ export async function createPostgresRunEventBus(databaseUrl: string, log: Logger
     channel: CHANNEL,
     applicationName: 'circuit-run-events',
     log,
-    onNotification: (payload) => { if (payload) fanOut.deliver(payload); },
+    onNotification: (payload) => {
+      if (payload) fanOut.deliver(payload);
+    },
   });
 
   // A pool, not one Client: publishes overlap (cancels, run ends), and a pool queues them and replaces
@@ -107,9 +115,12 @@ export async function createRedisRunEventBus(redisUrl: string, log: Logger): Pro
   const options = { lazyConnect: true, maxRetriesPerRequest: 3 };
   const subscriber = new Redis(redisUrl, options);
   const publisher = new Redis(redisUrl, options);
-  for (const client of [subscriber, publisher]) client.on('error', (error: Error) => log.warn({ err: error }, 'run-event redis error'));
+  for (const client of [subscriber, publisher])
+    client.on('error', (error: Error) => log.warn({ err: error }, 'run-event redis error'));
   await Promise.all([subscriber.connect(), publisher.connect()]);
-  subscriber.on('message', (channel: string, message: string) => { if (channel === CHANNEL) fanOut.deliver(message); });
+  subscriber.on('message', (channel: string, message: string) => {
+    if (channel === CHANNEL) fanOut.deliver(message);
+  });
   await subscriber.subscribe(CHANNEL);
   return {
     kind: 'redis',
@@ -124,7 +135,11 @@ export async function createRedisRunEventBus(redisUrl: string, log: Logger): Pro
   };
 }
 
-export function createRunEventBus(options: { databaseUrl: string; redisUrl?: string; log: Logger }): Promise<RunEventBus> {
+export function createRunEventBus(options: {
+  databaseUrl: string;
+  redisUrl?: string;
+  log: Logger;
+}): Promise<RunEventBus> {
   return options.redisUrl
     ? createRedisRunEventBus(options.redisUrl, options.log)
     : createPostgresRunEventBus(options.databaseUrl, options.log);

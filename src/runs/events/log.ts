@@ -13,17 +13,28 @@ import { toStorableText } from '../storable-json';
  * output events are appended here in batches by the worker running the run.
  */
 
-export interface LoggedRunEvent { seq: number; kind: RunEventKind; data: Record<string, unknown>; created_at: Date }
+export interface LoggedRunEvent {
+  seq: number;
+  kind: RunEventKind;
+  data: Record<string, unknown>;
+  created_at: Date;
+}
 
-export interface PendingRunEvent { kind: Exclude<RunEventKind, 'state'>; data: Record<string, unknown> }
-
+export interface PendingRunEvent {
+  kind: Exclude<RunEventKind, 'state'>;
+  data: Record<string, unknown>;
+}
 
 /** A batch of events as the jsonb array the log's statements unpack (`[{kind, data}]`). */
 export function eventBatchJson(events: readonly PendingRunEvent[]): string {
   return JSON.stringify(events.map((e) => ({ kind: e.kind, data: toStorableText(e.data) })));
 }
 
-interface AppendItem { uid: string; attempt: number; events: readonly PendingRunEvent[] }
+interface AppendItem {
+  uid: string;
+  attempt: number;
+  events: readonly PendingRunEvent[];
+}
 
 /** Event batches of many runs, appended together while another append is in flight (one per process: RunService.eventAppends). */
 export type EventAppender = StatementBatcher<AppendItem, number | null>;
@@ -51,21 +62,33 @@ export function createEventAppender(sequelize: Sequelize, notifyChannel?: string
      SELECT run_uid AS uid, max(seq) AS seq${notifyChannel ? `, pg_notify($2, json_build_object('uid', run_uid::text, 'seq', max(seq))::text) AS notified` : ''}
        FROM inserted GROUP BY run_uid`;
   const write = async (items: AppendItem[]): Promise<Array<number | null>> => {
-    const json = JSON.stringify(items.map((item) => ({ uid: item.uid, attempt: item.attempt, events: item.events.map((e) => ({ kind: e.kind, data: toStorableText(e.data) })) })));
-    const rows = await preparedQuery<{ uid: string; seq: number }>(sequelize, text, [json, ...(notifyChannel ? [notifyChannel] : [])]);
+    const json = JSON.stringify(
+      items.map((item) => ({
+        uid: item.uid,
+        attempt: item.attempt,
+        events: item.events.map((e) => ({ kind: e.kind, data: toStorableText(e.data) })),
+      })),
+    );
+    const rows = await preparedQuery<{ uid: string; seq: number }>(sequelize, text, [
+      json,
+      ...(notifyChannel ? [notifyChannel] : []),
+    ]);
     const seqs = new Map(rows.map((row) => [row.uid, Number(row.seq)]));
     return items.map((item) => seqs.get(item.uid) ?? null);
   };
-  return new StatementBatcher(async (_key, items) => {
-    const seen = new Set<string>();
-    const first = items.filter((item) => !seen.has(item.uid) && seen.add(item.uid));
-    if (first.length === items.length) return write(items);
-    // Never expected (see above), but a repeat must not share a statement with its run's earlier batch.
-    const answers = new Map<AppendItem, number | null>();
-    (await write(first)).forEach((seq, i) => answers.set(first[i], seq));
-    for (const item of items) if (!answers.has(item)) answers.set(item, (await write([item]))[0]);
-    return items.map((item) => answers.get(item) ?? null);
-  }, { maxItems: 100 });
+  return new StatementBatcher(
+    async (_key, items) => {
+      const seen = new Set<string>();
+      const first = items.filter((item) => !seen.has(item.uid) && seen.add(item.uid));
+      if (first.length === items.length) return write(items);
+      // Never expected (see above), but a repeat must not share a statement with its run's earlier batch.
+      const answers = new Map<AppendItem, number | null>();
+      (await write(first)).forEach((seq, i) => answers.set(first[i], seq));
+      for (const item of items) if (!answers.has(item)) answers.set(item, (await write([item]))[0]);
+      return items.map((item) => answers.get(item) ?? null);
+    },
+    { maxItems: 100 },
+  );
 }
 
 export interface RunLogRead {
@@ -80,8 +103,20 @@ export interface RunLogRead {
  * Events after `after` of the given kinds, and the run's state, in one statement (one snapshot): when
  * the state is terminal and nothing more is returned, the log is complete.
  */
-export async function readRunEvents(sequelize: Sequelize, uid: string, after: number, kinds: readonly RunEventKind[], limit = 200): Promise<RunLogRead> {
-  const rows = await preparedQuery<{ state: RunState; seq: number | null; kind: RunEventKind | null; data: Record<string, unknown> | null; created_at: Date | null }>(
+export async function readRunEvents(
+  sequelize: Sequelize,
+  uid: string,
+  after: number,
+  kinds: readonly RunEventKind[],
+  limit = 200,
+): Promise<RunLogRead> {
+  const rows = await preparedQuery<{
+    state: RunState;
+    seq: number | null;
+    kind: RunEventKind | null;
+    data: Record<string, unknown> | null;
+    created_at: Date | null;
+  }>(
     sequelize,
     `SELECT r.state, e.seq, e.kind, e.data, e.created_at
        FROM circuit_runs r
@@ -94,7 +129,9 @@ export async function readRunEvents(sequelize: Sequelize, uid: string, after: nu
     [uid, after, kinds, limit],
   );
   if (rows.length === 0) return { state: null, events: [], more: false };
-  const events = rows.filter((r) => r.seq !== null).map((r) => ({ seq: Number(r.seq), kind: r.kind!, data: r.data!, created_at: r.created_at! }));
+  const events = rows
+    .filter((r) => r.seq !== null)
+    .map((r) => ({ seq: Number(r.seq), kind: r.kind!, data: r.data!, created_at: r.created_at! }));
   return { state: rows[0].state, events, more: events.length === limit };
 }
 

@@ -3,7 +3,6 @@ import type { PendingRunEvent } from './log';
 import type { RunObserver, StepEvent } from '../../engine/run-control';
 import type { LifecycleRun } from '../run-lifecycle';
 
-
 const FLUSH_EVERY_MS = 200;
 /** Past this many buffered events a flush starts at once (a wide fan-out). */
 const FLUSH_AT = 200;
@@ -21,7 +20,12 @@ export class RunEventRecorder implements RunObserver {
   private chain: Promise<void> = Promise.resolve();
   private closed = false;
 
-  constructor(private readonly deps: RunDeps, private readonly uid: string, private readonly attempt: number, private readonly run?: LifecycleRun) {}
+  constructor(
+    private readonly deps: RunDeps,
+    private readonly uid: string,
+    private readonly attempt: number,
+    private readonly run?: LifecycleRun,
+  ) {}
 
   step(event: StepEvent): void {
     this.push({ kind: 'step', data: { ...event } });
@@ -43,7 +47,10 @@ export class RunEventRecorder implements RunObserver {
     if (!run || !this.subscribersWantSteps) return;
     batch.forEach((event, i) => {
       if (event.kind !== 'step') return;
-      this.deps.lifecycle.emit('step', { run, event: { ...(event.data as unknown as StepEvent), seq: lastSeq - batch.length + 1 + i } });
+      this.deps.lifecycle.emit('step', {
+        run,
+        event: { ...(event.data as unknown as StepEvent), seq: lastSeq - batch.length + 1 + i },
+      });
     });
   }
 
@@ -65,7 +72,11 @@ export class RunEventRecorder implements RunObserver {
     if (batch.length > 0) {
       this.chain = this.chain.then(async () => {
         try {
-          const seq = await this.deps.runService.eventAppends.submit('', { uid: this.uid, attempt: this.attempt, events: batch });
+          const seq = await this.deps.runService.eventAppends.submit('', {
+            uid: this.uid,
+            attempt: this.attempt,
+            events: batch,
+          });
           if (seq !== null) this.logged(batch, seq);
           if (seq !== null && !this.deps.bus.sqlChannel) await this.deps.bus.publish({ uid: this.uid, seq });
         } catch (error) {
@@ -99,6 +110,10 @@ export class RunEventRecorder implements RunObserver {
     if (this.closed) return;
     this.pending.push(event);
     if (this.pending.length >= FLUSH_AT) void this.flush();
-    else this.timer ??= setTimeout(() => { this.timer = undefined; void this.flush(); }, FLUSH_EVERY_MS);
+    else
+      this.timer ??= setTimeout(() => {
+        this.timer = undefined;
+        void this.flush();
+      }, FLUSH_EVERY_MS);
   }
 }

@@ -10,13 +10,25 @@ export const EVENTS_URL_TTL_SECONDS = 300;
  * blob URLs (src/storage/LocalStorage.ts).
  */
 export function signRunEvents(secret: string, runUid: string, readerUid: string | null, expires: number): string {
-  return crypto.createHmac('sha256', secret).update(`run-events\n${runUid}\n${expires}\n${readerUid ?? ''}`).digest('base64url');
+  return crypto
+    .createHmac('sha256', secret)
+    .update(`run-events\n${runUid}\n${expires}\n${readerUid ?? ''}`)
+    .digest('base64url');
 }
 
-export interface SignedEventsQuery { signature?: unknown; expires?: unknown; reader?: unknown }
+export interface SignedEventsQuery {
+  signature?: unknown;
+  expires?: unknown;
+  reader?: unknown;
+}
 
 /** The query string of a signed events URL for `readerUid`, and when it expires. */
-export function signedEventsQuery(secret: string, runUid: string, readerUid: string | null, now = Date.now()): { query: string; expiresAt: Date } {
+export function signedEventsQuery(
+  secret: string,
+  runUid: string,
+  readerUid: string | null,
+  now = Date.now(),
+): { query: string; expiresAt: Date } {
   const expires = Math.floor(now / 1000) + EVENTS_URL_TTL_SECONDS;
   const params = new URLSearchParams({ expires: String(expires) });
   if (readerUid) params.set('reader', readerUid);
@@ -24,17 +36,26 @@ export function signedEventsQuery(secret: string, runUid: string, readerUid: str
   return { query: params.toString(), expiresAt: new Date(expires * 1000) };
 }
 
-export type EventsSignatureCheck = { ok: true; readerUid: string | null } | { ok: false; reason: 'expired' | 'invalid' };
+export type EventsSignatureCheck =
+  { ok: true; readerUid: string | null } | { ok: false; reason: 'expired' | 'invalid' };
 
 /** Checks a signed events URL's expiry (never more than the TTL ahead) and signature, in constant time. */
-export function checkEventsSignature(secret: string, runUid: string, query: SignedEventsQuery, now = Date.now()): EventsSignatureCheck {
+export function checkEventsSignature(
+  secret: string,
+  runUid: string,
+  query: SignedEventsQuery,
+  now = Date.now(),
+): EventsSignatureCheck {
   const { signature, expires, reader } = query;
-  if (typeof signature !== 'string' || typeof expires !== 'string' || !/^\d{1,12}$/.test(expires)) return { ok: false, reason: 'invalid' };
-  if (reader !== undefined && (typeof reader !== 'string' || !/^[0-9a-f-]{36}$/i.test(reader))) return { ok: false, reason: 'invalid' };
+  if (typeof signature !== 'string' || typeof expires !== 'string' || !/^\d{1,12}$/.test(expires))
+    return { ok: false, reason: 'invalid' };
+  if (reader !== undefined && (typeof reader !== 'string' || !/^[0-9a-f-]{36}$/i.test(reader)))
+    return { ok: false, reason: 'invalid' };
   const readerUid = (reader as string | undefined) ?? null;
   const expected = Buffer.from(signRunEvents(secret, runUid, readerUid, Number(expires)));
   const given = Buffer.from(signature);
-  if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) return { ok: false, reason: 'invalid' };
+  if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected))
+    return { ok: false, reason: 'invalid' };
   const seconds = Number(expires);
   const nowSeconds = Math.floor(now / 1000);
   if (seconds < nowSeconds) return { ok: false, reason: 'expired' };

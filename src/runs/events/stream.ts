@@ -23,13 +23,30 @@ export interface RunEventStreamOptions {
  * commits between a read and the wait is missed (the race of issue #14), and holds no database
  * connection while it waits. `return()` ends it at once, also while it waits.
  */
-export function runEventStream(deps: RunDeps, uid: string, options: RunEventStreamOptions): AsyncIterableIterator<LoggedRunEvent> {
+export function runEventStream(
+  deps: RunDeps,
+  uid: string,
+  options: RunEventStreamOptions,
+): AsyncIterableIterator<LoggedRunEvent> {
   const stopped = new AbortController();
   let dirty = true;
   let wake: (() => void) | undefined;
-  const nudge = () => { dirty = true; wake?.(); };
-  const unsubscribe = deps.bus.subscribe(uid, (message) => { if (message.seq !== undefined || message.state !== undefined) nudge(); });
-  stopped.signal.addEventListener('abort', () => { unsubscribe(); wake?.(); options.onEnd?.(); }, { once: true });
+  const nudge = () => {
+    dirty = true;
+    wake?.();
+  };
+  const unsubscribe = deps.bus.subscribe(uid, (message) => {
+    if (message.seq !== undefined || message.state !== undefined) nudge();
+  });
+  stopped.signal.addEventListener(
+    'abort',
+    () => {
+      unsubscribe();
+      wake?.();
+      options.onEnd?.();
+    },
+    { once: true },
+  );
   if (options.signal?.aborted) stopped.abort();
   else options.signal?.addEventListener('abort', () => stopped.abort(), { once: true });
   const pollMs = options.pollMs ?? Math.max(1_000, deps.config.sseKeepAliveMs);
@@ -50,7 +67,10 @@ export function runEventStream(deps: RunDeps, uid: string, options: RunEventStre
         if (!dirty) {
           await new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, pollMs);
-            wake = () => { clearTimeout(timer); resolve(); };
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
             if (dirty || stopped.signal.aborted) wake();
           });
           wake = undefined;
@@ -68,12 +88,17 @@ export function runEventStream(deps: RunDeps, uid: string, options: RunEventStre
       return events.return(value as never);
     },
     throw: (error?: unknown) => events.throw(error),
-    [Symbol.asyncIterator]() { return this; },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
   };
 }
 
 /** `inner` with each value mapped; `return()` reaches `inner` at once (ending a waiting stream). */
-export function mapStream<T, U>(inner: AsyncIterableIterator<T>, map: (value: T) => Promise<U>): AsyncIterableIterator<U> {
+export function mapStream<T, U>(
+  inner: AsyncIterableIterator<T>,
+  map: (value: T) => Promise<U>,
+): AsyncIterableIterator<U> {
   return {
     async next() {
       const result = await inner.next();
@@ -87,7 +112,9 @@ export function mapStream<T, U>(inner: AsyncIterableIterator<T>, map: (value: T)
       await inner.return?.();
       throw error;
     },
-    [Symbol.asyncIterator]() { return this; },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
   };
 }
 
@@ -105,12 +132,19 @@ export interface StreamStart {
  * current state event, fixed now: a client that acts once the stream is open (and so ends the run)
  * still gets that state first.
  */
-export async function streamStart(deps: RunDeps, uid: string, kinds: readonly RunEventKind[], lastEventId: unknown): Promise<StreamStart> {
+export async function streamStart(
+  deps: RunDeps,
+  uid: string,
+  kinds: readonly RunEventKind[],
+  lastEventId: unknown,
+): Promise<StreamStart> {
   const id = typeof lastEventId === 'string' ? lastEventId.trim() : '';
   let resumed: number | null = null;
   if (/^\d{1,9}$/.test(id)) resumed = Number(id);
-  else if ((RUN_STATES as readonly string[]).includes(id) && isUid(uid)) resumed = await seqOfState(deps.sequelize, uid, id as RunState);
-  if (resumed === null) return { after: isUid(uid) ? (await currentStateSeq(deps.sequelize, uid)) - 1 : null, complete: false };
+  else if ((RUN_STATES as readonly string[]).includes(id) && isUid(uid))
+    resumed = await seqOfState(deps.sequelize, uid, id as RunState);
+  if (resumed === null)
+    return { after: isUid(uid) ? (await currentStateSeq(deps.sequelize, uid)) - 1 : null, complete: false };
   const rest = await readRunEvents(deps.sequelize, uid, resumed, kinds, 1);
   return { after: resumed, complete: rest.state !== null && isTerminal(rest.state) && rest.events.length === 0 };
 }

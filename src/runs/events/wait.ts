@@ -11,14 +11,22 @@ import type { RunDeps } from '../ports';
 export async function waitForRunEnd(deps: RunDeps, uid: string, ms: number): Promise<void> {
   if (ms <= 0) return;
   let done!: () => void;
-  const ended = new Promise<void>((resolve) => { done = resolve; });
-  const unsubscribe = deps.bus.subscribe(uid, (message) => { if (message.state && isTerminal(message.state)) done(); });
+  const ended = new Promise<void>((resolve) => {
+    done = resolve;
+  });
+  const unsubscribe = deps.bus.subscribe(uid, (message) => {
+    if (message.state && isTerminal(message.state)) done();
+  });
   const timers = [setTimeout(done, ms)];
   const check = async () => {
     const run = await CircuitRun.findByPk(uid, { attributes: ['uid', 'state'] });
     if (!run || isTerminal(run.state)) done();
   };
-  timers.push(setInterval(() => { void check().catch(() => {}); }, 5_000));
+  timers.push(
+    setInterval(() => {
+      void check().catch(() => {});
+    }, 5_000),
+  );
   try {
     await check();
     await ended;

@@ -25,13 +25,24 @@ export function mountBlobs(router: Router, storage: BlobStorage): void {
     const page = Math.max(1, rawPage);
     const rows = await Blob.findAll({
       where: { user_uid: user.uid },
-      order: [['created_at', 'DESC'], ['uid', 'ASC']],
+      order: [
+        ['created_at', 'DESC'],
+        ['uid', 'ASC'],
+      ],
       limit: BLOBS_PER_PAGE + 1,
       offset: (page - 1) * BLOBS_PER_PAGE,
     });
-    res.status(status).send(blobsPage({
-      user, csrf: csrfToken(req), blobs: rows.slice(0, BLOBS_PER_PAGE), hasMore: rows.length > BLOBS_PER_PAGE, page, flash, maxBytes: storage.maxBytes,
-    }));
+    res.status(status).send(
+      blobsPage({
+        user,
+        csrf: csrfToken(req),
+        blobs: rows.slice(0, BLOBS_PER_PAGE),
+        hasMore: rows.length > BLOBS_PER_PAGE,
+        page,
+        flash,
+        maxBytes: storage.maxBytes,
+      }),
+    );
   };
 
   router.get('/blobs', requireUser, async (req, res, next) => {
@@ -42,41 +53,65 @@ export function mountBlobs(router: Router, storage: BlobStorage): void {
     }
   });
 
-  router.post('/blobs', requireUser, (req, res, next) => {
-    multipart(req, res, (error: unknown) => {
-      res.locals.uploadError = error;
-      next();
-    });
-  }, async (req, res, next) => {
-    // The body timeout answered already (408, src/http/json-body.ts): the upload was dropped, nothing is stored.
-    if (res.headersSent) return;
-    try {
-      const uploadError = res.locals.uploadError as unknown;
-      // Showing an error changes nothing, so it needs no CSRF check; storing does.
-      if (uploadError === FORM_EXPIRED) return formExpired(req, res);
-      if (uploadError instanceof AppError && uploadError.code !== 'Internal') {
-        const message = uploadError.code === 'PayloadTooLarge' ? `The file is larger than the limit of ${storage.maxBytes} bytes.` : uploadError.message;
-        return await showBlobs(req, res, ERROR_STATUS[uploadError.code], { kind: 'error', message });
+  router.post(
+    '/blobs',
+    requireUser,
+    (req, res, next) => {
+      multipart(req, res, (error: unknown) => {
+        res.locals.uploadError = error;
+        next();
+      });
+    },
+    async (req, res, next) => {
+      // The body timeout answered already (408, src/http/json-body.ts): the upload was dropped, nothing is stored.
+      if (res.headersSent) return;
+      try {
+        const uploadError = res.locals.uploadError as unknown;
+        // Showing an error changes nothing, so it needs no CSRF check; storing does.
+        if (uploadError === FORM_EXPIRED) return formExpired(req, res);
+        if (uploadError instanceof AppError && uploadError.code !== 'Internal') {
+          const message =
+            uploadError.code === 'PayloadTooLarge'
+              ? `The file is larger than the limit of ${storage.maxBytes} bytes.`
+              : uploadError.message;
+          return await showBlobs(req, res, ERROR_STATUS[uploadError.code], { kind: 'error', message });
+        }
+        if (uploadError instanceof multer.MulterError) {
+          const tooLarge = uploadError.code === 'LIMIT_FILE_SIZE';
+          const message = tooLarge
+            ? `The file is larger than the limit of ${storage.maxBytes} bytes.`
+            : `The upload was not accepted: ${uploadError.message}.`;
+          return await showBlobs(req, res, ERROR_STATUS[tooLarge ? 'PayloadTooLarge' : 'BadClientData'], {
+            kind: 'error',
+            message,
+          });
+        }
+        if (uploadError) {
+          req.log?.error({ err: uploadError }, 'blob upload failed');
+          return await showBlobs(req, res, ERROR_STATUS.Internal, {
+            kind: 'error',
+            message: 'The upload failed and nothing was stored. Please try again.',
+          });
+        }
+        if (!csrfValid(req)) return formExpired(req, res);
+        const blob = (req.file as (Express.Multer.File & { blob?: Blob }) | undefined)?.blob;
+        if (!blob)
+          return await showBlobs(req, res, ERROR_STATUS.BadClientData, {
+            kind: 'error',
+            message: 'Choose a file to upload.',
+          });
+        req.session.flash = {
+          kind: 'ok',
+          message: `Uploaded ${blob.filename || 'the file'} (${blob.byteCount} bytes). Its uid:`,
+          code: blob.uid,
+        };
+        await save(req);
+        res.redirect(303, '/settings/blobs');
+      } catch (error) {
+        next(error);
       }
-      if (uploadError instanceof multer.MulterError) {
-        const tooLarge = uploadError.code === 'LIMIT_FILE_SIZE';
-        const message = tooLarge ? `The file is larger than the limit of ${storage.maxBytes} bytes.` : `The upload was not accepted: ${uploadError.message}.`;
-        return await showBlobs(req, res, ERROR_STATUS[tooLarge ? 'PayloadTooLarge' : 'BadClientData'], { kind: 'error', message });
-      }
-      if (uploadError) {
-        req.log?.error({ err: uploadError }, 'blob upload failed');
-        return await showBlobs(req, res, ERROR_STATUS.Internal, { kind: 'error', message: 'The upload failed and nothing was stored. Please try again.' });
-      }
-      if (!csrfValid(req)) return formExpired(req, res);
-      const blob = (req.file as (Express.Multer.File & { blob?: Blob }) | undefined)?.blob;
-      if (!blob) return await showBlobs(req, res, ERROR_STATUS.BadClientData, { kind: 'error', message: 'Choose a file to upload.' });
-      req.session.flash = { kind: 'ok', message: `Uploaded ${blob.filename || 'the file'} (${blob.byteCount} bytes). Its uid:`, code: blob.uid };
-      await save(req);
-      res.redirect(303, '/settings/blobs');
-    } catch (error) {
-      next(error);
-    }
-  });
+    },
+  );
 }
 
 /** Refusal of a file part whose form came without a valid CSRF token (the token field precedes the file). */
@@ -94,14 +129,19 @@ function streamingStorage(storage: BlobStorage): multer.StorageEngine {
       const res = (req as Request).res!;
       // multer decodes the multipart filename as latin1; browsers send UTF-8.
       const filename = Buffer.from(file.originalname, 'latin1').toString('utf8');
-      uploadBlobStream(storage, signedInUser(res), { filename, stream: file.stream })
-        .then((blob) => callback(null, { blob, size: blob.byteCount } as Partial<Express.Multer.File>), (error: unknown) => callback(error as Error));
+      uploadBlobStream(storage, signedInUser(res), { filename, stream: file.stream }).then(
+        (blob) => callback(null, { blob, size: blob.byteCount } as Partial<Express.Multer.File>),
+        (error: unknown) => callback(error as Error),
+      );
     },
     _removeFile(_req, file, callback) {
       const blob = (file as Express.Multer.File & { blob?: Blob }).blob;
       if (!blob) return callback(null);
       // A request that failed after its file was stored (another part over a limit): remove both.
-      Promise.all([blob.destroy(), storage.delete(blob.uid)]).then(() => callback(null), (error: unknown) => callback(error as Error));
+      Promise.all([blob.destroy(), storage.delete(blob.uid)]).then(
+        () => callback(null),
+        (error: unknown) => callback(error as Error),
+      );
     },
   };
 }

@@ -14,25 +14,47 @@ import { requireCsrf, requireUser, signedInUser, takeFlash } from './guards';
 /** History entries shown per alias (the API pages through all of them). */
 const HISTORY_SHOWN = 10;
 
-interface AliasView { alias: CircuitAlias; history: CircuitAliasHistory[] }
-interface CircuitView { circuit: Circuit; numbers: Map<string, number>; aliases: AliasView[] }
+interface AliasView {
+  alias: CircuitAlias;
+  history: CircuitAliasHistory[];
+}
+interface CircuitView {
+  circuit: Circuit;
+  numbers: Map<string, number>;
+  aliases: AliasView[];
+}
 
 /** The signed-in user's circuits, newest first, with their aliases and each alias's latest history. */
 async function circuitViews(user: User): Promise<CircuitView[]> {
-  const circuits = await Circuit.findAll({ where: { owner_uid: user.uid }, order: [['created_at', 'DESC'], ['uid', 'ASC']], limit: 100 });
+  const circuits = await Circuit.findAll({
+    where: { owner_uid: user.uid },
+    order: [
+      ['created_at', 'DESC'],
+      ['uid', 'ASC'],
+    ],
+    limit: 100,
+  });
   const uids = circuits.map((c) => c.uid);
   const [versions, aliases, history] = await Promise.all([
     CircuitVersion.findAll({ where: { circuit_uid: { [Op.in]: uids } }, attributes: ['uid', 'circuit_uid', 'number'] }),
     CircuitAlias.findAll({ where: { circuit_uid: { [Op.in]: uids } }, order: [['name', 'ASC']] }),
-    CircuitAliasHistory.findAll({ where: { circuit_uid: { [Op.in]: uids } }, order: [['replaced_at', 'DESC'], ['uid', 'ASC']] }),
+    CircuitAliasHistory.findAll({
+      where: { circuit_uid: { [Op.in]: uids } },
+      order: [
+        ['replaced_at', 'DESC'],
+        ['uid', 'ASC'],
+      ],
+    }),
   ]);
   return circuits.map((circuit) => ({
     circuit,
     numbers: new Map(versions.filter((v) => v.circuit_uid === circuit.uid).map((v) => [v.uid, v.number])),
-    aliases: aliases.filter((a) => a.circuit_uid === circuit.uid).map((alias) => ({
-      alias,
-      history: history.filter((h) => h.circuit_uid === circuit.uid && h.name === alias.name).slice(0, HISTORY_SHOWN),
-    })),
+    aliases: aliases
+      .filter((a) => a.circuit_uid === circuit.uid)
+      .map((alias) => ({
+        alias,
+        history: history.filter((h) => h.circuit_uid === circuit.uid && h.name === alias.name).slice(0, HISTORY_SHOWN),
+      })),
   }));
 }
 
@@ -41,38 +63,84 @@ function routesText(routes: AliasRoute[], numbers: Map<string, number>): SafeHtm
 }
 
 function aliasCard(view: CircuitView, { alias, history }: AliasView, csrf: string): SafeHtml {
-  const rows = history.map((entry) => html`<tr data-history-uid="${entry.uid}">
-    <td data-label="Routes">${routesText(entry.routes, view.numbers)}</td>
-    <td data-label="Set">${time(entry.set_at)}</td>
-    <td data-label="Replaced">${time(entry.replaced_at)}</td>
-    <td data-label=""><form class="inline" method="post" action="/settings/circuits/aliases/rollback">${csrfField(csrf)}
-      <input type="hidden" name="circuit_uid" value="${view.circuit.uid}">
-      <input type="hidden" name="name" value="${alias.name}">
-      <input type="hidden" name="history_uid" value="${entry.uid}">
-      <button class="secondary small" type="submit" aria-label="Roll ${alias.name} back to these routes">Roll back to this</button></form></td>
-  </tr>`);
+  const rows = history.map(
+    (entry) =>
+      html`<tr data-history-uid="${entry.uid}">
+        <td data-label="Routes">${routesText(entry.routes, view.numbers)}</td>
+        <td data-label="Set">${time(entry.set_at)}</td>
+        <td data-label="Replaced">${time(entry.replaced_at)}</td>
+        <td data-label="">
+          <form class="inline" method="post" action="/settings/circuits/aliases/rollback">
+            ${csrfField(csrf)}
+            <input type="hidden" name="circuit_uid" value="${view.circuit.uid}" />
+            <input type="hidden" name="name" value="${alias.name}" />
+            <input type="hidden" name="history_uid" value="${entry.uid}" />
+            <button class="secondary small" type="submit" aria-label="Roll ${alias.name} back to these routes">
+              Roll back to this
+            </button>
+          </form>
+        </td>
+      </tr>`,
+  );
   return html`<div class="alias" data-alias="${alias.name}">
-  <h3><code>${alias.name}</code> → <span data-alias-routes>${routesText(alias.routes, view.numbers)}</span> <span class="hint">since ${time(alias.updated_at)}</span></h3>
-  ${history.length === 0 ? html`<p class="empty">No earlier routes.</p>` : html`<table class="stack">
-    <thead><tr><th>Earlier routes</th><th>Set</th><th>Replaced</th><th><span class="muted">Actions</span></th></tr></thead>
-    <tbody>${rows}</tbody></table>`}
-</div>`;
+    <h3>
+      <code>${alias.name}</code> → <span data-alias-routes>${routesText(alias.routes, view.numbers)}</span>
+      <span class="hint">since ${time(alias.updated_at)}</span>
+    </h3>
+    ${
+      history.length === 0
+        ? html`<p class="empty">No earlier routes.</p>`
+        : html`<table class="stack">
+            <thead>
+              <tr>
+                <th>Earlier routes</th>
+                <th>Set</th>
+                <th>Replaced</th>
+                <th><span class="muted">Actions</span></th>
+              </tr>
+            </thead>
+            <tbody>
+              ${rows}
+            </tbody>
+          </table>`
+    }
+  </div>`;
 }
 
-function circuitsPage({ user, csrf, circuits, flash }: { user: User; csrf: string; circuits: CircuitView[]; flash?: Flash }): string {
-  const cards = circuits.map((view) => html`<section class="card" data-circuit-uid="${view.circuit.uid}">
-  <h2>${view.circuit.name}</h2>
-  <p class="hint">${view.numbers.size} version${view.numbers.size === 1 ? '' : 's'}${view.circuit.is_private ? ' · private' : ''}</p>
-  ${view.aliases.length === 0 ? html`<p class="empty">No aliases.</p>` : view.aliases.map((a) => aliasCard(view, a, csrf))}
-</section>`);
+function circuitsPage({
+  user,
+  csrf,
+  circuits,
+  flash,
+}: {
+  user: User;
+  csrf: string;
+  circuits: CircuitView[];
+  flash?: Flash;
+}): string {
+  const cards = circuits.map(
+    (view) =>
+      html`<section class="card" data-circuit-uid="${view.circuit.uid}">
+        <h2>${view.circuit.name}</h2>
+        <p class="hint">
+          ${view.numbers.size}
+          version${view.numbers.size === 1 ? '' : 's'}${view.circuit.is_private ? ' · private' : ''}
+        </p>
+        ${view.aliases.length === 0 ? html`<p class="empty">No aliases.</p>` : view.aliases.map((a) => aliasCard(view, a, csrf))}
+      </section>`,
+  );
   return sectionPage({
     section: 'circuits',
     user,
     csrf,
     flash,
-    lead: html`Your circuits and their version aliases. A query that sends <code>context.alias</code> runs a version drawn by
-  the alias's weights; set them with <code>PUT /api/v1/circuits/{uid}/aliases/{name}</code>. Rolling back puts an earlier route set again.`,
-    body: circuits.length === 0 ? html`<section class="card"><p class="empty">No circuits yet.</p></section>` : html`${cards}`,
+    lead: html`Your circuits and their version aliases. A query that sends <code>context.alias</code> runs a version
+      drawn by the alias's weights; set them with <code>PUT /api/v1/circuits/{uid}/aliases/{name}</code>. Rolling back
+      puts an earlier route set again.`,
+    body:
+      circuits.length === 0
+        ? html`<section class="card"><p class="empty">No circuits yet.</p></section>`
+        : html`${cards}`,
   });
 }
 
@@ -90,8 +158,11 @@ async function rollBack(services: ApiServices, user: User, body: unknown): Promi
   const name = field(body, 'name');
   const historyUid = field(body, 'history_uid');
   const circuit = isUid(circuitUid) ? await Circuit.findByPk(circuitUid) : null;
-  if (!circuit || !circuitPermits(user, circuit, 'manage')) return { kind: 'error', message: 'There is no such circuit of yours.' };
-  const entry = isUid(historyUid) ? await CircuitAliasHistory.findOne({ where: { uid: historyUid, circuit_uid: circuit.uid, name } }) : null;
+  if (!circuit || !circuitPermits(user, circuit, 'manage'))
+    return { kind: 'error', message: 'There is no such circuit of yours.' };
+  const entry = isUid(historyUid)
+    ? await CircuitAliasHistory.findOne({ where: { uid: historyUid, circuit_uid: circuit.uid, name } })
+    : null;
   if (!entry) return { kind: 'error', message: `Alias ${name} has no such earlier route set.` };
   try {
     await setCircuitAlias(services.sequelize, circuit, name, entry.routes);

@@ -29,13 +29,16 @@ export async function requireUser(req: Request, res: Response, next: NextFunctio
 
 /** The answer to a POST whose CSRF token is missing or stale: nothing was changed. */
 export function formExpired(req: Request, res: Response): void {
-  res.status(403).send(messagePage({
-    title: 'Form expired',
-    message: 'This form was not accepted because its security token is missing or out of date. Reload the page and try again.',
-    user: res.locals.user as User | undefined,
-    csrf: csrfToken(req),
-    link: { href: '/settings', label: 'Back to settings' },
-  }));
+  res.status(403).send(
+    messagePage({
+      title: 'Form expired',
+      message:
+        'This form was not accepted because its security token is missing or out of date. Reload the page and try again.',
+      user: res.locals.user as User | undefined,
+      csrf: csrfToken(req),
+      link: { href: '/settings', label: 'Back to settings' },
+    }),
+  );
 }
 
 export function requireCsrf(req: Request, res: Response, next: NextFunction): void {

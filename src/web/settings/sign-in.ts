@@ -20,8 +20,16 @@ const MAX_PASSWORD_LENGTH = 1024;
  */
 export function mountSignIn(router: Router, services: ApiServices, form: RequestHandler): void {
   const { config } = services;
-  const byClient = createRateLimiter({ points: config.signInRateLimitPerClientPerMinute, durationSeconds: 60, keyPrefix: 'signin-client' });
-  const byAccount = createRateLimiter({ points: config.signInRateLimitPerMinute, durationSeconds: 60, keyPrefix: 'signin-account' });
+  const byClient = createRateLimiter({
+    points: config.signInRateLimitPerClientPerMinute,
+    durationSeconds: 60,
+    keyPrefix: 'signin-client',
+  });
+  const byAccount = createRateLimiter({
+    points: config.signInRateLimitPerMinute,
+    durationSeconds: 60,
+    keyPrefix: 'signin-account',
+  });
   const hashing = createHashingGate();
   /** Verifying against a throwaway hash keeps unknown usernames as slow as wrong passwords (made on first use). */
   let dummyHash: Promise<string> | undefined;
@@ -37,22 +45,29 @@ export function mountSignIn(router: Router, services: ApiServices, form: Request
       const body = req.body as Record<string, unknown>;
       const username = (typeof body.username === 'string' ? body.username : '').trim().toLowerCase().slice(0, 100);
       const password = typeof body.password === 'string' ? body.password : '';
-      const again = (status: number, error: string) => res.status(status).send(signInPage({ csrf: csrfToken(req), username, error }));
+      const again = (status: number, error: string) =>
+        res.status(status).send(signInPage({ csrf: csrfToken(req), username, error }));
 
-      for (const [limiter, key] of [[byClient, req.ip ?? 'unknown'], [byAccount, username]] as const) {
+      for (const [limiter, key] of [
+        [byClient, req.ip ?? 'unknown'],
+        [byAccount, username],
+      ] as const) {
         const decision = await limiter.consume(key);
         if (decision.allowed) continue;
         const seconds = Math.max(1, Math.ceil(decision.resetMs / 1000));
         res.set('Retry-After', String(seconds));
         return again(429, `Too many sign-in attempts. Try again in ${seconds} seconds.`);
       }
-      if (!username || !password || password.length > MAX_PASSWORD_LENGTH) return again(400, 'Enter your username and password.');
+      if (!username || !password || password.length > MAX_PASSWORD_LENGTH)
+        return again(400, 'Enter your username and password.');
 
       const user = await User.findOne({ where: { username } });
       // Users without a password (created without --password) cannot sign in.
       let matches: boolean;
       try {
-        matches = await hashing.run(req.ip ?? 'unknown', async () => verifyPassword(password, user?.password_hash ?? (await hashForTiming())));
+        matches = await hashing.run(req.ip ?? 'unknown', async () =>
+          verifyPassword(password, user?.password_hash ?? (await hashForTiming())),
+        );
       } catch (error) {
         if (!(error instanceof AppError) || error.code !== 'RateLimited') throw error;
         res.set('Retry-After', '5');

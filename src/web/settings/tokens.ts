@@ -11,7 +11,13 @@ import { requireCsrf, requireUser, signedInUser, takeFlash } from './guards';
 
 /** The user's active tokens, newest first, as GET /users/tokens shows them. */
 const activeTokens = async (user: User) => {
-  const rows = await ApiToken.findAll({ where: { user_uid: user.uid, revoked_at: null }, order: [['created_at', 'DESC'], ['uid', 'ASC']] });
+  const rows = await ApiToken.findAll({
+    where: { user_uid: user.uid, revoked_at: null },
+    order: [
+      ['created_at', 'DESC'],
+      ['uid', 'ASC'],
+    ],
+  });
   return apiTokenViews(ApiToken.sequelize!, rows);
 };
 
@@ -30,9 +36,13 @@ function formNumber(value: unknown, field: string): number | null {
 
 /** The limits of the create form (docs/tokens.md): ticked scopes, days to expiry, circuit uids, a daily credit cap; empty means none. */
 function limitsOfForm(body: Record<string, unknown>): TokenLimitsInput {
-  const scopes = (Array.isArray(body.scopes) ? body.scopes : body.scopes === undefined ? [] : [body.scopes]).map(String);
+  const scopes = (Array.isArray(body.scopes) ? body.scopes : body.scopes === undefined ? [] : [body.scopes]).map(
+    String,
+  );
   const days = formNumber(body.expires_in_days, 'expires_in_days');
-  const circuits = text(body.circuit_uids).split(/[\s,]+/).filter(Boolean);
+  const circuits = text(body.circuit_uids)
+    .split(/[\s,]+/)
+    .filter(Boolean);
   return {
     scopes: scopes.length > 0 ? scopes : null,
     expiresAt: days === null ? null : new Date(Date.now() + Math.min(days, 3650) * 86_400_000),
@@ -56,7 +66,9 @@ export function mountTokens(router: Router, form: RequestHandler): void {
         delete req.session.newToken;
         await save(req);
       }
-      res.send(tokensPage({ user, csrf: csrfToken(req), tokens: await activeTokens(user), flash: takeFlash(req), created }));
+      res.send(
+        tokensPage({ user, csrf: csrfToken(req), tokens: await activeTokens(user), flash: takeFlash(req), created }),
+      );
     } catch (error) {
       next(error);
     }
@@ -72,8 +84,16 @@ export function mountTokens(router: Router, form: RequestHandler): void {
       await save(req);
       res.redirect(303, '/settings/tokens');
     } catch (error) {
-      if (!(error instanceof AppError) || (error.code !== 'BadClientData' && error.code !== 'Conflict')) return next(error);
-      res.status(error.code === 'Conflict' ? 409 : 400).send(tokensPage({ user, csrf: csrfToken(req), tokens: await activeTokens(user), flash: { kind: 'error', message: error.message } }));
+      if (!(error instanceof AppError) || (error.code !== 'BadClientData' && error.code !== 'Conflict'))
+        return next(error);
+      res.status(error.code === 'Conflict' ? 409 : 400).send(
+        tokensPage({
+          user,
+          csrf: csrfToken(req),
+          tokens: await activeTokens(user),
+          flash: { kind: 'error', message: error.message },
+        }),
+      );
     }
   });
 
@@ -96,7 +116,9 @@ export function mountTokens(router: Router, form: RequestHandler): void {
     try {
       const uid = String(req.params.uid);
       const revoked = isUid(uid) && (await revokeApiToken(signedInUser(res), uid));
-      req.session.flash = revoked ? { kind: 'ok', message: 'Token revoked.' } : { kind: 'error', message: 'That token does not exist or is already revoked.' };
+      req.session.flash = revoked
+        ? { kind: 'ok', message: 'Token revoked.' }
+        : { kind: 'error', message: 'That token does not exist or is already revoked.' };
       await save(req);
       res.redirect(303, '/settings/tokens');
     } catch (error) {
