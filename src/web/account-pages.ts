@@ -28,8 +28,7 @@ function pager(path: string, page: number, hasMore: boolean, extra = ''): SafeHt
   if (page <= 1 && !hasMore) return html``;
   return html`<div class="pager">
     <span>${page > 1 ? html`<a href="${path}?page=${page - 1}${extra}">← Newer</a>` : ''}</span>
-    <span>${hasMore ? html`<a href="${path}?page=${page + 1}${extra}">Older →</a>` : ''}</span>
-  </div>`;
+    <span>${hasMore ? html`<a href="${path}?page=${page + 1}${extra}">Older →</a>` : ''}</span></div>`;
 }
 
 function failure(run: RunRow): SafeHtml | string {
@@ -54,38 +53,23 @@ function credits(run: RunRow): SafeHtml | string {
 function waitingCard(csrf: string, waiting: WaitingApproval[]): SafeHtml {
   if (waiting.length === 0) return html``;
   const items = waiting.map(
-    (step) =>
-      html`<div class="card" data-waiting-run="${step.run_uid}" data-waiting-step="${step.step_id}">
-        <p>
-          <strong>${step.circuit_owner}/${step.circuit_name}</strong>
-          <span class="muted"
-            >run <code title="${step.run_uid}">${step.run_uid.slice(0, 8)}…</code>, step
-            <code>${step.step_id}</code></span
-          >
-        </p>
-        <p data-prompt>${step.prompt ?? ''}</p>
-        ${step.expires_at ? html`<p class="muted">Decided by its timeout at ${time(step.expires_at)} if nobody decides before.</p>` : ''}
-        <form method="post" action="/settings/runs/approvals">
-          ${csrfField(csrf)} <input type="hidden" name="run_uid" value="${step.run_uid}" /><input
-            type="hidden"
-            name="step_id"
-            value="${step.step_id}"
-          />
-          <div class="field">
-            <label for="comment-${step.run_uid}-${step.step_id}">Comment (optional)</label>
-            <input type="text" id="comment-${step.run_uid}-${step.step_id}" name="comment" maxlength="2000" />
-          </div>
-          <div class="row">
-            <button type="submit" name="decision" value="approve">Approve</button>
-            <button type="submit" name="decision" value="reject" class="danger">Reject</button>
-          </div>
-        </form>
-      </div>`,
+    (step) => html`<div class="card" data-waiting-run="${step.run_uid}" data-waiting-step="${step.step_id}">
+    <p><strong>${step.circuit_owner}/${step.circuit_name}</strong> <span class="muted">run <code title="${step.run_uid}">${step.run_uid.slice(0, 8)}…</code>, step <code>${step.step_id}</code></span></p>
+    <p data-prompt>${step.prompt ?? ''}</p>
+    ${step.expires_at ? html`<p class="muted">Decided by its timeout at ${time(step.expires_at)} if nobody decides before.</p>` : ''}
+    <form method="post" action="/settings/runs/approvals">${csrfField(csrf)}
+      <input type="hidden" name="run_uid" value="${step.run_uid}"><input type="hidden" name="step_id" value="${step.step_id}">
+      <div class="field"><label for="comment-${step.run_uid}-${step.step_id}">Comment (optional)</label>
+        <input type="text" id="comment-${step.run_uid}-${step.step_id}" name="comment" maxlength="2000"></div>
+      <div class="row"><button type="submit" name="decision" value="approve">Approve</button>
+        <button type="submit" name="decision" value="reject" class="danger">Reject</button></div>
+    </form>
+  </div>`,
   );
   return html`<section aria-labelledby="waiting-heading">
-    <h2 id="waiting-heading">Waiting for your approval</h2>
-    ${items}
-  </section>`;
+  <h2 id="waiting-heading">Waiting for your approval</h2>
+  ${items}
+</section>`;
 }
 
 export function runsPage({
@@ -108,62 +92,35 @@ export function runsPage({
   flash?: Flash;
 }): string {
   const filter = (value: string | null, label: string) =>
-    html`<a
-      href="/settings/runs${value ? `?state=${value}` : ''}"
-      ${state === value ? new SafeHtml('aria-current="page"') : ''}
-      >${label}</a
-    >`;
+    html`<a href="/settings/runs${value ? `?state=${value}` : ''}" ${state === value ? new SafeHtml('aria-current="page"') : ''}>${label}</a>`;
   const rows = runs.map(
-    (run) =>
-      html`<tr data-run-uid="${run.uid}">
-        <td data-label="Started">${time(run.created_at)}</td>
-        <td data-label="Circuit"><span title="${run.circuit_uid}">${run.circuit_owner}/${run.circuit_name}</span></td>
-        <td data-label="State"><span class="state ${run.state}">${run.state}</span></td>
-        <td data-label="Failure" data-failure>${failure(run)}</td>
-        <td data-label="Credits" class="num">${credits(run)}</td>
-        <td data-label="Uid">
-          <span class="uid"
-            ><code>${run.uid.slice(0, 8)}…</code>
-            <button type="button" class="secondary small" data-copy="${run.uid}" aria-label="Copy run uid ${run.uid}">
-              Copy uid
-            </button></span
-          >
-        </td>
-      </tr>`,
+    (run) => html`<tr data-run-uid="${run.uid}">
+    <td data-label="Started">${time(run.created_at)}</td>
+    <td data-label="Circuit"><span title="${run.circuit_uid}">${run.circuit_owner}/${run.circuit_name}</span></td>
+    <td data-label="State"><span class="state ${run.state}">${run.state}</span></td>
+    <td data-label="Failure" data-failure>${failure(run)}</td>
+    <td data-label="Credits" class="num">${credits(run)}</td>
+    <td data-label="Uid"><span class="uid"><code>${run.uid.slice(0, 8)}…</code>
+      <button type="button" class="secondary small" data-copy="${run.uid}" aria-label="Copy run uid ${run.uid}">Copy uid</button></span></td>
+  </tr>`,
   );
   return sectionPage({
     section: 'runs',
     user,
     csrf,
     flash,
-    lead: html`Every run you started, newest first: private and failed ones too. The API lists the same at
-      <code>GET /api/v1/users/circuit-runs</code>.`,
-    body: html`${waitingCard(csrf, waiting)}
-      <nav class="filters" aria-label="Filter by state">
-        ${filter(null, 'All')}${RUN_STATES.map((s) => filter(s, s.charAt(0) + s.slice(1).toLowerCase()))}
-      </nav>
-      <section class="card">
-        ${
-          runs.length === 0
-            ? html`<p class="empty">${page > 1 ? 'No more runs.' : 'No runs yet.'}</p>`
-            : html`<table class="stack">
-                <thead>
-                  <tr>
-                    <th>Started</th>
-                    <th>Circuit</th>
-                    <th>State</th>
-                    <th>Failure</th>
-                    <th class="num">Credits</th>
-                    <th>Uid</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${rows}
-                </tbody>
-              </table>`
-        }
-        ${pager('/settings/runs', page, hasMore, state ? `&state=${state}` : '')}
-      </section>`,
+    lead: html`Every run you started, newest first: private and failed ones too. The API lists the same at <code>GET /api/v1/users/circuit-runs</code>.`,
+    body: html`${waitingCard(csrf, waiting)}<nav class="filters" aria-label="Filter by state">${filter(null, 'All')}${RUN_STATES.map((s) => filter(s, s.charAt(0) + s.slice(1).toLowerCase()))}</nav>
+<section class="card">
+  ${
+    runs.length === 0
+      ? html`<p class="empty">${page > 1 ? 'No more runs.' : 'No runs yet.'}</p>`
+      : html`<table class="stack">
+    <thead><tr><th>Started</th><th>Circuit</th><th>State</th><th>Failure</th><th class="num">Credits</th><th>Uid</th></tr></thead>
+    <tbody>${rows}</tbody></table>`
+  }
+  ${pager('/settings/runs', page, hasMore, state ? `&state=${state}` : '')}
+</section>`,
   });
 }
 
@@ -185,49 +142,33 @@ export function creditsPage({
   const rows = ledger.map((row) => {
     const amount = Number(row.amount);
     return html`<tr data-ledger-uid="${row.uid}">
-      <td data-label="When">${time(row.created_at)}</td>
-      <td data-label="Kind">${row.kind === 'grant' ? 'Grant' : 'Run'}</td>
-      <td data-label="Run">
-        ${row.run_uid ? html`<code title="${row.run_uid}">${row.run_uid.slice(0, 8)}…</code>` : ''}
-      </td>
-      <td data-label="Amount" class="num ${amount > 0 ? 'amount-pos' : ''}">
-        ${amount > 0 ? `+${amount}` : String(amount)}
-      </td>
-      <td data-label="Balance after" class="num">${Number(row.balance_after)}</td>
-    </tr>`;
+    <td data-label="When">${time(row.created_at)}</td>
+    <td data-label="Kind">${row.kind === 'grant' ? 'Grant' : 'Run'}</td>
+    <td data-label="Run">${row.run_uid ? html`<code title="${row.run_uid}">${row.run_uid.slice(0, 8)}…</code>` : ''}</td>
+    <td data-label="Amount" class="num ${amount > 0 ? 'amount-pos' : ''}">${amount > 0 ? `+${amount}` : String(amount)}</td>
+    <td data-label="Balance after" class="num">${Number(row.balance_after)}</td>
+  </tr>`;
   });
   return sectionPage({
     section: 'credits',
     user,
     csrf,
-    lead: html`A run costs 1 credit plus its steps' credits (llm steps by tokens). Credits are held while a run is in
-    progress and charged when it ends.`,
+    lead: html`A run costs 1 credit plus its steps' credits (llm steps by tokens). Credits are held while a run is in progress and charged when it ends.`,
     body: html`<section class="card balance" aria-label="Balance">
-        <div><span class="muted">Balance</span><strong data-balance>${balance}</strong></div>
-        <div><span class="muted">Held by runs in progress</span><strong data-held>${held}</strong></div>
-        <div><span class="muted">Available</span><strong data-available>${Math.max(0, balance - held)}</strong></div>
-      </section>
-      <section class="card">
-        <h2>Ledger</h2>
-        ${
-          ledger.length === 0
-            ? html`<p class="empty">${page > 1 ? 'No more entries.' : 'No entries yet.'}</p>`
-            : html`<table class="stack">
-                <thead>
-                  <tr>
-                    <th>When</th>
-                    <th>Kind</th>
-                    <th>Run</th>
-                    <th class="num">Amount</th>
-                    <th class="num">Balance after</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${rows}
-                </tbody>
-              </table>`
-        }
-        ${pager('/settings/credits', page, hasMore)}
-      </section>`,
+  <div><span class="muted">Balance</span><strong data-balance>${balance}</strong></div>
+  <div><span class="muted">Held by runs in progress</span><strong data-held>${held}</strong></div>
+  <div><span class="muted">Available</span><strong data-available>${Math.max(0, balance - held)}</strong></div>
+</section>
+<section class="card">
+  <h2>Ledger</h2>
+  ${
+    ledger.length === 0
+      ? html`<p class="empty">${page > 1 ? 'No more entries.' : 'No entries yet.'}</p>`
+      : html`<table class="stack">
+    <thead><tr><th>When</th><th>Kind</th><th>Run</th><th class="num">Amount</th><th class="num">Balance after</th></tr></thead>
+    <tbody>${rows}</tbody></table>`
+  }
+  ${pager('/settings/credits', page, hasMore)}
+</section>`,
   });
 }

@@ -64,47 +64,27 @@ function routesText(routes: AliasRoute[], numbers: Map<string, number>): SafeHtm
 
 function aliasCard(view: CircuitView, { alias, history }: AliasView, csrf: string): SafeHtml {
   const rows = history.map(
-    (entry) =>
-      html`<tr data-history-uid="${entry.uid}">
-        <td data-label="Routes">${routesText(entry.routes, view.numbers)}</td>
-        <td data-label="Set">${time(entry.set_at)}</td>
-        <td data-label="Replaced">${time(entry.replaced_at)}</td>
-        <td data-label="">
-          <form class="inline" method="post" action="/settings/circuits/aliases/rollback">
-            ${csrfField(csrf)}
-            <input type="hidden" name="circuit_uid" value="${view.circuit.uid}" />
-            <input type="hidden" name="name" value="${alias.name}" />
-            <input type="hidden" name="history_uid" value="${entry.uid}" />
-            <button class="secondary small" type="submit" aria-label="Roll ${alias.name} back to these routes">
-              Roll back to this
-            </button>
-          </form>
-        </td>
-      </tr>`,
+    (entry) => html`<tr data-history-uid="${entry.uid}">
+    <td data-label="Routes">${routesText(entry.routes, view.numbers)}</td>
+    <td data-label="Set">${time(entry.set_at)}</td>
+    <td data-label="Replaced">${time(entry.replaced_at)}</td>
+    <td data-label=""><form class="inline" method="post" action="/settings/circuits/aliases/rollback">${csrfField(csrf)}
+      <input type="hidden" name="circuit_uid" value="${view.circuit.uid}">
+      <input type="hidden" name="name" value="${alias.name}">
+      <input type="hidden" name="history_uid" value="${entry.uid}">
+      <button class="secondary small" type="submit" aria-label="Roll ${alias.name} back to these routes">Roll back to this</button></form></td>
+  </tr>`,
   );
   return html`<div class="alias" data-alias="${alias.name}">
-    <h3>
-      <code>${alias.name}</code> → <span data-alias-routes>${routesText(alias.routes, view.numbers)}</span>
-      <span class="hint">since ${time(alias.updated_at)}</span>
-    </h3>
-    ${
-      history.length === 0
-        ? html`<p class="empty">No earlier routes.</p>`
-        : html`<table class="stack">
-            <thead>
-              <tr>
-                <th>Earlier routes</th>
-                <th>Set</th>
-                <th>Replaced</th>
-                <th><span class="muted">Actions</span></th>
-              </tr>
-            </thead>
-            <tbody>
-              ${rows}
-            </tbody>
-          </table>`
-    }
-  </div>`;
+  <h3><code>${alias.name}</code> → <span data-alias-routes>${routesText(alias.routes, view.numbers)}</span> <span class="hint">since ${time(alias.updated_at)}</span></h3>
+  ${
+    history.length === 0
+      ? html`<p class="empty">No earlier routes.</p>`
+      : html`<table class="stack">
+    <thead><tr><th>Earlier routes</th><th>Set</th><th>Replaced</th><th><span class="muted">Actions</span></th></tr></thead>
+    <tbody>${rows}</tbody></table>`
+  }
+</div>`;
 }
 
 function circuitsPage({
@@ -119,24 +99,19 @@ function circuitsPage({
   flash?: Flash;
 }): string {
   const cards = circuits.map(
-    (view) =>
-      html`<section class="card" data-circuit-uid="${view.circuit.uid}">
-        <h2>${view.circuit.name}</h2>
-        <p class="hint">
-          ${view.numbers.size}
-          version${view.numbers.size === 1 ? '' : 's'}${view.circuit.is_private ? ' · private' : ''}
-        </p>
-        ${view.aliases.length === 0 ? html`<p class="empty">No aliases.</p>` : view.aliases.map((a) => aliasCard(view, a, csrf))}
-      </section>`,
+    (view) => html`<section class="card" data-circuit-uid="${view.circuit.uid}">
+  <h2>${view.circuit.name}</h2>
+  <p class="hint">${view.numbers.size} version${view.numbers.size === 1 ? '' : 's'}${view.circuit.is_private ? ' · private' : ''}</p>
+  ${view.aliases.length === 0 ? html`<p class="empty">No aliases.</p>` : view.aliases.map((a) => aliasCard(view, a, csrf))}
+</section>`,
   );
   return sectionPage({
     section: 'circuits',
     user,
     csrf,
     flash,
-    lead: html`Your circuits and their version aliases. A query that sends <code>context.alias</code> runs a version
-      drawn by the alias's weights; set them with <code>PUT /api/v1/circuits/{uid}/aliases/{name}</code>. Rolling back
-      puts an earlier route set again.`,
+    lead: html`Your circuits and their version aliases. A query that sends <code>context.alias</code> runs a version drawn by
+  the alias's weights; set them with <code>PUT /api/v1/circuits/{uid}/aliases/{name}</code>. Rolling back puts an earlier route set again.`,
     body:
       circuits.length === 0
         ? html`<section class="card"><p class="empty">No circuits yet.</p></section>`

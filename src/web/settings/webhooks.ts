@@ -23,26 +23,20 @@ function webhooksPage({
     user,
     csrf,
     flash,
-    lead: html`Runs started with a <code>webhook</code> URL POST their events there, signed with this secret (Standard
-      Webhooks: <code>webhook-id</code>, <code>webhook-timestamp</code>, <code>webhook-signature</code>).`,
+    lead: html`Runs started with a <code>webhook</code> URL POST their events there, signed with this secret
+  (Standard Webhooks: <code>webhook-id</code>, <code>webhook-timestamp</code>, <code>webhook-signature</code>).`,
     body: html`<section class="card">
-        <h2>Signing secret</h2>
-        <div class="secret">
-          <code data-webhook-secret>${secret}</code>
-          <button type="button" class="small" data-copy="${secret}">Copy</button>
-        </div>
-        <p class="hint">Also at <code>GET /api/v1/webhooks/default/secret</code>.</p>
-      </section>
-      <section class="card">
-        <h2>Rotate the secret</h2>
-        <p>
-          Deliveries from now on, retries included, are signed with the new secret; receivers still holding the old one
-          will reject them.
-        </p>
-        <form method="post" action="/settings/webhooks/rotate">
-          ${csrfField(csrf)} <button class="danger" type="submit">Rotate secret</button>
-        </form>
-      </section>`,
+  <h2>Signing secret</h2>
+  <div class="secret"><code data-webhook-secret>${secret}</code>
+  <button type="button" class="small" data-copy="${secret}">Copy</button></div>
+  <p class="hint">Also at <code>GET /api/v1/webhooks/default/secret</code>.</p>
+</section>
+<section class="card">
+  <h2>Rotate the secret</h2>
+  <p>Deliveries from now on, retries included, are signed with the new secret; receivers still holding the old one will reject them.</p>
+  <form method="post" action="/settings/webhooks/rotate">${csrfField(csrf)}
+    <button class="danger" type="submit">Rotate secret</button></form>
+</section>`,
   });
 }
 
