@@ -76,12 +76,19 @@ export interface CreateRunResult {
 export const IDEMPOTENCY_WINDOW_HOURS = 24;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
+/** The draft columns a caller sends that joined the request hash together, as one object (hashes already issued keep their value). */
+const FIRST_HASHED_ARGS = ['tags', 'metadata', 'max_credits'];
+
 function requestHash(input: CreateRunInput): string {
-  // Fields added later join only when sent, so the hash of a request without them is unchanged.
-  const labels =
-    input.tags != null || input.metadata != null || input.maxCredits != null
-      ? [{ tags: input.tags ?? null, metadata: input.metadata ?? null, max_credits: input.maxCredits ?? null }]
-      : [];
+  // Fields added later join only when sent, so the hash of a request without them is unchanged. Every
+  // draft column a caller sends (RUN_COLUMNS' `draft.arg`) is hashed: the same key with another value is another request.
+  const first = FIRST_HASHED_ARGS.flatMap((name) => RUN_DRAFT_ARGS.filter(({ column }) => column === name));
+  const labels = first.some(({ arg }) => input[arg] != null)
+    ? [Object.fromEntries(first.map(({ column, arg }) => [column, input[arg] ?? null]))]
+    : [];
+  const later = RUN_DRAFT_ARGS.filter(
+    ({ column, arg }) => !FIRST_HASHED_ARGS.includes(column) && input[arg] != null,
+  ).map(({ column, arg }) => ({ [column]: input[arg] }));
   const canonical = JSON.stringify([
     input.adaptorUid,
     input.versionUid ?? null,
@@ -89,6 +96,7 @@ function requestHash(input: CreateRunInput): string {
     input.input,
     ...(input.alias != null ? [input.alias] : []),
     ...labels,
+    ...later,
   ]);
   return crypto.createHash('sha256').update(canonical).digest('hex');
 }
