@@ -1,4 +1,4 @@
-// Shared by the bench scenarios: a fresh embedded PostgreSQL with the DESIGN §4 example circuit,
+// Shared by the bench scenarios: a fresh embedded PostgreSQL with the README's example circuit,
 // service processes from dist/, an Express hello-world yardstick and autocannon measurements.
 const fs = require('node:fs');
 const os = require('node:os');
@@ -228,7 +228,7 @@ function spawnService(
     {
       cwd: root,
       // One bench client submits thousands of runs a minute with one token: the per-token run limit
-      // (DESIGN §12) is on but high enough never to refuse; RUN_RATE_LIMIT_PER_MINUTE=0 turns it off.
+      // is on but high enough never to refuse; RUN_RATE_LIMIT_PER_MINUTE=0 turns it off.
       env: {
         RUN_RATE_LIMIT_PER_MINUTE: '100000000',
         ...process.env,

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs waiting at once (DESIGN §9.1): BENCH_INFLIGHT_RUNS (default 10000) runs of one `http` step whose
+// Runs waiting at once: BENCH_INFLIGHT_RUNS (default 10000) runs of one `http` step whose
 // loopback upstream answers after BENCH_STEP_SECONDS (default 60), in the default deployment (one
 // main.js that serves the API and executes runs, as `npm start`: no JOB_CONCURRENCY override).
 // `npm run bench inflight`.
@@ -9,7 +9,7 @@
 // 50 ms. Terminal runs are counted with GET /users/circuit-runs?state=…&limit=1 every 2 s. Targets: all
 // complete, RSS ≤ 1.5 GB, /healthz p99 ≤ 50 ms. Bounded: it stops after BENCH_MAX_SECONDS (default
 // 2 × step + 300 s) and reports what it reached. Steps of 30 s or more need the step's `timeout_ms`
-// (DESIGN §9.3; the http default is 30 s): it is set when the definition schema has it, else a warning.
+// ( the http default is 30 s): it is set when the definition schema has it, else a warning.
 // The upstream and the service each hold one socket per waiting run: the open-files limit is checked.
 const fs = require('node:fs');
 const path = require('node:path');
@@ -34,7 +34,7 @@ const STEP_SECONDS = Number(process.env.BENCH_STEP_SECONDS || 60);
 const SUBMITTERS = Number(process.env.BENCH_SUBMITTERS || 100);
 const MAX_SECONDS = Number(process.env.BENCH_MAX_SECONDS || 2 * STEP_SECONDS + 300);
 
-/** The http step's `timeout_ms` when this build's definition schema knows it (DESIGN §9.3), else none. */
+/** The http step's `timeout_ms` when this build's definition schema knows it, else none. */
 function stepTimeout() {
   let known = false;
   try {
@@ -179,10 +179,10 @@ async function main() {
     console.log(JSON.stringify(result, null, 2));
     const say = (ok) => (ok ? 'met' : 'NOT met');
     console.log(
-      `all ${RUNS} runs of a ${STEP_SECONDS} s http step complete (DESIGN §9.1): ${say(completed === RUNS)} — ${completed} completed, ${exceptions} EXCEPTION, ${result.not_terminal} not terminal after ${totalSeconds} s; upstream held ${up.max_inflight} at once`,
+      `all ${RUNS} runs of a ${STEP_SECONDS} s http step complete: ${say(completed === RUNS)} — ${completed} completed, ${exceptions} EXCEPTION, ${result.not_terminal} not terminal after ${totalSeconds} s; upstream held ${up.max_inflight} at once`,
     );
     console.log(`RSS ≤ 1.5 GB: ${say(maxRss <= 1536)} — max ${maxRss} MB`);
-    // DESIGN §9.1: /healthz answers within 50 ms while the runs wait; submitting 10,000 runs and their
+    // /healthz answers within 50 ms while the runs wait; submitting 10,000 runs and their
     // ending together are reported beside it (the load generator shares the machine's 2 cores).
     const waiting = healthz.phases?.waiting ?? healthz;
     console.log(

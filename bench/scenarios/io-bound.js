@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// I/O-bound runs (DESIGN §9.1): runs of one `http` step whose upstream answers after 1 s, in the
+// I/O-bound runs: runs of one `http` step whose upstream answers after 1 s, in the
 // default deployment (one main.js that serves the API and executes runs, as `npm start`: no
 // JOB_CONCURRENCY override). Target ≥ 250 runs/s, i.e. bound by CPU, not by worker slots.
 // `npm run bench io-bound`.
@@ -168,7 +168,7 @@ async function main() {
     console.log(JSON.stringify(result, null, 2));
     const met = result.runs_per_s >= 250 && stats.completed === RUNS;
     console.log(
-      `target ≥ 250 runs/s of a 1 s http step (DESIGN §9.1): ${met ? 'met' : 'NOT met'} — ${result.runs_per_s} runs/s, ` +
+      `target ≥ 250 runs/s of a 1 s http step: ${met ? 'met' : 'NOT met'} — ${result.runs_per_s} runs/s, ` +
         `${stats.completed}/${RUNS} completed, p50 ${result.p50_ms} ms, p95 ${result.p95_ms} ms, upstream held ${up.max_inflight} at once; Express hello-world in the same run ${hello.rps} req/s`,
     );
   } finally {

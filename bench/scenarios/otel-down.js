@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Traces and a collector that is down (DESIGN §11.2: "a collector that is down never slows or fails a
+// Traces and a collector that is down ("a collector that is down never slows or fails a
 // run"). `npm run bench otel-down`.
 //
 // The same service (the default shape: main.js with its run worker thread, as `npm start`) is started

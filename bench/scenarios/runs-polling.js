@@ -7,7 +7,7 @@
 // BENCH_SHAPE: `split` (default) one API process (RUN_WORKER=false) and one worker process, with
 // JOB_CONCURRENCY 50 unless set; `default` the default deployment, as `npm start`: one main.js that
 // serves the API and executes runs, with no JOB_CONCURRENCY or lock override.
-// BENCH_CIRCUIT: `hello` (default) DESIGN §4's example, whose template and transform are answered
+// BENCH_CIRCUIT: `hello` (default) the README's example, whose template and transform are answered
 // outside the sandbox (src/engine/render.ts, expression.ts); `sandbox` one whose template ({{#if}},
 // {{#each}}) and transform ($count, &) both go to the sandbox. Target ≥ 300 runs/s for each.
 //

@@ -2,17 +2,17 @@
 // Runs: submit→COMPLETED latency at a fixed arrival rate, sustained runs/s with 1 and 2 worker
 // processes, RSS after load, cancel latency, and /healthz under load and during hostile runs.
 // `npm run bench runs` (builds dist/ first).
-// Starts its own embedded PostgreSQL with the harness's fixtures (DESIGN §4's example circuit, plus the
+// Starts its own embedded PostgreSQL with the harness's fixtures (the README's example circuit, plus the
 // 'hold' circuit and the hostile ones below), runs one API process (RUN_WORKER=false) plus N worker processes
 // (dist/src/worker.js), and watches completions on the run-state channel (LISTEN circuit_run_state),
 // so completion times are not blurred by polling.
 // Step events are on (every run writes its step events to its event log); the report counts them.
 // Then cancel: runs held in an http step that never answers are canceled once RUNNING; the time from
 // the cancel request to the EXCEPTION notification (p50/p95).
-// Last, hostile runs (DESIGN §8): a catastrophic JSONata regex and four nested {{#each}}, stopped by the
+// Last, hostile runs: a catastrophic JSONata regex and four nested {{#each}}, stopped by the
 // sandbox, in one process that serves the API and executes runs, while ordinary runs keep arriving.
 // /healthz is asked every 50 ms (from this process) during every phase; `healthz` reports each phase's
-// p99 and slowest answer, `healthz_worst_ms` the slowest of all (DESIGN §8: within 1 s during hostile runs).
+// p99 and slowest answer, `healthz_worst_ms` the slowest of all (within 1 s during hostile runs).
 // Env: BENCH_RATE (default 50/s), BENCH_SECONDS (default 10), BENCH_RUNS (throughput batch, default 3000),
 // BENCH_INFLIGHT (concurrent submissions in the throughput phase, default 64), JOB_CONCURRENCY (default 50),
 // BENCH_CANCELS (default 100), BENCH_STALLS (rounds of hostile runs, default 3), BENCH_WARMUP_RUNS (default 200).
@@ -40,7 +40,7 @@ const {
   jsonClient,
 } = require('../lib/harness');
 
-// Hostile runs (DESIGN §8): user logic that would stall a process for tens of seconds without the
+// Hostile runs: user logic that would stall a process for tens of seconds without the
 // sandbox, which stops each at STEP_CPU_MS (default 1000) or STEP_MEMORY_MB.
 const STALL_ATTACKS = {
   regex: {
@@ -251,7 +251,7 @@ async function main() {
     for (const res of hanging) res.destroy();
     result.exceptions = failed.size - cancelTimes.length;
 
-    // 4. Hostile runs (DESIGN §8): one process that serves the API and executes runs (RUN_WORKER=true,
+    // 4. Hostile runs: one process that serves the API and executes runs (RUN_WORKER=true,
     // the default deployment; the worker processes are stopped so that it takes every run). STALLS
     // rounds of the STALL_ATTACKS at once, each stopped by the sandbox at STEP_CPU_MS, while ordinary
     // runs arrive at ORDINARY_RATE/s and its /healthz is asked every 50 ms.
@@ -325,7 +325,7 @@ async function main() {
     const healthy =
       result.healthz.hostile_runs.max_ms < 1000 && Object.values(result.healthz).every((h) => h.errors === 0);
     console.log(
-      `/healthz during hostile runs within 1 s (DESIGN §8): ${healthy ? 'met' : 'NOT met'} (worst ${result.healthz.hostile_runs.max_ms} ms; worst in any phase ${result.healthz_worst_ms} ms)`,
+      `/healthz during hostile runs within 1 s: ${healthy ? 'met' : 'NOT met'} (worst ${result.healthz.hostile_runs.max_ms} ms; worst in any phase ${result.healthz_worst_ms} ms)`,
     );
   } finally {
     await listener?.end().catch(() => {});

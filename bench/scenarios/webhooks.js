@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Webhooks: delivery latency after COMPLETED (DESIGN §7.5). `npm run bench webhooks` (builds dist/ first).
-// A fresh embedded PostgreSQL with the DESIGN §4 example circuit, one API process (RUN_WORKER=false) and one
+// Webhooks: delivery latency after COMPLETED. `npm run bench webhooks` (builds dist/ first).
+// A fresh embedded PostgreSQL with the README's example circuit, one API process (RUN_WORKER=false) and one
 // worker; batches of BENCH_WEBHOOK_RUNS (default 100) runs submitted at once, each with a webhook to a
 // local receiver that checks every signature with the standardwebhooks package. Latency: from the run's
 // COMPLETED notification (LISTEN circuit_run_state, sent in the statement that ends the run) to the
