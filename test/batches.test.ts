@@ -62,6 +62,30 @@ test('1,000 inputs are admitted in one request well under a second; a balance co
   expect(tagged.body.data[0].error.code).toBe('InsufficientCredits');
 }, 120_000);
 
+test("a batch announces each admitted run as created, with the batch's webhook events; a run refused for credits is not announced", async () => {
+  const owner = await makeUser();
+  const caller = await makeUser({ credits: 3 });
+  const hello = await makeRunnableCircuit(owner, HELLO_DEFINITION);
+  const announced: { uid: string; user_uid: string; webhook_events?: string[] | null }[] = [];
+  t.app.runtime.runs.lifecycle.on('created', ({ run }) => {
+    if (run.user_uid === caller.user.uid) announced.push(run);
+  });
+  const res = await t.rest('POST', `/circuit-adaptors/${hello.adaptorUid}/batches`, {
+    token: caller.token,
+    body: { inputs: Array.from({ length: 5 }, (_, i) => ({ name: `n${i}` })) },
+  });
+  expect(res.status).toBe(200);
+  expect(res.body.payload.counts.EXCEPTION).toBe(2);
+  const admitted = await CircuitRun.findAll({
+    where: { batch_uid: res.body.payload.uid },
+    attributes: ['uid', 'error'],
+  });
+  const expected = admitted.filter((run) => run.error === null).map((run) => run.uid);
+  expect(expected).toHaveLength(3);
+  expect(announced.map((run) => run.uid).sort()).toEqual(expected.sort());
+  expect(announced.every((run) => run.webhook_events === null)).toBe(true);
+});
+
 test('one invalid input refuses the whole batch naming its index, and nothing is created; bounds of inputs', async () => {
   const owner = await makeUser();
   const hello = await makeRunnableCircuit(owner, HELLO_DEFINITION);

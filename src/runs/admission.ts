@@ -176,6 +176,8 @@ export interface AdmittedBatch {
   created_at: Date;
   admitted: number;
   refused: number;
+  /** The admitted runs (PROVISIONED), for whoever queues them and for the run events. */
+  run_uids: string[];
 }
 
 const REFUSED_ERROR = JSON.stringify({
@@ -216,9 +218,10 @@ function admitBatchSql(services: AdmissionPorts): string {
            ? `,
      job AS (${sqlEnqueue.jobCte})
      SELECT (SELECT created_at FROM batch), (SELECT count(*) FROM run)::int AS admitted, (SELECT count(*) FROM refused)::int AS refused,
-            (SELECT count(${sqlEnqueue.notifyColumn}) FROM job)::int AS queued`
+            (SELECT coalesce(array_agg(uid::text), '{}') FROM run) AS run_uids, (SELECT count(${sqlEnqueue.notifyColumn}) FROM job)::int AS queued`
            : `
-     SELECT (SELECT created_at FROM batch), (SELECT count(*) FROM run)::int AS admitted, (SELECT count(*) FROM refused)::int AS refused, 0 AS queued`
+     SELECT (SELECT created_at FROM batch), (SELECT count(*) FROM run)::int AS admitted, (SELECT count(*) FROM refused)::int AS refused,
+            (SELECT coalesce(array_agg(uid::text), '{}') FROM run) AS run_uids, 0 AS queued`
        }`;
 }
 

@@ -107,8 +107,11 @@ export async function createBatch(deps: RunDeps, viewer: User, input: CreateBatc
   );
   if (!deps.queue.sqlEnqueue) {
     // No job store that queues in SQL: queue each admitted run (the sweeper catches any left behind).
-    const runs = await CircuitRun.findAll({ where: { batch_uid: uid, state: 'PROVISIONED' }, attributes: ['uid'] });
-    for (const run of runs) await deps.queue.enqueue(run.uid);
+    for (const runUid of admission.run_uids) await deps.queue.enqueue(runUid);
+  }
+  const webhookEvents = webhook?.events ?? null;
+  for (const runUid of admission.run_uids) {
+    deps.lifecycle.emit('created', { run: { uid: runUid, user_uid: viewer.uid, webhook_events: webhookEvents } });
   }
   // The batch as admitted: reading it back would count runs the worker is already claiming.
   return {

@@ -17,7 +17,7 @@ export interface LifecycleRun {
 }
 
 export interface RunLifecycleEvents {
-  /** A run was accepted (a single run; a batch's runs are not announced one by one). */
+  /** A run was accepted: a query's run, or each admitted run of a batch (one refused for credits is not announced). */
   created: { run: LifecycleRun };
   /** A run's first attempt began executing. */
   started: { run: LifecycleRun };
