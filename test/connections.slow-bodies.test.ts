@@ -50,8 +50,13 @@ interface Hanging {
  * To /graphql, whose JSON body the same parser reads as REST's: a REST route that takes a body needs a token,
  * and without one it answers 401 before it reads any (the last test).
  */
-function hangingBody(headers: Record<string, string>, part: Buffer, path = '/graphql'): Hanging {
+function hangingBody(headers: Record<string, string>, part: Buffer, path = '/graphql', readAfterMs = 0): Hanging {
   const socket = net.connect({ host: '127.0.0.1', port });
+  // A client busy elsewhere: it reads nothing the server sends until `readAfterMs` has passed.
+  if (readAfterMs > 0) {
+    socket.pause();
+    setTimeout(() => socket.resume(), readAfterMs);
+  }
   let text = '';
   socket.on('data', (chunk: Buffer) => {
     text += chunk.toString();
@@ -123,6 +128,17 @@ test('a gzip body of 1 KB on the wire that inflates past 1 MiB is 413 at once, n
   expect(answer).toMatch(/^HTTP\/1\.1 413 /);
   expect(answer).toContain('"code":"PayloadTooLarge"');
   expect(Date.now() - began).toBeLessThan(TIMEOUT_MS);
+});
+
+test('a client that reads the 401 late still gets it: the server lingers, reading and dropping the body, instead of resetting the connection', async () => {
+  const answer = await hangingBody(
+    { 'Content-Length': String(1024 * 1024) },
+    jsonStart(900 * 1024),
+    '/api/v1/circuits',
+    500,
+  ).answer;
+  expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+  expect(answer).toContain('"code":"Unauthorized"');
 });
 
 test('a REST route that needs a token answers an anonymous hanging body 401 at once, without reading it, and closes', async () => {

@@ -240,21 +240,28 @@ export function jsonBody({ timeoutMs }: { timeoutMs: number }): RequestHandler {
   };
 }
 
-/** What is read and dropped of an oversized body after the 413, so the client can read the answer first. */
+/** What is read and dropped of a body after an answer that did not read it, so the client can read the answer first. */
 const DRAIN_BYTES = 4 * BODY_LIMIT_BYTES;
 const DRAIN_MS = 2000;
 
 /**
- * After a 413 Node reads and discards the rest of the body for as long as the client sends it.
- * Drop a little (closing at once would reset the connection before the client reads the answer),
- * then close the connection.
+ * A lingering close. After a `Connection: close` answer Node destroys the socket as soon as the answer is
+ * handed to the kernel; with the client's body still arriving unread, the kernel then resets the connection,
+ * and a reset drops whatever of the answer is not yet sent (a client sending a large body may see no answer
+ * at all). So the close after the answer is a half-close (our FIN after the answer), what still comes is read
+ * and dropped, and the socket is closed once the client closes its side, or after DRAIN_BYTES or DRAIN_MS.
  */
-function cutOff(req: Request): void {
+function linger(req: Request): void {
   const socket = req.socket;
   if (socket.destroyed) return;
-  let drained = 0;
+  // Called by Node's server once the answer is finished (the answer said `Connection: close`).
+  socket.destroySoon = () => {
+    if (!socket.writableEnded) socket.end();
+  };
+  socket.once('end', () => socket.destroy());
   const timer = setTimeout(() => socket.destroy(), DRAIN_MS).unref();
   socket.once('close', () => clearTimeout(timer));
+  let drained = 0;
   req.on('data', (chunk: Buffer) => {
     drained += chunk.length;
     if (drained > DRAIN_BYTES) socket.destroy();
@@ -265,7 +272,7 @@ function cutOff(req: Request): void {
 /** For an answer given without reading the body (too large, or refused before it, e.g. a 401): close the connection after it. */
 export function closeAfterAnswer(req: Request, res: Response): void {
   res.set('Connection', 'close');
-  res.once('finish', () => cutOff(req));
+  linger(req);
 }
 
 /** Sends `error` in the envelope of the surface the request was for. */
