@@ -21,7 +21,7 @@ interface Watched {
 }
 
 /**
- * Authority re-checked on open streams (issue #24): every stream of a run's events (REST SSE,
+ * Authority re-checked on open streams: every stream of a run's events (REST SSE,
  * graphql-sse — one subscription behind both) is watched here, and each `auth_changed`
  * notification (a token revoked or deleted, a user changed or deleted — migration 0009 — and a run's
  * visibility changed — migration 0025, with the run owner's uid) re-checks the streams of that user,

@@ -25,7 +25,7 @@ interface HeldRun {
 
 export interface InflightRunsOptions {
   deps: RunDeps;
-  /** engine deps: replaced when w-engine lands. */
+  /** What the engine executes the runs with (built once by createRunWing). */
   engine: EngineDeps;
   worker: RunWorkerIdentity;
   /** RUN_MAX_INFLIGHT: runs this worker executes at once; one more waits PROVISIONED for room. */

@@ -31,11 +31,11 @@ function deepFreeze<T>(value: T): T {
 }
 
 /**
- * Per-process shared copies of large ended runs as read (issue 24's memory bound, not a speed cache):
+ * Per-process shared copies of large ended runs as read (a memory bound, not a speed cache):
  * the readers that open a run whose rows' JSON is over ENTRY_MAX_BYTES together or in turn (followers
  * of a public run, pollers) share one read (readOnce), one parsed, frozen copy of its rows, and the
  * bytes of its answers (beside()), instead of each holding its own. Smaller ended runs are read from
- * the database each time (a cache of them did not move runs-polling by 20 %: issue 28,
+ * the database each time (a cache of them did not move runs-polling by 20 %,
  * docs/performance-journal.md). A run never changes once it has ended, so its rows may be shared; only
  * ended runs are kept, only while this process LISTENs to `run_reads_changed`, and the whole cache is
  * dropped on each notification (a circuit changed or deleted, runs deleted). Who may read a run is

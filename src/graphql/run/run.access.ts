@@ -14,7 +14,7 @@ import { preparedQuery } from '../../db/prepared';
  * a statement costs a round trip (a socket write, measured as the largest item of a read's CPU) plus,
  * through Sequelize's findByPk, building and planning the same SELECT each time. A large ended run's
  * rows (over 128 KiB) come from the per-process shared copies (src/runs/read-cache.ts) when it has
- * them, so that its many readers hold one copy (issue 24); any other run is read each time. The
+ * them, so that its many readers hold one copy; any other run is read each time. The
  * circuit primes the request's circuit loader.
  */
 let runSelect: string | undefined;
@@ -101,7 +101,7 @@ export async function findRunFor(ctx: AppContext, uid: string, action: RunAction
  * findRunFor(ctx, uid, 'read') for a response that is the run alone (`circuitRun`, REST's GET). An
  * ended run whose rows the cache keeps is answered with the same bytes to every viewer who sees the
  * same of it, so those bytes are made once and shared (ctx.sharedAnswers, beside the kept rows): 60
- * paused readers of a 4 MiB result then hold one copy, not one each (issue #24, docs/connections.md).
+ * paused readers of a 4 MiB result then hold one copy, not one each (docs/connections.md).
  * The key is what the viewer may see: the owner's view (owner-only fields, run policy `debug`) is
  * kept per owner, everyone else's — what any reader of the run sees — once. The policy has decided
  * this request (read) before anything is shared.

@@ -88,7 +88,7 @@ async function subscribeToRunEvents(
   if (after !== null && (!Number.isInteger(after) || after < 0))
     throw badInput('after must be a whole number ≥ 0', { field: 'after' });
   let run: CircuitRun | null = await findRunFor(context, uid, 'read');
-  // Re-checked while open (issue #24): a revoked token or a run made private ends the stream.
+  // Re-checked while open: a revoked token or a run made private ends the stream.
   const lost = new AbortController();
   const unwatch = context.services.streams?.authority.watch(
     { auth: context.auth, runUid: run.uid, runOwnerUid: run.user_uid },
@@ -103,7 +103,7 @@ async function subscribeToRunEvents(
     if (state && isTerminal(state) && !isTerminal(current.state))
       current = (await CircuitRun.findByPk(runUid)) ?? current;
     // Not kept once its terminal state is out (the last event): its result may be 4 MiB, and the
-    // stream lives on while a slow reader takes it (issue #24).
+    // stream lives on while a slow reader takes it.
     run = state && isTerminal(state) ? null : current;
     return { event, run: current };
   });

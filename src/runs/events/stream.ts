@@ -20,7 +20,7 @@ export interface RunEventStreamOptions {
  * THE source of a run's events (docs/runs.md, Event log), behind the REST SSE stream, `circuitRunEvents` and
  * `circuitRunUpdated`: replays the log after a position, then follows it live until the run's
  * terminal state has been delivered. It subscribes to the bus BEFORE each read, so nothing that
- * commits between a read and the wait is missed (the race of issue #14), and holds no database
+ * commits between a read and the wait is missed (the race a wait must not lose), and holds no database
  * connection while it waits. `return()` ends it at once, also while it waits.
  */
 export function runEventStream(
