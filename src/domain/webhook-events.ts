@@ -4,9 +4,9 @@
  * follow from it; the CHECK on webhook_deliveries.event is held equal to it by test/webhooks.events.test.ts
  * (a new event needs a migration replacing that CHECK). Here, below both the run wing and src/webhooks/.
  */
-export const WEBHOOK_EVENTS = ['start', 'step', 'completed'] as const;
+export const WEBHOOK_EVENTS = ['start', 'step', 'waiting', 'completed'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 export const DEFAULT_WEBHOOK_EVENTS: WebhookEvent[] = ['completed'];
-/** "start, step or completed", for descriptions. */
+/** "start, step, waiting or completed", for descriptions. */
 export const WEBHOOK_EVENTS_TEXT = `${WEBHOOK_EVENTS.slice(0, -1).join(', ')} or ${WEBHOOK_EVENTS[WEBHOOK_EVENTS.length - 1]}`;
