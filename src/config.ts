@@ -32,6 +32,8 @@ export interface Config {
   jobConcurrency: number;
   /** Runs one worker process executes at once, waiting ones included (RUN_MAX_INFLIGHT, docs/runs.md). */
   runMaxInflight: number;
+  /** Seconds a run waits (wait step, approval) in a worker's memory before it parks as a row (RUN_PARK_AFTER_S, docs/runs.md). */
+  runParkAfterSeconds: number;
   /** Runs of one user executing at once across all workers; more wait PROVISIONED (USER_MAX_CONCURRENT_RUNS, docs/fairness.md). */
   userMaxConcurrentRuns: number;
   /** The most of one worker's RUN_MAX_INFLIGHT one user's runs may hold, in percent (RUN_USER_INFLIGHT_SHARE_PERCENT). */
@@ -244,6 +246,7 @@ function readConfig(env: NodeJS.ProcessEnv, http: boolean): Config {
     jobLockLifetimeMs: int(env, 'JOB_LOCK_LIFETIME_MS', 60_000, 1000),
     jobConcurrency: int(env, 'JOB_CONCURRENCY', 20, 1, 1000),
     runMaxInflight: int(env, 'RUN_MAX_INFLIGHT', 10_000, 1, 1_000_000),
+    runParkAfterSeconds: int(env, 'RUN_PARK_AFTER_S', 30, 0, 86_400),
     userMaxConcurrentRuns: int(env, 'USER_MAX_CONCURRENT_RUNS', 1000, 1, 1_000_000),
     runUserInflightSharePercent: int(env, 'RUN_USER_INFLIGHT_SHARE_PERCENT', 50, 1, 100),
     webhookHostConcurrency: int(env, 'WEBHOOK_HOST_CONCURRENCY', 4, 1, 1000),

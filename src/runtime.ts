@@ -10,11 +10,14 @@ import {
   createRunWing,
   startWorkerPresence,
   sweepTimings,
+  WAKE_DUE_EVERY_MS,
+  createWaitUrls,
   type RunEventBus,
   type RunWing,
 } from './runs';
 import { RunMetricsStore } from './telemetry/run-metrics';
 import { runTracer, subscribeRunMetrics } from './run-telemetry';
+import { resolveSecret } from './storage/secret';
 import type { WebhookDeps } from './webhooks/ports';
 import { subscribeWebhooks } from './webhooks/run-subscriber';
 import {
@@ -102,6 +105,11 @@ function startSweeper(tasks: SweepTask[], log: Logger): () => Promise<void> {
   };
 }
 
+/** `http://HOST:PORT` of the configuration, for a process that is told no PUBLIC_URL. */
+function listenedOrigin(config: Pick<Config, 'host' | 'port'>): string {
+  return `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+}
+
 /**
  * Composes what lies under the transports, in one pass: the cross-process bus, the queue, the run
  * wing, its subscribers (webhooks, run metrics; traces through the wing's tracer), and, in a worker,
@@ -137,6 +145,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     tracer: runTracer(),
     schemas,
     sandbox,
+    // The origin is read at each use: an API process knows its address only once it listens (PORT=0).
+    waitUrls: createWaitUrls(resolveSecret(config), () => config.publicUrl ?? listenedOrigin(config)),
     ...(presence && worker
       ? { worker: { identity: presence, engine: { blobStorage: worker.blobStorage, config, stepMetrics: runMetrics } } }
       : {}),
@@ -163,6 +173,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     stopSweeper = startSweeper(
       [
         { name: 'run sweeper', everyMs: sweepTimings(lock).everyMs, run: () => runWorker.sweep() },
+        { name: 'parked-run waker', everyMs: WAKE_DUE_EVERY_MS, run: () => runWorker.wakeDue() },
         {
           name: 'webhook sweeper',
           everyMs: webhookSweepTimings(lock).everyMs,

@@ -21,6 +21,7 @@ export const RUN_ERROR_CODES = [
   'WorkerLost',
   'Rejected',
   'ApprovalTimedOut',
+  'WaitTimedOut',
   'OutputContractViolation',
   'BudgetExceeded',
   'Internal',

@@ -37,4 +37,9 @@ export interface EngineDeps {
   /** The `llm` step's model clients, one per base URL and key, made on first use and kept for the process. */
   modelClients: Map<string, OpenAI>;
   observer: EngineObserver;
+  /**
+   * The URL where a wait of a run is answered from outside: a signal wait's callback URL, an approval's
+   * decision URL (derived from the run and the step's path, so fixed when the run is created).
+   */
+  waitUrl?(runUid: string, path: string, kind: 'signal' | 'approval'): string;
 }

@@ -7,6 +7,21 @@ import type { RunErrorCode } from '../domain/runs';
 
 export type { RunErrorCode };
 
+/**
+ * The abort reason of an attempt that stops without ending its run: the run goes on later, from its journal
+ * (a stopping worker gives it back; a run that waits parks). Steps stopped by it are not reported as failed.
+ */
+export class RunSuspended extends Error {}
+
+/** A run whose every step in flight waits (on time, a signal or a person) parks: it becomes a row until woken. */
+export class RunParked extends RunSuspended {
+  /** `waiting`: the paths this attempt waits on, none of them resolved as far as it knows. */
+  constructor(readonly waiting: readonly string[]) {
+    super('the run waits; it is parked until its signal, decision or timer');
+    this.name = 'RunParked';
+  }
+}
+
 /** Thrown as AbortSignal reason by the job layer to stop a run. */
 export class RunAborted extends Error {
   constructor(readonly code: 'Canceled' | 'DeadlineExceeded') {
@@ -19,6 +34,8 @@ export interface StepEvent {
   step_id: string;
   kind: string;
   status: 'started' | 'completed' | 'failed' | 'retrying' | 'waiting';
+  /** waiting: on what (approval, signal, time). */
+  for?: 'approval' | 'signal' | 'time';
   started_at: string;
   ended_at?: string;
   credits?: number;
@@ -26,7 +43,7 @@ export interface StepEvent {
   /** retrying: the attempt that failed (1-based) and when the next one starts. */
   attempt?: number;
   retry_at?: string;
-  /** waiting (an approval step): what the person is asked, and when it times out. */
+  /** waiting: what the person is asked (an approval), and when the wait times out. */
   prompt?: string;
   expires_at?: string;
   /** completed from the step cache or a durable record. */
@@ -81,9 +98,9 @@ export function abortCode(reason: unknown): RunErrorCode {
   return reason instanceof RunAborted ? reason.code : 'Internal';
 }
 
-/** A step as an earlier attempt of the run recorded it (docs/runs.md, Durable steps), or an approval's state. */
+/** A step as an earlier attempt of the run recorded it (docs/runs.md, Durable steps), or a wait's state. */
 export interface JournalEntry {
-  status: 'completed' | 'waiting' | 'approved' | 'rejected';
+  status: 'completed' | WaitStatus;
   kind: string;
   output: unknown;
   credits: number;
@@ -92,14 +109,21 @@ export interface JournalEntry {
   ended_at?: string;
   prompt?: string;
   expires_at?: string;
-  decision?: ApprovalDecision;
+  /** What resolved a wait: an approval's decision, or `{data, received_at}` of a signal. */
+  decision?: ApprovalDecision | SignalReceipt;
 }
 
-export interface ApprovalRequest {
-  prompt: string;
-  timeoutSeconds: number;
-  onTimeout: 'approve' | 'reject';
-}
+/** A wait's states: waiting, then resolved by a person (approved/rejected), a signal, or its timer. */
+export type WaitStatus = 'waiting' | 'approved' | 'rejected' | 'signaled' | 'elapsed' | 'timed_out';
+
+/** What a step waits for (docs/runs.md, Waiting for the world). */
+export type WaitRequest =
+  | { for: 'approval'; prompt: string; timeoutSeconds: number; onTimeout: 'approve' | 'reject' }
+  | { for: 'signal'; schema: unknown; timeoutSeconds: number; onTimeout: 'fail' | 'continue' }
+  /** `until` (ISO 8601) or `seconds` from when the step first waits. */
+  | { for: 'time'; until?: string; seconds?: number };
+
+export type ApprovalRequest = Extract<WaitRequest, { for: 'approval' }>;
 
 /** A person's decision on an approval step, or its timeout's (`timed_out`). */
 export interface ApprovalDecision {
@@ -108,6 +132,12 @@ export interface ApprovalDecision {
   data: Record<string, unknown> | null;
   resolved_at: string;
   timed_out?: boolean;
+}
+
+/** A signal as its step received it. */
+export interface SignalReceipt {
+  data: unknown;
+  received_at: string;
 }
 
 /**
@@ -130,14 +160,17 @@ export interface StepJournal {
     },
   ): Promise<void>;
   /**
-   * Waits until the approval step at `path` is decided (by a person or its timeout), holding nothing
-   * but memory meanwhile; `onWaiting` is called once, when it first starts waiting. Rejects with the
-   * signal's reason when the run is stopped.
+   * Waits until the wait at `path` is resolved (a decision, a signal, its timer), holding nothing but
+   * memory meanwhile (and parking the run when it waits long); `onWaiting` is called once, when it first
+   * starts waiting. Answers the resolved entry. Rejects with the signal's reason when the run is stopped.
    */
-  waitForApproval(
+  waitFor(
     path: string,
-    request: ApprovalRequest,
+    kind: string,
+    request: WaitRequest,
     signal: AbortSignal,
     onWaiting: (entry: JournalEntry) => void,
-  ): Promise<ApprovalDecision>;
+  ): Promise<JournalEntry>;
+  /** A step began (+1) or ended (-1) doing something other than waiting: a run parks only when nothing but waits is in flight. */
+  busy(delta: 1 | -1): void;
 }

@@ -2,7 +2,7 @@ import type { CircuitDefinition, StepDefinition } from '../domain/definition';
 import { MAX_OUTPUT_DEPTH, nestsDeeperThan } from './output-depth';
 import { stepDependencies } from './dependencies';
 import { evaluateExpression } from './expression';
-import { abortCode, ExecutionFailure, type RunErrorCode } from './run-control';
+import { abortCode, ExecutionFailure, RunSuspended, type RunErrorCode } from './run-control';
 import { stepKind } from './steps/registry';
 import { childContext, endSpan, startSpan, type Span } from '../telemetry/tracing';
 import {
@@ -13,12 +13,46 @@ import {
   type RunTally,
   type StepContext,
   type StepRecord,
+  type StepResult,
+  type WaitUrls,
 } from './steps/types';
 
 export { ExecutionFailure } from './run-control';
 export type { ExecutionContext, ExecutionResult, StepRecord } from './steps/types';
 
+/** Where each wait of this level is answered from outside (`waits.<id>`), fixed by the run and the step's path. */
+function waitUrlsOf(definition: CircuitDefinition, context: ExecutionContext): Record<string, WaitUrls> {
+  const waits: Record<string, WaitUrls> = {};
+  const url = context.deps.waitUrl;
+  if (!url) return waits;
+  for (const step of definition.steps) {
+    const path = `${context.path ?? ''}${step.id}`;
+    if (step.kind === 'wait' && step.for === 'signal')
+      waits[step.id] = { callback_url: url(context.run.uid, path, 'signal') };
+    else if (step.kind === 'approval') waits[step.id] = { decision_url: url(context.run.uid, path, 'approval') };
+  }
+  return waits;
+}
+
 const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value ?? null) ?? 'null');
+
+/**
+ * Executes one step, counted busy in the run's journal meanwhile (a run parks only when every step in
+ * flight waits). A `circuit` step is not counted: the steps of the run it embeds are.
+ */
+async function executeCounted(
+  execute: (step: StepDefinition, ctx: StepContext) => Promise<StepResult>,
+  step: StepDefinition,
+  ctx: StepContext,
+) {
+  const journal = step.kind === 'circuit' ? undefined : ctx.journal;
+  journal?.busy(1);
+  try {
+    return await execute(step, ctx);
+  } finally {
+    journal?.busy(-1);
+  }
+}
 
 /**
  * Runs a definition's steps, each as soon as the steps it reads (`steps.<id>`) have finished, so
@@ -47,6 +81,7 @@ export async function executeDefinition(
   const tally: RunTally = context.tally ?? { steps: 0, outputBytes: 0 };
   const controller = new AbortController();
   const scopeSteps: Record<string, { output: unknown }> = {};
+  const waits = waitUrlsOf(definition, context);
   const records: Record<string, StepRecord> = {};
   let credits = 0;
   let onAbort = () => {};
@@ -80,6 +115,8 @@ export async function executeDefinition(
         failed = true;
         controller.abort();
         if (stepId) stepEnded(stepId, message);
+        // A run that parks or is given back goes on later: its steps in flight did not fail.
+        if (context.signal.reason instanceof RunSuspended) running.clear();
         for (const id of [...running.keys()])
           stepEnded(
             id,
@@ -145,6 +182,7 @@ export async function executeDefinition(
           steps: scopeSteps,
           runDefinition: executeDefinition,
           stepStartedAt: startedAt,
+          waits,
           ...(span && context.trace
             ? { trace: { ...context.trace, context: childContext(context.trace.context, span) } }
             : {}),
@@ -159,7 +197,7 @@ export async function executeDefinition(
               call,
             );
         Promise.resolve()
-          .then(() => (reused ? null : kind.execute(step, stepContext)))
+          .then(() => (reused ? null : executeCounted(kind.execute, step, stepContext)))
           .then(async (result) => {
             if (failed) return;
             const output = reused ? reused.output : result!.output;

@@ -14,6 +14,7 @@ import { outputSchemaProblem } from './output-schema';
 import type { SchemaCompiler } from './schema-compile';
 import { stringLeaves } from './render';
 import { stepKind } from './steps/registry';
+import { waitStepProblem } from './steps/wait';
 import type { FieldSchema } from './steps/types';
 
 export { MAX_STEPS, STEP_ID } from './definition-schema';
@@ -265,6 +266,16 @@ export async function validateDefinition(
     if (ids.has(step.id)) throw badInput(`definition.steps[${i}]: duplicate step id ${step.id}`);
     ids.add(step.id);
   });
+
+  for (const step of steps) {
+    if (step.kind !== 'wait') continue;
+    const problem = waitStepProblem(step);
+    if (problem) throw badInput(`step ${step.id}.${problem.field}: ${problem.message}`);
+    if (step.schema !== undefined) {
+      const schemaProblem = await outputSchemaProblem(compiler, step.schema);
+      if (schemaProblem) throw badInput(`step ${step.id}.schema ${schemaProblem}`);
+    }
+  }
 
   const dependencies = new Map<string, Set<string>>();
   for (const step of steps) {

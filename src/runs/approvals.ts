@@ -3,6 +3,7 @@ import type { RunDeps } from './ports';
 import { MAX_APPROVAL_COMMENT_CHARS, MAX_APPROVAL_DATA_BYTES, type RunState } from '../domain/runs';
 import { badInput, conflict, notFound } from '../errors';
 import { textFlaw } from '../input-hygiene';
+import { wakeRun } from './wake';
 
 /**
  * Approval steps, the API side (docs/runs.md, Approvals): reading what a run waits for and recording a person's
@@ -40,10 +41,12 @@ export interface ApprovalOutcome {
   repeated: boolean;
 }
 
-/** An approval step a run waits on, as `waiting_for` shows it. */
+/** A step a run waits on, as `waiting_for` shows it (its URLs are added by whoever presents it). */
 export interface WaitingStep {
   step_id: string;
+  kind: 'approval' | 'signal' | 'time';
   prompt: string | null;
+  schema: unknown;
   expires_at: Date | null;
 }
 
@@ -142,7 +145,7 @@ export async function resolveApproval(
       type: QueryTypes.SELECT,
     });
     if (recorded) {
-      await deps.bus.publish({ uid: runUid, wake: true });
+      await wakeRun(deps, runUid);
       return { decision: recorded.decision, repeated: false };
     }
     const [now] = await deps.sequelize.query<StepNow>(EXPLAIN, { bind: [runUid, stepId], type: QueryTypes.SELECT });
@@ -164,14 +167,15 @@ export async function resolveApproval(
 }
 
 /**
- * The approval steps each run waits on, oldest first: for the `waitingFor` loader, which batches the
- * runs of one request into one statement.
+ * The steps each run waits on (approvals, signals, time), oldest first: for the `waitingFor` loader, which
+ * batches the runs of one request into one statement.
  */
 export async function readWaitingSteps(sequelize: Sequelize, runUids: readonly string[]): Promise<WaitingStep[][]> {
   const rows = await sequelize.query<WaitingStep & { run_uid: string }>(
-    `SELECT run_uid, path AS step_id, prompt, expires_at
+    `SELECT run_uid, path AS step_id, CASE WHEN kind = 'approval' THEN 'approval' ELSE wait_for END AS kind,
+            prompt, schema, expires_at
        FROM circuit_run_steps
-      WHERE run_uid = ANY($1::uuid[]) AND kind = 'approval' AND status = 'waiting'
+      WHERE run_uid = ANY($1::uuid[]) AND status = 'waiting'
       ORDER BY started_at, path`,
     { bind: [[...runUids]], type: QueryTypes.SELECT },
   );
@@ -185,7 +189,7 @@ export async function readWaitingSteps(sequelize: Sequelize, runUids: readonly s
 }
 
 /** A waiting approval step of one of a user's runs, for the /settings Runs page. */
-export interface WaitingApproval extends WaitingStep {
+export interface WaitingApproval extends Pick<WaitingStep, 'step_id' | 'prompt' | 'expires_at'> {
   run_uid: string;
   circuit_uid: string;
   circuit_name: string;

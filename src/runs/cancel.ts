@@ -22,8 +22,15 @@ export async function cancelRun(deps: RunDeps, uid: string, waitMs = CANCEL_WAIT
   )
     return;
   // Its worker may have died with it: then nobody hears the message, and the cancel ends it here.
+  // Or it is parked (a row waiting for a signal, a decision or a timer): it is ended here as well.
   const orphaned = await abandonedAttempt(deps.sequelize, uid);
-  if (orphaned !== null && (await endRun(deps, failedEnding({ uid, attempt: orphaned }, abortedError('Canceled')))))
+  if (
+    orphaned !== null &&
+    (await endRun(
+      deps,
+      failedEnding({ uid, attempt: orphaned.attempt }, abortedError('Canceled'), orphaned.credits),
+    ))
+  )
     return;
   await deps.bus.publish({ uid, cancel: true });
   if (waitMs > 0) await waitForRunEnd(deps, uid, waitMs);

@@ -11,11 +11,19 @@ import type { EngineDeps } from '../engine/ports';
 import type { ExecuteRunData, QueueJob } from '../queue/agenda';
 import { holdCredits, RUN_BASE_CREDITS } from '../credits/holds';
 import { SpendCap } from '../credits/budget';
-import { RunAborted, type JournalEntry, type RunBudget, type RunObserver } from '../engine/run-control';
+import { RunAborted, RunParked, RunSuspended, type JournalEntry, type RunBudget, type RunObserver } from '../engine/run-control';
 import { RunEventRecorder } from './events/recorder';
 import type { LifecycleRun } from './run-lifecycle';
 import { findUnstorableText } from './storable-json';
-import { ClaimedRun, finishRun, RunEnding, type RunCharge, type WorkerIdentity } from './transitions';
+import {
+  ClaimedRun,
+  finishRun,
+  handBackRuns,
+  parkRun,
+  RunEnding,
+  type RunCharge,
+  type WorkerIdentity,
+} from './transitions';
 import { loadStepJournal, runJournal } from './step-journal';
 import { loadReplaySource, recordRunRequests, RunRequestGate } from './step-gate';
 
@@ -189,7 +197,7 @@ function deadlineOf(claim: ClaimedRun, defaultSeconds: number): { at: number; se
 }
 
 /** The abort reason of a run that a stopping worker gives back unfinished (another attempt goes on with it). */
-export class RunHandedBack extends Error {
+export class RunHandedBack extends RunSuspended {
   constructor() {
     super('the worker is stopping; the run goes on elsewhere');
     this.name = 'RunHandedBack';
@@ -234,8 +242,11 @@ class RunDeadline {
   }
 }
 
-/** How an attempt of a run ended for this worker. */
-export type AttemptOutcome = 'ended' | 'refused' | 'handedBack';
+/**
+ * How an attempt of a run ended for this worker. 'parked': the run waits as a row; 'parkRefused': it was to
+ * park but something resolved a wait meanwhile (or a cancel came): it was given back, to be taken again now.
+ */
+export type AttemptOutcome = 'ended' | 'refused' | 'handedBack' | 'parked' | 'parkRefused';
 
 /**
  * Executes a claimed run and ends it. `control` is the attempt's abort controller, held by the
@@ -349,6 +360,8 @@ export async function executeClaimed(
         defaultDeadlineSeconds: config.runDeadlineSeconds,
         entries,
         deadline,
+        parkAfterMs: config.runParkAfterSeconds * 1000,
+        park: (waiting) => abort(new RunParked(waiting)),
       }),
     };
     const result = await executeDefinition(plan.definition, claim.input, context);
@@ -382,11 +395,13 @@ export async function executeClaimed(
           result,
         );
   } catch (error) {
-    if (control.signal.reason instanceof RunHandedBack) {
+    const reason: unknown = control.signal.reason;
+    if (reason instanceof RunHandedBack || reason instanceof RunParked) {
       await recordRequests();
       await recorder.flush();
       endRunSpan(null);
-      return 'handedBack';
+      if (reason instanceof RunHandedBack) return 'handedBack';
+      return suspendWaitingRun(deps, claim, reason.waiting);
     }
     const failed = errorOf(error, control.signal, deadlineAt.seconds);
     ending = failedEnding(base, failed.error, failed.credits, error instanceof Error ? error.message : String(error));
@@ -411,6 +426,21 @@ export async function executeClaimed(
   } finally {
     endRunSpan(ending);
   }
+}
+
+/**
+ * Parks a run whose every step in flight waits (docs/runs.md, Parked runs): a row until its signal,
+ * decision or timer. When a wait was resolved meanwhile, the run is given back instead, to be taken again.
+ */
+async function suspendWaitingRun(deps: RunDeps, claim: ClaimedRun, waiting: readonly string[]): Promise<AttemptOutcome> {
+  const parked = await parkRun(deps.sequelize, claim.uid, claim.attempt, waiting);
+  if (parked === 'parked') return 'parked';
+  if (parked === 'woken') {
+    await deps.queue.enqueue(claim.uid);
+    return 'parked';
+  }
+  await handBackRuns(deps.sequelize, [{ uid: claim.uid, attempt: claim.attempt }]);
+  return 'parkRefused';
 }
 
 /** What takes a run off the queue: the worker's in-flight set (src/runs/inflight-runs.ts). */

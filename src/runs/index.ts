@@ -7,12 +7,15 @@
 export {
   createRunWing,
   sweepTimings,
+  WAKE_DUE_EVERY_MS,
   type RunWing,
   type RunWingPorts,
   type RunWingWorker,
   type RunEventsPage,
 } from './run-wing';
 export type { RunConfig, RunTracer, AttemptSpan, StepTraceContext } from './ports';
+export { createWaitUrls, WAIT_URL_PREFIX, type WaitUrlKind, type WaitUrls } from './wait-urls';
+export type { SignalOutcome } from './signals';
 export type {
   LifecycleRun,
   RunLifecycleEvent,

@@ -11,7 +11,7 @@ import {
   type ClaimFairness,
   type ClaimRoom,
 } from './transitions';
-import { enqueueBySql } from '../queue/agenda';
+import { queueRuns } from './queue-runs';
 import { RunAborted } from '../engine/run-control';
 
 /** The most waiting runs one wake queues again (more follow with the next run that ends, or the sweep). */
@@ -94,7 +94,13 @@ export class InflightRuns implements RunTaker {
       this.arrivedWhileClosing.add(uid);
       return;
     }
-    if (this.runs.has(uid)) return;
+    const held = this.runs.get(uid);
+    if (held) {
+      // A run this worker is parking or giving back may be woken at once: it is taken again once that attempt has stopped.
+      if (!held.control.signal.aborted) return;
+      await held.done;
+      if (this.runs.has(uid)) return;
+    }
     const claim = await claimRun(
       deps.runService.claims,
       uid,
@@ -127,6 +133,12 @@ export class InflightRuns implements RunTaker {
     this.runs.set(claim.uid, held);
     held.done = executeClaimed(deps, this.options.engine, claim, control)
       .then(async (outcome) => {
+        if (outcome === 'parkRefused') {
+          // A wait was resolved while the run was parking: it goes on at once, as a new attempt.
+          if (this.runs.get(claim.uid) === held) this.runs.delete(claim.uid);
+          if (!this.closing) await this.take(claim.uid);
+          return;
+        }
         if (outcome !== 'refused') return;
         // A refused end of a run that is PROVISIONED again: a crash of PostgreSQL rolled the claim back
         // (claims commit asynchronously, src/db/async-commit.ts), so it is claimed and executed anew.
@@ -177,8 +189,7 @@ export class InflightRuns implements RunTaker {
         full,
       );
       if (uids.length === 0) return;
-      if (deps.queue.sqlEnqueue) await enqueueBySql(deps.sequelize, deps.queue.sqlEnqueue, uids);
-      else for (const uid of uids) await deps.queue.enqueue(uid);
+      await queueRuns(deps, uids);
     } catch (error) {
       // Runs not yet woken are woken by the next wake or the sweep; runs woken but not queued are
       // queued again by the sweep once they look stuck (sweepTimings.stuckAfterMs).

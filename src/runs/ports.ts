@@ -18,6 +18,7 @@ export type RunConfig = Pick<
   | 'runDeadlineSeconds'
   | 'runEventsRetentionDays'
   | 'runMaxInflight'
+  | 'runParkAfterSeconds'
   | 'runMaxResultBytes'
   | 'runMaxSteps'
   | 'runUserInflightSharePercent'

@@ -33,6 +33,9 @@ import {
   type WaitingApproval,
   type WaitingStep,
 } from './approvals';
+import { deliverSignal, type SignalOutcome } from './signals';
+import type { WaitUrlKind, WaitUrls } from './wait-urls';
+import { AppError, notFound } from '../errors';
 import { loadRunForReplay, replayRun, type ReplayOptions } from './replay';
 import { estimateRun, type EstimateInput, type RunEstimate } from './estimate';
 import { findMyRuns, type MyRunsFilter } from './my-runs';
@@ -42,7 +45,8 @@ import type { LoggedRunEvent } from './events/log';
 import { waitForRunEnd } from './events/wait';
 import { abortedError, endRun, executeRunHandler, failedEnding, type RunWorkerIdentity } from './execute';
 import { InflightRuns } from './inflight-runs';
-import { claimOrphanedRuns, claimRunsToRequeue, findOverdueRuns } from './transitions';
+import { claimOrphanedRuns, claimRunsToRequeue, findOverdueRuns, wakeDueRuns } from './transitions';
+import { queueRuns } from './queue-runs';
 import { pruneRunEvents } from './events/log';
 import { sweepStepCache } from './step-cache';
 
@@ -59,6 +63,8 @@ export interface RunWingPorts {
   tracer: RunTracer;
   schemas: JsonSchemaService;
   sandbox: Sandbox;
+  /** The callback and decision URLs of runs' waits (signed with the service's secret). */
+  waitUrls: WaitUrls;
   /**
    * Set when this process executes runs: how it names itself on the runs it claims (./worker-presence.ts),
    * and what the engine reads besides the above (blob content, its settings, where a step's end is counted).
@@ -94,6 +100,14 @@ export interface RunWing {
   cancel(uid: string, waitMs?: number): Promise<void>;
   /** A person's decision on a waiting approval step. */
   approve(runUid: string, stepId: string, decision: ApprovalDecision): Promise<ApprovalOutcome>;
+  /** The owner's signal to a signal wait step. */
+  signal(runUid: string, stepId: string, data: unknown): Promise<SignalOutcome>;
+  /** A signal POSTed to a callback URL (no token: its key is the credential); 404 for a key that is not the step's. */
+  signalByCallback(runUid: string, path: string, key: unknown, data: unknown): Promise<SignalOutcome>;
+  /** A decision sent to an approval's decision URL (no token: its key is the credential); 404 for a key that is not the step's. */
+  decideByLink(runUid: string, path: string, key: unknown, decision: ApprovalDecision): Promise<ApprovalOutcome>;
+  /** The callback URL of a signal wait, or the decision URL of an approval, of a run. */
+  waitUrl(runUid: string, path: string, kind: WaitUrlKind): string;
   waitingSteps(runUids: readonly string[]): Promise<WaitingStep[][]>;
   waitingApprovalsOf(userUid: string, limit?: number): Promise<WaitingApproval[]>;
   replay(viewer: User, run: CircuitRun, options: ReplayOptions): Promise<CreateRunResult>;
@@ -120,6 +134,8 @@ export interface RunWingWorker {
   readonly jobHandler: RunJobHandler;
   /** Queues runs that lost their worker, were never queued or look stuck; ends overdue runs; prunes old events and cache rows. */
   sweep(): Promise<void>;
+  /** Queues the parked runs whose time has come (a wait's expiry, a delayed start): often, cheaply (an index on wake_at). */
+  wakeDue(): Promise<void>;
   /** Gives back the runs still executing (RUN_DRAIN_MS); returns those to queue again once the queue has stopped. */
   close(): Promise<string[]>;
 }
@@ -141,9 +157,13 @@ export function sweepTimings(lockLifetimeMs: number) {
   };
 }
 
+/** How often a worker looks for parked runs whose time has come, and how many it wakes per statement. */
+export const WAKE_DUE_EVERY_MS = 1_000;
+const WAKE_BATCH = 1_000;
+
 /** Builds the run wing once; `worker` is set when the process executes runs. */
 export function createRunWing(ports: RunWingPorts): { wing: RunWing; worker?: RunWingWorker } {
-  const { config, sequelize, log, queue, bus, tracer, schemas, sandbox } = ports;
+  const { config, sequelize, log, queue, bus, tracer, schemas, sandbox, waitUrls } = ports;
   const runService = createRunService(sequelize, queue, bus.sqlChannel);
   const lifecycle = new RunLifecycle(log);
   const deps: RunDeps = { config, sequelize, log, queue, bus, runService, lifecycle, tracer, schemas, sandbox };
@@ -160,6 +180,20 @@ export function createRunWing(ports: RunWingPorts): { wing: RunWing; worker?: Ru
     approve: (runUid, stepId, decision) => resolveApproval(deps, runUid, stepId, decision),
     waitingSteps: (runUids) => readWaitingSteps(sequelize, runUids),
     waitingApprovalsOf: (userUid, limit) => waitingApprovalsOf(sequelize, userUid, limit),
+    signal: (runUid, stepId, data) => deliverSignal(deps, runUid, stepId, data, 'owner'),
+    async signalByCallback(runUid, path, key, data) {
+      if (!waitUrls.verify(runUid, path, 'signal', key)) throw notFound('Callback');
+      return deliverSignal(deps, runUid, path, data, 'callback').catch((error: unknown) => {
+        throw error instanceof AppError && error.code === 'NotFound' ? notFound('Callback') : error;
+      });
+    },
+    async decideByLink(runUid, path, key, decision) {
+      if (!waitUrls.verify(runUid, path, 'approval', key)) throw notFound('Decision');
+      return resolveApproval(deps, runUid, path, decision).catch((error: unknown) => {
+        throw error instanceof AppError && error.code === 'NotFound' ? notFound('Decision') : error;
+      });
+    },
+    waitUrl: (runUid, path, kind) => waitUrls.url(runUid, path, kind),
     replay: (viewer, run, options) => replayRun(deps, viewer, run, options),
     findForReplay: (uid) => loadRunForReplay(uid),
     estimate: (viewer, input) => estimateRun(deps, viewer, input),
@@ -181,6 +215,7 @@ export function createRunWing(ports: RunWingPorts): { wing: RunWing; worker?: Ru
     schemas,
     modelClients: runService.llmClients,
     observer: given.stepMetrics,
+    waitUrl: (runUid, path, kind) => waitUrls.url(runUid, path, kind),
   };
   const inflight = new InflightRuns({
     deps,
@@ -217,6 +252,13 @@ export function createRunWing(ports: RunWingPorts): { wing: RunWing; worker?: Ru
       inflight.wake();
       await pruneRunEvents(sequelize, config.runEventsRetentionDays);
       await sweepStepCache(sequelize);
+    },
+    async wakeDue() {
+      for (;;) {
+        const due = await wakeDueRuns(sequelize, WAKE_BATCH);
+        await queueRuns(deps, due);
+        if (due.length < WAKE_BATCH) return;
+      }
     },
     close: () => inflight.close(RUN_DRAIN_MS),
   };

@@ -2,7 +2,7 @@ import type { Sequelize } from 'sequelize';
 import { preparedQuery } from '../db/prepared';
 import { StatementBatcher } from '../db/statement-batcher';
 import { toStorableText } from './storable-json';
-import type { ApprovalDecision, ApprovalRequest, JournalEntry, StepJournal } from '../engine/run-control';
+import type { ApprovalDecision, JournalEntry, SignalReceipt, StepJournal, WaitRequest } from '../engine/run-control';
 import type { RunEventBus } from './events/bus';
 
 /**
@@ -23,8 +23,8 @@ interface StepRow {
   ended_at: Date | null;
   prompt: string | null;
   expires_at: Date | null;
-  on_timeout: 'approve' | 'reject' | null;
-  decision: ApprovalDecision | null;
+  on_timeout: string | null;
+  decision: ApprovalDecision | SignalReceipt | null;
 }
 
 const iso = (value: Date | string | null): string | undefined =>
@@ -47,6 +47,7 @@ function entryOf(row: StepRow): JournalEntry {
 
 const STEP_COLUMNS =
   'path, kind, status, output, credits, usage, started_at, ended_at, prompt, expires_at, on_timeout, decision';
+
 
 /** Everything earlier attempts of a run recorded, by path. */
 export async function loadStepJournal(sequelize: Sequelize, runUid: string): Promise<Map<string, JournalEntry>> {
@@ -101,24 +102,39 @@ export function createJournalWriter(sequelize: Sequelize): JournalWriter {
   );
 }
 
-/** Starts waiting on an approval step: its row and the run's pause, in one statement; the row's expiry, or null when the run is not this attempt's. */
+/** Starts a wait: its row and the run's pause, in one statement; the row (resolved already when a signal came first), or null when the run is not this attempt's. */
 async function startWaiting(
   sequelize: Sequelize,
   runUid: string,
   attempt: number,
   path: string,
-  request: ApprovalRequest,
+  kind: string,
+  request: WaitRequest,
 ): Promise<JournalEntry | null> {
+  const approval = request.for === 'approval' ? request : null;
+  const signal = request.for === 'signal' ? request : null;
+  const time = request.for === 'time' ? request : null;
   const rows = await preparedQuery<StepRow>(
     sequelize,
     `WITH run AS (
        UPDATE circuit_runs SET paused_at = COALESCE(paused_at, now()), updated_at = now()
         WHERE uid = $1 AND state = 'RUNNING' AND attempt = $2 RETURNING uid)
-     INSERT INTO circuit_run_steps (run_uid, path, kind, status, attempt, prompt, expires_at, on_timeout, started_at)
-     SELECT run.uid, $3, 'approval', 'waiting', $2, $4, now() + make_interval(secs => $5), $6, now() FROM run
+     INSERT INTO circuit_run_steps (run_uid, path, kind, status, attempt, prompt, expires_at, on_timeout, wait_for, schema, started_at)
+     SELECT run.uid, $3, $4, 'waiting', $2, $5, COALESCE($6::timestamptz, now() + make_interval(secs => $7)), $8, $9, $10::jsonb, now() FROM run
      ON CONFLICT (run_uid, path) DO UPDATE SET attempt = EXCLUDED.attempt
      RETURNING ${STEP_COLUMNS}`,
-    [runUid, attempt, path, request.prompt, request.timeoutSeconds, request.onTimeout],
+    [
+      runUid,
+      attempt,
+      path,
+      kind,
+      approval?.prompt ?? null,
+      time?.until ?? null,
+      time?.seconds ?? approval?.timeoutSeconds ?? signal?.timeoutSeconds ?? 0,
+      approval?.onTimeout ?? signal?.onTimeout ?? null,
+      approval ? null : request.for,
+      signal?.schema ? JSON.stringify(signal.schema) : null,
+    ],
   );
   return rows[0] ? entryOf(rows[0]) : null;
 }
@@ -132,22 +148,26 @@ async function readStep(sequelize: Sequelize, runUid: string, path: string): Pro
   return rows[0] ? entryOf(rows[0]) : null;
 }
 
-/** An approval past its expiry decided by its `on_timeout`, unless a person decided first. */
-async function expireApproval(sequelize: Sequelize, runUid: string, path: string): Promise<void> {
-  await preparedQuery(
-    sequelize,
-    `UPDATE circuit_run_steps
-        SET status = CASE on_timeout WHEN 'approve' THEN 'approved' ELSE 'rejected' END,
-            decision = jsonb_build_object('approved', on_timeout = 'approve', 'comment', NULL, 'data', NULL,
-                                          'resolved_at', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'timed_out', true)
-      WHERE run_uid = $1 AND path = $2 AND status = 'waiting' AND expires_at <= now()`,
-    [runUid, path],
-  );
+/**
+ * The statement that resolves waits past their expiry, unless something resolved them first: an approval
+ * by its `on_timeout`, a time wait as elapsed, a signal wait as timed out. Over `$1` run and `$2` paths.
+ */
+export const EXPIRE_WAITS_SQL = `
+UPDATE circuit_run_steps
+   SET status = CASE WHEN kind = 'approval' THEN CASE on_timeout WHEN 'approve' THEN 'approved' ELSE 'rejected' END
+                     WHEN wait_for = 'time' THEN 'elapsed' ELSE 'timed_out' END,
+       decision = CASE WHEN kind = 'approval' THEN
+         jsonb_build_object('approved', on_timeout = 'approve', 'comment', NULL, 'data', NULL,
+                            'resolved_at', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'timed_out', true) END
+ WHERE run_uid = $1 AND path = ANY($2::text[]) AND status = 'waiting' AND expires_at <= now()`;
+
+async function expireWait(sequelize: Sequelize, runUid: string, path: string): Promise<void> {
+  await preparedQuery(sequelize, EXPIRE_WAITS_SQL, [runUid, [path]]);
 }
 
 /**
  * Ends the run's pause once nothing waits any more: the deadline moves on by the time it was paused.
- * Returns the new deadline, or null while another approval still waits (or the run is not this attempt's).
+ * Returns the new deadline, or null while another wait goes on (or the run is not this attempt's).
  */
 async function endPause(
   sequelize: Sequelize,
@@ -176,44 +196,81 @@ export interface RunJournalOptions {
   defaultDeadlineSeconds: number;
   /** What earlier attempts recorded (empty on a first attempt). */
   entries: Map<string, JournalEntry>;
-  /** The run's deadline stops while an approval waits, and starts again at the date given. */
+  /** The run's deadline stops while a step waits, and starts again at the date given. */
   deadline: { pause(): void; resume(at: Date): void };
+  /**
+   * RUN_PARK_AFTER_S in ms: once every step in flight has waited this long, `park` is called with the
+   * paths waited on (the attempt stops; the run becomes a row until a signal, decision or timer wakes it).
+   */
+  parkAfterMs: number;
+  park(waiting: readonly string[]): void;
 }
 
 /** The journal of one attempt of one run. */
 export function runJournal(options: RunJournalOptions): StepJournal {
   const { sequelize, writes, runEvents, runUid, attempt, entries, deadline } = options;
+  let busy = 0;
+  const waiting = new Set<string>();
+  let parkTimer: NodeJS.Timeout | undefined;
+  /** Parks the run once only waits are in flight, for parkAfterMs. */
+  const considerParking = () => {
+    if (busy > 0 || waiting.size === 0) {
+      clearTimeout(parkTimer);
+      parkTimer = undefined;
+      return;
+    }
+    parkTimer ??= setTimeout(() => {
+      parkTimer = undefined;
+      if (busy === 0 && waiting.size > 0) options.park([...waiting]);
+    }, options.parkAfterMs);
+    parkTimer.unref();
+  };
+  const changeBusy = (delta: 1 | -1) => {
+    busy += delta;
+    considerParking();
+  };
+
   return {
     recorded: (path) => entries.get(path),
 
     complete: (path, record) => writes.submit('', { runUid, attempt, path, record }),
 
-    async waitForApproval(path, request, signal, onWaiting) {
+    busy: changeBusy,
+
+    async waitFor(path, kind, request, signal, onWaiting) {
       signal.throwIfAborted();
       let entry = entries.get(path) ?? null;
       if (entry?.status === 'waiting' || !entry) {
         const fresh = !entry;
-        entry = await startWaiting(sequelize, runUid, attempt, path, request);
+        entry = await startWaiting(sequelize, runUid, attempt, path, kind, request);
         if (!entry) throw new Error("the run is no longer this attempt's");
         if (entry.status === 'waiting') {
           deadline.pause();
           if (fresh) onWaiting(entry);
-          entry = await waitForDecision(path, entry, signal);
+          waiting.add(path);
+          changeBusy(-1);
+          try {
+            entry = await waitForResolution(path, entry, signal);
+          } finally {
+            waiting.delete(path);
+            changeBusy(1);
+          }
         }
       }
       const resumed = await endPause(sequelize, runUid, attempt, options.defaultDeadlineSeconds);
       if (resumed) deadline.resume(resumed);
-      return entry.decision!;
+      return entry;
     },
   };
 
-  /** Until a person decides, the step expires, or the run is stopped; wake messages say when to look. */
-  async function waitForDecision(path: string, waiting: JournalEntry, signal: AbortSignal): Promise<JournalEntry> {
+  /** Until the wait is resolved (a decision, a signal, its expiry) or the run is stopped; wake messages say when to look. */
+  async function waitForResolution(path: string, waitingEntry: JournalEntry, signal: AbortSignal): Promise<JournalEntry> {
     let look: () => void = () => {};
     const unsubscribe = runEvents.subscribe(runUid, (message) => {
       if (message.wake) look();
     });
     let timer: NodeJS.Timeout | undefined;
+    const expiresAt = new Date(waitingEntry.expires_at!).getTime();
     try {
       for (;;) {
         const woken = new Promise<void>((resolve, reject) => {
@@ -221,15 +278,14 @@ export function runJournal(options: RunJournalOptions): StepJournal {
           const onAbort = () => reject(signal.reason);
           if (signal.aborted) return onAbort();
           signal.addEventListener('abort', onAbort, { once: true });
-          const left = new Date(waiting.expires_at!).getTime() - Date.now();
           // setTimeout holds at most ~24.8 days; an expiry further away is looked at again then.
-          timer = setTimeout(resolve, Math.min(Math.max(0, left), 2 ** 31 - 1));
+          timer = setTimeout(resolve, Math.min(Math.max(0, expiresAt - Date.now()), 2 ** 31 - 1));
           timer.unref();
         });
         await woken;
         clearTimeout(timer);
         signal.throwIfAborted();
-        if (new Date(waiting.expires_at!).getTime() <= Date.now()) await expireApproval(sequelize, runUid, path);
+        if (expiresAt <= Date.now()) await expireWait(sequelize, runUid, path);
         const now = await readStep(sequelize, runUid, path);
         if (now && now.status !== 'waiting') return now;
       }

@@ -149,7 +149,7 @@ async function claimRuns(
   const rows = await preparedQuery<ClaimedRun>(
     sequelize,
     `WITH candidate AS (
-       SELECT uid, user_uid, created_at FROM circuit_runs WHERE uid = ANY($1::uuid[]) AND state = 'PROVISIONED'),
+       SELECT uid, user_uid, created_at FROM circuit_runs WHERE uid = ANY($1::uuid[]) AND state = 'PROVISIONED' AND parked_at IS NULL),
      slots AS (
        SELECT s.user_uid, s.claimed - COALESCE(e.ended, 0) AS running
          FROM user_run_slots s LEFT JOIN user_run_ends e ON e.user_uid = s.user_uid
@@ -171,7 +171,7 @@ async function claimRuns(
               worker = $3, worker_backend_pid = $4, slot_wait = false
         WHERE uid = ANY($1::uuid[])
           AND ((state = 'PROVISIONED' AND uid IN (SELECT uid FROM taken))
-               OR (state = 'RUNNING' AND (heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $2))
+               OR (state = 'RUNNING' AND parked_at IS NULL AND (heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $2))
                    AND (worker_backend_pid IS NULL OR NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = worker_backend_pid))))
         RETURNING uid, user_uid, circuit_uid, circuit_version_uid, input, attempt, deadline_at, created_at, cancel_requested_at, webhook_events, handed_back, paused_at, replay_of, replay_mode, cache_bypass, traceparent, credits_held, max_credits, ${ASYNC_COMMIT_COLUMN}),
      counted AS (
@@ -226,11 +226,81 @@ export async function heartbeatRuns(
     sequelize,
     `UPDATE circuit_runs r SET heartbeat_at = now(), worker_backend_pid = COALESCE($3, r.worker_backend_pid)
        FROM unnest($1::uuid[], $2::int[]) AS h(uid, attempt)
-      WHERE r.uid = h.uid AND r.attempt = h.attempt AND r.state = 'RUNNING'
+      WHERE r.uid = h.uid AND r.attempt = h.attempt AND r.state = 'RUNNING' AND r.parked_at IS NULL
       RETURNING r.uid, r.cancel_requested_at IS NOT NULL AS cancel, ${ASYNC_COMMIT_COLUMN}`,
     [held.map((h) => h.uid), held.map((h) => h.attempt), backendPid],
   );
   return new Map(rows.map((row) => [row.uid, { cancel: row.cancel }]));
+}
+
+/**
+ * Parks a RUNNING run of this attempt whose steps in flight all wait (`waiting`: their paths): it holds
+ * no worker, no heartbeat and no memory until `wake_at` (its earliest wait expiry) or until a signal or
+ * decision unparks it (wakeParkedRun). Refused ('refused') when a wait was resolved meanwhile, a cancel
+ * came, or the run is not this attempt's. A resolution committed while the park was written (which the
+ * park's snapshot could not see) is caught by a second look, which wakes the run again ('woken').
+ * The attempt is counted as given back, not as a crash.
+ */
+export async function parkRun(
+  sequelize: Sequelize,
+  uid: string,
+  attempt: number,
+  waiting: readonly string[],
+): Promise<'parked' | 'woken' | 'refused'> {
+  const parked = await preparedQuery<{ uid: string }>(
+    sequelize,
+    `UPDATE circuit_runs
+        SET parked_at = now(), heartbeat_at = NULL, worker_backend_pid = NULL, handed_back = handed_back + 1, enqueued_at = NULL,
+            wake_at = (SELECT min(expires_at) FROM circuit_run_steps WHERE run_uid = $1 AND status = 'waiting')
+      WHERE uid = $1 AND attempt = $2 AND state = 'RUNNING' AND cancel_requested_at IS NULL AND paused_at IS NOT NULL
+        AND NOT EXISTS (SELECT 1 FROM circuit_run_steps WHERE run_uid = $1 AND path = ANY($3::text[]) AND status <> 'waiting')
+      RETURNING uid`,
+    [uid, attempt, [...waiting]],
+  );
+  if (parked.length === 0) return 'refused';
+  const woken = await preparedQuery<{ uid: string }>(
+    sequelize,
+    `UPDATE circuit_runs SET parked_at = NULL, wake_at = NULL, enqueued_at = now()
+      WHERE uid = $1 AND parked_at IS NOT NULL AND state = 'RUNNING'
+        AND (cancel_requested_at IS NOT NULL
+             OR EXISTS (SELECT 1 FROM circuit_run_steps WHERE run_uid = $1 AND path = ANY($2::text[]) AND status <> 'waiting'))
+      RETURNING uid`,
+    [uid, [...waiting]],
+  );
+  return woken.length > 0 ? 'woken' : 'parked';
+}
+
+/**
+ * Wakes a parked run now (a signal or decision resolved one of its waits): it is unparked and marked
+ * queued; true when it was parked (the caller queues its job), false when it was not (then a worker holds it
+ * in memory, and hears a wake message).
+ */
+export async function wakeParkedRun(sequelize: Sequelize, uid: string): Promise<boolean> {
+  const rows = await preparedQuery<{ uid: string }>(
+    sequelize,
+    `UPDATE circuit_runs SET parked_at = NULL, wake_at = NULL, enqueued_at = now()
+      WHERE uid = $1 AND parked_at IS NOT NULL AND state IN ('PROVISIONED', 'RUNNING') RETURNING uid`,
+    [uid],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * Parked runs whose time has come (a wait's expiry, a delayed start): at most `limit`, unparked and marked
+ * queued in one statement (SKIP LOCKED: two workers' sweeps wake each run once), for their jobs to be queued.
+ */
+export async function wakeDueRuns(sequelize: Sequelize, limit = 1000): Promise<string[]> {
+  return claimOverdue(
+    sequelize,
+    {
+      table: 'circuit_runs',
+      overdue: `parked_at IS NOT NULL AND wake_at <= now()`,
+      orderBy: 'wake_at',
+      set: 'parked_at = NULL, wake_at = NULL, enqueued_at = now()',
+    },
+    [],
+    limit,
+  );
 }
 
 /**
@@ -262,7 +332,7 @@ export async function claimOrphanedRuns(sequelize: Sequelize, staleAfterMs: numb
     sequelize,
     {
       table: 'circuit_runs',
-      overdue: `state = 'RUNNING'
+      overdue: `state = 'RUNNING' AND parked_at IS NULL
            AND (heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $1))
            AND (worker_backend_pid IS NULL OR NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = worker_backend_pid))
            AND (enqueued_at IS NULL OR enqueued_at < now() - make_interval(secs => $1))`,
@@ -325,7 +395,7 @@ export async function finishRun(
   const events = ending.events ?? [];
   const text = `WITH ended AS (
        UPDATE circuit_runs
-          SET state = $3, ended_at = now(), updated_at = now(), heartbeat_at = NULL,
+          SET state = $3, ended_at = now(), updated_at = now(), heartbeat_at = NULL, parked_at = NULL, wake_at = NULL,
               result_blob = $4::jsonb, metrics = $5::jsonb, failure_reason = $6, credits_cost = $7, error = $8::jsonb
               , event_seq = event_seq + $9
         WHERE uid = $1 AND state IN ('PROVISIONED', 'RUNNING') AND attempt = $2
@@ -390,7 +460,7 @@ export async function claimRunsToRequeue(
            AND ((state = 'PROVISIONED' AND enqueued_at IS NULL AND created_at < now() - make_interval(secs => $1))
              OR (COALESCE(enqueued_at, created_at) < now() - make_interval(secs => $2)
                  AND (state = 'PROVISIONED' OR heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $2))))
-           AND NOT slot_wait`,
+           AND NOT slot_wait AND parked_at IS NULL`,
       orderBy: 'created_at',
       set: 'enqueued_at = now()',
     },
@@ -459,7 +529,7 @@ export async function findOverdueRuns(
     `SELECT uid, state, attempt FROM circuit_runs
       WHERE state IN ('PROVISIONED', 'RUNNING')
         AND COALESCE(deadline_at, created_at + make_interval(secs => $1)) < now()
-        AND paused_at IS NULL
+        AND paused_at IS NULL AND parked_at IS NULL
         AND (state = 'PROVISIONED'
              OR heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $2)
              OR COALESCE(deadline_at, created_at + make_interval(secs => $1)) < now() - make_interval(secs => $3))
@@ -485,13 +555,22 @@ export async function requestRunCancel(
   return rows[0] ?? null;
 }
 
-/** The attempt of a RUNNING run whose worker is gone (its presence backend no longer exists), else null. */
-export async function abandonedAttempt(sequelize: Sequelize, uid: string): Promise<number | null> {
-  const rows = await sequelize.query<{ attempt: number }>(
-    `SELECT attempt FROM circuit_runs
-      WHERE uid = $1 AND state = 'RUNNING' AND worker_backend_pid IS NOT NULL
-        AND NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = worker_backend_pid)`,
+/**
+ * The attempt of a RUNNING run that no worker holds (its worker is gone, or it is parked), with the credits
+ * of its finished steps (what ending it still charges), else null.
+ */
+export async function abandonedAttempt(
+  sequelize: Sequelize,
+  uid: string,
+): Promise<{ attempt: number; credits: number } | null> {
+  const rows = await sequelize.query<{ attempt: number; credits: string }>(
+    `SELECT attempt,
+            (SELECT COALESCE(sum(credits), 0) FROM circuit_run_steps WHERE run_uid = $1 AND status = 'completed') AS credits
+       FROM circuit_runs
+      WHERE uid = $1 AND state = 'RUNNING'
+        AND (parked_at IS NOT NULL
+             OR (worker_backend_pid IS NOT NULL AND NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = worker_backend_pid)))`,
     { bind: [uid], type: QueryTypes.SELECT },
   );
-  return rows[0]?.attempt ?? null;
+  return rows[0] ? { attempt: rows[0].attempt, credits: Number(rows[0].credits) } : null;
 }

@@ -1,6 +1,7 @@
 import { renderTemplate, templateFailure } from '../render';
+import type { ApprovalDecision } from '../run-control';
 import { templateField } from './field-schemas';
-import { defineStepKind, sandboxCall, StepError } from './types';
+import { defineStepKind, sandboxCall, StepError, templateScope } from './types';
 
 export const APPROVAL_DEFAULT_TIMEOUT_S = 86_400;
 export const APPROVAL_MAX_TIMEOUT_S = 604_800;
@@ -17,7 +18,7 @@ export const APPROVAL_ON_TIMEOUT = ['reject', 'approve'] as const;
 export const approvalStep = defineStepKind({
   kind: 'approval',
   summary:
-    "Waits for the run's owner to approve or reject; the output is the decision. A rejection ends the run. Costs 0 credits.",
+    "Waits for the run's owner, or whoever opens its decision URL, to approve or reject; the output is the decision. A rejection ends the run. Costs 0 credits.",
   fields: {
     prompt: templateField('What the person is asked.'),
     timeout_s: {
@@ -41,28 +42,31 @@ export const approvalStep = defineStepKind({
     let prompt = known?.prompt;
     if (prompt === undefined) {
       try {
-        prompt = await renderTemplate(String(step.prompt), { input: ctx.input, steps: ctx.steps }, sandboxCall(ctx));
+        prompt = await renderTemplate(String(step.prompt), templateScope(ctx), sandboxCall(ctx));
       } catch (error) {
         throw new StepError(step.id, `prompt: ${templateFailure(error)}`);
       }
     }
     const timeoutSeconds = typeof step.timeout_s === 'number' ? step.timeout_s : APPROVAL_DEFAULT_TIMEOUT_S;
     const onTimeout = step.on_timeout === 'approve' ? 'approve' : 'reject';
-    const decision = await ctx.journal.waitForApproval(
+    const resolved = await ctx.journal.waitFor(
       path,
-      { prompt, timeoutSeconds, onTimeout },
+      'approval',
+      { for: 'approval', prompt, timeoutSeconds, onTimeout },
       ctx.signal,
       (entry) => {
         ctx.observer?.step({
           step_id: step.id,
           kind: 'approval',
           status: 'waiting',
+          for: 'approval',
           started_at: entry.started_at,
           prompt: entry.prompt,
           expires_at: entry.expires_at,
         });
       },
     );
+    const decision = resolved.decision as ApprovalDecision;
     if (!decision.approved) {
       if (decision.timed_out)
         throw new StepError(step.id, `nobody decided within ${timeoutSeconds} s`, 'ApprovalTimedOut');

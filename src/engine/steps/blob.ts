@@ -2,7 +2,7 @@ import { Blob } from '../../models/blobs';
 import { isUid } from '../../ids';
 import { renderTemplate, templateFailure } from '../render';
 import { templateField } from './field-schemas';
-import { defineStepKind, sandboxCall, StepError, throughGate } from './types';
+import { defineStepKind, sandboxCall, StepError, throughGate, templateScope } from './types';
 
 /** `application/json`, `text/json` and any `+json` type. */
 export function isJsonMimeType(mimeType: string | null | undefined): boolean {
@@ -26,7 +26,7 @@ export const blobStep = defineStepKind({
     if (typeof step.blob_uid !== 'string') throw new StepError(step.id, 'blob_uid must be a string');
     let uid: string;
     try {
-      uid = (await renderTemplate(step.blob_uid, { input: ctx.input, steps: ctx.steps }, sandboxCall(ctx))).trim();
+      uid = (await renderTemplate(step.blob_uid, templateScope(ctx), sandboxCall(ctx))).trim();
     } catch (error) {
       throw new StepError(step.id, `blob_uid: ${templateFailure(error)}`);
     }

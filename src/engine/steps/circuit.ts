@@ -7,7 +7,7 @@ import { renderLeaves, templateFailure } from '../render';
 import { ExecutionFailure } from '../run-control';
 import { AttemptError, formatDuration, parseStepPolicy, withStepPolicy } from '../step-policy';
 import { stepPolicyFields, templateLeavesField } from './field-schemas';
-import { defineStepKind, holdCredits, sandboxCall, StepError, throughGate } from './types';
+import { defineStepKind, holdCredits, sandboxCall, StepError, throughGate, templateScope } from './types';
 
 /** How deep embedded circuits may nest (the top-level run is depth 0). */
 export const MAX_CIRCUIT_DEPTH = 5;
@@ -57,7 +57,7 @@ export const circuitStep = defineStepKind({
 
     let input: unknown;
     try {
-      input = await renderLeaves(step.input ?? {}, { input: ctx.input, steps: ctx.steps }, sandboxCall(ctx));
+      input = await renderLeaves(step.input ?? {}, templateScope(ctx), sandboxCall(ctx));
     } catch (error) {
       throw new StepError(step.id, `input: ${templateFailure(error)}`);
     }

@@ -14,7 +14,7 @@ import {
   withStepPolicy,
 } from '../step-policy';
 import { stepPolicyFields, templateField, templateLeavesField } from './field-schemas';
-import { defineStepKind, sandboxCall, StepError, throughGate } from './types';
+import { defineStepKind, sandboxCall, StepError, throughGate, templateScope } from './types';
 
 /** The SSRF guard lives in ../net-guard (webhooks use it too); re-exported for callers that found it here. */
 export { isNonPublicAddress } from '../net-guard';
@@ -175,7 +175,7 @@ export const httpStep = defineStepKind({
     try {
       rendered = (await renderLeaves(
         { url: step.url, headers: step.headers, ...(sendsBody ? { body: step.body } : {}) },
-        { input: ctx.input, steps: ctx.steps },
+        templateScope(ctx),
         sandboxCall(ctx),
       )) as typeof rendered;
     } catch (error) {

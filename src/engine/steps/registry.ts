@@ -5,10 +5,11 @@ import { httpStep } from './http';
 import { llmStep } from './llm';
 import { templateStep } from './template';
 import { transformStep } from './transform';
+import { waitStep } from './wait';
 import type { StepKindModule } from './types';
 
 /** Every step kind, in the order the definition schema documents them. A new kind: one module, one line here. */
-const KINDS = [templateStep, transformStep, llmStep, httpStep, circuitStep, blobStep, approvalStep] as const;
+const KINDS = [templateStep, transformStep, llmStep, httpStep, circuitStep, blobStep, approvalStep, waitStep] as const;
 
 export type StepKind = (typeof KINDS)[number]['kind'];
 export const STEP_KINDS: StepKind[] = KINDS.map((k) => k.kind);

@@ -1,6 +1,6 @@
 import { renderTemplate, templateFailure } from '../render';
 import { templateField } from './field-schemas';
-import { defineStepKind, sandboxCall, StepError, throughGate, type StepResult } from './types';
+import { defineStepKind, sandboxCall, StepError, throughGate, type StepResult, templateScope } from './types';
 
 /** `template`: renders a Handlebars template over `{input, steps}` in the sandbox; output is the string. */
 export const templateStep = defineStepKind({
@@ -9,7 +9,7 @@ export const templateStep = defineStepKind({
   fields: { template: templateField('The text, e.g. "Hello {{input.name}}".') },
   required: ['template'],
   async execute(step, ctx) {
-    const scope = { input: ctx.input, steps: ctx.steps };
+    const scope = templateScope(ctx);
     const render = async (): Promise<StepResult> => {
       try {
         return { output: await renderTemplate(String(step.template), scope, sandboxCall(ctx)), credits: 0 };

@@ -1,6 +1,6 @@
 import { evaluateExpression } from '../expression';
 import { jsonataField } from './field-schemas';
-import { defineStepKind, sandboxCall, StepError, throughGate, type StepResult } from './types';
+import { defineStepKind, sandboxCall, StepError, throughGate, type StepResult, templateScope } from './types';
 
 /** `transform`: a JSONata expression over `{input, steps}`, evaluated in the sandbox; output is any JSON. */
 export const transformStep = defineStepKind({
@@ -9,7 +9,7 @@ export const transformStep = defineStepKind({
   fields: { expression: jsonataField('The expression, e.g. "$uppercase(steps.greet.output)".') },
   required: ['expression'],
   async execute(step, ctx) {
-    const scope = { input: ctx.input, steps: ctx.steps };
+    const scope = templateScope(ctx);
     const evaluate = async (): Promise<StepResult> => {
       try {
         return { output: await evaluateExpression(String(step.expression), scope, sandboxCall(ctx)), credits: 0 };

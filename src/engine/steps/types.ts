@@ -56,8 +56,19 @@ export interface ExecutionContext {
   retryableFailures?: Set<string>;
   /** Where a step's rendered request may be answered without an upstream call (step cache, recorded replay); shared with embedded runs. */
   gate?: RequestGate;
+  /**
+   * The URLs of this level's waits (`{{waits.<id>.callback_url}}`, `decision_url`), fixed when the run is
+   * created; set by the executor from the definition and the engine's `waitUrls`.
+   */
+  waits?: Record<string, WaitUrls>;
   /** The trace span this level's steps are children of (the run's, or an embedded run's), and the run's attempt; absent with traces off. */
   trace?: { context: TraceContext; attempt: number };
+}
+
+/** Where a wait of a run can be answered from outside: a signal's callback URL, an approval's decision URL. */
+export interface WaitUrls {
+  callback_url?: string;
+  decision_url?: string;
 }
 
 /** Where a step is, for the request gate. */
@@ -95,6 +106,13 @@ export interface StepContext extends ExecutionContext {
   stepStartedAt?: string;
   /** This step's way through the request gate (see throughGate); set by the executor when the run has a gate. */
   request?: (request: unknown, call: () => Promise<StepResult>) => Promise<StepResult>;
+}
+
+/** What templates and expressions of a step read: the input, finished steps, and the run's wait URLs when it has waits. */
+export function templateScope(ctx: StepContext): Record<string, unknown> {
+  return ctx.waits && Object.keys(ctx.waits).length > 0
+    ? { input: ctx.input, steps: ctx.steps, waits: ctx.waits }
+    : { input: ctx.input, steps: ctx.steps };
 }
 
 export interface StepResult {

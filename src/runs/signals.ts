@@ -1,0 +1,130 @@
+import { QueryTypes } from 'sequelize';
+import type { RunDeps } from './ports';
+import type { RunState } from '../domain/runs';
+import { badInput, conflict, notFound } from '../errors';
+import { describeInputError } from '../engine/input-schema';
+import { textFlaw } from '../input-hygiene';
+import { wakeRun } from './wake';
+
+/**
+ * Signals (docs/runs.md, Signals and callback URLs): the one way a `wait` step for a signal gets its data,
+ * whoever sends it (a callback URL, the run's owner, MCP). The step's row holds the signal; a signal that
+ * comes before its step waits is kept in a row of its own and consumed when the step starts waiting.
+ */
+
+/** Who sends: the owner (409 for a step that is not a signal wait) or a callback URL whose key was verified (the step is one). */
+export type SignalSender = 'owner' | 'callback';
+
+export interface SignalOutcome {
+  /** True when this very data had been received before: nothing changed. */
+  repeated: boolean;
+}
+
+interface SignalTarget {
+  state: RunState;
+  circuit_version_uid: string;
+  kind: string | null;
+  wait_for: string | null;
+  status: string | null;
+  schema: unknown;
+  same: boolean | null;
+  expired: boolean | null;
+  defined: { kind?: unknown; for?: unknown; schema?: unknown } | null;
+}
+
+/** The run, the step's row if any, and (before the step waits) the step as the run's definition declares it. */
+const TARGET = `
+SELECT r.state, r.circuit_version_uid, s.kind, s.wait_for, s.status, s.schema,
+       s.decision -> 'data' = $3::jsonb AS same, s.expires_at <= now() AS expired,
+       CASE WHEN s.run_uid IS NULL THEN
+         (SELECT step FROM jsonb_array_elements(v.definition -> 'steps') step WHERE step ->> 'id' = $2 LIMIT 1) END AS defined
+  FROM circuit_runs r
+  LEFT JOIN circuit_run_steps s ON s.run_uid = r.uid AND s.path = $2
+  LEFT JOIN circuit_versions v ON v.uid = r.circuit_version_uid
+ WHERE r.uid = $1`;
+
+/**
+ * Records the signal while the step waits (or before it waits), and the run is PROVISIONED or RUNNING: the
+ * run row first (its lock orders this against an end or a park), then the step's row.
+ */
+const RECORD = `
+WITH run AS (
+  UPDATE circuit_runs SET updated_at = now() WHERE uid = $1 AND state IN ('PROVISIONED', 'RUNNING') RETURNING uid, attempt
+), step AS (
+  INSERT INTO circuit_run_steps (run_uid, path, kind, status, attempt, wait_for, decision, started_at)
+  SELECT run.uid, $2, 'wait', 'signaled', run.attempt, 'signal',
+         jsonb_build_object('data', $3::jsonb, 'received_at', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')), now()
+    FROM run
+  ON CONFLICT (run_uid, path) DO UPDATE SET status = 'signaled', decision = EXCLUDED.decision
+   WHERE circuit_run_steps.status = 'waiting' AND circuit_run_steps.kind = 'wait' AND circuit_run_steps.wait_for = 'signal'
+     AND (circuit_run_steps.expires_at IS NULL OR circuit_run_steps.expires_at > now())
+  RETURNING 1
+)
+SELECT count(*)::int AS recorded FROM step`;
+
+const quoted = (stepId: string) => JSON.stringify(stepId.length > 100 ? `${stepId.slice(0, 100)}…` : stepId);
+
+/**
+ * Sends `data` to the signal wait `path` of run `runUid`; the caller has checked who may (the owner's
+ * policy, or a callback URL's key). 409 Conflict: the step is not a signal wait (owner), already has
+ * another signal, no longer waits (timed out), or the run has ended; 400: the data fails the step's schema
+ * (it keeps waiting); 404: no such run.
+ */
+export async function deliverSignal(
+  deps: RunDeps,
+  runUid: string,
+  path: string,
+  data: unknown,
+  sender: SignalSender,
+): Promise<SignalOutcome> {
+  const step = `Step ${quoted(path)}`;
+  if (textFlaw(path)) throw conflict(`${step} is not a signal wait of this run`);
+  const json = JSON.stringify(data ?? null);
+  for (let attempt = 1; ; attempt++) {
+    const [target] = await deps.sequelize.query<SignalTarget>(TARGET, {
+      bind: [runUid, path, json],
+      type: QueryTypes.SELECT,
+    });
+    if (!target) throw notFound('Circuit run');
+    const declared = target.defined;
+    const isSignal = target.kind
+      ? target.kind === 'wait' && target.wait_for === 'signal'
+      : declared
+        ? declared.kind === 'wait' && declared.for === 'signal'
+        : sender === 'callback';
+    if (!isSignal) throw conflict(`${step} is not a signal wait of this run`);
+    if (target.status === 'signaled') {
+      if (target.same) return { repeated: true };
+      throw conflict(`${step} already has its signal; a different one cannot be recorded`);
+    }
+    if (target.state !== 'RUNNING' && target.state !== 'PROVISIONED')
+      throw conflict(`The run is ${target.state}: ${step.toLowerCase()} can no longer be signaled`);
+    if (target.status !== null && (target.status !== 'waiting' || target.expired))
+      throw conflict(`${step} no longer waits for a signal`);
+    const schema = target.kind ? target.schema : declared?.schema;
+    if (schema) checkAgainst(deps, `${target.circuit_version_uid}#signal#${path}`, schema, data);
+    const [written] = await deps.sequelize.query<{ recorded: number }>(RECORD, {
+      bind: [runUid, path, json],
+      type: QueryTypes.SELECT,
+    });
+    if (written?.recorded) {
+      await wakeRun(deps, runUid);
+      return { repeated: false };
+    }
+    // The step or run changed between the two statements (it began waiting, or ended): looked at once more.
+    if (attempt >= 2) throw conflict(`${step} could not be signaled; try again`);
+  }
+}
+
+function checkAgainst(deps: RunDeps, key: string, schema: unknown, data: unknown): void {
+  let validate;
+  try {
+    validate = deps.schemas.outputs.validatorFor(key, schema);
+  } catch (error) {
+    throw badInput(`the step's schema cannot be used: ${(error as Error).message}`, { field: 'data' });
+  }
+  if (validate(data)) return;
+  const first = validate.errors?.[0];
+  const problem = first ? describeInputError(first, 'data') : { field: 'data', message: 'data does not match the step schema' };
+  throw badInput(`The signal does not match the step's schema: ${problem.message}`, { field: problem.field });
+}
