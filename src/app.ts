@@ -36,6 +36,7 @@ import { OpenStreams } from './streams/open-streams';
 import { SharedTexts } from './streams/paced-write';
 import { dropStalledReaders } from './http/write-stall';
 import { StreamAuthority } from './auth/stream-authority';
+import { mountWaitCallbacks } from './http/wait-callbacks';
 import { mountMcp } from './mcp/http';
 
 export interface RunningApp {
@@ -146,6 +147,7 @@ export async function startApp({
   // The REST paths first: a request walks the app's routes in order until one matches, and these are
   // the ones clients poll. Every other mount has its own path, so the order changes nothing else.
   mountRunEvents(app, schema, operations, services);
+  mountWaitCallbacks(app, services);
   mountApiReference(app, API_PREFIX);
   mountRestBridge(app, schema, operations, routes, services);
   mountMcp(app, services);

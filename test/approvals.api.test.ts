@@ -53,7 +53,13 @@ describe('REST', () => {
     const before = await t.rest('GET', `/circuit-runs/${run.uid}`, { token: owner.token });
     expect(before.status).toBe(200);
     expect(before.body.payload.waiting_for).toEqual([
-      { step_id: stepId, prompt: 'Deploy to production?', expires_at: expect.any(String) },
+      {
+        step_id: stepId,
+        kind: 'approval',
+        prompt: 'Deploy to production?',
+        expires_at: expect.any(String),
+        decision_url: expect.stringMatching(/\/decisions\//),
+      },
     ]);
     const { updated_at: touchedBefore } = (await CircuitRun.findByPk(run.uid))!;
 
@@ -215,7 +221,13 @@ describe('REST', () => {
     await approve(run.uid, stepId, { approved: true });
     const after = await t.rest('GET', `/circuit-runs/${run.uid}`, { token: owner.token });
     expect(after.body.payload.waiting_for).toEqual([
-      { step_id: 'second', prompt: 'Second?', expires_at: expect.any(String) },
+      {
+        step_id: 'second',
+        kind: 'approval',
+        prompt: 'Second?',
+        expires_at: expect.any(String),
+        decision_url: expect.stringMatching(/\/decisions\//),
+      },
     ]);
     await approve(run.uid, 'second', { approved: false });
     expect((await t.rest('GET', `/circuit-runs/${run.uid}`, { token: owner.token })).body.payload).not.toHaveProperty(

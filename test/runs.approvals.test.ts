@@ -72,7 +72,15 @@ test('approved: the run goes on with the decision as the step output, charged 1 
   const uid = await waitingRun(gate());
   const waiting = await untilWaiting(uid);
   expect(waiting.state).toBe('RUNNING');
-  expect(waiting.waiting_for).toEqual([{ step_id: 'ask', prompt: 'Ship v2?', expires_at: expect.any(String) }]);
+  expect(waiting.waiting_for).toEqual([
+    {
+      step_id: 'ask',
+      kind: 'approval',
+      prompt: 'Ship v2?',
+      expires_at: expect.any(String),
+      decision_url: expect.stringMatching(/\/decisions\//),
+    },
+  ]);
   let events = await stepEvents(uid);
   for (const end = Date.now() + 10_000; !events.some((e) => e.status === 'waiting') && Date.now() < end;)
     events = await stepEvents(uid);

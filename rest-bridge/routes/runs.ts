@@ -265,6 +265,34 @@ export const runRoutes: Route[] = [
     omitWhenNull: RUN_OPTIONAL_FIELDS,
   },
   {
+    method: 'POST',
+    path: '/circuit-runs/:uid/signals/:step_id',
+    operation: 'SignalCircuitRun',
+    summary:
+      "Send a signal to a wait step of a run (its owner only): the step's output is `data` and the run goes on",
+    description:
+      "The steps a run waits on are its `waiting_for` (owner only); a signal step there also has a `callback_url` that takes the same signal without a token. The answer is the run as GET /circuit-runs/{uid} shows it. The same data again answers the run as it is and changes nothing.",
+    auth: 'required',
+    tag,
+    params: {
+      uid: uidParam('Circuit run'),
+      step_id: { type: 'string', minLength: 1, description: 'The id of the wait step (waiting_for[].step_id)' },
+    },
+    body: {
+      properties: {
+        data: { description: "The signal: any JSON, checked against the step's schema when it has one" },
+      },
+    },
+    errors: {
+      Conflict:
+        'The step is not a signal wait, already has another signal, no longer waits (timed out), or the run has ended',
+      BadClientData: "data does not match the step's schema (the step keeps waiting)",
+    },
+    variables: ({ params, body }) => ({ runUid: params.uid, stepId: params.step_id, data: body.data ?? null }),
+    result: 'signalCircuitRun',
+    omitWhenNull: RUN_OPTIONAL_FIELDS,
+  },
+  {
     method: 'GET',
     path: '/circuit-runs/:uid',
     operation: 'GetCircuitRun',

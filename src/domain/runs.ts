@@ -50,6 +50,11 @@ export const RUN_OPTIONAL_FIELDS = [
   'metrics',
   'error',
   'waiting_for',
+  // What a waiting step has depends on its kind (docs/runs.md, Waiting for the world).
+  'waiting_for[].prompt',
+  'waiting_for[].schema',
+  'waiting_for[].callback_url',
+  'waiting_for[].decision_url',
 ];
 
 /** An approval's `comment`: at most this many characters (Unicode code points, as the REST edge counts them). */

@@ -48,6 +48,7 @@ export const ROOT_FIELD_SCOPES: Record<'Query' | 'Mutation' | 'Subscription', Re
     cancelCircuitRun: 'runs:write',
     replayCircuitRun: 'runs:write',
     resolveApproval: 'runs:write',
+    signalCircuitRun: 'runs:write',
     createCircuitBatch: 'runs:write',
     cancelCircuitBatch: 'runs:write',
     circuitRunEventsUrl: 'runs:read',

@@ -26,10 +26,7 @@ export async function cancelRun(deps: RunDeps, uid: string, waitMs = CANCEL_WAIT
   const orphaned = await abandonedAttempt(deps.sequelize, uid);
   if (
     orphaned !== null &&
-    (await endRun(
-      deps,
-      failedEnding({ uid, attempt: orphaned.attempt }, abortedError('Canceled'), orphaned.credits),
-    ))
+    (await endRun(deps, failedEnding({ uid, attempt: orphaned.attempt }, abortedError('Canceled'), orphaned.credits)))
   )
     return;
   await deps.bus.publish({ uid, cancel: true });

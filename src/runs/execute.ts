@@ -11,7 +11,14 @@ import type { EngineDeps } from '../engine/ports';
 import type { ExecuteRunData, QueueJob } from '../queue/agenda';
 import { holdCredits, RUN_BASE_CREDITS } from '../credits/holds';
 import { SpendCap } from '../credits/budget';
-import { RunAborted, RunParked, RunSuspended, type JournalEntry, type RunBudget, type RunObserver } from '../engine/run-control';
+import {
+  RunAborted,
+  RunParked,
+  RunSuspended,
+  type JournalEntry,
+  type RunBudget,
+  type RunObserver,
+} from '../engine/run-control';
 import { RunEventRecorder } from './events/recorder';
 import type { LifecycleRun } from './run-lifecycle';
 import { findUnstorableText } from './storable-json';
@@ -432,7 +439,11 @@ export async function executeClaimed(
  * Parks a run whose every step in flight waits (docs/runs.md, Parked runs): a row until its signal,
  * decision or timer. When a wait was resolved meanwhile, the run is given back instead, to be taken again.
  */
-async function suspendWaitingRun(deps: RunDeps, claim: ClaimedRun, waiting: readonly string[]): Promise<AttemptOutcome> {
+async function suspendWaitingRun(
+  deps: RunDeps,
+  claim: ClaimedRun,
+  waiting: readonly string[],
+): Promise<AttemptOutcome> {
   const parked = await parkRun(deps.sequelize, claim.uid, claim.attempt, waiting);
   if (parked === 'parked') return 'parked';
   if (parked === 'woken') {

@@ -93,12 +93,12 @@ export async function deliverSignal(
         ? declared.kind === 'wait' && declared.for === 'signal'
         : sender === 'callback';
     if (!isSignal) throw conflict(`${step} is not a signal wait of this run`);
+    if (target.state !== 'RUNNING' && target.state !== 'PROVISIONED')
+      throw conflict(`The run is ${target.state}: ${step.toLowerCase()} can no longer be signaled`);
     if (target.status === 'signaled') {
       if (target.same) return { repeated: true };
       throw conflict(`${step} already has its signal; a different one cannot be recorded`);
     }
-    if (target.state !== 'RUNNING' && target.state !== 'PROVISIONED')
-      throw conflict(`The run is ${target.state}: ${step.toLowerCase()} can no longer be signaled`);
     if (target.status !== null && (target.status !== 'waiting' || target.expired))
       throw conflict(`${step} no longer waits for a signal`);
     const schema = target.kind ? target.schema : declared?.schema;
@@ -125,6 +125,8 @@ function checkAgainst(deps: RunDeps, key: string, schema: unknown, data: unknown
   }
   if (validate(data)) return;
   const first = validate.errors?.[0];
-  const problem = first ? describeInputError(first, 'data') : { field: 'data', message: 'data does not match the step schema' };
+  const problem = first
+    ? describeInputError(first, 'data')
+    : { field: 'data', message: 'data does not match the step schema' };
   throw badInput(`The signal does not match the step's schema: ${problem.message}`, { field: problem.field });
 }

@@ -48,7 +48,6 @@ function entryOf(row: StepRow): JournalEntry {
 const STEP_COLUMNS =
   'path, kind, status, output, credits, usage, started_at, ended_at, prompt, expires_at, on_timeout, decision';
 
-
 /** Everything earlier attempts of a run recorded, by path. */
 export async function loadStepJournal(sequelize: Sequelize, runUid: string): Promise<Map<string, JournalEntry>> {
   const rows = await preparedQuery<StepRow>(
@@ -264,7 +263,11 @@ export function runJournal(options: RunJournalOptions): StepJournal {
   };
 
   /** Until the wait is resolved (a decision, a signal, its expiry) or the run is stopped; wake messages say when to look. */
-  async function waitForResolution(path: string, waitingEntry: JournalEntry, signal: AbortSignal): Promise<JournalEntry> {
+  async function waitForResolution(
+    path: string,
+    waitingEntry: JournalEntry,
+    signal: AbortSignal,
+  ): Promise<JournalEntry> {
     let look: () => void = () => {};
     const unsubscribe = runEvents.subscribe(runUid, (message) => {
       if (message.wake) look();

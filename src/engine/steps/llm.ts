@@ -12,7 +12,15 @@ import {
   type Attempt,
 } from '../step-policy';
 import { stepPolicyFields, templateField } from './field-schemas';
-import { defineStepKind, holdCredits, sandboxCall, StepError, throughGate, type StepContext, templateScope } from './types';
+import {
+  defineStepKind,
+  holdCredits,
+  sandboxCall,
+  StepError,
+  throughGate,
+  type StepContext,
+  templateScope,
+} from './types';
 
 /** The default per-attempt timeout (a step's `timeout_ms` overrides it). Attempts: the step policy's, 3 by default. */
 export const LLM_TIMEOUT_MS = STEP_POLICY_DEFAULTS.llm.timeoutMs!;

@@ -40,7 +40,8 @@ export function waitStepProblem(step: StepDefinition): { field: string; message:
 function untilOf(step: StepDefinition, rendered: string): string {
   const text = rendered.trim();
   const at = /^\d{4}-\d{2}-\d{2}T/.test(text) ? Date.parse(text) : NaN;
-  if (Number.isNaN(at)) throw new StepError(step.id, `until must be an ISO 8601 instant, not ${JSON.stringify(text.slice(0, 60))}`);
+  if (Number.isNaN(at))
+    throw new StepError(step.id, `until must be an ISO 8601 instant, not ${JSON.stringify(text.slice(0, 60))}`);
   if (at > Date.now() + WAIT_MAX_SECONDS * 1000) throw new StepError(step.id, 'until is more than a year ahead');
   return new Date(at).toISOString();
 }
@@ -113,8 +114,10 @@ export const waitStep = defineStepKind({
         expires_at: entry.expires_at,
       });
     });
-    if (request.for === 'time') return { output: { waited_s: secondsBetween(resolved.started_at, resolved.expires_at) }, credits: 0 };
-    if (resolved.status === 'signaled') return { output: (resolved.decision as SignalReceipt).data ?? null, credits: 0 };
+    if (request.for === 'time')
+      return { output: { waited_s: secondsBetween(resolved.started_at, resolved.expires_at) }, credits: 0 };
+    if (resolved.status === 'signaled')
+      return { output: (resolved.decision as SignalReceipt).data ?? null, credits: 0 };
     if (request.onTimeout === 'continue') return { output: null, credits: 0 };
     throw new StepError(step.id, `no signal came within ${request.timeoutSeconds} s`, 'WaitTimedOut');
   },

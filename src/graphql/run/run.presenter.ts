@@ -18,7 +18,7 @@ export async function presentRun(ctx: AppContext, run: CircuitRun): Promise<Circ
 }
 
 /**
- * `waitingFor` (docs/runs.md, Approvals): the approval steps a RUNNING run waits on, oldest first, for its owner
+ * `waitingFor` (docs/runs.md, Waiting for the world): the steps a RUNNING run waits on, oldest first, for its owner
  * (run policy `approve`); null for anyone else, in any other state, and when nothing waits (REST leaves
  * `waiting_for` out then). Read from circuit_run_steps through the request's loader (one statement for
  * the runs of a list), never from the cache of ended runs.
@@ -27,7 +27,19 @@ export async function presentWaitingFor(ctx: AppContext, run: CircuitRunType): P
   if (run.state !== 'RUNNING' || !runPermits(ctx.viewer, { user_uid: run.userUid, is_public: run.isPublic }, 'approve'))
     return null;
   const steps = await ctx.loaders.waitingSteps.load(run.uid);
-  return steps.length > 0 ? steps.map((step) => WaitingStepType.from(step)) : null;
+  const { runs } = ctx.services;
+  return steps.length > 0
+    ? steps.map((step) =>
+        WaitingStepType.from(
+          step,
+          step.kind === 'signal'
+            ? { callback_url: runs.waitUrl(run.uid, step.step_id, 'signal') }
+            : step.kind === 'approval'
+              ? { decision_url: runs.waitUrl(run.uid, step.step_id, 'approval') }
+              : {},
+        ),
+      )
+    : null;
 }
 
 /** The run as it was in `state`: fields that come later (end, result, error) are left out by state. */

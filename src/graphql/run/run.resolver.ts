@@ -251,6 +251,28 @@ export class RunResolver {
     return presentRun(ctx, (await CircuitRun.findByPk(run.uid)) ?? run);
   }
 
+  @Authorized()
+  @Mutation(() => CircuitRunType, {
+    description:
+      "Sends a signal to a wait step of a run (its owner only; POST /circuit-runs/{uid}/signals/{step_id}): the step's output is `data` and the run goes on. The same data again answers the run as it is; other data once the step has its signal, a step that is not a signal wait or no longer waits, or an ended run is Conflict; data that fails the step's schema is BadClientData (the step keeps waiting)",
+  })
+  async signalCircuitRun(
+    @Arg('runUid', () => ID) runUid: string,
+    @Arg('stepId', () => String, { description: 'The id of the wait step (waitingFor.stepId)' }) stepId: string,
+    // JSON literals have no prototype and class-validator rejects them; the step's schema checks the value.
+    @Arg('data', () => JSONScalar, {
+      nullable: true,
+      description: "The signal: any JSON (the step's output)",
+      validate: false,
+    })
+    data: unknown,
+    @Ctx() ctx: AppContext,
+  ): Promise<CircuitRunType> {
+    const run = await findRunFor(ctx, runUid, 'approve');
+    await ctx.services.runs.signal(run.uid, stepId, data ?? null);
+    return presentRun(ctx, (await CircuitRun.findByPk(run.uid)) ?? run);
+  }
+
   @Mutation(() => SignedUrlType, {
     description:
       "A signed URL of the run's event stream (GET /circuit-runs/{uid}/events) that a browser's EventSource can open without headers, as the caller, for at most 5 minutes. Same read rules as circuitRun",
@@ -305,7 +327,7 @@ export class RunResolver {
   @FieldResolver(() => [WaitingStepType], {
     nullable: true,
     description:
-      "The approval steps the run waits on, oldest first; for the run's owner only, null for others and when nothing waits",
+      "The steps the run waits on (approvals, signals, times), oldest first; for the run's owner only, null for others and when nothing waits",
   })
   async waitingFor(@Root() root: CircuitRunType, @Ctx() ctx: AppContext): Promise<WaitingStepType[] | null> {
     return presentWaitingFor(ctx, root);

@@ -54,19 +54,43 @@ export class CircuitRunErrorType {
   }
 }
 
-/** An approval step a run waits on (docs/runs.md, Approvals); REST `waiting_for[]`. */
-@ObjectType('WaitingStep', { description: 'An approval step the run waits on: decide it with resolveApproval' })
+/** A step a run waits on (docs/runs.md, Waiting for the world); REST `waiting_for[]`. */
+@ObjectType('WaitingStep', {
+  description:
+    'A step the run waits on: an approval (decide it with resolveApproval or its decisionUrl), a signal (send it with signalCircuitRun or POST its callbackUrl) or a time',
+})
 export class WaitingStepType {
-  @Field(() => String, { description: 'The id of the approval step' }) stepId!: string;
-  @Field(() => String, { nullable: true, description: 'What the person deciding is asked' }) prompt!: string | null;
-  @Field(() => Date, { nullable: true, description: 'When its timeout decides it (on_timeout)' })
+  @Field(() => String, { description: 'The id of the step' }) stepId!: string;
+  @Field(() => String, { description: 'approval, signal or time' }) kind!: string;
+  @Field(() => String, { nullable: true, description: 'What the person deciding is asked (approvals)' })
+  prompt!: string | null;
+  @Field(() => JSONScalar, { nullable: true, description: "The JSON Schema a signal's data must match (signals)" })
+  schema!: unknown;
+  @Field(() => Date, {
+    nullable: true,
+    description: 'When its timeout decides it (on_timeout), or when a time wait ends',
+  })
   expiresAt!: Date | null;
+  @Field(() => String, {
+    nullable: true,
+    description: 'Signals: where anyone holding the URL POSTs the signal, without a token',
+  })
+  callbackUrl!: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description: 'Approvals: a page where a person without an account approves or rejects, without a token',
+  })
+  decisionUrl!: string | null;
 
-  static from(step: WaitingStep): WaitingStepType {
+  static from(step: WaitingStep, urls: { callback_url?: string; decision_url?: string }): WaitingStepType {
     return Object.assign(new WaitingStepType(), {
       stepId: step.step_id,
+      kind: step.kind,
       prompt: step.prompt,
+      schema: step.schema ?? null,
       expiresAt: step.expires_at,
+      callbackUrl: urls.callback_url ?? null,
+      decisionUrl: urls.decision_url ?? null,
     });
   }
 }
