@@ -243,6 +243,11 @@ export function runJournal(options: RunJournalOptions): StepJournal {
         const fresh = !entry;
         entry = await startWaiting(sequelize, runUid, attempt, path, kind, request);
         if (!entry) throw new Error("the run is no longer this attempt's");
+        // A wait that expired while nobody held the run (parked, or its worker gone) is over at once.
+        if (entry.status === 'waiting' && new Date(entry.expires_at!).getTime() <= Date.now()) {
+          await expireWait(sequelize, runUid, path);
+          entry = (await readStep(sequelize, runUid, path)) ?? entry;
+        }
         if (entry.status === 'waiting') {
           deadline.pause();
           if (fresh) onWaiting(entry);

@@ -253,7 +253,8 @@ export async function parkRun(
         SET parked_at = now(), heartbeat_at = NULL, worker_backend_pid = NULL, handed_back = handed_back + 1, enqueued_at = NULL,
             wake_at = (SELECT min(expires_at) FROM circuit_run_steps WHERE run_uid = $1 AND status = 'waiting')
       WHERE uid = $1 AND attempt = $2 AND state = 'RUNNING' AND cancel_requested_at IS NULL AND paused_at IS NOT NULL
-        AND NOT EXISTS (SELECT 1 FROM circuit_run_steps WHERE run_uid = $1 AND path = ANY($3::text[]) AND status <> 'waiting')
+        AND NOT EXISTS (SELECT 1 FROM circuit_run_steps WHERE run_uid = $1 AND path = ANY($3::text[])
+                          AND (status <> 'waiting' OR expires_at <= now()))
       RETURNING uid`,
     [uid, attempt, [...waiting]],
   );
