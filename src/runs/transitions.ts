@@ -374,7 +374,7 @@ export async function finishRun(
 /**
  * Runs a sweeper should queue again: PROVISIONED runs never queued (the process died between insert
  * and enqueue), and runs stuck for `stuckAfterMs` (a lost job, or RUNNING with a silent worker).
- * Marks them queued now, so each is picked once per period.
+ * Marks them queued now, so each is picked once per period. A parked run is neither: it is queued when it wakes.
  */
 export async function claimRunsToRequeue(
   sequelize: Sequelize,
@@ -390,7 +390,8 @@ export async function claimRunsToRequeue(
            AND ((state = 'PROVISIONED' AND enqueued_at IS NULL AND created_at < now() - make_interval(secs => $1))
              OR (COALESCE(enqueued_at, created_at) < now() - make_interval(secs => $2)
                  AND (state = 'PROVISIONED' OR heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $2))))
-           AND NOT slot_wait`,
+           AND NOT slot_wait
+           AND parked_at IS NULL`,
       orderBy: 'created_at',
       set: 'enqueued_at = now()',
     },
@@ -446,7 +447,8 @@ export interface OverdueRun {
 /**
  * Runs past their deadline that no live worker will end: PROVISIONED ones, and RUNNING ones whose
  * worker stopped heartbeating for `staleAfterMs` or that are `hungAfterMs` past the deadline.
- * The sweeper ends each EXCEPTION DeadlineExceeded through finishRun (fenced by `attempt`).
+ * The sweeper ends each EXCEPTION DeadlineExceeded through finishRun (fenced by `attempt`). A parked run
+ * is left to the sweep that wakes it.
  */
 export async function findOverdueRuns(
   sequelize: Sequelize,
@@ -460,6 +462,7 @@ export async function findOverdueRuns(
       WHERE state IN ('PROVISIONED', 'RUNNING')
         AND COALESCE(deadline_at, created_at + make_interval(secs => $1)) < now()
         AND paused_at IS NULL
+        AND parked_at IS NULL
         AND (state = 'PROVISIONED'
              OR heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $2)
              OR COALESCE(deadline_at, created_at + make_interval(secs => $1)) < now() - make_interval(secs => $3))
