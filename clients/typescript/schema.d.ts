@@ -2434,8 +2434,8 @@ export interface operations {
                     /** @description An https URL to POST signed run events to (Standard Webhooks; see the Webhooks section) */
                     webhook?: string;
                     /** @description Which events to POST (default ["completed"]); needs webhook */
-                    webhook_events_filter?: ("start" | "step" | "completed")[];
-                    /** @description The run ends EXCEPTION DeadlineExceeded this many seconds after it was created (default and ceiling RUN_DEADLINE_SECONDS, 600) */
+                    webhook_events_filter?: ("start" | "step" | "waiting" | "completed")[];
+                    /** @description The run ends EXCEPTION DeadlineExceeded this many seconds after it was created, or after its delayed start (default and ceiling RUN_DEADLINE_SECONDS, 600) */
                     deadline_s?: number;
                     /**
                      * @description "bypass": steps with a cache field do not read the step cache for this run; their results are still stored
@@ -2450,6 +2450,13 @@ export interface operations {
                     };
                     /** @description The most the run may cost: a step whose credit hold would pass it does not start and the run ends EXCEPTION BudgetExceeded (see POST /circuit-adaptors/{uid}/estimate) */
                     max_credits?: number;
+                    /**
+                     * Format: date-time
+                     * @description Start the run at this ISO 8601 instant (with its offset), at most a year ahead, instead of at once: it is created now (its credit held) and stays PROVISIONED until then. Not with delay_s
+                     */
+                    start_at?: string;
+                    /** @description Start the run this many seconds from now (at most 31536000, a year) instead of at once. Not with start_at */
+                    delay_s?: number;
                 };
             };
         };
@@ -2487,6 +2494,8 @@ export interface operations {
                             created_at?: string;
                             /** Format: date-time */
                             ended_at?: string;
+                            /** Format: date-time */
+                            start_at?: string;
                             document_type?: string;
                             result_blob?: components["schemas"]["RunResult"];
                             /** @description Values of the circuit's metric configuration ({name: value}) */
@@ -2706,6 +2715,8 @@ export interface operations {
                             ended_at?: string;
                             /** @enum {string} */
                             state: "PROVISIONED" | "RUNNING" | "COMPLETED" | "EXCEPTION";
+                            /** Format: date-time */
+                            start_at?: string;
                             is_public: boolean;
                             document_type: string;
                             result_blob?: components["schemas"]["RunResult"];
@@ -2792,6 +2803,8 @@ export interface operations {
                             ended_at?: string;
                             /** @enum {string} */
                             state: "PROVISIONED" | "RUNNING" | "COMPLETED" | "EXCEPTION";
+                            /** Format: date-time */
+                            start_at?: string;
                             is_public: boolean;
                             document_type: string;
                             result_blob?: components["schemas"]["RunResult"];
@@ -2957,6 +2970,8 @@ export interface operations {
                             ended_at?: string;
                             /** @enum {string} */
                             state: "PROVISIONED" | "RUNNING" | "COMPLETED" | "EXCEPTION";
+                            /** Format: date-time */
+                            start_at?: string;
                             is_public: boolean;
                             document_type: string;
                             result_blob?: components["schemas"]["RunResult"];
@@ -3044,6 +3059,8 @@ export interface operations {
                             ended_at?: string;
                             /** @enum {string} */
                             state: "PROVISIONED" | "RUNNING" | "COMPLETED" | "EXCEPTION";
+                            /** Format: date-time */
+                            start_at?: string;
                             is_public: boolean;
                             document_type: string;
                             result_blob?: components["schemas"]["RunResult"];
@@ -3178,6 +3195,8 @@ export interface operations {
                             ended_at?: string;
                             /** @enum {string} */
                             state: "PROVISIONED" | "RUNNING" | "COMPLETED" | "EXCEPTION";
+                            /** Format: date-time */
+                            start_at?: string;
                             is_public: boolean;
                             document_type: string;
                             result_blob?: components["schemas"]["RunResult"];
@@ -3251,6 +3270,8 @@ export interface operations {
                             ended_at?: string;
                             /** @enum {string} */
                             state: "PROVISIONED" | "RUNNING" | "COMPLETED" | "EXCEPTION";
+                            /** Format: date-time */
+                            start_at?: string;
                             is_public: boolean;
                             document_type: string;
                             result_blob?: components["schemas"]["RunResult"];
@@ -4275,6 +4296,8 @@ export interface operations {
                             ended_at?: string;
                             /** @enum {string} */
                             state: "PROVISIONED" | "RUNNING" | "COMPLETED" | "EXCEPTION";
+                            /** Format: date-time */
+                            start_at?: string;
                             is_public: boolean;
                             document_type: string;
                             result_blob?: components["schemas"]["RunResult"];
@@ -4883,9 +4906,16 @@ export interface operations {
                     /** @description An https URL to POST signed events of every run to (see the Webhooks section) */
                     webhook?: string;
                     /** @description Which events to POST (default ["completed"]); needs webhook */
-                    webhook_events_filter?: ("start" | "step" | "completed")[];
+                    webhook_events_filter?: ("start" | "step" | "waiting" | "completed")[];
                     /** @description The most each run may cost (EXCEPTION BudgetExceeded past it) */
                     max_credits?: number;
+                    /**
+                     * Format: date-time
+                     * @description Start the run at this ISO 8601 instant (with its offset), at most a year ahead, instead of at once: it is created now (its credit held) and stays PROVISIONED until then. Not with delay_s
+                     */
+                    start_at?: string;
+                    /** @description Start the run this many seconds from now (at most 31536000, a year) instead of at once. Not with start_at */
+                    delay_s?: number;
                 };
             };
         };
@@ -5189,6 +5219,8 @@ export interface operations {
                             ended_at?: string;
                             /** @enum {string} */
                             state: "PROVISIONED" | "RUNNING" | "COMPLETED" | "EXCEPTION";
+                            /** Format: date-time */
+                            start_at?: string;
                             is_public: boolean;
                             document_type: string;
                             result_blob?: components["schemas"]["RunResult"];
