@@ -431,6 +431,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/circuit-runs/{uid}/signals/{step_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signal to a wait step of a run (its owner only): the step's output is `data` and the run goes on
+         * @description The steps a run waits on are its `waiting_for` (owner only); a signal step there also has a `callback_url` that takes the same signal without a token. The answer is the run as GET /circuit-runs/{uid} shows it. The same data again answers the run as it is and changes nothing.
+         */
+        post: operations["SignalCircuitRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/circuit-runs/{uid}": {
         parameters: {
             query?: never;
@@ -2434,8 +2454,8 @@ export interface operations {
                     /** @description An https URL to POST signed run events to (Standard Webhooks; see the Webhooks section) */
                     webhook?: string;
                     /** @description Which events to POST (default ["completed"]); needs webhook */
-                    webhook_events_filter?: ("start" | "step" | "completed")[];
-                    /** @description The run ends EXCEPTION DeadlineExceeded this many seconds after it was created (default and ceiling RUN_DEADLINE_SECONDS, 600) */
+                    webhook_events_filter?: ("start" | "step" | "waiting" | "completed")[];
+                    /** @description The run ends EXCEPTION DeadlineExceeded this many seconds after it was created, or after its delayed start (default and ceiling RUN_DEADLINE_SECONDS, 600) */
                     deadline_s?: number;
                     /**
                      * @description "bypass": steps with a cache field do not read the step cache for this run; their results are still stored
@@ -2450,6 +2470,13 @@ export interface operations {
                     };
                     /** @description The most the run may cost: a step whose credit hold would pass it does not start and the run ends EXCEPTION BudgetExceeded (see POST /circuit-adaptors/{uid}/estimate) */
                     max_credits?: number;
+                    /**
+                     * Format: date-time
+                     * @description Start the run at this ISO 8601 instant (with its offset), at most a year ahead, instead of at once: it is created now (its credit held) and stays PROVISIONED until then. Not with delay_s
+                     */
+                    start_at?: string;
+                    /** @description Start the run this many seconds from now (at most 31536000, a year) instead of at once. Not with start_at */
+                    delay_s?: number;
                 };
             };
         };
@@ -2487,6 +2514,8 @@ export interface operations {
                             created_at?: string;
                             /** Format: date-time */
                             ended_at?: string;
+                            /** Format: date-time */
+                            start_at?: string;
                             document_type?: string;
                             result_blob?: components["schemas"]["RunResult"];
                             /** @description Values of the circuit's metric configuration ({name: value}) */
@@ -2495,15 +2524,20 @@ export interface operations {
                             };
                             error?: {
                                 /** @enum {string} */
-                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
+                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "WaitTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
                                 message: string;
                                 step_id: string | null;
                             };
                             waiting_for?: {
                                 step_id: string;
+                                kind: string;
                                 prompt: string | null;
+                                /** @description Any JSON value */
+                                schema: unknown;
                                 /** Format: date-time */
                                 expires_at: string | null;
+                                callback_url: string | null;
+                                decision_url: string | null;
                             }[];
                         };
                         notices?: components["schemas"]["Notices"];
@@ -2706,6 +2740,8 @@ export interface operations {
                             ended_at?: string;
                             /** @enum {string} */
                             state: "PROVISIONED" | "RUNNING" | "COMPLETED" | "EXCEPTION";
+                            /** Format: date-time */
+                            start_at?: string;
                             is_public: boolean;
                             document_type: string;
                             result_blob?: components["schemas"]["RunResult"];
@@ -2715,15 +2751,20 @@ export interface operations {
                             };
                             error?: {
                                 /** @enum {string} */
-                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
+                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "WaitTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
                                 message: string;
                                 step_id: string | null;
                             };
                             waiting_for?: {
                                 step_id: string;
+                                kind: string;
                                 prompt: string | null;
+                                /** @description Any JSON value */
+                                schema: unknown;
                                 /** Format: date-time */
                                 expires_at: string | null;
+                                callback_url: string | null;
+                                decision_url: string | null;
                             }[];
                         };
                         notices?: components["schemas"]["Notices"];
@@ -2792,6 +2833,8 @@ export interface operations {
                             ended_at?: string;
                             /** @enum {string} */
                             state: "PROVISIONED" | "RUNNING" | "COMPLETED" | "EXCEPTION";
+                            /** Format: date-time */
+                            start_at?: string;
                             is_public: boolean;
                             document_type: string;
                             result_blob?: components["schemas"]["RunResult"];
@@ -2801,15 +2844,20 @@ export interface operations {
                             };
                             error?: {
                                 /** @enum {string} */
-                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
+                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "WaitTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
                                 message: string;
                                 step_id: string | null;
                             };
                             waiting_for?: {
                                 step_id: string;
+                                kind: string;
                                 prompt: string | null;
+                                /** @description Any JSON value */
+                                schema: unknown;
                                 /** Format: date-time */
                                 expires_at: string | null;
+                                callback_url: string | null;
+                                decision_url: string | null;
                             }[];
                         };
                         notices?: components["schemas"]["Notices"];
@@ -2957,6 +3005,8 @@ export interface operations {
                             ended_at?: string;
                             /** @enum {string} */
                             state: "PROVISIONED" | "RUNNING" | "COMPLETED" | "EXCEPTION";
+                            /** Format: date-time */
+                            start_at?: string;
                             is_public: boolean;
                             document_type: string;
                             result_blob?: components["schemas"]["RunResult"];
@@ -2966,15 +3016,20 @@ export interface operations {
                             };
                             error?: {
                                 /** @enum {string} */
-                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
+                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "WaitTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
                                 message: string;
                                 step_id: string | null;
                             };
                             waiting_for?: {
                                 step_id: string;
+                                kind: string;
                                 prompt: string | null;
+                                /** @description Any JSON value */
+                                schema: unknown;
                                 /** Format: date-time */
                                 expires_at: string | null;
+                                callback_url: string | null;
+                                decision_url: string | null;
                             }[];
                         };
                         notices?: components["schemas"]["Notices"];
@@ -2987,6 +3042,113 @@ export interface operations {
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             /** @description Conflict: The step is not an approval waiting for a decision (unknown, decided otherwise, expired), or the run is not RUNNING */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    SignalCircuitRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uid: string;
+                step_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description The signal: any JSON, checked against the step's schema when it has one */
+                    data?: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "success";
+                        payload: {
+                            uid: string;
+                            user_uid: string;
+                            circuit_uid: string;
+                            circuit_version_uid: string;
+                            alias?: string;
+                            replay_of?: string;
+                            tags?: string[];
+                            /** @description Any JSON value */
+                            metadata?: unknown;
+                            batch_uid?: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            ended_at?: string;
+                            /** @enum {string} */
+                            state: "PROVISIONED" | "RUNNING" | "COMPLETED" | "EXCEPTION";
+                            /** Format: date-time */
+                            start_at?: string;
+                            is_public: boolean;
+                            document_type: string;
+                            result_blob?: components["schemas"]["RunResult"];
+                            /** @description Values of the circuit's metric configuration ({name: value}) */
+                            metrics?: {
+                                [key: string]: unknown;
+                            };
+                            error?: {
+                                /** @enum {string} */
+                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "WaitTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
+                                message: string;
+                                step_id: string | null;
+                            };
+                            waiting_for?: {
+                                step_id: string;
+                                kind: string;
+                                prompt: string | null;
+                                /** @description Any JSON value */
+                                schema: unknown;
+                                /** Format: date-time */
+                                expires_at: string | null;
+                                callback_url: string | null;
+                                decision_url: string | null;
+                            }[];
+                        };
+                        notices?: components["schemas"]["Notices"];
+                    };
+                };
+            };
+            /** @description BadClientData: data does not match the step's schema (the step keeps waiting) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["NotAllowed"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            /** @description Conflict: The step is not a signal wait, already has another signal, no longer waits (timed out), or the run has ended */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3044,6 +3206,8 @@ export interface operations {
                             ended_at?: string;
                             /** @enum {string} */
                             state: "PROVISIONED" | "RUNNING" | "COMPLETED" | "EXCEPTION";
+                            /** Format: date-time */
+                            start_at?: string;
                             is_public: boolean;
                             document_type: string;
                             result_blob?: components["schemas"]["RunResult"];
@@ -3053,15 +3217,20 @@ export interface operations {
                             };
                             error?: {
                                 /** @enum {string} */
-                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
+                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "WaitTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
                                 message: string;
                                 step_id: string | null;
                             };
                             waiting_for?: {
                                 step_id: string;
+                                kind: string;
                                 prompt: string | null;
+                                /** @description Any JSON value */
+                                schema: unknown;
                                 /** Format: date-time */
                                 expires_at: string | null;
+                                callback_url: string | null;
+                                decision_url: string | null;
                             }[];
                         } | null;
                         notices?: components["schemas"]["Notices"];
@@ -3178,6 +3347,8 @@ export interface operations {
                             ended_at?: string;
                             /** @enum {string} */
                             state: "PROVISIONED" | "RUNNING" | "COMPLETED" | "EXCEPTION";
+                            /** Format: date-time */
+                            start_at?: string;
                             is_public: boolean;
                             document_type: string;
                             result_blob?: components["schemas"]["RunResult"];
@@ -3187,15 +3358,20 @@ export interface operations {
                             };
                             error?: {
                                 /** @enum {string} */
-                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
+                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "WaitTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
                                 message: string;
                                 step_id: string | null;
                             };
                             waiting_for?: {
                                 step_id: string;
+                                kind: string;
                                 prompt: string | null;
+                                /** @description Any JSON value */
+                                schema: unknown;
                                 /** Format: date-time */
                                 expires_at: string | null;
+                                callback_url: string | null;
+                                decision_url: string | null;
                             }[];
                         }[];
                     };
@@ -3251,6 +3427,8 @@ export interface operations {
                             ended_at?: string;
                             /** @enum {string} */
                             state: "PROVISIONED" | "RUNNING" | "COMPLETED" | "EXCEPTION";
+                            /** Format: date-time */
+                            start_at?: string;
                             is_public: boolean;
                             document_type: string;
                             result_blob?: components["schemas"]["RunResult"];
@@ -3260,15 +3438,20 @@ export interface operations {
                             };
                             error?: {
                                 /** @enum {string} */
-                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
+                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "WaitTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
                                 message: string;
                                 step_id: string | null;
                             };
                             waiting_for?: {
                                 step_id: string;
+                                kind: string;
                                 prompt: string | null;
+                                /** @description Any JSON value */
+                                schema: unknown;
                                 /** Format: date-time */
                                 expires_at: string | null;
+                                callback_url: string | null;
+                                decision_url: string | null;
                             }[];
                         }[];
                     };
@@ -4275,6 +4458,8 @@ export interface operations {
                             ended_at?: string;
                             /** @enum {string} */
                             state: "PROVISIONED" | "RUNNING" | "COMPLETED" | "EXCEPTION";
+                            /** Format: date-time */
+                            start_at?: string;
                             is_public: boolean;
                             document_type: string;
                             result_blob?: components["schemas"]["RunResult"];
@@ -4284,15 +4469,20 @@ export interface operations {
                             };
                             error?: {
                                 /** @enum {string} */
-                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
+                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "WaitTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
                                 message: string;
                                 step_id: string | null;
                             };
                             waiting_for?: {
                                 step_id: string;
+                                kind: string;
                                 prompt: string | null;
+                                /** @description Any JSON value */
+                                schema: unknown;
                                 /** Format: date-time */
                                 expires_at: string | null;
+                                callback_url: string | null;
+                                decision_url: string | null;
                             }[];
                         }[];
                     };
@@ -4883,9 +5073,16 @@ export interface operations {
                     /** @description An https URL to POST signed events of every run to (see the Webhooks section) */
                     webhook?: string;
                     /** @description Which events to POST (default ["completed"]); needs webhook */
-                    webhook_events_filter?: ("start" | "step" | "completed")[];
+                    webhook_events_filter?: ("start" | "step" | "waiting" | "completed")[];
                     /** @description The most each run may cost (EXCEPTION BudgetExceeded past it) */
                     max_credits?: number;
+                    /**
+                     * Format: date-time
+                     * @description Start the run at this ISO 8601 instant (with its offset), at most a year ahead, instead of at once: it is created now (its credit held) and stays PROVISIONED until then. Not with delay_s
+                     */
+                    start_at?: string;
+                    /** @description Start the run this many seconds from now (at most 31536000, a year) instead of at once. Not with start_at */
+                    delay_s?: number;
                 };
             };
         };
@@ -5189,6 +5386,8 @@ export interface operations {
                             ended_at?: string;
                             /** @enum {string} */
                             state: "PROVISIONED" | "RUNNING" | "COMPLETED" | "EXCEPTION";
+                            /** Format: date-time */
+                            start_at?: string;
                             is_public: boolean;
                             document_type: string;
                             result_blob?: components["schemas"]["RunResult"];
@@ -5198,15 +5397,20 @@ export interface operations {
                             };
                             error?: {
                                 /** @enum {string} */
-                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
+                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "WaitTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
                                 message: string;
                                 step_id: string | null;
                             };
                             waiting_for?: {
                                 step_id: string;
+                                kind: string;
                                 prompt: string | null;
+                                /** @description Any JSON value */
+                                schema: unknown;
                                 /** Format: date-time */
                                 expires_at: string | null;
+                                callback_url: string | null;
+                                decision_url: string | null;
                             }[];
                         }[];
                     };

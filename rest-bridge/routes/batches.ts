@@ -1,7 +1,7 @@
 import type { Route } from '../route';
 import { BODY_UID, pageQuery, uidParam } from '../schemas';
 import { RUN_OPTIONAL_FIELDS } from '../../src/domain/runs';
-import { RUN_LABEL_FIELDS, WEBHOOK_EVENTS_FILTER } from './runs';
+import { RUN_LABEL_FIELDS, RUN_START_FIELDS, WEBHOOK_EVENTS_FILTER } from './runs';
 
 const tag = 'Batches';
 
@@ -56,6 +56,7 @@ export const batchRoutes: Route[] = [
           maximum: 1_000_000_000,
           description: 'The most each run may cost (EXCEPTION BudgetExceeded past it)',
         },
+        ...RUN_START_FIELDS,
       },
       required: ['inputs'],
     },
@@ -76,6 +77,8 @@ export const batchRoutes: Route[] = [
       webhook: body.webhook,
       webhookEventsFilter: body.webhook_events_filter,
       maxCredits: body.max_credits,
+      startAt: body.start_at,
+      delaySeconds: body.delay_s,
     }),
     result: 'createCircuitBatch',
     omitWhenNull: ['canceled_at'],

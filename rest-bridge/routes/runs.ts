@@ -1,6 +1,11 @@
 import type { Route } from '../route';
 import { BODY_UID, pageQuery, uidParam } from '../schemas';
-import { MAX_APPROVAL_COMMENT_CHARS, MAX_APPROVAL_DATA_BYTES, RUN_OPTIONAL_FIELDS } from '../../src/domain/runs';
+import {
+  MAX_APPROVAL_COMMENT_CHARS,
+  MAX_APPROVAL_DATA_BYTES,
+  MAX_START_DELAY_SECONDS,
+  RUN_OPTIONAL_FIELDS,
+} from '../../src/domain/runs';
 import { DEFAULT_WEBHOOK_EVENTS, WEBHOOK_EVENTS } from '../../src/domain/webhook-events';
 
 const tag = 'Runs';
@@ -21,6 +26,25 @@ export const RUN_LABEL_FIELDS = {
     additionalProperties: { type: 'string' },
     description:
       'String values only, at most 4 KiB as JSON; shown to the owner and filter GET /users/circuit-runs?metadata.<key>=',
+  },
+};
+
+/**
+ * A delayed start of a query or batch (docs/runs.md, Delayed start): one of the two. The service checks
+ * them (src/runs/delayed-start.ts: not both, not in the past, at most a year ahead), naming the field.
+ */
+export const RUN_START_FIELDS = {
+  start_at: {
+    type: 'string',
+    format: 'date-time',
+    description:
+      'Start the run at this ISO 8601 instant (with its offset), at most a year ahead, instead of at once: it is created now (its credit held) and stays PROVISIONED until then. Not with delay_s',
+  },
+  delay_s: {
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_START_DELAY_SECONDS,
+    description: `Start the run this many seconds from now (at most ${MAX_START_DELAY_SECONDS}, a year) instead of at once. Not with start_at`,
   },
 };
 
@@ -96,7 +120,7 @@ export const runRoutes: Route[] = [
           minimum: 1,
           maximum: 3600,
           description:
-            'The run ends EXCEPTION DeadlineExceeded this many seconds after it was created (default and ceiling RUN_DEADLINE_SECONDS, 600)',
+            'The run ends EXCEPTION DeadlineExceeded this many seconds after it was created, or after its delayed start (default and ceiling RUN_DEADLINE_SECONDS, 600)',
         },
         cache: {
           type: 'string',
@@ -112,6 +136,7 @@ export const runRoutes: Route[] = [
           description:
             'The most the run may cost: a step whose credit hold would pass it does not start and the run ends EXCEPTION BudgetExceeded (see POST /circuit-adaptors/{uid}/estimate)',
         },
+        ...RUN_START_FIELDS,
       },
       required: ['input'],
     },
@@ -140,6 +165,8 @@ export const runRoutes: Route[] = [
         tags: body.tags,
         metadata: body.metadata,
         maxCredits: body.max_credits,
+        startAt: body.start_at,
+        delaySeconds: body.delay_s,
         waitSeconds: wait,
         waiting: wait !== undefined,
       };
@@ -268,10 +295,9 @@ export const runRoutes: Route[] = [
     method: 'POST',
     path: '/circuit-runs/:uid/signals/:step_id',
     operation: 'SignalCircuitRun',
-    summary:
-      "Send a signal to a wait step of a run (its owner only): the step's output is `data` and the run goes on",
+    summary: "Send a signal to a wait step of a run (its owner only): the step's output is `data` and the run goes on",
     description:
-      "The steps a run waits on are its `waiting_for` (owner only); a signal step there also has a `callback_url` that takes the same signal without a token. The answer is the run as GET /circuit-runs/{uid} shows it. The same data again answers the run as it is and changes nothing.",
+      'The steps a run waits on are its `waiting_for` (owner only); a signal step there also has a `callback_url` that takes the same signal without a token. The answer is the run as GET /circuit-runs/{uid} shows it. The same data again answers the run as it is and changes nothing.',
     auth: 'required',
     tag,
     params: {

@@ -37,7 +37,7 @@ export interface RunError {
  * Fields of a run that are absent, not null, until they exist (the API contract), or that the caller may not
  * see (`error`, `waiting_for`: owner only; `waiting_for` also while nothing waits); `alias` only on
  * runs whose version was drawn from an alias; `replay_of` only on replays; `tags`, `metadata`,
- * `batch_uid` only on runs that have them, for their owner.
+ * `batch_uid` only on runs that have them, for their owner; `start_at` only on a delayed start not yet begun.
  */
 export const RUN_OPTIONAL_FIELDS = [
   'alias',
@@ -50,12 +50,16 @@ export const RUN_OPTIONAL_FIELDS = [
   'metrics',
   'error',
   'waiting_for',
+  'start_at',
   // What a waiting step has depends on its kind (docs/runs.md, Waiting for the world).
   'waiting_for[].prompt',
   'waiting_for[].schema',
   'waiting_for[].callback_url',
   'waiting_for[].decision_url',
 ];
+
+/** The furthest ahead a run may be asked to start (`delay_s`, `start_at`): one year of 365 days, in seconds. */
+export const MAX_START_DELAY_SECONDS = 31_536_000;
 
 /** An approval's `comment`: at most this many characters (Unicode code points, as the REST edge counts them). */
 export const MAX_APPROVAL_COMMENT_CHARS = 2000;

@@ -164,6 +164,13 @@ export const RUN_COLUMNS = {
   started_at: { type: DataTypes.DATE, allowNull: true },
   deadline_at: { type: DataTypes.DATE, allowNull: true },
   cancel_requested_at: { type: DataTypes.DATE, allowNull: true },
+  /**
+   * A parked run holds no memory in any process and is not queued until `wake_at` (or a signal). A run
+   * created with a delayed start (docs/runs.md, Delayed start) is inserted PROVISIONED and parked, its
+   * draft's `wake_at` the instant it is to start (src/runs/admission.ts).
+   */
+  parked_at: { type: DataTypes.DATE, allowNull: true },
+  wake_at: { type: DataTypes.DATE, allowNull: true, draft: {} },
   worker: { type: DataTypes.TEXT, allowNull: true },
   worker_backend_pid: { type: DataTypes.INTEGER, allowNull: true },
   event_seq: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
@@ -256,6 +263,8 @@ export class CircuitRun extends Model<InferAttributes<CircuitRun>, InferCreation
   declare spend_day: CreationOptional<string | null>;
   declare deadline_at: CreationOptional<Date | null>;
   declare cancel_requested_at: CreationOptional<Date | null>;
+  declare parked_at: CreationOptional<Date | null>;
+  declare wake_at: CreationOptional<Date | null>;
   declare worker: CreationOptional<string | null>;
   declare worker_backend_pid: CreationOptional<number | null>;
   declare event_seq: CreationOptional<number>;

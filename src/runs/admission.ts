@@ -47,7 +47,10 @@ function draftRow(draft: Partial<RunDraft>, columns: readonly StatementColumn[])
   return row;
 }
 
-/** A run admitted: inserted PROVISIONED with its base credit held; `queued` false means the caller enqueues through Agenda. */
+/**
+ * A run admitted: inserted PROVISIONED with its base credit held; `queued` false means the caller
+ * enqueues through Agenda, unless the run is parked (`run.parked_at`, a delayed start: nobody queues it now).
+ */
 export interface AdmittedRun {
   run: CircuitRun;
   queued: boolean;
@@ -85,25 +88,36 @@ function holdCtes(userParam: string, creditsParam: string): string {
         RETURNING uid)`;
 }
 
+/**
+ * How a draft's row starts (`from` its alias): at once, marked queued; or, with a `wake_at` (a delayed
+ * start, docs/runs.md), parked until then and not queued. Either way its deadline counts from its start.
+ * The columns `enqueued_at, parked_at, deadline_at`, and their values.
+ */
+const START_COLUMNS = 'enqueued_at, parked_at, deadline_at';
+const startValues = (from: string) =>
+  `CASE WHEN ${from}.wake_at IS NULL THEN now() END, CASE WHEN ${from}.wake_at IS NOT NULL THEN now() END,
+       COALESCE(${from}.wake_at, now()) + make_interval(secs => ${from}.deadline_s)`;
+
 function admitSql(services: AdmissionPorts): string {
   const sqlEnqueue = services.runQueue.sqlEnqueue;
   // Marked queued up front: either the job is inserted with the run, or enqueue follows at once (a
-  // failed enqueue clears it for the sweeper).
+  // failed enqueue clears it for the sweeper). `run`, what the job CTE queues, leaves parked runs out.
   return `WITH wanted AS (
        SELECT e.ord, w.* FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS e(value, ord),
          jsonb_to_record(e.value) AS w(uid uuid, deadline_s int, ${recordOf(DRAFT_COLUMNS)})),
      ${holdCtes('$1', '$3')},
-     run AS (
-       INSERT INTO circuit_runs (uid, user_uid, ${DRAFT_COLUMNS.join(', ')}, credits_held, enqueued_at, deadline_at)
-       SELECT a.uid, hold.uid, ${valuesOf('a', DRAFT_COLUMNS)}, $3::bigint, now(), now() + make_interval(secs => a.deadline_s)
+     inserted AS (
+       INSERT INTO circuit_runs (uid, user_uid, ${DRAFT_COLUMNS.join(', ')}, credits_held, ${START_COLUMNS})
+       SELECT a.uid, hold.uid, ${valuesOf('a', DRAFT_COLUMNS)}, $3::bigint, ${startValues('a')}
          FROM admitted a CROSS JOIN hold
        RETURNING *)${
          sqlEnqueue
            ? `,
+     run AS (SELECT uid FROM inserted WHERE parked_at IS NULL),
      job AS (${sqlEnqueue.jobCte})
-     SELECT run.* FROM run CROSS JOIN (SELECT count(${sqlEnqueue.notifyColumn}) FROM job) notified`
+     SELECT inserted.* FROM inserted CROSS JOIN (SELECT count(${sqlEnqueue.notifyColumn}) FROM job) notified`
            : `
-     SELECT run.* FROM run`
+     SELECT inserted.* FROM inserted`
        }`;
 }
 
@@ -188,7 +202,8 @@ const REFUSED_ERROR = JSON.stringify({
 /**
  * One statement admits a whole batch: its header, then, with the user row locked, its runs in input
  * order (holdCtes) — those the unheld balance covers PROVISIONED with their base credit held and their jobs
- * queued (`sqlEnqueue`), the rest at once EXCEPTION InsufficientCredits (never started, charged nothing).
+ * queued (`sqlEnqueue`; parked instead, not queued, with a delayed start), the rest at once EXCEPTION
+ * InsufficientCredits (never started, charged nothing).
  */
 function admitBatchSql(services: AdmissionPorts): string {
   const sqlEnqueue = services.runQueue.sqlEnqueue;
@@ -199,13 +214,13 @@ function admitBatchSql(services: AdmissionPorts): string {
      wanted AS (
        SELECT e.ord, e.value AS input, gen_random_uuid() AS uid FROM jsonb_array_elements($5::jsonb) WITH ORDINALITY AS e(value, ord)),
      ${holdCtes('$2', '$6')},
-     run AS (
-       INSERT INTO circuit_runs (uid, user_uid, input, ${BATCH_COLUMNS.join(', ')}, credits_held, enqueued_at, deadline_at, batch_uid, created_at)
-       SELECT a.uid, hold.uid, a.input, ${valuesOf('c', BATCH_COLUMNS)}, $6::bigint, now(), now() + make_interval(secs => c.deadline_s),
+     inserted AS (
+       INSERT INTO circuit_runs (uid, user_uid, input, ${BATCH_COLUMNS.join(', ')}, credits_held, ${START_COLUMNS}, batch_uid, created_at)
+       SELECT a.uid, hold.uid, a.input, ${valuesOf('c', BATCH_COLUMNS)}, $6::bigint, ${startValues('c')},
               batch.uid, clock_timestamp()
          FROM admitted a CROSS JOIN hold CROSS JOIN batch CROSS JOIN common c
         ORDER BY a.ord
-       RETURNING uid),
+       RETURNING uid, parked_at),
      refused AS (
        INSERT INTO circuit_runs (uid, user_uid, input, ${BATCH_COLUMNS.join(', ')}, state, ended_at, error, failure_reason, credits_cost, batch_uid, created_at)
        SELECT w.uid, $2, w.input, ${valuesOf('c', BATCH_COLUMNS)}, 'EXCEPTION', now(), $8::jsonb, 'InsufficientCredits: not admitted with its batch', 0,
@@ -216,12 +231,13 @@ function admitBatchSql(services: AdmissionPorts): string {
        RETURNING uid)${
          sqlEnqueue
            ? `,
+     run AS (SELECT uid FROM inserted WHERE parked_at IS NULL),
      job AS (${sqlEnqueue.jobCte})
-     SELECT (SELECT created_at FROM batch), (SELECT count(*) FROM run)::int AS admitted, (SELECT count(*) FROM refused)::int AS refused,
-            (SELECT coalesce(array_agg(uid::text), '{}') FROM run) AS run_uids, (SELECT count(${sqlEnqueue.notifyColumn}) FROM job)::int AS queued`
+     SELECT (SELECT created_at FROM batch), (SELECT count(*) FROM inserted)::int AS admitted, (SELECT count(*) FROM refused)::int AS refused,
+            (SELECT coalesce(array_agg(uid::text), '{}') FROM inserted) AS run_uids, (SELECT count(${sqlEnqueue.notifyColumn}) FROM job)::int AS queued`
            : `
-     SELECT (SELECT created_at FROM batch), (SELECT count(*) FROM run)::int AS admitted, (SELECT count(*) FROM refused)::int AS refused,
-            (SELECT coalesce(array_agg(uid::text), '{}') FROM run) AS run_uids, 0 AS queued`
+     SELECT (SELECT created_at FROM batch), (SELECT count(*) FROM inserted)::int AS admitted, (SELECT count(*) FROM refused)::int AS refused,
+            (SELECT coalesce(array_agg(uid::text), '{}') FROM inserted) AS run_uids, 0 AS queued`
        }`;
 }
 

@@ -16,14 +16,18 @@ import type { RunDeps } from './ports';
 import { circuitToStart, draftArgs, resolveVersion } from './create-run';
 import { cancelRun } from './cancel';
 import { admitBatch } from './admission';
+import type { RunStartArgs } from './delayed-start';
 
 /** A batch holds 1 to this many inputs. */
 export const MAX_BATCH_INPUTS = 1000;
 /** How many of a batch's runs a cancel works on at once. */
 const CANCEL_CONCURRENCY = 16;
 
-/** What a batch sends; the draft columns a caller sends (tags, metadata, max_credits, …) as for a query (RunDraftArgs). */
-export interface CreateBatchInput extends RunDraftArgs {
+/**
+ * What a batch sends; the draft columns a caller sends (tags, metadata, max_credits, …) and a delayed
+ * start (start_at or delay_s) as for a query (RunDraftArgs, RunStartArgs), common to all its runs.
+ */
+export interface CreateBatchInput extends RunDraftArgs, RunStartArgs {
   adaptorUid: string;
   versionUid?: string | null;
   alias?: string | null;
@@ -105,8 +109,9 @@ export async function createBatch(deps: RunDeps, viewer: User, input: CreateBatc
       },
     },
   );
-  if (!deps.queue.sqlEnqueue) {
-    // No job store that queues in SQL: queue each admitted run (the sweeper catches any left behind).
+  if (!deps.queue.sqlEnqueue && args.wake_at == null) {
+    // No job store that queues in SQL: queue each admitted run (the sweeper catches any left behind);
+    // a delayed start's runs are parked, queued when they wake.
     for (const runUid of admission.run_uids) await deps.queue.enqueue(runUid);
   }
   const webhookEvents = webhook?.events ?? null;

@@ -21,12 +21,14 @@ import type { RunService, RunVersion } from './run-service';
 import { versionOfAlias } from '../aliases/alias-version';
 import { checkMetadata, checkTags } from './run-labels';
 import { checkMaxCredits } from '../credits/budget';
+import { checkStart, type RunStartArgs } from './delayed-start';
 
 /**
  * What a query sends. The draft columns a caller sends (RUN_COLUMNS' `draft.arg`: tags, metadata,
- * max_credits, …) come in as RunDraftArgs, by camelCase name, and are forwarded by draftArgs.
+ * max_credits, …) come in as RunDraftArgs, by camelCase name, and are forwarded by draftArgs, as is
+ * a delayed start (`start_at` or `delay_s`, RunStartArgs), which becomes the draft's `wake_at`.
  */
-export interface CreateRunInput extends RunDraftArgs {
+export interface CreateRunInput extends RunDraftArgs, RunStartArgs {
   adaptorUid: string;
   /** context.version: the version to run; the circuit's primary version when absent. */
   versionUid?: string | null;
@@ -39,7 +41,7 @@ export interface CreateRunInput extends RunDraftArgs {
   /** Where to POST signed run events, and which (docs/webhooks-and-schedules.md, Webhooks). */
   webhook?: string | null;
   webhookEventsFilter?: string[] | null;
-  /** `deadline_s` (1–3600): the run ends DeadlineExceeded this long after it was created; capped by RUN_DEADLINE_SECONDS, its default. */
+  /** `deadline_s` (1–3600): the run ends DeadlineExceeded this long after it was created (or after its delayed start); capped by RUN_DEADLINE_SECONDS, its default. */
   deadlineSeconds?: number | null;
   /** `"cache": "bypass"`: step cache reads skipped, results still stored. */
   cache?: string | null;
@@ -56,14 +58,20 @@ const DRAFT_ARG_CHECKS: { [A in keyof RunDraftArgs]?: (value: unknown) => unknow
   maxCredits: checkMaxCredits,
 };
 
-/** The draft columns a caller sent (`draft.arg` of RUN_COLUMNS), checked, in RUN_COLUMNS' order: what a query and a batch forward. */
-export function draftArgs(input: RunDraftArgs): Partial<RunDraft> {
-  return Object.fromEntries(
-    RUN_DRAFT_ARGS.map(({ column, arg }) => {
-      const check = DRAFT_ARG_CHECKS[arg];
-      return [column, check ? check(input[arg]) : (input[arg] ?? null)];
-    }),
-  );
+/**
+ * The draft columns a caller sent (`draft.arg` of RUN_COLUMNS), checked, in RUN_COLUMNS' order, and
+ * `wake_at`, the delayed start asked for (null: at once): what a query and a batch forward.
+ */
+export function draftArgs(input: RunDraftArgs & RunStartArgs): Partial<RunDraft> {
+  return {
+    ...Object.fromEntries(
+      RUN_DRAFT_ARGS.map(({ column, arg }) => {
+        const check = DRAFT_ARG_CHECKS[arg];
+        return [column, check ? check(input[arg]) : (input[arg] ?? null)];
+      }),
+    ),
+    wake_at: checkStart(input),
+  };
 }
 
 export interface CreateRunResult {
@@ -89,6 +97,11 @@ function requestHash(input: CreateRunInput): string {
   const later = RUN_DRAFT_ARGS.filter(
     ({ column, arg }) => !FIRST_HASHED_ARGS.includes(column) && input[arg] != null,
   ).map(({ column, arg }) => ({ [column]: input[arg] }));
+  // A delayed start as sent (`delay_s` counts from each request, so a retry with the same delay is the same request).
+  const start = [
+    ...(input.startAt != null ? [{ start_at: input.startAt }] : []),
+    ...(input.delaySeconds != null ? [{ delay_s: input.delaySeconds }] : []),
+  ];
   const canonical = JSON.stringify([
     input.adaptorUid,
     input.versionUid ?? null,
@@ -97,6 +110,7 @@ function requestHash(input: CreateRunInput): string {
     ...(input.alias != null ? [input.alias] : []),
     ...labels,
     ...later,
+    ...start,
   ]);
   return crypto.createHash('sha256').update(canonical).digest('hex');
 }
@@ -301,7 +315,8 @@ export async function createRun(deps: RunDeps, viewer: User, input: CreateRunInp
   if (!inserted) throw await insufficientCredits(deps, viewer);
   const { run, queued } = inserted;
   deps.lifecycle.emit('created', { run: { uid: run.uid, user_uid: run.user_uid, webhook_events: run.webhook_events } });
-  if (queued) return { run, circuit, replayed: false };
+  // A delayed start is parked, not queued: it is queued when it wakes.
+  if (queued || run.parked_at != null) return { run, circuit, replayed: false };
   try {
     await deps.queue.enqueue(run.uid);
   } catch (error) {

@@ -40,7 +40,7 @@ export { REPLAY_MODES, type ReplayMode, type ReplayOptions } from './replay';
 export { compareRuns, type RunComparison, type StepComparison } from './compare';
 export type { EstimateInput, RunEstimate } from './estimate';
 export type { MyRunsFilter } from './my-runs';
-export { presentRunPayload, shownRunFields, type ShownRunField } from './present';
+export { presentRunPayload, shownRunFields, startAtOf, type ShownRunField } from './present';
 export type { LoggedRunEvent } from './events/log';
 export { mapStream, type RunEventStreamOptions, type StreamStart } from './events/stream';
 export { checkEventsSignature, signedEventsQuery } from './events/signed-url';

@@ -26,6 +26,14 @@ export function shownRunFields(run: CircuitRun, mayDebug: boolean): ShownRunFiel
   });
 }
 
+/**
+ * `start_at`: when a delayed start (docs/runs.md, Delayed start) is due, while the run is PROVISIONED;
+ * null for other runs, and once it started. Shown to whoever may read the run.
+ */
+export function startAtOf(run: CircuitRun): Date | null {
+  return run.state === 'PROVISIONED' ? ((run.get('wake_at') as Date | null | undefined) ?? null) : null;
+}
+
 const restError = (error: RunError) => ({ code: error.code, message: error.message, step_id: error.step_id ?? null });
 const iso = (value: unknown) => (value instanceof Date ? value.toISOString() : value);
 
@@ -43,6 +51,7 @@ export function presentRunPayload(
     payload[column] = column === 'error' && value !== null ? restError(value as RunError) : iso(value);
     if (column === 'is_public') payload.document_type = 'circuit_run';
   }
+  payload.start_at = iso(startAtOf(run));
   if (view.mayDebug && run.state === 'RUNNING' && view.waitingFor?.length) {
     payload.waiting_for = view.waitingFor.map((step) => ({
       step_id: step.step_id,

@@ -445,7 +445,7 @@ export async function finishRun(
 /**
  * Runs a sweeper should queue again: PROVISIONED runs never queued (the process died between insert
  * and enqueue), and runs stuck for `stuckAfterMs` (a lost job, or RUNNING with a silent worker).
- * Marks them queued now, so each is picked once per period.
+ * Marks them queued now, so each is picked once per period. A parked run is neither: it is queued when it wakes.
  */
 export async function claimRunsToRequeue(
   sequelize: Sequelize,
@@ -517,7 +517,8 @@ export interface OverdueRun {
 /**
  * Runs past their deadline that no live worker will end: PROVISIONED ones, and RUNNING ones whose
  * worker stopped heartbeating for `staleAfterMs` or that are `hungAfterMs` past the deadline.
- * The sweeper ends each EXCEPTION DeadlineExceeded through finishRun (fenced by `attempt`).
+ * The sweeper ends each EXCEPTION DeadlineExceeded through finishRun (fenced by `attempt`). A parked run
+ * is left to the sweep that wakes it.
  */
 export async function findOverdueRuns(
   sequelize: Sequelize,

@@ -1,6 +1,7 @@
 import { Arg, Args, Authorized, Ctx, Directive, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { notFound } from '../../errors';
 import { limitRunCreation } from '../../ratelimit';
+import { MAX_START_DELAY_SECONDS } from '../../domain/runs';
 import { JSONObjectScalar } from '../common/scalars';
 import { PageArgs, paged, pageWindow } from '../common/pagination';
 import type { AppContext } from '../context';
@@ -42,6 +43,17 @@ export class BatchResolver {
       description: 'The most each run may cost (BudgetExceeded past it)',
     })
     maxCredits: number | null,
+    @Arg('startAt', () => String, {
+      nullable: true,
+      description:
+        'Start every run at this ISO 8601 instant (with its offset), at most a year ahead; they stay PROVISIONED until then. Not with delaySeconds',
+    })
+    startAt: string | null,
+    @Arg('delaySeconds', () => Int, {
+      nullable: true,
+      description: `Start every run this many seconds from now (1–${MAX_START_DELAY_SECONDS}, a year). Not with startAt`,
+    })
+    delaySeconds: number | null,
     @Ctx() ctx: AppContext,
   ): Promise<CircuitBatchType> {
     // One batch is one request against the token's run rate limit; the balance and USER_MAX_CONCURRENT_RUNS bound its runs.
@@ -57,6 +69,8 @@ export class BatchResolver {
       webhook,
       webhookEventsFilter,
       maxCredits,
+      startAt,
+      delaySeconds,
     });
     return CircuitBatchType.from(batch);
   }

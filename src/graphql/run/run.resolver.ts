@@ -16,7 +16,7 @@ import {
 import type { SubscribeResolverData } from 'type-graphql';
 import { CircuitVersion } from '../../models';
 import { CircuitRun } from '../../models/CircuitRun';
-import { isTerminal, type RunState } from '../../domain/runs';
+import { isTerminal, MAX_START_DELAY_SECONDS, type RunState } from '../../domain/runs';
 import { RUN_EVENT_KINDS, type RunEventKind } from '../../models/RunEvent';
 import { DEFAULT_WEBHOOK_EVENTS, WEBHOOK_EVENTS } from '../../domain/webhook-events';
 import { badInput, notFound, unauthorized } from '../../errors';
@@ -150,7 +150,7 @@ export class RunResolver {
     @Arg('deadlineSeconds', () => Int, {
       nullable: true,
       description:
-        'The run ends EXCEPTION DeadlineExceeded this many seconds after it was created (1–3600; default and ceiling RUN_DEADLINE_SECONDS)',
+        'The run ends EXCEPTION DeadlineExceeded this many seconds after it was created, or after its delayed start (1–3600; default and ceiling RUN_DEADLINE_SECONDS)',
     })
     deadlineSeconds: number | null,
     @Arg('waitSeconds', () => Int, {
@@ -186,6 +186,17 @@ export class RunResolver {
         'The most the run may cost: a step whose hold would pass it does not start and the run ends EXCEPTION BudgetExceeded',
     })
     maxCredits: number | null | undefined,
+    @Arg('startAt', () => String, {
+      nullable: true,
+      description:
+        'Start the run at this ISO 8601 instant (with its offset), at most a year ahead, instead of at once: it is created now and stays PROVISIONED until then (REST start_at). Not with delaySeconds',
+    })
+    startAt: string | null | undefined,
+    @Arg('delaySeconds', () => Int, {
+      nullable: true,
+      description: `Start the run this many seconds from now (1–${MAX_START_DELAY_SECONDS}, a year) instead of at once (REST delay_s). Not with startAt`,
+    })
+    delaySeconds: number | null | undefined,
     @Ctx() ctx: AppContext,
   ): Promise<CircuitRunType> {
     if (waitSeconds !== null && waitSeconds !== undefined && (waitSeconds < 1 || waitSeconds > MAX_WAIT_SECONDS)) {
@@ -207,6 +218,8 @@ export class RunResolver {
       tags,
       metadata,
       maxCredits,
+      startAt,
+      delaySeconds,
     });
     // The presenter looks the circuit up for its notices; createRun has just read it.
     ctx.loaders.circuit.prime(circuit.uid, circuit);

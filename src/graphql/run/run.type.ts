@@ -6,7 +6,7 @@ import { RUN_ERROR_CODES, type RunError } from '../../domain/runs';
 import { RUN_EVENT_KINDS } from '../../models/RunEvent';
 import { JSONScalar } from '../common/scalars';
 import { PageOf } from '../common/pagination';
-import { shownRunFields, type WaitingStep } from '../../runs';
+import { shownRunFields, startAtOf, type WaitingStep } from '../../runs';
 
 export enum CircuitRunState {
   PROVISIONED = 'PROVISIONED',
@@ -114,10 +114,16 @@ export class CircuitRunType {
   declare state: CircuitRunState;
 
   @Field(() => String, { description: 'Always circuit_run' }) documentType!: string;
+  @Field(() => Date, {
+    nullable: true,
+    description:
+      'When a delayed start (startAt, delaySeconds) is due, while the run is PROVISIONED; null for other runs and once it started',
+  })
+  startAt!: Date | null;
 
   /** The API view of `run`; `mayDebug`: the viewer may see owner-only fields (run policy `debug`; the rule is src/runs/present.ts). */
   static from(run: CircuitRun, mayDebug: boolean): CircuitRunType {
-    const view = Object.assign(new CircuitRunType(), { documentType: 'circuit_run' });
+    const view = Object.assign(new CircuitRunType(), { documentType: 'circuit_run', startAt: startAtOf(run) });
     for (const { column, api, value } of shownRunFields(run, mayDebug)) {
       view[api.name] = value !== null && column === 'error' ? CircuitRunErrorType.from(value as RunError) : value;
     }
