@@ -110,3 +110,17 @@ test('waiting runs hold no USER_MAX_CONCURRENT_RUNS slot (limit 2, 5 waiting, on
     await t.rest('POST', `/circuit-runs/${uid}/signals/reply`, { token: owner.token, body: { data: 1 } });
   for (const uid of waiting) expect((await waitForRun(t, uid, owner.token)).state).toBe('COMPLETED');
 });
+
+test('a delayed start waits PROVISIONED as a row and starts when due', async () => {
+  const { adaptorUid } = await makeRunnableCircuit(owner, {
+    query_schema: { type: 'object' },
+    steps: [{ id: 'a', kind: 'template', template: 'started' }],
+  });
+  const { body } = await submitRun(t, owner.token, adaptorUid, { input: {}, delay_s: 1 });
+  expect(body.payload.state).toBe('PROVISIONED');
+  const uid = body.payload.uid as string;
+  expect((await row(uid)).parked_at).not.toBeNull();
+  const run = await waitForRun(t, uid, owner.token);
+  expect(run.state).toBe('COMPLETED');
+  expect(run.result_blob.output).toBe('started');
+});

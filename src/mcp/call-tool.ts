@@ -69,6 +69,8 @@ export function stepEventText(event: StepEvent): string {
     case 'retrying':
       return `${step} failed attempt ${event.attempt ?? '?'}${event.error ? ` (${event.error})` : ''}; retrying at ${event.retry_at ?? '?'}`;
     case 'waiting':
+      if (event.for === 'signal') return `${step} waiting for a signal until ${event.expires_at ?? '?'}`;
+      if (event.for === 'time') return `${step} waiting until ${event.expires_at ?? '?'}`;
       return `${step} waiting for approval${event.prompt ? `: ${event.prompt}` : ''}`;
     default:
       return `${step} ${String(event.status)}`;
