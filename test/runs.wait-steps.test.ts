@@ -26,11 +26,11 @@ async function start(definition: CircuitDefinition, input: Record<string, unknow
   return body.payload.uid as string;
 }
 
-async function untilWaiting(uid: string, timeoutMs = 20_000): Promise<any> {
+async function untilWaiting(uid: string, count = 1, timeoutMs = 20_000): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { body } = await t.rest('GET', `/circuit-runs/${uid}`, { token: owner.token });
-    if (body.payload.waiting_for) return body.payload;
+    if (body.payload.waiting_for?.length >= count) return body.payload;
     if (Date.now() > deadline) throw new Error(`run ${uid} is not waiting: ${JSON.stringify(body.payload)}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
@@ -120,4 +120,123 @@ test('a signal wait that times out: fail ends WaitTimedOut, continue goes on wit
   const went = await waitForRun(t, going, owner.token);
   expect(went.state).toBe('COMPLETED');
   expect(went.result_blob.output.got).toBeNull();
+});
+
+describe('bad input', () => {
+  async function publish(steps: unknown[]) {
+    const { circuit } = await makeRunnableCircuit(owner, {
+      query_schema: { type: 'object' },
+      steps: [{ id: 'x', kind: 'template', template: 'x' }],
+    });
+    return t.rest('POST', `/circuits/${circuit.uid}/versions`, {
+      token: owner.token,
+      body: { query_schema: { type: 'object' }, steps },
+    });
+  }
+
+  test('a year and a second, a far until, both or neither of duration_s and until: 400 naming the field', async () => {
+    const cases: Array<[unknown, string]> = [
+      [{ id: 'w', kind: 'wait', for: 'time', duration_s: 31_536_001 }, 'duration_s'],
+      [{ id: 'w', kind: 'wait', for: 'signal', timeout_s: 31_536_001 }, 'timeout_s'],
+      [{ id: 'w', kind: 'wait', for: 'time', until: new Date(Date.now() + 366 * 86_400_000).toISOString() }, 'until'],
+      [{ id: 'w', kind: 'wait', for: 'time', until: 'tomorrow' }, 'until'],
+      [{ id: 'w', kind: 'wait', for: 'time' }, 'duration_s'],
+      [{ id: 'w', kind: 'wait', for: 'time', duration_s: 5, schema: {} }, 'schema'],
+      [{ id: 'w', kind: 'wait', for: 'signal', on_timeout: 'explode' }, 'on_timeout'],
+      [{ id: 'w', kind: 'wait', for: 'later' }, 'for'],
+    ];
+    for (const [step, field] of cases) {
+      const res = await publish([step]);
+      expect(res.status).toBe(400);
+      expect(res.body.error.message).toContain(field);
+    }
+  });
+
+  test('an until already past does not wait', async () => {
+    const uid = await start({
+      query_schema: { type: 'object' },
+      steps: [{ id: 'nap', kind: 'wait', for: 'time', until: '2020-01-01T00:00:00Z' }],
+    });
+    const run = await waitForRun(t, uid, owner.token);
+    expect(run.state).toBe('COMPLETED');
+    expect(run.result_blob.output).toEqual({ waited_s: 0 });
+  });
+
+  test('callback URLs: truncated, moved to another step, unknown run: 404 alike; non-JSON 400; over 1 MiB 413; ended run 409', async () => {
+    const uid = await start({
+      query_schema: { type: 'object' },
+      steps: [
+        { id: 'a', kind: 'wait', for: 'signal' },
+        { id: 'b', kind: 'wait', for: 'signal' },
+      ],
+    });
+    const waiting = await untilWaiting(uid, 2);
+    const urls = Object.fromEntries(waiting.waiting_for.map((w: any) => [w.step_id, new URL(w.callback_url).pathname]));
+    const post = (path: string, body: string, type = 'application/json') =>
+      fetch(`${t.url}${path}`, { method: 'POST', headers: { 'content-type': type }, body });
+    const keyOf = (path: string) => path.split('/').pop()!;
+    const truncated = await post(urls.a.slice(0, -3), '{}');
+    const moved = await post(urls.a.replace(`/a/`, '/b/'), '{}');
+    const unknown = await post(urls.a.replace(uid, '00000000-0000-4000-8000-000000000000'), '{}');
+    const malformed = await post(`/api/v1/callbacks/not-a-run/a/${keyOf(urls.a)}`, '{}');
+    const bodies = [];
+    for (const res of [truncated, moved, unknown, malformed]) {
+      expect(res.status).toBe(404);
+      bodies.push(JSON.stringify((await res.json()).error));
+    }
+    expect(new Set(bodies).size).toBe(1);
+    expect((await post(urls.a, 'not json', 'text/plain')).status).toBe(400);
+    expect((await post(urls.a, '{"broken":')).status).toBe(400);
+    expect((await post(urls.a, JSON.stringify({ big: 'x'.repeat(1024 * 1024) }))).status).toBe(413);
+    const preflight = await fetch(`${t.url}${urls.a}`, { method: 'OPTIONS' });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+    expect((await t.rest('POST', `/circuit-runs/${uid}/cancel`, { token: owner.token })).status).toBe(200);
+    await waitForRun(t, uid, owner.token);
+    expect((await post(urls.b, '{}')).status).toBe(409);
+  });
+
+  test('a signal that comes before its step waits is kept and consumed when it does', async () => {
+    const uid = await start({
+      query_schema: { type: 'object' },
+      steps: [
+        { id: 'nap', kind: 'wait', for: 'time', duration_s: 2 },
+        { id: 'reply', kind: 'wait', for: 'signal' },
+      ],
+      output: 'steps.reply.output',
+    });
+    const { createWaitUrls } = await import('../src/runs/wait-urls');
+    const url = createWaitUrls('test-secret', () => t.url).url(uid, 'reply', 'signal');
+    const early = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"early":true}',
+    });
+    expect(early.status).toBe(202);
+    const run = await waitForRun(t, uid, owner.token);
+    expect(run.state).toBe('COMPLETED');
+    expect(run.result_blob.output).toEqual({ early: true });
+  });
+
+  test('GraphQL signalCircuitRun, and only the owner may signal', async () => {
+    const uid = await start({
+      query_schema: { type: 'object' },
+      steps: [{ id: 'reply', kind: 'wait', for: 'signal' }],
+    });
+    await untilWaiting(uid);
+    const stranger = await makeUser();
+    const denied = await t.rest('POST', `/circuit-runs/${uid}/signals/reply`, {
+      token: stranger.token,
+      body: { data: 1 },
+    });
+    expect([403, 404]).toContain(denied.status);
+    const answer = await t.gql(
+      'mutation ($uid: ID!) { signalCircuitRun(runUid: $uid, stepId: "reply", data: {n: 1}) { uid state } }',
+      { uid },
+      owner.token,
+    );
+    expect(answer.errors).toBeUndefined();
+    const run = await waitForRun(t, uid, owner.token);
+    expect(run.result_blob.output).toEqual({ n: 1 });
+  });
 });

@@ -29,6 +29,12 @@ export function waitStepProblem(step: StepDefinition): { field: string; message:
       if (has(field)) return { field, message: 'belongs to a wait for a signal, not for time' };
     if (has('duration_s') === has('until'))
       return { field: 'duration_s', message: 'a wait for time needs exactly one of duration_s and until' };
+    // A literal instant is checked now; a template is checked when the step renders it.
+    if (typeof step.until === 'string' && !step.until.includes('{{')) {
+      const at = /^\d{4}-\d{2}-\d{2}T/.test(step.until) ? Date.parse(step.until) : NaN;
+      if (Number.isNaN(at)) return { field: 'until', message: 'must be an ISO 8601 instant (or a template rendering one)' };
+      if (at > Date.now() + WAIT_MAX_SECONDS * 1000) return { field: 'until', message: 'is more than a year ahead' };
+    }
     return null;
   }
   for (const field of ['duration_s', 'until'])
