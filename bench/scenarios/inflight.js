@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Runs waiting at once: BENCH_INFLIGHT_RUNS (default 10000) runs of one `http` step whose
 // loopback upstream answers after BENCH_STEP_SECONDS (default 60), in the default deployment (one
-// main.js that serves the API and executes runs, as `npm start`: no JOB_CONCURRENCY override).
+// main.js that serves the API and executes runs, as `npm start`: no JOB_CONCURRENCY override; the one
+// submitting user's USER_MAX_CONCURRENT_RUNS raised to the run count).
 // `npm run bench inflight`.
 //
 // All runs are submitted by BENCH_SUBMITTERS (default 100) concurrent clients; meanwhile and until
@@ -80,7 +81,10 @@ async function main() {
   try {
     service = await spawnService(
       DEFAULT_SHAPE.script,
-      { ...fixtures.env, HTTP_STEP_ALLOW_PRIVATE: 'true' },
+      // One user submits every run: their USER_MAX_CONCURRENT_RUNS (default 1000) is raised to the run count, as
+      // this measures one worker's in-flight capacity, not the per-user limit (a run waiting on an http step
+      // holds its slot; wait steps and approvals do not).
+      { ...fixtures.env, HTTP_STEP_ALLOW_PRIVATE: 'true', USER_MAX_CONCURRENT_RUNS: String(RUNS) },
       { nodeArgs: DEFAULT_SHAPE.nodeArgs },
     );
     const auth = { authorization: `Bearer ${fixtures.token}` };
