@@ -346,6 +346,17 @@ function withOptionalFields(schema: JsonSchema | undefined, fields: string[] | u
     schema && (schema.type === 'object' || (Array.isArray(schema.type) && schema.type.includes('object')));
   if (!schema || !fields?.length || !isObject) return schema;
   const properties = { ...(schema.properties as Record<string, JsonSchema>) };
+  // `list[].name`: optional in each item of the array `list`.
+  const inItems = new Map<string, string[]>();
+  for (const field of fields.filter((f) => f.includes('[].'))) {
+    const [list, name] = field.split('[].');
+    inItems.set(list, [...(inItems.get(list) ?? []), name]);
+  }
+  for (const [list, names] of inItems) {
+    const property = properties[list];
+    if (property && typeof property.items === 'object')
+      properties[list] = { ...property, items: withOptionalFields(property.items as JsonSchema, names) };
+  }
   for (const field of fields) {
     const property = properties[field];
     if (!property) continue;

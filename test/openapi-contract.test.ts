@@ -610,7 +610,13 @@ describe('runs', () => {
       200,
     );
     expect(shown.body.payload.waiting_for).toEqual([
-      { step_id: waiting.stepId, prompt: 'Go ahead?', expires_at: expect.any(String) },
+      {
+        step_id: waiting.stepId,
+        kind: 'approval',
+        prompt: 'Go ahead?',
+        expires_at: expect.any(String),
+        decision_url: expect.any(String),
+      },
     ]);
     await expectStatus(
       call('GET', '/users/circuit-runs', {}, { token: owner.token, query: { state: 'RUNNING' } }),
@@ -652,6 +658,33 @@ describe('runs', () => {
     expect(decided.body.payload).not.toHaveProperty('waiting_for');
     await expectStatus(decide({ token: owner.token, body: { approved: true } }), 200);
     await expectStatus(decide({ token: owner.token, body: { approved: false } }), 409);
+
+    // Signals: a run waiting on a wait step for a signal.
+    const signalled = await makeRunnableCircuit(owner, {
+      query_schema: { type: 'object' },
+      steps: [{ id: 'reply', kind: 'wait', for: 'signal', schema: { type: 'object' } }],
+    });
+    const signalStart = await t.rest('POST', `/circuit-adaptors/${signalled.adaptorUid}/query`, {
+      token: owner.token,
+      body: { input: {} },
+    });
+    const signalRun = signalStart.body.payload.uid as string;
+    for (let tries = 0; tries < 400; tries++) {
+      const now = await t.rest('GET', `/circuit-runs/${signalRun}`, { token: owner.token });
+      if (now.body.payload.waiting_for) break;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    const signalAt = { uid: signalRun, step_id: 'reply' };
+    const signal = (options: CallOptions, at = signalAt) =>
+      call('POST', '/circuit-runs/{uid}/signals/{step_id}', at, options);
+    await expectStatus(signal({ body: { data: {} } }), 401);
+    await expectStatus(signal({ token: other.token, body: { data: {} } }), 403);
+    await expectStatus(signal({ token: owner.token, body: { data: {} } }, { ...signalAt, uid: NO_SUCH_UID }), 404);
+    await expectStatus(signal({ token: owner.token, body: { data: 'not an object' } }), 400);
+    await expectStatus(signal({ token: owner.token, body: { data: {} } }, { ...signalAt, step_id: 'other' }), 409);
+    await expectStatus(signal({ token: owner.token, body: { data: { ok: true } } }), 200);
+    await expectStatus(signal({ token: owner.token, body: { data: { ok: false } } }), 409);
+
     const waited = await expectStatus(
       query(owner.token, { input: { path: 'fail' }, deadline_s: 30 }, { Prefer: 'wait=20' }),
       200,

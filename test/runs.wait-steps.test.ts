@@ -2,6 +2,7 @@ import { startTestApp, TestApp } from './support/app';
 import { makeUser, TestUser } from './support/factories';
 import { makeRunnableCircuit, submitRun, waitForRun } from './support/run-factories';
 import type { CircuitDefinition } from '../src/domain/definition';
+import { createWaitUrls } from '../src/runs/wait-urls';
 
 /**
  * Wait steps end to end: a durable sleep, a wait for a signal sent by the owner or to the step's
@@ -205,7 +206,6 @@ describe('bad input', () => {
       ],
       output: 'steps.reply.output',
     });
-    const { createWaitUrls } = await import('../src/runs/wait-urls');
     const url = createWaitUrls('test-secret', () => t.url).url(uid, 'reply', 'signal');
     const early = await fetch(url, {
       method: 'POST',
