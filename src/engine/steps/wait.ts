@@ -32,7 +32,8 @@ export function waitStepProblem(step: StepDefinition): { field: string; message:
     // A literal instant is checked now; a template is checked when the step renders it.
     if (typeof step.until === 'string' && !step.until.includes('{{')) {
       const at = /^\d{4}-\d{2}-\d{2}T/.test(step.until) ? Date.parse(step.until) : NaN;
-      if (Number.isNaN(at)) return { field: 'until', message: 'must be an ISO 8601 instant (or a template rendering one)' };
+      if (Number.isNaN(at))
+        return { field: 'until', message: 'must be an ISO 8601 instant (or a template rendering one)' };
       if (at > Date.now() + WAIT_MAX_SECONDS * 1000) return { field: 'until', message: 'is more than a year ahead' };
     }
     return null;
