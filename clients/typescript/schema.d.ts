@@ -2531,13 +2531,13 @@ export interface operations {
                             waiting_for?: {
                                 step_id: string;
                                 kind: string;
-                                prompt: string | null;
+                                prompt?: string;
                                 /** @description Any JSON value */
-                                schema: unknown;
+                                schema?: unknown;
                                 /** Format: date-time */
                                 expires_at: string | null;
-                                callback_url: string | null;
-                                decision_url: string | null;
+                                callback_url?: string;
+                                decision_url?: string;
                             }[];
                         };
                         notices?: components["schemas"]["Notices"];
@@ -2758,13 +2758,13 @@ export interface operations {
                             waiting_for?: {
                                 step_id: string;
                                 kind: string;
-                                prompt: string | null;
+                                prompt?: string;
                                 /** @description Any JSON value */
-                                schema: unknown;
+                                schema?: unknown;
                                 /** Format: date-time */
                                 expires_at: string | null;
-                                callback_url: string | null;
-                                decision_url: string | null;
+                                callback_url?: string;
+                                decision_url?: string;
                             }[];
                         };
                         notices?: components["schemas"]["Notices"];
@@ -2851,13 +2851,13 @@ export interface operations {
                             waiting_for?: {
                                 step_id: string;
                                 kind: string;
-                                prompt: string | null;
+                                prompt?: string;
                                 /** @description Any JSON value */
-                                schema: unknown;
+                                schema?: unknown;
                                 /** Format: date-time */
                                 expires_at: string | null;
-                                callback_url: string | null;
-                                decision_url: string | null;
+                                callback_url?: string;
+                                decision_url?: string;
                             }[];
                         };
                         notices?: components["schemas"]["Notices"];
@@ -3023,13 +3023,13 @@ export interface operations {
                             waiting_for?: {
                                 step_id: string;
                                 kind: string;
-                                prompt: string | null;
+                                prompt?: string;
                                 /** @description Any JSON value */
-                                schema: unknown;
+                                schema?: unknown;
                                 /** Format: date-time */
                                 expires_at: string | null;
-                                callback_url: string | null;
-                                decision_url: string | null;
+                                callback_url?: string;
+                                decision_url?: string;
                             }[];
                         };
                         notices?: components["schemas"]["Notices"];
@@ -3121,13 +3121,13 @@ export interface operations {
                             waiting_for?: {
                                 step_id: string;
                                 kind: string;
-                                prompt: string | null;
+                                prompt?: string;
                                 /** @description Any JSON value */
-                                schema: unknown;
+                                schema?: unknown;
                                 /** Format: date-time */
                                 expires_at: string | null;
-                                callback_url: string | null;
-                                decision_url: string | null;
+                                callback_url?: string;
+                                decision_url?: string;
                             }[];
                         };
                         notices?: components["schemas"]["Notices"];
@@ -3224,13 +3224,13 @@ export interface operations {
                             waiting_for?: {
                                 step_id: string;
                                 kind: string;
-                                prompt: string | null;
+                                prompt?: string;
                                 /** @description Any JSON value */
-                                schema: unknown;
+                                schema?: unknown;
                                 /** Format: date-time */
                                 expires_at: string | null;
-                                callback_url: string | null;
-                                decision_url: string | null;
+                                callback_url?: string;
+                                decision_url?: string;
                             }[];
                         } | null;
                         notices?: components["schemas"]["Notices"];
@@ -3365,13 +3365,13 @@ export interface operations {
                             waiting_for?: {
                                 step_id: string;
                                 kind: string;
-                                prompt: string | null;
+                                prompt?: string;
                                 /** @description Any JSON value */
-                                schema: unknown;
+                                schema?: unknown;
                                 /** Format: date-time */
                                 expires_at: string | null;
-                                callback_url: string | null;
-                                decision_url: string | null;
+                                callback_url?: string;
+                                decision_url?: string;
                             }[];
                         }[];
                     };
@@ -3445,13 +3445,13 @@ export interface operations {
                             waiting_for?: {
                                 step_id: string;
                                 kind: string;
-                                prompt: string | null;
+                                prompt?: string;
                                 /** @description Any JSON value */
-                                schema: unknown;
+                                schema?: unknown;
                                 /** Format: date-time */
                                 expires_at: string | null;
-                                callback_url: string | null;
-                                decision_url: string | null;
+                                callback_url?: string;
+                                decision_url?: string;
                             }[];
                         }[];
                     };
@@ -4476,13 +4476,13 @@ export interface operations {
                             waiting_for?: {
                                 step_id: string;
                                 kind: string;
-                                prompt: string | null;
+                                prompt?: string;
                                 /** @description Any JSON value */
-                                schema: unknown;
+                                schema?: unknown;
                                 /** Format: date-time */
                                 expires_at: string | null;
-                                callback_url: string | null;
-                                decision_url: string | null;
+                                callback_url?: string;
+                                decision_url?: string;
                             }[];
                         }[];
                     };
@@ -5404,13 +5404,13 @@ export interface operations {
                             waiting_for?: {
                                 step_id: string;
                                 kind: string;
-                                prompt: string | null;
+                                prompt?: string;
                                 /** @description Any JSON value */
-                                schema: unknown;
+                                schema?: unknown;
                                 /** Format: date-time */
                                 expires_at: string | null;
-                                callback_url: string | null;
-                                decision_url: string | null;
+                                callback_url?: string;
+                                decision_url?: string;
                             }[];
                         }[];
                     };
