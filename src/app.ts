@@ -37,6 +37,7 @@ import { SharedTexts } from './streams/paced-write';
 import { dropStalledReaders } from './http/write-stall';
 import { StreamAuthority } from './auth/stream-authority';
 import { mountWaitCallbacks } from './http/wait-callbacks';
+import { mountDecisionPages } from './web/decision-page';
 import { mountMcp } from './mcp/http';
 
 export interface RunningApp {
@@ -148,6 +149,7 @@ export async function startApp({
   // the ones clients poll. Every other mount has its own path, so the order changes nothing else.
   mountRunEvents(app, schema, operations, services);
   mountWaitCallbacks(app, services);
+  mountDecisionPages(app, services);
   mountApiReference(app, API_PREFIX);
   mountRestBridge(app, schema, operations, routes, services);
   mountMcp(app, services);

@@ -23,7 +23,9 @@ const json = (value: unknown) => JSON.parse(JSON.stringify(value));
 async function presented(uid: string, mayDebug: boolean) {
   const run = (await CircuitRun.findByPk(uid))!;
   const waitingFor = run.state === 'RUNNING' ? (await readWaitingSteps(t.app.services.sequelize, [uid]))[0] : null;
-  return json(presentRunPayload(run, { mayDebug, waitingFor }));
+  return json(
+    presentRunPayload(run, { mayDebug, waitingFor, waitUrl: (...url) => t.app.services.runs.waitUrl(...url) }),
+  );
 }
 
 async function expectSameAsGet(uid: string) {

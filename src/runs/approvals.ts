@@ -1,6 +1,6 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { RunDeps } from './ports';
-import { MAX_APPROVAL_COMMENT_CHARS, MAX_APPROVAL_DATA_BYTES, type RunState } from '../domain/runs';
+import { MAX_APPROVAL_COMMENT_CHARS, MAX_APPROVAL_DATA_BYTES, TERMINAL_STATES, type RunState } from '../domain/runs';
 import { badInput, conflict, notFound } from '../errors';
 import { textFlaw } from '../input-hygiene';
 import { wakeRun } from './wake';
@@ -33,6 +33,8 @@ export interface RecordedDecision {
   data: Record<string, unknown> | null;
   /** ISO 8601, from the database clock (the clock of `expires_at`). */
   resolved_at: string;
+  /** Set when the step's timeout decided (`on_timeout`), not a person. */
+  timed_out?: boolean;
 }
 
 export interface ApprovalOutcome {
@@ -213,4 +215,59 @@ export async function waitingApprovalsOf(
       LIMIT $2`,
     { bind: [userUid, limit], type: QueryTypes.SELECT },
   );
+}
+
+/**
+ * An approval step as its decision page shows it (docs/runs.md, Decision URLs). `status`: `waiting` (open for a
+ * decision), `approved` or `rejected` (`decision` says by whom and when), `expired` (its timeout passed and is about
+ * to decide it), `ended` (the run ended without a decision), `pending` (the run has not reached the step yet).
+ */
+export interface DecisionView {
+  circuit_name: string;
+  prompt: string | null;
+  expires_at: Date | null;
+  status: 'waiting' | 'approved' | 'rejected' | 'expired' | 'ended' | 'pending';
+  decision: RecordedDecision | null;
+}
+
+const DECISION_VIEW = `
+SELECT c.name AS circuit_name, r.state, s.kind, s.status, s.prompt, s.expires_at, s.decision,
+       s.expires_at <= now() AS expired
+  FROM circuit_runs r
+  JOIN circuits c ON c.uid = r.circuit_uid
+  LEFT JOIN circuit_run_steps s ON s.run_uid = r.uid AND s.path = $2
+ WHERE r.uid = $1`;
+
+/**
+ * The approval step `path` of run `runUid` for its decision page; null when there is no such run, or the path
+ * names a step that is not an approval. The caller has verified the URL's key (nothing else is checked here).
+ */
+export async function readDecisionView(
+  sequelize: Sequelize,
+  runUid: string,
+  path: string,
+): Promise<DecisionView | null> {
+  if (textFlaw(path)) return null;
+  const [row] = await sequelize.query<
+    Omit<StepNow, 'decision'> & { circuit_name: string; prompt: string | null; decision: RecordedDecision | null }
+  >(DECISION_VIEW, { bind: [runUid, path], type: QueryTypes.SELECT });
+  if (!row || (row.kind !== null && row.kind !== 'approval')) return null;
+  const ended = (TERMINAL_STATES as readonly string[]).includes(row.state);
+  const status: DecisionView['status'] =
+    row.status === 'approved' || row.status === 'rejected'
+      ? row.status
+      : ended
+        ? 'ended'
+        : row.kind === null
+          ? 'pending'
+          : row.expired
+            ? 'expired'
+            : 'waiting';
+  return {
+    circuit_name: row.circuit_name,
+    prompt: row.prompt,
+    expires_at: row.expires_at === null ? null : new Date(row.expires_at),
+    status,
+    decision: status === 'approved' || status === 'rejected' ? row.decision : null,
+  };
 }

@@ -33,6 +33,8 @@ export {
   checkApprovalDecision,
   type ApprovalDecision,
   type ApprovalOutcome,
+  type DecisionView,
+  type RecordedDecision,
   type WaitingApproval,
   type WaitingStep,
 } from './approvals';

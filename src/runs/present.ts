@@ -2,6 +2,7 @@ import { RUN_COLUMNS, type CircuitRun, type RunApiField } from '../models/Circui
 import { RUN_OPTIONAL_FIELDS, type RunError } from '../domain/runs';
 import { omitNulls } from '../omit-nulls';
 import type { WaitingStep } from './approvals';
+import type { WaitUrlKind } from './wait-urls';
 
 /** Column → the API field it shows as (RUN_COLUMNS' `api`). */
 const API_FIELDS = Object.entries(RUN_COLUMNS).flatMap(([column, spec]) =>
@@ -39,12 +40,17 @@ const iso = (value: unknown) => (value instanceof Date ? value.toISOString() : v
 
 /**
  * The run as `GET /api/v1/circuit-runs/{uid}` shows it (snake_case, RUN_COLUMNS' column names), built
- * without GraphQL: what webhooks and the CLI send. `waitingFor`: the approvals it waits on (owner
- * only, RUNNING runs). test/runs.present.test.ts holds it equal to the GET route's answer.
+ * without GraphQL: what webhooks and the CLI send. `waitingFor`: the steps it waits on (owner only, RUNNING
+ * runs), each with its callback or decision URL from `waitUrl` (the run wing's). test/runs.present.test.ts
+ * holds it equal to the GET route's answer.
  */
 export function presentRunPayload(
   run: CircuitRun,
-  view: { mayDebug: boolean; waitingFor?: readonly WaitingStep[] | null },
+  view: {
+    mayDebug: boolean;
+    waitingFor?: readonly WaitingStep[] | null;
+    waitUrl?: (runUid: string, path: string, kind: WaitUrlKind) => string;
+  },
 ): Record<string, unknown> {
   const payload: Record<string, unknown> = {};
   for (const { column, value } of shownRunFields(run, view.mayDebug)) {
@@ -53,10 +59,17 @@ export function presentRunPayload(
   }
   payload.start_at = iso(startAtOf(run));
   if (view.mayDebug && run.state === 'RUNNING' && view.waitingFor?.length) {
+    const url = (step: WaitingStep, kind: WaitUrlKind) =>
+      step.kind === kind && view.waitUrl ? view.waitUrl(run.uid, step.step_id, kind) : null;
+    // Absent rather than null, as GET shows them: what a step does not have (RUN_OPTIONAL_FIELDS).
     payload.waiting_for = view.waitingFor.map((step) => ({
       step_id: step.step_id,
+      kind: step.kind,
       prompt: step.prompt,
+      schema: step.schema ?? null,
       expires_at: iso(step.expires_at),
+      callback_url: url(step, 'signal'),
+      decision_url: url(step, 'approval'),
     }));
   }
   return omitNulls(payload, RUN_OPTIONAL_FIELDS);

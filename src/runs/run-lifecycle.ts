@@ -23,7 +23,7 @@ export interface RunLifecycleEvents {
   started: { run: LifecycleRun };
   /** A step event was logged, with its `seq` in the run's log (only to subscribers that want the run's steps). */
   step: { run: LifecycleRun; event: StepEvent & { seq: number } };
-  /** An approval step started waiting for a person. */
+  /** A step started waiting: for a person (an approval), a signal or a time (the event's `for`). */
   waiting: { run: LifecycleRun; step: StepEvent };
   /** A run ended, charged once: its state, error, charge, and when it was created (for durations). */
   ended: {

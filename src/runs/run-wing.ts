@@ -26,10 +26,12 @@ import {
 import { cancelRun } from './cancel';
 import {
   resolveApproval,
+  readDecisionView,
   readWaitingSteps,
   waitingApprovalsOf,
   type ApprovalDecision,
   type ApprovalOutcome,
+  type DecisionView,
   type WaitingApproval,
   type WaitingStep,
 } from './approvals';
@@ -106,6 +108,8 @@ export interface RunWing {
   signalByCallback(runUid: string, path: string, key: unknown, data: unknown): Promise<SignalOutcome>;
   /** A decision sent to an approval's decision URL (no token: its key is the credential); 404 for a key that is not the step's. */
   decideByLink(runUid: string, path: string, key: unknown, decision: ApprovalDecision): Promise<ApprovalOutcome>;
+  /** What an approval's decision page shows; 404 for a key that is not the step's, as for an unknown run. */
+  decisionView(runUid: string, path: string, key: unknown): Promise<DecisionView>;
   /** The callback URL of a signal wait, or the decision URL of an approval, of a run. */
   waitUrl(runUid: string, path: string, kind: WaitUrlKind): string;
   waitingSteps(runUids: readonly string[]): Promise<WaitingStep[][]>;
@@ -192,6 +196,12 @@ export function createRunWing(ports: RunWingPorts): { wing: RunWing; worker?: Ru
       return resolveApproval(deps, runUid, path, decision).catch((error: unknown) => {
         throw error instanceof AppError && error.code === 'NotFound' ? notFound('Decision') : error;
       });
+    },
+    async decisionView(runUid, path, key) {
+      if (!waitUrls.verify(runUid, path, 'approval', key)) throw notFound('Decision');
+      const view = await readDecisionView(sequelize, runUid, path);
+      if (!view) throw notFound('Decision');
+      return view;
     },
     waitUrl: (runUid, path, kind) => waitUrls.url(runUid, path, kind),
     replay: (viewer, run, options) => replayRun(deps, viewer, run, options),

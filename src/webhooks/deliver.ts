@@ -5,6 +5,7 @@ import {
   claimAttempt,
   fixBody,
   stateEventSeq,
+  waitingEventSeq,
   nextAttemptAt,
   pendingDelivery,
   postponeDelivery,
@@ -45,7 +46,8 @@ export function retryDelayMs(baseMs: number, attempt: number): number {
 
 /**
  * `{"type": "circuit_run.<event>", "timestamp", "seq", "data": <the run as its owner GETs it>}`;
- * `start` shows the run as it was when it started, `step` carries the step event as `data.step`.
+ * `start` shows the run as it was when it started, `step` carries the step event as `data.step`, and so does
+ * `waiting` (the wait that began; the run's `waiting_for` has its decision or callback URL while it waits).
  * `seq` is the event's place in the run's log: messages can arrive out of order, and
  * a receiver puts them back in order by it.
  */
@@ -55,16 +57,18 @@ async function buildBody(deps: WebhookDeps, delivery: ClaimedDelivery): Promise<
   const seq =
     delivery.event === 'step'
       ? Number((delivery.step as { seq?: unknown } | null)?.seq ?? 0) || null
-      : await stateEventSeq(
-          deps.sequelize,
-          delivery.run_uid,
-          delivery.event === 'start' ? ['RUNNING'] : TERMINAL_STATES,
-        );
+      : delivery.event === 'waiting'
+        ? await waitingEventSeq(deps.sequelize, delivery.run_uid, String(delivery.step?.step_id ?? ''))
+        : await stateEventSeq(
+            deps.sequelize,
+            delivery.run_uid,
+            delivery.event === 'start' ? ['RUNNING'] : TERMINAL_STATES,
+          );
   let data: Record<string, unknown> = run;
   if (delivery.event === 'start') {
     const { ended_at: _e, result_blob: _r, metrics: _m, error: _err, ...rest } = run;
     data = { ...rest, state: 'RUNNING' };
-  } else if (delivery.event === 'step') {
+  } else if (delivery.event === 'step' || delivery.event === 'waiting') {
     const { seq: _seq, ...step } = delivery.step ?? {};
     data = { ...run, step };
   }

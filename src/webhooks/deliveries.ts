@@ -8,7 +8,7 @@ import { DELIVER_WEBHOOK } from './queue';
 
 /**
  * The webhook outbox (migration 0007): one row per message, written with the run's transition
- * (start, completed) or by the step hook (step); each attempt at it is claimed here first, so copies
+ * (start, completed) or by a run-event listener (step, waiting); each attempt at it is claimed here first, so copies
  * of its job (at-least-once queues, the sweeper) never attempt it twice at once.
  */
 
@@ -230,6 +230,37 @@ export async function insertStepDelivery(
     ],
   );
   return row?.uid ?? null;
+}
+
+/**
+ * Writes the `waiting` message of a run that began to wait on an approval or a signal, if its webhook wants
+ * `waiting`; null when it does not (or the message exists: one per step, keyed `<step_id>:waiting`).
+ */
+export async function insertWaitingDelivery(
+  sequelize: Sequelize,
+  runUid: string,
+  step: { step_id: string },
+): Promise<string | null> {
+  const [row] = await preparedQuery<{ uid: string }>(
+    sequelize,
+    `INSERT INTO webhook_deliveries (run_uid, event, step_key, step, url)
+       SELECT uid, 'waiting', $2, $3::jsonb, webhook_url FROM circuit_runs
+        WHERE uid = $1 AND webhook_url IS NOT NULL AND 'waiting' = ANY (webhook_events)
+     ON CONFLICT DO NOTHING RETURNING uid`,
+    [runUid, `${step.step_id}:waiting`, JSON.stringify(step)],
+  );
+  return row?.uid ?? null;
+}
+
+/** The seq of the step event in which `stepId` began waiting (a `waiting` message's place in the log); null until it is logged. */
+export async function waitingEventSeq(sequelize: Sequelize, runUid: string, stepId: string): Promise<number | null> {
+  const [row] = await preparedQuery<{ seq: number | null }>(
+    sequelize,
+    `SELECT max(seq) AS seq FROM circuit_run_events
+      WHERE run_uid = $1 AND kind = 'step' AND data->>'step_id' = $2 AND data->>'status' = 'waiting'`,
+    [runUid, stepId],
+  );
+  return row?.seq === null || row?.seq === undefined ? null : Number(row.seq);
 }
 
 /**

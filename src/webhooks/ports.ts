@@ -28,6 +28,6 @@ export interface WebhookDeps {
   queue: Pick<RunQueue, 'now'>;
   /** Where an attempt's outcome is counted. */
   metrics: Pick<RunMetricsStore, 'webhookDelivery'>;
-  /** The approvals a running run waits on, for its payload. */
-  runs: Pick<RunWing, 'waitingSteps'>;
+  /** The steps a running run waits on and their callback or decision URLs, for its payload. */
+  runs: Pick<RunWing, 'waitingSteps' | 'waitUrl'>;
 }

@@ -15,5 +15,9 @@ export async function ownerViewOfRun(
   const run = await CircuitRun.findByPk(runUid);
   if (!run || run.user_uid !== ownerUid) return null;
   const waitingFor = run.state === 'RUNNING' ? (await deps.runs.waitingSteps([run.uid]))[0] : null;
-  return presentRunPayload(run, { mayDebug: true, waitingFor });
+  return presentRunPayload(run, {
+    mayDebug: true,
+    waitingFor,
+    waitUrl: (uid, path, kind) => deps.runs.waitUrl(uid, path, kind),
+  });
 }
