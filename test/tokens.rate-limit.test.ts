@@ -63,6 +63,23 @@ test('every query answers RateLimit-Limit/-Remaining/-Reset; past the limit 429 
   expect(other.headers.get('ratelimit-remaining')).toBe(String(LIMIT - 1));
 });
 
+test('a replay is a new run: it counts towards the same limit and is refused past it', async () => {
+  const { token } = await createApiToken(owner.user, 'replays');
+  const first = await query(token);
+  const uid = first.body.payload.uid as string;
+  for (
+    let i = 0;
+    i < 50 &&
+    !['COMPLETED', 'EXCEPTION'].includes((await t.rest('GET', `/circuit-runs/${uid}`, { token })).body.payload.state);
+    i++
+  )
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  const statuses: number[] = [];
+  for (let i = 0; i < LIMIT; i++)
+    statuses.push((await t.rest('POST', `/circuit-runs/${uid}/replay`, { token, body: {} })).status);
+  expect(statuses).toEqual([200, 200, 429]);
+});
+
 test('RUN_RATE_LIMIT_PER_MINUTE=0 turns the limit (and its headers) off', async () => {
   const off = await startTestApp({ runRateLimitPerMinute: 0 }, { databaseUrl: t.databaseUrl });
   try {

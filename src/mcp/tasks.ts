@@ -1,4 +1,5 @@
 import type { CallToolResult, CreateTaskResult, GetTaskResult, Task } from '@modelcontextprotocol/sdk/types.js';
+import { limitRunCreation } from '../ratelimit';
 import { ErrorCode, McpError, RELATED_TASK_META_KEY } from '@modelcontextprotocol/sdk/types.js';
 import { AppError } from '../errors';
 import { isUid } from '../ids';
@@ -81,6 +82,8 @@ export async function createToolTask(
   key: string,
 ): Promise<CreateTaskResult> {
   try {
+    // The same per-token limit as a plain call, a REST or a GraphQL query.
+    await limitRunCreation(services.runRateLimiter, viewer, {});
     const { run } = await services.runs.create(viewer, {
       adaptorUid: tool.adaptorUid,
       input: args ?? {},

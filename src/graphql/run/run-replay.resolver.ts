@@ -1,4 +1,5 @@
 import { Arg, Authorized, Ctx, Directive, Field, ID, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import { limitRunCreation } from '../../ratelimit';
 import { notFound } from '../../errors';
 import { compareRuns } from '../../runs';
 import { authorize } from '../../policies/authorize';
@@ -49,6 +50,8 @@ export class RunReplayResolver {
     const run = await ctx.services.runs.findForReplay(uid);
     if (!run) throw notFound('Circuit run');
     authorize(ctx.viewer, runPermits(ctx.viewer, run, 'replay'), 'Only the user who started this run may replay it');
+    // A replay is a new run: it counts towards the run rate limit like a query.
+    await limitRunCreation(ctx.services.runRateLimiter, ctx.viewer!, ctx.responseHeaders);
     const { run: replay, circuit } = await ctx.services.runs.replay(ctx.viewer!, run, { mode, versionUid, input });
     ctx.loaders.circuit.prime(circuit.uid, circuit);
     return presentRun(ctx, replay);
