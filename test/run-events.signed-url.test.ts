@@ -116,3 +116,31 @@ test('an expired signature is 401; a tampered one (signature, run, reader or exp
   // The untampered URL still opens.
   expect((await open(signed.url)).status).toBe(200);
 });
+
+test('a URL signed with a token lives no longer than the token: revoked, an open stream ends and the URL no longer opens', async () => {
+  const { createApiToken } = await import('../src/commands/create-api-token');
+  const { revokeApiToken } = await import('../src/commands/revoke-api-token');
+  const minted = await createApiToken(owner.user, 'signer');
+  const { adaptorUid: waiting } = await makeRunnableCircuit(owner, {
+    query_schema: { type: 'object' },
+    steps: [{ id: 'reply', kind: 'wait', for: 'signal' }],
+  });
+  const res = await submitRun(t, owner.token, waiting, { input: {} });
+  const uid = res.body.payload.uid as string;
+  const signed = await signedUrl(uid, minted.token);
+  expect(signed.params!.get('token')).toBeTruthy();
+  const source = new EventSource(signed.url);
+  const opened = new Promise<void>((resolve) => source.addEventListener('state', () => resolve()));
+  const closed = new Promise<void>((resolve) => {
+    source.onerror = () => {
+      if (source.readyState !== EventSource.OPEN) resolve();
+    };
+  });
+  await opened;
+  expect(await revokeApiToken(owner.user, minted.record.uid)).toBe(true);
+  await closed;
+  source.close();
+  const again = await fetch(signed.url);
+  expect(again.status).toBe(401);
+  await t.rest('POST', `/circuit-runs/${uid}/cancel`, { token: owner.token });
+});

@@ -12,7 +12,7 @@ export type Authentication =
   | {
       kind: 'token';
       user: User;
-      /** Set for a bearer token (not for a signed URL's reader): open streams re-check it. */ tokenHash?: string;
+      /** Set for a bearer token, and for a signed URL's reader when a token signed it: open streams re-check it. */ tokenHash?: string;
     };
 
 const INVALID = 'The bearer token is invalid or revoked';

@@ -1,4 +1,5 @@
 import type { Express, Request, Response } from 'express';
+import { QueryTypes } from 'sequelize';
 import { subscribe, type DocumentNode, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
 import { buildContext } from '../graphql/context';
 import { toPublicError } from '../graphql/format-error';
@@ -59,7 +60,15 @@ async function signedReader(
   if (!check.readerUid) return { kind: 'anonymous' };
   const user = await User.findByPk(check.readerUid);
   if (!user) throw new AppError('NotAllowed', 'The signature of the URL is not valid');
-  return { kind: 'token', user };
+  if (!check.tokenUid) return { kind: 'token', user };
+  // Signed with an API token: the URL is worth no more than that token, now and while its stream is open.
+  const [token] = await services.sequelize.query<{ token_hash: string }>(
+    `SELECT token_hash FROM api_tokens
+      WHERE uid = $1 AND user_uid = $2 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
+    { bind: [check.tokenUid, user.uid], type: QueryTypes.SELECT },
+  );
+  if (!token) throw new AppError('Unauthorized', 'The API token that signed this URL is revoked or expired');
+  return { kind: 'token', user, tokenHash: token.token_hash };
 }
 
 /**

@@ -296,6 +296,8 @@ export class RunResolver {
       resolveSecret(ctx.services.config),
       run.uid,
       ctx.viewer?.uid ?? null,
+      Date.now(),
+      ctx.viewer?.tokenGrant?.tokenUid ?? null,
     );
     return Object.assign(new SignedUrlType(), {
       url: `${ctx.baseUrl}/api/v1/circuit-runs/${run.uid}/events?${query}`,
