@@ -114,6 +114,31 @@ test('a schema that does not compile is a 400 at publish with the reason; a sche
   expect(await refused.text()).toMatch(/input\.v/);
 });
 
+test('a small schema whose $defs each refer to the next 8 times is refused at publish (as query and as output schema); an ordinary $ref schema publishes', async () => {
+  const defs: Record<string, unknown> = {};
+  for (let i = 0; i < 10; i++)
+    defs[`d${i}`] =
+      i === 9 ? { type: 'string' } : { allOf: Array.from({ length: 8 }, () => ({ $ref: `#/$defs/d${i + 1}` })) };
+  const explosive = {
+    type: 'object',
+    $defs: defs,
+    properties: Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`s${i}`, { $ref: '#/$defs/d0' }])),
+  };
+  expect(JSON.stringify(explosive).length).toBeLessThan(2500);
+  const asQuery = await publish(explosive);
+  expect(asQuery.status).toBe(400);
+  expect(asQuery.text).toContain('expands to more than');
+  const asOutput = await publish({ type: 'object' }, explosive);
+  expect(asOutput.status).toBe(400);
+  expect(asOutput.text).toContain('expands to more than');
+  const ordinary = await publish({
+    type: 'object',
+    $defs: { name: { type: 'string', maxLength: 100 } },
+    properties: { first: { $ref: '#/$defs/name' }, last: { $ref: '#/$defs/name' } },
+  });
+  expect(ordinary.status).toBe(200);
+});
+
 test('the compile thread uses the options of queryAjv (kept alike by hand)', () => {
   const ajv = queryAjv();
   expect(ajv.opts).toMatchObject({

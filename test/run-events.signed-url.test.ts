@@ -3,6 +3,8 @@ import { startTestApp, TestApp } from './support/app';
 import { HELLO_DEFINITION, makeUser, TestUser } from './support/factories';
 import { makeRunnableCircuit, submitRun, waitForRun } from './support/run-factories';
 import { signRunEvents } from '../src/runs/events/signed-url';
+import { createApiToken } from '../src/commands/create-api-token';
+import { revokeApiToken } from '../src/commands/revoke-api-token';
 
 /** A short-lived signed URL of a run's event stream that an EventSource opens without headers. */
 let t: TestApp;
@@ -118,8 +120,6 @@ test('an expired signature is 401; a tampered one (signature, run, reader or exp
 });
 
 test('a URL signed with a token lives no longer than the token: revoked, an open stream ends and the URL no longer opens', async () => {
-  const { createApiToken } = await import('../src/commands/create-api-token');
-  const { revokeApiToken } = await import('../src/commands/revoke-api-token');
   const minted = await createApiToken(owner.user, 'signer');
   const { adaptorUid: waiting } = await makeRunnableCircuit(owner, {
     query_schema: { type: 'object' },

@@ -87,6 +87,47 @@ function recursiveRef(root: Record<string, unknown>): string | null {
   return walk(root, 0);
 }
 
+/**
+ * The most subschemas a validation may visit with every `$ref` followed: a small schema whose definitions
+ * each refer to the next several times (d0 → 8 × d1 → 64 × d2 …) passes the size bounds yet makes each
+ * validation walk millions of subschemas. Ordinary schemas stay far below it.
+ */
+export const MAX_EXPANDED_SUBSCHEMAS = 20_000;
+
+/** Why a schema (already known not to recurse) expands past MAX_EXPANDED_SUBSCHEMAS through its `$ref`s, or null. */
+function expansionProblem(root: Record<string, unknown>): string | null {
+  const resolve = (ref: string): unknown => {
+    if (ref === '#') return root;
+    if (!ref.startsWith('#/')) return undefined;
+    let node: unknown = root;
+    for (const raw of ref.slice(2).split('/')) {
+      const part = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+      node = isObject(node) || Array.isArray(node) ? (node as Record<string, unknown>)[part] : undefined;
+    }
+    return node;
+  };
+  const sizes = new Map<object, number>();
+  const cap = MAX_EXPANDED_SUBSCHEMAS + 1;
+  const size = (node: unknown): number => {
+    if (!isObject(node) && !Array.isArray(node)) return 0;
+    const known = sizes.get(node);
+    if (known !== undefined) return known;
+    sizes.set(node, cap); // a cycle (refused before this runs) counts as too large
+    let total = 1;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'const' || key === 'enum' || key === 'default' || key === 'examples') continue;
+      total += key === '$ref' && typeof value === 'string' ? size(resolve(value)) : size(value);
+      if (total >= cap) break;
+    }
+    total = Math.min(total, cap);
+    sizes.set(node, total);
+    return total;
+  };
+  return size(root) > MAX_EXPANDED_SUBSCHEMAS
+    ? `expands to more than ${MAX_EXPANDED_SUBSCHEMAS} subschemas through its $refs (each validation would walk them all); refer less`
+    : null;
+}
+
 /** Why a schema is too large to compile at all (JSON size, subschemas), or null: the checks that cost nothing. */
 export function schemaSizeProblem(schema: unknown): string | null {
   if (JSON.stringify(schema).length > MAX_QUERY_SCHEMA_CHARS)
@@ -105,7 +146,7 @@ export async function querySchemaProblem(
   compiler: SchemaCompiler,
   schema: Record<string, unknown>,
 ): Promise<string | null> {
-  const problem = schemaSizeProblem(schema) ?? recursiveRef(schema);
+  const problem = schemaSizeProblem(schema) ?? recursiveRef(schema) ?? expansionProblem(schema);
   if (problem) return problem;
   return compiler.problemOf(schema);
 }
