@@ -154,7 +154,7 @@ export async function startApp({
   mountRestBridge(app, schema, operations, routes, services);
   mountMcp(app, services);
   const server = http.createServer(app);
-  const stopStallSweep = dropStalledReaders(server, config.writeStallMs);
+  const stopStallSweep = dropStalledReaders(server, config.writeStallMs, log);
   const apollo = createApollo(schema, services, server);
   await apollo.start();
   mountLandingPage(app);

@@ -1,13 +1,14 @@
 import type http from 'node:http';
 import type { Socket } from 'node:net';
+import type { Logger } from '../logger';
 
 /**
  * Drops connections whose reader has stopped reading: a socket with bytes waiting to be sent that
  * has taken none of them for `stallMs` is destroyed, whatever the response (an event stream, a
- * large run). With paced writes (src/paced-write.ts) a paused reader holds at most a slice
- * until then. One sweep a second for the whole server; returns the function that stops it.
+ * large run), and the drop is logged. With paced writes (src/paced-write.ts) a paused reader holds at
+ * most a slice until then. One sweep a second for the whole server; returns the function that stops it.
  */
-export function dropStalledReaders(server: http.Server, stallMs: number): () => void {
+export function dropStalledReaders(server: http.Server, stallMs: number, log?: Logger): () => void {
   const watched = new Map<Socket, { written: number; since: number }>();
   server.on('connection', (socket: Socket) => {
     watched.set(socket, { written: 0, since: Date.now() });
@@ -24,6 +25,11 @@ export function dropStalledReaders(server: http.Server, stallMs: number): () => 
           seen.since = now;
         } else if (now - seen.since >= stallMs) {
           watched.delete(socket);
+          // The record of the drop (a reader's port says which connection it was).
+          log?.info(
+            { remotePort: socket.remotePort, unsent: socket.writableLength, stalledMs: now - seen.since },
+            'dropped a reader that took nothing of its answer',
+          );
           socket.destroy();
         }
       }
