@@ -120,6 +120,36 @@ test(`${CLIENTS} plain and ${CLIENTS} gzip bodies that never finish: memory per 
   expect((await fetch(`${api.url}/healthz`)).status).toBe(200);
 });
 
+test('100 gzip bodies of about 1 KB that would inflate to 900 KB and never finish hold about what they sent, not what they inflate to', async () => {
+  const pid = api.proc.pid!;
+  expect((await fetch(`${api.url}/healthz`)).status).toBe(200);
+  const deflater = zlib.createGzip();
+  const gzipped = await new Promise<Buffer>((resolve) => {
+    const chunks: Buffer[] = [];
+    deflater.on('data', (c: Buffer) => chunks.push(c));
+    deflater.write(jsonStart(900 * 1024));
+    deflater.flush(zlib.constants.Z_SYNC_FLUSH, () => resolve(Buffer.concat(chunks)));
+  });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const baseline = rssBytes(pid);
+  const hanging = Array.from({ length: 100 }, () =>
+    hangingBody({ 'Content-Encoding': 'gzip', 'Content-Length': String(gzipped.length + 100) }, gzipped),
+  );
+  let peak = baseline;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssBytes(pid));
+  }, 20);
+  const answers = await Promise.all(hanging.map((h) => h.answer));
+  clearInterval(sampler);
+  const perClient = (peak - baseline) / hanging.length;
+  console.log(
+    `hanging gzip bodies: ${(perClient / 1024).toFixed(0)} KiB per connection (each sent ${gzipped.length} bytes)`,
+  );
+  // Before: ~1 MB each (the inflated bytes were held until the timeout).
+  expect(perClient).toBeLessThanOrEqual(128 * 1024);
+  for (const answer of answers) expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+});
+
 test('a gzip body of 1 KB on the wire that inflates past 1 MiB is 413 at once, not read to its end', async () => {
   const bomb = zlib.gzipSync(Buffer.alloc(64 * 1024 * 1024, 0x20));
   expect(bomb.length).toBeLessThan(128 * 1024);

@@ -1,4 +1,3 @@
-import type { Readable, Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import { AppError, badInput } from '../errors';
@@ -32,34 +31,54 @@ function fromBodyParser(error: Error & { type?: string; status?: number }): AppE
     : undefined;
 }
 
-const DECODERS: Record<string, () => Transform> = {
-  gzip: () => zlib.createGunzip(),
-  'x-gzip': () => zlib.createGunzip(),
-  deflate: () => zlib.createInflate(),
-  br: () => zlib.createBrotliDecompress(),
+type Decode = (
+  buffer: Buffer,
+  options: zlib.ZlibOptions & zlib.BrotliOptions,
+  done: (error: Error | null, result: Buffer) => void,
+) => void;
+
+const DECODERS: Record<string, Decode> = {
+  gzip: zlib.gunzip,
+  'x-gzip': zlib.gunzip,
+  deflate: zlib.inflate,
+  br: zlib.brotliDecompress,
 };
 
+/** Inflates a whole compressed body off the event loop, refusing it the moment its output would pass `limit`. */
+function decode(decoder: Decode, raw: Buffer, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    decoder(raw, { maxOutputLength: limit }, (error, result) => {
+      if (!error) return resolve(result);
+      reject(
+        (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE'
+          ? tooLarge()
+          : badInput('The request body could not be read'),
+      );
+    });
+  });
+}
+
 /**
- * Reads the body, at most `limit` bytes after decompression, and stops reading the moment it is
- * over: body-parser instead reads a refused body to its end before answering, which lets one client
- * keep the connection busy with hundreds of megabytes.
+ * Reads the body, at most `limit` bytes, and stops reading the moment it is over: body-parser instead
+ * reads a refused body to its end before answering, which lets one client keep the connection busy with
+ * hundreds of megabytes. A compressed body is kept compressed until it has arrived whole, then inflated
+ * at once (at most `limit` bytes out): a body that never ends holds only the bytes its client sent, not
+ * what they would inflate to (a kilobyte of gzip inflating to a megabyte, held per stalled connection).
  */
 function readBody(req: Request, limit: number, timeoutMs: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const encoding = String(req.headers['content-encoding'] ?? 'identity').toLowerCase();
-    let decoder: Transform | undefined;
+    let decoder: Decode | undefined;
     if (encoding !== 'identity') {
-      const makeDecoder = DECODERS[encoding];
-      if (!makeDecoder)
+      decoder = DECODERS[encoding];
+      if (!decoder)
         return reject(
           new AppError(
             'UnsupportedMediaType',
             `Unsupported Content-Encoding "${encoding}": send identity, gzip, deflate or br`,
           ),
         );
-      decoder = req.pipe(makeDecoder());
     }
-    const stream: Readable = decoder ?? req;
     // A body that is started and never finished would hold its buffer (and the connection) for good.
     const timer = setTimeout(
       () =>
@@ -72,15 +91,14 @@ function readBody(req: Request, limit: number, timeoutMs: number): Promise<Buffe
     let received = 0;
     const finish = (error?: AppError) => {
       clearTimeout(timer);
-      stream.off('data', onData).off('end', onEnd).off('error', onError);
-      req.off('aborted', onAborted);
-      if (!error) return resolve(Buffer.concat(chunks));
-      // What was received (or inflated) is dropped at once, not when the connection goes.
-      chunks.length = 0;
-      if (decoder) {
-        req.unpipe(decoder);
-        decoder.destroy();
+      req.off('data', onData).off('end', onEnd).off('error', onError).off('aborted', onAborted);
+      if (!error) {
+        const raw = Buffer.concat(chunks);
+        chunks.length = 0;
+        return resolve(decoder ? decode(decoder, raw, limit) : raw);
       }
+      // What was received is dropped at once, not when the connection goes.
+      chunks.length = 0;
       req.pause();
       reject(error);
     };
@@ -92,8 +110,7 @@ function readBody(req: Request, limit: number, timeoutMs: number): Promise<Buffe
     const onEnd = () => finish();
     const onError = () => finish(badInput('The request body could not be read'));
     const onAborted = () => finish(badInput('The request body was cut short'));
-    stream.on('data', onData).on('end', onEnd).on('error', onError);
-    req.on('aborted', onAborted);
+    req.on('data', onData).on('end', onEnd).on('error', onError).on('aborted', onAborted);
   });
 }
 
