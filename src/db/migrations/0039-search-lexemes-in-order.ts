@@ -7,7 +7,7 @@ import type { Migration } from './migration';
  * one simply waits.
  */
 export const searchLexemesInOrder: Migration = {
-  name: '0033-search-lexemes-in-order',
+  name: '0039-search-lexemes-in-order',
   up: `
 CREATE OR REPLACE FUNCTION search_lexemes_add() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
