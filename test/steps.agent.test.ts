@@ -50,7 +50,8 @@ beforeAll(async () => {
       return void res.writeHead(201, { 'content-type': 'application/json' }).end('{"ok":true}');
     res.writeHead(500).end('broken');
   });
-  t = await startTestApp({ openaiBaseUrl: model.baseUrl, openaiApiKey: 'sk-test' });
+  // Runs that wait for a person park after a second (and resume from their journal when decided).
+  t = await startTestApp({ openaiBaseUrl: model.baseUrl, openaiApiKey: 'sk-test', runParkAfterSeconds: 1 });
   owner = await makeUser({ credits: 10_000 });
   add = await makeCircuit(
     owner,
@@ -203,8 +204,8 @@ test('two circuit tools called in parallel, then a final answer: results go back
   );
   expect(rows.map((r) => r.path)).toEqual([
     'helper/turn-1',
-    'helper/turn-1/call-call_a',
-    'helper/turn-1/call-call_b',
+    'helper/turn-1.call-call_a',
+    'helper/turn-1.call-call_b',
     'helper/turn-2',
   ]);
 
@@ -701,4 +702,47 @@ test('explain and the estimate know the agent step', async () => {
   const perTurn = Math.ceil((3 * agentTurnTokenBound(conversationLimit(4 * 1024 * 1024), 4, 1024)) / 1000);
   expect(steps.helper).toEqual({ min: 0, max: 4 * perTurn + 60 });
   expect(max).toBe(1 + steps.helper.max);
+});
+
+test('a run parked on a tool approval and canceled is charged what its finished turns and calls cost, each once', async () => {
+  // A tool whose circuit embeds another: its call's credits include the embedded run's, recorded beneath it too.
+  const wrapper = await makeCircuit(
+    owner,
+    { description: 'Adds, one level down' },
+    {
+      query_schema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } },
+      steps: [{ id: 'inner', kind: 'circuit', circuit_uid: add.circuit.uid, input: { a: 1, b: 1 } }],
+    },
+  );
+  plan(() => ({
+    tool_calls: [
+      { id: 'c1', name: 'add', arguments: '{"a": 1, "b": 2}' },
+      { id: 'c2', name: 'wrapped', arguments: '{}' },
+    ],
+  }));
+  const { adaptorUid } = await makeRunnableCircuit(
+    owner,
+    agent({
+      approve_tools: ['add'],
+      tools: [
+        { name: 'add', circuit_uid: add.circuit.uid },
+        { name: 'wrapped', circuit_uid: wrapper.circuit.uid },
+      ],
+    }),
+  );
+  const submitted = await submitRun(t, owner.token, adaptorUid, { input: { task: 'x' } });
+  const uid = submitted.body.payload.uid as string;
+  for (let i = 0; i < 400; i++) {
+    const row = await CircuitRun.findByPk(uid);
+    if (row?.parked_at) break;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  expect((await CircuitRun.findByPk(uid))!.parked_at).not.toBeNull();
+  expect((await t.rest('POST', `/circuit-runs/${uid}/cancel`, { token: owner.token })).status).toBe(200);
+  const ended = await waitForRun(t, uid, owner.token);
+  expect(ended.state).toBe('EXCEPTION');
+  expect(ended.error.code).toBe('Canceled');
+  // Base 1, turn 1 (1), the wrapped call (its base 1 and its embedded run's 1): 4.
+  const charge = await CreditLedger.findOne({ where: { run_uid: uid } });
+  expect(Number(charge!.cost)).toBe(4);
 });

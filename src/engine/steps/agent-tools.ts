@@ -173,7 +173,7 @@ export function toolRequest(tool: ResolvedTool, args: Record<string, unknown>): 
 
 /** Where and how one call runs. */
 export interface CallPlace {
-  /** The call's journal path: `<step path>/turn-<n>/call-<key>`. */
+  /** The call's journal path: `<step path>/turn-<n>.call-<key>` (not beneath its turn: a turn's credits are its own, a call's include its embedded run's). */
   path: string;
   /** The agent step's own tally, shared for its steps count; an embedded tool run's outputs are counted apart. */
   tally: RunTally;

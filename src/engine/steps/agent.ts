@@ -207,7 +207,7 @@ const TOOL_SCHEMA = {
  * as an embedded run, charged like a `circuit` step, an http tool under the http step's guards — and its
  * result, or its error as text, goes back to the model, until it answers without tool calls. Output:
  * `{answer, turns, tool_calls}`. Every turn and every call is a durable sub-step (`<step>/turn-<n>`,
- * `<step>/turn-<n>/call-<id>`: never made again after a worker's death, reused by recorded replays, cached
+ * `<step>/turn-<n>.call-<id>`: never made again after a worker's death, reused by recorded replays, cached
  * with the step's `cache`), announced as `agent_turn`, `tool_call` and `tool_result` step events. Credits are
  * held before each turn and each circuit tool run, so `max_credits` is never crossed (BudgetExceeded).
  */
@@ -566,7 +566,7 @@ class AgentLoop {
    */
   private async call(turn: number, call: AgentToolCall, key: string): Promise<CallOutcome> {
     const { step, ctx } = this;
-    const path = `${this.path}/turn-${turn}/call-${key}`;
+    const path = `${this.path}/turn-${turn}.call-${key}`;
     this.tally.steps++;
     if (this.tally.steps > ctx.budget.maxSteps)
       throw this.fail(
