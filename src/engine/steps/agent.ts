@@ -1,7 +1,7 @@
 import type OpenAI from 'openai';
 import type { StepDefinition } from '../../domain/definition';
 import { ALIAS_NAME } from '../../aliases/alias-routes';
-import { endSpan, startSpan } from '../../telemetry/tracing';
+import { childContext, endSpan, startSpan } from '../../telemetry/tracing';
 import { checkInput } from '../input-schema';
 import { renderAll, templateFailure } from '../render';
 import type { ApprovalDecision, JournalEntry, StepEvent } from '../run-control';
@@ -602,7 +602,12 @@ class AgentLoop {
           try {
             const result = await this.gated(path, { agent_tool: toolRequest(tool, args) }, async () => {
               if (this.approve.has(tool.name)) await this.approval(turn, call, key, args);
-              return runTool(step, ctx, tool, args, { path, tally: this.tally });
+              // The call's span is the parent of what it does (an embedded run's span, an http request's traceparent).
+              const callCtx: StepContext =
+                span && ctx.trace
+                  ? { ...ctx, trace: { ...ctx.trace, context: childContext(ctx.trace.context, span) } }
+                  : ctx;
+              return runTool(step, callCtx, tool, args, { path, tally: this.tally });
             });
             outcome = outcomeOf(result.output);
             credits = result.credits;
