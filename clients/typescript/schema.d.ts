@@ -2524,7 +2524,7 @@ export interface operations {
                             };
                             error?: {
                                 /** @enum {string} */
-                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "WaitTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
+                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "WaitTimedOut" | "OutputContractViolation" | "AgentTurnLimit" | "BudgetExceeded" | "Internal";
                                 message: string;
                                 step_id: string | null;
                             };
@@ -2751,7 +2751,7 @@ export interface operations {
                             };
                             error?: {
                                 /** @enum {string} */
-                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "WaitTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
+                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "WaitTimedOut" | "OutputContractViolation" | "AgentTurnLimit" | "BudgetExceeded" | "Internal";
                                 message: string;
                                 step_id: string | null;
                             };
@@ -2844,7 +2844,7 @@ export interface operations {
                             };
                             error?: {
                                 /** @enum {string} */
-                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "WaitTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
+                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "WaitTimedOut" | "OutputContractViolation" | "AgentTurnLimit" | "BudgetExceeded" | "Internal";
                                 message: string;
                                 step_id: string | null;
                             };
@@ -3016,7 +3016,7 @@ export interface operations {
                             };
                             error?: {
                                 /** @enum {string} */
-                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "WaitTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
+                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "WaitTimedOut" | "OutputContractViolation" | "AgentTurnLimit" | "BudgetExceeded" | "Internal";
                                 message: string;
                                 step_id: string | null;
                             };
@@ -3114,7 +3114,7 @@ export interface operations {
                             };
                             error?: {
                                 /** @enum {string} */
-                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "WaitTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
+                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "WaitTimedOut" | "OutputContractViolation" | "AgentTurnLimit" | "BudgetExceeded" | "Internal";
                                 message: string;
                                 step_id: string | null;
                             };
@@ -3217,7 +3217,7 @@ export interface operations {
                             };
                             error?: {
                                 /** @enum {string} */
-                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "WaitTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
+                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "WaitTimedOut" | "OutputContractViolation" | "AgentTurnLimit" | "BudgetExceeded" | "Internal";
                                 message: string;
                                 step_id: string | null;
                             };
@@ -3358,7 +3358,7 @@ export interface operations {
                             };
                             error?: {
                                 /** @enum {string} */
-                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "WaitTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
+                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "WaitTimedOut" | "OutputContractViolation" | "AgentTurnLimit" | "BudgetExceeded" | "Internal";
                                 message: string;
                                 step_id: string | null;
                             };
@@ -3438,7 +3438,7 @@ export interface operations {
                             };
                             error?: {
                                 /** @enum {string} */
-                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "WaitTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
+                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "WaitTimedOut" | "OutputContractViolation" | "AgentTurnLimit" | "BudgetExceeded" | "Internal";
                                 message: string;
                                 step_id: string | null;
                             };
@@ -4469,7 +4469,7 @@ export interface operations {
                             };
                             error?: {
                                 /** @enum {string} */
-                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "WaitTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
+                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "WaitTimedOut" | "OutputContractViolation" | "AgentTurnLimit" | "BudgetExceeded" | "Internal";
                                 message: string;
                                 step_id: string | null;
                             };
@@ -5397,7 +5397,7 @@ export interface operations {
                             };
                             error?: {
                                 /** @enum {string} */
-                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "WaitTimedOut" | "OutputContractViolation" | "BudgetExceeded" | "Internal";
+                                code: "StepFailed" | "InsufficientCredits" | "Canceled" | "DeadlineExceeded" | "WorkerLost" | "Rejected" | "ApprovalTimedOut" | "WaitTimedOut" | "OutputContractViolation" | "AgentTurnLimit" | "BudgetExceeded" | "Internal";
                                 message: string;
                                 step_id: string | null;
                             };

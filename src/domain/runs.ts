@@ -23,6 +23,7 @@ export const RUN_ERROR_CODES = [
   'ApprovalTimedOut',
   'WaitTimedOut',
   'OutputContractViolation',
+  'AgentTurnLimit',
   'BudgetExceeded',
   'Internal',
 ] as const;

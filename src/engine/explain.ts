@@ -3,6 +3,7 @@ import { stepReferences } from './dependencies';
 import { stringLeaves } from './render';
 import { describePolicy } from './step-policy';
 import { stepKind } from './steps/registry';
+import { agentToolCircuits } from './steps/agent';
 
 export interface ExplainedInput {
   name: string;
@@ -23,6 +24,16 @@ export interface Explanation {
 
 /** How a `circuit` step's target is named in words, e.g. `alice/summarize`; resolved by the caller. */
 export type CircuitNamer = (circuitUid: string) => string | undefined;
+
+/** The circuits a definition names (`circuit` steps, agent steps' circuit tools): what a CircuitNamer is asked about. */
+export function circuitsNamedBy(definition: CircuitDefinition): string[] {
+  const uids = new Set<string>();
+  for (const step of definition.steps) {
+    if (step.kind === 'circuit' && typeof step.circuit_uid === 'string') uids.add(step.circuit_uid);
+    for (const uid of agentToolCircuits(step)) uids.add(uid);
+  }
+  return [...uids];
+}
 
 const INPUT_REFERENCE = /\binput\.([A-Za-z_$][A-Za-z0-9_$]*)/g;
 

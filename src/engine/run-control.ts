@@ -33,9 +33,14 @@ export class RunAborted extends Error {
 export interface StepEvent {
   step_id: string;
   kind: string;
-  status: 'started' | 'completed' | 'failed' | 'retrying' | 'waiting';
+  /** `agent_turn`, `tool_call`, `tool_result`: an agent step's progress (docs/agents.md), between its `started` and its end. */
+  status: 'started' | 'completed' | 'failed' | 'retrying' | 'waiting' | 'agent_turn' | 'tool_call' | 'tool_result';
   /** waiting: on what (approval, signal, time). */
   for?: 'approval' | 'signal' | 'time';
+  /** An agent step's events: the model turn (1-based); a tool call's tool and call id (the model's, or one the step gave it). */
+  turn?: number;
+  tool?: string;
+  call_id?: string;
   started_at: string;
   ended_at?: string;
   credits?: number;

@@ -245,9 +245,13 @@ export async function executeDefinition(
             if (span) {
               span.setAttribute('circuit.step.cached', record.cached === true);
               span.setAttribute('circuit.step.credits', record.credits);
-              if (step.kind === 'llm') {
+              if (step.kind === 'llm' || step.kind === 'agent') {
+                // An agent step's turns have spans of their own (chat); the step is the agent's invocation.
                 if (typeof step.model === 'string')
-                  span.setAttributes({ 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': step.model });
+                  span.setAttributes({
+                    'gen_ai.operation.name': step.kind === 'llm' ? 'chat' : 'invoke_agent',
+                    'gen_ai.request.model': step.model,
+                  });
                 if (usage)
                   span.setAttributes({
                     'gen_ai.usage.input_tokens': usage.prompt_tokens,

@@ -1,6 +1,6 @@
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import { Op, type Transaction } from 'sequelize';
-import { Circuit, CircuitEmbed, CircuitVersion, User } from '../models';
+import { Circuit, CircuitAlias, CircuitEmbed, CircuitVersion, User } from '../models';
 import { badInput } from '../errors';
 import { describeSchemaError, fieldPath } from '../schema-errors';
 import { circuitPermits } from '../policies/circuit.policy';
@@ -15,13 +15,14 @@ import type { SchemaCompiler } from './schema-compile';
 import { stringLeaves } from './render';
 import { stepKind } from './steps/registry';
 import { waitStepProblem } from './steps/wait';
+import { agentStepProblem } from './steps/agent';
 import type { FieldSchema } from './steps/types';
 
 export { MAX_STEPS, STEP_ID } from './definition-schema';
 
 export interface ValidatedDefinition {
   definition: CircuitDefinition;
-  /** Circuits that `circuit` steps embed (distinct), for the embeds list and cycle checks. */
+  /** Circuits that `circuit` steps and agent steps' circuit tools embed (distinct), for the embeds list and cycle checks. */
   embeddedCircuitUids: string[];
 }
 
@@ -211,21 +212,45 @@ export async function assertNoEmbedCycle(
   }
 }
 
-/** Checks the embedded circuits exist, may be run by the publisher, and never lead back to `circuit`. */
+/** What a step runs of other circuits: a `circuit` step's circuit, an `agent` step's circuit tools. */
+function embedsOf(step: StepDefinition): { where: string; uid: unknown; version_uid?: unknown; alias?: unknown }[] {
+  if (step.kind === 'circuit')
+    return [{ where: `step ${step.id}`, uid: step.circuit_uid, version_uid: step.version_uid }];
+  if (step.kind !== 'agent') return [];
+  return (step.tools as { circuit_uid?: unknown; version_uid?: unknown; alias?: unknown }[]).flatMap((tool, i) =>
+    tool.circuit_uid === undefined
+      ? []
+      : [
+          {
+            where: `step ${step.id}.tools[${i}]`,
+            uid: tool.circuit_uid,
+            version_uid: tool.version_uid,
+            alias: tool.alias,
+          },
+        ],
+  );
+}
+
+/**
+ * Checks the embedded circuits (`circuit` steps, agent steps' circuit tools) exist, may be run by the
+ * publisher, and never lead back to `circuit`.
+ */
 async function checkEmbeds(steps: StepDefinition[], publisher: User, circuit: Circuit | undefined): Promise<string[]> {
   const embedded = new Set<string>();
-  for (const step of steps) {
-    if (step.kind !== 'circuit') continue;
-    const where = `step ${step.id}`;
-    const uid = step.circuit_uid as string;
+  for (const embed of steps.flatMap(embedsOf)) {
+    const { where, uid } = embed;
     const target = isUid(uid) ? await Circuit.findByPk(uid) : null;
     if (!target || !circuitPermits(publisher, target, 'run')) {
       throw badInput(`${where}.circuit_uid does not name a circuit you may run`);
     }
-    if (step.version_uid !== undefined) {
-      const version = isUid(step.version_uid) ? await CircuitVersion.findByPk(step.version_uid as string) : null;
+    if (embed.version_uid !== undefined) {
+      const version = isUid(embed.version_uid) ? await CircuitVersion.findByPk(embed.version_uid) : null;
       if (!version || version.circuit_uid !== target.uid)
         throw badInput(`${where}.version_uid is not a version of circuit ${target.name}`);
+    }
+    if (embed.alias !== undefined) {
+      const alias = await CircuitAlias.findOne({ where: { circuit_uid: target.uid, name: String(embed.alias) } });
+      if (!alias) throw badInput(`${where}.alias is not an alias of circuit ${target.name}`);
     }
     if (circuit && target.uid === circuit.uid) throw badInput(`${where}: a circuit may not embed itself`);
     embedded.add(target.uid);
@@ -266,6 +291,21 @@ export async function validateDefinition(
     if (ids.has(step.id)) throw badInput(`definition.steps[${i}]: duplicate step id ${step.id}`);
     ids.add(step.id);
   });
+
+  for (const step of steps) {
+    if (step.kind !== 'agent') continue;
+    const problem = agentStepProblem(step);
+    if (problem) throw badInput(`step ${step.id}.${problem.field}: ${problem.message}`);
+    for (const [i, tool] of (step.tools as { input_schema?: Record<string, unknown> }[]).entries()) {
+      if (tool.input_schema === undefined) continue;
+      const schemaProblem = await querySchemaProblem(compiler, tool.input_schema);
+      if (schemaProblem) throw badInput(`step ${step.id}.tools[${i}].input_schema ${schemaProblem}`);
+    }
+    if (step.output_schema !== undefined) {
+      const schemaProblem = await outputSchemaProblem(compiler, step.output_schema);
+      if (schemaProblem) throw badInput(`step ${step.id}.output_schema ${schemaProblem}`);
+    }
+  }
 
   for (const step of steps) {
     if (step.kind !== 'wait') continue;

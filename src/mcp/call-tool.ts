@@ -68,6 +68,12 @@ export function stepEventText(event: StepEvent): string {
       return `${step} failed${event.error ? `: ${event.error}` : ''}`;
     case 'retrying':
       return `${step} failed attempt ${event.attempt ?? '?'}${event.error ? ` (${event.error})` : ''}; retrying at ${event.retry_at ?? '?'}`;
+    case 'agent_turn':
+      return `${step} finished model turn ${event.turn ?? '?'}`;
+    case 'tool_call':
+      return `${step} turn ${event.turn ?? '?'} calls the tool ${event.tool ?? '?'}`;
+    case 'tool_result':
+      return `${step} turn ${event.turn ?? '?'}: the tool ${event.tool ?? '?'} ${event.error ? `failed: ${event.error}` : 'answered'}`;
     case 'waiting':
       if (event.for === 'signal') return `${step} waiting for a signal until ${event.expires_at ?? '?'}`;
       if (event.for === 'time') return `${step} waiting until ${event.expires_at ?? '?'}`;

@@ -2,7 +2,7 @@ import { QueryTypes } from 'sequelize';
 import { Circuit, CircuitVersion, User } from '../models';
 import { CIRCUIT_RULES, circuitPermits } from '../policies/circuit.policy';
 import { ruleSql } from '../policies/visibility';
-import { explainDefinition } from '../engine/explain';
+import { circuitsNamedBy, explainDefinition } from '../engine/explain';
 import type { CircuitDefinition } from '../domain/definition';
 import type { ApiServices } from '../graphql/context';
 import { toolNames } from './tool-names';
@@ -94,10 +94,7 @@ export function outputContract(
 /** How embedded circuits are named in an explanation: `owner/name` when the viewer may list them. */
 async function embeddedNames(viewer: User, definitions: CircuitDefinition[]): Promise<Map<string, string>> {
   const uids = new Set<string>();
-  for (const definition of definitions) {
-    for (const step of definition.steps)
-      if (step.kind === 'circuit' && typeof step.circuit_uid === 'string') uids.add(step.circuit_uid);
-  }
+  for (const definition of definitions) for (const uid of circuitsNamedBy(definition)) uids.add(uid);
   const names = new Map<string, string>();
   if (uids.size === 0) return names;
   const circuits = await Circuit.findAll({ where: { uid: [...uids] } });

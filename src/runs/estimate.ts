@@ -1,4 +1,4 @@
-import { Circuit, CircuitVersion, type User } from '../models';
+import { Circuit, CircuitAlias, CircuitVersion, type User } from '../models';
 import { badInput, notFound } from '../errors';
 import { authorize } from '../policies/authorize';
 import { startRunPermits } from '../policies/run.policy';
@@ -9,6 +9,12 @@ import { renderAll, renderLeaves, stringLeaves } from '../engine/render';
 import { parseStepPolicy, STEP_POLICY_DEFAULTS } from '../engine/step-policy';
 import { creditsForTokens, estimatePromptTokens, LLM_DEFAULT_MAX_TOKENS } from '../engine/steps/llm';
 import { EMBEDDED_RUN_BASE_CREDITS, MAX_CIRCUIT_DEPTH } from '../engine/steps/circuit';
+import {
+  AGENT_DEFAULT_MAX_TURNS,
+  agentMaxToolCalls,
+  agentTurnTokenBound,
+  conversationLimit,
+} from '../engine/steps/agent';
 import type { CircuitDefinition, StepDefinition } from '../domain/definition';
 import type { SandboxCall } from '../sandbox/sandbox';
 import { RUN_BASE_CREDITS } from '../credits/holds';
@@ -125,6 +131,41 @@ async function circuitBound(
   return { min: EMBEDDED_RUN_BASE_CREDITS + min, max: EMBEDDED_RUN_BASE_CREDITS + attemptsOf(step, 'circuit') * max };
 }
 
+/**
+ * An agent step (src/engine/steps/agent.ts) takes at most max_turns model turns, each held and charged like
+ * an llm call whose prompt is the whole conversation (bounded by the agent's conversation limit), and at
+ * most (max_turns - 1) × the calls a turn may ask for tool calls, each costing at most its dearest tool
+ * (an http tool: 0; a circuit tool: like a circuit step on any input). Min: nothing (a cache hit, no usage).
+ */
+async function agentBound(step: StepDefinition, depth: number, context: EstimateContext): Promise<CreditBound> {
+  const maxTurns = typeof step.max_turns === 'number' ? step.max_turns : AGENT_DEFAULT_MAX_TURNS;
+  const maxTokens = typeof step.max_tokens === 'number' ? step.max_tokens : LLM_DEFAULT_MAX_TOKENS;
+  const limit = conversationLimit(context.limits.maxOutputBytes ?? 0);
+  const perTurn = creditsForTokens(attemptsOf(step, 'llm') * agentTurnTokenBound(limit, maxTurns, maxTokens));
+  let dearestTool = 0;
+  const tools = Array.isArray(step.tools)
+    ? (step.tools as { circuit_uid?: unknown; version_uid?: unknown; alias?: unknown }[])
+    : [];
+  for (const tool of tools) {
+    if (tool.circuit_uid === undefined) continue;
+    let versions: unknown[] = [tool.version_uid];
+    if (tool.version_uid === undefined && typeof tool.alias === 'string' && isUid(tool.circuit_uid)) {
+      const alias = await CircuitAlias.findOne({ where: { circuit_uid: tool.circuit_uid, name: tool.alias } });
+      versions = alias ? alias.routes.map((route) => route.version_uid) : [];
+    }
+    for (const version of versions) {
+      const bound = await circuitBound(
+        { id: step.id, kind: 'circuit', circuit_uid: tool.circuit_uid, version_uid: version },
+        UNKNOWN,
+        depth,
+        context,
+      );
+      dearestTool = Math.max(dearestTool, bound.max);
+    }
+  }
+  return { min: 0, max: maxTurns * perTurn + agentMaxToolCalls(maxTurns) * dearestTool };
+}
+
 /** The bounds of a definition's steps (without the run's base credit): every step of a completed run ran. */
 async function estimateSteps(
   definition: CircuitDefinition,
@@ -145,7 +186,9 @@ async function estimateSteps(
         ? await llmBound(step, input, context)
         : step.kind === 'circuit'
           ? await circuitBound(step, input, depth, context)
-          : { min: 0, max: 0 };
+          : step.kind === 'agent'
+            ? await agentBound(step, depth, context)
+            : { min: 0, max: 0 };
     steps[step.id] = bound;
     min += bound.min;
     max += bound.max;

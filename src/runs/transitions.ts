@@ -567,7 +567,11 @@ export async function abandonedAttempt(
 ): Promise<{ attempt: number; credits: number } | null> {
   const rows = await sequelize.query<{ attempt: number; credits: string }>(
     `SELECT attempt,
-            (SELECT COALESCE(sum(credits), 0) FROM circuit_run_steps WHERE run_uid = $1 AND status = 'completed') AS credits
+            -- A step's credits include its sub-steps' (an embedded run's steps, an agent's turns and calls): those under a completed step are counted with it.
+            (SELECT COALESCE(sum(s.credits), 0) FROM circuit_run_steps s
+              WHERE s.run_uid = $1 AND s.status = 'completed'
+                AND NOT EXISTS (SELECT 1 FROM circuit_run_steps a
+                                 WHERE a.run_uid = $1 AND a.status = 'completed' AND left(s.path, length(a.path) + 1) = a.path || '/')) AS credits
        FROM circuit_runs
       WHERE uid = $1 AND state = 'RUNNING'
         AND (parked_at IS NOT NULL

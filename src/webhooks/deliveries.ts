@@ -211,23 +211,29 @@ export async function stateEventSeq(
   return row?.seq === null || row?.seq === undefined ? null : Number(row.seq);
 }
 
+/** What makes a step event's message one of a kind (`<step_id>:<status>`, with the attempt, turn or tool call that repeat it). */
+function stepKey(step: { step_id: string; status: string; attempt?: number; turn?: number; call_id?: string }): string {
+  const base = `${step.step_id}:${step.status}`;
+  if (step.status === 'retrying') return `${base}:${step.attempt ?? 0}`;
+  if (step.status === 'agent_turn') return `${base}:${step.turn ?? 0}`;
+  if (step.status === 'tool_call' || step.status === 'tool_result')
+    return `${base}:${step.turn ?? 0}:${step.call_id ?? ''}`;
+  return base;
+}
+
 /** Writes the message for a step event of a run whose webhook wants step events; null when it does not (or it exists). */
 export async function insertStepDelivery(
   sequelize: Sequelize,
   runUid: string,
-  step: { step_id: string; status: string; attempt?: number },
+  step: { step_id: string; status: string; attempt?: number; turn?: number; call_id?: string },
 ): Promise<string | null> {
   const [row] = await preparedQuery<{ uid: string }>(
     sequelize,
     `INSERT INTO webhook_deliveries (run_uid, event, step_key, step, url)
        SELECT uid, 'step', $2, $3::jsonb, webhook_url FROM circuit_runs WHERE uid = $1 AND 'step' = ANY (webhook_events)
      ON CONFLICT DO NOTHING RETURNING uid`,
-    // A step retries several times: each `retrying` event is a message of its own.
-    [
-      runUid,
-      `${step.step_id}:${step.status}${step.status === 'retrying' ? `:${step.attempt ?? 0}` : ''}`,
-      JSON.stringify(step),
-    ],
+    // A step retries several times, an agent step takes turns and calls tools: each such event is a message of its own.
+    [runUid, stepKey(step), JSON.stringify(step)],
   );
   return row?.uid ?? null;
 }

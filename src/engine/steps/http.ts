@@ -12,9 +12,10 @@ import {
   RETRYABLE_STATUSES,
   STEP_POLICY_DEFAULTS,
   withStepPolicy,
+  type Attempt,
 } from '../step-policy';
 import { stepPolicyFields, templateField, templateLeavesField } from './field-schemas';
-import { defineStepKind, sandboxCall, StepError, throughGate, templateScope } from './types';
+import { defineStepKind, sandboxCall, StepError, throughGate, templateScope, type StepContext } from './types';
 
 /** The SSRF guard lives in ../net-guard (webhooks use it too); re-exported for callers that found it here. */
 export { isNonPublicAddress } from '../net-guard';
@@ -26,7 +27,7 @@ export const UPSTREAM_EXCERPT_CHARS = 200;
 export const HTTP_STEP_MAX_BYTES = 1024 * 1024;
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
 
-function parseUrl(raw: string, stepId: string): URL {
+export function parseUrl(raw: string, stepId: string): URL {
   let url: URL;
   try {
     url = new URL(raw);
@@ -61,7 +62,7 @@ function connectionFailure(error: Error & { code?: string }): string {
   }
 }
 
-interface HttpReply {
+export interface HttpReply {
   status: number;
   body: Buffer;
   retryAfter?: string;
@@ -127,6 +128,86 @@ function send(
     if (body !== undefined) req.write(body);
     req.end();
   });
+}
+
+/** A request to make: the url parsed and checked (parseUrl), the headers lower-cased, the body serialized. */
+export interface UpstreamRequest {
+  method: string;
+  url: URL;
+  headers: Record<string, string>;
+  body: string | undefined;
+}
+
+/** The guard refused the target (not a public address, or it does not resolve): not worth another attempt. */
+export class TargetRefused extends StepError {}
+
+/**
+ * One attempt at an upstream request under the http step's guards: the target resolved and checked for
+ * each attempt (only public addresses unless HTTP_STEP_ALLOW_PRIVATE), 1 MiB of response at most, the
+ * attempt's signal (timeout, run end). A non-2xx answer is an AttemptError quoting the start of the body,
+ * retryable for RETRYABLE_STATUSES. Shared by the `http` step and the `agent` step's http tools.
+ */
+export async function attemptRequest(
+  stepId: string,
+  ctx: Pick<StepContext, 'deps' | 'signal' | 'trace'>,
+  attempt: Attempt,
+  request: UpstreamRequest,
+): Promise<HttpReply> {
+  const { url, method, headers, body } = request;
+  // Resolved for each attempt: the answer may change between attempts, and it is checked each time.
+  let addresses: dns.LookupAddress[];
+  try {
+    addresses = await resolvePublicTarget(url, ctx.deps.config.httpStepAllowPrivate);
+  } catch (error) {
+    throw new TargetRefused(stepId, error instanceof NetGuardError ? error.message : 'the target could not be checked');
+  }
+  let answer: HttpReply;
+  try {
+    answer = await send(
+      url,
+      method,
+      withTraceHeaders(headers, ctx.trace?.context),
+      body,
+      addresses,
+      attempt.signal,
+      stepId,
+    );
+  } catch (error) {
+    if (error instanceof StepError) throw error;
+    if (ctx.signal.aborted) throw new StepError(stepId, `request to ${url.host} was stopped: the run ended`);
+    if (attempt.timedOut()) {
+      throw new AttemptError(
+        stepId,
+        `request to ${url.host} timed out after ${formatDuration(attempt.timeoutMs!)} (timeout_ms per attempt)`,
+        { retryable: true },
+      );
+    }
+    throw new AttemptError(stepId, `request to ${url.host} failed: ${connectionFailure(error as Error)}`, {
+      retryable: true,
+    });
+  }
+  if (answer.status < 200 || answer.status > 299) {
+    const summary = `upstream answered ${answer.status}`;
+    const said = bodyExcerpt(answer.body);
+    const retryable = RETRYABLE_STATUSES.has(answer.status);
+    throw new AttemptError(stepId, said ? `${summary}: ${said}` : summary, {
+      retryable,
+      summary,
+      ...(retryable ? { retryAfterMs: parseRetryAfter(answer.retryAfter) } : {}),
+    });
+  }
+  return answer;
+}
+
+/** A 2xx answer's body as a step output: parsed when it is JSON, else its text. */
+export function replyOutput(reply: HttpReply): unknown {
+  const text = reply.body.toString('utf8');
+  if (text.trim() === '') return text;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
 }
 
 /**
@@ -198,64 +279,10 @@ export const httpStep = defineStepKind({
 
     return throughGate(ctx, { method, url: url.href, headers, body: body ?? null }, async () => {
       const policy = parseStepPolicy(step, 'http');
-      const reply = await withStepPolicy(step, ctx, policy, async (attempt) => {
-        // Resolved for each attempt: the answer may change between attempts, and it is checked each time.
-        let addresses: dns.LookupAddress[];
-        try {
-          addresses = await resolvePublicTarget(url, ctx.deps.config.httpStepAllowPrivate);
-        } catch (error) {
-          throw new StepError(
-            step.id,
-            error instanceof NetGuardError ? error.message : 'the target could not be checked',
-          );
-        }
-        let answer: HttpReply;
-        try {
-          answer = await send(
-            url,
-            method,
-            withTraceHeaders(headers, ctx.trace?.context),
-            body,
-            addresses,
-            attempt.signal,
-            step.id,
-          );
-        } catch (error) {
-          if (error instanceof StepError) throw error;
-          if (ctx.signal.aborted) throw new StepError(step.id, `request to ${url.host} was stopped: the run ended`);
-          if (attempt.timedOut()) {
-            throw new AttemptError(
-              step.id,
-              `request to ${url.host} timed out after ${formatDuration(attempt.timeoutMs!)} (timeout_ms per attempt)`,
-              { retryable: true },
-            );
-          }
-          throw new AttemptError(step.id, `request to ${url.host} failed: ${connectionFailure(error as Error)}`, {
-            retryable: true,
-          });
-        }
-        if (answer.status < 200 || answer.status > 299) {
-          const summary = `upstream answered ${answer.status}`;
-          const said = bodyExcerpt(answer.body);
-          const retryable = RETRYABLE_STATUSES.has(answer.status);
-          throw new AttemptError(step.id, said ? `${summary}: ${said}` : summary, {
-            retryable,
-            summary,
-            ...(retryable ? { retryAfterMs: parseRetryAfter(answer.retryAfter) } : {}),
-          });
-        }
-        return answer;
-      });
-      const text = reply.body.toString('utf8');
-      let output: unknown = text;
-      if (text.trim() !== '') {
-        try {
-          output = JSON.parse(text);
-        } catch {
-          /* text */
-        }
-      }
-      return { output, credits: 0 };
+      const reply = await withStepPolicy(step, ctx, policy, (attempt) =>
+        attemptRequest(step.id, ctx, attempt, { method, url, headers, body }),
+      );
+      return { output: replyOutput(reply), credits: 0 };
     });
   },
   describe: (step, say) => `Calls ${String(step.method)} ${say.quote(String(step.url))} and reads the response`,

@@ -42,7 +42,7 @@ export function estimatePromptTokens(messages: { content: string }[]): number {
 }
 
 /** The client of a base URL and key, made once and kept in `clients` (the deps' modelClients: one pool per process). */
-function clientFor(clients: Map<string, OpenAI>, baseURL: string, apiKey: string): OpenAI {
+export function clientFor(clients: Map<string, OpenAI>, baseURL: string, apiKey: string): OpenAI {
   const key = `${baseURL}\n${apiKey}`;
   let client = clients.get(key);
   if (!client) {
@@ -118,7 +118,7 @@ function providerRetryAfter(error: InstanceType<typeof OpenAI.APIError>): number
  * retryable statuses; the message says what the provider said (bounded, secrets redacted) and never
  * carries the key or the endpoint's URL. `spent`: credits for the tokens earlier attempts used.
  */
-function modelFailure(
+export function modelFailure(
   error: unknown,
   stepId: string,
   ctx: StepContext,

@@ -1,3 +1,4 @@
+import { agentStep } from './agent';
 import { approvalStep } from './approval';
 import { blobStep } from './blob';
 import { circuitStep } from './circuit';
@@ -9,7 +10,17 @@ import { waitStep } from './wait';
 import type { StepKindModule } from './types';
 
 /** Every step kind, in the order the definition schema documents them. A new kind: one module, one line here. */
-const KINDS = [templateStep, transformStep, llmStep, httpStep, circuitStep, blobStep, approvalStep, waitStep] as const;
+const KINDS = [
+  templateStep,
+  transformStep,
+  llmStep,
+  httpStep,
+  circuitStep,
+  blobStep,
+  approvalStep,
+  waitStep,
+  agentStep,
+] as const;
 
 export type StepKind = (typeof KINDS)[number]['kind'];
 export const STEP_KINDS: StepKind[] = KINDS.map((k) => k.kind);

@@ -1,6 +1,6 @@
 import { Arg, Ctx, Directive, Query, Resolver } from 'type-graphql';
 import { notFound } from '../../errors';
-import { explainDefinition } from '../../engine/explain';
+import { circuitsNamedBy, explainDefinition } from '../../engine/explain';
 import { circuitPermits } from '../../policies/circuit.policy';
 import type { AppContext } from '../context';
 import { findCircuitByNameFor } from './circuit.access';
@@ -24,9 +24,8 @@ export class CircuitExplainResolver {
 
     // Embedded circuits are named only when the caller may list them; otherwise they stay anonymous.
     const names = new Map<string, string>();
-    for (const step of version.definition.steps) {
-      if (step.kind !== 'circuit' || typeof step.circuit_uid !== 'string') continue;
-      const embedded = await ctx.loaders.circuit.load(step.circuit_uid);
+    for (const uid of circuitsNamedBy(version.definition)) {
+      const embedded = await ctx.loaders.circuit.load(uid);
       if (!embedded) continue;
       if (!circuitPermits(ctx.viewer, embedded, 'list')) {
         names.set(embedded.uid, 'a circuit you cannot see');
