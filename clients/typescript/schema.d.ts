@@ -2477,6 +2477,8 @@ export interface operations {
                     start_at?: string;
                     /** @description Start the run this many seconds from now (at most 31536000, a year) instead of at once. Not with start_at */
                     delay_s?: number;
+                    /** @description 0–9, default 5: among your runs waiting for a slot (USER_MAX_CONCURRENT_RUNS, a worker's share), higher priorities are claimed first; it never moves your runs ahead of another user's */
+                    priority?: number;
                 };
             };
         };
@@ -5083,6 +5085,8 @@ export interface operations {
                     start_at?: string;
                     /** @description Start the run this many seconds from now (at most 31536000, a year) instead of at once. Not with start_at */
                     delay_s?: number;
+                    /** @description 0–9, default 5: among your runs waiting for a slot (USER_MAX_CONCURRENT_RUNS, a worker's share), higher priorities are claimed first; it never moves your runs ahead of another user's */
+                    priority?: number;
                 };
             };
         };

@@ -1,7 +1,7 @@
 import type { Route } from '../route';
 import { BODY_UID, pageQuery, uidParam } from '../schemas';
 import { RUN_OPTIONAL_FIELDS } from '../../src/domain/runs';
-import { RUN_LABEL_FIELDS, RUN_START_FIELDS, WEBHOOK_EVENTS_FILTER } from './runs';
+import { RUN_LABEL_FIELDS, RUN_PRIORITY_FIELD, RUN_START_FIELDS, WEBHOOK_EVENTS_FILTER } from './runs';
 
 const tag = 'Batches';
 
@@ -57,6 +57,7 @@ export const batchRoutes: Route[] = [
           description: 'The most each run may cost (EXCEPTION BudgetExceeded past it)',
         },
         ...RUN_START_FIELDS,
+        ...RUN_PRIORITY_FIELD,
       },
       required: ['inputs'],
     },
@@ -79,6 +80,7 @@ export const batchRoutes: Route[] = [
       maxCredits: body.max_credits,
       startAt: body.start_at,
       delaySeconds: body.delay_s,
+      priority: body.priority,
     }),
     result: 'createCircuitBatch',
     omitWhenNull: ['canceled_at'],

@@ -22,6 +22,7 @@ import { versionOfAlias } from '../aliases/alias-version';
 import { checkMetadata, checkTags } from './run-labels';
 import { checkMaxCredits } from '../credits/budget';
 import { checkStart, type RunStartArgs } from './delayed-start';
+import { RUN_PRIORITY_DEFAULT, RUN_PRIORITY_MAX, RUN_PRIORITY_MIN } from '../domain/runs';
 
 /**
  * What a query sends. The draft columns a caller sends (RUN_COLUMNS' `draft.arg`: tags, metadata,
@@ -51,11 +52,23 @@ export interface CreateRunInput extends RunDraftArgs, RunStartArgs {
   traceparent?: string | null;
 }
 
+/** A query's `priority`, checked: a whole number from 0 to 9, null (the default, 5) when not sent. */
+export function checkPriority(value: unknown): number | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < RUN_PRIORITY_MIN || value > RUN_PRIORITY_MAX)
+    throw badInput(
+      `priority must be a whole number from ${RUN_PRIORITY_MIN} to ${RUN_PRIORITY_MAX} (default ${RUN_PRIORITY_DEFAULT}; higher first)`,
+      { field: 'priority' },
+    );
+  return value;
+}
+
 /** The checks of the draft columns a caller sends (`draft.arg`): the value to store, or badInput. Without one, stored as sent. */
 const DRAFT_ARG_CHECKS: { [A in keyof RunDraftArgs]?: (value: unknown) => unknown } = {
   tags: checkTags,
   metadata: checkMetadata,
   maxCredits: checkMaxCredits,
+  priority: checkPriority,
 };
 
 /**

@@ -142,14 +142,15 @@ async function claimRuns(
   { staleAfterMs, notifyChannel, worker, fairness }: ClaimSettings,
 ): Promise<Map<string, ClaimedRun>> {
   const room = fairness?.room() ?? UNLIMITED;
-  // A PROVISIONED run is taken when its user's nth candidate here fits the user's slots (the slots
+  // A PROVISIONED run is taken when its user's nth candidate here (by priority, then age: a user's own
+  // order, docs/runs.md, Priority) fits the user's slots (the slots
   // row is locked and counts what is claimed, so workers claiming together count each other's claims), the user's share of this worker and, in
   // the order that interleaves users (each user's first, then each one's second, …), the worker's
   // room. The rest wait PROVISIONED, marked slot_wait, until a slot frees (wakeWaitingRuns).
   const rows = await preparedQuery<ClaimedRun>(
     sequelize,
     `WITH candidate AS (
-       SELECT uid, user_uid, created_at FROM circuit_runs WHERE uid = ANY($1::uuid[]) AND state = 'PROVISIONED' AND parked_at IS NULL),
+       SELECT uid, user_uid, created_at, priority FROM circuit_runs WHERE uid = ANY($1::uuid[]) AND state = 'PROVISIONED' AND parked_at IS NULL),
      slots AS (
        SELECT s.user_uid, s.claimed - COALESCE(e.ended, 0) AS running
          FROM user_run_slots s LEFT JOIN user_run_ends e ON e.user_uid = s.user_uid
@@ -157,7 +158,7 @@ async function claimRuns(
      share AS (
        SELECT * FROM unnest($8::uuid[], $9::int[]) AS s(user_uid, room)),
      ranked AS (
-       SELECT c.uid, c.created_at, row_number() OVER (PARTITION BY c.user_uid ORDER BY c.created_at, c.uid) AS n,
+       SELECT c.uid, c.created_at, row_number() OVER (PARTITION BY c.user_uid ORDER BY c.priority DESC, c.created_at, c.uid) AS n,
               LEAST($5::int - COALESCE(slots.running, 0), COALESCE(share.room, $7::int)) AS fits
          FROM candidate c LEFT JOIN slots ON slots.user_uid = c.user_uid LEFT JOIN share ON share.user_uid = c.user_uid),
      taken AS (
@@ -472,8 +473,8 @@ export async function claimRunsToRequeue(
 
 /**
  * Runs that waited for a slot (slot_wait) and now fit their user's USER_MAX_CONCURRENT_RUNS: at most
- * `limit`, interleaving users (each user's oldest first, then each one's second, …; users running the
- * fewest first), skipping `skipUsers` (at their share of the waking worker). Marked queued and
+ * `limit`, interleaving users (each user's first, then each one's second, …; users running the
+ * fewest first; a user's own runs by priority, then oldest first: priority never moves one user ahead of another), skipping `skipUsers` (at their share of the waking worker). Marked queued and
  * returned, for their jobs to be queued again; a run woken beyond a slot is simply turned away again.
  */
 export async function wakeWaitingRuns(
@@ -488,7 +489,8 @@ export async function wakeWaitingRuns(
     `UPDATE circuit_runs r SET slot_wait = false, enqueued_at = now()
       WHERE r.uid IN (
         SELECT w.uid FROM (
-          SELECT c.uid, c.created_at, s.claimed - COALESCE(e.ended, 0) AS running, row_number() OVER (PARTITION BY c.user_uid ORDER BY c.created_at, c.uid) AS n
+          SELECT c.uid, c.created_at, s.claimed - COALESCE(e.ended, 0) AS running,
+                 row_number() OVER (PARTITION BY c.user_uid ORDER BY c.priority DESC, c.created_at, c.uid) AS n
             FROM circuit_runs c JOIN user_run_slots s ON s.user_uid = c.user_uid LEFT JOIN user_run_ends e ON e.user_uid = c.user_uid
            WHERE c.slot_wait AND c.state = 'PROVISIONED' AND c.user_uid <> ALL($3::uuid[])) w
          WHERE w.running + w.n <= $1
