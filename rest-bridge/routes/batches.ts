@@ -83,7 +83,7 @@ export const batchRoutes: Route[] = [
       priority: body.priority,
     }),
     result: 'createCircuitBatch',
-    omitWhenNull: ['canceled_at'],
+    omitWhenNull: ['canceled_at', 'circuit_uid'],
   },
   {
     method: 'POST',
@@ -124,13 +124,13 @@ export const batchRoutes: Route[] = [
     path: '/batches/:uid',
     operation: 'GetCircuitBatch',
     summary:
-      'A batch (its submitter only): {uid, circuit_uid, total, counts: {PROVISIONED, RUNNING, COMPLETED, EXCEPTION}, created_at, canceled_at?}',
+      'A batch (its submitter only): {uid, circuit_uid? (absent for the replays of runs of several circuits), total, counts: {PROVISIONED, RUNNING, COMPLETED, EXCEPTION}, created_at, canceled_at?}',
     auth: 'required',
     tag,
     params: { uid: uidParam('Batch') },
     variables: ({ params }) => ({ uid: params.uid }),
     result: 'circuitBatch',
-    omitWhenNull: ['canceled_at'],
+    omitWhenNull: ['canceled_at', 'circuit_uid'],
   },
   {
     method: 'GET',
@@ -157,6 +157,6 @@ export const batchRoutes: Route[] = [
     params: { uid: uidParam('Batch') },
     variables: ({ params }) => ({ uid: params.uid }),
     result: 'cancelCircuitBatch',
-    omitWhenNull: ['canceled_at'],
+    omitWhenNull: ['canceled_at', 'circuit_uid'],
   },
 ];

@@ -63,6 +63,9 @@ export const RUN_PRIORITY_MIN = 0;
 export const RUN_PRIORITY_MAX = 9;
 export const RUN_PRIORITY_DEFAULT = 5;
 
+/** The most runs one bulk action by filter (cancel, replay) acts on; a larger match is cut to its oldest (docs/runs.md). */
+export const MAX_BULK_RUNS = 10_000;
+
 /** The furthest ahead a run may be asked to start (`delay_s`, `start_at`): one year of 365 days, in seconds. */
 export const MAX_START_DELAY_SECONDS = 31_536_000;
 

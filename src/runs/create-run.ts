@@ -97,6 +97,12 @@ export interface CreateRunResult {
 export const IDEMPOTENCY_WINDOW_HOURS = 24;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
+/** An Idempotency-Key as sent: 400 naming it unless it is 1–255 visible ASCII characters. */
+export function checkIdempotencyKey(key: string): void {
+  if (!IDEMPOTENCY_KEY.test(key))
+    throw badInput('Idempotency-Key must be 1-255 visible ASCII characters', { field: 'Idempotency-Key' });
+}
+
 /** The draft columns a caller sends that joined the request hash together, as one object (hashes already issued keep their value). */
 const FIRST_HASHED_ARGS = ['tags', 'metadata', 'max_credits'];
 
@@ -131,7 +137,8 @@ function requestHash(input: CreateRunInput): string {
 async function findReplay(viewer: User, key: string, hash: string): Promise<CircuitRun | null> {
   const record = await IdempotencyKey.findOne({ where: { user_uid: viewer.uid, key } });
   if (!record || record.created_at.getTime() < Date.now() - IDEMPOTENCY_WINDOW_HOURS * 3600_000) return null;
-  if (record.request_hash !== hash) throw conflict('This Idempotency-Key was already used with a different request');
+  if (record.request_hash !== hash || record.run_uid === null)
+    throw conflict('This Idempotency-Key was already used with a different request');
   const run = await CircuitRun.findByPk(record.run_uid);
   return run && asFirstAnswered(run);
 }
@@ -250,8 +257,7 @@ export async function createRun(deps: RunDeps, viewer: User, input: CreateRunInp
   // Hashing the whole input is only needed to match a key; most requests carry none.
   const hash = key === null ? '' : requestHash(input);
   if (key !== null) {
-    if (!IDEMPOTENCY_KEY.test(key))
-      throw badInput('Idempotency-Key must be 1-255 visible ASCII characters', { field: 'Idempotency-Key' });
+    checkIdempotencyKey(key);
     const replay = await findReplay(viewer, key, hash);
     if (replay) return { run: replay, circuit, replayed: true };
   }

@@ -443,6 +443,76 @@ export async function finishRun(
   };
 }
 
+/** A PROVISIONED run ended by finishProvisionedRuns: what was charged, and what its end's announcement needs. */
+export interface EndedProvisionedRun {
+  uid: string;
+  attempt: number;
+  amount: number;
+  created_at: Date;
+  webhook_events: string[] | null;
+}
+
+/**
+ * PROVISIONED → EXCEPTION for many runs of one user at once (a cancel by filter, src/runs/bulk-runs.ts), each
+ * fenced by its attempt as finishRun fences one, and charged `cost` (the base credit its hold covers) with its
+ * own ledger row, in one statement: the user's row is locked once for all of them, where one finishRun per run
+ * would queue each behind the last for that lock. With `notifyChannel`, each run's state event. Returns the runs
+ * it ended; a run claimed or ended meanwhile is left out (the caller goes on with it as one cancel does).
+ */
+export async function finishProvisionedRuns(
+  sequelize: Sequelize,
+  userUid: string,
+  runs: ReadonlyArray<{ uid: string; attempt: number }>,
+  ending: { error: RunError; failureReason: string; cost: number },
+  notifyChannel?: string,
+): Promise<EndedProvisionedRun[]> {
+  if (runs.length === 0) return [];
+  // What a run pays is its cost within what it held: a PROVISIONED run holds its base credit from admission, so
+  // each pays it out of its own hold, and the balance after each ledger row follows the runs' order.
+  const rows = await preparedQuery<EndedProvisionedRun & { amount: string }>(
+    sequelize,
+    `WITH ended AS (
+       UPDATE circuit_runs r
+          SET state = 'EXCEPTION', ended_at = now(), updated_at = now(), heartbeat_at = NULL, parked_at = NULL, wake_at = NULL,
+              failure_reason = $5, credits_cost = $6, error = $4::jsonb
+         FROM unnest($2::uuid[], $3::int[]) AS m(uid, attempt)
+        WHERE r.uid = m.uid AND r.attempt = m.attempt AND r.user_uid = $1 AND r.state = 'PROVISIONED'
+        RETURNING r.uid, r.attempt, r.credits_held, r.created_at, r.webhook_events, ${ASYNC_COMMIT_COLUMN}),
+     locked AS (
+       SELECT uid, credits, credits_held FROM users WHERE uid = $1 AND EXISTS (SELECT 1 FROM ended) FOR UPDATE),
+     priced AS (
+       SELECT e.uid, e.attempt, e.created_at, e.webhook_events, e.credits_held AS held,
+              GREATEST(LEAST($6::bigint, e.credits_held), 0) AS amount, l.credits
+         FROM ended e CROSS JOIN locked l),
+     charged AS (
+       UPDATE users u SET credits = l.credits - t.amount, credits_held = GREATEST(l.credits_held - t.held, 0)
+         FROM locked l, (SELECT sum(amount) AS amount, sum(held) AS held FROM priced) t
+        WHERE u.uid = l.uid
+        RETURNING u.uid),
+     ledger AS (
+       INSERT INTO credit_ledger (user_uid, kind, run_uid, cost, amount, balance_after)
+       SELECT $1, 'run', p.uid, $6::bigint, -p.amount, p.credits - sum(p.amount) OVER (ORDER BY p.created_at, p.uid)
+         FROM priced p)
+     SELECT p.uid, p.attempt, p.amount, p.created_at, p.webhook_events${
+       notifyChannel
+         ? `,
+            pg_notify($7, json_build_object('uid', p.uid, 'state', 'EXCEPTION')::text) AS notified`
+         : ''
+     }
+       FROM priced p`,
+    [
+      userUid,
+      runs.map((run) => run.uid),
+      runs.map((run) => run.attempt),
+      JSON.stringify(ending.error),
+      ending.failureReason,
+      ending.cost,
+      ...(notifyChannel ? [notifyChannel] : []),
+    ],
+  );
+  return rows.map((row) => ({ ...row, amount: Number(row.amount) }));
+}
+
 /**
  * Runs a sweeper should queue again: PROVISIONED runs never queued (the process died between insert
  * and enqueue), and runs stuck for `stuckAfterMs` (a lost job, or RUNNING with a silent worker).
@@ -557,6 +627,25 @@ export async function requestRunCancel(
     { bind: [uid], type: QueryTypes.SELECT },
   );
   return rows[0] ?? null;
+}
+
+/**
+ * Marks the cancel request of each of `uids` still in flight and the user's (a bulk cancel, src/runs/bulk-runs.ts),
+ * in one statement: their state and attempt when marked (for stopCanceledRun), and whether this statement asked
+ * first (`fresh`; a run asked before keeps its first request's time).
+ */
+export async function requestRunsCancel(
+  sequelize: Sequelize,
+  userUid: string,
+  uids: readonly string[],
+): Promise<Array<{ uid: string; state: RunState; attempt: number; fresh: boolean }>> {
+  if (uids.length === 0) return [];
+  return sequelize.query<{ uid: string; state: RunState; attempt: number; fresh: boolean }>(
+    `UPDATE circuit_runs SET cancel_requested_at = COALESCE(cancel_requested_at, now())
+      WHERE uid = ANY($1::uuid[]) AND user_uid = $2 AND state IN ('PROVISIONED', 'RUNNING')
+      RETURNING uid, state, attempt, cancel_requested_at = now() AS fresh`,
+    { bind: [uids, userUid], type: QueryTypes.SELECT },
+  );
 }
 
 /**
