@@ -1778,6 +1778,14 @@ export interface operations {
                     output?: string;
                     /** @description Free text about this version */
                     description?: string;
+                    /** @description {"limit": 1–10000, "key"?: "{{input.<field>}}…"}: at most limit runs of the circuit RUNNING per rendered key (per circuit without one); the rest wait PROVISIONED */
+                    concurrency?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description {"key": "{{input.<field>}}…", "window_s": 1–3600}: one caller's queries with the same rendered key within the window collapse into one run, started at its end with the latest input */
+                    debounce?: {
+                        [key: string]: unknown;
+                    };
                     /** @description Make it the primary version (default false; the first version always is) */
                     primary?: boolean;
                 };

@@ -176,6 +176,11 @@ export const RUN_COLUMNS = {
    */
   parked_at: { type: DataTypes.DATE, allowNull: true },
   wake_at: { type: DataTypes.DATE, allowNull: true, draft: {} },
+  /**
+   * Its rendered key under its version's `debounce` (src/runs/debounce.ts): while the window is open the run is
+   * parked until `wake_at`, and a query of the same caller, version and key replaces its input.
+   */
+  debounce_key: { type: DataTypes.TEXT, allowNull: true, draft: {} },
   worker: { type: DataTypes.TEXT, allowNull: true },
   worker_backend_pid: { type: DataTypes.INTEGER, allowNull: true },
   event_seq: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
@@ -271,6 +276,7 @@ export class CircuitRun extends Model<InferAttributes<CircuitRun>, InferCreation
   declare cancel_requested_at: CreationOptional<Date | null>;
   declare parked_at: CreationOptional<Date | null>;
   declare wake_at: CreationOptional<Date | null>;
+  declare debounce_key: CreationOptional<string | null>;
   declare worker: CreationOptional<string | null>;
   declare worker_backend_pid: CreationOptional<number | null>;
   declare event_seq: CreationOptional<number>;

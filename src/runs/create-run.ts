@@ -10,11 +10,10 @@ import { isUid } from '../ids';
 import { checkInput } from '../engine/input-schema';
 import { RUN_BASE_CREDITS } from '../credits/holds';
 import { readBalance } from '../credits/balance';
-import { admitWithinTokenCap, tokenSpendOf } from '../credits/token-spend';
+import { admitWithinTokenCap, releaseTokenSpend, tokenSpendOf } from '../credits/token-spend';
 import { markNotEnqueued } from './transitions';
 import type { RunDeps } from './ports';
 import { preparedQuery } from '../db/prepared';
-import type { AdmittedRun } from './admission';
 import { parseRunWebhook } from './run-webhook';
 import type { CircuitRow } from './read-cache';
 import type { RunService, RunVersion } from './run-service';
@@ -22,6 +21,8 @@ import { versionOfAlias } from '../aliases/alias-version';
 import { checkMetadata, checkTags } from './run-labels';
 import { checkMaxCredits } from '../credits/budget';
 import { checkStart, type RunStartArgs } from './delayed-start';
+import { admitDebounced, type Debounced } from './debounce';
+import { renderFlowKey } from './flow-keys';
 import { RUN_PRIORITY_DEFAULT, RUN_PRIORITY_MAX, RUN_PRIORITY_MIN } from '../domain/runs';
 
 /**
@@ -281,7 +282,16 @@ export async function createRun(deps: RunDeps, viewer: User, input: CreateRunInp
   const args = draftArgs(input);
   const deadlineSeconds = Math.min(deadline ?? deps.config.runDeadlineSeconds, deps.config.runDeadlineSeconds);
 
-  let inserted: AdmittedRun | null;
+  // Debounce (docs/runs.md, Debounce): a replay is never debounced, and the window says when the run starts.
+  const debounce = input.replay ? undefined : version.definition.debounce;
+  if (debounce && args.wake_at != null)
+    throw badInput(
+      "This circuit's version debounces its queries: its runs start at the end of their window, so start_at and delay_s cannot be sent",
+      { field: input.startAt != null ? 'start_at' : 'delay_s' },
+    );
+  const debounceKey = debounce ? renderFlowKey(debounce.key, input.input, 'debounce.key') : null;
+
+  let inserted: Debounced | null;
   // A token's daily credit cap (docs/tokens.md, Daily credit cap): the base credit is counted on the token's day before the run is admitted.
   const spend = tokenSpendOf(viewer.tokenGrant);
   try {
@@ -302,14 +312,19 @@ export async function createRun(deps: RunDeps, viewer: User, input: CreateRunInp
       traceparent: deps.tracer.queryTraceparent(input.traceparent, circuit.uid, version.uid),
       spend_token_uid: spend?.tokenUid ?? null,
       spend_day: spend?.day ?? null,
+      debounce_key: debounceKey,
     };
-    // One INSERT is its own unit of work; with a key, the key row joins it in a transaction.
+    // One INSERT is its own unit of work; with a key, the key row joins it in a transaction, as does a debounce's lookup.
     inserted = await admitWithinTokenCap(deps.sequelize, spend, RUN_BASE_CREDITS, () =>
-      key === null
-        ? deps.runService.admission.admit(fields)
+      key === null && !debounce
+        ? deps.runService.admission.admit(fields).then((admitted) => admitted && { admitted, joined: false })
         : deps.sequelize.transaction(async (transaction) => {
-            const created = await deps.runService.admission.admit(fields, transaction);
+            const outcome = debounce
+              ? await admitDebounced(deps, fields, debounce.window_s, transaction)
+              : { admitted: await deps.runService.admission.admit(fields, transaction), joined: false };
+            const created = outcome.admitted;
             if (!created) return null;
+            if (key === null) return outcome;
             const expired = new Date(Date.now() - IDEMPOTENCY_WINDOW_HOURS * 3600_000);
             await IdempotencyKey.destroy({
               where: { user_uid: viewer.uid, key, created_at: { [Op.lt]: expired } },
@@ -319,7 +334,7 @@ export async function createRun(deps: RunDeps, viewer: User, input: CreateRunInp
               { user_uid: viewer.uid, key, request_hash: hash, run_uid: created.run.uid },
               { transaction },
             );
-            return created;
+            return outcome;
           }),
     );
   } catch (error) {
@@ -331,8 +346,13 @@ export async function createRun(deps: RunDeps, viewer: User, input: CreateRunInp
     throw error;
   }
 
-  if (!inserted) throw await insufficientCredits(deps, viewer);
-  const { run, queued } = inserted;
+  if (!inserted?.admitted) throw await insufficientCredits(deps, viewer);
+  const { run, queued } = inserted.admitted;
+  if (inserted.joined) {
+    // The caller joined a run its own earlier query made: no new run, no new credit counted on the token's day.
+    if (spend) await releaseTokenSpend(deps.sequelize, spend, RUN_BASE_CREDITS);
+    return { run, circuit, replayed: false };
+  }
   deps.lifecycle.emit('created', { run: { uid: run.uid, user_uid: run.user_uid, webhook_events: run.webhook_events } });
   // A delayed start is parked, not queued: it is queued when it wakes.
   if (queued || run.parked_at != null) return { run, circuit, replayed: false };
