@@ -1162,6 +1162,65 @@ describe('batches and estimates', () => {
       call('GET', '/users/circuit-runs', {}, { token: owner.token, query: { created_before: 'soon' } }),
       400,
     );
+
+    // Cancel and replay by filter: the caller's own runs of the filter.
+    await expectStatus(
+      call('GET', '/users/circuit-runs', {}, { token: owner.token, query: { batch_uid: values.uid } }),
+      200,
+    );
+    const canceled = await expectStatus(
+      call('POST', '/users/circuit-runs/cancel', {}, { token: owner.token, body: { filter: { tag: 'contract' } } }),
+      200,
+    );
+    expect(canceled.body.payload).toMatchObject({ matched: expect.any(Number), truncated: false });
+    await expectStatus(
+      call(
+        'POST',
+        '/users/circuit-runs/cancel',
+        {},
+        { token: owner.token, body: { filter: { tag: 'contract' } }, headers: { 'Idempotency-Key': 'bulk-1' } },
+      ),
+      200,
+    );
+    await expectStatus(
+      call(
+        'POST',
+        '/users/circuit-runs/cancel',
+        {},
+        { token: owner.token, body: { filter: { tag: 'other' } }, headers: { 'Idempotency-Key': 'bulk-1' } },
+      ),
+      409,
+    );
+    await expectStatus(
+      call('POST', '/users/circuit-runs/cancel', {}, { token: owner.token, body: { filter: { state: 'DONE' } } }),
+      400,
+    );
+    await expectStatus(call('POST', '/users/circuit-runs/cancel', {}, { body: { filter: {} } }), 401);
+    const replayed = await expectStatus(
+      call(
+        'POST',
+        '/users/circuit-runs/replay',
+        {},
+        { token: owner.token, body: { filter: { batch_uid: values.uid }, mode: 'recorded' } },
+      ),
+      200,
+    );
+    expect(replayed.body.payload).toMatchObject({ batch_uid: expect.any(String), truncated: false });
+    await expectStatus(
+      call('GET', '/batches/{uid}', { uid: replayed.body.payload.batch_uid }, { token: owner.token }),
+      200,
+    );
+    // Nothing matched: no batch, its uid left out.
+    const none = await expectStatus(
+      call('POST', '/users/circuit-runs/replay', {}, { token: owner.token, body: { filter: { tag: 'none-such' } } }),
+      200,
+    );
+    expect(none.body.payload).toEqual({ matched: 0, replayed: 0, truncated: false });
+    await expectStatus(
+      call('POST', '/users/circuit-runs/replay', {}, { token: owner.token, body: { filter: {}, mode: 'sideways' } }),
+      400,
+    );
+    await expectStatus(call('POST', '/users/circuit-runs/replay', {}, { body: { filter: {} } }), 401);
   });
 });
 

@@ -789,6 +789,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/users/circuit-runs/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel your runs of a filter still PROVISIONED or RUNNING, as POST /circuit-runs/{uid}/cancel does each: {matched, canceled, truncated}; at most 10000 a call
+         * @description `matched` counts every run of the filter still in flight; the call acts on the oldest 10000 of them (`truncated` is true when more matched: call again for the rest). `canceled` counts those this call asked to stop: a PROVISIONED run ends EXCEPTION Canceled at once, a RUNNING one is told to stop and ends Canceled within a second or so; a run asked before is not counted again. Only your own runs are touched, whatever the filter; a filter matching nothing answers 0s. Send Idempotency-Key to make retries safe.
+         */
+        post: operations["CancelMyCircuitRuns"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/circuit-runs/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay your ended runs of a filter as one batch, as POST /circuit-runs/{uid}/replay does each: {matched, replayed, batch_uid, truncated}; at most 10000 a call
+         * @description `matched` counts every COMPLETED or EXCEPTION run of the filter; the call replays the oldest 10000 of them (`truncated` is true when more matched: narrow the filter with created_after for the rest). Each replay runs its original's version and input; together they form the batch `batch_uid` (GET /batches/{uid}), charged and admitted as a batch's runs are (replays the balance cannot cover end InsufficientCredits). Only your own runs are read, whatever the filter; a filter matching nothing answers 0 and no batch. Send Idempotency-Key to make retries safe.
+         */
+        post: operations["ReplayMyCircuitRuns"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/credit-ledger": {
         parameters: {
             query?: never;
@@ -948,7 +988,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A batch (its submitter only): {uid, circuit_uid, total, counts: {PROVISIONED, RUNNING, COMPLETED, EXCEPTION}, created_at, canceled_at?} */
+        /** A batch (its submitter only): {uid, circuit_uid? (absent for the replays of runs of several circuits), total, counts: {PROVISIONED, RUNNING, COMPLETED, EXCEPTION}, created_at, canceled_at?} */
         get: operations["GetCircuitBatch"];
         put?: never;
         post?: never;
@@ -1738,6 +1778,14 @@ export interface operations {
                     output?: string;
                     /** @description Free text about this version */
                     description?: string;
+                    /** @description {"limit": 1–10000, "key"?: "{{input.<field>}}…"}: at most limit runs of the circuit RUNNING per rendered key (per circuit without one); the rest wait PROVISIONED */
+                    concurrency?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description {"key": "{{input.<field>}}…", "window_s": 1–3600}: one caller's queries with the same rendered key within the window collapse into one run, started at its end with the latest input */
+                    debounce?: {
+                        [key: string]: unknown;
+                    };
                     /** @description Make it the primary version (default false; the first version always is) */
                     primary?: boolean;
                 };
@@ -2477,6 +2525,8 @@ export interface operations {
                     start_at?: string;
                     /** @description Start the run this many seconds from now (at most 31536000, a year) instead of at once. Not with start_at */
                     delay_s?: number;
+                    /** @description 0–9, default 5: among your runs waiting for a slot (USER_MAX_CONCURRENT_RUNS, a worker's share), higher priorities are claimed first; it never moves your runs ahead of another user's */
+                    priority?: number;
                 };
             };
         };
@@ -4420,6 +4470,8 @@ export interface operations {
                 created_after?: string;
                 /** @description Only runs created before this instant (RFC 3339) */
                 created_before?: string;
+                /** @description Only runs of this batch */
+                batch_uid?: string;
                 /** @description Items per page (default 10; larger values are capped at 100) */
                 limit?: number;
                 /** @description 1-based page number (default 1) */
@@ -4493,6 +4545,310 @@ export interface operations {
             403: components["responses"]["NotAllowed"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["Internal"];
+        };
+    };
+    CancelMyCircuitRuns: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried POST safe: the same caller sending the same key (printable ASCII, at most 255 characters) within 24 hours gets the first answer again and starts no second run. The same key with a different request body is 409 Conflict. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Which of your runs: every condition sent must hold; {} is all your runs. The filters of GET /users/circuit-runs */
+                    filter: {
+                        /**
+                         * @description Only runs in this state
+                         * @enum {string}
+                         */
+                        state?: "PROVISIONED" | "RUNNING" | "COMPLETED" | "EXCEPTION";
+                        /**
+                         * Format: uuid
+                         * @description Only runs of this circuit
+                         */
+                        circuit_uid?: string;
+                        /** @description Only runs carrying this tag */
+                        tag?: string;
+                        /** @description Only runs whose metadata has every one of these key/value pairs */
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description Only runs created after this instant
+                         */
+                        created_after?: string;
+                        /**
+                         * Format: date-time
+                         * @description Only runs created before this instant
+                         */
+                        created_before?: string;
+                        /**
+                         * Format: uuid
+                         * @description Only runs of this batch
+                         */
+                        batch_uid?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "success";
+                        payload: {
+                            matched: number;
+                            canceled: number;
+                            truncated: boolean;
+                        };
+                        notices?: components["schemas"]["Notices"];
+                    };
+                };
+            };
+            400: components["responses"]["BadClientData"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["NotAllowed"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            /** @description Conflict: The Idempotency-Key was already used by the caller with a different request, or its first request is still being processed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    ReplayMyCircuitRuns: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried POST safe: the same caller sending the same key (printable ASCII, at most 255 characters) within 24 hours gets the first answer again and starts no second run. The same key with a different request body is 409 Conflict. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Which of your runs: every condition sent must hold; {} is all your runs. The filters of GET /users/circuit-runs */
+                    filter: {
+                        /**
+                         * @description Only runs in this state
+                         * @enum {string}
+                         */
+                        state?: "PROVISIONED" | "RUNNING" | "COMPLETED" | "EXCEPTION";
+                        /**
+                         * Format: uuid
+                         * @description Only runs of this circuit
+                         */
+                        circuit_uid?: string;
+                        /** @description Only runs carrying this tag */
+                        tag?: string;
+                        /** @description Only runs whose metadata has every one of these key/value pairs */
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description Only runs created after this instant
+                         */
+                        created_after?: string;
+                        /**
+                         * Format: date-time
+                         * @description Only runs created before this instant
+                         */
+                        created_before?: string;
+                        /**
+                         * Format: uuid
+                         * @description Only runs of this batch
+                         */
+                        batch_uid?: string;
+                    };
+                    /**
+                     * @description recorded (default): unchanged requests reuse the original's outputs; live: every step executes
+                     * @enum {string}
+                     */
+                    mode?: "recorded" | "live";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "success";
+                        payload: {
+                            matched: number;
+                            replayed: number;
+                            batch_uid?: string;
+                            truncated: boolean;
+                        };
+                        notices?: components["schemas"]["Notices"];
+                    };
+                };
+            };
+            /** @description BadClientData: Invalid payload, parameter or definition */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized: Missing or invalid bearer token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NotAllowed: The token lacks runs:write, has a daily credit cap, or the caller may no longer run a circuit of the matched runs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NotFound: No such resource (or route) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RequestTimeout: The request body was not received in full within BODY_TIMEOUT_MS; the connection is closed */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: The Idempotency-Key was already used by the caller with a different request, or its first request is still being processed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PayloadTooLarge: The request body is over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UnsupportedMediaType: The request body is not JSON (send Content-Type: application/json) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RateLimited: More runs than RUN_RATE_LIMIT_PER_MINUTE from this token in the window (the call counts as one) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal: Unexpected server error (details are logged, never shown) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     ListMyCreditLedger: {
@@ -5083,6 +5439,8 @@ export interface operations {
                     start_at?: string;
                     /** @description Start the run this many seconds from now (at most 31536000, a year) instead of at once. Not with start_at */
                     delay_s?: number;
+                    /** @description 0–9, default 5: among your runs waiting for a slot (USER_MAX_CONCURRENT_RUNS, a worker's share), higher priorities are claimed first; it never moves your runs ahead of another user's */
+                    priority?: number;
                 };
             };
         };
@@ -5103,7 +5461,7 @@ export interface operations {
                         status: "success";
                         payload: {
                             uid: string;
-                            circuit_uid: string;
+                            circuit_uid?: string;
                             total: number;
                             counts: {
                                 PROVISIONED: number;
@@ -5319,7 +5677,7 @@ export interface operations {
                         status: "success";
                         payload: {
                             uid: string;
-                            circuit_uid: string;
+                            circuit_uid?: string;
                             total: number;
                             counts: {
                                 PROVISIONED: number;
@@ -5447,7 +5805,7 @@ export interface operations {
                         status: "success";
                         payload: {
                             uid: string;
-                            circuit_uid: string;
+                            circuit_uid?: string;
                             total: number;
                             counts: {
                                 PROVISIONED: number;

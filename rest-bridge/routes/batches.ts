@@ -1,7 +1,7 @@
 import type { Route } from '../route';
 import { BODY_UID, pageQuery, uidParam } from '../schemas';
 import { RUN_OPTIONAL_FIELDS } from '../../src/domain/runs';
-import { RUN_LABEL_FIELDS, RUN_START_FIELDS, WEBHOOK_EVENTS_FILTER } from './runs';
+import { RUN_LABEL_FIELDS, RUN_PRIORITY_FIELD, RUN_START_FIELDS, WEBHOOK_EVENTS_FILTER } from './runs';
 
 const tag = 'Batches';
 
@@ -57,6 +57,7 @@ export const batchRoutes: Route[] = [
           description: 'The most each run may cost (EXCEPTION BudgetExceeded past it)',
         },
         ...RUN_START_FIELDS,
+        ...RUN_PRIORITY_FIELD,
       },
       required: ['inputs'],
     },
@@ -79,9 +80,10 @@ export const batchRoutes: Route[] = [
       maxCredits: body.max_credits,
       startAt: body.start_at,
       delaySeconds: body.delay_s,
+      priority: body.priority,
     }),
     result: 'createCircuitBatch',
-    omitWhenNull: ['canceled_at'],
+    omitWhenNull: ['canceled_at', 'circuit_uid'],
   },
   {
     method: 'POST',
@@ -122,13 +124,13 @@ export const batchRoutes: Route[] = [
     path: '/batches/:uid',
     operation: 'GetCircuitBatch',
     summary:
-      'A batch (its submitter only): {uid, circuit_uid, total, counts: {PROVISIONED, RUNNING, COMPLETED, EXCEPTION}, created_at, canceled_at?}',
+      'A batch (its submitter only): {uid, circuit_uid? (absent for the replays of runs of several circuits), total, counts: {PROVISIONED, RUNNING, COMPLETED, EXCEPTION}, created_at, canceled_at?}',
     auth: 'required',
     tag,
     params: { uid: uidParam('Batch') },
     variables: ({ params }) => ({ uid: params.uid }),
     result: 'circuitBatch',
-    omitWhenNull: ['canceled_at'],
+    omitWhenNull: ['canceled_at', 'circuit_uid'],
   },
   {
     method: 'GET',
@@ -155,6 +157,6 @@ export const batchRoutes: Route[] = [
     params: { uid: uidParam('Batch') },
     variables: ({ params }) => ({ uid: params.uid }),
     result: 'cancelCircuitBatch',
-    omitWhenNull: ['canceled_at'],
+    omitWhenNull: ['canceled_at', 'circuit_uid'],
   },
 ];

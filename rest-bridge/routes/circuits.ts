@@ -165,6 +165,18 @@ export const circuitRoutes: Route[] = [
           description: "JSONata over {input, steps}: the run's output (default: the last step's)",
         },
         description: { type: 'string', description: 'Free text about this version' },
+        concurrency: {
+          type: 'object',
+          additionalProperties: true,
+          description:
+            '{"limit": 1–10000, "key"?: "{{input.<field>}}…"}: at most limit runs of the circuit RUNNING per rendered key (per circuit without one); the rest wait PROVISIONED',
+        },
+        debounce: {
+          type: 'object',
+          additionalProperties: true,
+          description:
+            '{"key": "{{input.<field>}}…", "window_s": 1–3600}: one caller\'s queries with the same rendered key within the window collapse into one run, started at its end with the latest input',
+        },
         primary: {
           type: 'boolean',
           description: 'Make it the primary version (default false; the first version always is)',

@@ -5,6 +5,9 @@ import {
   MAX_APPROVAL_DATA_BYTES,
   MAX_START_DELAY_SECONDS,
   RUN_OPTIONAL_FIELDS,
+  RUN_PRIORITY_DEFAULT,
+  RUN_PRIORITY_MAX,
+  RUN_PRIORITY_MIN,
 } from '../../src/domain/runs';
 import { DEFAULT_WEBHOOK_EVENTS, WEBHOOK_EVENTS } from '../../src/domain/webhook-events';
 
@@ -45,6 +48,16 @@ export const RUN_START_FIELDS = {
     minimum: 1,
     maximum: MAX_START_DELAY_SECONDS,
     description: `Start the run this many seconds from now (at most ${MAX_START_DELAY_SECONDS}, a year) instead of at once. Not with start_at`,
+  },
+};
+
+/** `priority` of a query or batch (docs/runs.md, Priority); the service checks it too, for GraphQL. */
+export const RUN_PRIORITY_FIELD = {
+  priority: {
+    type: 'integer',
+    minimum: RUN_PRIORITY_MIN,
+    maximum: RUN_PRIORITY_MAX,
+    description: `${RUN_PRIORITY_MIN}–${RUN_PRIORITY_MAX}, default ${RUN_PRIORITY_DEFAULT}: among your runs waiting for a slot (USER_MAX_CONCURRENT_RUNS, a worker's share), higher priorities are claimed first; it never moves your runs ahead of another user's`,
   },
 };
 
@@ -137,6 +150,7 @@ export const runRoutes: Route[] = [
             'The most the run may cost: a step whose credit hold would pass it does not start and the run ends EXCEPTION BudgetExceeded (see POST /circuit-adaptors/{uid}/estimate)',
         },
         ...RUN_START_FIELDS,
+        ...RUN_PRIORITY_FIELD,
       },
       required: ['input'],
     },
@@ -167,6 +181,7 @@ export const runRoutes: Route[] = [
         maxCredits: body.max_credits,
         startAt: body.start_at,
         delaySeconds: body.delay_s,
+        priority: body.priority,
         waitSeconds: wait,
         waiting: wait !== undefined,
       };

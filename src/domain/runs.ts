@@ -59,6 +59,14 @@ export const RUN_OPTIONAL_FIELDS = [
   'waiting_for[].decision_url',
 ];
 
+/** A query's `priority` (docs/runs.md, Priority): whole numbers from 0 to 9, higher first among one user's waiting runs. */
+export const RUN_PRIORITY_MIN = 0;
+export const RUN_PRIORITY_MAX = 9;
+export const RUN_PRIORITY_DEFAULT = 5;
+
+/** The most runs one bulk action by filter (cancel, replay) acts on; a larger match is cut to its oldest (docs/runs.md). */
+export const MAX_BULK_RUNS = 10_000;
+
 /** The furthest ahead a run may be asked to start (`delay_s`, `start_at`): one year of 365 days, in seconds. */
 export const MAX_START_DELAY_SECONDS = 31_536_000;
 

@@ -1,6 +1,13 @@
 import { allStepKinds } from './steps/registry';
 import { cacheField } from './steps/field-schemas';
 import type { FieldSchema } from './steps/types';
+import {
+  FLOW_KEY_TEMPLATE,
+  MAX_CONCURRENCY_LIMIT,
+  MAX_DEBOUNCE_WINDOW_SECONDS,
+  MAX_FLOW_KEY_CHARS,
+  MAX_FLOW_KEY_TEMPLATE_CHARS,
+} from '../domain/definition';
 
 /** Step ids: what `steps.<id>` can reference. */
 export const STEP_ID = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -95,9 +102,56 @@ export function annotatedDefinitionSchema(): FieldSchema {
         'x-message': 'must be a JSON Schema object',
       },
       description: { type: 'string', description: 'Free text about this version.', 'x-message': 'must be a string' },
+      concurrency: {
+        type: 'object',
+        description: `Flow control: at most \`limit\` runs of this circuit RUNNING at once per rendered \`key\` (per circuit without one); the rest wait PROVISIONED, started in creation order as slots free. A run waiting on a wait step, an approval or a delayed start holds no slot.`,
+        'x-message': 'must be an object {"limit", "key"?}',
+        properties: {
+          limit: {
+            type: 'integer',
+            minimum: 1,
+            maximum: MAX_CONCURRENCY_LIMIT,
+            description: `Runs RUNNING at once per key, 1 to ${MAX_CONCURRENCY_LIMIT}.`,
+            'x-message': `must be a whole number from 1 to ${MAX_CONCURRENCY_LIMIT} (got {value})`,
+          },
+          key: flowKeyField('concurrency'),
+        },
+        required: ['limit'],
+        additionalProperties: false,
+      },
+      debounce: {
+        type: 'object',
+        description:
+          "Flow control: one caller's queries with the same rendered `key` within `window_s` of the first collapse into one run, which starts at the window's end with the latest input; every caller is answered that run.",
+        'x-message': 'must be an object {"key", "window_s"}',
+        properties: {
+          key: flowKeyField('debounce'),
+          window_s: {
+            type: 'integer',
+            minimum: 1,
+            maximum: MAX_DEBOUNCE_WINDOW_SECONDS,
+            description: `The window, fixed from a key's first query: 1 to ${MAX_DEBOUNCE_WINDOW_SECONDS} seconds.`,
+            'x-message': `must be a whole number of seconds from 1 to ${MAX_DEBOUNCE_WINDOW_SECONDS} (got {value})`,
+          },
+        },
+        required: ['key', 'window_s'],
+        additionalProperties: false,
+      },
     },
     required: ['query_schema', 'steps'],
     additionalProperties: false,
+  };
+}
+
+/** `concurrency.key`, `debounce.key`: a key template of text and `{{input.…}}` references (FLOW_KEY_TEMPLATE). */
+function flowKeyField(of: 'concurrency' | 'debounce'): FieldSchema {
+  return {
+    type: 'string',
+    minLength: 1,
+    maxLength: MAX_FLOW_KEY_TEMPLATE_CHARS,
+    pattern: FLOW_KEY_TEMPLATE.source,
+    description: `The ${of} key: text and references to the input such as {{input.customer_id}} (no helpers). A value that is an object or array refuses the query (400); a key longer than ${MAX_FLOW_KEY_CHARS} characters is kept as its SHA-256.`,
+    'x-message': `must be text and {{input.<field>}} references only, at most ${MAX_FLOW_KEY_TEMPLATE_CHARS} characters (got {value})`,
   };
 }
 

@@ -52,7 +52,8 @@ export class InflightCalls {
     const deadline = Date.now() + LOOKUP_MS;
     for (;;) {
       const record = await IdempotencyKey.findOne({ where: { user_uid: viewer.uid, key }, attributes: ['run_uid'] });
-      if (record) return cancelOwnRun(services, viewer, record.run_uid);
+      // A key of a bulk action names no run: nothing to cancel.
+      if (record) return record.run_uid === null ? undefined : cancelOwnRun(services, viewer, record.run_uid);
       if (Date.now() > deadline || this.calls.has(key)) break;
       await new Promise((resolve) => setTimeout(resolve, LOOKUP_EVERY_MS));
     }

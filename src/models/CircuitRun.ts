@@ -100,6 +100,11 @@ export const RUN_COLUMNS = {
   },
   /** The query's max_credits, its spend cap: the run never costs more; null: no cap but the balance. */
   max_credits: { type: DataTypes.BIGINT, allowNull: true, draft: { arg: true } },
+  /**
+   * The query's `priority`, 0–9 (default 5): among one user's runs waiting for a slot, higher ones are claimed
+   * first (src/runs/transitions.ts); never ahead of another user's runs.
+   */
+  priority: { type: DataTypes.SMALLINT, allowNull: false, defaultValue: 5, draft: { arg: true } },
   /** How a replay reuses the original's outputs: 'recorded' or 'live'; null for other runs. */
   replay_mode: { type: DataTypes.TEXT, allowNull: true, draft: {} },
   /** The query sent "cache": "bypass": step cache reads skipped, results still stored. */
@@ -171,6 +176,11 @@ export const RUN_COLUMNS = {
    */
   parked_at: { type: DataTypes.DATE, allowNull: true },
   wake_at: { type: DataTypes.DATE, allowNull: true, draft: {} },
+  /**
+   * Its rendered key under its version's `debounce` (src/runs/debounce.ts): while the window is open the run is
+   * parked until `wake_at`, and a query of the same caller, version and key replaces its input.
+   */
+  debounce_key: { type: DataTypes.TEXT, allowNull: true, draft: {} },
   worker: { type: DataTypes.TEXT, allowNull: true },
   worker_backend_pid: { type: DataTypes.INTEGER, allowNull: true },
   event_seq: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
@@ -241,6 +251,7 @@ export class CircuitRun extends Model<InferAttributes<CircuitRun>, InferCreation
   declare metadata: CreationOptional<Record<string, string> | null>;
   declare batch_uid: CreationOptional<string | null>;
   declare max_credits: CreationOptional<string | number | null>;
+  declare priority: CreationOptional<number>;
   declare state: CreationOptional<RunState>;
   declare is_public: CreationOptional<boolean>;
   declare input: Record<string, unknown>;
@@ -265,6 +276,7 @@ export class CircuitRun extends Model<InferAttributes<CircuitRun>, InferCreation
   declare cancel_requested_at: CreationOptional<Date | null>;
   declare parked_at: CreationOptional<Date | null>;
   declare wake_at: CreationOptional<Date | null>;
+  declare debounce_key: CreationOptional<string | null>;
   declare worker: CreationOptional<string | null>;
   declare worker_backend_pid: CreationOptional<number | null>;
   declare event_seq: CreationOptional<number>;

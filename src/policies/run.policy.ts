@@ -35,6 +35,14 @@ export function runPermits(
   return permits(RUN_RULES[action], RUNS, viewer, run);
 }
 
+/**
+ * The runs the viewer may `action`, as a Sequelize where clause on CircuitRun: what a bulk action by filter
+ * (cancel, replay) works on, whatever its filter says.
+ */
+export function runsWhere(viewer: User | null, action: RunAction): WhereOptions<CircuitRun> {
+  return ruleWhere<CircuitRun>(RUN_RULES[action], RUNS, viewer);
+}
+
 /** runPermits(viewer, run, 'read') as a Sequelize where clause on CircuitRun; with no viewer, the public runs. */
 export function readableRunsWhere(viewer: User | null): WhereOptions<CircuitRun> {
   return ruleWhere<CircuitRun>(RUN_RULES.read, RUNS, viewer);

@@ -51,6 +51,8 @@ export const ROOT_FIELD_SCOPES: Record<'Query' | 'Mutation' | 'Subscription', Re
     signalCircuitRun: 'runs:write',
     createCircuitBatch: 'runs:write',
     cancelCircuitBatch: 'runs:write',
+    cancelCircuitRuns: 'runs:write',
+    replayCircuitRuns: 'runs:write',
     circuitRunEventsUrl: 'runs:read',
     createCircuit: 'circuits:write',
     updateCircuit: 'circuits:write',

@@ -260,3 +260,100 @@ export async function admitBatch(services: AdmissionPorts, batch: BatchAdmission
   ]);
   return admitted;
 }
+
+/**
+ * A replay by filter (src/runs/bulk-runs.ts): the ended runs replayed (`sources`, in order), and the draft
+ * common to the replays; each replay takes its circuit, version, input and priority from the run it
+ * replays (REPLAYED_COLUMNS), the rest from `draft` (a fresh run's: no webhook, tags or metadata).
+ */
+export interface ReplayAdmission {
+  /** The batch the replays form. */
+  uid: string;
+  /** The batch's circuit when every replayed run is of one circuit; null otherwise. */
+  circuitUid: string | null;
+  sources: readonly string[];
+  draft: Omit<RunDraft, 'input' | 'circuit_uid' | 'circuit_version_uid'>;
+}
+
+/** What a replay takes from the run it replays (`o`, that run's row), by draft column; the others come from the common draft. */
+const REPLAYED_COLUMNS: Partial<Record<StatementColumn, string>> = {
+  circuit_uid: 'w.circuit_uid',
+  circuit_version_uid: 'w.circuit_version_uid',
+  input: 'w.input',
+  replay_of: 'w.of_uid',
+  priority: 'w.priority',
+};
+const replayValues = (columns: readonly StatementColumn[]) =>
+  columns.map((column) => REPLAYED_COLUMNS[column] ?? `c.${column}`).join(', ');
+
+/**
+ * One statement replays up to 10,000 ended runs as a batch, as admitBatchSql admits one: its header, then, with
+ * the user row locked, the replays in order (holdCtes) — those the unheld balance covers PROVISIONED with their
+ * base credit held and their jobs queued, the rest at once EXCEPTION InsufficientCredits. Only the user's own
+ * ended runs are read (`$2`), whatever uids are sent.
+ */
+function admitReplaysSql(services: AdmissionPorts): string {
+  const sqlEnqueue = services.runQueue.sqlEnqueue;
+  return `WITH batch AS (
+       INSERT INTO circuit_batches (uid, user_uid, circuit_uid, total) VALUES ($1, $2, $3, $4) RETURNING uid, created_at),
+     common AS (
+       SELECT c.* FROM jsonb_to_record($7::jsonb) AS c(deadline_s int, ${recordOf(DRAFT_COLUMNS)})),
+     wanted AS (
+       SELECT row_number() OVER (ORDER BY s.ord) AS ord, gen_random_uuid() AS uid, o.uid AS of_uid, o.circuit_uid,
+              o.circuit_version_uid, o.input, o.priority
+         FROM unnest($5::uuid[]) WITH ORDINALITY AS s(uid, ord)
+         JOIN circuit_runs o ON o.uid = s.uid AND o.user_uid = $2 AND o.state IN ('COMPLETED', 'EXCEPTION')),
+     ${holdCtes('$2', '$6')},
+     inserted AS (
+       INSERT INTO circuit_runs (uid, user_uid, ${DRAFT_COLUMNS.join(', ')}, credits_held, ${START_COLUMNS}, batch_uid, created_at)
+       SELECT w.uid, hold.uid, ${replayValues(DRAFT_COLUMNS)}, $6::bigint, ${startValues('c')}, batch.uid, clock_timestamp()
+         FROM admitted w CROSS JOIN hold CROSS JOIN batch CROSS JOIN common c
+        ORDER BY w.ord
+       RETURNING uid, parked_at),
+     refused AS (
+       INSERT INTO circuit_runs (uid, user_uid, ${DRAFT_COLUMNS.join(', ')}, state, ended_at, error, failure_reason, credits_cost, batch_uid, created_at)
+       SELECT w.uid, $2, ${replayValues(DRAFT_COLUMNS)}, 'EXCEPTION', now(), $8::jsonb, 'InsufficientCredits: not admitted with its batch', 0,
+              batch.uid, clock_timestamp()
+         FROM wanted w CROSS JOIN batch CROSS JOIN common c
+        WHERE NOT EXISTS (SELECT 1 FROM admitted a WHERE a.ord = w.ord)
+        ORDER BY w.ord
+       RETURNING uid)${
+         sqlEnqueue
+           ? `,
+     run AS (SELECT uid FROM inserted WHERE parked_at IS NULL),
+     job AS (${sqlEnqueue.jobCte})
+     SELECT (SELECT created_at FROM batch), (SELECT count(*) FROM inserted)::int AS admitted, (SELECT count(*) FROM refused)::int AS refused,
+            (SELECT coalesce(array_agg(uid::text), '{}') FROM inserted) AS run_uids, (SELECT count(${sqlEnqueue.notifyColumn}) FROM job)::int AS queued`
+           : `
+     SELECT (SELECT created_at FROM batch), (SELECT count(*) FROM inserted)::int AS admitted, (SELECT count(*) FROM refused)::int AS refused,
+            (SELECT coalesce(array_agg(uid::text), '{}') FROM inserted) AS run_uids, 0 AS queued`
+       }`;
+}
+
+/**
+ * Replays ended runs as one batch in one statement (a replay by filter), under the same balance rule as a
+ * batch; in `transaction` when given (the Idempotency-Key's answer is written in it). With a job store that
+ * queues in SQL their jobs are in it; otherwise the caller queues them.
+ */
+export async function admitReplays(
+  services: AdmissionPorts,
+  replays: ReplayAdmission,
+  transaction?: Transaction,
+): Promise<AdmittedBatch> {
+  const [admitted] = await preparedQuery<AdmittedBatch>(
+    services.sequelize,
+    admitReplaysSql(services),
+    [
+      replays.uid,
+      replays.draft.user_uid,
+      replays.circuitUid,
+      replays.sources.length,
+      replays.sources,
+      RUN_BASE_CREDITS,
+      JSON.stringify(draftRow(replays.draft, DRAFT_COLUMNS)),
+      REFUSED_ERROR,
+    ],
+    transaction,
+  );
+  return admitted;
+}

@@ -40,7 +40,8 @@ export interface CreateBatchInput extends RunDraftArgs, RunStartArgs {
 export interface BatchRow {
   uid: string;
   user_uid: string;
-  circuit_uid: string;
+  /** Null for a replay by filter of runs of several circuits (src/runs/bulk-runs.ts). */
+  circuit_uid: string | null;
   total: number;
   canceled_at: Date | null;
   created_at: Date;

@@ -2,6 +2,7 @@ import type { RunDeps } from './ports';
 import { waitForRunEnd } from './events/wait';
 import { abortedError, endRun, failedEnding } from './execute';
 import { abandonedAttempt, requestRunCancel } from './transitions';
+import type { RunState } from '../domain/runs';
 
 /** How long a cancel waits for a RUNNING run to end before answering it as it is. */
 export const CANCEL_WAIT_MS = 5_000;
@@ -16,6 +17,20 @@ export const CANCEL_WAIT_MS = 5_000;
 export async function cancelRun(deps: RunDeps, uid: string, waitMs = CANCEL_WAIT_MS): Promise<void> {
   const marked = await requestRunCancel(deps.sequelize, uid);
   if (!marked) return;
+  await stopCanceledRun(deps, uid, marked, waitMs);
+}
+
+/**
+ * What follows a run's cancel request (`marked`: its state and attempt when it was marked): a PROVISIONED
+ * run ended here, a RUNNING one whose worker is gone or that is parked ended here, any other told over the
+ * bus (and waited for up to `waitMs`). Each path ends the run once, so its webhook hears one end.
+ */
+export async function stopCanceledRun(
+  deps: RunDeps,
+  uid: string,
+  marked: { state: RunState; attempt: number },
+  waitMs: number,
+): Promise<void> {
   if (
     marked.state === 'PROVISIONED' &&
     (await endRun(deps, failedEnding({ uid, attempt: marked.attempt }, abortedError('Canceled'))))

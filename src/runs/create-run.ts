@@ -10,11 +10,10 @@ import { isUid } from '../ids';
 import { checkInput } from '../engine/input-schema';
 import { RUN_BASE_CREDITS } from '../credits/holds';
 import { readBalance } from '../credits/balance';
-import { admitWithinTokenCap, tokenSpendOf } from '../credits/token-spend';
+import { admitWithinTokenCap, releaseTokenSpend, tokenSpendOf } from '../credits/token-spend';
 import { markNotEnqueued } from './transitions';
 import type { RunDeps } from './ports';
 import { preparedQuery } from '../db/prepared';
-import type { AdmittedRun } from './admission';
 import { parseRunWebhook } from './run-webhook';
 import type { CircuitRow } from './read-cache';
 import type { RunService, RunVersion } from './run-service';
@@ -22,6 +21,9 @@ import { versionOfAlias } from '../aliases/alias-version';
 import { checkMetadata, checkTags } from './run-labels';
 import { checkMaxCredits } from '../credits/budget';
 import { checkStart, type RunStartArgs } from './delayed-start';
+import { admitDebounced, type Debounced } from './debounce';
+import { renderFlowKey } from './flow-keys';
+import { RUN_PRIORITY_DEFAULT, RUN_PRIORITY_MAX, RUN_PRIORITY_MIN } from '../domain/runs';
 
 /**
  * What a query sends. The draft columns a caller sends (RUN_COLUMNS' `draft.arg`: tags, metadata,
@@ -51,11 +53,23 @@ export interface CreateRunInput extends RunDraftArgs, RunStartArgs {
   traceparent?: string | null;
 }
 
+/** A query's `priority`, checked: a whole number from 0 to 9, null (the default, 5) when not sent. */
+export function checkPriority(value: unknown): number | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < RUN_PRIORITY_MIN || value > RUN_PRIORITY_MAX)
+    throw badInput(
+      `priority must be a whole number from ${RUN_PRIORITY_MIN} to ${RUN_PRIORITY_MAX} (default ${RUN_PRIORITY_DEFAULT}; higher first)`,
+      { field: 'priority' },
+    );
+  return value;
+}
+
 /** The checks of the draft columns a caller sends (`draft.arg`): the value to store, or badInput. Without one, stored as sent. */
 const DRAFT_ARG_CHECKS: { [A in keyof RunDraftArgs]?: (value: unknown) => unknown } = {
   tags: checkTags,
   metadata: checkMetadata,
   maxCredits: checkMaxCredits,
+  priority: checkPriority,
 };
 
 /**
@@ -83,6 +97,12 @@ export interface CreateRunResult {
 
 export const IDEMPOTENCY_WINDOW_HOURS = 24;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** An Idempotency-Key as sent: 400 naming it unless it is 1–255 visible ASCII characters. */
+export function checkIdempotencyKey(key: string): void {
+  if (!IDEMPOTENCY_KEY.test(key))
+    throw badInput('Idempotency-Key must be 1-255 visible ASCII characters', { field: 'Idempotency-Key' });
+}
 
 /** The draft columns a caller sends that joined the request hash together, as one object (hashes already issued keep their value). */
 const FIRST_HASHED_ARGS = ['tags', 'metadata', 'max_credits'];
@@ -118,7 +138,8 @@ function requestHash(input: CreateRunInput): string {
 async function findReplay(viewer: User, key: string, hash: string): Promise<CircuitRun | null> {
   const record = await IdempotencyKey.findOne({ where: { user_uid: viewer.uid, key } });
   if (!record || record.created_at.getTime() < Date.now() - IDEMPOTENCY_WINDOW_HOURS * 3600_000) return null;
-  if (record.request_hash !== hash) throw conflict('This Idempotency-Key was already used with a different request');
+  if (record.request_hash !== hash || record.run_uid === null)
+    throw conflict('This Idempotency-Key was already used with a different request');
   const run = await CircuitRun.findByPk(record.run_uid);
   return run && asFirstAnswered(run);
 }
@@ -237,8 +258,7 @@ export async function createRun(deps: RunDeps, viewer: User, input: CreateRunInp
   // Hashing the whole input is only needed to match a key; most requests carry none.
   const hash = key === null ? '' : requestHash(input);
   if (key !== null) {
-    if (!IDEMPOTENCY_KEY.test(key))
-      throw badInput('Idempotency-Key must be 1-255 visible ASCII characters', { field: 'Idempotency-Key' });
+    checkIdempotencyKey(key);
     const replay = await findReplay(viewer, key, hash);
     if (replay) return { run: replay, circuit, replayed: true };
   }
@@ -262,7 +282,16 @@ export async function createRun(deps: RunDeps, viewer: User, input: CreateRunInp
   const args = draftArgs(input);
   const deadlineSeconds = Math.min(deadline ?? deps.config.runDeadlineSeconds, deps.config.runDeadlineSeconds);
 
-  let inserted: AdmittedRun | null;
+  // Debounce (docs/runs.md, Debounce): a replay is never debounced, and the window says when the run starts.
+  const debounce = input.replay ? undefined : version.definition.debounce;
+  if (debounce && args.wake_at != null)
+    throw badInput(
+      "This circuit's version debounces its queries: its runs start at the end of their window, so start_at and delay_s cannot be sent",
+      { field: input.startAt != null ? 'start_at' : 'delay_s' },
+    );
+  const debounceKey = debounce ? renderFlowKey(debounce.key, input.input, 'debounce.key') : null;
+
+  let inserted: Debounced | null;
   // A token's daily credit cap (docs/tokens.md, Daily credit cap): the base credit is counted on the token's day before the run is admitted.
   const spend = tokenSpendOf(viewer.tokenGrant);
   try {
@@ -283,14 +312,19 @@ export async function createRun(deps: RunDeps, viewer: User, input: CreateRunInp
       traceparent: deps.tracer.queryTraceparent(input.traceparent, circuit.uid, version.uid),
       spend_token_uid: spend?.tokenUid ?? null,
       spend_day: spend?.day ?? null,
+      debounce_key: debounceKey,
     };
-    // One INSERT is its own unit of work; with a key, the key row joins it in a transaction.
+    // One INSERT is its own unit of work; with a key, the key row joins it in a transaction, as does a debounce's lookup.
     inserted = await admitWithinTokenCap(deps.sequelize, spend, RUN_BASE_CREDITS, () =>
-      key === null
-        ? deps.runService.admission.admit(fields)
+      key === null && !debounce
+        ? deps.runService.admission.admit(fields).then((admitted) => admitted && { admitted, joined: false })
         : deps.sequelize.transaction(async (transaction) => {
-            const created = await deps.runService.admission.admit(fields, transaction);
+            const outcome = debounce
+              ? await admitDebounced(deps, fields, debounce.window_s, transaction)
+              : { admitted: await deps.runService.admission.admit(fields, transaction), joined: false };
+            const created = outcome.admitted;
             if (!created) return null;
+            if (key === null) return outcome;
             const expired = new Date(Date.now() - IDEMPOTENCY_WINDOW_HOURS * 3600_000);
             await IdempotencyKey.destroy({
               where: { user_uid: viewer.uid, key, created_at: { [Op.lt]: expired } },
@@ -300,7 +334,7 @@ export async function createRun(deps: RunDeps, viewer: User, input: CreateRunInp
               { user_uid: viewer.uid, key, request_hash: hash, run_uid: created.run.uid },
               { transaction },
             );
-            return created;
+            return outcome;
           }),
     );
   } catch (error) {
@@ -312,8 +346,13 @@ export async function createRun(deps: RunDeps, viewer: User, input: CreateRunInp
     throw error;
   }
 
-  if (!inserted) throw await insufficientCredits(deps, viewer);
-  const { run, queued } = inserted;
+  if (!inserted?.admitted) throw await insufficientCredits(deps, viewer);
+  const { run, queued } = inserted.admitted;
+  if (inserted.joined) {
+    // The caller joined a run its own earlier query made: no new run, no new credit counted on the token's day.
+    if (spend) await releaseTokenSpend(deps.sequelize, spend, RUN_BASE_CREDITS);
+    return { run, circuit, replayed: false };
+  }
   deps.lifecycle.emit('created', { run: { uid: run.uid, user_uid: run.user_uid, webhook_events: run.webhook_events } });
   // A delayed start is parked, not queued: it is queued when it wakes.
   if (queued || run.parked_at != null) return { run, circuit, replayed: false };

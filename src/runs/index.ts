@@ -42,6 +42,7 @@ export { REPLAY_MODES, type ReplayMode, type ReplayOptions } from './replay';
 export { compareRuns, type RunComparison, type StepComparison } from './compare';
 export type { EstimateInput, RunEstimate } from './estimate';
 export type { MyRunsFilter } from './my-runs';
+export { MAX_BULK_RUNS, type BulkCancelResult, type BulkReplayResult } from './bulk-runs';
 export { presentRunPayload, shownRunFields, startAtOf, type ShownRunField } from './present';
 export type { LoggedRunEvent } from './events/log';
 export { mapStream, type RunEventStreamOptions, type StreamStart } from './events/stream';

@@ -49,14 +49,15 @@ export interface RunLabelFilter {
  * The conditions (over `circuit_runs`) of a label filter, served by the GIN indexes of migration 0023
  * (`tags @> ARRAY[…]`, `metadata @> '{…}'`); an unknown tag or key simply matches nothing.
  */
-export function labelFilterWhere(filter: RunLabelFilter): WhereOptions {
+export function labelFilterWhere(filter: RunLabelFilter, prefix = ''): WhereOptions {
   const where: Record<string, unknown> = {};
   if (filter.tag != null) {
-    if (!TAG.test(filter.tag)) throw badInput(`tag must match ${TAG.source}`, { field: 'tag' });
+    if (typeof filter.tag !== 'string' || !TAG.test(filter.tag))
+      throw badInput(`${prefix}tag must match ${TAG.source}`, { field: `${prefix}tag` });
     where.tags = { [Op.contains]: [filter.tag] };
   }
-  if (filter.metadata && Object.keys(filter.metadata).length > 0)
-    where.metadata = { [Op.contains]: checkMetadata(filter.metadata, 'metadata') };
+  if (filter.metadata != null && (typeof filter.metadata !== 'object' || Object.keys(filter.metadata).length > 0))
+    where.metadata = { [Op.contains]: checkMetadata(filter.metadata, `${prefix}metadata`) };
   const created: Record<symbol, Date> = {};
   if (filter.createdAfter) created[Op.gt] = filter.createdAfter;
   if (filter.createdBefore) created[Op.lt] = filter.createdBefore;

@@ -24,6 +24,7 @@ import {
   type CreateBatchInput,
 } from './batches';
 import { cancelRun } from './cancel';
+import { cancelRunsByFilter, replayRunsByFilter, type BulkCancelResult, type BulkReplayResult } from './bulk-runs';
 import {
   resolveApproval,
   readDecisionView,
@@ -100,6 +101,15 @@ export interface RunWing {
   cancelBatch(batch: BatchView): Promise<void>;
   /** Asks a run to stop and waits up to `waitMs` for it to end. */
   cancel(uid: string, waitMs?: number): Promise<void>;
+  /** Asks every run of the caller's filter still in flight to stop (at most MAX_BULK_RUNS a call). */
+  cancelMatching(viewer: User, filter: MyRunsFilter, idempotencyKey?: string | null): Promise<BulkCancelResult>;
+  /** Replays every ended run of the caller's filter as one batch (at most MAX_BULK_RUNS a call). */
+  replayMatching(
+    viewer: User,
+    filter: MyRunsFilter,
+    mode: string | null | undefined,
+    idempotencyKey?: string | null,
+  ): Promise<BulkReplayResult>;
   /** A person's decision on a waiting approval step. */
   approve(runUid: string, stepId: string, decision: ApprovalDecision): Promise<ApprovalOutcome>;
   /** The owner's signal to a signal wait step. */
@@ -181,6 +191,8 @@ export function createRunWing(ports: RunWingPorts): { wing: RunWing; worker?: Ru
     batchRuns: (batchUid, window) => batchRunsPage(batchUid, window),
     cancelBatch: (batch) => cancelBatch(deps, batch),
     cancel: (uid, waitMs) => cancelRun(deps, uid, waitMs),
+    cancelMatching: (viewer, filter, key) => cancelRunsByFilter(deps, viewer, filter, key),
+    replayMatching: (viewer, filter, mode, key) => replayRunsByFilter(deps, viewer, filter, mode, key),
     approve: (runUid, stepId, decision) => resolveApproval(deps, runUid, stepId, decision),
     waitingSteps: (runUids) => readWaitingSteps(sequelize, runUids),
     waitingApprovalsOf: (userUid, limit) => waitingApprovalsOf(sequelize, userUid, limit),

@@ -142,14 +142,15 @@ async function claimRuns(
   { staleAfterMs, notifyChannel, worker, fairness }: ClaimSettings,
 ): Promise<Map<string, ClaimedRun>> {
   const room = fairness?.room() ?? UNLIMITED;
-  // A PROVISIONED run is taken when its user's nth candidate here fits the user's slots (the slots
+  // A PROVISIONED run is taken when its user's nth candidate here (by priority, then age: a user's own
+  // order, docs/runs.md, Priority) fits the user's slots (the slots
   // row is locked and counts what is claimed, so workers claiming together count each other's claims), the user's share of this worker and, in
   // the order that interleaves users (each user's first, then each one's second, …), the worker's
   // room. The rest wait PROVISIONED, marked slot_wait, until a slot frees (wakeWaitingRuns).
   const rows = await preparedQuery<ClaimedRun>(
     sequelize,
     `WITH candidate AS (
-       SELECT uid, user_uid, created_at FROM circuit_runs WHERE uid = ANY($1::uuid[]) AND state = 'PROVISIONED' AND parked_at IS NULL),
+       SELECT uid, user_uid, created_at, priority FROM circuit_runs WHERE uid = ANY($1::uuid[]) AND state = 'PROVISIONED' AND parked_at IS NULL),
      slots AS (
        SELECT s.user_uid, s.claimed - COALESCE(e.ended, 0) AS running
          FROM user_run_slots s LEFT JOIN user_run_ends e ON e.user_uid = s.user_uid
@@ -157,7 +158,7 @@ async function claimRuns(
      share AS (
        SELECT * FROM unnest($8::uuid[], $9::int[]) AS s(user_uid, room)),
      ranked AS (
-       SELECT c.uid, c.created_at, row_number() OVER (PARTITION BY c.user_uid ORDER BY c.created_at, c.uid) AS n,
+       SELECT c.uid, c.created_at, row_number() OVER (PARTITION BY c.user_uid ORDER BY c.priority DESC, c.created_at, c.uid) AS n,
               LEAST($5::int - COALESCE(slots.running, 0), COALESCE(share.room, $7::int)) AS fits
          FROM candidate c LEFT JOIN slots ON slots.user_uid = c.user_uid LEFT JOIN share ON share.user_uid = c.user_uid),
      taken AS (
@@ -442,6 +443,76 @@ export async function finishRun(
   };
 }
 
+/** A PROVISIONED run ended by finishProvisionedRuns: what was charged, and what its end's announcement needs. */
+export interface EndedProvisionedRun {
+  uid: string;
+  attempt: number;
+  amount: number;
+  created_at: Date;
+  webhook_events: string[] | null;
+}
+
+/**
+ * PROVISIONED → EXCEPTION for many runs of one user at once (a cancel by filter, src/runs/bulk-runs.ts), each
+ * fenced by its attempt as finishRun fences one, and charged `cost` (the base credit its hold covers) with its
+ * own ledger row, in one statement: the user's row is locked once for all of them, where one finishRun per run
+ * would queue each behind the last for that lock. With `notifyChannel`, each run's state event. Returns the runs
+ * it ended; a run claimed or ended meanwhile is left out (the caller goes on with it as one cancel does).
+ */
+export async function finishProvisionedRuns(
+  sequelize: Sequelize,
+  userUid: string,
+  runs: ReadonlyArray<{ uid: string; attempt: number }>,
+  ending: { error: RunError; failureReason: string; cost: number },
+  notifyChannel?: string,
+): Promise<EndedProvisionedRun[]> {
+  if (runs.length === 0) return [];
+  // What a run pays is its cost within what it held: a PROVISIONED run holds its base credit from admission, so
+  // each pays it out of its own hold, and the balance after each ledger row follows the runs' order.
+  const rows = await preparedQuery<EndedProvisionedRun & { amount: string }>(
+    sequelize,
+    `WITH ended AS (
+       UPDATE circuit_runs r
+          SET state = 'EXCEPTION', ended_at = now(), updated_at = now(), heartbeat_at = NULL, parked_at = NULL, wake_at = NULL,
+              failure_reason = $5, credits_cost = $6, error = $4::jsonb
+         FROM unnest($2::uuid[], $3::int[]) AS m(uid, attempt)
+        WHERE r.uid = m.uid AND r.attempt = m.attempt AND r.user_uid = $1 AND r.state = 'PROVISIONED'
+        RETURNING r.uid, r.attempt, r.credits_held, r.created_at, r.webhook_events, ${ASYNC_COMMIT_COLUMN}),
+     locked AS (
+       SELECT uid, credits, credits_held FROM users WHERE uid = $1 AND EXISTS (SELECT 1 FROM ended) FOR UPDATE),
+     priced AS (
+       SELECT e.uid, e.attempt, e.created_at, e.webhook_events, e.credits_held AS held,
+              GREATEST(LEAST($6::bigint, e.credits_held), 0) AS amount, l.credits
+         FROM ended e CROSS JOIN locked l),
+     charged AS (
+       UPDATE users u SET credits = l.credits - t.amount, credits_held = GREATEST(l.credits_held - t.held, 0)
+         FROM locked l, (SELECT sum(amount) AS amount, sum(held) AS held FROM priced) t
+        WHERE u.uid = l.uid
+        RETURNING u.uid),
+     ledger AS (
+       INSERT INTO credit_ledger (user_uid, kind, run_uid, cost, amount, balance_after)
+       SELECT $1, 'run', p.uid, $6::bigint, -p.amount, p.credits - sum(p.amount) OVER (ORDER BY p.created_at, p.uid)
+         FROM priced p)
+     SELECT p.uid, p.attempt, p.amount, p.created_at, p.webhook_events${
+       notifyChannel
+         ? `,
+            pg_notify($7, json_build_object('uid', p.uid, 'state', 'EXCEPTION')::text) AS notified`
+         : ''
+     }
+       FROM priced p`,
+    [
+      userUid,
+      runs.map((run) => run.uid),
+      runs.map((run) => run.attempt),
+      JSON.stringify(ending.error),
+      ending.failureReason,
+      ending.cost,
+      ...(notifyChannel ? [notifyChannel] : []),
+    ],
+  );
+  return rows.map((row) => ({ ...row, amount: Number(row.amount) }));
+}
+
 /**
  * Runs a sweeper should queue again: PROVISIONED runs never queued (the process died between insert
  * and enqueue), and runs stuck for `stuckAfterMs` (a lost job, or RUNNING with a silent worker).
@@ -472,8 +543,8 @@ export async function claimRunsToRequeue(
 
 /**
  * Runs that waited for a slot (slot_wait) and now fit their user's USER_MAX_CONCURRENT_RUNS: at most
- * `limit`, interleaving users (each user's oldest first, then each one's second, …; users running the
- * fewest first), skipping `skipUsers` (at their share of the waking worker). Marked queued and
+ * `limit`, interleaving users (each user's first, then each one's second, …; users running the
+ * fewest first; a user's own runs by priority, then oldest first: priority never moves one user ahead of another), skipping `skipUsers` (at their share of the waking worker). Marked queued and
  * returned, for their jobs to be queued again; a run woken beyond a slot is simply turned away again.
  */
 export async function wakeWaitingRuns(
@@ -488,7 +559,8 @@ export async function wakeWaitingRuns(
     `UPDATE circuit_runs r SET slot_wait = false, enqueued_at = now()
       WHERE r.uid IN (
         SELECT w.uid FROM (
-          SELECT c.uid, c.created_at, s.claimed - COALESCE(e.ended, 0) AS running, row_number() OVER (PARTITION BY c.user_uid ORDER BY c.created_at, c.uid) AS n
+          SELECT c.uid, c.created_at, s.claimed - COALESCE(e.ended, 0) AS running,
+                 row_number() OVER (PARTITION BY c.user_uid ORDER BY c.priority DESC, c.created_at, c.uid) AS n
             FROM circuit_runs c JOIN user_run_slots s ON s.user_uid = c.user_uid LEFT JOIN user_run_ends e ON e.user_uid = c.user_uid
            WHERE c.slot_wait AND c.state = 'PROVISIONED' AND c.user_uid <> ALL($3::uuid[])) w
          WHERE w.running + w.n <= $1
@@ -555,6 +627,25 @@ export async function requestRunCancel(
     { bind: [uid], type: QueryTypes.SELECT },
   );
   return rows[0] ?? null;
+}
+
+/**
+ * Marks the cancel request of each of `uids` still in flight and the user's (a bulk cancel, src/runs/bulk-runs.ts),
+ * in one statement: their state and attempt when marked (for stopCanceledRun), and whether this statement asked
+ * first (`fresh`; a run asked before keeps its first request's time).
+ */
+export async function requestRunsCancel(
+  sequelize: Sequelize,
+  userUid: string,
+  uids: readonly string[],
+): Promise<Array<{ uid: string; state: RunState; attempt: number; fresh: boolean }>> {
+  if (uids.length === 0) return [];
+  return sequelize.query<{ uid: string; state: RunState; attempt: number; fresh: boolean }>(
+    `UPDATE circuit_runs SET cancel_requested_at = COALESCE(cancel_requested_at, now())
+      WHERE uid = ANY($1::uuid[]) AND user_uid = $2 AND state IN ('PROVISIONED', 'RUNNING')
+      RETURNING uid, state, attempt, cancel_requested_at = now() AS fresh`,
+    { bind: [uids, userUid], type: QueryTypes.SELECT },
+  );
 }
 
 /**

@@ -1,7 +1,7 @@
 import { Arg, Args, Authorized, Ctx, Directive, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { notFound } from '../../errors';
 import { limitRunCreation } from '../../ratelimit';
-import { MAX_START_DELAY_SECONDS } from '../../domain/runs';
+import { MAX_START_DELAY_SECONDS, RUN_PRIORITY_DEFAULT, RUN_PRIORITY_MAX, RUN_PRIORITY_MIN } from '../../domain/runs';
 import { JSONObjectScalar } from '../common/scalars';
 import { PageArgs, paged, pageWindow } from '../common/pagination';
 import type { AppContext } from '../context';
@@ -54,6 +54,11 @@ export class BatchResolver {
       description: `Start every run this many seconds from now (1–${MAX_START_DELAY_SECONDS}, a year). Not with startAt`,
     })
     delaySeconds: number | null,
+    @Arg('priority', () => Int, {
+      nullable: true,
+      description: `Every run's priority, ${RUN_PRIORITY_MIN}–${RUN_PRIORITY_MAX} (default ${RUN_PRIORITY_DEFAULT}): among your runs waiting for a slot, higher first; never ahead of another user's`,
+    })
+    priority: number | null,
     @Ctx() ctx: AppContext,
   ): Promise<CircuitBatchType> {
     // One batch is one request against the token's run rate limit; the balance and USER_MAX_CONCURRENT_RUNS bound its runs.
@@ -71,6 +76,7 @@ export class BatchResolver {
       maxCredits,
       startAt,
       delaySeconds,
+      priority,
     });
     return CircuitBatchType.from(batch);
   }

@@ -11,10 +11,17 @@ export class CircuitBatchCountsType {
   @Field(() => Int) EXCEPTION!: number;
 }
 
-@ObjectType('CircuitBatch', { description: 'Inputs submitted together; each is an ordinary run carrying batchUid' })
+@ObjectType('CircuitBatch', {
+  description:
+    'Inputs submitted together, or the replays of a replay by filter; each is an ordinary run carrying batchUid',
+})
 export class CircuitBatchType {
   @Field(() => ID) uid!: string;
-  @Field(() => ID) circuitUid!: string;
+  @Field(() => ID, {
+    nullable: true,
+    description: 'The circuit of its runs; null for the replays of runs of several circuits (replayCircuitRuns)',
+  })
+  circuitUid!: string | null;
   @Field(() => Int, { description: 'How many inputs (runs) it holds' }) total!: number;
   @Field(() => CircuitBatchCountsType) counts!: CircuitBatchCountsType;
   @Field(() => Date) createdAt!: Date;

@@ -16,7 +16,14 @@ import {
 import type { SubscribeResolverData } from 'type-graphql';
 import { CircuitVersion } from '../../models';
 import { CircuitRun } from '../../models/CircuitRun';
-import { isTerminal, MAX_START_DELAY_SECONDS, type RunState } from '../../domain/runs';
+import {
+  isTerminal,
+  MAX_START_DELAY_SECONDS,
+  RUN_PRIORITY_DEFAULT,
+  RUN_PRIORITY_MAX,
+  RUN_PRIORITY_MIN,
+  type RunState,
+} from '../../domain/runs';
 import { RUN_EVENT_KINDS, type RunEventKind } from '../../models/RunEvent';
 import { DEFAULT_WEBHOOK_EVENTS, WEBHOOK_EVENTS } from '../../domain/webhook-events';
 import { badInput, notFound, unauthorized } from '../../errors';
@@ -197,6 +204,11 @@ export class RunResolver {
       description: `Start the run this many seconds from now (1–${MAX_START_DELAY_SECONDS}, a year) instead of at once (REST delay_s). Not with startAt`,
     })
     delaySeconds: number | null | undefined,
+    @Arg('priority', () => Int, {
+      nullable: true,
+      description: `${RUN_PRIORITY_MIN}–${RUN_PRIORITY_MAX}, default ${RUN_PRIORITY_DEFAULT}: among your runs waiting for a slot, higher priorities are claimed first; it never moves your runs ahead of another user's`,
+    })
+    priority: number | null | undefined,
     @Ctx() ctx: AppContext,
   ): Promise<CircuitRunType> {
     if (waitSeconds !== null && waitSeconds !== undefined && (waitSeconds < 1 || waitSeconds > MAX_WAIT_SECONDS)) {
@@ -220,6 +232,7 @@ export class RunResolver {
       maxCredits,
       startAt,
       delaySeconds,
+      priority,
     });
     // The presenter looks the circuit up for its notices; createRun has just read it.
     ctx.loaders.circuit.prime(circuit.uid, circuit);

@@ -33,6 +33,9 @@ export class ViewerRunsArgs extends PageArgs {
 
   @Field(() => Date, { nullable: true, description: 'Only runs created before this instant' })
   createdBefore?: Date | null;
+
+  @Field(() => ID, { nullable: true, description: 'Only runs of this batch' })
+  batchUid?: string | null;
 }
 
 /** The caller's own runs in any state, newest first: the list is scoped to the caller, so every run in it is theirs to read. */
