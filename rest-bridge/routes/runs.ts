@@ -219,6 +219,7 @@ export const runRoutes: Route[] = [
     description:
       "The new run runs the original's version unless `version_uid` (a version of the same circuit) and the original's input unless `input` (checked against the version's query schema). It is charged like any run (reused steps cost 0 credits). 409 when the run is not COMPLETED or EXCEPTION. Compare the two with GET /circuit-runs/{a}/compare/{b}.",
     auth: 'required',
+    responseHeaders: ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'],
     tag,
     params: { uid: uidParam('Circuit run') },
     body: {
@@ -240,6 +241,8 @@ export const runRoutes: Route[] = [
       Conflict: 'The run is not terminal (PROVISIONED or RUNNING)',
       NotFound: 'No such run, or no such version_uid',
       BadClientData: "version_uid is a version of another circuit, or input does not match the version's query schema",
+      RateLimited:
+        'The token started more runs in the last minute than RUN_RATE_LIMIT_PER_MINUTE allows (a replay counts as a run)',
       InsufficientCredits: 'The balance cannot cover the base credit of a run',
     },
     variables: ({ params, body }) => ({
