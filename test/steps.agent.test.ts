@@ -361,13 +361,14 @@ test('output_schema: the answer is parsed and checked; the model is told the sch
   expect(prose.error.message).toMatch(/the model's final answer is not JSON/);
 });
 
-test('tool results are bounded: a 2 MiB http response and a result past the conversation limit go back as errors', async () => {
+test('tool results are bounded: a 2 MiB http response, a result past the conversation limit and a 50 MB one go back as errors', async () => {
   plan((request, i) =>
     i === 0
       ? {
           tool_calls: [
             { id: 'h', name: 'huge', arguments: '{}' },
             { id: 'b', name: 'big', arguments: '{"size": 300000}' },
+            { id: 'f', name: 'big', arguments: '{"size": 50000000}' },
           ],
         }
       : {
@@ -390,9 +391,12 @@ test('tool results are bounded: a 2 MiB http response and a result past the conv
     }),
   );
   expect(result.state).toBe('COMPLETED');
-  expect(result.result_blob.output.answer).toMatch(
-    /^Error: the response is larger than 1048576 bytes \| Error: the result is 300000 bytes, more than the \d+ bytes left in this conversation$/,
-  );
+  const [huge, large, fifty] = String(result.result_blob.output.answer).split(' | ');
+  expect(huge).toBe('Error: the response is larger than 1048576 bytes');
+  expect(large).toMatch(/^Error: the result is 300000 bytes, more than the \d+ bytes left in this conversation$/);
+  // 50 MB never exists: the tool circuit's step fails at the run's result limit, and the model is told.
+  expect(fifty).toMatch(/^Error: circuit \S+ failed \(StepFailed\): transform step pad: .*(larger than|more than)/);
+  expect(result.result_blob.steps.helper.output.tool_calls).toBe(3);
 });
 
 describe('publish checks', () => {
