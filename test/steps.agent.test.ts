@@ -750,3 +750,48 @@ test('a run parked on a tool approval and canceled is charged what its finished 
   const charge = await CreditLedger.findOne({ where: { run_uid: uid } });
   expect(Number(charge!.cost)).toBe(4);
 });
+
+test("webhook step messages: each turn and each tool call's events are messages of their own", async () => {
+  const receiver = await startHttpTarget((_req, res) => res.writeHead(200).end());
+  try {
+    plan((request, i) =>
+      i === 0
+        ? {
+            tool_calls: [
+              { id: 'x1', name: 'add', arguments: '{"a": 1, "b": 1}' },
+              { id: 'x2', name: 'shout', arguments: '{"text": "a"}' },
+            ],
+          }
+        : { content: 'ok' },
+    );
+    const result = await run(
+      agent(),
+      { task: 'x' },
+      { webhook: `${receiver.url}/hook`, webhook_events_filter: ['step'] },
+    );
+    expect(result.state).toBe('COMPLETED');
+    const want = [
+      'started',
+      'agent_turn:1',
+      'tool_call:x1',
+      'tool_call:x2',
+      'tool_result:x1',
+      'tool_result:x2',
+      'agent_turn:2',
+      'completed',
+    ];
+    const deadline = Date.now() + 15_000;
+    const seen = () =>
+      receiver.requests
+        .map((r) => (JSON.parse(r.body) as { data: { step: StepEvent } }).data.step)
+        .map((step) =>
+          [step.status, step.status === 'agent_turn' ? step.turn : step.call_id].filter((x) => x).join(':'),
+        )
+        .sort();
+    while (seen().length < want.length && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(seen()).toEqual([...want].sort());
+  } finally {
+    await receiver.close();
+  }
+});
