@@ -361,13 +361,14 @@ test('output_schema: the answer is parsed and checked; the model is told the sch
   expect(prose.error.message).toMatch(/the model's final answer is not JSON/);
 });
 
-test('tool results are bounded: a 2 MiB http response and a result past the conversation limit go back as errors', async () => {
+test('tool results are bounded: a 2 MiB http response, a result past the conversation limit and a 50 MB one go back as errors', async () => {
   plan((request, i) =>
     i === 0
       ? {
           tool_calls: [
             { id: 'h', name: 'huge', arguments: '{}' },
             { id: 'b', name: 'big', arguments: '{"size": 300000}' },
+            { id: 'f', name: 'big', arguments: '{"size": 50000000}' },
           ],
         }
       : {
@@ -390,9 +391,12 @@ test('tool results are bounded: a 2 MiB http response and a result past the conv
     }),
   );
   expect(result.state).toBe('COMPLETED');
-  expect(result.result_blob.output.answer).toMatch(
-    /^Error: the response is larger than 1048576 bytes \| Error: the result is 300000 bytes, more than the \d+ bytes left in this conversation$/,
-  );
+  const [huge, large, fifty] = String(result.result_blob.output.answer).split(' | ');
+  expect(huge).toBe('Error: the response is larger than 1048576 bytes');
+  expect(large).toMatch(/^Error: the result is 300000 bytes, more than the \d+ bytes left in this conversation$/);
+  // 50 MB never exists: the tool circuit's step fails at the run's result limit, and the model is told.
+  expect(fifty).toMatch(/^Error: circuit \S+ failed \(StepFailed\): transform step pad: .*(larger than|more than)/);
+  expect(result.result_blob.steps.helper.output.tool_calls).toBe(3);
 });
 
 describe('publish checks', () => {
@@ -745,4 +749,49 @@ test('a run parked on a tool approval and canceled is charged what its finished 
   // Base 1, turn 1 (1), the wrapped call (its base 1 and its embedded run's 1): 4.
   const charge = await CreditLedger.findOne({ where: { run_uid: uid } });
   expect(Number(charge!.cost)).toBe(4);
+});
+
+test("webhook step messages: each turn and each tool call's events are messages of their own", async () => {
+  const receiver = await startHttpTarget((_req, res) => res.writeHead(200).end());
+  try {
+    plan((request, i) =>
+      i === 0
+        ? {
+            tool_calls: [
+              { id: 'x1', name: 'add', arguments: '{"a": 1, "b": 1}' },
+              { id: 'x2', name: 'shout', arguments: '{"text": "a"}' },
+            ],
+          }
+        : { content: 'ok' },
+    );
+    const result = await run(
+      agent(),
+      { task: 'x' },
+      { webhook: `${receiver.url}/hook`, webhook_events_filter: ['step'] },
+    );
+    expect(result.state).toBe('COMPLETED');
+    const want = [
+      'started',
+      'agent_turn:1',
+      'tool_call:x1',
+      'tool_call:x2',
+      'tool_result:x1',
+      'tool_result:x2',
+      'agent_turn:2',
+      'completed',
+    ];
+    const deadline = Date.now() + 15_000;
+    const seen = () =>
+      receiver.requests
+        .map((r) => (JSON.parse(r.body) as { data: { step: StepEvent } }).data.step)
+        .map((step) =>
+          [step.status, step.status === 'agent_turn' ? step.turn : step.call_id].filter((x) => x).join(':'),
+        )
+        .sort();
+    while (seen().length < want.length && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(seen()).toEqual([...want].sort());
+  } finally {
+    await receiver.close();
+  }
 });

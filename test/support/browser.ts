@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
+import type { Config } from '../../src/config';
 import { startTestApp, type TestApp } from './app';
 import { tempDataDir } from './blob-factories';
 
@@ -28,8 +29,9 @@ export interface BrowserSuite {
  * A browser test file's setup: a real app on a fresh database with its own data dir, and Debian's
  * Chromium, started before its tests and closed after them. Where Chromium is absent, the app still
  * starts (for a file's HTTP-only tests) and every `maybe` test is skipped with the reason printed.
+ * `config`: settings of the app, read when it starts (after the file's earlier beforeAll hooks).
  */
-export function browserSuite(name: string): BrowserSuite {
+export function browserSuite(name: string, config: () => Partial<Config> = () => ({})): BrowserSuite {
   const available = fs.existsSync(CHROMIUM);
   if (!available) console.log(`${name}: skipped because ${CHROMIUM} is absent (apt-get install -y chromium)`);
   let t: TestApp | undefined;
@@ -37,7 +39,7 @@ export function browserSuite(name: string): BrowserSuite {
   let browser: Browser | undefined;
   beforeAll(async () => {
     data = tempDataDir();
-    t = await startTestApp({ dataDir: data.dir });
+    t = await startTestApp({ ...config(), dataDir: data.dir });
     if (available) browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   }, 60_000);
   afterAll(async () => {
