@@ -181,6 +181,13 @@ export const RUN_COLUMNS = {
    * parked until `wake_at`, and a query of the same caller, version and key replaces its input.
    */
   debounce_key: { type: DataTypes.TEXT, allowNull: true, draft: {} },
+  /**
+   * Its slot key under its version's `concurrency` (its circuit's uid and rendered key, src/runs/create-run.ts)
+   * and that version's limit: the claim statement holds the key to `concurrency_limit` RUNNING runs
+   * (src/runs/transitions.ts, migration 0035). Null for runs without one.
+   */
+  concurrency_key: { type: DataTypes.TEXT, allowNull: true, draft: {} },
+  concurrency_limit: { type: DataTypes.INTEGER, allowNull: true, draft: {} },
   worker: { type: DataTypes.TEXT, allowNull: true },
   worker_backend_pid: { type: DataTypes.INTEGER, allowNull: true },
   event_seq: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
@@ -277,6 +284,8 @@ export class CircuitRun extends Model<InferAttributes<CircuitRun>, InferCreation
   declare parked_at: CreationOptional<Date | null>;
   declare wake_at: CreationOptional<Date | null>;
   declare debounce_key: CreationOptional<string | null>;
+  declare concurrency_key: CreationOptional<string | null>;
+  declare concurrency_limit: CreationOptional<number | null>;
   declare worker: CreationOptional<string | null>;
   declare worker_backend_pid: CreationOptional<number | null>;
   declare event_seq: CreationOptional<number>;

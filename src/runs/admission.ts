@@ -98,6 +98,18 @@ const startValues = (from: string) =>
   `CASE WHEN ${from}.wake_at IS NULL THEN now() END, CASE WHEN ${from}.wake_at IS NOT NULL THEN now() END,
        COALESCE(${from}.wake_at, now()) + make_interval(secs => ${from}.deadline_s)`;
 
+/**
+ * The CTEs that give each concurrency key of the runs `from` inserts (its `concurrency_key`) its slot rows, when it
+ * has none yet (migration 0035): the claim statement locks and counts them. Nothing for runs without a key.
+ */
+const keyRowsCtes = (from: string) => `,
+     key_slots AS (
+       INSERT INTO run_key_slots (key) SELECT DISTINCT concurrency_key FROM ${from} WHERE concurrency_key IS NOT NULL
+       ON CONFLICT DO NOTHING),
+     key_ends AS (
+       INSERT INTO run_key_ends (key) SELECT DISTINCT concurrency_key FROM ${from} WHERE concurrency_key IS NOT NULL
+       ON CONFLICT DO NOTHING)`;
+
 function admitSql(services: AdmissionPorts): string {
   const sqlEnqueue = services.runQueue.sqlEnqueue;
   // Marked queued up front: either the job is inserted with the run, or enqueue follows at once (a
@@ -110,7 +122,7 @@ function admitSql(services: AdmissionPorts): string {
        INSERT INTO circuit_runs (uid, user_uid, ${DRAFT_COLUMNS.join(', ')}, credits_held, ${START_COLUMNS})
        SELECT a.uid, hold.uid, ${valuesOf('a', DRAFT_COLUMNS)}, $3::bigint, ${startValues('a')}
          FROM admitted a CROSS JOIN hold
-       RETURNING *)${
+       RETURNING *)${keyRowsCtes('inserted')}${
          sqlEnqueue
            ? `,
      run AS (SELECT uid FROM inserted WHERE parked_at IS NULL),
@@ -178,12 +190,21 @@ export class RunAdmission {
   }
 }
 
-/** A batch's runs as createBatch (src/runs/batches.ts) checked them: its inputs in order, and the draft of one version common to its runs. */
+/**
+ * A batch's runs as createBatch (src/runs/batches.ts) checked them: its inputs in order, the draft of one version
+ * common to its runs, and each input's concurrency key (`keys`, in input order; absent: none).
+ */
 export interface BatchAdmission {
   uid: string;
   inputs: Record<string, unknown>[];
   draft: Omit<RunDraft, 'input'>;
+  keys?: ReadonlyArray<string | null>;
 }
+
+/** What a batch's run takes from its own input rather than the common draft (`w`, the input's row). */
+const PER_INPUT_COLUMNS: Partial<Record<StatementColumn, string>> = { concurrency_key: 'w.concurrency_key' };
+const batchValues = (columns: readonly StatementColumn[]) =>
+  columns.map((column) => PER_INPUT_COLUMNS[column] ?? `c.${column}`).join(', ');
 
 /** What a batch's statement did: when the batch was created, how many runs it admitted and refused. */
 export interface AdmittedBatch {
@@ -212,18 +233,20 @@ function admitBatchSql(services: AdmissionPorts): string {
      common AS (
        SELECT c.* FROM jsonb_to_record($7::jsonb) AS c(deadline_s int, ${recordOf(BATCH_COLUMNS)})),
      wanted AS (
-       SELECT e.ord, e.value AS input, gen_random_uuid() AS uid FROM jsonb_array_elements($5::jsonb) WITH ORDINALITY AS e(value, ord)),
+       SELECT e.ord, e.value AS input, gen_random_uuid() AS uid, k.key AS concurrency_key
+         FROM jsonb_array_elements($5::jsonb) WITH ORDINALITY AS e(value, ord)
+         LEFT JOIN unnest($9::text[]) WITH ORDINALITY AS k(key, ord) ON k.ord = e.ord),
      ${holdCtes('$2', '$6')},
      inserted AS (
        INSERT INTO circuit_runs (uid, user_uid, input, ${BATCH_COLUMNS.join(', ')}, credits_held, ${START_COLUMNS}, batch_uid, created_at)
-       SELECT a.uid, hold.uid, a.input, ${valuesOf('c', BATCH_COLUMNS)}, $6::bigint, ${startValues('c')},
+       SELECT w.uid, hold.uid, w.input, ${batchValues(BATCH_COLUMNS)}, $6::bigint, ${startValues('c')},
               batch.uid, clock_timestamp()
-         FROM admitted a CROSS JOIN hold CROSS JOIN batch CROSS JOIN common c
-        ORDER BY a.ord
-       RETURNING uid, parked_at),
+         FROM admitted w CROSS JOIN hold CROSS JOIN batch CROSS JOIN common c
+        ORDER BY w.ord
+       RETURNING uid, parked_at, concurrency_key)${keyRowsCtes('inserted')},
      refused AS (
        INSERT INTO circuit_runs (uid, user_uid, input, ${BATCH_COLUMNS.join(', ')}, state, ended_at, error, failure_reason, credits_cost, batch_uid, created_at)
-       SELECT w.uid, $2, w.input, ${valuesOf('c', BATCH_COLUMNS)}, 'EXCEPTION', now(), $8::jsonb, 'InsufficientCredits: not admitted with its batch', 0,
+       SELECT w.uid, $2, w.input, ${batchValues(BATCH_COLUMNS)}, 'EXCEPTION', now(), $8::jsonb, 'InsufficientCredits: not admitted with its batch', 0,
               batch.uid, clock_timestamp()
          FROM wanted w CROSS JOIN batch CROSS JOIN common c
         WHERE NOT EXISTS (SELECT 1 FROM admitted a WHERE a.ord = w.ord)
@@ -257,6 +280,7 @@ export async function admitBatch(services: AdmissionPorts, batch: BatchAdmission
     RUN_BASE_CREDITS,
     JSON.stringify(draftRow(draft, BATCH_COLUMNS)),
     REFUSED_ERROR,
+    batch.keys ?? [],
   ]);
   return admitted;
 }
@@ -282,6 +306,8 @@ const REPLAYED_COLUMNS: Partial<Record<StatementColumn, string>> = {
   input: 'w.input',
   replay_of: 'w.of_uid',
   priority: 'w.priority',
+  concurrency_key: 'w.concurrency_key',
+  concurrency_limit: 'w.concurrency_limit',
 };
 const replayValues = (columns: readonly StatementColumn[]) =>
   columns.map((column) => REPLAYED_COLUMNS[column] ?? `c.${column}`).join(', ');
@@ -300,7 +326,7 @@ function admitReplaysSql(services: AdmissionPorts): string {
        SELECT c.* FROM jsonb_to_record($7::jsonb) AS c(deadline_s int, ${recordOf(DRAFT_COLUMNS)})),
      wanted AS (
        SELECT row_number() OVER (ORDER BY s.ord) AS ord, gen_random_uuid() AS uid, o.uid AS of_uid, o.circuit_uid,
-              o.circuit_version_uid, o.input, o.priority
+              o.circuit_version_uid, o.input, o.priority, o.concurrency_key, o.concurrency_limit
          FROM unnest($5::uuid[]) WITH ORDINALITY AS s(uid, ord)
          JOIN circuit_runs o ON o.uid = s.uid AND o.user_uid = $2 AND o.state IN ('COMPLETED', 'EXCEPTION')),
      ${holdCtes('$2', '$6')},
@@ -309,7 +335,7 @@ function admitReplaysSql(services: AdmissionPorts): string {
        SELECT w.uid, hold.uid, ${replayValues(DRAFT_COLUMNS)}, $6::bigint, ${startValues('c')}, batch.uid, clock_timestamp()
          FROM admitted w CROSS JOIN hold CROSS JOIN batch CROSS JOIN common c
         ORDER BY w.ord
-       RETURNING uid, parked_at),
+       RETURNING uid, parked_at, concurrency_key)${keyRowsCtes('inserted')},
      refused AS (
        INSERT INTO circuit_runs (uid, user_uid, ${DRAFT_COLUMNS.join(', ')}, state, ended_at, error, failure_reason, credits_cost, batch_uid, created_at)
        SELECT w.uid, $2, ${replayValues(DRAFT_COLUMNS)}, 'EXCEPTION', now(), $8::jsonb, 'InsufficientCredits: not admitted with its batch', 0,

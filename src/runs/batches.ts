@@ -16,6 +16,7 @@ import type { RunDeps } from './ports';
 import { circuitToStart, draftArgs, resolveVersion } from './create-run';
 import { cancelRun } from './cancel';
 import { admitBatch } from './admission';
+import { concurrencySlotKey } from './flow-keys';
 import type { RunStartArgs } from './delayed-start';
 
 /** A batch holds 1 to this many inputs. */
@@ -91,6 +92,11 @@ export async function createBatch(deps: RunDeps, viewer: User, input: CreateBatc
   const inputs = checkInputs(deps.schemas.inputs, version.uid, version.definition.query_schema, input.inputs);
   const args = draftArgs(input);
 
+  const concurrency = version.definition.concurrency;
+  const keys = concurrency
+    ? inputs.map((one, i) => concurrencySlotKey(circuit.uid, concurrency, one, `inputs[${i}]`))
+    : undefined;
+
   const uid = crypto.randomUUID();
   const admission = await admitBatch(
     { sequelize: deps.sequelize, runQueue: deps.queue },
@@ -107,7 +113,9 @@ export async function createBatch(deps: RunDeps, viewer: User, input: CreateBatc
         webhook_events: webhook?.events ?? null,
         deadline_s: deps.config.runDeadlineSeconds,
         alias,
+        concurrency_limit: concurrency?.limit ?? null,
       },
+      keys,
     },
   );
   if (!deps.queue.sqlEnqueue && args.wake_at == null) {

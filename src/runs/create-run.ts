@@ -22,7 +22,7 @@ import { checkMetadata, checkTags } from './run-labels';
 import { checkMaxCredits } from '../credits/budget';
 import { checkStart, type RunStartArgs } from './delayed-start';
 import { admitDebounced, type Debounced } from './debounce';
-import { renderFlowKey } from './flow-keys';
+import { concurrencySlotKey, renderFlowKey } from './flow-keys';
 import { RUN_PRIORITY_DEFAULT, RUN_PRIORITY_MAX, RUN_PRIORITY_MIN } from '../domain/runs';
 
 /**
@@ -290,6 +290,7 @@ export async function createRun(deps: RunDeps, viewer: User, input: CreateRunInp
       { field: input.startAt != null ? 'start_at' : 'delay_s' },
     );
   const debounceKey = debounce ? renderFlowKey(debounce.key, input.input, 'debounce.key') : null;
+  const concurrency = version.definition.concurrency;
 
   let inserted: Debounced | null;
   // A token's daily credit cap (docs/tokens.md, Daily credit cap): the base credit is counted on the token's day before the run is admitted.
@@ -313,6 +314,8 @@ export async function createRun(deps: RunDeps, viewer: User, input: CreateRunInp
       spend_token_uid: spend?.tokenUid ?? null,
       spend_day: spend?.day ?? null,
       debounce_key: debounceKey,
+      concurrency_key: concurrency ? concurrencySlotKey(circuit.uid, concurrency, input.input) : null,
+      concurrency_limit: concurrency?.limit ?? null,
     };
     // One INSERT is its own unit of work; with a key, the key row joins it in a transaction, as does a debounce's lookup.
     inserted = await admitWithinTokenCap(deps.sequelize, spend, RUN_BASE_CREDITS, () =>

@@ -48,6 +48,8 @@ export interface ClaimedRun {
   /** What the run holds when claimed and its spend cap (null: none). */
   credits_held?: string | number;
   max_credits?: string | number | null;
+  /** Its concurrency key's slot (docs/runs.md, Concurrency keys); null without one. */
+  concurrency_key?: string | null;
 }
 
 /** Who claims: shown in `circuit_runs.worker`, and the backend pid of its presence connection (see migration 0005). */
@@ -142,25 +144,37 @@ async function claimRuns(
   { staleAfterMs, notifyChannel, worker, fairness }: ClaimSettings,
 ): Promise<Map<string, ClaimedRun>> {
   const room = fairness?.room() ?? UNLIMITED;
-  // A PROVISIONED run is taken when its user's nth candidate here (by priority, then age: a user's own
-  // order, docs/runs.md, Priority) fits the user's slots (the slots
+  // A PROVISIONED run of a concurrency key (docs/runs.md, Concurrency keys) is a candidate only while it is among
+  // the key's first candidates here (oldest first) that its key's free slots cover: the key's slots row is locked
+  // and counts what is claimed, as the user's is. Then a run is taken when its user's nth candidate here
+  // (by priority, then age: a user's own order, docs/runs.md, Priority) fits the user's slots (the slots
   // row is locked and counts what is claimed, so workers claiming together count each other's claims), the user's share of this worker and, in
   // the order that interleaves users (each user's first, then each one's second, …), the worker's
   // room. The rest wait PROVISIONED, marked slot_wait, until a slot frees (wakeWaitingRuns).
-  const rows = await preparedQuery<ClaimedRun>(
-    sequelize,
-    `WITH candidate AS (
-       SELECT uid, user_uid, created_at, priority FROM circuit_runs WHERE uid = ANY($1::uuid[]) AND state = 'PROVISIONED' AND parked_at IS NULL),
+  const rows = await retryDeadlock(() =>
+    preparedQuery<ClaimedRun>(
+      sequelize,
+      `WITH candidate AS (
+       SELECT uid, user_uid, created_at, priority, concurrency_key, concurrency_limit
+         FROM circuit_runs WHERE uid = ANY($1::uuid[]) AND state = 'PROVISIONED' AND parked_at IS NULL),
      slots AS (
        SELECT s.user_uid, s.claimed - COALESCE(e.ended, 0) AS running
          FROM user_run_slots s LEFT JOIN user_run_ends e ON e.user_uid = s.user_uid
         WHERE s.user_uid IN (SELECT user_uid FROM candidate) ORDER BY s.user_uid FOR NO KEY UPDATE OF s),
+     keys AS (
+       SELECT k.key, k.claimed - COALESCE(e.ended, 0) AS running
+         FROM run_key_slots k LEFT JOIN run_key_ends e ON e.key = k.key
+        WHERE k.key IN (SELECT concurrency_key FROM candidate) ORDER BY k.key FOR NO KEY UPDATE OF k),
+     keyed AS (
+       SELECT c.*, row_number() OVER (PARTITION BY c.concurrency_key ORDER BY c.created_at, c.uid) AS kn, COALESCE(keys.running, 0) AS key_running
+         FROM candidate c LEFT JOIN keys ON keys.key = c.concurrency_key),
      share AS (
        SELECT * FROM unnest($8::uuid[], $9::int[]) AS s(user_uid, room)),
      ranked AS (
        SELECT c.uid, c.created_at, row_number() OVER (PARTITION BY c.user_uid ORDER BY c.priority DESC, c.created_at, c.uid) AS n,
               LEAST($5::int - COALESCE(slots.running, 0), COALESCE(share.room, $7::int)) AS fits
-         FROM candidate c LEFT JOIN slots ON slots.user_uid = c.user_uid LEFT JOIN share ON share.user_uid = c.user_uid),
+         FROM keyed c LEFT JOIN slots ON slots.user_uid = c.user_uid LEFT JOIN share ON share.user_uid = c.user_uid
+        WHERE c.concurrency_key IS NULL OR c.key_running + c.kn <= c.concurrency_limit),
      taken AS (
        SELECT uid FROM ranked WHERE n <= fits ORDER BY n, created_at LIMIT GREATEST($6::int, 0)),
      waiting AS (
@@ -174,11 +188,16 @@ async function claimRuns(
           AND ((state = 'PROVISIONED' AND uid IN (SELECT uid FROM taken))
                OR (state = 'RUNNING' AND parked_at IS NULL AND (heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $2))
                    AND (worker_backend_pid IS NULL OR NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = worker_backend_pid))))
-        RETURNING uid, user_uid, circuit_uid, circuit_version_uid, input, attempt, deadline_at, created_at, cancel_requested_at, webhook_events, handed_back, paused_at, replay_of, replay_mode, cache_bypass, traceparent, credits_held, max_credits, ${ASYNC_COMMIT_COLUMN}),
+        RETURNING uid, user_uid, circuit_uid, circuit_version_uid, input, attempt, deadline_at, created_at, cancel_requested_at, webhook_events, handed_back, paused_at, replay_of, replay_mode, cache_bypass, traceparent, credits_held, max_credits, concurrency_key, ${ASYNC_COMMIT_COLUMN}),
      counted AS (
        UPDATE user_run_slots s SET claimed = s.claimed + b.n
          FROM (SELECT user_uid, count(*) AS n FROM claimed WHERE uid IN (SELECT uid FROM taken) GROUP BY user_uid) b
-        WHERE s.user_uid = b.user_uid)
+        WHERE s.user_uid = b.user_uid),
+     key_counted AS (
+       UPDATE run_key_slots k SET claimed = k.claimed + b.n
+         FROM (SELECT concurrency_key, count(*) AS n FROM claimed WHERE uid IN (SELECT uid FROM taken) AND concurrency_key IS NOT NULL
+                GROUP BY concurrency_key) b
+        WHERE k.key = b.concurrency_key)
      SELECT claimed.*, v.definition, m.metrics${
        notifyChannel
          ? `,
@@ -189,20 +208,36 @@ async function claimRuns(
        LEFT JOIN circuit_versions v ON v.uid = claimed.circuit_version_uid
        LEFT JOIN circuits c ON c.uid = claimed.circuit_uid
        LEFT JOIN circuit_metrics m ON m.uid = c.user_circuit_metric_uid`,
-    [
-      uids,
-      staleAfterMs / 1000,
-      worker.name,
-      worker.backendPid,
-      room.userMax,
-      room.room,
-      room.shareMax,
-      [...room.userRoom.keys()],
-      [...room.userRoom.values()],
-      ...(notifyChannel ? [notifyChannel] : []),
-    ],
+      [
+        uids,
+        staleAfterMs / 1000,
+        worker.name,
+        worker.backendPid,
+        room.userMax,
+        room.room,
+        room.shareMax,
+        [...room.userRoom.keys()],
+        [...room.userRoom.values()],
+        ...(notifyChannel ? [notifyChannel] : []),
+      ],
+    ),
   );
   return new Map(rows.map((row) => [row.uid, row]));
+}
+
+/**
+ * `query` again when PostgreSQL broke a deadlock by failing it (40P01): two claim statements lock the slot rows of
+ * their users and keys, each in key order, but one claim's users and another's keys may still cross. A claim
+ * changes nothing when it fails, so it is simply sent again (at most 3 times).
+ */
+async function retryDeadlock<T>(query: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await query();
+    } catch (error) {
+      if (attempt >= 3 || (error as { code?: unknown }).code !== '40P01') throw error;
+    }
+  }
 }
 
 /** A run this worker holds, as its heartbeat names it. */
@@ -554,15 +589,24 @@ export async function wakeWaitingRuns(
   skipUsers: readonly string[],
 ): Promise<string[]> {
   if (limit <= 0) return [];
+  // A run of a concurrency key is considered only while it is among its key's oldest waiting runs that the key's
+  // free slots cover; a user's rank counts only those, so one key's backlog never holds back a user's other runs.
   const rows = await preparedQuery<{ uid: string }>(
     sequelize,
     `UPDATE circuit_runs r SET slot_wait = false, enqueued_at = now()
       WHERE r.uid IN (
         SELECT w.uid FROM (
-          SELECT c.uid, c.created_at, s.claimed - COALESCE(e.ended, 0) AS running,
-                 row_number() OVER (PARTITION BY c.user_uid ORDER BY c.priority DESC, c.created_at, c.uid) AS n
-            FROM circuit_runs c JOIN user_run_slots s ON s.user_uid = c.user_uid LEFT JOIN user_run_ends e ON e.user_uid = c.user_uid
-           WHERE c.slot_wait AND c.state = 'PROVISIONED' AND c.user_uid <> ALL($3::uuid[])) w
+          SELECT f.uid, f.created_at, f.running,
+                 row_number() OVER (PARTITION BY f.user_uid ORDER BY f.priority DESC, f.created_at, f.uid) AS n
+            FROM (
+              SELECT c.uid, c.user_uid, c.created_at, c.priority, c.concurrency_key, c.concurrency_limit,
+                     s.claimed - COALESCE(e.ended, 0) AS running,
+                     COALESCE(ks.claimed - COALESCE(ke.ended, 0), 0) AS key_running,
+                     row_number() OVER (PARTITION BY c.concurrency_key ORDER BY c.created_at, c.uid) AS kn
+                FROM circuit_runs c JOIN user_run_slots s ON s.user_uid = c.user_uid LEFT JOIN user_run_ends e ON e.user_uid = c.user_uid
+                LEFT JOIN run_key_slots ks ON ks.key = c.concurrency_key LEFT JOIN run_key_ends ke ON ke.key = c.concurrency_key
+               WHERE c.slot_wait AND c.state = 'PROVISIONED' AND c.user_uid <> ALL($3::uuid[])) f
+           WHERE f.concurrency_key IS NULL OR f.key_running + f.kn <= f.concurrency_limit) w
          WHERE w.running + w.n <= $1
          ORDER BY w.n, w.running, w.created_at
          LIMIT $2)
