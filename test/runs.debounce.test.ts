@@ -7,7 +7,8 @@ import type { CircuitDefinition } from '../src/domain/definition';
 const t = useTestApp();
 jest.setTimeout(60_000);
 
-const WINDOW_S = 3;
+// Long enough for 30 queries on a loaded runner to land inside one window.
+const WINDOW_S = 6;
 const DEBOUNCED: CircuitDefinition = {
   query_schema: { type: 'object', properties: { doc: {}, n: { type: 'integer' } }, required: ['doc'] },
   steps: [{ id: 'echo', kind: 'transform', expression: '{"doc": input.doc, "n": input.n}' }],
@@ -83,6 +84,8 @@ test('keys, callers and windows: another key or another caller gets its own run;
   const waited = await submitRun(t, owner.token, adaptorUid, { input: { doc: 'a', n: 3 } }, { Prefer: 'wait=10' });
   expect(waited.body.payload).toMatchObject({ uid: a.body.payload.uid, state: 'COMPLETED' });
   expect(waited.body.payload.result_blob.output).toEqual({ doc: 'a', n: 3 });
+  // b's window ends about when a's does: each is waited for, not assumed over.
+  for (const uid of [a.body.payload.uid, b.body.payload.uid]) await waitForRun(t, uid, owner.token, 20_000);
   expect((await runsOf(owner, circuit.uid)).map((run) => run.state)).toEqual(['COMPLETED', 'COMPLETED']);
 });
 
