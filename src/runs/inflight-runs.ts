@@ -95,12 +95,9 @@ export class InflightRuns implements RunTaker {
       return;
     }
     const held = this.runs.get(uid);
-    if (held) {
-      // A run this worker is parking or giving back may be woken at once: it is taken again once that attempt has stopped.
-      if (!held.control.signal.aborted) return;
-      await held.done;
-      if (this.runs.has(uid)) return;
-    }
+    // A run this worker is parking or giving back may be woken at once: it is claimed again as a new attempt
+    // (the stopping one's writes are fenced by its attempt), without waiting for that attempt to wind down.
+    if (held && !held.control.signal.aborted) return;
     const claim = await claimRun(
       deps.runService.claims,
       uid,
@@ -199,7 +196,10 @@ export class InflightRuns implements RunTaker {
 
   private async heartbeat(): Promise<void> {
     const { deps, worker } = this.options;
-    const held = [...this.runs].map(([uid, run]) => ({ uid, attempt: run.attempt, run }));
+    // An attempt that is stopping (parked, given back, canceled) keeps nothing alive: its row must look free at once.
+    const held = [...this.runs]
+      .filter(([, run]) => !run.control.signal.aborted)
+      .map(([uid, run]) => ({ uid, attempt: run.attempt, run }));
     if (held.length === 0) return;
     try {
       const alive = await heartbeatRuns(deps.sequelize, held, worker.current().backendPid);
