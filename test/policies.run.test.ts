@@ -1,7 +1,7 @@
 import { Op, QueryTypes } from 'sequelize';
 import type { User } from '../src/models';
 import { CircuitRun } from '../src/models/CircuitRun';
-import { RUN_RULES, RunAction, readableRunsWhere, runPermits } from '../src/policies/run.policy';
+import { RUN_RULES, RunAction, readableRunsWhere, runPermits, runsWhere } from '../src/policies/run.policy';
 import { ruleSql } from '../src/policies/visibility';
 import { startTestApp, TestApp } from './support/app';
 import { makeUser, TestUser } from './support/factories';
@@ -219,6 +219,19 @@ describe('the derived forms select exactly what runPermits allows', () => {
     const found = await CircuitRun.findAll({ where: { [Op.and]: [readableRunsWhere(viewer()), { uid: ours() }] } });
     expect(found.map((run) => visibilityOf(run.uid)).sort()).toEqual(allowed(viewer(), 'read'));
   });
+
+  test.each(viewers)(
+    '%s: runsWhere of every action (what a bulk cancel or replay by filter may touch)',
+    async (_name, viewer) => {
+      for (const action of Object.keys(RUN_RULES) as RunAction[]) {
+        const found = await CircuitRun.findAll({ where: { [Op.and]: [runsWhere(viewer(), action), { uid: ours() }] } });
+        expect({ action, runs: found.map((run) => visibilityOf(run.uid)).sort() }).toEqual({
+          action,
+          runs: allowed(viewer(), action),
+        });
+      }
+    },
+  );
 
   test.each(viewers)('%s: the SQL form of every action', async (_name, viewer) => {
     for (const action of Object.keys(RUN_RULES) as RunAction[]) {

@@ -59,6 +59,9 @@ export const RUN_OPTIONAL_FIELDS = [
   'waiting_for[].decision_url',
 ];
 
+/** A run's tag (`tags` of a query, the `tag` filter of the caller's runs): lower-case letters, digits and _ . : -, at most 64. */
+export const TAG = /^[a-z0-9][a-z0-9_.:-]{0,63}$/;
+
 /** A query's `priority` (docs/runs.md, Priority): whole numbers from 0 to 9, higher first among one user's waiting runs. */
 export const RUN_PRIORITY_MIN = 0;
 export const RUN_PRIORITY_MAX = 9;

@@ -58,3 +58,13 @@ export async function findMyRuns(
     offset: window.offset,
   });
 }
+
+/** How many of a user's runs of a filter are in flight (PROVISIONED, RUNNING) and how many have ended: what a cancel or a replay by filter would match. */
+export async function countMyRuns(userUid: string, filter: MyRunsFilter): Promise<{ inFlight: number; ended: number }> {
+  const where = myRunsWhere(userUid, filter);
+  const [inFlight, ended] = await Promise.all([
+    CircuitRun.count({ where: inStates(where, ['PROVISIONED', 'RUNNING']) }),
+    CircuitRun.count({ where: inStates(where, ['COMPLETED', 'EXCEPTION']) }),
+  ]);
+  return { inFlight, ended };
+}

@@ -1,9 +1,10 @@
 import { Op, type WhereOptions } from 'sequelize';
 import { badInput } from '../errors';
+import { TAG } from '../domain/runs';
 
 /** A run carries at most this many tags, each matching TAG. */
 export const MAX_TAGS = 10;
-export const TAG = /^[a-z0-9][a-z0-9_.:-]{0,63}$/;
+export { TAG };
 /** The most bytes a run's metadata takes as JSON. */
 export const MAX_METADATA_BYTES = 4 * 1024;
 

@@ -41,7 +41,7 @@ import type { WaitUrlKind, WaitUrls } from './wait-urls';
 import { AppError, notFound } from '../errors';
 import { loadRunForReplay, replayRun, type ReplayOptions } from './replay';
 import { estimateRun, type EstimateInput, type RunEstimate } from './estimate';
-import { findMyRuns, type MyRunsFilter } from './my-runs';
+import { countMyRuns, findMyRuns, type MyRunsFilter } from './my-runs';
 import { readRunEvents, type RunLogRead } from './events/log';
 import { runEventStream, streamStart, type RunEventStreamOptions, type StreamStart } from './events/stream';
 import type { LoggedRunEvent } from './events/log';
@@ -132,6 +132,8 @@ export interface RunWing {
     filter: MyRunsFilter,
     window: { limit: number; offset: number },
   ): Promise<{ rows: CircuitRun[]; count: number }>;
+  /** How many of the user's runs of a filter are in flight and how many ended (what a cancel or replay by filter matches). */
+  countMyRuns(userUid: string, filter: MyRunsFilter): Promise<{ inFlight: number; ended: number }>;
   /** A page of one run's event log. */
   events(uid: string, after: number, kinds: readonly RunEventKind[], limit?: number): Promise<RunEventsPage>;
   /** One run's events, replayed from a position then followed live until its end. */
@@ -220,6 +222,7 @@ export function createRunWing(ports: RunWingPorts): { wing: RunWing; worker?: Ru
     findForReplay: (uid) => loadRunForReplay(uid),
     estimate: (viewer, input) => estimateRun(deps, viewer, input),
     myRuns: (userUid, filter, window) => findMyRuns(userUid, filter, window),
+    countMyRuns: (userUid, filter) => countMyRuns(userUid, filter),
     events: (uid, after, kinds, limit) => readRunEvents(sequelize, uid, after, kinds, limit),
     stream: (uid, options) => runEventStream(deps, uid, options),
     streamStart: (uid, kinds, lastEventId) => streamStart(deps, uid, kinds, lastEventId),

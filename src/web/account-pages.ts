@@ -72,13 +72,83 @@ function waitingCard(csrf: string, waiting: WaitingApproval[]): SafeHtml {
 </section>`;
 }
 
+/** The Runs page's filter, as its query string has it (docs/runs.md, Cancel and replay by filter). */
+export interface RunsPageFilter {
+  state: string | null;
+  circuit_uid: string | null;
+  tag: string | null;
+}
+
+/** The filter as query parameters (`state=…&circuit_uid=…&tag=…`), those set only. */
+export function filterQuery(filter: RunsPageFilter): string {
+  const params = new URLSearchParams();
+  for (const name of ['state', 'circuit_uid', 'tag'] as const) if (filter[name]) params.set(name, filter[name]);
+  return params.toString();
+}
+
+/** The filter as hidden fields of a form that acts on what it matches. */
+function filterFields(filter: RunsPageFilter): SafeHtml {
+  return html`${(['state', 'circuit_uid', 'tag'] as const).map((name) =>
+    filter[name] ? html`<input type="hidden" name="${name}" value="${filter[name]}">` : '',
+  )}`;
+}
+
+/**
+ * The filter form (state, circuit, tag) and what the filter matches, with the forms that cancel the runs of it in
+ * flight and replay those that ended: the same commands as POST /api/v1/users/circuit-runs/cancel and /replay.
+ * Each form carries a fresh Idempotency-Key, so a form sent twice acts once.
+ */
+function filterCard(
+  csrf: string,
+  filter: RunsPageFilter,
+  circuits: Array<{ uid: string; label: string }>,
+  counts: { inFlight: number; ended: number },
+  idempotencyKey: string,
+): SafeHtml {
+  const option = (value: string, label: string, selected: boolean) =>
+    html`<option value="${value}" ${selected ? new SafeHtml('selected') : ''}>${label}</option>`;
+  const described = [
+    filter.state ? `state ${filter.state}` : '',
+    filter.circuit_uid
+      ? `circuit ${circuits.find((c) => c.uid === filter.circuit_uid)?.label ?? filter.circuit_uid}`
+      : '',
+    filter.tag ? `tag ${filter.tag}` : '',
+  ].filter(Boolean);
+  const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+  return html`<section class="card" aria-labelledby="filter-heading">
+  <h2 id="filter-heading">Filter</h2>
+  <form method="get" action="/settings/runs" class="row" data-run-filter>
+    <div class="field"><label for="filter-state">State</label>
+      <select id="filter-state" name="state">${option('', 'Any', !filter.state)}${RUN_STATES.map((s) => option(s, s, filter.state === s))}</select></div>
+    <div class="field"><label for="filter-circuit">Circuit</label>
+      <select id="filter-circuit" name="circuit_uid">${option('', 'Any', !filter.circuit_uid)}${circuits.map((c) => option(c.uid, c.label, filter.circuit_uid === c.uid))}</select></div>
+    <div class="field"><label for="filter-tag">Tag</label>
+      <input type="text" id="filter-tag" name="tag" value="${filter.tag ?? ''}" maxlength="64" pattern="[a-z0-9][a-z0-9_.:\-]{0,63}" placeholder="import-42"></div>
+    <button type="submit" class="secondary">Filter</button>
+  </form>
+  <p data-matching>${described.length > 0 ? `Runs with ${described.join(', ')}` : 'All your runs'}: <strong data-in-flight>${counts.inFlight}</strong> in flight, <strong data-ended>${counts.ended}</strong> ended.</p>
+  <div class="row">
+    <form method="post" action="/settings/runs/cancel" class="inline">${csrfField(csrf)}${filterFields(filter)}
+      <input type="hidden" name="idempotency_key" value="${idempotencyKey}:cancel">
+      <button type="submit" class="danger" ${counts.inFlight === 0 ? new SafeHtml('disabled') : ''}>Cancel ${plural(counts.inFlight, 'run')} in flight</button></form>
+    <form method="post" action="/settings/runs/replay" class="inline">${csrfField(csrf)}${filterFields(filter)}
+      <input type="hidden" name="idempotency_key" value="${idempotencyKey}:replay">
+      <button type="submit" class="secondary" ${counts.ended === 0 ? new SafeHtml('disabled') : ''}>Replay ${plural(counts.ended, 'ended run')}</button></form>
+  </div>
+  <p class="muted">At most 10,000 runs a click, the oldest first. Replays run each run's version and input again, as one batch.</p>
+</section>`;
+}
+
 export function runsPage({
   user,
   csrf,
   runs,
   page,
   hasMore,
-  state,
+  filter: runFilter,
+  circuits,
+  counts,
+  idempotencyKey,
   waiting = [],
   flash,
 }: {
@@ -87,12 +157,19 @@ export function runsPage({
   runs: RunRow[];
   page: number;
   hasMore: boolean;
-  state: string | null;
+  filter: RunsPageFilter;
+  circuits: Array<{ uid: string; label: string }>;
+  counts: { inFlight: number; ended: number };
+  idempotencyKey: string;
   waiting?: WaitingApproval[];
   flash?: Flash;
 }): string {
-  const filter = (value: string | null, label: string) =>
-    html`<a href="/settings/runs${value ? `?state=${value}` : ''}" ${state === value ? new SafeHtml('aria-current="page"') : ''}>${label}</a>`;
+  const state = runFilter.state;
+  const others = filterQuery({ ...runFilter, state: null });
+  const filter = (value: string | null, label: string) => {
+    const query = [value ? `state=${value}` : '', others].filter(Boolean).join('&');
+    return html`<a href="/settings/runs${query ? `?${query}` : ''}" ${state === value ? new SafeHtml('aria-current="page"') : ''}>${label}</a>`;
+  };
   const rows = runs.map(
     (run) => html`<tr data-run-uid="${run.uid}">
     <td data-label="Started">${time(run.created_at)}</td>
@@ -110,7 +187,7 @@ export function runsPage({
     csrf,
     flash,
     lead: html`Every run you started, newest first: private and failed ones too. The API lists the same at <code>GET /api/v1/users/circuit-runs</code>.`,
-    body: html`${waitingCard(csrf, waiting)}<nav class="filters" aria-label="Filter by state">${filter(null, 'All')}${RUN_STATES.map((s) => filter(s, s.charAt(0) + s.slice(1).toLowerCase()))}</nav>
+    body: html`${waitingCard(csrf, waiting)}${filterCard(csrf, runFilter, circuits, counts, idempotencyKey)}<nav class="filters" aria-label="Filter by state">${filter(null, 'All')}${RUN_STATES.map((s) => filter(s, s.charAt(0) + s.slice(1).toLowerCase()))}</nav>
 <section class="card">
   ${
     runs.length === 0
@@ -119,7 +196,7 @@ export function runsPage({
     <thead><tr><th>Started</th><th>Circuit</th><th>State</th><th>Failure</th><th class="num">Credits</th><th>Uid</th></tr></thead>
     <tbody>${rows}</tbody></table>`
   }
-  ${pager('/settings/runs', page, hasMore, state ? `&state=${state}` : '')}
+  ${pager('/settings/runs', page, hasMore, filterQuery(runFilter) ? `&${filterQuery(runFilter)}` : '')}
 </section>`,
   });
 }

@@ -26,7 +26,7 @@ p.lead { color: var(--muted); margin: 0 0 1.5rem; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); padding: 1.25rem; margin-bottom: 1.25rem; }
 .narrow { max-width: 420px; margin: 3rem auto; }
 label { display: block; font-weight: 600; margin-bottom: .35rem; font-size: .95rem; }
-input[type=text], input[type=password], input[type=file] {
+input[type=text], input[type=password], input[type=file], select {
   width: 100%; padding: .6rem .7rem; border: 1px solid var(--line); border-radius: 8px; font: inherit; background: #fff;
 }
 input:focus-visible, button:focus-visible, a:focus-visible { outline: 3px solid #9db5f2; outline-offset: 1px; }

@@ -1,14 +1,15 @@
 import type { Request, RequestHandler, Router } from 'express';
 import { Circuit, User } from '../../models';
 import { CircuitRun } from '../../models/CircuitRun';
-import type { RunState } from '../../domain/runs';
-import { presentRunPayload } from '../../runs';
+import { TAG, type RunState } from '../../domain/runs';
+import { presentRunPayload, type MyRunsFilter } from '../../runs';
 import { ledgerPage } from '../../credits/ledger';
 import { AppError } from '../../errors';
 import { isUid } from '../../ids';
 import { runPermits } from '../../policies/run.policy';
 import type { ApiServices } from '../../graphql/context';
-import { creditsPage, RUN_STATES, runsPage, type RunRow } from '../account-pages';
+import crypto from 'node:crypto';
+import { creditsPage, filterQuery, RUN_STATES, runsPage, type RunRow, type RunsPageFilter } from '../account-pages';
 import { csrfToken, save } from '../session';
 import { requireCsrf, requireUser, signedInUser, takeFlash } from './guards';
 
@@ -19,9 +20,57 @@ function pageOf(req: Request): number {
   return Math.max(1, raw);
 }
 
+/** The Runs page's filter from a query string or a form: values that are not a state, a uid or a tag are left out. */
+function filterOf(source: unknown): RunsPageFilter {
+  const value = (name: string) => {
+    const raw = (source as Record<string, unknown> | undefined)?.[name];
+    return typeof raw === 'string' && raw !== '' ? raw : null;
+  };
+  const state = value('state');
+  const circuit = value('circuit_uid');
+  const tag = value('tag');
+  return {
+    state: state && (RUN_STATES as readonly string[]).includes(state) ? state : null,
+    circuit_uid: circuit && isUid(circuit) ? circuit : null,
+    tag: tag && TAG.test(tag) ? tag : null,
+  };
+}
+
+const asMyRunsFilter = (filter: RunsPageFilter): MyRunsFilter => ({
+  state: filter.state as RunState | null,
+  circuitUid: filter.circuit_uid,
+  tag: filter.tag,
+});
+
+/** The circuits the user has runs of (at most 200), for the filter's choices: `owner/name`. */
+async function circuitsOfRuns(user: User): Promise<Array<{ uid: string; label: string }>> {
+  const rows = await CircuitRun.findAll({
+    where: { user_uid: user.uid },
+    attributes: ['circuit_uid'],
+    group: ['circuit_uid'],
+    limit: 200,
+    raw: true,
+  });
+  const circuits = await Circuit.findAll({
+    where: { uid: rows.map((row) => row.circuit_uid) },
+    attributes: ['uid', 'name', 'owner_uid'],
+  });
+  const owners = await User.findAll({
+    where: { uid: [...new Set(circuits.map((circuit) => circuit.owner_uid))] },
+    attributes: ['uid', 'username'],
+  });
+  const usernameOf = new Map(owners.map((owner) => [owner.uid, owner.username]));
+  return circuits
+    .map((circuit) => ({ uid: circuit.uid, label: `${usernameOf.get(circuit.owner_uid) ?? ''}/${circuit.name}` }))
+    .sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
+}
+
 /** The caller's runs, newest first (the query behind viewer.runs), with each circuit's name and owner, and the owner's view of a failure. */
-async function runRows(runs: ApiServices['runs'], user: User, state: RunState | null, page: number): Promise<RunRow[]> {
-  const { rows } = await runs.myRuns(user.uid, { state }, { limit: PER_PAGE + 1, offset: (page - 1) * PER_PAGE });
+async function runRows(runs: ApiServices['runs'], user: User, filter: RunsPageFilter, page: number): Promise<RunRow[]> {
+  const { rows } = await runs.myRuns(user.uid, asMyRunsFilter(filter), {
+    limit: PER_PAGE + 1,
+    offset: (page - 1) * PER_PAGE,
+  });
   const circuits = await Circuit.findAll({
     where: { uid: [...new Set(rows.map((run) => run.circuit_uid))] },
     attributes: ['uid', 'name', 'owner_uid'],
@@ -89,19 +138,58 @@ async function decideFromForm(
   }
 }
 
+/**
+ * A Cancel or Replay form of the Runs page: the same commands as POST /api/v1/users/circuit-runs/cancel and /replay,
+ * on the signed-in user's own runs of the page's filter, with the form's Idempotency-Key (a form sent twice acts once).
+ */
+async function bulkFromForm(
+  services: ApiServices,
+  user: User,
+  action: 'cancel' | 'replay',
+  body: unknown,
+): Promise<{ kind: 'ok' | 'error'; message: string }> {
+  const filter = asMyRunsFilter(filterOf(body));
+  const key = field(body, 'idempotency_key') ?? null;
+  const plural = (n: number, one: string) => `${n.toLocaleString('en-US')} ${one}${n === 1 ? '' : 's'}`;
+  try {
+    if (action === 'cancel') {
+      const { matched, canceled, truncated } = await services.runs.cancelMatching(user, filter, key);
+      return {
+        kind: 'ok',
+        message: `${plural(canceled, 'run')} asked to stop, of ${plural(matched, 'run')} of the filter in flight${truncated ? ' (the oldest 10,000: cancel again for the rest)' : ''}. They end as Canceled.`,
+      };
+    }
+    const { matched, replayed, batch_uid, truncated } = await services.runs.replayMatching(user, filter, null, key);
+    return {
+      kind: 'ok',
+      message:
+        replayed === 0
+          ? 'No ended run of the filter to replay.'
+          : `${plural(replayed, 'run')} replayed as batch ${batch_uid}, of ${plural(matched, 'ended run')} of the filter${truncated ? ' (the oldest 10,000)' : ''}.`,
+    };
+  } catch (error) {
+    if (error instanceof AppError && error.code !== 'Internal') return { kind: 'error', message: error.message };
+    throw error;
+  }
+}
+
 /** The Runs section (state, circuit, failure reason, credits, approvals waiting) and the Credits section (balance, ledger). */
 export function mountAccount(router: Router, services: ApiServices, form: RequestHandler): void {
   router.get('/runs', requireUser, async (req, res, next) => {
     try {
       const user = signedInUser(res);
-      const state =
-        typeof req.query.state === 'string' && (RUN_STATES as readonly string[]).includes(req.query.state)
-          ? (req.query.state as RunState)
-          : null;
+      const filter = filterOf(req.query);
+      // The filter form sends every field: the address keeps only those set (it is the one to bookmark).
+      if (['state', 'circuit_uid', 'tag'].some((name) => req.query[name] === '')) {
+        const query = filterQuery(filter);
+        return res.redirect(303, `/settings/runs${query ? `?${query}` : ''}`);
+      }
       const page = pageOf(req);
-      const [rows, waiting] = await Promise.all([
-        runRows(services.runs, user, state, page),
+      const [rows, waiting, circuits, counts] = await Promise.all([
+        runRows(services.runs, user, filter, page),
         services.runs.waitingApprovalsOf(user.uid),
+        circuitsOfRuns(user),
+        services.runs.countMyRuns(user.uid, asMyRunsFilter(filter)),
       ]);
       res.send(
         runsPage({
@@ -110,7 +198,10 @@ export function mountAccount(router: Router, services: ApiServices, form: Reques
           runs: rows.slice(0, PER_PAGE),
           hasMore: rows.length > PER_PAGE,
           page,
-          state,
+          filter,
+          circuits,
+          counts,
+          idempotencyKey: `settings-${crypto.randomUUID()}`,
           waiting,
           flash: takeFlash(req),
         }),
@@ -129,6 +220,19 @@ export function mountAccount(router: Router, services: ApiServices, form: Reques
       next(error);
     }
   });
+
+  for (const action of ['cancel', 'replay'] as const) {
+    router.post(`/runs/${action}`, requireUser, form, requireCsrf, async (req, res, next) => {
+      try {
+        req.session.flash = await bulkFromForm(services, signedInUser(res), action, req.body);
+        await save(req);
+        const query = filterQuery(filterOf(req.body));
+        res.redirect(303, `/settings/runs${query ? `?${query}` : ''}`);
+      } catch (error) {
+        next(error);
+      }
+    });
+  }
 
   router.get('/credits', requireUser, async (req, res, next) => {
     try {
