@@ -5,9 +5,13 @@
 // starts waiting. `npm run bench parked`.
 //
 // 1. Memory: the PSS (/proc/<pid>/smaps_rollup) of the service (main.js and any process under it) and of
-//    PostgreSQL (the embedded postmaster and every process under it: backends, background workers) when
-//    idle, then after every run is parked (circuit_runs.parked_at set) and BENCH_PARKED_SETTLE_S (default
-//    15) more. Target: the service within 50 MB of idle. The runs are created by batches of 1000
+//    PostgreSQL (the embedded postmaster and every process under it: backends, background workers) idle
+//    (5 s after the start), "warm" (after the baseline runs below and BENCH_PARKED_SETTLE_S, default 15,
+//    more), then after every run is parked (circuit_runs.parked_at set) and BENCH_PARKED_SETTLE_S more.
+//    Target: the service within 50 MB of idle. Both idle figures are compared with: a process that has
+//    worked keeps the heap and allocator arenas a burst grew (≈ 100 MB here, whatever the number of runs
+//    parked: 10,000, 20,000, 30,000 in one process measured the same), which is not memory held by parked
+//    runs; the warm figure sets that apart. The runs are created by batches of 1000
 //    (POST /circuit-adaptors/{uid}/batches, BENCH_PARKED_SUBMITTERS at once, default 4), paced so that at
 //    most BENCH_PARKED_BACKLOG (default 10000) wait PROVISIONED: a run's deadline (RUN_DEADLINE_SECONDS,
 //    600 s) counts from its creation, and 100,000 runs queued at once on 2 cores outlast it. The CPU the
@@ -17,10 +21,10 @@
 //    through their callback URLs (no token), BENCH_PARKED_SIGNALERS (default 200) in flight; timed from the
 //    first signal sent until all of those runs are COMPLETED (their ends heard on the run-state channel,
 //    LISTEN circuit_run_state, so that no polling weighs on PostgreSQL). Target ≥ 250 runs/s.
-// Baselines from the same run: the idle PSS for memory; the Express hello-world yardstick (5 s) for the
-// machine; and BENCH_PARKED_BASELINE_RUNS (default 10000, 0 skips) runs of a circuit of the same
-// transform alone, created by batches with the parked runs still in the database, timed from the first
-// batch sent until all are COMPLETED: what the same work costs without a wait.
+// Baselines from the same run: the idle and warm PSS for memory; the Express hello-world yardstick (5 s)
+// for the machine; and BENCH_PARKED_BASELINE_RUNS (default 10000, 0 skips) runs of a circuit of the same
+// transform alone, created by batches before the parked runs (the warm-up), timed from the first batch
+// sent until all are COMPLETED: what the same work costs without a wait.
 // Bounded: every phase stops after BENCH_MAX_SECONDS (default 1800) in all, reporting what it reached.
 const fs = require('node:fs');
 const os = require('node:os');
@@ -165,7 +169,7 @@ async function main() {
     const idle = pssOf(roots);
     console.log(`  idle: ${JSON.stringify(idle)}`);
 
-    // Create the runs, in batches of 1000.
+    // Runs are created in batches of 1000.
     const batchUrl = (adaptor) => `${api}/circuit-adaptors/${adaptor}/batches`;
     const backlog = async () =>
       (await one(`SELECT count(*)::int AS n FROM circuit_runs WHERE state = 'PROVISIONED'`)).n;
@@ -195,6 +199,75 @@ async function main() {
       );
       return { created, errors };
     };
+    // Ends observed on the run-state channel (NOTIFY circuit_run_state), so that no polling of the
+    // database is counted in PostgreSQL's CPU per run; the counts are checked in the database after.
+    const listener = new Client({ connectionString: fixtures.db.url });
+    await listener.connect();
+    const endings = new Map();
+    let onEnd = () => {};
+    listener.on('notification', (msg) => {
+      const { uid, state } = JSON.parse(msg.payload);
+      if (state === 'COMPLETED' || state === 'EXCEPTION') {
+        endings.set(uid, state);
+        onEnd();
+      }
+    });
+    await listener.query('LISTEN circuit_run_state');
+    /** Resolves the seconds since `from` once `ended()` holds, or NaN at the deadline. */
+    const until = (ended, from) =>
+      new Promise((resolve) => {
+        const timer = setTimeout(() => resolve(NaN), Math.max(0, deadline - performance.now()));
+        onEnd = () => {
+          if (!ended()) return;
+          clearTimeout(timer);
+          onEnd = () => {};
+          resolve((performance.now() - from) / 1000);
+        };
+        onEnd();
+      });
+    const stateCounts = async (where, params) =>
+      one(
+        `SELECT count(*) FILTER (WHERE state = 'COMPLETED')::int AS completed,
+                count(*) FILTER (WHERE state = 'EXCEPTION')::int AS exceptions
+           FROM circuit_runs WHERE ${where}`,
+        params,
+      );
+
+    // Baseline and warm-up: the transform alone, as many runs as will be signaled, created by batches; then
+    // the service's PSS once it has settled, the memory of a process that has worked (V8's heap and the
+    // allocator keep what a burst of work grew them to).
+    let baseline = null;
+    if (BASELINE_RUNS > 0) {
+      const before = endings.size;
+      const cpuBase0 = cpuOf(roots);
+      const baseStart = performance.now();
+      const made = await submitBatches(fixtures.adaptors.nowait, BASELINE_RUNS);
+      const doneAt = await until(() => endings.size - before >= made.created, baseStart);
+      const cpuBase1 = cpuOf(roots);
+      const done = await stateCounts(
+        `circuit_version_uid IN (SELECT uid FROM circuit_versions WHERE circuit_uid =
+           (SELECT circuit_uid FROM circuit_adaptors WHERE uid = $1))`,
+        [fixtures.adaptors.nowait],
+      );
+      baseline = {
+        runs: BASELINE_RUNS,
+        created: made.created,
+        completed: done.completed,
+        exceptions: done.exceptions,
+        seconds: +doneAt.toFixed(2),
+        runs_per_s: Math.round(done.completed / doneAt),
+        cpu_ms_per_run: Object.fromEntries(
+          Object.keys(cpuBase1).map((name) => [
+            name,
+            +(((cpuBase1[name] - cpuBase0[name]) * 1000) / Math.max(1, done.completed + done.exceptions)).toFixed(2),
+          ]),
+        ),
+      };
+    }
+    await sleep(SETTLE_S * 1000);
+    const warm = pssOf(roots);
+    console.log(`  warm (after the baseline runs and ${SETTLE_S} s): ${JSON.stringify(warm)}`);
+
     const creating = performance.now();
     const submitted = await submitBatches(fixtures.adaptors.parked, RUNS, true);
     const submitSeconds = since(creating);
@@ -245,40 +318,6 @@ async function main() {
       Object.keys(cpuParked1).map((name) => [name, +(((cpuParked1[name] - cpuParked0[name]) * 100) / wall).toFixed(1)]),
     );
 
-    // Ends observed on the run-state channel (NOTIFY circuit_run_state), so that no polling of the
-    // database is counted in PostgreSQL's CPU per run; the counts are checked in the database after.
-    const listener = new Client({ connectionString: fixtures.db.url });
-    await listener.connect();
-    const endings = new Map();
-    let onEnd = () => {};
-    listener.on('notification', (msg) => {
-      const { uid, state } = JSON.parse(msg.payload);
-      if (state === 'COMPLETED' || state === 'EXCEPTION') {
-        endings.set(uid, state);
-        onEnd();
-      }
-    });
-    await listener.query('LISTEN circuit_run_state');
-    /** Resolves the seconds since `from` once `ended()` holds, or NaN at the deadline. */
-    const until = (ended, from) =>
-      new Promise((resolve) => {
-        const timer = setTimeout(() => resolve(NaN), Math.max(0, deadline - performance.now()));
-        onEnd = () => {
-          if (!ended()) return;
-          clearTimeout(timer);
-          onEnd = () => {};
-          resolve((performance.now() - from) / 1000);
-        };
-        onEnd();
-      });
-    const stateCounts = async (where, params) =>
-      one(
-        `SELECT count(*) FILTER (WHERE state = 'COMPLETED')::int AS completed,
-                count(*) FILTER (WHERE state = 'EXCEPTION')::int AS exceptions
-           FROM circuit_runs WHERE ${where}`,
-        params,
-      );
-
     // Signal SIGNALS of them, SIGNALERS at once; until all of those are COMPLETED.
     const { rows } = await db.query(`SELECT uid FROM circuit_runs WHERE parked_at IS NOT NULL LIMIT $1`, [SIGNALS]);
     const uids = rows.map((r) => r.uid);
@@ -325,35 +364,6 @@ async function main() {
     const signalSeconds = Number.isNaN(endedAt) ? since(signalStart) : endedAt;
     const afterSignals = pssOf(roots);
 
-    // Baseline: the transform alone, as many runs, created by batches (the parked runs still there).
-    let baseline = null;
-    if (BASELINE_RUNS > 0) {
-      const before = endings.size;
-      const cpuBase0 = cpuOf(roots);
-      const baseStart = performance.now();
-      const made = await submitBatches(fixtures.adaptors.nowait, BASELINE_RUNS);
-      const doneAt = await until(() => endings.size - before >= made.created, baseStart);
-      const cpuBase1 = cpuOf(roots);
-      const done = await stateCounts(
-        `circuit_version_uid IN (SELECT uid FROM circuit_versions WHERE circuit_uid =
-           (SELECT circuit_uid FROM circuit_adaptors WHERE uid = $1))`,
-        [fixtures.adaptors.nowait],
-      );
-      baseline = {
-        runs: BASELINE_RUNS,
-        created: made.created,
-        completed: done.completed,
-        exceptions: done.exceptions,
-        seconds: +doneAt.toFixed(2),
-        runs_per_s: Math.round(done.completed / doneAt),
-        cpu_ms_per_run: Object.fromEntries(
-          Object.keys(cpuBase1).map((name) => [
-            name,
-            +(((cpuBase1[name] - cpuBase0[name]) * 1000) / Math.max(1, done.completed + done.exceptions)).toFixed(2),
-          ]),
-        ),
-      };
-    }
     await listener.end();
 
     const diff = (a, b) => +(a - b).toFixed(1);
@@ -378,6 +388,7 @@ async function main() {
       all_parked_after_s: parkedSeconds,
       pss: {
         idle,
+        warm,
         peak_while_parking: peakDuringParking,
         all_parked: allParked,
         settled: settled,
@@ -388,6 +399,8 @@ async function main() {
         service_settled: diff(settled.service.pss_mb, idle.service.pss_mb),
         postgres_settled: settled.postgres ? diff(settled.postgres.pss_mb, idle.postgres.pss_mb) : null,
         total_settled: diff(settled.total_mb, idle.total_mb),
+        service_settled_over_warm: diff(settled.service.pss_mb, warm.service.pss_mb),
+        postgres_settled_over_warm: settled.postgres ? diff(settled.postgres.pss_mb, warm.postgres.pss_mb) : null,
       },
       cpu_percent_of_a_core_while_parked: cpuWhileParked,
       signals: uids.length,
@@ -414,6 +427,12 @@ async function main() {
         `service ${idle.service.pss_mb} MB idle, ${allParked.service.pss_mb} MB when all were parked (${growth.service_all_parked >= 0 ? '+' : ''}${growth.service_all_parked}), ` +
         `${settled.service.pss_mb} MB ${SETTLE_S} s later (${growth.service_settled >= 0 ? '+' : ''}${growth.service_settled}); ` +
         `PostgreSQL ${idle.postgres?.pss_mb} → ${settled.postgres?.pss_mb} MB; all processes ${idle.total_mb} → ${settled.total_mb} MB`,
+    );
+    const overWarm = growth.service_settled_over_warm;
+    console.log(
+      `… and within 50 MB of the same process warm (after the baseline runs): ${say(overWarm <= 50 && counts.parked === RUNS)} — ` +
+        `service ${warm.service.pss_mb} MB warm, ${settled.service.pss_mb} MB with ${counts.parked} parked (${overWarm >= 0 ? '+' : ''}${overWarm}); ` +
+        `PostgreSQL ${warm.postgres?.pss_mb} → ${settled.postgres?.pss_mb} MB`,
     );
     console.log(
       `≥ 250 runs/s from signal to COMPLETED: ${say(result.runs_per_s >= 250 && ended.completed === uids.length)} — ` +
