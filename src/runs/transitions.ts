@@ -590,7 +590,8 @@ export async function wakeWaitingRuns(
 ): Promise<string[]> {
   if (limit <= 0) return [];
   // A run of a concurrency key is considered only while it is among its key's oldest waiting runs that the key's
-  // free slots cover; a user's rank counts only those, so one key's backlog never holds back a user's other runs.
+  // free slots cover (the runs of a full key are left out before they are ranked); a user's rank counts only
+  // those, so one key's backlog never holds back a user's other runs.
   const rows = await preparedQuery<{ uid: string }>(
     sequelize,
     `UPDATE circuit_runs r SET slot_wait = false, enqueued_at = now()
@@ -605,7 +606,8 @@ export async function wakeWaitingRuns(
                      row_number() OVER (PARTITION BY c.concurrency_key ORDER BY c.created_at, c.uid) AS kn
                 FROM circuit_runs c JOIN user_run_slots s ON s.user_uid = c.user_uid LEFT JOIN user_run_ends e ON e.user_uid = c.user_uid
                 LEFT JOIN run_key_slots ks ON ks.key = c.concurrency_key LEFT JOIN run_key_ends ke ON ke.key = c.concurrency_key
-               WHERE c.slot_wait AND c.state = 'PROVISIONED' AND c.user_uid <> ALL($3::uuid[])) f
+               WHERE c.slot_wait AND c.state = 'PROVISIONED' AND c.user_uid <> ALL($3::uuid[])
+                 AND (c.concurrency_key IS NULL OR COALESCE(ks.claimed - COALESCE(ke.ended, 0), 0) < c.concurrency_limit)) f
            WHERE f.concurrency_key IS NULL OR f.key_running + f.kn <= f.concurrency_limit) w
          WHERE w.running + w.n <= $1
          ORDER BY w.n, w.running, w.created_at
