@@ -39,18 +39,21 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** The subschema a local `$ref` (`#` or a `#/…` JSON pointer) names in `root`, or undefined. */
+function resolveLocalRef(root: Record<string, unknown>, ref: string): unknown {
+  if (ref === '#') return root;
+  if (!ref.startsWith('#/')) return undefined;
+  let node: unknown = root;
+  for (const raw of ref.slice(2).split('/')) {
+    const part = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    node = isObject(node) || Array.isArray(node) ? (node as Record<string, unknown>)[part] : undefined;
+  }
+  return node;
+}
+
 /** Local `$ref`s (`#/…` JSON pointers) that lead back to a schema containing them make validation recurse without bound. */
 function recursiveRef(root: Record<string, unknown>): string | null {
-  const resolve = (ref: string): unknown => {
-    if (ref === '#') return root;
-    if (!ref.startsWith('#/')) return undefined;
-    let node: unknown = root;
-    for (const raw of ref.slice(2).split('/')) {
-      const part = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-      node = isObject(node) || Array.isArray(node) ? (node as Record<string, unknown>)[part] : undefined;
-    }
-    return node;
-  };
+  const resolve = (ref: string) => resolveLocalRef(root, ref);
   const state = new Map<object, 'visiting' | 'done'>();
   const walk = (node: unknown, depth: number): string | null => {
     if (depth > 64) return 'nests deeper than 64 levels';
@@ -96,16 +99,7 @@ export const MAX_EXPANDED_SUBSCHEMAS = 20_000;
 
 /** Why a schema (already known not to recurse) expands past MAX_EXPANDED_SUBSCHEMAS through its `$ref`s, or null. */
 function expansionProblem(root: Record<string, unknown>): string | null {
-  const resolve = (ref: string): unknown => {
-    if (ref === '#') return root;
-    if (!ref.startsWith('#/')) return undefined;
-    let node: unknown = root;
-    for (const raw of ref.slice(2).split('/')) {
-      const part = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-      node = isObject(node) || Array.isArray(node) ? (node as Record<string, unknown>)[part] : undefined;
-    }
-    return node;
-  };
+  const resolve = (ref: string) => resolveLocalRef(root, ref);
   const sizes = new Map<object, number>();
   const cap = MAX_EXPANDED_SUBSCHEMAS + 1;
   const size = (node: unknown): number => {
