@@ -298,3 +298,32 @@ test('an Idempotency-Key replays a delayed query sent again, with its start_at, 
   );
   expect(instead.status).toBe(409);
 });
+
+test('a signal sent before a delayed run starts is kept: the run stays parked until its start, then consumes it', async () => {
+  const owner = await makeUser();
+  const waits = await makeRunnableCircuit(owner, {
+    query_schema: { type: 'object' },
+    steps: [
+      { id: 'reply', kind: 'wait', for: 'signal' },
+      { id: 'after', kind: 'transform', expression: '{"got": steps.reply.output}' },
+    ],
+    output: 'steps.after.output',
+  });
+  const res = await submitRun(t, owner.token, waits.adaptorUid, { input: {}, delay_s: 3600 });
+  const uid = res.body.payload.uid as string;
+  const early = await t.rest('POST', `/circuit-runs/${uid}/signals/reply`, {
+    token: owner.token,
+    body: { data: { early: true } },
+  });
+  expect(early.status).toBe(200);
+  const kept = await row(uid);
+  expect(kept).toMatchObject({ state: 'PROVISIONED', enqueued_at: null });
+  expect(kept.parked_at).not.toBeNull();
+  expect(await jobsOf(uid)).toBe(0);
+
+  // Its start comes: the worker's sweep wakes it, and the wait finds its signal already there.
+  await t.app.services.sequelize.query('UPDATE circuit_runs SET wake_at = now() WHERE uid = $1', { bind: [uid] });
+  const done = await waitForRun(t, uid, owner.token);
+  expect(done.state).toBe('COMPLETED');
+  expect(done.result_blob.output).toEqual({ got: { early: true } });
+});

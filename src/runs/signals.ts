@@ -1,10 +1,11 @@
-import { QueryTypes } from 'sequelize';
+import { preparedQuery } from '../db/prepared';
 import type { RunDeps } from './ports';
 import type { RunState } from '../domain/runs';
 import { badInput, conflict, notFound } from '../errors';
 import { describeInputError } from '../engine/input-schema';
 import { textFlaw } from '../input-hygiene';
-import { wakeRun } from './wake';
+import { queueRuns } from './queue-runs';
+import type { SqlEnqueue } from '../queue/agenda';
 
 /**
  * Signals (docs/runs.md, Signals and callback URLs): the one way a `wait` step for a signal gets its data,
@@ -44,23 +45,45 @@ SELECT r.state, r.circuit_version_uid, s.kind, s.wait_for, s.status, s.schema,
  WHERE r.uid = $1`;
 
 /**
- * Records the signal while the step waits (or before it waits), and the run is PROVISIONED or RUNNING: the
- * run row first (its lock orders this against an end or a park), then the step's row.
+ * Records the signal while the step waits (or before it waits), and the run is PROVISIONED or RUNNING, and
+ * wakes the run in the same statement: the run row is locked first (its lock orders this against an end or
+ * a park, and says whether the run is parked), then the step's row is written, then the run row is touched
+ * (a read of the run must not be served stale) and, when it was a parked RUNNING run, unparked and its job
+ * queued (`woken`). A parked PROVISIONED run is a delayed start: its signal is kept until it starts.
  */
-const RECORD = `
-WITH run AS (
-  UPDATE circuit_runs SET updated_at = now() WHERE uid = $1 AND state IN ('PROVISIONED', 'RUNNING') RETURNING uid, attempt
+function recordSql(sqlEnqueue: SqlEnqueue | undefined): string {
+  return `
+WITH target AS (
+  SELECT uid, attempt, state = 'RUNNING' AND parked_at IS NOT NULL AS parked
+    FROM circuit_runs WHERE uid = $1 AND state IN ('PROVISIONED', 'RUNNING') FOR NO KEY UPDATE
 ), step AS (
   INSERT INTO circuit_run_steps (run_uid, path, kind, status, attempt, wait_for, decision, started_at)
-  SELECT run.uid, $2, 'wait', 'signaled', run.attempt, 'signal',
+  SELECT target.uid, $2, 'wait', 'signaled', target.attempt, 'signal',
          jsonb_build_object('data', $3::jsonb, 'received_at', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')), now()
-    FROM run
+    FROM target
   ON CONFLICT (run_uid, path) DO UPDATE SET status = 'signaled', decision = EXCLUDED.decision
    WHERE circuit_run_steps.status = 'waiting' AND circuit_run_steps.kind = 'wait' AND circuit_run_steps.wait_for = 'signal'
      AND (circuit_run_steps.expires_at IS NULL OR circuit_run_steps.expires_at > now())
-  RETURNING 1
-)
-SELECT count(*)::int AS recorded FROM step`;
+  RETURNING run_uid
+), touched AS (
+  UPDATE circuit_runs r
+     SET updated_at = now(),
+         parked_at = CASE WHEN target.parked THEN NULL ELSE r.parked_at END,
+         wake_at = CASE WHEN target.parked THEN NULL ELSE r.wake_at END,
+         enqueued_at = CASE WHEN target.parked THEN now() ELSE r.enqueued_at END
+    FROM target WHERE r.uid = target.uid AND EXISTS (SELECT 1 FROM step)
+  RETURNING r.uid, target.parked
+), run AS (
+  SELECT uid FROM touched WHERE parked
+)${
+    sqlEnqueue
+      ? `, job AS (${sqlEnqueue.jobCte})
+SELECT (SELECT count(*) FROM step)::int AS recorded, (SELECT count(*) FROM run)::int AS woken,
+       (SELECT count(${sqlEnqueue.notifyColumn}) FROM job)::int AS queued`
+      : `
+SELECT (SELECT count(*) FROM step)::int AS recorded, (SELECT count(*) FROM run)::int AS woken, 0 AS queued`
+  }`;
+}
 
 const quoted = (stepId: string) => JSON.stringify(stepId.length > 100 ? `${stepId.slice(0, 100)}…` : stepId);
 
@@ -81,10 +104,7 @@ export async function deliverSignal(
   if (textFlaw(path)) throw conflict(`${step} is not a signal wait of this run`);
   const json = JSON.stringify(data ?? null);
   for (let attempt = 1; ; attempt++) {
-    const [target] = await deps.sequelize.query<SignalTarget>(TARGET, {
-      bind: [runUid, path, json],
-      type: QueryTypes.SELECT,
-    });
+    const [target] = await preparedQuery<SignalTarget>(deps.sequelize, TARGET, [runUid, path, json]);
     if (!target) throw notFound('Circuit run');
     const declared = target.defined;
     const isSignal = target.kind
@@ -103,12 +123,14 @@ export async function deliverSignal(
       throw conflict(`${step} no longer waits for a signal`);
     const schema = target.kind ? target.schema : declared?.schema;
     if (schema) checkAgainst(deps, `${target.circuit_version_uid}#signal#${path}`, schema, data);
-    const [written] = await deps.sequelize.query<{ recorded: number }>(RECORD, {
-      bind: [runUid, path, json],
-      type: QueryTypes.SELECT,
-    });
+    const [written] = await preparedQuery<{ recorded: number; woken: number; queued: number }>(
+      deps.sequelize,
+      recordSql(deps.queue.sqlEnqueue),
+      [runUid, path, json],
+    );
     if (written?.recorded) {
-      await wakeRun(deps, runUid);
+      if (!written.woken) await deps.bus.publish({ uid: runUid, wake: true });
+      else if (!written.queued) await queueRuns(deps, [runUid]);
       return { repeated: false };
     }
     // The step or run changed between the two statements (it began waiting, or ended): looked at once more.

@@ -1,4 +1,5 @@
 import type { Sequelize } from 'sequelize';
+import { ASYNC_COMMIT_COLUMN } from '../db/async-commit';
 import { preparedQuery } from '../db/prepared';
 import { StatementBatcher } from '../db/statement-batcher';
 import { toStorableText } from './storable-json';
@@ -121,7 +122,7 @@ async function startWaiting(
      INSERT INTO circuit_run_steps (run_uid, path, kind, status, attempt, prompt, expires_at, on_timeout, wait_for, schema, started_at)
      SELECT run.uid, $3, $4, 'waiting', $2, $5, COALESCE($6::timestamptz, now() + make_interval(secs => $7)), $8, $9, $10::jsonb, now() FROM run
      ON CONFLICT (run_uid, path) DO UPDATE SET attempt = EXCLUDED.attempt
-     RETURNING ${STEP_COLUMNS}`,
+     RETURNING ${STEP_COLUMNS}, ${ASYNC_COMMIT_COLUMN}`,
     [
       runUid,
       attempt,
@@ -180,7 +181,7 @@ async function endPause(
         SET deadline_at = COALESCE(deadline_at, created_at + make_interval(secs => $3)) + (now() - paused_at), paused_at = NULL, updated_at = now()
       WHERE uid = $1 AND attempt = $2 AND state = 'RUNNING' AND paused_at IS NOT NULL
         AND NOT EXISTS (SELECT 1 FROM circuit_run_steps WHERE run_uid = $1 AND status = 'waiting')
-      RETURNING deadline_at`,
+      RETURNING deadline_at, ${ASYNC_COMMIT_COLUMN}`,
     [runUid, attempt, defaultDeadlineSeconds],
   );
   return rows[0] ? new Date(rows[0].deadline_at) : null;

@@ -291,7 +291,7 @@ export async function parkRun(
       WHERE uid = $1 AND attempt = $2 AND state = 'RUNNING' AND cancel_requested_at IS NULL AND paused_at IS NOT NULL
         AND NOT EXISTS (SELECT 1 FROM circuit_run_steps WHERE run_uid = $1 AND path = ANY($3::text[])
                           AND (status <> 'waiting' OR expires_at <= now()))
-      RETURNING uid`,
+      RETURNING uid, ${ASYNC_COMMIT_COLUMN}`,
     [uid, attempt, [...waiting]],
   );
   if (parked.length === 0) return 'refused';
