@@ -380,7 +380,38 @@ describe('client metadata documents', () => {
     await expect(directory().find('https://client.test/secret.json')).rejects.toMatchObject({ code: 'invalid_client' });
   });
 
+  test('a document carrying NUL or a lone surrogate is refused before anything is stored', async () => {
+    documents.set(
+      '/nul.json',
+      JSON.stringify({ client_id: 'https://client.test/nul.json', redirect_uris: ['https://app.example/cb\u0000'] }),
+    );
+    await expect(directory().find('https://client.test/nul.json')).rejects.toMatchObject({ code: 'invalid_client' });
+    documents.set(
+      '/surrogate.json',
+      `{"client_id": "https://client.test/surrogate.json", "client_name": "\\ud800", "redirect_uris": ["${REDIRECT}"]}`,
+    );
+    await expect(directory().find('https://client.test/surrogate.json')).rejects.toMatchObject({
+      code: 'invalid_client',
+    });
+  });
+
   test('without allowPrivate, the fetch refuses a loopback document before connecting', async () => {
     await expect(fetchClientMetadataDocument(new URL(`${base}/client.json`))).rejects.toThrow(/not a public address/);
   });
+});
+
+// Last: it spends this address's registrations for the minute.
+test('registration is rate limited per client address: 429 temporarily_unavailable with Retry-After', async () => {
+  let answer: Response | undefined;
+  for (let i = 0; i < 100; i++) {
+    answer = await fetch(`${t.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [REDIRECT] }),
+    });
+    if (answer.status !== 201) break;
+  }
+  expect(answer!.status).toBe(429);
+  expect(Number(answer!.headers.get('retry-after'))).toBeGreaterThan(0);
+  expect(((await answer!.json()) as { error: string }).error).toBe('temporarily_unavailable');
 });

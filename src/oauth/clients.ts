@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { OAuthError, type OAuthErrorCode } from '../errors';
+import { findInputFlaw } from '../input-hygiene';
 
 /** A client as the authorization server knows it, whichever way it became known. */
 export interface OAuthClient {
@@ -25,6 +26,8 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 export function checkRedirectUri(raw: unknown, code: OAuthErrorCode = 'invalid_redirect_uri'): string {
   if (typeof raw !== 'string' || raw.length === 0 || raw.length > MAX_URI_LENGTH)
     throw new OAuthError(code, `redirect_uris must be URLs of at most ${MAX_URI_LENGTH} characters`);
+  if (/[\p{Cc}\s]/u.test(raw))
+    throw new OAuthError(code, 'a redirect URI must not contain spaces or control characters');
   if (raw.includes('#')) throw new OAuthError(code, `the redirect URI ${raw} must not contain a fragment`);
   let url: URL;
   try {
@@ -119,6 +122,9 @@ export class ClientDirectory {
     const document = await this.fetchDocument(url);
     if (typeof document !== 'object' || document === null || Array.isArray(document))
       throw new OAuthError('invalid_client', 'client metadata document: not a JSON object');
+    // The document is the client's text: what the request edge refuses, it refuses too.
+    const flaw = findInputFlaw(document);
+    if (flaw) throw new OAuthError('invalid_client', `client metadata document: ${flaw.path} ${flaw.problem}`);
     const fields = document as Record<string, unknown>;
     if (fields.client_id !== clientId)
       throw new OAuthError('invalid_client', 'client metadata document: its client_id is not the URL it was read from');
