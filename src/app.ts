@@ -38,7 +38,10 @@ import { dropStalledReaders } from './http/write-stall';
 import { StreamAuthority } from './auth/stream-authority';
 import { mountWaitCallbacks } from './http/wait-callbacks';
 import { mountDecisionPages } from './web/decision-page';
-import { mountMcp } from './mcp/http';
+import { MCP_PATH, mountMcp } from './mcp/http';
+import { mountOAuth } from './oauth/routes';
+import { ClientDirectory } from './oauth/clients';
+import { fetchClientMetadataDocument } from './oauth/client-metadata-document';
 
 export interface RunningApp {
   url: string;
@@ -153,6 +156,13 @@ export async function startApp({
   mountApiReference(app, API_PREFIX);
   mountRestBridge(app, schema, operations, routes, services);
   mountMcp(app, services);
+  const oauth = {
+    config,
+    sequelize,
+    resourcePath: MCP_PATH,
+    clients: new ClientDirectory(sequelize, (url) => fetchClientMetadataDocument(url)),
+  };
+  mountOAuth(app, oauth);
   const server = http.createServer(app);
   const stopStallSweep = dropStalledReaders(server, config.writeStallMs, log);
   const apollo = createApollo(schema, services, server);
@@ -161,7 +171,7 @@ export async function startApp({
   mountGraphiql(app);
   const stream = mountGraphqlStream(app, schema, services);
   mountGraphql(app, apollo, services);
-  const web = mountWeb(app, services);
+  const web = mountWeb(app, services, oauth);
   // Past every mount, an unknown path answers the error envelope too (Express's own 404 is an HTML page).
   app.use((_req, _res, next) => next(new AppError('NotFound', 'No such route')));
   app.use(jsonErrors());

@@ -41,3 +41,31 @@ export const conflict = (message: string) => new AppError('Conflict', message);
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value);
 }
+
+/** The error codes of OAuth 2.1 and its extensions (RFC 6749, 7591, 8707) that the authorization server answers. */
+export const OAUTH_ERROR_CODES = [
+  'invalid_request',
+  'invalid_client',
+  'invalid_grant',
+  'unauthorized_client',
+  'unsupported_grant_type',
+  'unsupported_response_type',
+  'invalid_scope',
+  'invalid_target',
+  'access_denied',
+  'invalid_redirect_uri',
+  'invalid_client_metadata',
+  'temporarily_unavailable',
+] as const;
+export type OAuthErrorCode = (typeof OAUTH_ERROR_CODES)[number];
+
+/** An OAuth refusal: answered as `{error, error_description}` (or on the client's redirect), never in the service's envelope. */
+export class OAuthError extends Error {
+  constructor(
+    readonly code: OAuthErrorCode,
+    readonly description: string,
+  ) {
+    super(description);
+    this.name = 'OAuthError';
+  }
+}

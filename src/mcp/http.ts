@@ -12,6 +12,7 @@ import { PROJECT_ROOT } from '../paths';
 import type { ApiServices } from '../graphql/context';
 import { InflightCalls } from './inflight-calls';
 import { createMcpServer } from './server';
+import { bearerChallenge, oauthUrls } from '../oauth/metadata';
 
 export const MCP_PATH = '/mcp';
 
@@ -58,7 +59,11 @@ export function mountMcp(app: Express, services: ApiServices): void {
       res
         .status(status)
         .set({
-          'WWW-Authenticate': auth.kind === 'invalid' ? 'Bearer error="invalid_token"' : 'Bearer',
+          // Names the protected resource metadata, from which a client finds where to get a token.
+          'WWW-Authenticate': bearerChallenge(
+            oauthUrls(services.config.publicUrl ?? '', MCP_PATH),
+            auth.kind === 'invalid',
+          ),
           'Cache-Control': 'no-store',
         })
         .json(body);

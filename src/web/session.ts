@@ -5,6 +5,7 @@ import connectPgSimple from 'connect-pg-simple';
 import type { Pool } from 'pg';
 import type { Sequelize } from 'sequelize';
 import type { Logger } from '../logger';
+import type { PendingAuthorization } from '../oauth/authorization-request';
 
 declare module 'express-session' {
   interface SessionData {
@@ -16,6 +17,10 @@ declare module 'express-session' {
     flash?: { kind: 'ok' | 'error'; message: string; code?: string };
     /** A token just created, shown once by the page the creation redirects to, then forgotten. */
     newToken?: { token: string; label: string };
+    /** Where sign-in goes on to: an OAuth authorization that was waiting for it. */
+    returnTo?: string;
+    /** Authorization requests shown on a consent page and not yet answered, by the id the page's form carries. */
+    oauthRequests?: Record<string, PendingAuthorization>;
   }
 }
 

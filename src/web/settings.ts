@@ -9,6 +9,7 @@ import { mountBlobs } from './settings/blobs';
 import { mountWebhooks } from './settings/webhooks';
 import { mountAccount } from './settings/account';
 import { mountCircuits } from './settings/circuits';
+import { mountOAuthConsent, type ConsentDeps } from './settings/oauth-consent';
 
 const SECURITY_HEADERS = {
   'Cache-Control': 'no-store',
@@ -21,10 +22,10 @@ const SECURITY_HEADERS = {
 
 /**
  * The settings web: sign-in with username and password, API tokens (create, list,
- * revoke), blobs (upload, list), runs (and deciding their approval steps) and credits (balance, ledger). Server-rendered pages; every POST form carries the session's
+ * revoke), the OAuth consent for MCP clients, blobs (upload, list), runs (and deciding their approval steps) and credits (balance, ledger). Server-rendered pages; every POST form carries the session's
  * CSRF token; sign-in attempts are rate limited per client IP and username.
  */
-export function settingsRouter(services: ApiServices): Router {
+export function settingsRouter(services: ApiServices, oauth: ConsentDeps): Router {
   const router = express.Router();
   const form = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 });
 
@@ -46,6 +47,7 @@ export function settingsRouter(services: ApiServices): Router {
   mountWebhooks(router, services, form);
   mountAccount(router, services, form);
   mountCircuits(router, services, form);
+  mountOAuthConsent(router, oauth, form);
 
   router.use((req: Request, res: Response) => {
     res.status(404).send(

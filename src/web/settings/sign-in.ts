@@ -75,11 +75,13 @@ export function mountSignIn(router: Router, services: ApiServices, form: Request
       }
       if (!user || !user.password_hash || !matches) return again(401, 'Wrong username or password.');
 
+      const { returnTo } = req.session;
       await regenerate(req);
       req.session.userUid = user.uid;
       csrfToken(req);
       await save(req);
-      res.redirect(303, '/settings/tokens');
+      // Only an OAuth authorization waits for a sign-in; nothing else may choose where it goes.
+      res.redirect(303, returnTo?.startsWith('/settings/oauth/') ? returnTo : '/settings/tokens');
     } catch (error) {
       next(error);
     }
