@@ -3,7 +3,9 @@ import type { RunDeps } from './ports';
 import { MAX_APPROVAL_COMMENT_CHARS, MAX_APPROVAL_DATA_BYTES, TERMINAL_STATES, type RunState } from '../domain/runs';
 import { badInput, conflict, notFound } from '../errors';
 import { textFlaw } from '../input-hygiene';
-import { wakeRun } from './wake';
+import { preparedQuery } from '../db/prepared';
+import type { SqlEnqueue } from '../queue/agenda';
+import { wakeHeard, wakeInStatement, type WakeOutcome } from './wake';
 
 /**
  * Approval steps, the API side (docs/runs.md, Approvals): reading what a run waits for and recording a person's
@@ -73,18 +75,16 @@ export function checkApprovalDecision(decision: ApprovalDecision): void {
 
 /**
  * Records the decision only while the step is an approval that waits, has not expired, and its run is
- * RUNNING. The run row is updated first (`updated_at`; its lock orders this against whatever else ends
- * or changes the run, and a run that stopped RUNNING meanwhile is seen as such), then the step row.
+ * RUNNING, and wakes the run (wakeInStatement). The run row is locked first (its lock orders this against
+ * whatever else ends or changes the run, and a run that stopped RUNNING meanwhile is seen as such), then
+ * the step row is written.
  */
-const DECIDE = `
-WITH run AS (
-  UPDATE circuit_runs SET updated_at = now()
-   WHERE uid = $1 AND state = 'RUNNING'
-     AND EXISTS (SELECT 1 FROM circuit_run_steps
-                  WHERE run_uid = $1 AND path = $2 AND kind = 'approval' AND status = 'waiting'
-                    AND (expires_at IS NULL OR expires_at > now()))
-  RETURNING uid
-), step AS (
+function decideSql(sqlEnqueue: SqlEnqueue | undefined): string {
+  const wake = wakeInStatement(sqlEnqueue);
+  return `
+WITH target AS (
+  SELECT uid, parked_at IS NOT NULL AS parked FROM circuit_runs WHERE uid = $1 AND state = 'RUNNING' FOR NO KEY UPDATE
+), resolved AS (
   UPDATE circuit_run_steps s
      SET status = CASE WHEN $3::boolean THEN 'approved' ELSE 'rejected' END,
          decision = jsonb_build_object(
@@ -92,12 +92,13 @@ WITH run AS (
            'comment', $4::text,
            'data', $5::jsonb,
            'resolved_at', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
-    FROM run
-   WHERE s.run_uid = run.uid AND s.path = $2 AND s.kind = 'approval' AND s.status = 'waiting'
+    FROM target
+   WHERE s.run_uid = target.uid AND s.path = $2 AND s.kind = 'approval' AND s.status = 'waiting'
      AND (s.expires_at IS NULL OR s.expires_at > now())
   RETURNING s.decision
-)
-SELECT decision FROM step`;
+), ${wake.ctes}
+SELECT (SELECT decision FROM resolved) AS decision, ${wake.columns}`;
+}
 
 /** Why nothing was recorded: the run and the step (if any) as they are now. */
 const EXPLAIN = `
@@ -142,12 +143,13 @@ export async function resolveApproval(
   ];
   // A step that changed between the two statements (it began waiting, say) is tried once more.
   for (let attempt = 1; ; attempt++) {
-    const [recorded] = await deps.sequelize.query<{ decision: RecordedDecision }>(DECIDE, {
+    const [recorded] = await preparedQuery<WakeOutcome & { decision: RecordedDecision | null }>(
+      deps.sequelize,
+      decideSql(deps.queue.sqlEnqueue),
       bind,
-      type: QueryTypes.SELECT,
-    });
-    if (recorded) {
-      await wakeRun(deps, runUid);
+    );
+    if (recorded?.decision) {
+      await wakeHeard(deps, runUid, recorded);
       return { decision: recorded.decision, repeated: false };
     }
     const [now] = await deps.sequelize.query<StepNow>(EXPLAIN, { bind: [runUid, stepId], type: QueryTypes.SELECT });

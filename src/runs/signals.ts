@@ -4,7 +4,7 @@ import type { RunState } from '../domain/runs';
 import { badInput, conflict, notFound } from '../errors';
 import { describeInputError } from '../engine/input-schema';
 import { textFlaw } from '../input-hygiene';
-import { queueRuns } from './queue-runs';
+import { wakeHeard, wakeInStatement, type WakeOutcome } from './wake';
 import type { SqlEnqueue } from '../queue/agenda';
 
 /**
@@ -45,18 +45,18 @@ SELECT r.state, r.circuit_version_uid, s.kind, s.wait_for, s.status, s.schema,
  WHERE r.uid = $1`;
 
 /**
- * Records the signal while the step waits (or before it waits), and the run is PROVISIONED or RUNNING, and
- * wakes the run in the same statement: the run row is locked first (its lock orders this against an end or
- * a park, and says whether the run is parked), then the step's row is written, then the run row is touched
- * (a read of the run must not be served stale) and, when it was a parked RUNNING run, unparked and its job
- * queued (`woken`). A parked PROVISIONED run is a delayed start: its signal is kept until it starts.
+ * Records the signal while the step waits (or before it waits), and the run is PROVISIONED or RUNNING,
+ * and wakes the run (wakeInStatement): the run row is locked first (its lock orders this against an end or
+ * a park), then the step's row is written. A parked PROVISIONED run is a delayed start: it is not woken,
+ * its signal waits for it.
  */
 function recordSql(sqlEnqueue: SqlEnqueue | undefined): string {
+  const wake = wakeInStatement(sqlEnqueue);
   return `
 WITH target AS (
   SELECT uid, attempt, state = 'RUNNING' AND parked_at IS NOT NULL AS parked
     FROM circuit_runs WHERE uid = $1 AND state IN ('PROVISIONED', 'RUNNING') FOR NO KEY UPDATE
-), step AS (
+), resolved AS (
   INSERT INTO circuit_run_steps (run_uid, path, kind, status, attempt, wait_for, decision, started_at)
   SELECT target.uid, $2, 'wait', 'signaled', target.attempt, 'signal',
          jsonb_build_object('data', $3::jsonb, 'received_at', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')), now()
@@ -65,24 +65,8 @@ WITH target AS (
    WHERE circuit_run_steps.status = 'waiting' AND circuit_run_steps.kind = 'wait' AND circuit_run_steps.wait_for = 'signal'
      AND (circuit_run_steps.expires_at IS NULL OR circuit_run_steps.expires_at > now())
   RETURNING run_uid
-), touched AS (
-  UPDATE circuit_runs r
-     SET updated_at = now(),
-         parked_at = CASE WHEN target.parked THEN NULL ELSE r.parked_at END,
-         wake_at = CASE WHEN target.parked THEN NULL ELSE r.wake_at END,
-         enqueued_at = CASE WHEN target.parked THEN now() ELSE r.enqueued_at END
-    FROM target WHERE r.uid = target.uid AND EXISTS (SELECT 1 FROM step)
-  RETURNING r.uid, target.parked
-), run AS (
-  SELECT uid FROM touched WHERE parked
-)${
-    sqlEnqueue
-      ? `, job AS (${sqlEnqueue.jobCte})
-SELECT (SELECT count(*) FROM step)::int AS recorded, (SELECT count(*) FROM run)::int AS woken,
-       (SELECT count(${sqlEnqueue.notifyColumn}) FROM job)::int AS queued`
-      : `
-SELECT (SELECT count(*) FROM step)::int AS recorded, (SELECT count(*) FROM run)::int AS woken, 0 AS queued`
-  }`;
+), ${wake.ctes}
+SELECT (SELECT count(*) FROM resolved)::int AS recorded, ${wake.columns}`;
 }
 
 const quoted = (stepId: string) => JSON.stringify(stepId.length > 100 ? `${stepId.slice(0, 100)}…` : stepId);
@@ -123,14 +107,13 @@ export async function deliverSignal(
       throw conflict(`${step} no longer waits for a signal`);
     const schema = target.kind ? target.schema : declared?.schema;
     if (schema) checkAgainst(deps, `${target.circuit_version_uid}#signal#${path}`, schema, data);
-    const [written] = await preparedQuery<{ recorded: number; woken: number; queued: number }>(
+    const [written] = await preparedQuery<WakeOutcome & { recorded: number }>(
       deps.sequelize,
       recordSql(deps.queue.sqlEnqueue),
       [runUid, path, json],
     );
     if (written?.recorded) {
-      if (!written.woken) await deps.bus.publish({ uid: runUid, wake: true });
-      else if (!written.queued) await queueRuns(deps, [runUid]);
+      await wakeHeard(deps, runUid, written);
       return { repeated: false };
     }
     // The step or run changed between the two statements (it began waiting, or ended): looked at once more.

@@ -272,7 +272,7 @@ export async function heartbeatRuns(
 /**
  * Parks a RUNNING run of this attempt whose steps in flight all wait (`waiting`: their paths): it holds
  * no worker, no heartbeat and no memory until `wake_at` (its earliest wait expiry) or until a signal or
- * decision unparks it (wakeParkedRun). Refused ('refused') when a wait was resolved meanwhile, a cancel
+ * decision unparks it (src/runs/wake.ts). Refused ('refused') when a wait was resolved meanwhile, a cancel
  * came, or the run is not this attempt's. A resolution committed while the park was written (which the
  * park's snapshot could not see) is caught by a second look, which wakes the run again ('woken').
  * The attempt is counted as given back, not as a crash.
@@ -305,21 +305,6 @@ export async function parkRun(
     [uid, [...waiting]],
   );
   return woken.length > 0 ? 'woken' : 'parked';
-}
-
-/**
- * Wakes a parked run now (a signal or decision resolved one of its waits): it is unparked and marked
- * queued; true when it was parked (the caller queues its job), false when it was not (then a worker holds it
- * in memory, and hears a wake message).
- */
-export async function wakeParkedRun(sequelize: Sequelize, uid: string): Promise<boolean> {
-  const rows = await preparedQuery<{ uid: string }>(
-    sequelize,
-    `UPDATE circuit_runs SET parked_at = NULL, wake_at = NULL, enqueued_at = now()
-      WHERE uid = $1 AND parked_at IS NOT NULL AND state IN ('PROVISIONED', 'RUNNING') RETURNING uid`,
-    [uid],
-  );
-  return rows.length > 0;
 }
 
 /**
