@@ -1,5 +1,4 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import * as z from 'zod';
 import { startTestApp, TestApp } from './support/app';
 import { makeCircuit, makeUser, TestUser } from './support/factories';
 import { makeRunnableCircuit } from './support/run-factories';
@@ -44,6 +43,29 @@ const post = (body: unknown, headers: Record<string, string> = {}) =>
     body: JSON.stringify(body),
   });
 
+/** One raw 2026-07-28 request (the SDK's client takes no `resultType: "task"` from tools/call). */
+async function rpc(token: string, method: string, params: Record<string, unknown>, capabilities = {}) {
+  const res = await post(
+    { jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: envelope(capabilities) } },
+    {
+      Authorization: `Bearer ${token}`,
+      'MCP-Protocol-Version': '2026-07-28',
+      'Mcp-Method': method,
+      ...(typeof params.taskId === 'string' ? { 'Mcp-Name': params.taskId } : {}),
+      ...(typeof params.name === 'string' ? { 'Mcp-Name': params.name } : {}),
+    },
+  );
+  const text = await res.text();
+  const data = text.startsWith('{')
+    ? text
+    : text
+        .split('\n')
+        .filter((line) => line.startsWith('data: ') && line.trim() !== 'data:')
+        .pop()!
+        .slice(6);
+  return { status: res.status, ...(JSON.parse(data) as { result?: any; error?: { code: number; message: string } }) };
+}
+
 const envelope = (capabilities: Record<string, unknown> = {}) => ({
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
   'io.modelcontextprotocol/clientCapabilities': capabilities,
@@ -51,13 +73,10 @@ const envelope = (capabilities: Record<string, unknown> = {}) => ({
 });
 
 /** Follows a task with tasks/get (as a client does) until it has this status. */
-async function taskUntil(client: Client, taskId: string, status: string, timeoutMs = 15_000) {
+async function taskUntil(token: string, taskId: string, status: string, timeoutMs = 15_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const task = await client.request(
-      { method: 'tasks/get', params: { taskId } },
-      z.looseObject({ status: z.string() }),
-    );
+    const { result: task } = await rpc(token, 'tasks/get', { taskId }, { extensions: { [TASKS]: {} } });
     if (task.status === status) return task;
     if (Date.now() > deadline) throw new Error(`task ${taskId} still ${task.status} after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 25));
@@ -86,15 +105,8 @@ const APPROVAL: CircuitDefinition = {
 test('server/discover lists 2026-07-28 and the 2025 revisions; tools/list and tools/call over the stateless revision', async () => {
   const alice = await makeUser();
   const { circuit } = await makeCircuit(alice, { name: 'hello', description: 'Greets' });
-  const discover = await post(
-    { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: envelope() } },
-    { Authorization: `Bearer ${alice.token}`, 'MCP-Protocol-Version': '2026-07-28' },
-  );
-  expect(discover.status).toBe(200);
-  const text = await discover.text();
-  const json = JSON.parse(text.startsWith('{') ? text : text.split('\ndata: ').pop()!) as {
-    result: { supportedVersions: string[]; capabilities: Record<string, unknown> };
-  };
+  const json = await rpc(alice.token, 'server/discover', {});
+  expect(json.status).toBe(200);
   expect(json.result.supportedVersions).toEqual(expect.arrayContaining(['2026-07-28', '2025-11-25', '2025-06-18']));
   expect(json.result.capabilities).toMatchObject({ tools: {}, extensions: { [TASKS]: {} } });
 
@@ -126,13 +138,11 @@ test("a run waiting on a signal asks the client (input_required); the client's a
 test('a task answers at once; tasks/get shows the approval as input_required, tasks/update decides it', async () => {
   const alice = await makeUser();
   const { circuit } = await makeRunnableCircuit(alice, APPROVAL);
-  const client = await connect(alice.token, { extensions: { [TASKS]: {} } });
-  const created = (await client.request(
-    { method: 'tools/call', params: { name: toolName(alice, circuit), arguments: {} } },
-    z.looseObject({}),
-  )) as { resultType: string; taskId: string; status: string; ttlMs: null };
+  const tasks = { extensions: { [TASKS]: {} } };
+  const created = (await rpc(alice.token, 'tools/call', { name: toolName(alice, circuit), arguments: {} }, tasks))
+    .result as { resultType: string; taskId: string; status: string; ttlMs: null };
   expect(created).toMatchObject({ resultType: 'task', status: 'working', ttlMs: null });
-  const task = await taskUntil(client, created.taskId, 'input_required');
+  const task = await taskUntil(alice.token, created.taskId, 'input_required');
   expect(task).toMatchObject({
     status: 'input_required',
     inputRequests: {
@@ -142,50 +152,46 @@ test('a task answers at once; tasks/get shows the approval as input_required, ta
       },
     },
   });
-  await client.request(
+  const update = await rpc(
+    alice.token,
+    'tasks/update',
     {
-      method: 'tasks/update',
-      params: {
-        taskId: created.taskId,
-        inputResponses: { 'approval:ask': { action: 'accept', content: { approved: true, comment: 'ship it' } } },
-      },
+      taskId: created.taskId,
+      inputResponses: { 'approval:ask': { action: 'accept', content: { approved: true, comment: 'ship it' } } },
     },
-    z.looseObject({}),
+    tasks,
   );
-  expect(await taskUntil(client, created.taskId, 'completed')).toMatchObject({
+  expect(update.result).toMatchObject({ resultType: 'complete' });
+  expect(await taskUntil(alice.token, created.taskId, 'completed')).toMatchObject({
     status: 'completed',
     result: { structuredContent: { approved: true, comment: 'ship it' } },
   });
 });
 
-test('tasks/* without the extension is -32021; another user cannot see a task', async () => {
+test('tasks/* without the extension is -32021; another user cannot see a task; tasks/cancel cancels the run', async () => {
   const alice = await makeUser();
   const mallory = await makeUser();
   const { circuit } = await makeRunnableCircuit(alice, APPROVAL);
-  const client = await connect(alice.token, { extensions: { [TASKS]: {} } });
-  const created = (await client.request(
-    { method: 'tools/call', params: { name: toolName(alice, circuit), arguments: {} } },
-    z.looseObject({}),
-  )) as { taskId: string };
-  const plain = await connect(alice.token);
-  await expect(
-    plain.request({ method: 'tasks/get', params: { taskId: created.taskId } }, z.looseObject({})),
-  ).rejects.toMatchObject({ code: -32021 });
-  const other = await connect(mallory.token, { extensions: { [TASKS]: {} } });
-  await expect(
-    other.request({ method: 'tasks/get', params: { taskId: created.taskId } }, z.looseObject({})),
-  ).rejects.toMatchObject({ code: -32602 });
-  await client.request({ method: 'tasks/cancel', params: { taskId: created.taskId } }, z.looseObject({}));
-  await expect(CircuitRun.findByPk(created.taskId)).resolves.toBeTruthy();
+  const tasks = { extensions: { [TASKS]: {} } };
+  const { taskId } = (await rpc(alice.token, 'tools/call', { name: toolName(alice, circuit), arguments: {} }, tasks))
+    .result as { taskId: string };
+  expect((await rpc(alice.token, 'tasks/get', { taskId })).error).toMatchObject({ code: -32021 });
+  expect((await rpc(mallory.token, 'tasks/get', { taskId }, tasks)).error).toMatchObject({ code: -32602 });
+  expect((await rpc(mallory.token, 'tasks/cancel', { taskId }, tasks)).error).toMatchObject({ code: -32602 });
+  expect((await rpc(alice.token, 'tasks/cancel', { taskId }, tasks)).result).toMatchObject({ resultType: 'complete' });
+  const task = await taskUntil(alice.token, taskId, 'cancelled');
+  expect(task).toMatchObject({ status: 'cancelled' });
+  expect((await CircuitRun.findByPk(taskId))?.cancel_requested_at).toBeTruthy();
 });
 
 test('an Origin that is not allowed is 403 before anything else; the service’s own origin is allowed', async () => {
   const alice = await makeUser();
   const body = { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: envelope() } };
+  const discover = { 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'server/discover' };
   const evil = await post(body, { Authorization: `Bearer ${alice.token}`, Origin: 'http://evil.example.com' });
   expect(evil.status).toBe(403);
   expect(await evil.json()).toMatchObject({ error: { code: 'NotAllowed' } });
   expect((await post(body, { Origin: 'http://evil.example.com' })).status).toBe(403);
-  const own = await post(body, { Authorization: `Bearer ${alice.token}`, Origin: new URL(t.url).origin });
+  const own = await post(body, { ...discover, Authorization: `Bearer ${alice.token}`, Origin: new URL(t.url).origin });
   expect(own.status).toBe(200);
 });

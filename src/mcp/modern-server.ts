@@ -27,7 +27,6 @@ const INSTRUCTIONS =
   'approval asks you for it; clients declaring the tasks extension get a task (the run) at once.';
 
 const taskParams = z.object({ taskId: z.string() });
-const updateParams = z.object({ taskId: z.string(), inputResponses: z.record(z.string(), z.unknown()) });
 
 /** Whether the request's envelope declares this client capability. */
 function declares(ctx: ServerContext, check: (capabilities: Record<string, unknown>) => unknown): boolean {
@@ -136,10 +135,11 @@ export function createModernMcpServer(options: ModernMcpServerOptions): Server {
   );
   server.setRequestHandler(
     'tasks/update',
-    { params: updateParams },
+    { params: taskParams },
     guarded(async (params, ctx) => {
       requireTasks(ctx);
-      return updateModernTask(services, viewer, params.taskId, params.inputResponses);
+      // The SDK lifts `inputResponses` out of the params into the request's context.
+      return updateModernTask(services, viewer, params.taskId, ctx.mcpReq.inputResponses ?? {});
     }),
   );
   server.setRequestHandler(

@@ -4,7 +4,7 @@ import { isUid } from '../ids';
 import type { User } from '../models';
 import { CircuitRun } from '../models/CircuitRun';
 import { runPermits } from '../policies/run.policy';
-import type { WaitingStep } from '../runs/approvals';
+import type { WaitingStep } from '../runs';
 import type { ApiServices } from '../graphql/context';
 
 /**
