@@ -65,6 +65,8 @@ export interface Config {
   trustProxy: string[] | false;
   /** Origin that absolute URLs are built from (download links); unset means `http://HOST:PORT` as listened. */
   publicUrl: string | undefined;
+  /** Origins besides the service's own allowed to call it from a browser (CORS_ORIGINS, comma-separated). */
+  corsOrigins: string[];
   /** Largest cost of one GraphQL operation (GRAPHQL_MAX_COST, src/graphql/operation-cost.ts). */
   graphqlMaxCost: number;
   /** Most tokens one GraphQL document may have, counted while it is parsed (GRAPHQL_MAX_TOKENS, src/graphql/document-bounds.ts). */
@@ -187,6 +189,26 @@ function publicUrl(env: NodeJS.ProcessEnv): string | undefined {
   return parsed.origin;
 }
 
+function corsOrigins(env: NodeJS.ProcessEnv): string[] {
+  const entries = (env.CORS_ORIGINS ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  const origins: string[] = [];
+  for (const entry of entries) {
+    let origin: string | undefined;
+    try {
+      origin = new URL(entry).origin;
+    } catch {
+      origin = undefined;
+    }
+    if (!origin || origin === 'null' || origin !== entry.replace(/\/$/, ''))
+      return problem(`CORS_ORIGINS must list origins like https://app.example.com, got "${entry}"`, []);
+    origins.push(origin);
+  }
+  return origins;
+}
+
 /**
  * Reads and validates the environment; throws one ConfigError listing every bad variable, one line each.
  * New settings: one line in `readConfig` with the helpers above (they record problems, never throw).
@@ -261,6 +283,7 @@ function readConfig(env: NodeJS.ProcessEnv, http: boolean): Config {
     runMaxResultBytes: int(env, 'RUN_MAX_RESULT_BYTES', 4 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     trustProxy: http ? trustProxy(env) : false,
     publicUrl: publicUrl(env),
+    corsOrigins: corsOrigins(env),
     graphqlMaxCost: int(env, 'GRAPHQL_MAX_COST', 1000, 1),
     graphqlMaxTokens: int(env, 'GRAPHQL_MAX_TOKENS', 2000, 100, 100_000),
     streamReservationTtlMs: int(env, 'GRAPHQL_STREAM_RESERVATION_TTL_MS', 30_000, 100, 3_600_000),

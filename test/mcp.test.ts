@@ -318,7 +318,8 @@ async function rpc(
   const text = await res.text();
   const data = text
     .split('\n')
-    .filter((line) => line.startsWith('data: '))
+    // The stream opens with a priming event (an id, `retry` and empty data).
+    .filter((line) => line.startsWith('data: ') && line.trim() !== 'data:')
     .map((line) => JSON.parse(line.slice(6)) as { id?: unknown; result?: unknown });
   const answer = data.find((m) => m.id === message.id) ?? (text.startsWith('{') ? JSON.parse(text) : undefined);
   return { status: res.status, headers: res.headers, result: answer?.result };

@@ -16,7 +16,7 @@ import type { InflightCalls } from './inflight-calls';
 import { findCircuitTool, listTools } from './tools';
 import { cancelTask, createToolTask, getTask, taskResult } from './tasks';
 
-export interface McpServerOptions {
+export interface LegacyMcpServerOptions {
   services: ApiServices;
   /** The service's version (package.json), read once by mountMcp: the server's `serverInfo.version`. */
   version: string;
@@ -40,7 +40,7 @@ const INSTRUCTIONS =
  * client's `notifications/cancelled` names a call served by another request's server, so it is
  * routed through the process's InflightCalls (and the run's idempotency key across processes).
  */
-export function createMcpServer(options: McpServerOptions): Server {
+export function createLegacyMcpServer(options: LegacyMcpServerOptions): Server {
   const { services, viewer, sessionId, inflight } = options;
   /** The SDK answers a thrown error with its message: anything but an McpError is logged and answered as internal. */
   const guarded =
