@@ -280,9 +280,10 @@ export function createRunWing(ports: RunWingPorts): { wing: RunWing; worker?: Ru
     },
     async wakeDue() {
       for (;;) {
-        const due = await wakeDueRuns(sequelize, WAKE_BATCH);
-        await queueRuns(deps, due);
-        if (due.length < WAKE_BATCH) return;
+        const { resumed, starting } = await wakeDueRuns(sequelize, WAKE_BATCH);
+        await queueRuns(deps, resumed);
+        if (starting > 0) inflight.wake();
+        if (resumed.length + starting < WAKE_BATCH) return;
       }
     },
     close: () => inflight.close(RUN_DRAIN_MS),

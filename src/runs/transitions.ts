@@ -1,7 +1,7 @@
 import { QueryTypes, Sequelize } from 'sequelize';
 import { preparedQuery } from '../db/prepared';
 import { StatementBatcher } from '../db/statement-batcher';
-import { claimOverdue } from '../db/claim-overdue';
+import { claimOverdue, claimOverdueSql } from '../db/claim-overdue';
 import { chargeRunSql } from '../credits/charge';
 import { ASYNC_COMMIT_COLUMN } from '../db/async-commit';
 import { eventBatchJson, type PendingRunEvent } from './events/log';
@@ -307,22 +307,38 @@ export async function parkRun(
   return woken.length > 0 ? 'woken' : 'parked';
 }
 
+/** Due parked runs as wakeDueRuns leaves them. */
+export interface WokenRuns {
+  /** Runs that were waiting on a timer: marked queued, for their jobs to be queued. */
+  resumed: string[];
+  /** Delayed starts: they join the runs waiting for a slot (slot_wait), which the claim shares fairly between users. */
+  starting: number;
+}
+
 /**
- * Parked runs whose time has come (a wait's expiry, a delayed start): at most `limit`, unparked and marked
- * queued in one statement (SKIP LOCKED: two workers' sweeps wake each run once), for their jobs to be queued.
+ * Parked runs whose time has come (a wait's expiry, a delayed start): at most `limit`, unparked in one
+ * statement (SKIP LOCKED: two workers' sweeps wake each run once). A RUNNING run resumes (marked queued);
+ * a delayed start is not queued in due-time order but marked slot_wait, so that one user's thousands of
+ * starts coming due together cannot put another user's start behind them in the job queue
+ * (wakeWaitingRuns interleaves users).
  */
-export async function wakeDueRuns(sequelize: Sequelize, limit = 1000): Promise<string[]> {
-  return claimOverdue(
-    sequelize,
+export async function wakeDueRuns(sequelize: Sequelize, limit = 1000): Promise<WokenRuns> {
+  const sql = claimOverdueSql(
     {
       table: 'circuit_runs',
       overdue: `parked_at IS NOT NULL AND wake_at <= now()`,
       orderBy: 'wake_at',
-      set: 'parked_at = NULL, wake_at = NULL, enqueued_at = now()',
+      set: `parked_at = NULL, wake_at = NULL, slot_wait = (state = 'PROVISIONED'),
+            enqueued_at = CASE WHEN state = 'PROVISIONED' THEN NULL ELSE now() END`,
     },
-    [],
-    limit,
+    '$1',
+    'uid, state',
   );
+  const rows = await preparedQuery<{ uid: string; state: RunState }>(sequelize, sql, [limit]);
+  return {
+    resumed: rows.filter((row) => row.state !== 'PROVISIONED').map((row) => row.uid),
+    starting: rows.filter((row) => row.state === 'PROVISIONED').length,
+  };
 }
 
 /**
