@@ -39,6 +39,7 @@ import { StreamAuthority } from './auth/stream-authority';
 import { mountWaitCallbacks } from './http/wait-callbacks';
 import { mountDecisionPages } from './web/decision-page';
 import { mountMcp } from './mcp/http';
+import { mountA2a } from './a2a/http';
 
 export interface RunningApp {
   url: string;
@@ -124,6 +125,8 @@ export async function startApp({
   app.use(antiFraming());
   // A route of the REST table that needs a token answers 401 before its body is read or checked.
   app.use(API_PREFIX, authenticateRoutes(routes, services));
+  // A2A checks its token before its body is read, then parses the body itself.
+  mountA2a(app, services);
   app.use(jsonBody({ timeoutMs: config.bodyTimeoutMs }));
 
   app.get('/healthz', (_req, res) => {
