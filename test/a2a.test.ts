@@ -331,4 +331,40 @@ describe('tokens and limits', () => {
     expect(await revokeApiToken(alice.user, record.uid)).toBe(true);
     await expect(rest).rejects.toThrow(/revoked/);
   });
+  test('a stream ends when its token expires', async () => {
+    const alice = await makeUser();
+    await makeRunnableCircuit(alice, holding.holdDefinition());
+    const { token } = await createApiToken(alice.user, 'short', { expiresAt: new Date(Date.now() + 3_000) });
+    const client = await a2aClient(t.url, token);
+    const heldBefore = holding.held.length;
+    const stream = client.sendMessageStream(sendParams(userMessage({ data: {} })));
+    expect((await stream.next()).value?.payload?.$case).toBe('task');
+    await holding.untilHeld(heldBefore + 1);
+    await expect(collect(stream)).rejects.toThrow(/expired/);
+  });
+});
+
+describe('a task is its run', () => {
+  test('another API process follows a task (SubscribeToTask) to its end', async () => {
+    const alice = await makeUser();
+    await makeRunnableCircuit(alice, holding.holdDefinition());
+    const heldBefore = holding.held.length;
+    const task = asTask(
+      await (await a2aClient(t.url, alice.token)).sendMessage(sendParams(userMessage({ data: {} }), true)),
+    );
+    await holding.untilHeld(heldBefore + 1);
+    const elsewhere = await a2aClient(limited.url, alice.token);
+    const stream = elsewhere.resubscribeTask({ tenant: '', id: task.id });
+    const first = (await stream.next()).value?.payload;
+    if (first?.$case !== 'task') throw new Error(`first event: ${JSON.stringify(first)}`);
+    expect(first.value.status?.state).toBe(TaskState.TASK_STATE_WORKING);
+    const rest = collect(stream);
+    holding.release('{"done":true}');
+    const events = await rest;
+    const end = events.at(-1)?.payload;
+    if (end?.$case !== 'statusUpdate') throw new Error(`last event: ${JSON.stringify(events.at(-1))}`);
+    expect(end.value.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(events.some((e) => e.payload?.$case === 'artifactUpdate')).toBe(true);
+    await expect(elsewhere.resubscribeTask({ tenant: '', id: task.id }).next()).rejects.toThrow(/has ended/);
+  });
 });
