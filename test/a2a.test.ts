@@ -287,6 +287,23 @@ describe('tokens and limits', () => {
     expect(await CircuitRun.count({ where: { user_uid: alice.user.uid } })).toBe(0);
   });
 
+  test("the body is the service's: 413 past 1 MiB, 400 for a NUL character, in the REST envelope", async () => {
+    const alice = await makeUser();
+    const post = (body: string) =>
+      bearerFetch(alice.token)(`${t.url}/a2a`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+        body,
+      });
+    const big = await post(
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x'.repeat(1024 * 1024) } }),
+    );
+    expect(big.status).toBe(413);
+    const nul = await post('{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"a\\u0000b"}}');
+    expect(nul.status).toBe(400);
+    expect(await nul.json()).toEqual({ error: { code: 'BadClientData', message: expect.stringContaining('NUL') } });
+  });
+
   test('each message that starts a run counts against the run rate limit and answers its headers', async () => {
     const alice = await makeUser();
     await makeCircuit(alice, { name: 'hello' });
