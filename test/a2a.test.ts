@@ -1,5 +1,5 @@
 import { startTestApp, TestApp } from './support/app';
-import { HELLO_DEFINITION, makeCircuit, makeUser, TestUser } from './support/factories';
+import { makeCircuit, makeUser, TestUser } from './support/factories';
 import { makeRunnableCircuit, startHoldingTarget } from './support/run-factories';
 import {
   a2aClient,
@@ -7,7 +7,6 @@ import {
   sendParams,
   TaskState,
   userMessage,
-  type Client,
   type StreamResponse,
   type Task,
 } from './support/a2a';
