@@ -77,7 +77,7 @@ const signalWait: CircuitDefinition = {
 
 describe('the agent card', () => {
   test('without a token: no skills, and a bearer security scheme', async () => {
-    const res = await fetch(`${t.url}/.well-known/agent-card.json`);
+    const res = await fetch(`${t.url}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } });
     expect(res.status).toBe(200);
     const card = await res.json();
     expect(card.skills ?? []).toEqual([]);
@@ -87,6 +87,7 @@ describe('the agent card', () => {
     expect(card.securityRequirements).toEqual([{ schemes: { bearer: expect.anything() } }]);
     expect(card.supportedInterfaces).toEqual([
       expect.objectContaining({ url: `${t.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }),
+      expect.objectContaining({ url: `${t.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' }),
     ]);
     expect(card.capabilities).toEqual(expect.objectContaining({ streaming: true }));
   });
@@ -109,6 +110,40 @@ describe('the agent card', () => {
     const bad = await fetch(`${t.url}/.well-known/agent-card.json`, { headers: { Authorization: 'Bearer nope' } });
     expect(bad.status).toBe(401);
     expect(bad.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+  });
+});
+
+describe('the previous protocol (0.3): its card and its method names', () => {
+  test('a client sending no A2A-Version gets the 0.3 card and is answered on message/send and tasks/get', async () => {
+    const alice = await makeUser();
+    const { circuit } = await makeCircuit(alice, { name: 'hello' });
+    const card = await (
+      await fetch(`${t.url}/.well-known/agent-card.json`, { headers: { Authorization: `Bearer ${alice.token}` } })
+    ).json();
+    expect(card).toMatchObject({ url: `${t.url}/a2a`, protocolVersion: '0.3', preferredTransport: 'JSONRPC' });
+    expect(card.skills.map((s: { id: string }) => s.id)).toEqual([skillOf(alice, circuit)]);
+
+    const rpc = async (method: string, params: unknown) =>
+      (
+        await bearerFetch(alice.token)(`${t.url}/a2a`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+        })
+      ).json();
+    const sent = await rpc('message/send', {
+      message: {
+        kind: 'message',
+        messageId: 'legacy-1',
+        role: 'user',
+        parts: [{ kind: 'data', data: { name: 'Ada' } }],
+        metadata: { skill_id: skillOf(alice, circuit) },
+      },
+    });
+    expect(sent.result).toMatchObject({ kind: 'task', status: { state: 'completed' } });
+    expect(sent.result.artifacts[0].parts).toEqual([expect.objectContaining({ kind: 'text', text: 'HELLO ADA' })]);
+    const got = await rpc('tasks/get', { id: sent.result.id });
+    expect(got.result).toMatchObject({ id: sent.result.id, status: { state: 'completed' } });
   });
 });
 

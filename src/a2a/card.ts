@@ -7,6 +7,14 @@ import { listTools, type ListedTool } from '../mcp/tools';
 export const A2A_PATH = '/a2a';
 export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
 export const A2A_PROTOCOL_VERSION = '1.0';
+/** Clients of the previous protocol (method names `message/send`, `tasks/get`…) are served through the SDK's compatibility layer. */
+export const A2A_LEGACY_PROTOCOL_VERSION = '0.3';
+
+/** Whether a request's `A2A-Version` asks for the previous protocol (absent means 0.3, as the protocol says). */
+export function asksLegacy(header: string | undefined): boolean {
+  const version = header?.trim() ?? '';
+  return version === '' || version.startsWith('0.');
+}
 
 /** The one string property of an input schema, when the circuit takes nothing else: a text part may be it. */
 export function singleStringInput(schema: ListedTool['inputSchema'] | Record<string, unknown>): string | null {
@@ -54,6 +62,12 @@ export function agentCard(baseUrl: string, version: string, skills: AgentSkill[]
       "Runs circuits: each skill is a circuit you may run, a task is one run of it. Send the circuit's input as a data part, with the skill id in the message's metadata.skill_id.",
     supportedInterfaces: [
       { url: `${baseUrl}${A2A_PATH}`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION },
+      {
+        url: `${baseUrl}${A2A_PATH}`,
+        protocolBinding: 'JSONRPC',
+        tenant: '',
+        protocolVersion: A2A_LEGACY_PROTOCOL_VERSION,
+      },
     ],
     provider: undefined,
     version,

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Express, NextFunction, Request, Response } from 'express';
-import { AgentCard, jsonRpcHandler } from './sdk';
+import { AgentCard, agentCardHandler, jsonRpcHandler } from './sdk';
 import { authenticate, type Authentication } from '../auth/authenticate';
 import { unauthorized } from '../errors';
 import { errorEnvelope } from '../error-status';
@@ -9,7 +9,7 @@ import { jsonBody } from '../http/json-body';
 import { streamClient } from '../streams/open-streams';
 import { PROJECT_ROOT } from '../paths';
 import type { ApiServices } from '../graphql/context';
-import { A2A_PATH, AGENT_CARD_PATH } from './card';
+import { A2A_PATH, AGENT_CARD_PATH, asksLegacy } from './card';
 import { CallerUser, RunTaskHandler, type A2aCaller } from './handler';
 
 export { A2A_PATH, AGENT_CARD_PATH };
@@ -38,16 +38,26 @@ export function mountA2a(app: Express, services: ApiServices): void {
   };
   const handler = new RunTaskHandler({ services, version, baseUrl: () => services.config.publicUrl ?? '' });
 
-  app.get(AGENT_CARD_PATH, async (req: Request, res: Response, next: NextFunction) => {
+  // app.use strips the path, as the SDK's card router (answering GET /) expects.
+  app.use(AGENT_CARD_PATH, async (req: Request, res: Response, next: NextFunction) => {
+    if (req.method !== 'GET' || req.path !== '/') return next();
     res.locals.route = `GET ${AGENT_CARD_PATH}`;
     try {
       const auth = await authenticate(services.tokenCache, req.headers.authorization);
       if (auth.kind === 'invalid') return refuse(res, auth);
       const card = auth.kind === 'token' ? await handler.cardFor(auth.user) : await handler.getAgentCard();
+      // The card depends on the caller's token and on the protocol version asked for.
+      res.set({ 'Cache-Control': 'private, no-cache', Vary: 'Authorization, A2A-Version' });
+      if (asksLegacy(req.header('A2A-Version'))) {
+        // The previous protocol's card shape, translated by the SDK's compatibility layer.
+        return agentCardHandler({
+          agentCardProvider: async () => card,
+          legacyCompat: { enabled: true },
+          cache: { maxAge: 0 },
+        })(req, res, next);
+      }
       res
         .status(200)
-        // The card depends on the caller's token.
-        .set({ 'Cache-Control': 'private, no-cache', Vary: 'Authorization' })
         .type('application/json')
         .send(JSON.stringify(AgentCard.toJSON(card)));
     } catch (error) {
@@ -58,6 +68,7 @@ export function mountA2a(app: Express, services: ApiServices): void {
   const rpc = jsonRpcHandler({
     requestHandler: handler,
     userBuilder: async (req) => new CallerUser((req.res as Response).locals.a2aCaller as A2aCaller),
+    legacyCompat: { enabled: true },
   });
   // app.use strips the path for the SDK's router (which answers POST /); other methods fall through to 404.
   app.use(

@@ -47,4 +47,4 @@ export const {
   TaskNotFoundError,
   UnsupportedOperationError,
 } = errors;
-export const { jsonRpcHandler } = express;
+export const { agentCardHandler, jsonRpcHandler } = express;
