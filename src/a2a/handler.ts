@@ -323,17 +323,16 @@ export class RunTaskHandler implements A2ARequestHandler {
   private async *follow(caller: A2aCaller, uid: string): AsyncGenerator<StreamResponse, void, undefined> {
     const { services } = this;
     let view = await this.guard(() => this.read(caller, uid, 'debug'));
-    yield { payload: { $case: 'task', value: taskOf(view) } };
     let state = statusOf(view).state;
-    if (isSettled(state)) return;
+    if (isSettled(state)) {
+      yield { payload: { $case: 'task', value: taskOf(view) } };
+      return;
+    }
 
+    // Lost authority ends the stream with an error; a shutdown (or the client leaving) just ends it.
     const lost = new AbortController();
-    const release = this.guard(async () =>
-      services.streams?.open.open(caller.streamClient, () =>
-        lost.abort(new AppError('RateLimited', 'The service is stopping')),
-      ),
-    );
-    const releaseStream = await release;
+    const ended = new AbortController();
+    const release = await this.guard(async () => services.streams?.open.open(caller.streamClient, () => ended.abort()));
     const unwatch = services.streams?.authority.watch(
       { auth: caller.auth, runUid: uid, runOwnerUid: view.run.user_uid },
       () => lost.abort(new AppError('Unauthorized', 'The bearer token was revoked: the stream has ended')),
@@ -348,9 +347,10 @@ export class RunTaskHandler implements A2ARequestHandler {
     const stream = services.runs.stream(uid, {
       after: null,
       kinds: ['state', 'step'],
-      signal: AbortSignal.any([lost.signal, caller.closed]),
+      signal: AbortSignal.any([lost.signal, ended.signal, caller.closed]),
     });
     try {
+      yield { payload: { $case: 'task', value: taskOf(view) } };
       for await (const event of stream) {
         if (!mayChangeStatus(event)) continue;
         view = await this.guard(() => this.read(caller, uid, 'debug'));
@@ -373,7 +373,7 @@ export class RunTaskHandler implements A2ARequestHandler {
     } finally {
       clearTimeout(expiry);
       unwatch?.();
-      releaseStream?.();
+      release?.();
       await stream.return?.(undefined);
     }
   }
