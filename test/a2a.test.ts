@@ -178,6 +178,17 @@ describe('messages and tasks', () => {
     expect(task.artifacts[0].parts.map(partValue)).toEqual(['HELLO GRACE']);
   });
 
+  test('a message sent again (the same messageId) answers the same run', async () => {
+    const alice = await makeUser();
+    await makeCircuit(alice, { name: 'hello' });
+    const client = await a2aClient(t.url, alice.token);
+    const message = userMessage({ text: 'Ada' }, { messageId: 'retried-once' });
+    const first = asTask(await client.sendMessage(sendParams(message)));
+    const again = asTask(await client.sendMessage(sendParams(message)));
+    expect(again.id).toBe(first.id);
+    expect(await CircuitRun.count({ where: { user_uid: alice.user.uid } })).toBe(1);
+  });
+
   test('an unknown skill, or no skill among several, is a clear error and starts no run', async () => {
     const alice = await makeUser();
     await makeCircuit(alice, { name: 'one' });
