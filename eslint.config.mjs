@@ -4,7 +4,7 @@ import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 import noImportCycle from './eslint-rules/no-import-cycle.mjs';
 
 // The rooms above the low floors (src/domain/ to src/commands/): the run wing, the composition and the transports.
-const TRANSPORTS = ['./src/graphql', './src/http', './src/web', './src/mcp', './src/cli', './rest-bridge'];
+const TRANSPORTS = ['./src/graphql', './src/http', './src/web', './src/mcp', './src/a2a', './src/cli', './rest-bridge'];
 const ABOVE_LOW = [
   './src/runs',
   './src/queue',
@@ -113,6 +113,7 @@ export default tseslint.config(
                 './src/schedules',
                 './src/telemetry',
                 './src/mcp',
+                './src/a2a',
                 './src/cli',
                 './src/runtime.ts',
                 './src/app.ts',
@@ -162,6 +163,7 @@ export default tseslint.config(
                 './src/storage',
                 './src/web',
                 './src/mcp',
+                './src/a2a',
               ],
               message:
                 'the REST bridge maps paths onto GraphQL operations and holds no business logic: it reaches the domain only through the schema.',
@@ -188,6 +190,7 @@ export default tseslint.config(
                 './src/webhooks',
                 './src/services.ts',
                 './src/mcp',
+                './src/a2a',
                 './src/cli',
                 './src/policies',
                 ...LOW_ABOVE_POLICIES,
@@ -232,7 +235,7 @@ export default tseslint.config(
             },
             {
               target: './src/graphql',
-              from: ['./src/http', './rest-bridge', './src/web', './src/mcp', './src/cli'],
+              from: ['./src/http', './rest-bridge', './src/web', './src/mcp', './src/a2a', './src/cli'],
               message: 'GraphQL is the floor under the REST bridge and src/http/.',
             },
           ],

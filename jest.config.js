@@ -23,6 +23,8 @@ const esm = [
   '@tokenizer',
   'uint8array-extras',
   '@borewit',
+  // The A2A SDK signs and verifies agent cards with it.
+  'jose',
 ];
 
 module.exports = {

@@ -42,6 +42,7 @@ import { MCP_PATH, mountMcp } from './mcp/http';
 import { mountOAuth } from './oauth/routes';
 import { ClientDirectory } from './oauth/clients';
 import { fetchClientMetadataDocument } from './oauth/client-metadata-document';
+import { mountA2a } from './a2a/http';
 
 export interface RunningApp {
   url: string;
@@ -127,6 +128,8 @@ export async function startApp({
   app.use(antiFraming());
   // A route of the REST table that needs a token answers 401 before its body is read or checked.
   app.use(API_PREFIX, authenticateRoutes(routes, services));
+  // A2A checks its token before its body is read, then parses the body itself.
+  mountA2a(app, services);
   app.use(jsonBody({ timeoutMs: config.bodyTimeoutMs }));
 
   app.get('/healthz', (_req, res) => {

@@ -13,9 +13,10 @@ import { ERROR_STATUS } from '../src/error-status';
 import { isErrorCode, type ErrorCode } from '../src/errors';
 import { baseToolName } from '../src/mcp/tool-names';
 import { secondsToNextUtcDay } from '../src/credits/token-spend';
+import { a2aClient, sendParams, userMessage } from './support/a2a';
 
 // Token scopes: one answer per (token kind × operation), whichever transport carries it — REST, GraphQL
-// over HTTP, graphql-sse, and MCP for the one operation MCP has (running a circuit).
+// over HTTP, graphql-sse, and MCP and A2A for the one operation they have (running a circuit).
 
 let t: TestApp;
 let owner: TestUser;
@@ -44,7 +45,7 @@ async function tokenWith(limits: TokenLimitsInput): Promise<string> {
 /** An answer as every transport can state it: ok, or an error code and its message. */
 type Answer = 'ok' | { code: ErrorCode; message: string };
 
-type Transport = 'rest' | 'graphql' | 'graphql-sse' | 'mcp';
+type Transport = 'rest' | 'graphql' | 'graphql-sse' | 'mcp' | 'a2a';
 
 interface Operation {
   name: string;
@@ -194,22 +195,42 @@ async function viaMcp(token: string): Promise<Answer> {
   return { code: match[1], message: match[2] };
 }
 
+/** A2A: the card is fetched with the token (a refused token is the 401 envelope), then a message starts the run. */
+async function viaA2a(token: string): Promise<Answer> {
+  const card = await fetch(`${t.url}/.well-known/agent-card.json`, { headers: { authorization: `Bearer ${token}` } });
+  if (card.status !== 200) return restAnswer({ status: card.status, body: await card.json() });
+  const client = await a2aClient(t.url, token);
+  try {
+    await client.sendMessage(
+      sendParams(
+        userMessage({ data: { name: 'Ada' } }, { metadata: { skill_id: baseToolName(owner.username, circuit.name) } }),
+        true,
+      ),
+    );
+    return 'ok';
+  } catch (error) {
+    const match = /^(\w+): ([\s\S]*)$/.exec((error as Error).message);
+    if (!match || !isErrorCode(match[1])) throw error;
+    return { code: match[1], message: match[2] };
+  }
+}
+
 async function answers(
   token: string,
   op: Operation,
-): Promise<Record<Transport, Answer> | Record<Exclude<Transport, 'mcp'>, Answer>> {
+): Promise<Record<Transport, Answer> | Record<Exclude<Transport, 'mcp' | 'a2a'>, Answer>> {
   const rest = await op.rest(token);
   const graphql = await viaGraphql(token, op);
   const sse = await viaGraphqlSse(token, op);
   return op.runs
-    ? { rest, graphql, 'graphql-sse': sse, mcp: await viaMcp(token) }
+    ? { rest, graphql, 'graphql-sse': sse, mcp: await viaMcp(token), a2a: await viaA2a(token) }
     : { rest, graphql, 'graphql-sse': sse };
 }
 
 /** The same answer on every transport of the operation. */
 function same(answer: Answer, op: Operation): Record<string, Answer> {
   const transports: Transport[] = op.runs
-    ? ['rest', 'graphql', 'graphql-sse', 'mcp']
+    ? ['rest', 'graphql', 'graphql-sse', 'mcp', 'a2a']
     : ['rest', 'graphql', 'graphql-sse'];
   return Object.fromEntries(transports.map((transport) => [transport, answer]));
 }
