@@ -1,4 +1,5 @@
 import { QueryTypes } from 'sequelize';
+import { metadataText } from '../domain/metadata-text';
 import { Circuit, CircuitVersion, User } from '../models';
 import { CIRCUIT_RULES, circuitPermits } from '../policies/circuit.policy';
 import { ruleSql } from '../policies/visibility';
@@ -150,7 +151,7 @@ export async function listTools(services: ApiServices, viewer: User): Promise<Li
     const parts = [circuit.is_deprecated ? `[deprecated] ${circuit.description}`.trim() : circuit.description];
     const entry: ListedTool = {
       name: tool.name,
-      title: `${tool.ownerUsername}/${circuit.name}`,
+      title: metadataText(`${tool.ownerUsername}/${circuit.name}`),
       description: '',
       inputSchema: { type: 'object' },
       execution: { taskSupport: 'optional' },
@@ -163,7 +164,7 @@ export async function listTools(services: ApiServices, viewer: User): Promise<Li
     } else {
       parts.push('A protected circuit: its steps and input schema are shown to its owner only.');
     }
-    entry.description = parts.filter((p) => p.length > 0).join('\n\n');
+    entry.description = metadataText(parts.filter((p) => p.length > 0).join('\n\n'));
     listed.push(entry);
   }
   return listed;
