@@ -3,6 +3,9 @@ import type { ApiTokenView } from '../views/api-token.view';
 import type { Blob } from '../models/blobs';
 import { formatBytes, html, SafeHtml, time } from './html';
 import { TOKEN_SCOPES } from '../domain/token-scopes';
+import { FAVICON_LINK } from '../http/favicon';
+
+const FAVICON = new SafeHtml(FAVICON_LINK);
 
 /** The signed-in sections, in tab order: each one's path under /settings and its title. */
 const SECTIONS = {
@@ -40,7 +43,7 @@ export function layout({ title, user, section, csrf, body }: LayoutOptions): str
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Circuit Service settings</title>
-<link rel="icon" href="data:,">
+${FAVICON}
 <link rel="stylesheet" href="/settings/assets/settings.css">
 <script src="/settings/assets/settings.js" defer></script>
 </head>
