@@ -23,7 +23,7 @@ export async function findCircuit(owner: User, name: string): Promise<Circuit> {
 }
 
 /**
- * `--circuit` of the list commands: a circuit uid, `owner/name`, or a bare name of `--user`'s
+ * `--circuit` of the list commands: a circuit uid, `owner/name`, or a bare name of `--username`'s
  * circuit. Unknown circuits and users are "not found" on one line.
  */
 export async function findCircuitArg(value: string, username: string | undefined): Promise<Circuit> {
@@ -37,7 +37,7 @@ export async function findCircuitArg(value: string, username: string | undefined
   const [owner, name] = value.includes('/')
     ? [value.slice(0, value.indexOf('/')), value.slice(value.indexOf('/') + 1)]
     : [username, value];
-  if (owner === undefined) throw badInput('--circuit must be a circuit uid or owner/name (or a name with --user)');
+  if (owner === undefined) throw badInput('--circuit must be a circuit uid or owner/name (or a name with --username)');
   return findCircuit(await findUser(owner), name);
 }
 
