@@ -298,6 +298,12 @@ describe('runs', () => {
     const { body } = await submitRun(setup.t, bob.token, adaptorUid, { input: {} });
     running = body.payload.uid;
     await untilHeld(before + 1);
+    // In flight, the run holds its base credit; once ended (below) it holds nothing, whatever it reserved.
+    expect((await ok(['run', 'show', '--uid', running])).json).toMatchObject({
+      state: 'RUNNING',
+      credits_held: 1,
+      credits_cost: null,
+    });
     const canceled = await ok(['run', 'cancel', '--uid', running]);
     expect(canceled.json).toMatchObject({
       uid: running,
@@ -318,6 +324,8 @@ describe('runs', () => {
     expect((await waitForRun(setup.t, completed, alice.token)).state).toBe('COMPLETED');
     const untouched = await ok(['run', 'cancel', '--uid', completed]);
     expect(untouched.json).toMatchObject({ uid: completed, state: 'COMPLETED' });
+    for (const uid of [completed, running, provisioned])
+      expect((await ok(['run', 'show', '--uid', uid])).json).toMatchObject({ uid, credits_held: 0, credits_cost: 1 });
   });
 
   test('run list pages every user’s runs newest first; --username, --state, --circuit and --limit combine', async () => {

@@ -1,7 +1,7 @@
 import { Circuit, CircuitAdaptor, CircuitVersion, User, type CircuitAlias } from '../models';
 import { badInput, notFound } from '../errors';
 import { isUid } from '../ids';
-import { presentRunPayload } from '../runs';
+import { presentRunPayload, runCredits } from '../runs';
 import type { CircuitRun } from '../models/CircuitRun';
 import type { ApiToken } from '../models';
 import { aliasView } from '../views/alias.view';
@@ -114,8 +114,7 @@ export function restRun(run: CircuitRun, username: string) {
     username,
     started_at: run.started_at ?? null,
     attempt: run.attempt,
-    credits_cost: run.credits_cost === null || run.credits_cost === undefined ? null : Number(run.credits_cost),
-    credits_held: Number(run.get('credits_held') ?? 0),
+    ...runCredits(run),
     failure_reason: run.failure_reason ?? null,
   };
 }

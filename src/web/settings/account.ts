@@ -2,7 +2,7 @@ import type { Request, RequestHandler, Router } from 'express';
 import { Circuit, User } from '../../models';
 import { CircuitRun } from '../../models/CircuitRun';
 import { TAG, type RunState } from '../../domain/runs';
-import { presentRunPayload, type MyRunsFilter } from '../../runs';
+import { presentRunPayload, runCredits, type MyRunsFilter } from '../../runs';
 import { ledgerPage } from '../../credits/ledger';
 import { AppError } from '../../errors';
 import { isUid } from '../../ids';
@@ -92,8 +92,7 @@ async function runRows(runs: ApiServices['runs'], user: User, filter: RunsPageFi
       circuit_uid: run.circuit_uid,
       circuit_name: circuit?.name ?? '',
       circuit_owner: circuit ? (usernameOf.get(circuit.owner_uid) ?? '') : '',
-      credits_cost: run.credits_cost === null || run.credits_cost === undefined ? null : Number(run.credits_cost),
-      credits_held: Number(run.get('credits_held') ?? 0),
+      ...runCredits(run),
       error: (shown.error as RunRow['error'] | undefined) ?? null,
     };
   });
