@@ -33,7 +33,7 @@ input:focus-visible, button:focus-visible, a:focus-visible { outline: 3px solid 
 .field { margin-bottom: 1rem; }
 .row { display: flex; gap: .75rem; align-items: flex-end; flex-wrap: wrap; }
 .row .field { flex: 1 1 220px; margin-bottom: 0; }
-.form-grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(240px, 1fr)); gap: 1rem; align-items: end; }
+.form-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(200px, 1fr)); gap: 1rem; align-items: end; }
 .form-grid .field { margin-bottom: 0; min-width: 0; }
 .form-grid .wide, .form-grid .actions { grid-column: 1 / -1; }
 fieldset { border: 0; margin: 0; padding: 0; min-width: 0; }

@@ -210,14 +210,14 @@ export function tokensPage({
     ${csrfField(csrf)}
     <div class="field"><label for="label">Label</label>
       <input id="label" name="label" type="text" maxlength="100" placeholder="e.g. laptop, CI" autocomplete="off"></div>
-    <fieldset class="field wide choices"><legend>Scopes <span class="muted">(none ticked: every scope)</span></legend>
-      ${TOKEN_SCOPES.map((scope) => html`<label><input type="checkbox" name="scopes" value="${scope}"> <code>${scope}</code></label> `)}</fieldset>
     <div class="field"><label for="expires_in_days">Expires in (days)</label>
       <input id="expires_in_days" name="expires_in_days" type="number" min="1" max="3650" placeholder="never"></div>
     <div class="field"><label for="circuit_uids">Only these circuits (uids)</label>
       <input id="circuit_uids" name="circuit_uids" type="text" placeholder="any circuit; separate uids with spaces or commas" autocomplete="off"></div>
     <div class="field"><label for="max_credits_per_day">Credits per UTC day</label>
       <input id="max_credits_per_day" name="max_credits_per_day" type="number" min="1" placeholder="no cap"></div>
+    <fieldset class="field wide choices"><legend>Scopes <span class="muted">(none ticked: every scope)</span></legend>
+      ${TOKEN_SCOPES.map((scope) => html`<label><input type="checkbox" name="scopes" value="${scope}"> <code>${scope}</code></label> `)}</fieldset>
     <div class="actions"><button type="submit">Create token</button></div>
   </form>
 </section>
