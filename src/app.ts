@@ -9,6 +9,7 @@ import { initModels } from './models';
 import { buildGraphqlSchema } from './graphql/schema';
 import { mountGraphiql } from './http/graphiql';
 import { mountLandingPage } from './http/landing-page';
+import { mountFavicon } from './http/favicon';
 import { createMetrics, mountObservability } from './http/observability';
 import { loadOperations, assertOperationsValid } from '../rest-bridge/operations';
 import { API_PREFIX, mountRestBridge } from '../rest-bridge/express';
@@ -171,6 +172,7 @@ export async function startApp({
   const apollo = createApollo(schema, services, server);
   await apollo.start();
   mountLandingPage(app);
+  mountFavicon(app);
   mountGraphiql(app);
   const stream = mountGraphqlStream(app, schema, services);
   mountGraphql(app, apollo, services);

@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   const app = await startApp({ config: { ...config, runWorker: false }, databaseUrl: database.url, log })
     .then(async (started) => {
       if (config.runWorker)
-        worker = await startWorkerThread(database.url, log).catch(async (error: unknown) => {
+        worker = await startWorkerThread(database, log).catch(async (error: unknown) => {
           await started.close();
           throw error;
         });
@@ -49,7 +49,7 @@ async function main(): Promise<void> {
     () => database.stop(),
   );
   log.info(
-    { url: app.url, graphql: `${app.url}/graphql`, rest: `${app.url}/api/v1`, database: database.description },
+    { url: app.url, graphql: `${app.url}/graphql`, rest: `${app.url}/api/v1`, ...database.logFields },
     'circuit service ready',
   );
 }

@@ -6,6 +6,7 @@ import { loadConfig } from './config';
 import { createLogger, type Logger } from './logger';
 import { startWorkerProcess } from './worker';
 import { startTracing } from './telemetry/tracing';
+import type { DatabaseLogFields, ResolvedDatabase } from './db/resolve-database';
 
 /**
  * `npm start` runs the API and a run worker in one process: the worker in a thread of its own
@@ -20,17 +21,22 @@ export interface WorkerThread {
 
 interface ThreadData {
   databaseUrl: string;
+  /** What the main thread knows of its database (the thread sees only a URL, embedded or not). */
+  databaseLogFields: DatabaseLogFields;
 }
 type ThreadMessage = { ready: true } | { closed: true } | { failed: string };
 
 /** Starts the worker thread (resolves once it is ready) and restarts it if it dies. */
-export async function startWorkerThread(databaseUrl: string, log: Logger): Promise<WorkerThread> {
+export async function startWorkerThread(
+  database: Pick<ResolvedDatabase, 'url' | 'logFields'>,
+  log: Logger,
+): Promise<WorkerThread> {
   let closing = false;
   let current: Worker;
   const start = () =>
     new Promise<Worker>((resolve, reject) => {
       const thread = new Worker(path.join(__dirname, 'worker-thread.js'), {
-        workerData: { databaseUrl } satisfies ThreadData,
+        workerData: { databaseUrl: database.url, databaseLogFields: database.logFields } satisfies ThreadData,
       });
       thread.on('message', (message: ThreadMessage) => {
         if ('ready' in message) resolve(thread);
@@ -71,7 +77,7 @@ export async function startWorkerThread(databaseUrl: string, log: Logger): Promi
 }
 
 async function runThread(): Promise<void> {
-  const { databaseUrl } = workerData as ThreadData;
+  const { databaseUrl, databaseLogFields } = workerData as ThreadData;
   const port = parentPort!;
   try {
     const config = loadConfig({ ...process.env, DATABASE_URL: databaseUrl }, { http: false });
@@ -79,7 +85,7 @@ async function runThread(): Promise<void> {
     const log = createLogger(config.logLevel).child({ thread: 'run-worker' });
     // The SDK is per thread: this thread exports the spans of the runs it executes.
     const tracing = startTracing(log);
-    const worker = await startWorkerProcess(config, log);
+    const worker = await startWorkerProcess(config, log, { databaseLogFields });
     port.on('message', (message: unknown) => {
       if (message !== 'close') return;
       void worker

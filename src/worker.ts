@@ -4,7 +4,7 @@ import 'reflect-metadata';
 import fs from 'node:fs';
 import type { Config } from './config';
 import { createLogger, type Logger } from './logger';
-import { resolveDatabase } from './db/resolve-database';
+import { resolveDatabase, type DatabaseLogFields } from './db/resolve-database';
 import { createSequelize } from './db/sequelize';
 import { migrate } from './db/migrate';
 import { initModels } from './models';
@@ -27,6 +27,7 @@ export interface WorkerProcess {
 export async function startWorkerProcess(
   config: Config,
   log: Logger = createLogger(config.logLevel),
+  options: { databaseLogFields?: DatabaseLogFields } = {},
 ): Promise<WorkerProcess> {
   logConfigWarnings(config, log);
   const database = await resolveDatabase(config, (message, level) => log[level]({ component: 'postgres' }, message));
@@ -46,7 +47,11 @@ export async function startWorkerProcess(
       sandbox,
     });
     log.info(
-      { database: database.description, jobStore: runtime.queue.backendName, concurrency: config.jobConcurrency },
+      {
+        ...(options.databaseLogFields ?? database.logFields),
+        jobStore: runtime.queue.backendName,
+        concurrency: config.jobConcurrency,
+      },
       'circuit worker ready',
     );
     const heartbeat = config.workerHeartbeatFile

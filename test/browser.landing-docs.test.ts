@@ -33,8 +33,17 @@ maybe('GET / is a landing page whose links all answer', async () => {
     .locator('dl a')
     .evaluateAll((links) => links.map((a) => (a as HTMLAnchorElement).getAttribute('href')));
   expect(hrefs).toEqual(
-    expect.arrayContaining(['/graphql', '/api/v1/docs', '/api/v1/openapi.json', '/settings', '/healthz']),
+    expect.arrayContaining([
+      '/graphql',
+      '/api/v1/docs',
+      '/api/v1/openapi.json',
+      '/settings',
+      '/healthz',
+      '/readyz',
+      '/metrics',
+    ]),
   );
+  await expect(page.locator('link[rel="icon"]').getAttribute('href')).resolves.toBe('/favicon.ico');
   for (const href of hrefs) {
     const res = await fetch(`${suite.t.url}${href}`, {
       headers: { accept: 'text/html,application/json' },
@@ -73,6 +82,29 @@ test('GET / answers JSON links to a JSON client, and the docs assets are served 
   expect(bundle.status).toBe(200);
   expect(bundle.headers.get('content-type')).toMatch(/javascript/);
   expect((await fetch(`${self.url}/api/v1/docs/assets/..%2Fpackage.json`)).status).toBe(404);
+});
+
+test('GET /favicon.ico is a cacheable SVG icon, and every HTML page of the service links to it', async () => {
+  const self = suite.t;
+  const icon = await fetch(`${self.url}/favicon.ico`);
+  expect(icon.status).toBe(200);
+  expect(icon.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+  expect(icon.headers.get('cache-control')).toBe('public, max-age=86400');
+  expect(await icon.text()).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+  const etag = icon.headers.get('etag')!;
+  expect(etag).toBeTruthy();
+  // fetch adds `Cache-Control: no-cache` to a request with If-None-Match unless it has one: a browser revalidating sends max-age=0.
+  const revalidated = await fetch(`${self.url}/favicon.ico`, {
+    headers: { 'if-none-match': etag, 'cache-control': 'max-age=0' },
+  });
+  expect(revalidated.status).toBe(304);
+  for (const page of ['/', '/graphql', '/settings/sign-in']) {
+    const body = await (await fetch(`${self.url}${page}`, { headers: { accept: 'text/html' } })).text();
+    expect({ page, icon: /<link rel="icon" href="\/favicon\.ico" type="image\/svg\+xml">/.test(body) }).toEqual({
+      page,
+      icon: true,
+    });
+  }
 });
 
 test('GET /api/v1/definition-schema.json publishes the definition format that publishing enforces', async () => {

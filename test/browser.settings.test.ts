@@ -5,6 +5,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { browserSuite } from './support/browser';
 import { createUser } from '../src/commands/create-user';
 import { ApiToken } from '../src/models';
+import { createApiToken } from '../src/commands/create-api-token';
 import { HELLO_DEFINITION, makeUser } from './support/factories';
 import { makeRunnableCircuit, submitRun, waitForRun } from './support/run-factories';
 import { makeWaitingRun, stepRow } from './support/approval-factories';
@@ -380,6 +381,133 @@ maybe(
     expect((await stepRow(someoneElse.run.uid, 'review'))!.status).toBe('waiting');
     await page.goto(`${suite.t.url}/settings/runs`);
     expect(await page.getByRole('alert').innerText()).toContain('no such run of yours');
+    await context.close();
+  },
+  60_000,
+);
+
+maybe(
+  'the token list marks an expired token “expired”, apart from active ones; the create form’s number fields look like its text fields, in one grid',
+  async () => {
+    const user = await createUser({ username: 'expiring', password: PASSWORD });
+    const { record: lapsed } = await createApiToken(user, 'lapsed', { expiresAt: new Date(Date.now() + 86_400_000) });
+    await lapsed.update({ expires_at: new Date(Date.now() - 60_000) });
+    const { record: current } = await createApiToken(user, 'current', {
+      expiresAt: new Date(Date.now() + 86_400_000),
+    });
+    const { record: forever } = await createApiToken(user, 'forever');
+    const { record: revoked } = await createApiToken(user, 'gone');
+    await revoked.update({ revoked_at: new Date() });
+
+    const context = await suite.browser.newContext(DESKTOP);
+    const page = await context.newPage();
+    await signIn(page, 'expiring');
+    const status = async (uid: string) =>
+      (await page.locator(`tr[data-token-uid="${uid}"] [data-token-status]`).innerText()).trim();
+    expect(await status(lapsed.uid)).toBe('expired');
+    expect(await status(current.uid)).toBe('active');
+    expect(await status(forever.uid)).toBe('active');
+    // Revoked tokens are not listed at all: "expired" is never a revoked token.
+    expect(await page.locator(`tr[data-token-uid="${revoked.uid}"]`).count()).toBe(0);
+
+    // The number inputs wear the text inputs' style, and every field of the form sits in the one grid.
+    const look = (selector: string) =>
+      page.locator(selector).evaluate((el) => {
+        const style = getComputedStyle(el);
+        return {
+          border: style.borderTopWidth + style.borderTopStyle,
+          radius: style.borderTopLeftRadius,
+          padding: style.paddingLeft,
+          height: el.getBoundingClientRect().height,
+        };
+      });
+    const text = await look('#label');
+    expect(await look('#expires_in_days')).toEqual(text);
+    expect(await look('#max_credits_per_day')).toEqual(text);
+    const boxes = await page
+      .locator('[data-token-form] > .field')
+      .evaluateAll((els) =>
+        els.map((el) => el.getBoundingClientRect()).map((r) => ({ top: r.top, left: r.left, right: r.right })),
+      );
+    const form = await page.locator('[data-token-form]').evaluate((el) => el.getBoundingClientRect());
+    // Each row of fields runs from the form's left edge to its right one: no row leaves an empty cell.
+    const rows = [...new Set(boxes.map((box) => Math.round(box.top)))];
+    expect(rows.length).toBeGreaterThanOrEqual(2);
+    for (const top of rows) {
+      const row = boxes.filter((box) => Math.round(box.top) === top);
+      expect({ top, left: Math.round(Math.min(...row.map((box) => box.left)) - form.left) }).toEqual({ top, left: 0 });
+      expect({ top, right: Math.round(form.right - Math.max(...row.map((box) => box.right))) }).toEqual({
+        top,
+        right: 0,
+      });
+    }
+    await context.close();
+  },
+  60_000,
+);
+
+maybe(
+  'a run’s output is one click from the Runs page, as the API shows it, escaped; another user’s run is not found',
+  async () => {
+    const owner = await makeUser({ username: 'outputs', password: PASSWORD, credits: 10 });
+    const circuit = await makeRunnableCircuit(
+      owner,
+      {
+        query_schema: { type: 'object' },
+        steps: [
+          {
+            id: 'render',
+            kind: 'transform',
+            expression:
+              '{"html": "<img src=x onerror=\\"document.title=1\\">", "items": [1, 2, 3], "note": input.note}',
+          },
+        ],
+      },
+      { name: 'renderer' },
+    );
+    const done = await waitForRun(
+      suite.t,
+      (await submitRun(suite.t, owner.token, circuit.adaptorUid, { input: { note: '</pre><b>bold</b>' } })).body.payload
+        .uid,
+      owner.token,
+    );
+    expect(done.state).toBe('COMPLETED');
+    const apiOutput = done.result_blob.output;
+    expect(apiOutput).toEqual({
+      html: '<img src=x onerror="document.title=1">',
+      items: [1, 2, 3],
+      note: '</pre><b>bold</b>',
+    });
+
+    const context = await suite.browser.newContext(DESKTOP);
+    const page = await context.newPage();
+    await signIn(page, 'outputs');
+    await page.goto(`${suite.t.url}/settings/runs`);
+    await page.locator(`tr[data-run-uid="${done.uid}"] [data-run-link]`).click();
+    await page.waitForURL(`**/settings/runs/${done.uid}`);
+    const shown = page.locator('[data-run-output]');
+    expect(JSON.parse(await shown.innerText())).toEqual(apiOutput);
+    expect(await shown.locator('img, b').count()).toBe(0);
+    expect(await page.title()).not.toBe('1');
+    expect((await page.locator('[data-run-state]').innerText()).trim()).toBe('COMPLETED');
+    // The base credit, charged at its end; it holds nothing any more.
+    expect((await page.locator('[data-run-credits]').innerText()).trim()).toBe('1');
+    await shot(page, 'settings-run-output-desktop');
+
+    // Not the user's run (public or not), or no run at all: 404, nothing of it shown.
+    const stranger = await makeUser({ credits: 5 });
+    const theirs = await makeRunnableCircuit(stranger, HELLO_DEFINITION, { name: 'theirs' });
+    const other = await waitForRun(
+      suite.t,
+      (await submitRun(suite.t, stranger.token, theirs.adaptorUid, { input: { name: 'Secret' }, is_public: true })).body
+        .payload.uid,
+      stranger.token,
+    );
+    for (const uid of [other.uid, '00000000-0000-4000-8000-000000000000', 'nope']) {
+      const res = await page.request.get(`${suite.t.url}/settings/runs/${uid}`);
+      expect({ uid, status: res.status() }).toEqual({ uid, status: 404 });
+      expect(await res.text()).not.toContain('SECRET');
+    }
     await context.close();
   },
   60_000,

@@ -139,7 +139,7 @@ test('--help lists the operator commands, each with its own --help', async () =>
   expect((await ok(['user', '--help'])).stdout).toMatch(/list[^]*show/);
   expect((await ok(['run', '--help'])).stdout).toMatch(/list[^]*show[^]*cancel/);
   const runList = await ok(['run', 'list', '--help']);
-  for (const option of ['--user', '--state', '--circuit', '--limit', '--page', '--table'])
+  for (const option of ['--username', '--state', '--circuit', '--limit', '--page', '--table'])
     expect(runList.stdout).toContain(option);
 });
 
@@ -205,7 +205,7 @@ test('circuit list shows every circuit (private too) in the REST shape, filtered
   expect(all.json.data.map((c: any) => `${c.username}/${c.name}`)).toEqual(
     expect.arrayContaining(['op-alice/greeter', 'op-bob/bobs']),
   );
-  const mine = await ok(['circuit', 'list', '--user', 'op-alice']);
+  const mine = await ok(['circuit', 'list', '--username', 'op-alice']);
   expect(mine.json.meta).toEqual({ total_count: 1, limit: 50, page: 1 });
   expect(mine.json.data).toEqual([
     {
@@ -225,10 +225,11 @@ test('circuit list shows every circuit (private too) in the REST shape, filtered
       updated_at: expect.any(String),
     },
   ]);
-  const table = await ok(['circuit', 'list', '--user', 'op-alice', '--table']);
+  const table = await ok(['circuit', 'list', '--username', 'op-alice', '--table']);
   expect(table.stdout).toMatch(/^USERNAME\s+NAME\s+UID/);
   expect(table.stdout).toContain(aliceCircuit.uid);
-  expectOneLineError(await cli(['circuit', 'list', '--user', 'ghost']), /^User ghost not found$/);
+  expectOneLineError(await cli(['circuit', 'list', '--username', 'ghost']), /^User ghost not found$/);
+  expect((await ok(['circuit', 'list', '--user', 'op-alice'])).json).toEqual(mine.json);
 });
 
 test('token list shows a user’s tokens without the token or its hash', async () => {
@@ -297,6 +298,12 @@ describe('runs', () => {
     const { body } = await submitRun(setup.t, bob.token, adaptorUid, { input: {} });
     running = body.payload.uid;
     await untilHeld(before + 1);
+    // In flight, the run holds its base credit; once ended (below) it holds nothing, whatever it reserved.
+    expect((await ok(['run', 'show', '--uid', running])).json).toMatchObject({
+      state: 'RUNNING',
+      credits_held: 1,
+      credits_cost: null,
+    });
     const canceled = await ok(['run', 'cancel', '--uid', running]);
     expect(canceled.json).toMatchObject({
       uid: running,
@@ -317,9 +324,11 @@ describe('runs', () => {
     expect((await waitForRun(setup.t, completed, alice.token)).state).toBe('COMPLETED');
     const untouched = await ok(['run', 'cancel', '--uid', completed]);
     expect(untouched.json).toMatchObject({ uid: completed, state: 'COMPLETED' });
+    for (const uid of [completed, running, provisioned])
+      expect((await ok(['run', 'show', '--uid', uid])).json).toMatchObject({ uid, credits_held: 0, credits_cost: 1 });
   });
 
-  test('run list pages every user’s runs newest first; --user, --state, --circuit and --limit combine', async () => {
+  test('run list pages every user’s runs newest first; --username, --state, --circuit and --limit combine', async () => {
     const all = await ok(['run', 'list']);
     expect(all.json.meta).toEqual({ total_count: 3, limit: 20, page: 1 });
     expect(all.json.data.map((r: any) => r.uid)).toEqual([completed, running, provisioned]);
@@ -335,11 +344,12 @@ describe('runs', () => {
     // Read-only, so side by side.
     expect(
       await Promise.all([
-        uids('--user', 'op-alice'),
+        uids('--username', 'op-alice'),
         uids('--state', 'exception'),
-        uids('--user', 'op-alice', '--state', 'EXCEPTION'),
+        uids('--username', 'op-alice', '--state', 'EXCEPTION'),
         uids('--circuit', aliceCircuit.uid),
         uids('--circuit', 'op-alice/greeter', '--state', 'COMPLETED'),
+        // --user: the hidden alias of --username.
         uids('--user', 'op-bob', '--circuit', 'holder'),
         uids('--limit', '1', '--page', '2'),
         uids('--state', 'RUNNING'),
@@ -355,7 +365,7 @@ describe('runs', () => {
       [],
     ]);
 
-    const table = await ok(['run', 'list', '--user', 'op-bob', '--table']);
+    const table = await ok(['run', 'list', '--username', 'op-bob', '--table']);
     const lines = table.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(
       /^UID\s+USERNAME\s+STATE\s+CIRCUIT_UID\s+CREATED_AT\s+ENDED_AT\s+CREDITS_COST\s+FAILURE_REASON$/,
@@ -367,7 +377,7 @@ describe('runs', () => {
       [['--circuit', 'greeter'], /--circuit must be a circuit uid or owner\/name/],
       [['--circuit', 'op-alice/none'], /^Circuit op-alice\/none not found$/],
       [['--circuit', '00000000-0000-4000-8000-000000000000'], /not found/],
-      [['--user', 'ghost'], /^User ghost not found$/],
+      [['--username', 'ghost'], /^User ghost not found$/],
       [['--limit', '5000'], /--limit must be at most 1000/],
     ];
     const results = await Promise.all(refused.map(([args]) => cli(['run', 'list', ...args])));
@@ -378,7 +388,7 @@ describe('runs', () => {
   });
 });
 
-test('schedule list shows every user’s schedules with next fire and owner; --user, --circuit, --paused/--active and --table', async () => {
+test('schedule list shows every user’s schedules with next fire and owner; --username, --circuit, --paused/--active and --table', async () => {
   const create = (token: string, circuit: string, body: unknown) =>
     setup.t.rest('POST', `/circuits/${circuit}/schedules`, { token, body });
   const first = await create(alice.token, aliceCircuit.uid, {
@@ -411,8 +421,9 @@ test('schedule list shows every user’s schedules with next fire and owner; --u
   expect(listed.json.data[1]).toMatchObject({ uid: second.body.payload.uid, is_paused: true, next_run_at: null });
 
   const uids = async (...args: string[]) => (await ok(['schedule', 'list', ...args])).json.data.map((s: any) => s.uid);
-  expect(await uids('--user', 'op-alice')).toEqual([first.body.payload.uid, second.body.payload.uid]);
-  expect(await uids('--user', 'op-bob')).toEqual([]);
+  expect(await uids('--username', 'op-alice')).toEqual([first.body.payload.uid, second.body.payload.uid]);
+  expect(await uids('--username', 'op-bob')).toEqual([]);
+  expect(await uids('--user', 'op-alice')).toEqual(await uids('--username', 'op-alice'));
   expect(await uids('--circuit', 'op-alice/greeter', '--paused')).toEqual([second.body.payload.uid]);
   expect(await uids('--active')).toEqual([first.body.payload.uid]);
   expect(await uids('--limit', '1', '--page', '2')).toEqual([second.body.payload.uid]);
@@ -428,7 +439,7 @@ test('schedule list shows every user’s schedules with next fire and owner; --u
     await cli(['schedule', 'list', '--paused', '--active']),
     /--paused and --active exclude each other/,
   );
-  expectOneLineError(await cli(['schedule', 'list', '--user', 'ghost']), /^User ghost not found$/);
+  expectOneLineError(await cli(['schedule', 'list', '--username', 'ghost']), /^User ghost not found$/);
 });
 
 test('credits grant and show work beside the new commands (the ledger row shows in user show’s balance)', async () => {
@@ -447,6 +458,6 @@ test('the CLI prints tokens, users and circuits through the presenters REST uses
   expect((await ok(['user', 'show', '--username', 'op-alice'])).json).toMatchObject(me.body.payload);
 
   const restCircuit = await setup.t.rest('GET', `/circuits/${aliceCircuit.uid}`, { token: alice.token });
-  const listed = (await ok(['circuit', 'list', '--user', 'op-alice', '--limit', '100'])).json.data;
+  const listed = (await ok(['circuit', 'list', '--username', 'op-alice', '--limit', '100'])).json.data;
   expect(listed.find((circuit: { uid: string }) => circuit.uid === aliceCircuit.uid)).toEqual(restCircuit.body.payload);
 });

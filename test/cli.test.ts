@@ -697,6 +697,14 @@ test('worker runs until SIGINT and then exits 0', async () => {
     while (!out.includes('circuit worker ready') && Date.now() < deadline && child.exitCode === null)
       await new Promise((r) => setTimeout(r, 100));
     expect(out).toContain('circuit worker ready');
+    const ready = JSON.parse(out.split('\n').find((line) => line.includes('circuit worker ready'))!);
+    const url = new URL(dbUrl);
+    expect(ready).toMatchObject({
+      database: 'external',
+      databaseHost: url.hostname,
+      databasePort: Number(url.port || 5432),
+      databaseName: url.pathname.slice(1),
+    });
     child.kill('SIGINT');
     expect(await exited).toBe(0);
   } finally {

@@ -167,6 +167,16 @@ test('the service restarts its embedded PostgreSQL after kill -9, loses no accep
   };
   const service = await startService(env);
 
+  // Both threads log what is true of their database: this DATA_DIR's embedded PostgreSQL and its port, no password.
+  const port = Number(fs.readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[3]);
+  const ready = (msg: string) => service.lines().find((entry) => entry.msg === msg)!;
+  for (const line of [ready('circuit worker ready'), ready('circuit service ready')])
+    expect(line).toMatchObject({ database: 'embedded', databasePort: port, dataDir });
+  expect(ready('circuit worker ready').thread).toBe('run-worker');
+  const password = fs.readFileSync(path.join(dataDir, 'postgres-password'), 'utf8').trim();
+  expect(password.length).toBeGreaterThan(8);
+  expect(JSON.stringify(service.lines())).not.toContain(password);
+
   const { token } = await cli(['user', 'create', '--username', 'supervised', '--credits', '10'], env);
   const circuit = (await api(`${service.url}/api/v1/circuits`, token, 'POST', { name: 'slow' })).payload;
   const published = await api(`${service.url}/graphql`, token, 'POST', {

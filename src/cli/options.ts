@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { CliError } from './output';
 
 /** `--credits 10`: a whole number ≥ 0 (commander reports a bad value on one line). */
@@ -50,4 +50,15 @@ export function duration(value: string): number {
 /** A repeatable option (`--scope a --scope b`, or `--scope a b`): its values in order. */
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
+}
+
+/**
+ * `--username <username>`, the one spelling of a user across the CLI, as an optional filter; `--user`, the
+ * spelling the list commands once took, stays as a hidden alias so scripts that send it keep working.
+ */
+export function usernameFilter(command: Command, description: string): Command {
+  return command
+    .option('--username <username>', description)
+    .addOption(new Option('--user <username>').hideHelp())
+    .on('option:user', (value: string) => command.setOptionValue('username', value));
 }

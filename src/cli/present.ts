@@ -1,7 +1,7 @@
 import { Circuit, CircuitAdaptor, CircuitVersion, User, type CircuitAlias } from '../models';
 import { badInput, notFound } from '../errors';
 import { isUid } from '../ids';
-import { presentRunPayload } from '../runs';
+import { presentRunPayload, runCredits } from '../runs';
 import type { CircuitRun } from '../models/CircuitRun';
 import type { ApiToken } from '../models';
 import { aliasView } from '../views/alias.view';
@@ -23,7 +23,7 @@ export async function findCircuit(owner: User, name: string): Promise<Circuit> {
 }
 
 /**
- * `--circuit` of the list commands: a circuit uid, `owner/name`, or a bare name of `--user`'s
+ * `--circuit` of the list commands: a circuit uid, `owner/name`, or a bare name of `--username`'s
  * circuit. Unknown circuits and users are "not found" on one line.
  */
 export async function findCircuitArg(value: string, username: string | undefined): Promise<Circuit> {
@@ -37,7 +37,7 @@ export async function findCircuitArg(value: string, username: string | undefined
   const [owner, name] = value.includes('/')
     ? [value.slice(0, value.indexOf('/')), value.slice(value.indexOf('/') + 1)]
     : [username, value];
-  if (owner === undefined) throw badInput('--circuit must be a circuit uid or owner/name (or a name with --user)');
+  if (owner === undefined) throw badInput('--circuit must be a circuit uid or owner/name (or a name with --username)');
   return findCircuit(await findUser(owner), name);
 }
 
@@ -114,8 +114,7 @@ export function restRun(run: CircuitRun, username: string) {
     username,
     started_at: run.started_at ?? null,
     attempt: run.attempt,
-    credits_cost: run.credits_cost === null || run.credits_cost === undefined ? null : Number(run.credits_cost),
-    credits_held: Number(run.get('credits_held') ?? 0),
+    ...runCredits(run),
     failure_reason: run.failure_reason ?? null,
   };
 }

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Express } from 'express';
 import { GRAPHQL_STREAM_PATH } from './graphql-stream';
+import { FAVICON_LINK } from './favicon';
 
 const STATIC_PREFIX = '/graphiql-assets';
 
@@ -20,6 +21,7 @@ const PAGE = `<!doctype html>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Circuit Service — GraphiQL</title>
+  ${FAVICON_LINK}
   <link rel="stylesheet" href="${STATIC_PREFIX}/graphiql.css">
   <style>html, body, #graphiql { height: 100%; margin: 0; }</style>
 </head>

@@ -1,4 +1,5 @@
 import type { Express } from 'express';
+import { FAVICON_LINK } from './favicon';
 
 interface Link {
   href: string;
@@ -28,10 +29,16 @@ const LINKS: Link[] = [
     text: 'JSON Schema of a circuit version’s definition (steps and their fields)',
   },
   { href: '/settings', title: 'Settings', text: 'Sign in to manage API tokens and upload blobs' },
+  { href: '/healthz', title: 'Health', text: 'Answers 200 while the process is up' },
   {
-    href: '/healthz',
-    title: 'Health',
-    text: '/healthz (process up), /readyz (database and job store reachable), /metrics (Prometheus)',
+    href: '/readyz',
+    title: 'Readiness',
+    text: 'Answers 200 when the database and the job store are reachable, else 503',
+  },
+  {
+    href: '/metrics',
+    title: 'Metrics',
+    text: 'Prometheus text: HTTP requests by route, process metrics, runs, steps, webhooks and credits of the whole deployment',
   },
 ];
 
@@ -41,6 +48,7 @@ const PAGE = `<!doctype html>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Circuit Service</title>
+  ${FAVICON_LINK}
   <style>
     body { font: 16px/1.5 system-ui, sans-serif; max-width: 44rem; margin: 3rem auto; padding: 0 1rem; color: #222; }
     h1 { margin-bottom: 0.25rem; } p.lead { margin-top: 0; color: #555; }

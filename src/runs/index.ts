@@ -43,7 +43,7 @@ export { compareRuns, type RunComparison, type StepComparison } from './compare'
 export type { EstimateInput, RunEstimate } from './estimate';
 export type { MyRunsFilter } from './my-runs';
 export { MAX_BULK_RUNS, type BulkCancelResult, type BulkReplayResult } from './bulk-runs';
-export { presentRunPayload, shownRunFields, startAtOf, type ShownRunField } from './present';
+export { presentRunPayload, runCredits, shownRunFields, startAtOf, type ShownRunField } from './present';
 export type { LoggedRunEvent } from './events/log';
 export { mapStream, type RunEventStreamOptions, type StreamStart } from './events/stream';
 export { checkEventsSignature, signedEventsQuery } from './events/signed-url';

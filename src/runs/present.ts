@@ -1,5 +1,5 @@
 import { RUN_COLUMNS, type CircuitRun, type RunApiField } from '../models/CircuitRun';
-import { RUN_OPTIONAL_FIELDS, type RunError } from '../domain/runs';
+import { isTerminal, RUN_OPTIONAL_FIELDS, type RunError } from '../domain/runs';
 import { omitNulls } from '../omit-nulls';
 import type { WaitingStep } from './approvals';
 import type { WaitUrlKind } from './wait-urls';
@@ -33,6 +33,20 @@ export function shownRunFields(run: CircuitRun, mayDebug: boolean): ShownRunFiel
  */
 export function startAtOf(run: CircuitRun): Date | null {
   return run.state === 'PROVISIONED' ? ((run.get('wake_at') as Date | null | undefined) ?? null) : null;
+}
+
+/**
+ * A run's credits as its owner's and the operator's pages show them (the CLI, /settings → Runs): what it
+ * cost, once it ended, and what it holds now. `circuit_runs.credits_held` keeps what the run reserved after
+ * it ends (the statement that ends it charges against it; it stays as the record of the reservation), but
+ * that statement also released it from the user's balance: an ended run holds nothing.
+ */
+export function runCredits(run: CircuitRun): { credits_cost: number | null; credits_held: number } {
+  const cost = run.get('credits_cost') as string | number | null | undefined;
+  return {
+    credits_cost: cost === null || cost === undefined ? null : Number(cost),
+    credits_held: isTerminal(run.state) ? 0 : Number(run.get('credits_held') ?? 0),
+  };
 }
 
 const restError = (error: RunError) => ({ code: error.code, message: error.message, step_id: error.step_id ?? null });

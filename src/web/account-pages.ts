@@ -177,7 +177,7 @@ export function runsPage({
     <td data-label="State"><span class="state ${run.state}">${run.state}</span></td>
     <td data-label="Failure" data-failure>${failure(run)}</td>
     <td data-label="Credits" class="num">${credits(run)}</td>
-    <td data-label="Uid"><span class="uid"><code>${run.uid.slice(0, 8)}…</code>
+    <td data-label="Uid"><span class="uid"><a href="/settings/runs/${run.uid}" data-run-link aria-label="Run ${run.uid}: details and output"><code>${run.uid.slice(0, 8)}…</code></a>
       <button type="button" class="secondary small" data-copy="${run.uid}" aria-label="Copy run uid ${run.uid}">Copy uid</button></span></td>
   </tr>`,
   );
@@ -198,6 +198,59 @@ export function runsPage({
   }
   ${pager('/settings/runs', page, hasMore, filterQuery(runFilter) ? `&${filterQuery(runFilter)}` : '')}
 </section>`,
+  });
+}
+
+/** The most of a run's output the detail page shows; the API answers the whole of it. */
+export const SHOWN_JSON_CHARS = 65_536;
+
+function jsonBlock(value: unknown, attribute: string): SafeHtml {
+  if (value === undefined) return html`<p class="muted" ${new SafeHtml(attribute)}>None.</p>`;
+  const text = JSON.stringify(value, null, 2) ?? 'null';
+  const cut = text.length > SHOWN_JSON_CHARS;
+  return html`<pre class="json" ${new SafeHtml(attribute)}>${cut ? text.slice(0, SHOWN_JSON_CHARS) : text}</pre>${
+    cut
+      ? html`<p class="hint">The first ${SHOWN_JSON_CHARS.toLocaleString('en')} characters of ${text.length.toLocaleString('en')}.</p>`
+      : ''
+  }`;
+}
+
+/**
+ * One run of the user's (GET /settings/runs/{uid}): its row of the Runs page, then its output from `payload`,
+ * the run as GET /api/v1/circuit-runs/{uid} shows it to its owner. Every value is escaped.
+ */
+export function runPage({
+  user,
+  csrf,
+  run,
+  payload,
+}: {
+  user: User;
+  csrf: string;
+  run: RunRow;
+  payload: Record<string, unknown>;
+}): string {
+  const result = payload.result_blob as { output?: unknown } | undefined;
+  const output =
+    run.state === 'COMPLETED'
+      ? jsonBlock(result?.output, 'data-run-output')
+      : html`<p class="muted" data-run-output>${run.state === 'EXCEPTION' ? 'The run failed: it has no output.' : 'Not yet: the run has not ended.'}</p>`;
+  return sectionPage({
+    section: 'runs',
+    user,
+    csrf,
+    lead: html`<a href="/settings/runs">← All runs</a> · the API answers the same at <code>GET /api/v1/circuit-runs/${run.uid}</code>.`,
+    body: html`<section class="card" data-run="${run.uid}">
+  <h2>${run.circuit_owner}/${run.circuit_name} <span class="state ${run.state}" data-run-state>${run.state}</span></h2>
+  <dl class="facts">
+    <dt>Run</dt><dd><span class="uid"><code>${run.uid}</code> <button type="button" class="secondary small" data-copy="${run.uid}">Copy uid</button></span></dd>
+    <dt>Started</dt><dd>${time(run.created_at)}</dd>
+    <dt>Ended</dt><dd>${time(run.ended_at, 'Not yet')}</dd>
+    <dt>Credits</dt><dd data-run-credits>${credits(run) || '0'}</dd>
+    ${run.state === 'EXCEPTION' ? html`<dt>Failure</dt><dd data-failure>${failure(run)}</dd>` : ''}
+  </dl>
+</section>
+<section class="card"><h2>Output</h2>${output}</section>`,
   });
 }
 

@@ -26,13 +26,22 @@ p.lead { color: var(--muted); margin: 0 0 1.5rem; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); padding: 1.25rem; margin-bottom: 1.25rem; }
 .narrow { max-width: 420px; margin: 3rem auto; }
 label { display: block; font-weight: 600; margin-bottom: .35rem; font-size: .95rem; }
-input[type=text], input[type=password], input[type=file], select {
+input[type=text], input[type=password], input[type=number], input[type=file], select {
   width: 100%; padding: .6rem .7rem; border: 1px solid var(--line); border-radius: 8px; font: inherit; background: #fff;
 }
 input:focus-visible, button:focus-visible, a:focus-visible { outline: 3px solid #9db5f2; outline-offset: 1px; }
 .field { margin-bottom: 1rem; }
 .row { display: flex; gap: .75rem; align-items: flex-end; flex-wrap: wrap; }
 .row .field { flex: 1 1 220px; margin-bottom: 0; }
+.form-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(200px, 1fr)); gap: 1rem; align-items: end; }
+.form-grid .field { margin-bottom: 0; min-width: 0; }
+.form-grid .wide, .form-grid .actions { grid-column: 1 / -1; }
+fieldset { border: 0; margin: 0; padding: 0; min-width: 0; }
+legend { font-weight: 600; margin-bottom: .35rem; font-size: .95rem; padding: 0; }
+fieldset.choices { display: flex; flex-wrap: wrap; gap: .4rem .5rem; }
+fieldset.choices legend { width: 100%; }
+fieldset.choices label { display: inline-flex; align-items: center; gap: .35rem; font-weight: 400; margin: 0; padding: .3rem .6rem; border: 1px solid var(--line); border-radius: 999px; background: #fff; cursor: pointer; }
+fieldset.choices label:has(input:checked) { border-color: #c6d4f7; background: #e8eefc; }
 button, .button {
   display: inline-block; font: inherit; font-weight: 600; padding: .6rem 1rem; border-radius: 8px; border: 1px solid var(--accent);
   background: var(--accent); color: var(--accent-text); cursor: pointer; text-decoration: none; white-space: nowrap;
@@ -44,6 +53,8 @@ button.danger, .button.danger { background: #fff; color: var(--danger); border-c
 .state.COMPLETED { background: var(--ok-bg); color: #067647; }
 .state.EXCEPTION { background: var(--err-bg); color: var(--danger); }
 .state.RUNNING { background: #e8eefc; color: var(--accent); }
+.state.active { background: var(--ok-bg); color: #067647; }
+.state.expired { background: #fef0c7; color: #93370d; }
 .balance { display: flex; gap: 2rem; flex-wrap: wrap; }
 .balance div { display: flex; flex-direction: column; }
 .balance strong { font-size: 1.6rem; font-variant-numeric: tabular-nums; }
@@ -67,6 +78,10 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-sp
 time, .hint code { white-space: nowrap; }
 .uid { display: inline-flex; gap: .4rem; align-items: center; }
 .empty { color: var(--muted); text-align: center; padding: 1.5rem 0; }
+pre.json { margin: 0; padding: .75rem; background: #f4f6f9; border: 1px solid var(--line); border-radius: 8px; overflow: auto; max-height: 32rem; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .85rem; white-space: pre-wrap; overflow-wrap: anywhere; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .35rem 1rem; margin: 0; }
+dl.facts dt { color: var(--muted); font-weight: 600; }
+dl.facts dd { margin: 0; min-width: 0; overflow-wrap: anywhere; }
 .pager { display: flex; justify-content: space-between; margin-top: 1rem; }
 @media (max-width: 640px) {
   main { padding: 1rem .75rem 2rem; }

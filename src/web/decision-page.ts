@@ -7,7 +7,10 @@ import { findInputFlaw } from '../input-hygiene';
 import { MAX_APPROVAL_COMMENT_CHARS } from '../domain/runs';
 import { checkApprovalDecision, WAIT_URL_PREFIX, type ApprovalDecision, type DecisionView } from '../runs';
 import { CSS } from './assets';
-import { html, type SafeHtml, time } from './html';
+import { html, SafeHtml, time } from './html';
+import { FAVICON_LINK } from '../http/favicon';
+
+const FAVICON = new SafeHtml(FAVICON_LINK);
 
 /** An approval's decision URL (src/runs/wait-urls.ts): the run, the step's path (URL-encoded) and the key. */
 export const DECISION_PATH = `${WAIT_URL_PREFIX.approval}/:run/:path/:key`;
@@ -27,7 +30,7 @@ function pageHeaders(res: Response): string {
   const nonce = crypto.randomBytes(16).toString('base64');
   res.set({
     'Cache-Control': 'no-store',
-    'Content-Security-Policy': `default-src 'none'; style-src 'nonce-${nonce}'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
+    'Content-Security-Policy': `default-src 'none'; style-src 'nonce-${nonce}'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
     'X-Frame-Options': 'DENY',
     'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'no-referrer',
@@ -55,7 +58,7 @@ function page(nonce: string, title: string, body: SafeHtml): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <title>${title} · Circuit Service</title>
-<link rel="icon" href="data:,">
+${FAVICON}
 <style nonce="${nonce}">${PAGE_CSS}</style>
 </head>
 <body>

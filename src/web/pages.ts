@@ -3,6 +3,9 @@ import type { ApiTokenView } from '../views/api-token.view';
 import type { Blob } from '../models/blobs';
 import { formatBytes, html, SafeHtml, time } from './html';
 import { TOKEN_SCOPES } from '../domain/token-scopes';
+import { FAVICON_LINK } from '../http/favicon';
+
+const FAVICON = new SafeHtml(FAVICON_LINK);
 
 /** The signed-in sections, in tab order: each one's path under /settings and its title. */
 const SECTIONS = {
@@ -40,7 +43,7 @@ export function layout({ title, user, section, csrf, body }: LayoutOptions): str
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Circuit Service settings</title>
-<link rel="icon" href="data:,">
+${FAVICON}
 <link rel="stylesheet" href="/settings/assets/settings.css">
 <script src="/settings/assets/settings.js" defer></script>
 </head>
@@ -152,22 +155,35 @@ function tokenLimits(t: ApiTokenView): string {
   return parts.length === 0 ? 'full access' : parts.join(' · ');
 }
 
+/**
+ * Whether a listed token still works: revoked tokens are not listed, so a listed one is active or, past its
+ * `expires_at`, expired (refused with 401 like a revoked one, but it is still the user's to revoke).
+ */
+function tokenStatus(t: ApiTokenView, now: Date): SafeHtml {
+  return t.expiresAt && t.expiresAt.getTime() <= now.getTime()
+    ? html`<span class="state expired">expired</span>`
+    : html`<span class="state active">active</span>`;
+}
+
 export function tokensPage({
   user,
   csrf,
   tokens,
   flash,
   created,
+  now = new Date(),
 }: {
   user: User;
   csrf: string;
   tokens: ApiTokenView[];
   flash?: Flash;
   created?: { token: string; label: string };
+  now?: Date;
 }): string {
   const rows = tokens.map(
     (t) => html`<tr data-token-uid="${t.uid}">
     <td data-label="Label">${t.label || html`<span class="muted">(no label)</span>`}</td>
+    <td data-label="Status" data-token-status>${tokenStatus(t, now)}</td>
     <td data-label="Created">${time(t.createdAt)}</td>
     <td data-label="Last used">${time(t.lastUsedAt)}</td>
     <td data-label="Limits" data-token-limits>${tokenLimits(t)}</td>
@@ -190,19 +206,19 @@ export function tokensPage({
     }
 <section class="card">
   <h2>Create a token</h2>
-  <form method="post" action="/settings/tokens" class="row">
+  <form method="post" action="/settings/tokens" class="form-grid" data-token-form>
     ${csrfField(csrf)}
     <div class="field"><label for="label">Label</label>
       <input id="label" name="label" type="text" maxlength="100" placeholder="e.g. laptop, CI" autocomplete="off"></div>
-    <fieldset class="field"><legend>Scopes <span class="muted">(none ticked: every scope)</span></legend>
-      ${TOKEN_SCOPES.map((scope) => html`<label><input type="checkbox" name="scopes" value="${scope}"> <code>${scope}</code></label> `)}</fieldset>
     <div class="field"><label for="expires_in_days">Expires in (days)</label>
       <input id="expires_in_days" name="expires_in_days" type="number" min="1" max="3650" placeholder="never"></div>
     <div class="field"><label for="circuit_uids">Only these circuits (uids)</label>
       <input id="circuit_uids" name="circuit_uids" type="text" placeholder="any circuit; separate uids with spaces or commas" autocomplete="off"></div>
     <div class="field"><label for="max_credits_per_day">Credits per UTC day</label>
       <input id="max_credits_per_day" name="max_credits_per_day" type="number" min="1" placeholder="no cap"></div>
-    <button type="submit">Create token</button>
+    <fieldset class="field wide choices"><legend>Scopes <span class="muted">(none ticked: every scope)</span></legend>
+      ${TOKEN_SCOPES.map((scope) => html`<label><input type="checkbox" name="scopes" value="${scope}"> <code>${scope}</code></label> `)}</fieldset>
+    <div class="actions"><button type="submit">Create token</button></div>
   </form>
 </section>
 <section class="card">
@@ -211,7 +227,7 @@ export function tokensPage({
     tokens.length === 0
       ? html`<p class="empty">No tokens yet.</p>`
       : html`<table class="stack">
-    <thead><tr><th>Label</th><th>Created</th><th>Last used</th><th>Limits</th><th><span class="muted">Actions</span></th></tr></thead>
+    <thead><tr><th>Label</th><th>Status</th><th>Created</th><th>Last used</th><th>Limits</th><th><span class="muted">Actions</span></th></tr></thead>
     <tbody>${rows}</tbody></table>`
   }
 </section>`,

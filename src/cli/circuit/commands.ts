@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { implementation } from '../lazy';
-import { positiveInteger } from '../options';
+import { positiveInteger, usernameFilter } from '../options';
 import { printJson, printList } from '../output';
 import type * as CreateModule from './create';
 import type * as ListModule from './list';
@@ -18,10 +18,8 @@ export function register(circuit: Command): void {
       const { circuitCreate } = implementation(() => require('./create') as typeof CreateModule);
       printJson(await circuitCreate(options));
     });
-  circuit
-    .command('list')
+  usernameFilter(circuit.command('list'), "only this user's circuits")
     .description('list circuits, newest first, in the REST shape (private ones too)')
-    .option('--user <username>', "only this user's circuits")
     .option('--limit <n>', 'circuits per page (1-1000)', positiveInteger, 50)
     .option('--page <n>', '1-based page', positiveInteger, 1)
     .option('--table', 'print a table instead of JSON')

@@ -5,7 +5,7 @@ import { pageWindow } from '../options';
 import type { ListOutput } from '../output';
 
 export interface CircuitListOptions {
-  user?: string;
+  username?: string;
   limit: number;
   page: number;
 }
@@ -17,7 +17,7 @@ export const CIRCUIT_COLUMNS = ['username', 'name', 'uid', 'is_private', 'primar
 export async function circuitList(options: CircuitListOptions): Promise<ListOutput> {
   const window = pageWindow(options, 1000);
   return withDatabase(async () => {
-    const owner = options.user === undefined ? null : await findUser(options.user);
+    const owner = options.username === undefined ? null : await findUser(options.username);
     const { rows, count } = await Circuit.findAndCountAll({
       where: owner ? { owner_uid: owner.uid } : {},
       order: [

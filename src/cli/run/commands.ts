@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { implementation } from '../lazy';
-import { positiveInteger } from '../options';
+import { positiveInteger, usernameFilter } from '../options';
 import { printJson, printList } from '../output';
 import type * as ListModule from './list';
 import type * as ShowModule from './show';
@@ -8,14 +8,12 @@ import type * as CancelModule from './cancel';
 import type * as ReplayLastModule from './replay-last';
 
 export function register(run: Command): void {
-  run
-    .command('list')
+  usernameFilter(run.command('list'), "only this user's runs")
     .description('list runs of every user, newest first, with the operator details of `run show`')
-    .option('--user <username>', "only this user's runs")
     .option('--state <state>', 'only runs in this state: PROVISIONED, RUNNING, COMPLETED or EXCEPTION')
     .option(
       '--circuit <uid|owner/name>',
-      "only runs of this circuit (a uid, or owner/name; a bare name is --user's circuit)",
+      "only runs of this circuit (a uid, or owner/name; a bare name is --username's circuit)",
     )
     .option('--limit <n>', 'runs per page (1-1000)', positiveInteger, 20)
     .option('--page <n>', '1-based page', positiveInteger, 1)

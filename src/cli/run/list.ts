@@ -8,7 +8,7 @@ import { pageWindow } from '../options';
 import { CliError, type ListOutput } from '../output';
 
 export interface RunListOptions {
-  user?: string;
+  username?: string;
   state?: string;
   circuit?: string;
   limit: number;
@@ -34,8 +34,8 @@ export async function runList(options: RunListOptions): Promise<ListOutput> {
   if (state !== undefined && !(RUN_STATES as readonly string[]).includes(state))
     throw new CliError(`--state must be one of ${RUN_STATES.join(', ')}`);
   return withDatabase(async () => {
-    const user = options.user === undefined ? null : await findUser(options.user);
-    const circuit = options.circuit === undefined ? null : await findCircuitArg(options.circuit, options.user);
+    const user = options.username === undefined ? null : await findUser(options.username);
+    const circuit = options.circuit === undefined ? null : await findCircuitArg(options.circuit, options.username);
     const where: WhereOptions<CircuitRun> = {
       ...(user ? { user_uid: user.uid } : {}),
       ...(state ? { state: state as RunState } : {}),

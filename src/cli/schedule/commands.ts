@@ -1,17 +1,15 @@
 import type { Command } from 'commander';
 import { implementation } from '../lazy';
-import { positiveInteger } from '../options';
+import { positiveInteger, usernameFilter } from '../options';
 import { printList } from '../output';
 import type * as ListModule from './list';
 
 export function register(schedule: Command): void {
-  schedule
-    .command('list')
+  usernameFilter(schedule.command('list'), "only this user's schedules")
     .description('list schedules of every user, oldest first, with their next fire and last outcome')
-    .option('--user <username>', "only this user's schedules")
     .option(
       '--circuit <uid|owner/name>',
-      "only this circuit's schedules (a uid, or owner/name; a bare name is --user's circuit)",
+      "only this circuit's schedules (a uid, or owner/name; a bare name is --username's circuit)",
     )
     .option('--paused', 'only paused schedules')
     .option('--active', 'only schedules that are not paused')

@@ -8,7 +8,7 @@ import { pageWindow } from '../options';
 import { CliError, type ListOutput } from '../output';
 
 export interface ScheduleListOptions {
-  user?: string;
+  username?: string;
   circuit?: string;
   paused?: boolean;
   active?: boolean;
@@ -38,8 +38,8 @@ export async function scheduleList(options: ScheduleListOptions): Promise<ListOu
   if (options.paused && options.active) throw new CliError('--paused and --active exclude each other');
   const paused = options.paused ? true : options.active ? false : null;
   return withDatabase(async ({ sequelize }) => {
-    const user = options.user === undefined ? null : await findUser(options.user);
-    const circuit = options.circuit === undefined ? null : await findCircuitArg(options.circuit, options.user);
+    const user = options.username === undefined ? null : await findUser(options.username);
+    const circuit = options.circuit === undefined ? null : await findCircuitArg(options.circuit, options.username);
     const filter = `($1::uuid IS NULL OR s.user_uid = $1) AND ($2::uuid IS NULL OR s.circuit_uid = $2) AND ($3::boolean IS NULL OR s.is_paused = $3)`;
     const bind = [user?.uid ?? null, circuit?.uid ?? null, paused];
     const [rows, [{ n }]] = await Promise.all([

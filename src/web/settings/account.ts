@@ -2,14 +2,23 @@ import type { Request, RequestHandler, Router } from 'express';
 import { Circuit, User } from '../../models';
 import { CircuitRun } from '../../models/CircuitRun';
 import { TAG, type RunState } from '../../domain/runs';
-import { presentRunPayload, type MyRunsFilter } from '../../runs';
+import { presentRunPayload, runCredits, type MyRunsFilter } from '../../runs';
 import { ledgerPage } from '../../credits/ledger';
 import { AppError } from '../../errors';
 import { isUid } from '../../ids';
 import { runPermits } from '../../policies/run.policy';
 import type { ApiServices } from '../../graphql/context';
 import crypto from 'node:crypto';
-import { creditsPage, filterQuery, RUN_STATES, runsPage, type RunRow, type RunsPageFilter } from '../account-pages';
+import {
+  creditsPage,
+  filterQuery,
+  RUN_STATES,
+  runPage,
+  runsPage,
+  type RunRow,
+  type RunsPageFilter,
+} from '../account-pages';
+import { messagePage } from '../pages';
 import { csrfToken, save } from '../session';
 import { requireCsrf, requireUser, signedInUser, takeFlash } from './guards';
 
@@ -83,20 +92,28 @@ async function runRows(runs: ApiServices['runs'], user: User, filter: RunsPageFi
   const usernameOf = new Map(owners.map((owner) => [owner.uid, owner.username]));
   return rows.map((run) => {
     const circuit = circuitOf.get(run.circuit_uid);
-    const shown = presentRunPayload(run, { mayDebug: true });
-    return {
-      uid: run.uid,
-      state: run.state,
-      created_at: run.created_at,
-      ended_at: run.ended_at ?? null,
-      circuit_uid: run.circuit_uid,
-      circuit_name: circuit?.name ?? '',
-      circuit_owner: circuit ? (usernameOf.get(circuit.owner_uid) ?? '') : '',
-      credits_cost: run.credits_cost === null || run.credits_cost === undefined ? null : Number(run.credits_cost),
-      credits_held: Number(run.get('credits_held') ?? 0),
-      error: (shown.error as RunRow['error'] | undefined) ?? null,
-    };
+    return runRow(
+      run,
+      presentRunPayload(run, { mayDebug: true }),
+      circuit?.name ?? '',
+      circuit ? (usernameOf.get(circuit.owner_uid) ?? '') : '',
+    );
   });
+}
+
+/** A run as the Runs page shows it, from the owner's view of it (`shown`, the run presenter's payload). */
+function runRow(run: CircuitRun, shown: Record<string, unknown>, circuitName: string, circuitOwner: string): RunRow {
+  return {
+    uid: run.uid,
+    state: run.state,
+    created_at: run.created_at,
+    ended_at: run.ended_at ?? null,
+    circuit_uid: run.circuit_uid,
+    circuit_name: circuitName,
+    circuit_owner: circuitOwner,
+    ...runCredits(run),
+    error: (shown.error as RunRow['error'] | undefined) ?? null,
+  };
 }
 
 const field = (body: unknown, name: string): string | undefined => {
@@ -204,6 +221,39 @@ export function mountAccount(router: Router, services: ApiServices, form: Reques
           idempotencyKey: `settings-${crypto.randomUUID()}`,
           waiting,
           flash: takeFlash(req),
+        }),
+      );
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  router.get('/runs/:uid', requireUser, async (req, res, next) => {
+    try {
+      const user = signedInUser(res);
+      const uid = String(req.params.uid);
+      const run = isUid(uid) ? await CircuitRun.findByPk(uid) : null;
+      // Someone else's run, public or not, is answered as no run at all: this section is the user's own runs.
+      if (!run || !runPermits(user, run, 'debug')) {
+        return res.status(404).send(
+          messagePage({
+            title: 'Not found',
+            message: 'There is no such run of yours.',
+            user,
+            csrf: csrfToken(req),
+            link: { href: '/settings/runs', label: 'Back to runs' },
+          }),
+        );
+      }
+      const circuit = await Circuit.findByPk(run.circuit_uid, { attributes: ['uid', 'name', 'owner_uid'] });
+      const owner = circuit ? await User.findByPk(circuit.owner_uid, { attributes: ['username'] }) : null;
+      const payload = presentRunPayload(run, { mayDebug: true });
+      res.send(
+        runPage({
+          user,
+          csrf: csrfToken(req),
+          run: runRow(run, payload, circuit?.name ?? '', owner?.username ?? ''),
+          payload,
         }),
       );
     } catch (error) {
