@@ -63,6 +63,8 @@ export interface Config {
    * `loopback`, `linklocal`, `uniquelocal`). False (the default) trusts nobody: the client is the socket peer.
    */
   trustProxy: string[] | false;
+  /** Browser origins allowed to call the API with a token (CORS_ORIGINS, docs/browsers.md); none by default. */
+  corsOrigins: string[];
   /** Origin that absolute URLs are built from (download links); unset means `http://HOST:PORT` as listened. */
   publicUrl: string | undefined;
   /** Largest cost of one GraphQL operation (GRAPHQL_MAX_COST, src/graphql/operation-cost.ts). */
@@ -187,6 +189,28 @@ function publicUrl(env: NodeJS.ProcessEnv): string | undefined {
   return parsed.origin;
 }
 
+function corsOrigins(env: NodeJS.ProcessEnv): string[] {
+  const entries = (env.CORS_ORIGINS ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  const origins: string[] = [];
+  for (const entry of entries) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(entry);
+    } catch {
+      parsed = undefined;
+    }
+    // Browsers send an origin as scheme://host[:port], lower-cased, without a default port: compare exactly that.
+    if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || entry.replace(/\/$/, '') !== parsed.origin) {
+      return problem(`CORS_ORIGINS must list origins like https://app.example.com, got "${entry}"`, []);
+    }
+    origins.push(parsed.origin);
+  }
+  return [...new Set(origins)];
+}
+
 /**
  * Reads and validates the environment; throws one ConfigError listing every bad variable, one line each.
  * New settings: one line in `readConfig` with the helpers above (they record problems, never throw).
@@ -261,6 +285,7 @@ function readConfig(env: NodeJS.ProcessEnv, http: boolean): Config {
     runMaxResultBytes: int(env, 'RUN_MAX_RESULT_BYTES', 4 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     trustProxy: http ? trustProxy(env) : false,
     publicUrl: publicUrl(env),
+    corsOrigins: http ? corsOrigins(env) : [],
     graphqlMaxCost: int(env, 'GRAPHQL_MAX_COST', 1000, 1),
     graphqlMaxTokens: int(env, 'GRAPHQL_MAX_TOKENS', 2000, 100, 100_000),
     streamReservationTtlMs: int(env, 'GRAPHQL_STREAM_RESERVATION_TTL_MS', 30_000, 100, 3_600_000),
