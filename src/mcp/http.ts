@@ -51,7 +51,7 @@ export function mountMcp(app: Express, services: ApiServices): void {
   };
 
   app.all(MCP_PATH, async (req: Request, res: Response) => {
-    res.locals.route = `${req.method} ${MCP_PATH}`;
+    res.locals.route = MCP_PATH;
     const auth = await authenticate(services.tokenCache, req.headers.authorization);
     if (auth.kind !== 'token') {
       const { status, body } = errorEnvelope(auth.kind === 'invalid' ? unauthorized(auth.message) : unauthorized());
