@@ -20,7 +20,13 @@ import {
 import { ERROR_CODES, type ErrorCode } from '../src/errors';
 import { PROJECT_ROOT } from '../src/paths';
 import { ERROR_STATUS } from '../src/error-status';
-import { COMMON_RESPONSE_HEADERS, HEADERS, SUCCESS_RESPONSE_HEADERS, type HeaderName } from './headers';
+import {
+  COMMON_RESPONSE_HEADERS,
+  HEADERS,
+  RATE_LIMIT_HEADERS,
+  SUCCESS_RESPONSE_HEADERS,
+  type HeaderName,
+} from './headers';
 import type { JsonSchema, Route } from './route';
 import { paramSchemas, pathParamNames } from './validate';
 
@@ -42,6 +48,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   NotAllowed: 'The token is valid but not allowed to do this',
   NotFound: 'No such resource (or route)',
   Conflict: 'The request conflicts with the current state (see the route)',
+  IdempotencyKeyReused: 'The Idempotency-Key was already used by the caller with a different request',
   PayloadTooLarge: 'The request body is over 1 MiB',
   RequestTimeout: 'The request body was not received in full within BODY_TIMEOUT_MS; the connection is closed',
   UnsupportedMediaType: 'The request body is not JSON (send Content-Type: application/json)',
@@ -325,7 +332,7 @@ function errorResponses(route: Route): Record<string, unknown> {
 
 /** Headers that come with an error whatever the route. */
 const ERROR_HEADERS: Partial<Record<ErrorCode, HeaderName[]>> = {
-  RateLimited: ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'],
+  RateLimited: ['Retry-After', ...RATE_LIMIT_HEADERS],
 };
 
 function errorResponse(code: ErrorCode, description: string, extraHeaders: HeaderName[] = []): Record<string, unknown> {
