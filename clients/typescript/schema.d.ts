@@ -1040,7 +1040,7 @@ export interface components {
             error: {
                 message: string;
                 /** @enum {string} */
-                code: "BadClientData" | "Unauthorized" | "InsufficientCredits" | "BudgetExceeded" | "NotAllowed" | "NotFound" | "Conflict" | "PayloadTooLarge" | "RequestTimeout" | "UnsupportedMediaType" | "RateLimited" | "Internal";
+                code: "BadClientData" | "Unauthorized" | "InsufficientCredits" | "BudgetExceeded" | "NotAllowed" | "NotFound" | "Conflict" | "IdempotencyKeyReused" | "PayloadTooLarge" | "RequestTimeout" | "UnsupportedMediaType" | "RateLimited" | "Internal";
             };
         };
         PageMeta: {
@@ -1157,6 +1157,16 @@ export interface components {
         };
         /** @description 409 Conflict: The request conflicts with the current state (see the route) */
         Conflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 422 IdempotencyKeyReused: The Idempotency-Key was already used by the caller with a different request */
+        IdempotencyKeyReused: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -2698,22 +2708,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: The Idempotency-Key was already used by the caller with a different request */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Preference-Applied": components["headers"]["Preference-Applied"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description PayloadTooLarge: The request body is over 1 MiB */
             413: {
                 headers: {
@@ -2732,6 +2726,22 @@ export interface operations {
             };
             /** @description UnsupportedMediaType: The request body is not JSON (send Content-Type: application/json) */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IdempotencyKeyReused: The Idempotency-Key was already used by the caller with a different request */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
@@ -4790,7 +4800,7 @@ export interface operations {
             403: components["responses"]["NotAllowed"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
-            /** @description Conflict: The Idempotency-Key was already used by the caller with a different request, or its first request is still being processed */
+            /** @description Conflict: The first request with this Idempotency-Key is still being processed: retry once it has been answered */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4802,6 +4812,16 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description IdempotencyKeyReused: The Idempotency-Key was already used by the caller with a different request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             500: components["responses"]["Internal"];
         };
     };
@@ -4962,7 +4982,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: The Idempotency-Key was already used by the caller with a different request, or its first request is still being processed */
+            /** @description Conflict: The first request with this Idempotency-Key is still being processed: retry once it has been answered */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4994,6 +5014,21 @@ export interface operations {
             };
             /** @description UnsupportedMediaType: The request body is not JSON (send Content-Type: application/json) */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IdempotencyKeyReused: The Idempotency-Key was already used by the caller with a different request */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
