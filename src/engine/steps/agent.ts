@@ -578,10 +578,10 @@ class AgentLoop {
       const startedAt = new Date().toISOString();
       const events = { turn, tool: call.name, call_id: call.id };
       this.event({ status: 'tool_call', ...events });
-      const tool = ctx.trace
+      const toolSpan = ctx.trace
         ? startToolSpan(ctx.trace.context, { name: call.name, callId: call.id, type: 'function' })
         : undefined;
-      const span = tool?.span;
+      const span = toolSpan?.span;
       span?.setAttribute('circuit.step.id', path);
       let outcome: CallOutcome;
       let credits = 0;
@@ -597,7 +597,7 @@ class AgentLoop {
               if (this.approve.has(tool.name)) await this.approval(turn, call, key, args);
               // The call's span is the parent of what it does (an embedded run's span, an http request's traceparent).
               const callCtx: StepContext =
-                tool && ctx.trace ? { ...ctx, trace: { ...ctx.trace, context: tool.context } } : ctx;
+                toolSpan && ctx.trace ? { ...ctx, trace: { ...ctx.trace, context: toolSpan.context } } : ctx;
               return runTool(step, callCtx, tool, args, { path, tally: this.tally });
             });
             outcome = outcomeOf(result.output);
