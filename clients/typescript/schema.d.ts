@@ -460,7 +460,9 @@ export interface paths {
         };
         /**
          * Fetch a run; private runs need the token of the user who started them
-         * @description Authentication is optional: a bearer token widens what the caller can see.
+         * @description With `Prefer: wait=N` (1–60; bare `wait`: 60) the answer waits until the run is COMPLETED or EXCEPTION or N seconds pass, holding no database connection, and says `Preference-Applied: wait=N`: a client waits for a run by asking again until it is terminal, never by polling.
+         *
+         *     Authentication is optional: a bearer token widens what the caller can see.
          */
         get: operations["GetCircuitRun"];
         put?: never;
@@ -3384,6 +3386,8 @@ export interface operations {
             header?: {
                 /** @description RFC 9110 conditional GET: the `ETag` of the copy the client holds (or several, comma-separated, or `*`). When the answer would have that ETag it is 304 Not Modified without a body, so a client polling a run downloads it only when it changed. */
                 "If-None-Match"?: components["parameters"]["If-None-Match"];
+                /** @description RFC 7240 preferences; preferences the route does not know are ignored. */
+                Prefer?: components["parameters"]["Prefer"];
             };
             path: {
                 uid: string;
@@ -3398,6 +3402,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Deprecation: components["headers"]["Deprecation"];
                     ETag: components["headers"]["ETag"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3467,6 +3472,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     ETag: components["headers"]["ETag"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3478,6 +3484,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     ETag: components["headers"]["ETag"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3489,6 +3496,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     ETag: components["headers"]["ETag"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3500,6 +3508,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     ETag: components["headers"]["ETag"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3511,6 +3520,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     ETag: components["headers"]["ETag"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
                     [name: string]: unknown;
                 };
                 content: {
