@@ -6,6 +6,7 @@ import { circuitsNamedBy, explainDefinition } from '../engine/explain';
 import type { CircuitDefinition } from '../domain/definition';
 import type { ApiServices } from '../graphql/context';
 import { toolNames } from './tool-names';
+import { metadataText } from '../domain/metadata-text';
 
 /** At most this many tools in `tools/list` (and so callable): the caller's own first, then starred ones. */
 export const MAX_TOOLS = 200;
@@ -163,7 +164,9 @@ export async function listTools(services: ApiServices, viewer: User): Promise<Li
     } else {
       parts.push('A protected circuit: its steps and input schema are shown to its owner only.');
     }
-    entry.description = parts.filter((p) => p.length > 0).join('\n\n');
+    entry.description = metadataText(parts.filter((p) => p.length > 0).join('\n\n'));
+    entry.title = metadataText(entry.title);
+    entry.name = metadataText(entry.name);
     listed.push(entry);
   }
   return listed;
