@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads';
 import ts from 'typescript';
 import { startTestApp, TestApp } from './support/app';
 import { makeUser, TestUser } from './support/factories';
+import { makeRunnableCircuit, submitRun } from './support/run-factories';
 
 /** GET /circuits/{uid}/client.ts, a dependency-free typed module per circuit version. */
 let t: TestApp;
@@ -162,7 +163,6 @@ test('runs a real circuit through the module: run, waitFor and events', async ()
 });
 
 test('waitFor waits with Prefer: wait in one request while the run waits, never polling; types say null where the payload has it', async () => {
-  const { makeRunnableCircuit, submitRun } = await import('./support/run-factories');
   const waiting = await makeRunnableCircuit(owner, {
     query_schema: { type: 'object' },
     steps: [{ id: 'reply', kind: 'wait', for: 'signal' }],

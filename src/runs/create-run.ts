@@ -138,8 +138,7 @@ function requestHash(input: CreateRunInput): string {
 async function findReplay(viewer: User, key: string, hash: string): Promise<CircuitRun | null> {
   const record = await IdempotencyKey.findOne({ where: { user_uid: viewer.uid, key } });
   if (!record || record.created_at.getTime() < Date.now() - IDEMPOTENCY_WINDOW_HOURS * 3600_000) return null;
-  if (record.request_hash !== hash || record.run_uid === null)
-    throw idempotencyKeyReused();
+  if (record.request_hash !== hash || record.run_uid === null) throw idempotencyKeyReused();
   const run = await CircuitRun.findByPk(record.run_uid);
   return run && asFirstAnswered(run);
 }
