@@ -135,7 +135,7 @@ export function mountRestBridge(
   // JSON bodies are parsed (and their limits kept) in front of every route: src/http/json-body.ts.
   let openApi: Record<string, unknown> | undefined;
   router.get('/openapi.json', (_req: Request, res: Response) => {
-    res.locals.route = 'GET /openapi.json';
+    res.locals.route = `${API_PREFIX}/openapi.json`;
     res.json((openApi ??= buildOpenApi(routes, { schema, document })));
   });
   // The route table in a radix tree: Express tries its routes one by one, which for the last of ~50
@@ -156,7 +156,7 @@ export function mountRestBridge(
     }
     const route = found.store as Route;
     try {
-      res.locals.route = `${route.method} ${route.path}`;
+      res.locals.route = `${API_PREFIX}${route.path}`;
       // RFC 9110 §15.5.16: content in a format the route does not take is 415, not a guess at its fields.
       if (route.body && hasContent(req) && !req.is(JSON_TYPES)) {
         const type = req.headers['content-type'];
@@ -188,7 +188,7 @@ export function mountRestBridge(
       // The answer's bytes are shared only where the route says so, for a 200 object answer its resolver offered to share.
       const kept =
         route.sharesAnswer && (route.shape ?? 'object') === 'object' && response.status === 200 && context.sharedAnswers
-          ? { answers: context.sharedAnswers, key: res.locals.route as string }
+          ? { answers: context.sharedAnswers, key: `${route.method} ${route.path}` }
           : undefined;
       if (route.requestHeaders?.includes('If-None-Match'))
         sendConditional(req, res, response, services.streams?.texts, kept);

@@ -36,19 +36,31 @@ export const HEADERS = {
       'Server-sent events: the `id:` of the last event the client received; the stream resumes after it (an EventSource sends it when it reconnects).',
     schema: { type: 'string' },
   },
+  'RateLimit-Policy': {
+    in: 'response',
+    description:
+      'The quota policy (IETF httpapi RateLimit fields draft): a structured-field list of one item, the policy name with its quota `q` and window `w` in seconds, e.g. `"runs";q=600;w=60`.',
+    schema: { type: 'string', pattern: '^"[a-z-]+";q=[0-9]+;w=[0-9]+$' },
+  },
+  RateLimit: {
+    in: 'response',
+    description:
+      'What is left of the quota (IETF httpapi RateLimit fields draft): the policy name with the requests remaining `r` and the seconds `t` until the window resets, e.g. `"runs";r=599;t=42`.',
+    schema: { type: 'string', pattern: '^"[a-z-]+";r=[0-9]+;t=[0-9]+$' },
+  },
   'RateLimit-Limit': {
     in: 'response',
-    description: 'Requests allowed in the current window.',
+    description: 'Legacy (earlier drafts; RateLimit-Policy says the same): requests allowed in the current window.',
     schema: { type: 'string', pattern: '^[0-9]+$' },
   },
   'RateLimit-Remaining': {
     in: 'response',
-    description: 'Requests left in the current window.',
+    description: 'Legacy (earlier drafts; RateLimit says the same): requests left in the current window.',
     schema: { type: 'string', pattern: '^[0-9]+$' },
   },
   'RateLimit-Reset': {
     in: 'response',
-    description: 'Seconds until the window resets.',
+    description: 'Legacy (earlier drafts; RateLimit says the same): seconds until the window resets.',
     schema: { type: 'string', pattern: '^[0-9]+$' },
   },
   'Retry-After': {
@@ -92,3 +104,12 @@ export type HeaderName = keyof typeof HEADERS;
 export const COMMON_RESPONSE_HEADERS: HeaderName[] = ['X-Request-Id'];
 /** Headers that may come on any success response (a run or circuit may turn out deprecated). */
 export const SUCCESS_RESPONSE_HEADERS: HeaderName[] = ['Deprecation'];
+
+/** What a rate-limited route answers: the draft's two fields and the three legacy ones. */
+export const RATE_LIMIT_HEADERS: HeaderName[] = [
+  'RateLimit-Policy',
+  'RateLimit',
+  'RateLimit-Limit',
+  'RateLimit-Remaining',
+  'RateLimit-Reset',
+];

@@ -20,7 +20,14 @@ import {
 import { ERROR_CODES, type ErrorCode } from '../src/errors';
 import { PROJECT_ROOT } from '../src/paths';
 import { ERROR_STATUS } from '../src/error-status';
-import { COMMON_RESPONSE_HEADERS, HEADERS, SUCCESS_RESPONSE_HEADERS, type HeaderName } from './headers';
+import { metadataText } from '../src/domain/metadata-text';
+import {
+  COMMON_RESPONSE_HEADERS,
+  HEADERS,
+  RATE_LIMIT_HEADERS,
+  SUCCESS_RESPONSE_HEADERS,
+  type HeaderName,
+} from './headers';
 import type { JsonSchema, Route } from './route';
 import { paramSchemas, pathParamNames } from './validate';
 
@@ -42,6 +49,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   NotAllowed: 'The token is valid but not allowed to do this',
   NotFound: 'No such resource (or route)',
   Conflict: 'The request conflicts with the current state (see the route)',
+  IdempotencyKeyReused: 'The Idempotency-Key was already used by the caller with a different request',
   PayloadTooLarge: 'The request body is over 1 MiB',
   RequestTimeout: 'The request body was not received in full within BODY_TIMEOUT_MS; the connection is closed',
   UnsupportedMediaType: 'The request body is not JSON (send Content-Type: application/json)',
@@ -325,7 +333,7 @@ function errorResponses(route: Route): Record<string, unknown> {
 
 /** Headers that come with an error whatever the route. */
 const ERROR_HEADERS: Partial<Record<ErrorCode, HeaderName[]>> = {
-  RateLimited: ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'],
+  RateLimited: ['Retry-After', ...RATE_LIMIT_HEADERS],
 };
 
 function errorResponse(code: ErrorCode, description: string, extraHeaders: HeaderName[] = []): Record<string, unknown> {
@@ -507,6 +515,20 @@ function description(route: Route): string | undefined {
  * paths and parameters, bearer security (optional auth as `[{}, {bearerAuth: []}]`), request bodies
  * from the row's body fields, and responses in the envelopes the bridge produces.
  */
+const TEXT_FIELDS = new Set(['summary', 'description', 'title']);
+
+/** Every summary, description and title of the document through the one metadata sanitizer (no control characters). */
+function metadataTexts<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(metadataTexts) as T;
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, child]) => [
+      key,
+      typeof child === 'string' && TEXT_FIELDS.has(key) ? metadataText(child) : metadataTexts(child),
+    ]),
+  ) as T;
+}
+
 export function buildOpenApi(routes: Route[], options: OpenApiOptions = {}): Record<string, unknown> {
   const converter =
     options.schema && options.document ? new SelectionConverter(options.schema, options.document) : undefined;
@@ -551,79 +573,81 @@ export function buildOpenApi(routes: Route[], options: OpenApiOptions = {}): Rec
     paths[key] = { ...paths[key], [route.method.toLowerCase()]: operation };
   }
   const tags = [...new Set(routes.map((r) => r.tag))].map((name) => ({ name }));
-  return declareFreeForm({
-    openapi: '3.1.0',
-    info: {
-      title: 'Circuit Service REST API',
-      version: packageVersion(),
-      description:
-        'Versioned, reusable units of AI logic. This REST API is a thin bridge over the GraphQL API at /graphql: every path runs one named GraphQL operation (`x-graphql-operation`). Single objects come as `{status: "success", payload}`, lists as `{meta, data}`, errors as `{error: {message, code}}`.',
-    },
-    servers: [{ url: options.serverUrl ?? '/api/v1' }],
-    tags,
-    paths,
-    components: {
-      securitySchemes: {
-        bearerAuth: {
-          type: 'http',
-          scheme: 'bearer',
-          description: 'An API token (`cst_…`) from /settings or the operator CLI (`circuits token create`).',
-        },
+  return metadataTexts(
+    declareFreeForm({
+      openapi: '3.1.0',
+      info: {
+        title: 'Circuit Service REST API',
+        version: packageVersion(),
+        description:
+          'Versioned, reusable units of AI logic. This REST API is a thin bridge over the GraphQL API at /graphql: every path runs one named GraphQL operation (`x-graphql-operation`). Single objects come as `{status: "success", payload}`, lists as `{meta, data}`, errors as `{error: {message, code}}`.',
       },
-      schemas: {
-        Error: {
-          type: 'object',
-          required: ['error'],
-          properties: {
-            error: {
-              type: 'object',
-              required: ['message', 'code'],
-              properties: { message: { type: 'string' }, code: { type: 'string', enum: [...ERROR_CODES] } },
+      servers: [{ url: options.serverUrl ?? '/api/v1' }],
+      tags,
+      paths,
+      components: {
+        securitySchemes: {
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'An API token (`cst_…`) from /settings or the operator CLI (`circuits token create`).',
+          },
+        },
+        schemas: {
+          Error: {
+            type: 'object',
+            required: ['error'],
+            properties: {
+              error: {
+                type: 'object',
+                required: ['message', 'code'],
+                properties: { message: { type: 'string' }, code: { type: 'string', enum: [...ERROR_CODES] } },
+              },
             },
           },
-        },
-        PageMeta: {
-          type: 'object',
-          required: ['total_count', 'limit', 'page'],
-          properties: {
-            total_count: { type: 'integer' },
-            limit: { type: 'integer' },
-            page: { type: 'integer', minimum: 1 },
-          },
-        },
-        Notices: {
-          type: 'array',
-          description: 'Present when something about the resource needs attention, e.g. it is deprecated.',
-          items: {
+          PageMeta: {
             type: 'object',
-            required: ['code', 'message'],
-            properties: { code: { type: 'string' }, message: { type: 'string' } },
+            required: ['total_count', 'limit', 'page'],
+            properties: {
+              total_count: { type: 'integer' },
+              limit: { type: 'integer' },
+              page: { type: 'integer', minimum: 1 },
+            },
           },
+          Notices: {
+            type: 'array',
+            description: 'Present when something about the resource needs attention, e.g. it is deprecated.',
+            items: {
+              type: 'object',
+              required: ['code', 'message'],
+              properties: { code: { type: 'string' }, message: { type: 'string' } },
+            },
+          },
+          ...SHAPE_COMPONENTS,
         },
-        ...SHAPE_COMPONENTS,
-      },
-      responses: Object.fromEntries(
-        ERROR_CODES.map((code) => [
-          code,
-          {
-            ...errorResponse(code, ERROR_DESCRIPTIONS[code]),
-            description: `${ERROR_STATUS[code]} ${code}: ${ERROR_DESCRIPTIONS[code]}`,
-          },
-        ]),
-      ),
-      headers: Object.fromEntries(
-        Object.entries(HEADERS)
-          .filter(([, h]) => h.in === 'response')
-          .map(([name, h]) => [name, { description: h.description, schema: h.schema }]),
-      ),
-      parameters: Object.fromEntries(
-        Object.entries(HEADERS)
-          .filter(([, h]) => h.in === 'request')
-          .map(([name, h]) => [
-            name,
-            { name, in: 'header', required: false, description: h.description, schema: h.schema },
+        responses: Object.fromEntries(
+          ERROR_CODES.map((code) => [
+            code,
+            {
+              ...errorResponse(code, ERROR_DESCRIPTIONS[code]),
+              description: `${ERROR_STATUS[code]} ${code}: ${ERROR_DESCRIPTIONS[code]}`,
+            },
           ]),
-      ),
-    },
-  }) as Record<string, unknown>;
+        ),
+        headers: Object.fromEntries(
+          Object.entries(HEADERS)
+            .filter(([, h]) => h.in === 'response')
+            .map(([name, h]) => [name, { description: h.description, schema: h.schema }]),
+        ),
+        parameters: Object.fromEntries(
+          Object.entries(HEADERS)
+            .filter(([, h]) => h.in === 'request')
+            .map(([name, h]) => [
+              name,
+              { name, in: 'header', required: false, description: h.description, schema: h.schema },
+            ]),
+        ),
+      },
+    }) as Record<string, unknown>,
+  );
 }

@@ -27,7 +27,8 @@ import { createRunRateLimiter, createSearchRateLimiter } from './ratelimit';
 import { SearchCache, startSearchInvalidation } from './graphql/search/search.cache';
 import { startTokenInvalidation, TokenCache } from './auth/token-cache';
 import { startRunReadInvalidation } from './runs';
-import { mountRunEvents } from './http/run-events.sse';
+import { mountRunEvents, RUN_EVENTS_PATH } from './http/run-events.sse';
+import { cors, pathMatcher } from './http/cors';
 import { mountGraphqlStream } from './http/graphql-stream';
 import { createApollo, mountGraphql } from './http/graphql';
 import { AppError } from './errors';
@@ -37,7 +38,7 @@ import { OpenStreams } from './streams/open-streams';
 import { SharedTexts } from './streams/paced-write';
 import { dropStalledReaders } from './http/write-stall';
 import { StreamAuthority } from './auth/stream-authority';
-import { mountWaitCallbacks } from './http/wait-callbacks';
+import { CALLBACK_PATH, mountWaitCallbacks } from './http/wait-callbacks';
 import { mountDecisionPages } from './web/decision-page';
 import { MCP_PATH, mountMcp } from './mcp/http';
 import { mountOAuth } from './oauth/routes';
@@ -126,6 +127,15 @@ export async function startApp({
   app.set('trust proxy', config.trustProxy);
   const metrics = createMetrics();
   mountObservability(app, log, metrics);
+  const signedEvents = pathMatcher(RUN_EVENTS_PATH);
+  const callback = pathMatcher(CALLBACK_PATH);
+  app.use(
+    cors({
+      origins: config.corsOrigins,
+      prefixes: [API_PREFIX, '/graphql'],
+      anyOrigin: (req) => callback(req.path) || (signedEvents(req.path) && req.query.signature !== undefined),
+    }),
+  );
   app.use(antiFraming());
   // A route of the REST table that needs a token answers 401 before its body is read or checked.
   app.use(API_PREFIX, authenticateRoutes(routes, services));

@@ -63,10 +63,10 @@ export interface Config {
    * `loopback`, `linklocal`, `uniquelocal`). False (the default) trusts nobody: the client is the socket peer.
    */
   trustProxy: string[] | false;
+  /** Browser origins allowed to call the API with a token (CORS_ORIGINS, docs/browsers.md); none by default. */
+  corsOrigins: string[];
   /** Origin that absolute URLs are built from (download links); unset means `http://HOST:PORT` as listened. */
   publicUrl: string | undefined;
-  /** Origins besides the service's own allowed to call it from a browser (CORS_ORIGINS, comma-separated). */
-  corsOrigins: string[];
   /** Largest cost of one GraphQL operation (GRAPHQL_MAX_COST, src/graphql/operation-cost.ts). */
   graphqlMaxCost: number;
   /** Most tokens one GraphQL document may have, counted while it is parsed (GRAPHQL_MAX_TOKENS, src/graphql/document-bounds.ts). */
@@ -196,17 +196,19 @@ function corsOrigins(env: NodeJS.ProcessEnv): string[] {
     .filter(Boolean);
   const origins: string[] = [];
   for (const entry of entries) {
-    let origin: string | undefined;
+    let parsed: URL | undefined;
     try {
-      origin = new URL(entry).origin;
+      parsed = new URL(entry);
     } catch {
-      origin = undefined;
+      parsed = undefined;
     }
-    if (!origin || origin === 'null' || origin !== entry.replace(/\/$/, ''))
+    // Browsers send an origin as scheme://host[:port], lower-cased, without a default port: compare exactly that.
+    if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || entry.replace(/\/$/, '') !== parsed.origin) {
       return problem(`CORS_ORIGINS must list origins like https://app.example.com, got "${entry}"`, []);
-    origins.push(origin);
+    }
+    origins.push(parsed.origin);
   }
-  return origins;
+  return [...new Set(origins)];
 }
 
 /**
@@ -283,7 +285,7 @@ function readConfig(env: NodeJS.ProcessEnv, http: boolean): Config {
     runMaxResultBytes: int(env, 'RUN_MAX_RESULT_BYTES', 4 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     trustProxy: http ? trustProxy(env) : false,
     publicUrl: publicUrl(env),
-    corsOrigins: corsOrigins(env),
+    corsOrigins: http ? corsOrigins(env) : [],
     graphqlMaxCost: int(env, 'GRAPHQL_MAX_COST', 1000, 1),
     graphqlMaxTokens: int(env, 'GRAPHQL_MAX_TOKENS', 2000, 100, 100_000),
     streamReservationTtlMs: int(env, 'GRAPHQL_STREAM_RESERVATION_TTL_MS', 30_000, 100, 3_600_000),

@@ -12,6 +12,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   NotAllowed: 403,
   NotFound: 404,
   Conflict: 409,
+  IdempotencyKeyReused: 422,
   PayloadTooLarge: 413,
   RequestTimeout: 408,
   UnsupportedMediaType: 415,

@@ -13,6 +13,8 @@ export const ERROR_CODES = [
   'NotAllowed',
   'NotFound',
   'Conflict',
+  // An Idempotency-Key sent again with another request (422, as the IETF idempotency draft says).
+  'IdempotencyKeyReused',
   'PayloadTooLarge',
   'RequestTimeout',
   'UnsupportedMediaType',
@@ -37,6 +39,8 @@ export const unauthorized = (message = 'A valid bearer token is required') => ne
 export const notAllowed = (message = 'You are not allowed to do this') => new AppError('NotAllowed', message);
 export const notFound = (what: string) => new AppError('NotFound', `${what} not found`);
 export const conflict = (message: string) => new AppError('Conflict', message);
+export const idempotencyKeyReused = () =>
+  new AppError('IdempotencyKeyReused', 'This Idempotency-Key was already used with a different request');
 
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value);

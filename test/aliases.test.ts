@@ -507,7 +507,7 @@ describe('queries through an alias', () => {
     }
     // Twelve keys on a 50/50 split reach both versions (the chance they would not is 2 × 2⁻¹²).
     expect(drawn).toEqual(new Set([v1.uid, v2.uid]));
-    // The same key with another alias (or none) is another request: 409.
+    // The same key with another alias (or none) is another request: 422.
     const conflict = await submitRun(
       t,
       owner.token,
@@ -515,7 +515,7 @@ describe('queries through an alias', () => {
       { input: { name: 'x' } },
       { 'Idempotency-Key': 'key-0' },
     );
-    expect(conflict.status).toBe(409);
+    expect(conflict.status).toBe(422);
   });
 });
 

@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads';
 import ts from 'typescript';
 import { startTestApp, TestApp } from './support/app';
 import { makeUser, TestUser } from './support/factories';
+import { makeRunnableCircuit, submitRun } from './support/run-factories';
 
 /** GET /circuits/{uid}/client.ts, a dependency-free typed module per circuit version. */
 let t: TestApp;
@@ -159,4 +160,49 @@ test('runs a real circuit through the module: run, waitFor and events', async ()
     status: 400,
     code: 'BadClientData',
   });
+});
+
+test('waitFor waits with Prefer: wait in one request while the run waits, never polling; types say null where the payload has it', async () => {
+  const waiting = await makeRunnableCircuit(owner, {
+    query_schema: { type: 'object' },
+    steps: [{ id: 'reply', kind: 'wait', for: 'signal' }],
+  });
+  const { text } = await moduleText(`?version=${v1}`);
+  expect(text).toContain('step_id: string | null');
+  expect(text).toMatch(/export type ApiErrorCode = "BadClientData" \| /);
+  expect(text).toMatch(/export type RunErrorCode = "StepFailed" \| /);
+  expect(text).not.toContain('setTimeout');
+  const js = ts.transpileModule(text, {
+    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
+  }).outputText;
+  const exports: Record<string, any> = {};
+  // The module's fetch, counted: every request it makes, with its Prefer header.
+  const requests: { url: string; prefer: string | null }[] = [];
+  let sent: () => void = () => {};
+  const firstSent = new Promise<void>((resolve) => (sent = resolve));
+  const countingFetch = (url: string, init: RequestInit) => {
+    requests.push({ url, prefer: new Headers(init.headers).get('prefer') });
+    sent();
+    return fetch(url, init);
+  };
+  new Function('exports', 'require', 'fetch', js)(exports, require, countingFetch);
+  const { body } = await submitRun(t, owner.token, waiting.adaptorUid, { input: {} });
+  const uid = body.payload.uid as string;
+  const done = exports.waitFor(uid, { baseUrl: `${t.url}/api/v1`, token: owner.token });
+  await firstSent;
+  // The run waits for its signal until it is sent: the one request in flight holds on the server meanwhile.
+  for (;;) {
+    const signal = await t.rest('POST', `/circuit-runs/${uid}/signals/reply`, {
+      token: owner.token,
+      body: { data: 1 },
+    });
+    if (signal.status === 200 || signal.status === 202) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  expect((await done).state).toBe('COMPLETED');
+  expect(requests).toEqual([{ url: `${t.url}/api/v1/circuit-runs/${uid}`, prefer: 'wait=60' }]);
+  // The server side: a GET with Prefer: wait says so; an ended run answers at once.
+  const direct = await t.rest('GET', `/circuit-runs/${uid}`, { token: owner.token, headers: { prefer: 'wait=5' } });
+  expect(direct.headers.get('preference-applied')).toBe('wait=5');
+  expect(direct.body.payload.state).toBe('COMPLETED');
 });

@@ -140,3 +140,14 @@ test('the worker ignores PORT=abc (it serves no HTTP) but reports its other bad 
     expect.stringMatching(/^circuit-worker: bad configuration: LOG_LEVEL must be one of /),
   ]);
 });
+
+test('CORS_ORIGINS: a list of origins as browsers send them; anything else is refused', () => {
+  expect(loadConfig({}).corsOrigins).toEqual([]);
+  expect(loadConfig({ CORS_ORIGINS: ' https://app.example.com, http://localhost:5173/ ' }).corsOrigins).toEqual([
+    'https://app.example.com',
+    'http://localhost:5173',
+  ]);
+  expect(configError({ CORS_ORIGINS: 'https://app.example.com/path' })).toMatch(/^CORS_ORIGINS must list origins/);
+  expect(configError({ CORS_ORIGINS: '*' })).toMatch(/^CORS_ORIGINS must list origins/);
+  expect(configError({ CORS_ORIGINS: 'https://App.example.com' })).toMatch(/^CORS_ORIGINS must list origins/);
+});

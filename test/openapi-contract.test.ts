@@ -517,7 +517,7 @@ describe('runs', () => {
       query(owner.token, { input: { path: 'hold' }, is_public: true }, { 'Idempotency-Key': key }),
       200,
     );
-    await expectStatus(query(owner.token, { input: { path: 'other' } }, { 'Idempotency-Key': key }), 409);
+    await expectStatus(query(owner.token, { input: { path: 'other' } }, { 'Idempotency-Key': key }), 422);
     await expectStatus(query(owner.token, { input: {} }), 400);
     await expectStatus(query(owner.token, { input: { path: 'x' } }, { 'Idempotency-Key': ' bad key ' }), 400);
     await expectStatus(query(undefined, { input: { path: 'x' } }), 401);
@@ -1189,7 +1189,7 @@ describe('batches and estimates', () => {
         {},
         { token: owner.token, body: { filter: { tag: 'other' } }, headers: { 'Idempotency-Key': 'bulk-1' } },
       ),
-      409,
+      422,
     );
     await expectStatus(
       call('POST', '/users/circuit-runs/cancel', {}, { token: owner.token, body: { filter: { state: 'DONE' } } }),

@@ -134,7 +134,17 @@ describe('cancel by filter', () => {
       body: { filter: { tag: 'import-43' } },
       headers: { 'Idempotency-Key': 'cancel-import-42' },
     });
-    expect(conflicting.status).toBe(409);
+    expect(conflicting.status).toBe(422);
+    expect(conflicting.body.error.code).toBe('IdempotencyKeyReused');
+    // A first call still at work (its key claimed, no answer yet): the retry is 409, not a second action.
+    await t.app.services.sequelize.query("UPDATE idempotency_keys SET answer = NULL WHERE key = 'cancel-import-42'");
+    const early = await t.rest('POST', '/users/circuit-runs/cancel', {
+      token: owner.token,
+      body: { filter: { tag: 'import-42' } },
+      headers: { 'Idempotency-Key': 'cancel-import-42' },
+    });
+    expect(early.status).toBe(409);
+    expect(early.body.error.code).toBe('Conflict');
     // Without the key, a new call: nothing of the filter is in flight any more.
     const again = await t.rest('POST', '/users/circuit-runs/cancel', {
       token: owner.token,

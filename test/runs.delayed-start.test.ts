@@ -268,7 +268,7 @@ test('a batch with start_at: every run parked until then and not queued, its cre
   expect((await balance(owner)).credits_held).toBe(0);
 });
 
-test('an Idempotency-Key replays a delayed query sent again, with its start_at, and refuses another delay (409)', async () => {
+test('an Idempotency-Key replays a delayed query sent again, with its start_at, and refuses another delay (422)', async () => {
   const owner = await makeUser();
   const hello = await makeRunnableCircuit(owner, HELLO_DEFINITION);
   const body = { input: { name: 'x' }, delay_s: 600 };
@@ -288,7 +288,8 @@ test('an Idempotency-Key replays a delayed query sent again, with its start_at, 
     { ...body, delay_s: 601 },
     { 'Idempotency-Key': 'delayed-1' },
   );
-  expect(other.status).toBe(409);
+  expect(other.status).toBe(422);
+  expect(other.body.error.code).toBe('IdempotencyKeyReused');
   const instead = await submitRun(
     t,
     owner.token,
@@ -296,7 +297,7 @@ test('an Idempotency-Key replays a delayed query sent again, with its start_at, 
     { input: { name: 'x' } },
     { 'Idempotency-Key': 'delayed-1' },
   );
-  expect(instead.status).toBe(409);
+  expect(instead.status).toBe(422);
 });
 
 test('a signal sent before a delayed run starts is kept: the run stays parked until its start, then consumes it', async () => {

@@ -122,7 +122,7 @@ test('the bounds answer 400 naming the field: 11 tags, a bad tag, metadata over 
   expect(twice.body.error.message).toMatch(/metadata\.a/);
 });
 
-test('an Idempotency-Key replays a query with the same tags and metadata, and refuses one with others (409)', async () => {
+test('an Idempotency-Key replays a query with the same tags and metadata, and refuses one with others (422)', async () => {
   const owner = await makeUser();
   const hello = await makeRunnableCircuit(owner, HELLO_DEFINITION);
   const body = { input: { name: 'x' }, tags: ['a'], metadata: { k: 'v' } };
@@ -136,7 +136,7 @@ test('an Idempotency-Key replays a query with the same tags and metadata, and re
     { ...body, tags: ['b'] },
     { 'Idempotency-Key': 'labels-1' },
   );
-  expect(other.status).toBe(409);
+  expect(other.status).toBe(422);
 });
 
 test('the tag and metadata filters use the GIN indexes', async () => {

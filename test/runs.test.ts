@@ -143,7 +143,7 @@ describe('POST /circuit-adaptors/{adaptor_uid}/query', () => {
     expect(await CircuitRun.count({ where: { user_uid: broke.user.uid } })).toBe(0);
   });
 
-  test('Idempotency-Key: the same caller and key return the same run; another body is 409; another caller is separate', async () => {
+  test('Idempotency-Key: the same caller and key return the same run; another body is 422; another caller is separate', async () => {
     const key = { 'Idempotency-Key': `key-${Date.now()}` };
     const first = await submitRun(t, other.token, hello.adaptorUid, { input: { name: 'idem' } }, key);
     const again = await submitRun(t, other.token, hello.adaptorUid, { input: { name: 'idem' } }, key);
@@ -151,7 +151,8 @@ describe('POST /circuit-adaptors/{adaptor_uid}/query', () => {
     expect(again.status).toBe(200);
     expect(again.body.payload.uid).toBe(first.body.payload.uid);
     const changed = await submitRun(t, other.token, hello.adaptorUid, { input: { name: 'different' } }, key);
-    expect(changed.status).toBe(409);
+    expect(changed.status).toBe(422);
+    expect(changed.body.error.code).toBe('IdempotencyKeyReused');
     const someoneElse = await submitRun(t, owner.token, hello.adaptorUid, { input: { name: 'idem' } }, key);
     expect(someoneElse.body.payload.uid).not.toBe(first.body.payload.uid);
     const concurrent = { 'Idempotency-Key': `race-${Date.now()}` };

@@ -24,6 +24,8 @@ test('the 4th search in a minute from one client is 429 RateLimited with Retry-A
     expect(ok.headers.get('ratelimit-limit')).toBe('3');
     expect(ok.headers.get('ratelimit-remaining')).toBe(String(3 - i));
     expect(Number(ok.headers.get('ratelimit-reset'))).toBeGreaterThan(0);
+    expect(ok.headers.get('ratelimit-policy')).toBe('"search";q=3;w=60');
+    expect(ok.headers.get('ratelimit')).toBe(`"search";r=${3 - i};t=${ok.headers.get('ratelimit-reset')}`);
   }
   const refused = await a.rest('GET', '/search?search=anything');
   expect(refused.status).toBe(429);
@@ -33,6 +35,7 @@ test('the 4th search in a minute from one client is 429 RateLimited with Retry-A
   expect(retryAfter).toBeLessThanOrEqual(60);
   expect(refused.headers.get('ratelimit-remaining')).toBe('0');
   expect(refused.headers.get('ratelimit-limit')).toBe('3');
+  expect(refused.headers.get('ratelimit')).toMatch(/^"search";r=0;t=\d+$/);
   // A missing search is refused by the REST bridge before any count.
   expect((await a.rest('GET', '/search?search=')).status).toBe(400);
 });

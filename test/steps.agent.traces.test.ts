@@ -7,8 +7,8 @@ import { restClient } from './support/http';
 import { makeRunnableCircuit, ServiceProcess, spawnServiceProcess, waitForRun } from './support/run-factories';
 
 /**
- * An agent step's trace: one span per model turn (GenAI chat attributes, token usage) and one per tool call
- * (GenAI tool attributes), a circuit tool's embedded run beneath its call. Through a spawned `npm start` process
+ * An agent step's trace: one span per model turn with the model call beneath it (a CLIENT `chat` span with the
+ * GenAI attributes and token usage), one `execute_tool` span per tool call (GenAI tool attributes), a circuit tool's embedded run beneath its call. Through a spawned `npm start` process
  * exporting OTLP/HTTP JSON to an in-test receiver (the OpenTelemetry SDK is process-global).
  */
 jest.setTimeout(120_000);
@@ -18,12 +18,25 @@ interface OtlpSpan {
   spanId: string;
   parentSpanId?: string;
   name: string;
-  attributes?: { key: string; value: { stringValue?: string; intValue?: string | number; boolValue?: boolean } }[];
+  /** OTLP's SpanKind: 1 INTERNAL, 3 CLIENT. */
+  kind?: number;
+  attributes?: { key: string; value: OtlpValue }[];
 }
+interface OtlpValue {
+  stringValue?: string;
+  intValue?: string | number;
+  boolValue?: boolean;
+  arrayValue?: { values?: OtlpValue[] };
+}
+const valueOf = (value: OtlpValue): unknown =>
+  value.arrayValue
+    ? (value.arrayValue.values ?? []).map(valueOf)
+    : value.intValue !== undefined
+      ? Number(value.intValue)
+      : (value.stringValue ?? value.boolValue);
 const attr = (span: OtlpSpan, key: string) => {
   const value = span.attributes?.find((a) => a.key === key)?.value;
-  if (!value) return undefined;
-  return value.intValue !== undefined ? Number(value.intValue) : (value.stringValue ?? value.boolValue);
+  return value ? valueOf(value) : undefined;
 };
 
 let t: TestApp;
@@ -72,7 +85,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-test('each model turn and each tool call is a span under the agent step, with GenAI attributes', async () => {
+test('each model turn (its model call a CLIENT chat span) and each tool call (execute_tool) is a span under the agent step, with GenAI attributes', async () => {
   const owner = await makeUser({ credits: 100 });
   const shout = await makeRunnableCircuit(owner, {
     query_schema: { type: 'object', properties: { text: { type: 'string' } } },
@@ -109,26 +122,45 @@ test('each model turn and each tool call is a span under the agent step, with Ge
   expect(step).toBeDefined();
   expect(attr(step!, 'gen_ai.operation.name')).toBe('invoke_agent');
   expect(attr(step!, 'gen_ai.usage.input_tokens')).toBe(420);
+  expect(attr(step!, 'gen_ai.provider.name')).toBe('openai');
+  expect(attr(step!, 'gen_ai.request.model')).toBe('gpt-agent');
   const turns = under
     .filter((s) => s.name === 'circuit.agent.turn')
     .sort((a, b) => String(attr(a, 'circuit.step.id')).localeCompare(String(attr(b, 'circuit.step.id'))));
   expect(turns.map((s) => attr(s, 'circuit.step.id'))).toEqual(['helper/turn-1', 'helper/turn-2']);
-  expect(turns.map((s) => [attr(s, 'gen_ai.operation.name'), attr(s, 'gen_ai.request.model')])).toEqual([
-    ['chat', 'gpt-agent'],
-    ['chat', 'gpt-agent'],
-  ]);
-  expect(turns.map((s) => [attr(s, 'gen_ai.usage.input_tokens'), attr(s, 'gen_ai.usage.output_tokens')])).toEqual([
+  // Each turn's model call: a CLIENT span under it, with the GenAI attributes, attribute by attribute.
+  const modelPort = Number(new URL(model.baseUrl).port);
+  const chats = turns.map((turn) => spans.filter((s) => s.parentSpanId === turn.spanId));
+  for (const [index, [chat]] of chats.entries()) {
+    expect(chats[index]).toHaveLength(1);
+    expect(chat.name).toBe('chat gpt-agent');
+    expect(chat.kind).toBe(3);
+    expect(attr(chat, 'gen_ai.operation.name')).toBe('chat');
+    expect(attr(chat, 'gen_ai.provider.name')).toBe('openai');
+    expect(attr(chat, 'gen_ai.request.model')).toBe('gpt-agent');
+    expect(attr(chat, 'gen_ai.response.model')).toBe('gpt-agent');
+    expect(attr(chat, 'server.address')).toBe('127.0.0.1');
+    expect(attr(chat, 'server.port')).toBe(modelPort);
+  }
+  expect(chats.map(([chat]) => attr(chat, 'gen_ai.response.finish_reasons'))).toEqual([['tool_calls'], ['stop']]);
+  expect(
+    chats.map(([chat]) => [attr(chat, 'gen_ai.usage.input_tokens'), attr(chat, 'gen_ai.usage.output_tokens')]),
+  ).toEqual([
     [200, 20],
     [220, 5],
   ]);
-  const call = under.find((s) => s.name === 'circuit.agent.tool')!;
+  const call = under.find((s) => s.name === 'execute_tool shout')!;
   expect(call).toBeDefined();
+  expect(call.kind).toBe(1);
   expect(attr(call, 'gen_ai.operation.name')).toBe('execute_tool');
   expect(attr(call, 'gen_ai.tool.name')).toBe('shout');
   expect(attr(call, 'gen_ai.tool.call.id')).toBe('call_1');
+  expect(attr(call, 'gen_ai.tool.type')).toBe('function');
   expect(attr(call, 'circuit.step.id')).toBe('helper/turn-1.call-call_1');
   // The circuit tool's embedded run is beneath its call.
   const embedded = spans.find((s) => s.name === 'circuit.run' && s.parentSpanId === call.spanId);
   expect(embedded).toBeDefined();
   expect(attr(embedded!, 'circuit.uid')).toBe(shout.circuit.uid);
+  expect(attr(embedded!, 'circuit.run.root.uid')).toBe(run.uid);
+  expect(attr(embedded!, 'circuit.run.uid')).toBe(`${run.uid}/helper/turn-1.call-call_1`);
 });

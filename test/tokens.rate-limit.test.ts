@@ -23,7 +23,7 @@ afterAll(async () => {
 const query = (token: string) =>
   t.rest('POST', `/circuit-adaptors/${adaptorUid}/query`, { token, body: { input: { name: 'Ada' } } });
 
-test('every query answers RateLimit-Limit/-Remaining/-Reset; past the limit 429 with Retry-After, per token', async () => {
+test('every query answers RateLimit-Policy and RateLimit, and the legacy RateLimit-Limit/-Remaining/-Reset; past the limit 429 with Retry-After, per token', async () => {
   const { token } = await createApiToken(owner.user, 'limited');
   for (let i = 1; i <= LIMIT; i++) {
     const res = await query(token);
@@ -33,11 +33,14 @@ test('every query answers RateLimit-Limit/-Remaining/-Reset; past the limit 429 
     const reset = Number(res.headers.get('ratelimit-reset'));
     expect(reset).toBeGreaterThanOrEqual(0);
     expect(reset).toBeLessThanOrEqual(60);
+    expect(res.headers.get('ratelimit-policy')).toBe(`"runs";q=${LIMIT};w=60`);
+    expect(res.headers.get('ratelimit')).toBe(`"runs";r=${LIMIT - i};t=${reset}`);
   }
   const refused = await query(token);
   expect(refused.status).toBe(429);
   expect(refused.body.error.code).toBe('RateLimited');
   expect(refused.headers.get('ratelimit-remaining')).toBe('0');
+  expect(refused.headers.get('ratelimit')).toMatch(/^"runs";r=0;t=\d+$/);
   const retryAfter = Number(refused.headers.get('retry-after'));
   expect(retryAfter).toBeGreaterThanOrEqual(1);
   expect(retryAfter).toBeLessThanOrEqual(60);

@@ -27,12 +27,15 @@ interface OtlpValue {
   intValue?: string | number;
   boolValue?: boolean;
   doubleValue?: number;
+  arrayValue?: { values?: OtlpValue[] };
 }
 interface OtlpSpan {
   traceId: string;
   spanId: string;
   parentSpanId?: string;
   name: string;
+  /** OTLP's SpanKind: 1 INTERNAL, 3 CLIENT. */
+  kind?: number;
   attributes?: { key: string; value: OtlpValue }[];
 }
 
@@ -47,11 +50,15 @@ let upstream: Awaited<ReturnType<typeof startHttpTarget>>;
 let receiver: Awaited<ReturnType<typeof startHttpTarget>>;
 let openai: Awaited<ReturnType<typeof startFakeOpenAI>>;
 
-const attr = (span: OtlpSpan, key: string): string | number | boolean | undefined => {
-  const value = span.attributes?.find((a) => a.key === key)?.value;
-  if (!value) return undefined;
+type Plain = string | number | boolean | Plain[] | undefined;
+const valueOf = (value: OtlpValue): Plain => {
+  if (value.arrayValue) return (value.arrayValue.values ?? []).map(valueOf);
   if (value.intValue !== undefined) return Number(value.intValue);
   return value.stringValue ?? value.boolValue ?? value.doubleValue;
+};
+const attr = (span: OtlpSpan, key: string): Plain => {
+  const value = span.attributes?.find((a) => a.key === key)?.value;
+  return value ? valueOf(value) : undefined;
 };
 
 beforeAll(async () => {
@@ -113,7 +120,8 @@ test("a run is one trace under the caller's traceparent: run span, step spans, t
   const outer = await makeRunnableCircuit(owner, {
     query_schema: { type: 'object' },
     steps: [
-      { id: 'call', kind: 'http', method: 'GET', url: `${upstream.url}/ping` },
+      // A secret in the query string: traces record url.full without it.
+      { id: 'call', kind: 'http', method: 'GET', url: `${upstream.url}/ping?api_key=s3cret` },
       { id: 'inner', kind: 'circuit', circuit_uid: inner.circuit.uid, input: { name: 'Ada' } },
       { id: 'ask', kind: 'llm', model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] },
     ],
@@ -146,7 +154,8 @@ test("a run is one trace under the caller's traceparent: run span, step spans, t
       list.filter((s) => s.parentSpanId === runSpan!.spanId).length === 3 &&
       list.filter(
         (s) => s.traceId === traceId && s.name === 'circuit.step' && attr(s, 'circuit.step.kind') !== undefined,
-      ).length >= 5
+      ).length >= 5 &&
+      list.filter((s) => s.traceId === traceId && s.kind === 3).length >= 2
     );
   });
   const ofRun = all.filter((s) => s.traceId === traceId);
@@ -168,15 +177,43 @@ test("a run is one trace under the caller's traceparent: run span, step spans, t
     expect(attr(step, 'circuit.step.attempt')).toBe(1);
     expect(attr(step, 'circuit.step.cached')).toBe(false);
   }
+  // The http step's request: a CLIENT span under its step, with the HTTP client attributes, and the span the
+  // upstream's traceparent names.
+  const httpStep = steps.find((s) => attr(s, 'circuit.step.kind') === 'http')!;
+  const [request, ...noOther] = ofRun.filter((s) => s.parentSpanId === httpStep.spanId);
+  expect(noOther).toEqual([]);
+  expect(request.name).toBe('GET');
+  expect(request.kind).toBe(3);
+  expect(attr(request, 'http.request.method')).toBe('GET');
+  expect(attr(request, 'server.address')).toBe('127.0.0.1');
+  expect(attr(request, 'server.port')).toBe(Number(new URL(upstream.url).port));
+  expect(attr(request, 'url.full')).toBe(`${upstream.url}/ping`);
+  expect(attr(request, 'http.response.status_code')).toBe(200);
+  expect(JSON.stringify(ofRun)).not.toContain('s3cret');
+  expect(String(upstream.requests[0].headers.traceparent).split('-')[2]).toBe(request.spanId);
+  // The llm step's model call: a CLIENT `chat` span with the GenAI attributes.
   const llm = steps.find((s) => attr(s, 'circuit.step.kind') === 'llm')!;
-  expect(attr(llm, 'gen_ai.request.model')).toBe('gpt-test');
-  expect(attr(llm, 'gen_ai.usage.input_tokens')).toBe(120);
-  expect(attr(llm, 'gen_ai.usage.output_tokens')).toBe(30);
+  const [chat, ...noOtherCall] = ofRun.filter((s) => s.parentSpanId === llm.spanId);
+  expect(noOtherCall).toEqual([]);
+  expect(chat.name).toBe('chat gpt-test');
+  expect(chat.kind).toBe(3);
+  expect(attr(chat, 'gen_ai.operation.name')).toBe('chat');
+  expect(attr(chat, 'gen_ai.provider.name')).toBe('openai');
+  expect(attr(chat, 'gen_ai.request.model')).toBe('gpt-test');
+  expect(attr(chat, 'gen_ai.response.model')).toBe('gpt-test');
+  expect(attr(chat, 'gen_ai.response.finish_reasons')).toEqual(['stop']);
+  expect(attr(chat, 'gen_ai.usage.input_tokens')).toBe(120);
+  expect(attr(chat, 'gen_ai.usage.output_tokens')).toBe(30);
+  expect(attr(chat, 'server.address')).toBe('127.0.0.1');
+  expect(attr(chat, 'server.port')).toBe(Number(new URL(openai.baseUrl).port));
   // The embedded run: a circuit.run span under the circuit step, its steps under it.
   const circuitStep = steps.find((s) => attr(s, 'circuit.step.kind') === 'circuit')!;
   const embedded = ofRun.find((s) => s.name === 'circuit.run' && s.parentSpanId === circuitStep.spanId)!;
   expect(embedded).toBeDefined();
   expect(attr(embedded, 'circuit.uid')).toBe(inner.circuit.uid);
+  // Its own uid (it has no row: the run's uid and its step's path), and the run it is part of.
+  expect(attr(embedded, 'circuit.run.uid')).toBe(`${run.uid}/inner`);
+  expect(attr(embedded, 'circuit.run.root.uid')).toBe(run.uid);
   expect(
     ofRun
       .filter((s) => s.parentSpanId === embedded.spanId)
@@ -184,7 +221,11 @@ test("a run is one trace under the caller's traceparent: run span, step spans, t
       .sort(),
   ).toEqual(['template', 'transform']);
   // Every span of the run (embedded ones too) is in the caller's trace: no other trace names this run.
-  expect(all.filter((s) => attr(s, 'circuit.run.uid') === run.uid).every((s) => s.traceId === traceId)).toBe(true);
+  expect(
+    all
+      .filter((s) => attr(s, 'circuit.run.uid') === run.uid || attr(s, 'circuit.run.root.uid') === run.uid)
+      .every((s) => s.traceId === traceId),
+  ).toBe(true);
 
   // The webhook delivery: a span in the run's trace, and its traceparent on the request.
   const deadline = Date.now() + 15_000;

@@ -129,6 +129,49 @@ test('start and completed deliveries verify with the standardwebhooks package an
   }
 });
 
+test('step messages carry their step event and its seq, and the run as of that event (never COMPLETED while a step starts)', async () => {
+  const path = '/steps';
+  const { body } = await submitRun(t, owner.token, adaptorUid, {
+    input: { name: 'Ada' },
+    webhook: `${receiver.url}${path}`,
+    webhook_events_filter: ['step', 'completed'],
+  });
+  const uid = body.payload.uid;
+  await waitForRun(t, uid, owner.token);
+  // HELLO has two steps: started and completed each, and the run's end.
+  const requests = await received(path, 5);
+  const settled = await settledDeliveries(uid);
+  expect(settled.map((row) => row.event).sort()).toEqual(['completed', 'step', 'step', 'step', 'step']);
+  const receiverLibrary = new Webhook(await secretOf(owner));
+  const messages = requests.map(
+    (request) =>
+      receiverLibrary.verify(request.body, asHeaders(request.headers)) as { type: string; seq: number; data: any },
+  );
+  const steps = messages.filter((m) => m.type === 'circuit_run.step').sort((a, b) => a.seq - b.seq);
+  expect(steps).toHaveLength(4);
+  const logged = await t.app.services.sequelize.query<{ seq: number; kind: string; data: Record<string, unknown> }>(
+    'SELECT seq, kind, data FROM circuit_run_events WHERE run_uid = $1 ORDER BY seq',
+    { bind: [uid], type: QueryTypes.SELECT },
+  );
+  for (const message of steps) {
+    // The step event it announces, exactly as logged at its seq.
+    const event = logged.find((row) => Number(row.seq) === message.seq)!;
+    expect(event.kind).toBe('step');
+    expect(message.data.step).toEqual(event.data);
+    // The run as of that event: running, without what its end brings.
+    expect(message.data).toMatchObject({ uid, state: 'RUNNING' });
+    expect(message.data.result_blob).toBeUndefined();
+    expect(message.data.ended_at).toBeUndefined();
+  }
+  // In the log's order: each step started before it completed, the first before the second.
+  expect(steps.map((m) => `${m.data.step.step_id}:${m.data.step.status}`)).toEqual(
+    logged.filter((row) => row.kind === 'step').map((row) => `${row.data.step_id}:${row.data.status}`),
+  );
+  const completed = messages.find((m) => m.type === 'circuit_run.completed')!;
+  expect(completed.data.state).toBe('COMPLETED');
+  expect(completed.seq).toBeGreaterThan(steps[3].seq);
+});
+
 test('by default only completed is delivered, also for a run that fails', async () => {
   const path = '/default-filter';
   const failing = await makeRunnableCircuit(owner, {

@@ -1,4 +1,5 @@
 import type { Route } from '../route';
+import { RATE_LIMIT_HEADERS } from '../headers';
 import { BODY_UID, pageQuery, uidParam } from '../schemas';
 import { RUN_OPTIONAL_FIELDS } from '../../src/domain/runs';
 import { RUN_LABEL_FIELDS, RUN_PRIORITY_FIELD, RUN_START_FIELDS, WEBHOOK_EVENTS_FILTER } from './runs';
@@ -61,7 +62,7 @@ export const batchRoutes: Route[] = [
       },
       required: ['inputs'],
     },
-    responseHeaders: ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'],
+    responseHeaders: [...RATE_LIMIT_HEADERS],
     errors: {
       NotFound: 'No such adaptor, context.version of its circuit, or context.alias of its circuit',
       RateLimited: 'More queries than RUN_RATE_LIMIT_PER_MINUTE from this token in the window (a batch counts as one)',

@@ -1,4 +1,5 @@
 import type { Route } from '../route';
+import { RATE_LIMIT_HEADERS } from '../headers';
 import { BODY_UID, pageQuery, uidParam } from '../schemas';
 import {
   MAX_APPROVAL_COMMENT_CHARS,
@@ -155,12 +156,12 @@ export const runRoutes: Route[] = [
       required: ['input'],
     },
     requestHeaders: ['Idempotency-Key', 'Prefer'],
-    responseHeaders: ['Preference-Applied', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'],
+    responseHeaders: ['Preference-Applied', ...RATE_LIMIT_HEADERS],
     errors: {
       InsufficientCredits: 'The balance cannot cover the base credit of a run',
       RateLimited:
         "More runs than RUN_RATE_LIMIT_PER_MINUTE from this token in the window, or the token's max_credits_per_day reached (Retry-After: the next UTC day)",
-      Conflict: 'The Idempotency-Key was already used by the caller with a different request',
+      IdempotencyKeyReused: 'The Idempotency-Key was already used by the caller with a different request',
       NotFound: 'No such adaptor, context.version of its circuit, or context.alias of its circuit',
     },
     variables: ({ params, body, headers }) => {
@@ -219,7 +220,7 @@ export const runRoutes: Route[] = [
     description:
       "The new run runs the original's version unless `version_uid` (a version of the same circuit) and the original's input unless `input` (checked against the version's query schema). It is charged like any run (reused steps cost 0 credits). 409 when the run is not COMPLETED or EXCEPTION. Compare the two with GET /circuit-runs/{a}/compare/{b}.",
     auth: 'required',
-    responseHeaders: ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'],
+    responseHeaders: [...RATE_LIMIT_HEADERS],
     tag,
     params: { uid: uidParam('Circuit run') },
     body: {
@@ -341,12 +342,14 @@ export const runRoutes: Route[] = [
     path: '/circuit-runs/:uid',
     operation: 'GetCircuitRun',
     summary: 'Fetch a run; private runs need the token of the user who started them',
+    description:
+      'With `Prefer: wait=N` (1–60; bare `wait`: 60) the answer waits until the run is COMPLETED or EXCEPTION or N seconds pass, holding no database connection, and says `Preference-Applied: wait=N`: a client waits for a run by asking again until it is terminal, never by polling.',
     auth: 'optional',
     tag,
     params: { uid: uidParam('Circuit run') },
-    requestHeaders: ['If-None-Match'],
-    responseHeaders: ['ETag'],
-    variables: ({ params }) => ({ uid: params.uid }),
+    requestHeaders: ['If-None-Match', 'Prefer'],
+    responseHeaders: ['ETag', 'Preference-Applied'],
+    variables: ({ params, headers }) => ({ uid: params.uid, waitSeconds: preferredWait(headers?.prefer) }),
     result: 'circuitRun',
     omitWhenNull: RUN_OPTIONAL_FIELDS,
     sharesAnswer: true,

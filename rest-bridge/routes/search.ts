@@ -1,4 +1,5 @@
 import type { Route } from '../route';
+import { RATE_LIMIT_HEADERS } from '../headers';
 import { pageQuery } from '../schemas';
 import { SEARCH_MATCH_BOUND } from '../../src/graphql/search/search.query';
 
@@ -24,7 +25,7 @@ export const searchRoutes: Route[] = [
       },
       ...pageQuery(),
     },
-    responseHeaders: ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'],
+    responseHeaders: [...RATE_LIMIT_HEADERS],
     errors: { RateLimited: "Too many searches from this client (the token's user, else the IP); see Retry-After" },
     variables: ({ query }) => ({ search: query.search, type: query.type, limit: query.limit, page: query.page }),
     result: 'search',

@@ -1,4 +1,5 @@
 import type { Route } from '../route';
+import { RATE_LIMIT_HEADERS } from '../headers';
 import { pageQuery } from '../schemas';
 import { MAX_BULK_RUNS, RUN_OPTIONAL_FIELDS, RUN_STATES } from '../../src/domain/runs';
 import { TOKEN_SCOPES } from '../../src/domain/token-scopes';
@@ -105,8 +106,8 @@ export const userRoutes: Route[] = [
     body: { properties: { filter: RUN_FILTER }, required: ['filter'] },
     requestHeaders: ['Idempotency-Key'],
     errors: {
-      Conflict:
-        'The Idempotency-Key was already used by the caller with a different request, or its first request is still being processed',
+      Conflict: 'The first request with this Idempotency-Key is still being processed: retry once it has been answered',
+      IdempotencyKeyReused: 'The Idempotency-Key was already used by the caller with a different request',
     },
     variables: ({ body, headers }) => ({
       filter: filterVariables(body.filter as Record<string, unknown>),
@@ -134,10 +135,10 @@ export const userRoutes: Route[] = [
       required: ['filter'],
     },
     requestHeaders: ['Idempotency-Key'],
-    responseHeaders: ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'],
+    responseHeaders: [...RATE_LIMIT_HEADERS],
     errors: {
-      Conflict:
-        'The Idempotency-Key was already used by the caller with a different request, or its first request is still being processed',
+      Conflict: 'The first request with this Idempotency-Key is still being processed: retry once it has been answered',
+      IdempotencyKeyReused: 'The Idempotency-Key was already used by the caller with a different request',
       RateLimited: 'More runs than RUN_RATE_LIMIT_PER_MINUTE from this token in the window (the call counts as one)',
       NotAllowed:
         'The token lacks runs:write, has a daily credit cap, or the caller may no longer run a circuit of the matched runs',

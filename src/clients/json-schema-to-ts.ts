@@ -3,6 +3,7 @@
  * (docs/typed-clients.md). What it cannot express (`$ref`, `not`, conditionals) becomes `unknown`; it never widens a
  * declared type to something that accepts less than the schema does.
  */
+import { metadataText } from '../domain/metadata-text';
 type Schema = Record<string, unknown> | boolean;
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -18,7 +19,7 @@ function key(name: string): string {
 
 function comment(text: unknown, indent: string): string {
   if (typeof text !== 'string' || !text.trim()) return '';
-  return `${indent}/** ${text.replace(/\*\//g, '*\\/').replace(/\s+/g, ' ').trim()} */\n`;
+  return `${indent}/** ${metadataText(text).replace(/\*\//g, '*\\/').replace(/\s+/g, ' ').trim()} */\n`;
 }
 
 function union(parts: string[]): string {

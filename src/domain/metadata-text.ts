@@ -1,11 +1,13 @@
 /**
- * Text the service hands to other programs as metadata (A2A skill names and descriptions, MCP tool
- * descriptions): circuit names and descriptions are typed by users, and a control character in them
- * can break a client's display or a prompt built from them. Newline and tab are kept (descriptions
- * are paragraphs); every other C0/C1 control character, DEL and the Unicode line and paragraph
- * separators become a space.
+ * Text the service hands to other programs as metadata — MCP tool names, titles and descriptions, A2A skills,
+ * OpenAPI summaries and descriptions, comments in generated TypeScript — with no control characters but newline
+ * and tab: a circuit's name or description is user text, and a terminal, a log viewer or a model reading it must
+ * not get escape sequences, carriage returns that overwrite a line, or NULs. Removed, not escaped: metadata is read
+ * by people and models, who gain nothing from `\u001b`. A carriage return before a newline goes with it (CRLF → LF).
  */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL = /\r\n?|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g;
+
 export function metadataText(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g, ' ');
+  return text.replace(CONTROL, (match) => (match.startsWith('\r') ? '\n' : ''));
 }

@@ -5,6 +5,7 @@ import { evaluateExpression } from './expression';
 import { abortCode, ExecutionFailure, RunSuspended, type RunErrorCode } from './run-control';
 import { stepKind } from './steps/registry';
 import { childContext, endSpan, startSpan, type Span } from '../telemetry/tracing';
+import { GEN_AI_PROVIDER } from '../telemetry/client-spans';
 import {
   sandboxCall,
   StepError,
@@ -245,11 +246,13 @@ export async function executeDefinition(
             if (span) {
               span.setAttribute('circuit.step.cached', record.cached === true);
               span.setAttribute('circuit.step.credits', record.credits);
-              if (step.kind === 'llm' || step.kind === 'agent') {
-                // An agent step's turns have spans of their own (chat); the step is the agent's invocation.
+              // An llm step's model calls are CLIENT spans of their own (chat, one per attempt); an agent step is
+              // the agent's invocation, its turns' calls and its tool calls spans under it.
+              if (step.kind === 'agent') {
                 if (typeof step.model === 'string')
                   span.setAttributes({
-                    'gen_ai.operation.name': step.kind === 'llm' ? 'chat' : 'invoke_agent',
+                    'gen_ai.operation.name': 'invoke_agent',
+                    'gen_ai.provider.name': GEN_AI_PROVIDER,
                     'gen_ai.request.model': step.model,
                   });
                 if (usage)

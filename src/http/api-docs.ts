@@ -46,20 +46,20 @@ const INIT = `window.ui = SwaggerUIBundle({
  */
 export function mountApiDocs(router: Router): void {
   router.get(API_DOCS_PATH, (req, res) => {
-    res.locals.route = `GET ${API_DOCS_PATH}`;
+    res.locals.route = API_DOCS_PATH;
     // Relative links need the page at /api/v1/docs, not /api/v1/docs/.
     if (req.originalUrl.split('?')[0].endsWith('/'))
       return res.redirect(301, req.originalUrl.replace(/\/+(\?|$)/, '$1'));
     res.type('html').set('Cache-Control', 'no-cache').send(PAGE);
   });
   router.get(`${API_DOCS_PATH}/init.js`, (_req, res) => {
-    res.locals.route = `GET ${API_DOCS_PATH}/init.js`;
+    res.locals.route = `${API_DOCS_PATH}/init.js`;
     res.type('js').set('Cache-Control', 'no-cache').send(INIT);
   });
   const assets = express.Router();
   for (const name of ASSETS) {
     assets.get(`/${name}`, (_req, res) => {
-      res.locals.route = `GET ${API_DOCS_PATH}/assets`;
+      res.locals.route = `${API_DOCS_PATH}/assets`;
       res.set('Cache-Control', 'public, max-age=86400').sendFile(path.join(SWAGGER_UI_DIR, name));
     });
   }
@@ -74,7 +74,7 @@ export function mountApiReference(app: Express, prefix: string): void {
   const router = express.Router();
   let definitionSchema: string | undefined;
   router.get('/definition-schema.json', (_req: Request, res: Response) => {
-    res.locals.route = 'GET /definition-schema.json';
+    res.locals.route = '/definition-schema.json';
     res.type('application/schema+json').send((definitionSchema ??= JSON.stringify(definitionJsonSchema())));
   });
   mountApiDocs(router);

@@ -72,7 +72,7 @@ ${LINKS.map((l) => `    <dt><a href="${l.href}">${l.title}</a></dt><dd>${l.text}
 /** GET /: where a first-time visitor finds everything; JSON clients get the same links as JSON. */
 export function mountLandingPage(app: Express): void {
   app.get('/', (_req, res) => {
-    res.locals.route = 'GET /';
+    res.locals.route = '/';
     res.format({
       html: () => res.set('Cache-Control', 'no-cache').send(PAGE),
       json: () => res.json({ links: LINKS.map(({ href, title }) => ({ href, title })) }),

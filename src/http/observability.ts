@@ -5,18 +5,32 @@ import type { Application, Express, NextFunction, Request, Response } from 'expr
 import client from 'prom-client';
 import type { Logger } from '../logger';
 
+/**
+ * prom-client's gauges named like counters (`_total` is a counter's suffix: `promtool check metrics` refuses
+ * them). Each is the sum of its by-type gauge, which stays: `sum(nodejs_active_handles)`.
+ */
+const MISNAMED_DEFAULTS = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+];
+
+/** The label of a request that matched no route: one value, whatever the path. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
 export function createMetrics() {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry });
+  for (const name of MISNAMED_DEFAULTS) registry.removeSingleMetric(name);
   const requests = new client.Counter({
     name: 'http_requests_total',
-    help: 'HTTP requests by route and status',
+    help: 'HTTP requests by method, route template and status',
     labelNames: ['method', 'route', 'status'],
     registers: [registry],
   });
   const latency = new client.Histogram({
     name: 'http_request_duration_seconds',
-    help: 'HTTP request latency by route',
+    help: 'HTTP request latency by method and route template',
     labelNames: ['method', 'route'],
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
@@ -109,10 +123,10 @@ function observeRequests(log: Logger, metrics: Metrics) {
       res.off('finish', done);
       res.off('close', done);
       const seconds = (performance.now() - started) / 1000;
-      // Label by the matched route pattern, never the raw URL, to keep cardinality bounded.
+      // Label by the matched route template (`/api/v1/circuits/:circuit_uid`), never the raw URL, to keep cardinality bounded.
       const route =
         (res.locals.route as string | undefined) ??
-        (req.route?.path ? `${req.baseUrl}${req.route.path}` : req.baseUrl || 'unmatched');
+        (typeof req.route?.path === 'string' ? `${req.baseUrl}${req.route.path}` : UNMATCHED_ROUTE);
       if (res.writableFinished) {
         metrics.requests.inc({ method: req.method, route, status: String(res.statusCode) });
         metrics.latency.observe({ method: req.method, route }, seconds);

@@ -6,6 +6,7 @@ import type { ApiServices } from '../graphql/context';
 import { errorEnvelope } from '../error-status';
 import type { Route } from '../../rest-bridge/route';
 import { announcedTooLarge, closeAfterAnswer } from './json-body';
+import { API_PREFIX } from '../../rest-bridge/express';
 
 /** A request with content to come: `Content-Length: 0` (what clients send with an empty PUT) has none. */
 function hasContent(req: Request): boolean {
@@ -38,7 +39,7 @@ export function authenticateRoutes(routes: Route[], services: Pick<ApiServices, 
             ? unauthorized()
             : undefined;
       if (!refusal) return next();
-      res.locals.route = `${route.method} ${route.path}`;
+      res.locals.route = `${API_PREFIX}${route.path}`;
       if (hasContent(req) && !req.complete) closeAfterAnswer(req, res);
       const { status, body } = errorEnvelope(refusal);
       res.status(status).json(body);

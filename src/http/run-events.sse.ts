@@ -88,7 +88,7 @@ export function mountRunEvents(
   services: ApiServices,
 ): void {
   app.get(RUN_EVENTS_PATH, async (req: Request, res: Response) => {
-    res.locals.route = `GET ${RUN_EVENTS_PATH}`;
+    res.locals.route = RUN_EVENTS_PATH;
     const uid = String(req.params.uid);
     const onInternal = (error: unknown) =>
       services.log.error({ err: error, route: RUN_EVENTS_PATH }, 'internal error in run events');

@@ -5,30 +5,16 @@ import type { ApiServices } from '../graphql/context';
 
 export const CALLBACK_PATH = `${API_PREFIX}/callbacks/:run/:path/:key`;
 
-/** Callers are other services and browsers of any origin: the URL's key is the only credential. */
-function allowAnyOrigin(res: Response): void {
-  res.set('Access-Control-Allow-Origin', '*');
-  res.set('Access-Control-Expose-Headers', 'Retry-After');
-}
-
 /**
  * The callback URL of a signal wait (docs/runs.md, Signals and callback URLs): `POST` with a JSON body (at most
  * 1 MiB, the body limit of every route) and no token. 202 `{accepted: true}`, also for the same body again; 409
  * when the step has another signal or no longer waits, or the run has ended; 400 when the body fails the step's
  * schema (it keeps waiting) or is not JSON; 404 for any URL whose key is not the step's, decided before anything
  * is read, so an unknown run and a forged key answer alike. Not a route of the REST table: its body is any
- * JSON value, its answer 202 and its origin any.
+ * JSON value, its answer 202 and its origin any (the URL's key is the only credential: src/http/cors.ts answers `*` here).
  */
 export function mountWaitCallbacks(app: Express, services: ApiServices): void {
-  app.options(CALLBACK_PATH, (_req: Request, res: Response) => {
-    allowAnyOrigin(res);
-    res.set('Access-Control-Allow-Methods', 'POST');
-    res.set('Access-Control-Allow-Headers', 'Content-Type');
-    res.set('Access-Control-Max-Age', '600');
-    res.status(204).end();
-  });
   app.post(CALLBACK_PATH, async (req: Request, res: Response, next: NextFunction) => {
-    allowAnyOrigin(res);
     try {
       const { run, path, key } = req.params as Record<string, string>;
       if (!req.is(['application/json', 'application/*+json']))

@@ -80,7 +80,7 @@ export function mountMcp(app: Express, services: ApiServices): void {
   );
 
   app.all(MCP_PATH, async (req: Request, res: Response) => {
-    res.locals.route = `${req.method} ${MCP_PATH}`;
+    res.locals.route = MCP_PATH;
     const origin = req.headers.origin;
     if (!originAllowed(origin)) {
       const { status, body } = errorEnvelope(notAllowed(`Origin ${String(origin).slice(0, 200)} is not allowed`));

@@ -165,6 +165,7 @@ export async function listTools(services: ApiServices, viewer: User): Promise<Li
       parts.push('A protected circuit: its steps and input schema are shown to its owner only.');
     }
     entry.description = metadataText(parts.filter((p) => p.length > 0).join('\n\n'));
+    entry.name = metadataText(entry.name);
     listed.push(entry);
   }
   return listed;

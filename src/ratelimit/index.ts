@@ -43,8 +43,10 @@ export function rateLimitKey(viewer: { uid: string } | null, clientIp: string): 
 }
 
 /**
- * Counts one request against `key`; sets RateLimit-Limit/-Remaining/-Reset (seconds) on the
- * response, and on refusal Retry-After and a RateLimited error (429).
+ * Counts one request against `key`; sets the RateLimit-Policy and RateLimit fields of the IETF httpapi
+ * draft (`"runs";q=600;w=60` and `"runs";r=599;t=42`) and the legacy RateLimit-Limit/-Remaining/-Reset
+ * (seconds, kept for clients written against the earlier drafts) on the response, and on refusal
+ * Retry-After and a RateLimited error (429).
  */
 export async function enforceRateLimit(
   limiter: RateLimiter,
@@ -53,6 +55,9 @@ export async function enforceRateLimit(
 ): Promise<void> {
   const decision = await limiter.consume(key);
   const resetSeconds = Math.ceil(decision.resetMs / 1000);
+  const { name, quota, windowSeconds } = limiter.policy;
+  responseHeaders['RateLimit-Policy'] = `${sfString(name)};q=${quota};w=${windowSeconds}`;
+  responseHeaders['RateLimit'] = `${sfString(name)};r=${decision.remaining};t=${resetSeconds}`;
   responseHeaders['RateLimit-Limit'] = String(decision.limit);
   responseHeaders['RateLimit-Remaining'] = String(decision.remaining);
   responseHeaders['RateLimit-Reset'] = String(resetSeconds);
@@ -65,6 +70,11 @@ export async function enforceRateLimit(
       { retryAfter },
     );
   }
+}
+
+/** A structured-field String (RFC 9651): quoted, with `"` and `\` escaped. */
+function sfString(value: string): string {
+  return `"${value.replace(/[\\"]/g, '\\$&')}"`;
 }
 
 /**

@@ -16,6 +16,8 @@ export interface RateLimitDecision {
 /** A fixed-window counter per key, shared by every API process on the same store. */
 export interface RateLimiter {
   readonly backend: 'postgres' | 'redis' | 'memory';
+  /** The quota policy the RateLimit-Policy field announces: its name (the key prefix), quota and window. */
+  readonly policy: { name: string; quota: number; windowSeconds: number };
   consume(key: string): Promise<RateLimitDecision>;
   close(): Promise<void>;
 }
@@ -166,6 +168,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
 
   return {
     backend,
+    policy: { name: keyPrefix, quota: points, windowSeconds: duration },
     consume: consumeLeased,
     close: closeStore,
   };

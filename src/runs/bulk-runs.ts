@@ -3,7 +3,7 @@ import { Op, QueryTypes, type Transaction, type WhereOptions } from 'sequelize';
 import { Circuit, type User } from '../models';
 import { CircuitRun } from '../models/CircuitRun';
 import { MAX_BULK_RUNS, type RunState } from '../domain/runs';
-import { badInput, conflict } from '../errors';
+import { badInput, conflict, idempotencyKeyReused } from '../errors';
 import { authorize } from '../policies/authorize';
 import { runsWhere, startRunPermits } from '../policies/run.policy';
 import { tokenMaySubmitBatch } from '../policies/token.policy';
@@ -88,7 +88,7 @@ function requestHash(action: string, ...parts: unknown[]): string {
 /**
  * Runs `act` once per caller and Idempotency-Key (docs/runs.md, Idempotency): the key is claimed first (a row
  * without an answer), so a retry while the action runs is 409 Conflict, and a retry after it is answered what
- * the first call was; the same key with another request is 409 too. `act` writes its answer with `remember`,
+ * the first call was; the same key with another request is 422 IdempotencyKeyReused. `act` writes its answer with `remember`,
  * in its own transaction when it has one. A failed action frees its key.
  */
 async function idempotent<T extends object>(
@@ -117,8 +117,7 @@ async function idempotent<T extends object>(
       'SELECT request_hash, answer FROM idempotency_keys WHERE user_uid = $1 AND key = $2',
       { bind: [viewer.uid, key], type: QueryTypes.SELECT },
     );
-    if (!record || record.request_hash !== hash)
-      throw conflict('This Idempotency-Key was already used with a different request');
+    if (!record || record.request_hash !== hash) throw idempotencyKeyReused();
     if (record.answer === null)
       throw conflict('A request with this Idempotency-Key is still being processed; retry once it has been answered');
     return record.answer;

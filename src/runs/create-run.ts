@@ -3,7 +3,7 @@ import { Op, UniqueConstraintError } from 'sequelize';
 import { Circuit, CircuitVersion, User } from '../models';
 import { CircuitRun, RUN_DRAFT_ARGS, RUN_DRAFT_COLUMNS, type RunDraft, type RunDraftArgs } from '../models/CircuitRun';
 import { IdempotencyKey } from '../models/IdempotencyKey';
-import { AppError, badInput, conflict, notFound } from '../errors';
+import { AppError, badInput, idempotencyKeyReused, notFound } from '../errors';
 import { authorize } from '../policies/authorize';
 import { startRunPermits } from '../policies/run.policy';
 import { isUid } from '../ids';
@@ -138,8 +138,7 @@ function requestHash(input: CreateRunInput): string {
 async function findReplay(viewer: User, key: string, hash: string): Promise<CircuitRun | null> {
   const record = await IdempotencyKey.findOne({ where: { user_uid: viewer.uid, key } });
   if (!record || record.created_at.getTime() < Date.now() - IDEMPOTENCY_WINDOW_HOURS * 3600_000) return null;
-  if (record.request_hash !== hash || record.run_uid === null)
-    throw conflict('This Idempotency-Key was already used with a different request');
+  if (record.request_hash !== hash || record.run_uid === null) throw idempotencyKeyReused();
   const run = await CircuitRun.findByPk(record.run_uid);
   return run && asFirstAnswered(run);
 }

@@ -6,6 +6,7 @@ import {
   fixBody,
   stateEventSeq,
   waitingEventSeq,
+  stateBeforeEvent,
   nextAttemptAt,
   pendingDelivery,
   postponeDelivery,
@@ -46,17 +47,26 @@ export function retryDelayMs(baseMs: number, attempt: number): number {
 
 /**
  * `{"type": "circuit_run.<event>", "timestamp", "seq", "data": <the run as its owner GETs it>}`;
- * `start` shows the run as it was when it started, `step` carries the step event as `data.step`, and so does
+ * `start` shows the run as it was when it started, `step` the run as it was at its step event, which it carries
+ * as `data.step`, and so does
  * `waiting` (the wait that began; the run's `waiting_for` has its decision or callback URL while it waits).
  * `seq` is the event's place in the run's log: messages can arrive out of order, and
  * a receiver puts them back in order by it.
  */
 async function buildBody(deps: WebhookDeps, delivery: ClaimedDelivery): Promise<string | null> {
-  const run = await ownerViewOfRun(deps, delivery.run_uid, delivery.user_uid);
+  const stepSeq = delivery.event === 'step' ? Number(delivery.step?.seq ?? 0) || null : null;
+  // A step message shows the run as of its step event (a "started" message never shows the run COMPLETED).
+  const asOf =
+    delivery.event === 'step'
+      ? stepSeq === null
+        ? 'RUNNING'
+        : await stateBeforeEvent(deps.sequelize, delivery.run_uid, stepSeq)
+      : undefined;
+  const run = await ownerViewOfRun(deps, delivery.run_uid, delivery.user_uid, asOf);
   if (!run) return null;
   const seq =
     delivery.event === 'step'
-      ? Number((delivery.step as { seq?: unknown } | null)?.seq ?? 0) || null
+      ? stepSeq
       : delivery.event === 'waiting'
         ? await waitingEventSeq(deps.sequelize, delivery.run_uid, String(delivery.step?.step_id ?? ''))
         : await stateEventSeq(

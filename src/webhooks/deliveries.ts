@@ -211,6 +211,20 @@ export async function stateEventSeq(
   return row?.seq === null || row?.seq === undefined ? null : Number(row.seq);
 }
 
+/**
+ * The run's state as of event `seq`: the last state event before it (RUNNING when none is logged: steps run
+ * only while the run does).
+ */
+export async function stateBeforeEvent(sequelize: Sequelize, runUid: string, seq: number): Promise<RunState> {
+  const [row] = await preparedQuery<{ state: RunState }>(
+    sequelize,
+    `SELECT data->>'state' AS state FROM circuit_run_events
+      WHERE run_uid = $1 AND kind = 'state' AND seq < $2 ORDER BY seq DESC LIMIT 1`,
+    [runUid, seq],
+  );
+  return row?.state ?? 'RUNNING';
+}
+
 /** What makes a step event's message one of a kind (`<step_id>:<status>`, with the attempt, turn or tool call that repeat it). */
 function stepKey(step: { step_id: string; status: string; attempt?: number; turn?: number; call_id?: string }): string {
   const base = `${step.step_id}:${step.status}`;

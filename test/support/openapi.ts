@@ -47,6 +47,12 @@ const TRANSPORT_HEADERS = new Set([
   'cache-control',
   'x-accel-buffering',
   'set-cookie',
+  // Cross-origin (CORS) answers are the Fetch standard's, the same on every route (docs/browsers.md).
+  'access-control-allow-origin',
+  'access-control-expose-headers',
+  'access-control-allow-methods',
+  'access-control-allow-headers',
+  'access-control-max-age',
 ]);
 
 type Json = Record<string, any>;

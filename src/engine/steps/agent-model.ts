@@ -1,5 +1,6 @@
 import type OpenAI from 'openai';
 import { OPENAI_API_KEY_UNSET } from '../../config';
+import { ChatResponse, endChatSpan, errorType, startChatSpan } from '../../telemetry/client-spans';
 import type { StepDefinition } from '../../domain/definition';
 import { parseStepPolicy, withStepPolicy } from '../step-policy';
 import { clientFor, creditsForTokens, LLM_TIMEOUT_MS, modelFailure } from './llm';
@@ -86,6 +87,14 @@ export async function modelTurn(
       let bytes = 0;
       let usage: OpenAI.CompletionUsage | undefined;
       let streamed = false;
+      const chat = ctx.trace
+        ? startChatSpan(ctx.trace.context, config.openaiBaseUrl, {
+            model: request.model,
+            maxTokens: request.max_tokens,
+            temperature: request.temperature,
+          })
+        : undefined;
+      const response = new ChatResponse();
       const count = (text: string) => {
         bytes += Buffer.byteLength(text);
         if (bytes > limits.maxReplyBytes) throw new ReplyTooLarge();
@@ -134,10 +143,16 @@ export async function modelTurn(
             }
           }
           if (chunk.usage) usage = chunk.usage;
+          response.see(chunk);
         }
         // The client ends the stream quietly when the signal aborts: a cut-off reply is no reply.
         if (attempt.signal.aborted) throw attempt.signal.reason;
       } catch (error) {
+        if (chat)
+          endChatSpan(chat.span, response, {
+            type: attempt.timedOut() ? 'timeout' : errorType(error),
+            message: error instanceof Error ? error.message : String(error),
+          });
         addUsage(usage);
         if (error instanceof ReplyTooLarge || error instanceof TooManyToolCalls) {
           // No usage comes with a cut-off stream: charged as the held prompt and max_tokens, at most.
@@ -156,6 +171,7 @@ export async function modelTurn(
         }
         throw modelFailure(error, step.id, ctx, attempt, apiKey, streamed, creditsForTokens(used.totalTokens));
       }
+      if (chat) endChatSpan(chat.span, response);
       addUsage(usage);
       return {
         content: content === '' && calls.size > 0 ? null : content,

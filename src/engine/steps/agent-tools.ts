@@ -9,7 +9,7 @@ import { checkInput } from '../input-schema';
 import { renderLeaves, templateFailure } from '../render';
 import { ExecutionFailure, type ApprovalDecision, type RunErrorCode } from '../run-control';
 import { AttemptError, STEP_POLICY_DEFAULTS, withStepPolicy, DEFAULT_INITIAL_BACKOFF_MS } from '../step-policy';
-import { EMBEDDED_RUN_BASE_CREDITS, MAX_CIRCUIT_DEPTH } from './circuit';
+import { EMBEDDED_RUN_BASE_CREDITS, embeddedRunAttributes, MAX_CIRCUIT_DEPTH } from './circuit';
 import { attemptRequest, HTTP_METHODS, parseUrl, replyOutput, TargetRefused } from './http';
 import { holdCredits, sandboxCall, StepError, templateScope, type RunTally, type StepContext } from './types';
 
@@ -242,13 +242,11 @@ async function runCircuitTool(
   await holdCredits(ctx, step.id, EMBEDDED_RUN_BASE_CREDITS);
   const { circuit, version } = tool;
   const span = ctx.trace
-    ? startSpan('circuit.run', ctx.trace.context, {
-        'circuit.run.uid': ctx.run.uid,
-        'circuit.run.embedded': true,
-        'circuit.step.id': place.path,
-        'circuit.uid': circuit.uid,
-        'circuit.version.uid': version.uid,
-      })
+    ? startSpan(
+        'circuit.run',
+        ctx.trace.context,
+        embeddedRunAttributes(ctx.run.uid, place.path, circuit.uid, version.uid),
+      )
     : undefined;
   // The embedded run's outputs go back to the model, not into this run's result: they are counted apart
   // (each within the run's result limit), while its steps count towards the run's RUN_MAX_STEPS.

@@ -2,6 +2,7 @@ import type OpenAI from 'openai';
 import type { StepDefinition } from '../../domain/definition';
 import { ALIAS_NAME } from '../../aliases/alias-routes';
 import { childContext, endSpan, startSpan } from '../../telemetry/tracing';
+import { startToolSpan } from '../../telemetry/client-spans';
 import { checkInput } from '../input-schema';
 import { renderAll, templateFailure } from '../render';
 import type { ApprovalDecision, JournalEntry, StepEvent } from '../run-control';
@@ -503,17 +504,15 @@ class AgentLoop {
       max_tokens: maxTokens,
     };
     const span = ctx.trace
-      ? startSpan('circuit.agent.turn', ctx.trace.context, {
-          'circuit.step.id': path,
-          'gen_ai.operation.name': 'chat',
-          'gen_ai.request.model': request.model,
-          'gen_ai.request.max_tokens': maxTokens,
-        })
+      ? startSpan('circuit.agent.turn', ctx.trace.context, { 'circuit.step.id': path })
       : undefined;
     let result: StepResult;
+    // The model call's CLIENT span (chat, in modelTurn) is a child of the turn's, which also covers the step cache.
+    const turnCtx: StepContext =
+      span && ctx.trace ? { ...ctx, trace: { ...ctx.trace, context: childContext(ctx.trace.context, span) } } : ctx;
     try {
       result = await this.gated(path, { agent_turn: request }, () =>
-        modelTurn(step, ctx, request, {
+        modelTurn(step, turnCtx, request, {
           promptTokens: turnTokenBound(this.bytes, this.messages.length, 0),
           maxReplyBytes: left,
           maxToolCalls: AGENT_MAX_TOOL_CALLS_PER_TURN,
@@ -543,10 +542,7 @@ class AgentLoop {
       span.setAttributes({
         'circuit.step.cached': result.reused === 'cached',
         'circuit.step.credits': result.credits,
-        'gen_ai.response.tool_calls': reply.tool_calls.length,
-        ...(usage
-          ? { 'gen_ai.usage.input_tokens': usage.prompt_tokens, 'gen_ai.usage.output_tokens': usage.completion_tokens }
-          : {}),
+        'circuit.agent.tool_calls': reply.tool_calls.length,
       });
       endSpan(span);
     }
@@ -582,14 +578,11 @@ class AgentLoop {
       const startedAt = new Date().toISOString();
       const events = { turn, tool: call.name, call_id: call.id };
       this.event({ status: 'tool_call', ...events });
-      const span = ctx.trace
-        ? startSpan('circuit.agent.tool', ctx.trace.context, {
-            'circuit.step.id': path,
-            'gen_ai.operation.name': 'execute_tool',
-            'gen_ai.tool.name': call.name,
-            'gen_ai.tool.call.id': call.id,
-          })
+      const toolSpan = ctx.trace
+        ? startToolSpan(ctx.trace.context, { name: call.name, callId: call.id, type: 'function' })
         : undefined;
+      const span = toolSpan?.span;
+      span?.setAttribute('circuit.step.id', path);
       let outcome: CallOutcome;
       let credits = 0;
       let reused: StepResult['reused'];
@@ -604,9 +597,7 @@ class AgentLoop {
               if (this.approve.has(tool.name)) await this.approval(turn, call, key, args);
               // The call's span is the parent of what it does (an embedded run's span, an http request's traceparent).
               const callCtx: StepContext =
-                span && ctx.trace
-                  ? { ...ctx, trace: { ...ctx.trace, context: childContext(ctx.trace.context, span) } }
-                  : ctx;
+                toolSpan && ctx.trace ? { ...ctx, trace: { ...ctx.trace, context: toolSpan.context } } : ctx;
               return runTool(step, callCtx, tool, args, { path, tally: this.tally });
             });
             outcome = outcomeOf(result.output);

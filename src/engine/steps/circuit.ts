@@ -15,6 +15,21 @@ export const MAX_CIRCUIT_DEPTH = 5;
 export const EMBEDDED_RUN_BASE_CREDITS = 1;
 
 /**
+ * The span attributes of an embedded run. It has no row of its own: its uid is the run it is part of (whose
+ * uid all its steps share, `circuit.run.root.uid`) and the path of the step that runs it, `<run uid>/<path>`.
+ */
+export function embeddedRunAttributes(rootUid: string, stepPath: string, circuitUid: string, versionUid: string) {
+  return {
+    'circuit.run.uid': `${rootUid}/${stepPath}`,
+    'circuit.run.root.uid': rootUid,
+    'circuit.run.embedded': true,
+    'circuit.step.id': stepPath,
+    'circuit.uid': circuitUid,
+    'circuit.version.uid': versionUid,
+  };
+}
+
+/**
  * `circuit`: runs another circuit's version inline (`version_uid`, else its primary) on the input
  * leaves rendered over `{input, steps}`, validated against that version's query schema. Output is the
  * embedded run's result_blob; it costs 1 credit plus the embedded steps' credits. The run's user must
@@ -75,13 +90,11 @@ export const circuitStep = defineStepKind({
         const retryableFailures = new Set<string>();
         // The embedded run is a span of its own under this step's.
         const span = ctx.trace
-          ? startSpan('circuit.run', ctx.trace.context, {
-              'circuit.run.uid': ctx.run.uid,
-              'circuit.run.embedded': true,
-              'circuit.step.id': `${ctx.path ?? ''}${step.id}`,
-              'circuit.uid': circuit.uid,
-              'circuit.version.uid': version.uid,
-            })
+          ? startSpan(
+              'circuit.run',
+              ctx.trace.context,
+              embeddedRunAttributes(ctx.run.uid, `${ctx.path ?? ''}${step.id}`, circuit.uid, version.uid),
+            )
           : undefined;
         try {
           const embedded = await runDefinition(version.definition, input, {

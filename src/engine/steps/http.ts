@@ -1,4 +1,5 @@
 import { withTraceHeaders } from '../../telemetry/tracing';
+import { endHttpClientSpan, errorType, startHttpClientSpan } from '../../telemetry/client-spans';
 import type dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
@@ -162,17 +163,21 @@ export async function attemptRequest(
     throw new TargetRefused(stepId, error instanceof NetGuardError ? error.message : 'the target could not be checked');
   }
   let answer: HttpReply;
+  // A CLIENT span per attempt; the request's traceparent names it, so the upstream's spans are its children.
+  const client = ctx.trace ? startHttpClientSpan(ctx.trace.context, method, url) : undefined;
   try {
     answer = await send(
       url,
       method,
-      withTraceHeaders(headers, ctx.trace?.context),
+      withTraceHeaders(headers, client?.context ?? ctx.trace?.context),
       body,
       addresses,
       attempt.signal,
       stepId,
     );
+    if (client) endHttpClientSpan(client.span, { status: answer.status });
   } catch (error) {
+    if (client) endHttpClientSpan(client.span, { error: attempt.timedOut() ? 'timeout' : errorType(error) });
     if (error instanceof StepError) throw error;
     if (ctx.signal.aborted) throw new StepError(stepId, `request to ${url.host} was stopped: the run ended`);
     if (attempt.timedOut()) {

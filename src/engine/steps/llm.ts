@@ -1,3 +1,4 @@
+import { ChatResponse, endChatSpan, errorType, startChatSpan } from '../../telemetry/client-spans';
 import OpenAI from 'openai';
 import { OPENAI_API_KEY_UNSET } from '../../config';
 import { renderAll, templateFailure } from '../render';
@@ -281,6 +282,14 @@ export const llmStep = defineStepKind({
         let replyBytes = 0;
         let usage: OpenAI.CompletionUsage | undefined;
         let streamed = false;
+        const chat = ctx.trace
+          ? startChatSpan(ctx.trace.context, config.openaiBaseUrl, {
+              model: step.model as string,
+              maxTokens,
+              temperature,
+            })
+          : undefined;
+        const response = new ChatResponse();
         try {
           const stream = await client.chat.completions.create(
             {
@@ -308,10 +317,16 @@ export const llmStep = defineStepKind({
               }
             }
             if (chunk.usage) usage = chunk.usage;
+            response.see(chunk);
           }
           // The client ends the stream quietly when the signal aborts: a cut-off reply is no reply.
           if (attempt.signal.aborted) throw attempt.signal.reason;
         } catch (error) {
+          if (chat)
+            endChatSpan(chat.span, response, {
+              type: attempt.timedOut() ? 'timeout' : errorType(error),
+              message: error instanceof Error ? error.message : String(error),
+            });
           addUsage(usage);
           if (error instanceof ReplyTooLarge) {
             // No usage comes with a cut-off stream: charged as the held prompt and max_tokens, at most.
@@ -330,6 +345,7 @@ export const llmStep = defineStepKind({
         } finally {
           coalescer?.flush();
         }
+        if (chat) endChatSpan(chat.span, response);
         addUsage(usage);
         return reply;
       });

@@ -322,8 +322,26 @@ export class RunResolver {
     nullable: true,
     description: 'A run; public runs to anyone, private runs to the user who started them',
   })
-  async circuitRun(@Arg('uid', () => ID) uid: string, @Ctx() ctx: AppContext): Promise<CircuitRunType> {
-    return presentRun(ctx, await findRunToAnswer(ctx, uid));
+  async circuitRun(
+    @Arg('uid', () => ID) uid: string,
+    @Arg('waitSeconds', () => Int, {
+      nullable: true,
+      description: `1–${MAX_WAIT_SECONDS}: hold the answer until the run is COMPLETED or EXCEPTION, or this many seconds pass (REST: Prefer: wait=N); ask again to wait longer`,
+    })
+    waitSeconds: number | null | undefined,
+    @Ctx() ctx: AppContext,
+  ): Promise<CircuitRunType> {
+    if (waitSeconds !== null && waitSeconds !== undefined && (waitSeconds < 1 || waitSeconds > MAX_WAIT_SECONDS)) {
+      throw badInput(`waitSeconds must be from 1 to ${MAX_WAIT_SECONDS}`, { field: 'waitSeconds' });
+    }
+    const run = await findRunToAnswer(ctx, uid);
+    if (waitSeconds === null || waitSeconds === undefined) return presentRun(ctx, run);
+    ctx.responseHeaders['Preference-Applied'] = `wait=${waitSeconds}`;
+    if (isTerminal(run.state)) return presentRun(ctx, run);
+    await ctx.services.runs.waitForEnd(run.uid, waitSeconds * 1000);
+    // The answer is the run as it is now, not the copy read before the wait: nothing of it is shared.
+    ctx.sharedAnswers = undefined;
+    return presentRun(ctx, (await CircuitRun.findByPk(run.uid)) ?? run);
   }
 
   @Query(() => CircuitRunPage, {
