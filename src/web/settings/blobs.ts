@@ -5,14 +5,23 @@ import { AppError } from '../../errors';
 import { uploadBlobStream } from '../../commands/upload-blob';
 import type { BlobStorage } from '../../storage/BlobStorage';
 import { ERROR_STATUS } from '../../error-status';
+import { closeAfterAnswer } from '../../http/json-body';
 import { blobsPage, Flash } from '../pages';
 import { csrfToken, csrfValid, save } from '../session';
 import { formExpired, requireUser, signedInUser, takeFlash } from './guards';
+import { createUploadSlots, type UploadSlots } from './upload-slots';
 
 const BLOBS_PER_PAGE = 50;
 
+/** Uploads read at once: 2 per user, 8 in all, 64 more of one user waiting (docs/limits.md, Blob uploads). */
+export const UPLOAD_SLOTS = { perUser: 2, total: 8, waitingPerUser: 64 };
+
 /** The Blobs section: upload a file (size-limited), list your blobs a page at a time. */
-export function mountBlobs(router: Router, storage: BlobStorage): void {
+export function mountBlobs(
+  router: Router,
+  storage: BlobStorage,
+  slots: UploadSlots = createUploadSlots(UPLOAD_SLOTS),
+): void {
   const multipart = multer({
     storage: streamingStorage(storage),
     // One byte over the limit reaches uploadBlobStream, which refuses it (PayloadTooLarge).
@@ -56,6 +65,24 @@ export function mountBlobs(router: Router, storage: BlobStorage): void {
   router.post(
     '/blobs',
     requireUser,
+    (req, res, next) => {
+      // Unread until admitted: the kernel's buffers, then the client, hold the rest of the body.
+      req.pause();
+      slots.acquire(signedInUser(res).uid).then(async (release) => {
+        if (!release) {
+          closeAfterAnswer(req, res);
+          res.set('Retry-After', '5');
+          return showBlobs(req, res, ERROR_STATUS.RateLimited, {
+            kind: 'error',
+            message: `You have ${UPLOAD_SLOTS.waitingPerUser} uploads waiting already; wait for them to finish.`,
+          }).catch(next);
+        }
+        res.once('close', release);
+        // The client went away while it waited.
+        if (req.destroyed || res.closed) return release();
+        next();
+      }, next);
+    },
     (req, res, next) => {
       multipart(req, res, (error: unknown) => {
         res.locals.uploadError = error;
