@@ -8,7 +8,7 @@ import { workerOnDemand } from './support/worker-on-demand';
 import { CreditLedger } from '../src/models/CreditLedger';
 import { TOKEN_SCOPES } from '../src/domain/token-scopes';
 
-// The operator's daily commands (issue 27), run through the built bin against the test app's database
+// The operator's daily commands, run through the built bin against the test app's database
 // (`npm test` builds first; run `npm run build` before running this file alone).
 const ROOT = path.join(__dirname, '..');
 const BIN = path.join(ROOT, 'bin', 'circuits.js');

@@ -4,7 +4,7 @@ import { auditServer } from 'graphql-http';
 import { startTestApp, TestApp } from './support/app';
 import { makeUser, TestUser } from './support/factories';
 
-// GraphQL over HTTP at /graphql (issue 14): every mistake answered as GraphQL-shaped JSON, the
+// GraphQL over HTTP at /graphql: every mistake answered as GraphQL-shaped JSON, the
 // graphql-http audit passing, and the log holding structured lines only.
 let t: TestApp;
 let owner: TestUser;

@@ -5,7 +5,7 @@ import { makeRunnableCircuit, submitRun } from './support/run-factories';
 import { MAX_STREAMS_PER_ANONYMOUS_CLIENT, MAX_STREAMS_PER_USER } from '../src/http/graphql-stream';
 
 // graphql-sse at /graphql/stream: the same auth answers as REST, and single-connection reservations
-// that are bounded per client and expire (issue 14).
+// that are bounded per client and expire.
 let t: TestApp;
 let owner: TestUser;
 // Long enough for a burst of PUTs on a loaded machine, short enough to wait out once.

@@ -14,7 +14,7 @@ async function until(what: string, check: () => Promise<boolean> | boolean, time
   }
 }
 
-describe('run slots are shared fairly between users (issue 24, "Run slots")', () => {
+describe('run slots are shared fairly between users', () => {
   let t: TestApp;
   let target: Awaited<ReturnType<typeof startHoldingTarget>>;
   // A small worker, so that one user's backlog could fill it: 8 runs in flight, a user's share 50 % (4).

@@ -6,7 +6,7 @@ jest.setTimeout(180_000);
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-describe('the sandbox pool is shared fairly between users (issue 24, "Sandbox")', () => {
+describe('the sandbox pool is shared fairly between users', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp();

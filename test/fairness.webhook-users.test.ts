@@ -62,7 +62,7 @@ async function startSilentReceivers(count: number) {
   };
 }
 
-describe('webhook delivery is fair between users (issue 24, "Webhooks")', () => {
+describe('webhook delivery is fair between users', () => {
   let t: TestApp;
   let silent: Awaited<ReturnType<typeof startSilentReceivers>>;
   let healthy: Awaited<ReturnType<typeof startHealthyReceiver>>;

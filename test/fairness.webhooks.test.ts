@@ -34,7 +34,7 @@ async function startSilentReceiver() {
   };
 }
 
-describe('webhook delivery is fair between receivers (issue 24, "Webhooks")', () => {
+describe('webhook delivery is fair between receivers', () => {
   let t: TestApp;
   let silent: Awaited<ReturnType<typeof startSilentReceiver>>;
   let healthy: Awaited<ReturnType<typeof startHealthyReceiver>>;

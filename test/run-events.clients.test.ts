@@ -7,7 +7,7 @@ import { makeRunnableCircuit, readSse, submitRun, waitForRun } from './support/r
 jest.setTimeout(120_000);
 
 /**
- * Real third-party clients against fast runs (issue #14): the official graphql-sse client in
+ * Real third-party clients against fast runs: the official graphql-sse client in
  * single-connection mode, and the WHATWG `eventsource` package on the REST stream. Each subscribes
  * right after submitting, racing the run's end, many times over; every one must see COMPLETED.
  */

@@ -6,7 +6,7 @@ import { createSequelize } from '../src/db/sequelize';
 import { createTestDatabase } from './support/database';
 
 /**
- * One run shape (issue #9.3): RUN_COLUMNS declares a run's columns; the GraphQL type is built from it,
+ * One run shape: RUN_COLUMNS declares a run's columns; the GraphQL type is built from it,
  * and the REST fragment (the payload of GET, lists, SSE state events, cancel and Prefer: wait) must
  * select every exposed column under its column name. Adding a run field: the migration, RUN_COLUMNS,
  * and this fragment. The write shape (`draft`) takes its SQL types from RUN_COLUMNS, held to the database below.

@@ -8,10 +8,10 @@ import { HELLO_DEFINITION, makeUser, TestUser } from './support/factories';
 import { makeRunnableCircuit, readSse, startHoldingTarget, submitRun, waitForRun } from './support/run-factories';
 
 /**
- * The per-process shared copies of large ended runs (src/runs/read-cache.ts, migration 0015; issue 24's
+ * The per-process shared copies of large ended runs (src/runs/read-cache.ts, migration 0015; the
  * memory bound: many readers of a large run hold one copy) never answer with anything stale or private:
  *  - only ended runs whose rows' JSON is over 128 KiB are kept, and a second read of one comes from the
- *    cache; a small ended run is read from the database each time (issue 28);
+ *    cache; a small ended run is read from the database each time;
  *  - a circuit deprecated by SQL from another connection (no model hooks, only the NOTIFY) shows its
  *    notice and `Deprecation` header within a second; deprecated through the command in this process,
  *    at once;

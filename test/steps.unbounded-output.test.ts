@@ -42,7 +42,7 @@ async function startEndlessModel() {
   };
 }
 
-describe('unbounded step output (issue 24, "Unbounded output")', () => {
+describe('unbounded step output', () => {
   let t: TestApp;
   let model: Awaited<ReturnType<typeof startEndlessModel>>;
   beforeAll(async () => {
