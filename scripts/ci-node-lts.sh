@@ -3,7 +3,8 @@
 # (package node-linux-<arch>@LINE), then, in a fresh clone of HEAD: a clean `npm install` (native modules built
 # against that Node through npm_config_nodedir), `npm start` up to /readyz, the README's walk-through with curl
 # (the shell block under "Walk-through with curl", run as written against this port) and the sandbox tests.
-# Usage: scripts/ci-node-lts.sh [LINE]     LINE defaults to 24; KEEP=1 keeps the work folder.
+# Usage: scripts/ci-node-lts.sh [LINE]     LINE defaults to 24; KEEP=1 keeps the work folder; with
+# CI_NODE_LTS_WAIT_FOR=FILE it installs, then waits for FILE to exist before starting the service.
 # Exits 0 with a printed reason (and checks nothing) when the registry cannot be reached.
 set -euo pipefail
 LINE="${1:-24}"
@@ -46,6 +47,13 @@ say "clean npm install of $(git rev-parse --short HEAD) on $(node -v)"
 start=$SECONDS
 npm install --no-audit --no-fund > "$WORK/install.log" 2>&1 || { tail -n 40 "$WORK/install.log"; fail "npm install"; }
 say "npm install took $((SECONDS - start)) s; sandbox library: $(node -p "require('./dist/src/sandbox/isolated-vm.js').isolatedVmPackage")"
+
+# CI prepares this line while the main test suite runs, then starts the service once the suite is done
+# (CI_NODE_LTS_WAIT_FOR names a file that appears then): the install is mostly network and disk, the rest is not.
+if [ -n "${CI_NODE_LTS_WAIT_FOR:-}" ]; then
+  say "prepared; waiting for $CI_NODE_LTS_WAIT_FOR before starting the service"
+  while [ ! -e "$CI_NODE_LTS_WAIT_FOR" ]; do sleep 2; done
+fi
 
 say "npm start on port $PORT"
 PORT="$PORT" setsid npm start > "$WORK/service.log" 2>&1 &

@@ -103,7 +103,7 @@ describe('the agent card', () => {
     expect(card.skills.map((s) => s.id)).toEqual([skillOf(alice, circuit)]);
     const [skill] = card.skills;
     expect(skill.name).toBe(`${alice.username}/hello`);
-    expect(skill.description.startsWith('Says  hello [31m\nto\tyou ')).toBe(true);
+    expect(skill.description.startsWith('Says hello[31m\nto\tyou')).toBe(true);
     // eslint-disable-next-line no-control-regex
     expect(skill.description).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/);
 

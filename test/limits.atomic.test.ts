@@ -8,7 +8,7 @@ import { ApiToken } from '../src/models';
 
 jest.setTimeout(120_000);
 
-const CONCURRENT = 250;
+const CONCURRENT = 150;
 const t = useTestApp();
 
 const count = async (sql: string, userUid: string) =>

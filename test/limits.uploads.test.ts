@@ -8,7 +8,7 @@ import { Blob as BlobRow } from '../src/models/blobs';
 jest.setTimeout(300_000);
 
 const MiB = 1024 * 1024;
-const UPLOADS = 24;
+const UPLOADS = 16;
 const FILE_BYTES = 25 * MiB;
 /** What one upload may add to the process: buffers, not the file (the issue measured 35-44 MB each). */
 const PER_UPLOAD_BYTES = 4 * MiB;

@@ -99,7 +99,7 @@ test('with DATABASE_URL the service and the CLI use that server and start no Pos
   const env = { DATA_DIR: dataDir, DATABASE_URL: database.url };
   try {
     const service = await startService(env);
-    expect(service.output()).toContain('"database":"DATABASE_URL"');
+    expect(service.output()).toContain('"database":"external"');
     const user = await cli(['user', 'create', '--username', 'external'], env);
     expect(user.json).toMatchObject({ username: 'external' });
     const created = await json(`${service.url}/api/v1/circuits`, {
