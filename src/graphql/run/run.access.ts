@@ -92,6 +92,12 @@ async function loadRunFor(ctx: AppContext, uid: string, action: RunAction): Prom
   return loaded;
 }
 
+/** A run read again after this request changed it (the same prepared read as a first one, never from the cache). */
+export async function readRunAgain(uid: string): Promise<CircuitRun | null> {
+  const rows = await readRunRows(uid);
+  return rows ? CircuitRun.build({ ...rows.run } as never, { isNewRecord: false, raw: true }) : null;
+}
+
 /** The run a request names, or NotFound; then the policy decides 401/403. */
 export async function findRunFor(ctx: AppContext, uid: string, action: RunAction = 'read'): Promise<CircuitRun> {
   return (await loadRunFor(ctx, uid, action)).run;

@@ -34,7 +34,7 @@ import { PageArgs, paged, pageWindow, PageWindow } from '../common/pagination';
 import { isUid } from '../../ids';
 import type { AppContext } from '../context';
 import { findCircuitFor } from '../circuit/circuit.access';
-import { findRunFor, findRunToAnswer } from './run.access';
+import { findRunFor, findRunToAnswer, readRunAgain } from './run.access';
 import { presentRun, presentRunEvent, presentWaitingFor, runAsOf } from './run.presenter';
 import { resolveSecret } from '../../storage/secret';
 import {
@@ -239,7 +239,7 @@ export class RunResolver {
     if (waitSeconds === null || waitSeconds === undefined) return presentRun(ctx, run);
     await ctx.services.runs.waitForEnd(run.uid, waitSeconds * 1000);
     ctx.responseHeaders['Preference-Applied'] = `wait=${waitSeconds}`;
-    return presentRun(ctx, (await CircuitRun.findByPk(run.uid)) ?? run);
+    return presentRun(ctx, (await readRunAgain(run.uid)) ?? run);
   }
 
   @Authorized()
@@ -251,7 +251,7 @@ export class RunResolver {
     const run = await findRunFor(ctx, uid, 'cancel');
     if (isTerminal(run.state)) return presentRun(ctx, run);
     await ctx.services.runs.cancel(run.uid);
-    return presentRun(ctx, (await CircuitRun.findByPk(run.uid)) ?? run);
+    return presentRun(ctx, (await readRunAgain(run.uid)) ?? run);
   }
 
   @Authorized()
@@ -274,7 +274,7 @@ export class RunResolver {
     checkApprovalDecision(decision);
     const run = await findRunFor(ctx, runUid, 'approve');
     await ctx.services.runs.approve(run.uid, stepId, decision);
-    return presentRun(ctx, (await CircuitRun.findByPk(run.uid)) ?? run);
+    return presentRun(ctx, (await readRunAgain(run.uid)) ?? run);
   }
 
   @Authorized()
@@ -296,7 +296,7 @@ export class RunResolver {
   ): Promise<CircuitRunType> {
     const run = await findRunFor(ctx, runUid, 'approve');
     await ctx.services.runs.signal(run.uid, stepId, data ?? null);
-    return presentRun(ctx, (await CircuitRun.findByPk(run.uid)) ?? run);
+    return presentRun(ctx, (await readRunAgain(run.uid)) ?? run);
   }
 
   @Mutation(() => SignedUrlType, {
@@ -341,7 +341,7 @@ export class RunResolver {
     await ctx.services.runs.waitForEnd(run.uid, waitSeconds * 1000);
     // The answer is the run as it is now, not the copy read before the wait: nothing of it is shared.
     ctx.sharedAnswers = undefined;
-    return presentRun(ctx, (await CircuitRun.findByPk(run.uid)) ?? run);
+    return presentRun(ctx, (await readRunAgain(run.uid)) ?? run);
   }
 
   @Query(() => CircuitRunPage, {
