@@ -15,7 +15,7 @@ import { Circuit } from '../src/models';
 import { CircuitRun } from '../src/models/CircuitRun';
 import { CreditLedger } from '../src/models/CreditLedger';
 import { RunEvent } from '../src/models/RunEvent';
-import { stepEventText, StepProgress } from '../src/mcp/call-tool';
+import { stepEventText, StepProgress } from '../src/mcp/follow-run';
 import { baseToolName, toolNames } from '../src/mcp/tool-names';
 import type { StepEvent } from '../src/engine/run-control';
 import type { CircuitDefinition } from '../src/domain/definition';

@@ -2,13 +2,13 @@ import crypto from 'node:crypto';
 import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { limitRunCreation } from '../ratelimit';
 import { AppError } from '../errors';
-import { CircuitVersion, type User } from '../models';
+import type { User } from '../models';
 import { CircuitRun } from '../models/CircuitRun';
 import type { RunError } from '../domain/runs';
-import type { StepEvent } from '../engine/run-control';
 import type { CircuitDefinition } from '../domain/definition';
 import type { ApiServices } from '../graphql/context';
 import { cancelOwnRun, type InflightCalls } from './inflight-calls';
+import { followRun } from './follow-run';
 import { outputContract, type CircuitTool } from './tools';
 
 /**
@@ -54,53 +54,6 @@ export function errorResult(code: string, message: string, runUid?: string): Cal
     content: [{ type: 'text', text: `${code}: ${message}` }],
     ...(runUid ? { _meta: { run_uid: runUid } } : {}),
   };
-}
-
-/** What a step event says, in words: the progress message. */
-export function stepEventText(event: StepEvent): string {
-  const step = `step ${event.step_id} (${event.kind})`;
-  switch (event.status) {
-    case 'started':
-      return `${step} started`;
-    case 'completed':
-      return `${step} completed${event.cached ? ' (cached)' : ''}`;
-    case 'failed':
-      return `${step} failed${event.error ? `: ${event.error}` : ''}`;
-    case 'retrying':
-      return `${step} failed attempt ${event.attempt ?? '?'}${event.error ? ` (${event.error})` : ''}; retrying at ${event.retry_at ?? '?'}`;
-    case 'agent_turn':
-      return `${step} finished model turn ${event.turn ?? '?'}`;
-    case 'tool_call':
-      return `${step} turn ${event.turn ?? '?'} calls the tool ${event.tool ?? '?'}`;
-    case 'tool_result':
-      return `${step} turn ${event.turn ?? '?'}: the tool ${event.tool ?? '?'} ${event.error ? `failed: ${event.error}` : 'answered'}`;
-    case 'waiting':
-      if (event.for === 'signal') return `${step} waiting for a signal until ${event.expires_at ?? '?'}`;
-      if (event.for === 'time') return `${step} waiting until ${event.expires_at ?? '?'}`;
-      return `${step} waiting for approval${event.prompt ? `: ${event.prompt}` : ''}`;
-    default:
-      return `${step} ${String(event.status)}`;
-  }
-}
-
-/**
- * Progress values for a run's step events. MCP requires progress to increase with every
- * notification, and a step's `started` event completes nothing: the whole part is the number of
- * completed steps, and events between two completions add a growing fraction below the next whole.
- */
-export class StepProgress {
-  private completed = 0;
-  private since = 0;
-
-  next(event: Pick<StepEvent, 'status'>): number {
-    if (event.status === 'completed') {
-      this.completed += 1;
-      this.since = 0;
-      return this.completed;
-    }
-    this.since += 1;
-    return this.completed + this.since / (this.since + 1);
-  }
 }
 
 /** A COMPLETED run's output as MCP content: `structuredContent` an object (a non-object wrapped as `{output}`) and the JSON as text. */
@@ -167,34 +120,10 @@ export async function callCircuitTool(
     }
     services.log.debug({ run: run.uid, tool: tool.name }, 'mcp tool call started a run');
 
-    const version = await CircuitVersion.findByPk(run.circuit_version_uid, { attributes: ['uid', 'definition'] });
-    const total = version?.definition.steps.length;
-    const stream = services.runs.stream(run.uid, { after: 0, kinds: ['state', 'step'] });
-    const stop = () => {
-      void stream.return?.(undefined);
-    };
-    ctx.signal.addEventListener('abort', stop, { once: true });
-    if (ctx.signal.aborted) stop();
-    const progress = new StepProgress();
-    try {
-      for await (const event of stream) {
-        if (event.kind !== 'step' || ctx.progressToken === undefined) continue;
-        const step = event.data as unknown as StepEvent;
-        await ctx
-          .sendProgress({
-            progressToken: ctx.progressToken,
-            progress: progress.next(step),
-            total,
-            message: stepEventText(step),
-          })
-          .catch(() => {});
-      }
-    } finally {
-      ctx.signal.removeEventListener('abort', stop);
-    }
+    const { definition } = await followRun(services, run.uid, run.circuit_version_uid, ctx);
     if (ctx.signal.aborted) return errorResult('Canceled', 'the request was closed before the run ended', run.uid);
 
-    return await endedRunResult(run.uid, version?.definition);
+    return await endedRunResult(run.uid, definition);
   } finally {
     ctx.inflight.unregister(ctx.key, call);
   }

@@ -1,11 +1,11 @@
 import { inputRequired, type CallToolResult, type InputRequiredResult } from '@modelcontextprotocol/server';
 import { limitRunCreation } from '../ratelimit';
 import { AppError } from '../errors';
-import { CircuitVersion, type User } from '../models';
+import type { User } from '../models';
 import { CircuitRun } from '../models/CircuitRun';
-import type { StepEvent } from '../engine/run-control';
 import type { ApiServices } from '../graphql/context';
-import { endedRunResult, errorResult, StepProgress, stepEventText } from './call-tool';
+import { endedRunResult, errorResult } from './call-tool';
+import { followRun } from './follow-run';
 import { cancelOwnRun } from './inflight-calls';
 import { answerable, answerableRun, deliverAnswers, inputRequestsFor } from './run-input';
 import { createdTask } from './modern-tasks';
@@ -79,41 +79,18 @@ export async function callModernTool(
     if (ctx.asTask) return createdTask((await CircuitRun.findByPk(run.uid)) ?? run);
   }
 
-  const version = await CircuitVersion.findByPk(run.circuit_version_uid, { attributes: ['uid', 'definition'] });
-  const total = version?.definition.steps.length;
-  const stream = services.runs.stream(run.uid, { after: 0, kinds: ['state', 'step'] });
-  const stop = () => {
-    void stream.return?.(undefined);
-  };
-  ctx.signal.addEventListener('abort', stop, { once: true });
-  if (ctx.signal.aborted) stop();
-  const progress = new StepProgress();
-  try {
-    for await (const event of stream) {
-      if (event.kind !== 'step') continue;
-      const step = event.data as unknown as StepEvent;
-      if (ctx.progressToken !== undefined) {
-        await ctx
-          .sendProgress({
-            progressToken: ctx.progressToken,
-            progress: progress.next(step),
-            total,
-            message: stepEventText(step),
-          })
-          .catch(() => {});
-      }
-      if (step.status !== 'waiting' || step.for === 'time' || !ctx.canElicit) continue;
-      // Replayed events name waits that may have ended: what still waits is in the run's steps.
-      const [waiting] = await services.runs.waitingSteps([run.uid]);
-      const open = answerable(waiting ?? []).filter((wait) => !answered.has(`${wait.kind}:${wait.step_id}`));
-      if (open.length > 0) return inputRequired({ inputRequests: inputRequestsFor(open), requestState: run.uid });
-    }
-  } finally {
-    ctx.signal.removeEventListener('abort', stop);
-  }
+  const runUid = run.uid;
+  const { definition, early } = await followRun(services, runUid, run.circuit_version_uid, ctx, async (step) => {
+    if (step.status !== 'waiting' || step.for === 'time' || !ctx.canElicit) return undefined;
+    // Replayed events name waits that may have ended: what still waits is in the run's steps.
+    const [waiting] = await services.runs.waitingSteps([runUid]);
+    const open = answerable(waiting ?? []).filter((wait) => !answered.has(`${wait.kind}:${wait.step_id}`));
+    return open.length > 0 ? inputRequired({ inputRequests: inputRequestsFor(open), requestState: runUid }) : undefined;
+  });
+  if (early) return early;
   if (ctx.signal.aborted) {
     await cancelOwnRun(services, viewer, run.uid);
     return errorResult('Canceled', 'the request was cancelled', run.uid);
   }
-  return endedRunResult(run.uid, version?.definition);
+  return endedRunResult(run.uid, definition);
 }
