@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { GcsStorage } from '../src/storage';
+import { GcsStorage } from '../src/storage/GcsStorage';
 
 /** A loopback stand-in for the GCS JSON API: single-request uploads, media downloads, deletes. */
 function fakeGcs() {

@@ -2,7 +2,8 @@ import crypto from 'node:crypto';
 import { startTestApp, TestApp, testConfig } from './support/app';
 import { makeUser, TestUser } from './support/factories';
 import { sha256, tempDataDir } from './support/blob-factories';
-import { createBlobStorage, GcsStorage, LocalStorage } from '../src/storage';
+import { createBlobStorage, LocalStorage } from '../src/storage';
+import { GcsStorage } from '../src/storage/GcsStorage';
 import { Blob } from '../src/models/blobs';
 
 const { publicKey, privateKey } = crypto.generateKeyPairSync('rsa', {

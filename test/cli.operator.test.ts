@@ -5,32 +5,26 @@ import path from 'node:path';
 import { HELLO_DEFINITION, makeUser, type TestUser } from './support/factories';
 import { makeRunnableCircuit, readSse, submitRun, waitForRun } from './support/run-factories';
 import { workerOnDemand } from './support/worker-on-demand';
+import { assertBuilt, BIN, cliBin, cliInProcess, type CliResult } from './support/cli';
+import type { CliDatabase } from '../src/cli/io';
 import { CreditLedger } from '../src/models/CreditLedger';
 import { TOKEN_SCOPES } from '../src/domain/token-scopes';
 
-// The operator's daily commands, run through the built bin against the test app's database
-// (`npm test` builds first; run `npm run build` before running this file alone).
+// The operator's daily commands against the test app's database. What each prints runs through the CLI's
+// entry (runCli) in this process, on the app's database (its models are bound to it once per process);
+// the built bin runs where a separate process is the point: the --help module probe, and a cancel that
+// reaches a RUNNING run's worker over the bus (`npm test` builds first; run `npm run build` before running
+// this file alone).
 const ROOT = path.join(__dirname, '..');
-const BIN = path.join(ROOT, 'bin', 'circuits.js');
 
-// Each command is a fresh process: generous for a loaded 2-core machine, no timing asserted.
 jest.setTimeout(300_000);
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-  json: any;
-}
 
 const setup = workerOnDemand();
 const { held, startWorker, holdDefinition, untilHeld } = setup;
 let tmp: string;
 
-function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+function childEnv(extra: Record<string, string> = {}): Record<string, string> {
   return {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
     DATABASE_URL: setup.t.databaseUrl,
     DATA_DIR: path.join(tmp, 'data'),
     LOG_LEVEL: 'silent',
@@ -38,27 +32,20 @@ function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   };
 }
 
-function cli(args: string[]): Promise<CliResult> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      { cwd: ROOT, env: childEnv(), timeout: 60_000 },
-      (error, stdout, stderr) => {
-        let json: unknown;
-        try {
-          json = stdout ? JSON.parse(stdout) : undefined;
-        } catch {
-          /* not JSON */
-        }
-        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr, json });
-      },
-    );
+/** The app's own database and configuration, as a command run by the bin against it would open them. */
+const appDatabase: CliDatabase = (fn) =>
+  fn({
+    config: setup.t.app.services.config,
+    sequelize: setup.t.app.services.sequelize,
+    databaseUrl: setup.t.databaseUrl,
+    applied: [],
   });
-}
 
-async function ok(args: string[]): Promise<CliResult> {
-  const result = await cli(args);
+const cli = (args: string[]): Promise<CliResult> => cliInProcess(args, childEnv(), appDatabase);
+const bin = (args: string[]): Promise<CliResult> => cliBin(args, childEnv());
+
+async function ok(args: string[], run = cli): Promise<CliResult> {
+  const result = await run(args);
   expect(result.stderr).toBe('');
   expect(result.code).toBe(0);
   return result;
@@ -79,7 +66,8 @@ function modulesLoadedBy(args: string[]): Promise<{ code: number; modules: strin
     process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(path.join(tmp, 'modules.json'))}, JSON.stringify(Object.keys(require.cache))));
     require(${JSON.stringify(BIN)});`;
   return new Promise((resolve) => {
-    execFile(process.execPath, ['-e', script], { cwd: ROOT, env: childEnv(), timeout: 60_000 }, (error) => {
+    const env = { PATH: process.env.PATH, HOME: process.env.HOME, ...childEnv() };
+    execFile(process.execPath, ['-e', script], { cwd: ROOT, env, timeout: 60_000 }, (error) => {
       resolve({
         code: error ? Number((error as { code?: number }).code ?? 1) : 0,
         modules: JSON.parse(fs.readFileSync(path.join(tmp, 'modules.json'), 'utf8')) as string[],
@@ -101,8 +89,7 @@ let bob: TestUser;
 let aliceCircuit: { uid: string; name: string; adaptorUid: string };
 
 beforeAll(async () => {
-  if (!fs.existsSync(path.join(ROOT, 'dist', 'src', 'cli', 'index.js')))
-    throw new Error('dist/ is missing: run npm run build');
+  assertBuilt();
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'circuits-cli-operator-'));
   alice = await makeUser({ username: 'op-alice', credits: 50 });
   bob = await makeUser({ username: 'op-bob', credits: 20, isAdmin: true });
@@ -291,7 +278,7 @@ describe('runs', () => {
     expectOneLineError(await cli(['run', 'cancel']), /required option '--uid/);
   });
 
-  test('run cancel tells the worker of a RUNNING run (another process) over the bus; it aborts the step and the events show it', async () => {
+  test('run cancel (bin) tells the worker of a RUNNING run (another process) over the bus; it aborts the step and the events show it', async () => {
     await startWorker();
     const { adaptorUid } = await makeRunnableCircuit(bob, holdDefinition(), { name: 'holder' });
     const before = held.length;
@@ -304,7 +291,8 @@ describe('runs', () => {
       credits_held: 1,
       credits_cost: null,
     });
-    const canceled = await ok(['run', 'cancel', '--uid', running]);
+    // The bin: a process of its own, as an operator's, reaches the worker only through the bus.
+    const canceled = await ok(['run', 'cancel', '--uid', running], bin);
     expect(canceled.json).toMatchObject({
       uid: running,
       state: 'EXCEPTION',

@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -6,53 +5,28 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { createTestDatabase, databaseUrl } from './support/database';
 import { HELLO_DEFINITION } from './support/factories';
+import { assertBuilt, BIN, cliBin, cliInProcess, type CliResult } from './support/cli';
 
-// These tests run the built CLI (`npm test` builds first; run `npm run build` before running this file alone).
+// What each command does and prints runs through the CLI's own entry (runCli) in this process; the built
+// bin itself (`node bin/circuits.js`: exit codes, a whole process's stdout and stderr, --help, --version,
+// commands from separate processes at once, the worker until SIGINT) in the tests that say `bin`.
+// `npm test` builds first; run `npm run build` before running this file alone.
 const ROOT = path.join(__dirname, '..');
-const BIN = path.join(ROOT, 'bin', 'circuits.js');
 
 jest.setTimeout(120_000);
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-  json: any;
-}
 
 let dbUrl: string;
 let drop: () => Promise<void>;
 let tmp: string;
 
-function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      {
-        cwd: ROOT,
-        env: {
-          PATH: process.env.PATH,
-          HOME: process.env.HOME,
-          DATABASE_URL: dbUrl,
-          DATA_DIR: path.join(tmp, 'data'),
-          LOG_LEVEL: 'silent',
-          ...env,
-        },
-        timeout: 60_000,
-      },
-      (error, stdout, stderr) => {
-        let json: unknown;
-        try {
-          json = stdout ? JSON.parse(stdout) : undefined;
-        } catch {
-          /* not JSON */
-        }
-        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr, json });
-      },
-    );
-  });
-}
+const env = (extra: Record<string, string> = {}): Record<string, string> => ({
+  DATABASE_URL: dbUrl,
+  DATA_DIR: path.join(tmp, 'data'),
+  LOG_LEVEL: 'silent',
+  ...extra,
+});
+const cli = (args: string[], extra: Record<string, string> = {}) => cliInProcess(args, env(extra));
+const bin = (args: string[], extra: Record<string, string> = {}) => cliBin(args, env(extra));
 
 function expectOneLineError(result: CliResult, pattern: RegExp) {
   expect(result.code).not.toBe(0);
@@ -63,8 +37,7 @@ function expectOneLineError(result: CliResult, pattern: RegExp) {
 }
 
 beforeAll(async () => {
-  if (!fs.existsSync(path.join(ROOT, 'dist', 'src', 'cli', 'index.js')))
-    throw new Error('dist/ is missing: run npm run build');
+  assertBuilt();
   const db = await createTestDatabase();
   dbUrl = db.url;
   drop = db.drop;
@@ -75,8 +48,8 @@ afterAll(async () => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-test('user create prints uid, username and a working token, and rejects a duplicate username on one line', async () => {
-  const created = await cli([
+test('user create prints uid, username and a working token, and rejects a duplicate username on one line (bin)', async () => {
+  const created = await bin([
     'user',
     'create',
     '--username',
@@ -113,7 +86,7 @@ test('user create prints uid, username and a working token, and rejects a duplic
     await db.end();
   }
 
-  expectOneLineError(await cli(['user', 'create', '--username', 'alice']), /username alice is taken/);
+  expectOneLineError(await bin(['user', 'create', '--username', 'alice']), /username alice is taken/);
   expectOneLineError(await cli(['user', 'create', '--username', 'Bad Name']), /username must be/);
   expectOneLineError(await cli(['user', 'create', '--username', 'bob', '--credits', 'lots']), /--credits/);
   expectOneLineError(await cli(['user', 'create']), /required option '--username/);
@@ -149,9 +122,9 @@ test('credits grant adds to the balance and accepts only positive whole amounts'
   expect(granted.code).toBe(0);
   expect(granted.json).toEqual({ username: 'payee', credits: 15 });
 
-  // Concurrent grants never lose an update.
+  // Concurrent grants, each its own process (bin), never lose an update.
   const results = await Promise.all(
-    [1, 2, 3].map(() => cli(['credits', 'grant', '--username', 'payee', '--amount', '1'])),
+    [1, 2, 3].map(() => bin(['credits', 'grant', '--username', 'payee', '--amount', '1'])),
   );
   expect(results.every((r) => r.code === 0)).toBe(true);
   expect((await cli(['credits', 'grant', '--username', 'payee', '--amount', '2'])).json.credits).toBe(20);
@@ -349,15 +322,15 @@ test('blob list prints a user’s blobs in the REST list shape', async () => {
   );
 });
 
-test('--version prints the package version; --help marks required options', async () => {
+test('--version prints the package version; --help marks required options (bin)', async () => {
   const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
-  const version = await cli(['--version']);
+  const version = await bin(['--version']);
   expect(version.code).toBe(0);
   expect(version.stdout.trim()).toBe(pkg.version);
-  const help = await cli(['credits', 'grant', '--help']);
+  const help = await bin(['credits', 'grant', '--help']);
   expect(help.stdout).toMatch(/--username <username>\s+the user to credit \(required\)/);
   expect(help.stdout).not.toMatch(/--help.*\(required\)/);
-  const showHelp = await cli(['credits', 'show', '--help']);
+  const showHelp = await bin(['credits', 'show', '--help']);
   expect(showHelp.stdout).toMatch(/--ledger <n>[^]*\(default: 10\)/);
   expect(showHelp.stdout).not.toMatch(/--ledger[^-]*\(required\)/);
 });
@@ -635,9 +608,9 @@ test('migrate applies every migration to an empty database once, then nothing', 
   }
 });
 
-test('bad configuration and an unreachable database fail on one line', async () => {
-  expectOneLineError(await cli(['migrate'], { DATABASE_URL: 'mysql://x' }), /bad configuration: DATABASE_URL/);
-  const closed = await cli(['migrate'], { DATABASE_URL: 'postgres://u:secretpw@127.0.0.1:1/none' });
+test('bad configuration and an unreachable database fail on one line (bin)', async () => {
+  expectOneLineError(await bin(['migrate'], { DATABASE_URL: 'mysql://x' }), /bad configuration: DATABASE_URL/);
+  const closed = await bin(['migrate'], { DATABASE_URL: 'postgres://u:secretpw@127.0.0.1:1/none' });
   expectOneLineError(closed, /ECONNREFUSED|connect/);
   expect(closed.stderr).not.toContain('secretpw');
 });
@@ -665,14 +638,14 @@ test('blob upload stores a file and prints the blob in REST shape', async () => 
   );
 });
 
-test('--help lists every command', async () => {
-  const help = await cli(['--help']);
+test('--help lists every command (bin)', async () => {
+  const help = await bin(['--help']);
   expect(help.code).toBe(0);
   for (const command of ['user', 'token', 'credits', 'circuit', 'version', 'alias', 'blob', 'run', 'migrate', 'worker'])
     expect(help.stdout).toContain(command);
 });
 
-test('worker runs until SIGINT and then exits 0', async () => {
+test('worker runs until SIGINT and then exits 0 (bin)', async () => {
   const { spawn } = await import('node:child_process');
   const child = spawn(process.execPath, [BIN, 'worker'], {
     cwd: ROOT,

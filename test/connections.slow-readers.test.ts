@@ -233,9 +233,12 @@ test('a reader paused past WRITE_STALL_MS is dropped: an event stream and a plai
       for (let i = 0; i < 50 && !dropped(reader); i++) await sleep(100);
       expect(dropped(reader)).toBe(true);
     }
-    // Read now, each gets at most the whole answer, then the end.
-    expect(await drain(stream)).toBeLessThanOrEqual(whole.stream);
-    expect(await drain(get)).toBeLessThanOrEqual(whole.answer);
+    // Read now, each gets at most the whole answer, then the end. A reader counts the raw bytes of the connection:
+    // the status line, the headers and the chunks' framing besides the body (`whole` counts bodies), which is what
+    // it gets when loopback's buffers took the whole answer before the drop.
+    const framing = 16 * 1024;
+    expect(await drain(stream)).toBeLessThanOrEqual(whole.stream + framing);
+    expect(await drain(get)).toBeLessThanOrEqual(whole.answer + framing);
     // And the process serves on.
     expect((await fetch(`${quick.url}/healthz`)).status).toBe(200);
   } finally {

@@ -3,7 +3,8 @@ import { Client } from 'pg';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { databaseUrl } from './support/database';
 import { createSequelize } from '../src/db/sequelize';
-import { createMigrator, migrate } from '../src/db/migrate';
+import { migrate } from '../src/db/migrate';
+import { createMigrator } from '../src/db/migrator';
 
 let name: string;
 let sequelize: Sequelize;

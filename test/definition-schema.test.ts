@@ -42,4 +42,17 @@ test('the published definition schema is a strict draft 2020-12 schema documenti
   expect(
     validate({ ...HELLO_DEFINITION, steps: [{ id: 'a', kind: 'template', template: 'x', timeout_ms: 1000 }] }),
   ).toBe(false);
+  // An agent step's approval_timeout_s: 1–604800 seconds, as an approval step's timeout_s.
+  const agent = {
+    id: 'a',
+    kind: 'agent',
+    model: 'm',
+    prompt: 'p',
+    tools: [{ name: 't', circuit_uid: 'c' }],
+    approve_tools: 'all',
+  };
+  for (const good of [1, 86_400, 604_800])
+    expect(validate({ ...HELLO_DEFINITION, steps: [{ ...agent, approval_timeout_s: good }] })).toBe(true);
+  for (const bad of [0, 604_801, 'x', 1.5])
+    expect(validate({ ...HELLO_DEFINITION, steps: [{ ...agent, approval_timeout_s: bad }] })).toBe(false);
 });

@@ -28,8 +28,10 @@ beforeAll(async () => {
   owner = await makeUser();
   circuitUid = (await makeCircuit(owner, {}, HELLO_DEFINITION)).circuit.uid;
   // The service under test in a process of its own, so /healthz measures its event loop, not the test's.
-  api = await spawnServiceProcess('api', t.databaseUrl);
-  control = await spawnServiceProcess('api', t.databaseUrl);
+  [api, control] = await Promise.all([
+    spawnServiceProcess('api', t.databaseUrl),
+    spawnServiceProcess('api', t.databaseUrl),
+  ]);
 });
 afterAll(async () => {
   await api?.kill();

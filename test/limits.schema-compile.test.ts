@@ -29,8 +29,10 @@ beforeAll(async () => {
   owner = await makeUser();
   other = await makeUser();
   circuitUid = (await makeCircuit(owner, { isPrivate: false } as never, HELLO_DEFINITION)).circuit.uid;
-  api = await spawnServiceProcess('api', t.databaseUrl);
-  control = await spawnServiceProcess('api', t.databaseUrl);
+  [api, control] = await Promise.all([
+    spawnServiceProcess('api', t.databaseUrl),
+    spawnServiceProcess('api', t.databaseUrl),
+  ]);
 });
 afterAll(async () => {
   await api?.kill();

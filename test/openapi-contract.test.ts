@@ -544,7 +544,10 @@ describe('runs', () => {
     // In flight: the fields that come at the end are absent, not null.
     const running = await waitForState(uid, owner.token, ['RUNNING']);
     expect(running).not.toHaveProperty('ended_at');
-    await expectStatus(call('GET', '/circuit-runs/{uid}', { uid }), 200);
+    // The query's priority (5: none sent) for the owner; absent for anyone else reading the public run.
+    expect(running.priority).toBe(5);
+    const anonymous = await expectStatus(call('GET', '/circuit-runs/{uid}', { uid }), 200);
+    expect(anonymous.body.payload).not.toHaveProperty('priority');
     for (const release of held.splice(0)) release();
     const done = await waitForState(uid, owner.token, ['COMPLETED']);
     expect(done.result_blob).toBeDefined();

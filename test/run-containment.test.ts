@@ -10,6 +10,7 @@ import {
   submitRun,
   waitForRun,
 } from './support/run-factories';
+import { sleep, until } from './support/wait';
 import { CircuitRun } from '../src/models/CircuitRun';
 import { CreditLedger } from '../src/models/CreditLedger';
 
@@ -28,8 +29,6 @@ let onRequest: (req: IncomingMessage, res: ServerResponse) => void = (_req, res)
   held.push(res);
 };
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 async function spawnWorker(): Promise<ServiceProcess> {
   const worker = await spawnServiceProcess('worker', t.databaseUrl);
   workers.push(worker);
@@ -46,14 +45,6 @@ async function workerRunning(uid: string): Promise<ServiceProcess> {
 }
 
 const alive = () => workers.filter((w) => w.proc.exitCode === null && w.proc.signalCode === null);
-
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await sleep(20);
-  }
-}
 
 beforeAll(async () => {
   t = await startTestApp({ runWorker: false });

@@ -86,11 +86,19 @@ describe('priority within one user (USER_MAX_CONCURRENT_RUNS=1)', () => {
     expect(order).toEqual(['first', 'p9a', 'p9b', 'default', 'p3', 'p1', 'p0']);
     for (const uid of uids) expect((await waitForRun(t, uid, owner.token)).state).toBe('COMPLETED');
 
-    const [stored] = await t.app.services.sequelize.query<{ priority: number }>(
-      'SELECT priority FROM circuit_runs WHERE uid = $1',
-      { bind: [uids[2]], type: QueryTypes.SELECT },
+    // The run shows its priority to its owner (5 when the query sent none): REST GET and list, GraphQL.
+    expect((await t.rest('GET', `/circuit-runs/${uids[1]}`, { token: owner.token })).body.payload.priority).toBe(9);
+    expect((await t.rest('GET', `/circuit-runs/${uids[2]}`, { token: owner.token })).body.payload.priority).toBe(5);
+    const listed = await t.rest('GET', '/users/circuit-runs?limit=100', { token: owner.token });
+    const byUid = new Map(listed.body.data.map((run: { uid: string; priority: number }) => [run.uid, run]));
+    expect(uids.map((uid) => (byUid.get(uid) as { priority: number }).priority)).toEqual([1, 9, 5, 3, 9, 0]);
+    const viewed = await t.gql(
+      `query($uid: ID!) { circuitRun(uid: $uid) { priority } viewer { runs(limit: 100) { items { uid priority } } } }`,
+      { uid: uids[5] },
+      owner.token,
     );
-    expect(stored.priority).toBe(5);
+    expect(viewed.data.circuitRun.priority).toBe(0);
+    expect(viewed.data.viewer.runs.items.find((run: { uid: string }) => run.uid === uids[3]).priority).toBe(3);
 
     for (const priority of [10, -1, 'high', 2.5]) {
       const bad = await submitRun(t, owner.token, adaptorUid, { input: { name: 'x' }, priority });

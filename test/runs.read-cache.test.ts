@@ -293,14 +293,16 @@ describe('nothing private', () => {
     expect(fresh.body.payload).toMatchObject({ uid, is_public: true, result_blob: { output: LARGE_OUTPUT } });
     expect(cache().get(uid)).toBeDefined();
     for (const token of [undefined, stranger.token, runner.token, owner.token]) {
-      expect((await getRun(api2, uid, token)).body.payload).toEqual(fresh.body.payload);
+      // The owner also sees the owner-only fields (priority).
+      const expected = token === owner.token ? { ...fresh.body.payload, priority: 5 } : fresh.body.payload;
+      expect((await getRun(api2, uid, token)).body.payload).toEqual(expected);
       expect((await queryRun(api2, uid, token)).run).toEqual({ uid, state: 'COMPLETED' });
     }
   });
   test("a large ended run, whose answer's bytes are shared by the requests answered the same, answers each viewer what the policy lets it see", async () => {
     // A public ended run with a large answer (above the cache's entry size and the bridge's 64 KiB slice: its
     // answer is serialised once per view, the owner's and any reader's, and kept beside its rows) and an
-    // owner-only field (`metadata`), both written by SQL.
+    // owner-only field (`metadata`, and `priority`), both written by SQL.
     const { uid } = await endedRun(owner, { is_public: true });
     await sql.query('UPDATE circuit_runs SET result_blob = $2, metadata = $3 WHERE uid = $1', [
       uid,
@@ -331,7 +333,9 @@ describe('nothing private', () => {
     for (const reader of [first!.stranger, first!.anonymous]) {
       expect(reader.status).toBe(200);
       expect(reader.body.payload).toEqual(
-        Object.fromEntries(Object.entries(first!.owner.body.payload).filter(([field]) => field !== 'metadata')),
+        Object.fromEntries(
+          Object.entries(first!.owner.body.payload).filter(([field]) => field !== 'metadata' && field !== 'priority'),
+        ),
       );
     }
     // Again, in either order, from the cached rows and the bytes beside them: the same answers.

@@ -206,6 +206,7 @@ describe('GET /circuit-runs/{uid}', () => {
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('success');
     const run = res.body.payload;
+    // The contract's fields, and what only the owner sees: the query's priority (docs/runs.md, Priority).
     expect(Object.keys(run).sort()).toEqual(
       [
         'circuit_uid',
@@ -214,6 +215,7 @@ describe('GET /circuit-runs/{uid}', () => {
         'document_type',
         'ended_at',
         'is_public',
+        'priority',
         'result_blob',
         'state',
         'uid',

@@ -53,8 +53,11 @@ describe('USER_MAX_CONCURRENT_RUNS across two worker processes', () => {
   beforeAll(async () => {
     target = await countingHoldTarget();
     t = await startTestApp({ runWorker: false });
-    for (let i = 0; i < 2; i++)
-      workers.push(await spawnServiceProcess('worker', t.databaseUrl, { USER_MAX_CONCURRENT_RUNS: '3' }));
+    workers.push(
+      ...(await Promise.all(
+        [1, 2].map(() => spawnServiceProcess('worker', t.databaseUrl, { USER_MAX_CONCURRENT_RUNS: '3' })),
+      )),
+    );
   });
   afterAll(async () => {
     await Promise.all(workers.map((w) => w.kill('SIGKILL')));

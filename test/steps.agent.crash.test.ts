@@ -34,6 +34,12 @@ beforeAll(async () => {
   // The model's script follows the conversation: the turn is one more than the assistant messages so far.
   model = await startScriptedModel((request) => {
     const turn = request.messages.filter((m) => m.role === 'assistant').length + 1;
+    // The agent that asks first: a circuit tool call, then a call that waits for an approval.
+    if (request.messages[0]?.content === 'Ask first') {
+      if (turn === 1) return { tool_calls: [{ id: 'f', name: 'fetch', arguments: '{"what": "inner"}' }] };
+      if (turn === 2) return { tool_calls: [{ id: 'a', name: 'ask', arguments: '{}' }] };
+      return { content: 'done' };
+    }
     if (turn === 1)
       return {
         tool_calls: [
@@ -150,4 +156,70 @@ test('a worker SIGKILLed mid-loop: the next worker asks no finished turn again, 
       .map((e) => e.call_id)
       .sort(),
   ).toEqual(['f', 'p', 's']);
+});
+
+test('a parked run woken by its decision and canceled before any worker took it: the next worker ends it, charging what its journal finished once', async () => {
+  const owner = await makeUser({ credits: 100 });
+  const inner = await makeRunnableCircuit(owner, {
+    query_schema: { type: 'object', properties: { what: { type: 'string' } } },
+    steps: [{ id: 'get', kind: 'http', method: 'GET', url: `${target.url}/{{input.what}}` }],
+  });
+  const { adaptorUid } = await makeRunnableCircuit(owner, {
+    query_schema: { type: 'object' },
+    steps: [
+      {
+        id: 'helper',
+        kind: 'agent',
+        model: 'gpt-agent',
+        prompt: 'Ask first',
+        tools: [
+          { name: 'fetch', circuit_uid: inner.circuit.uid },
+          {
+            name: 'ask',
+            description: 'Asks',
+            input_schema: { type: 'object' },
+            http: { method: 'GET', url: `${target.url}/ask` },
+          },
+        ],
+        approve_tools: ['ask'],
+      },
+    ],
+  });
+  // Only this test's workers (the last test's may still run).
+  await Promise.all(processes.map((p) => p.kill('SIGKILL')));
+  const env = { OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'sk-test', RUN_PARK_AFTER_S: '0' };
+  const first = await spawnServiceProcess('worker', t.databaseUrl, env);
+  processes.push(first);
+  const requestsBefore = model.requests.length;
+  const uid = (await submitRun(t, owner.token, adaptorUid, { input: {} })).body.payload.uid as string;
+  const deadline = Date.now() + 30_000;
+  while (!(await CircuitRun.findByPk(uid))!.parked_at && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  expect((await CircuitRun.findByPk(uid))!.parked_at).not.toBeNull();
+  await first.kill('SIGKILL');
+
+  // The decision wakes it (queued, no worker holds it); the cancel finds no worker to tell.
+  expect(
+    (await t.rest('POST', `/circuit-runs/${uid}/approvals/helper:a`, { token: owner.token, body: { approved: true } }))
+      .status,
+  ).toBe(200);
+  expect((await t.rest('POST', `/circuit-runs/${uid}/cancel`, { token: owner.token })).status).toBe(200);
+  const woken = (await CircuitRun.findByPk(uid))!;
+  expect([woken.state, woken.parked_at, woken.cancel_requested_at]).toEqual(['RUNNING', null, expect.any(Date)]);
+
+  processes.push(await spawnServiceProcess('worker', t.databaseUrl, env));
+  const run = await waitForRun(t, uid, owner.token, 60_000);
+  expect(run.state).toBe('EXCEPTION');
+  expect(run.error.code).toBe('Canceled');
+  // Nothing ran after the cancel: two turns asked, the approved call never made.
+  expect(model.requests.length - requestsBefore).toBe(2);
+  expect(requests['/ask']).toBeUndefined();
+  // Base 1, two turns of 600 tokens (1 each), the circuit tool's run (1): one charge, nothing left held.
+  const charges = await CreditLedger.findAll({ where: { run_uid: uid } });
+  expect(charges.map((c) => Number(c.amount))).toEqual([-4]);
+  const [user] = await t.app.services.sequelize.query<{ credits: string; credits_held: string }>(
+    'SELECT credits, credits_held FROM users WHERE uid = $1',
+    { bind: [owner.user.uid], type: QueryTypes.SELECT },
+  );
+  expect([Number(user.credits), Number(user.credits_held)]).toEqual([96, 0]);
 });

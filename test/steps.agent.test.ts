@@ -463,6 +463,15 @@ describe('publish checks', () => {
       'step helper.approve_tools: must be "all" or a list of tool names',
     );
     expect(await refusal(agent({ max_turns: 51 }))).toBe('step helper.max_turns must be an integer from 1 to 50');
+    for (const bad of [0, 604_801, 'x', 1.5])
+      expect(await refusal(agent({ approve_tools: 'all', approval_timeout_s: bad }))).toBe(
+        'step helper.approval_timeout_s must be a whole number of seconds from 1 to 604800',
+      );
+    expect(await refusal(agent({ approval_timeout_s: 60 }))).toBe(
+      'step helper.approval_timeout_s: applies to approve_tools, which this step does not have',
+    );
+    for (const good of [1, 604_800])
+      expect((await publish(agent({ approve_tools: 'all', approval_timeout_s: good }))).status).toBe(200);
     expect(await refusal(agent({ output_schema: { type: 'object', properties: { a: { type: 'nmbr' } } } }))).toMatch(
       /step helper\.output_schema/,
     );
@@ -691,7 +700,11 @@ test('explain and the estimate know the agent step', async () => {
   const definition = agent({ approve_tools: 'all', max_turns: 4 });
   const text = explainDefinition(definition, (uid) => (uid === add.circuit.uid ? 'me/add' : undefined)).text;
   expect(text).toContain(
-    `1. helper (agent): Lets the language model gpt-agent work on "Work on {{input.task}}" in up to 4 turns, calling the tools add (the circuit me/add), shout (the circuit ${shout.circuit.uid}); a person approves every tool call first, using input task.`,
+    `1. helper (agent): Lets the language model gpt-agent work on "Work on {{input.task}}" in up to 4 turns, calling the tools add (the circuit me/add), shout (the circuit ${shout.circuit.uid}); a person approves every tool call first (within 86400 s, else the call is rejected), using input task.`,
+  );
+  // approval_timeout_s sets how long each tool call's approval waits.
+  expect(explainDefinition(agent({ approve_tools: ['add'], approval_timeout_s: 600 }), () => undefined).text).toContain(
+    'a person approves each call of add first (within 600 s, else the call is rejected)',
   );
 
   const { adaptorUid } = await makeRunnableCircuit(owner, definition);

@@ -16,7 +16,9 @@ let receiver: Target;
 const scripted = new Map<string, number[]>();
 
 beforeAll(async () => {
-  t = await startTestApp({ webhookRetryBaseMs: 100 });
+  // Every message here goes to one loopback receiver: above 4 attempts at once (the default) the fair share
+  // defers the rest by up to 10 s (test/webhooks.receiver-gate, test/fairness.webhooks); here it only holds them up.
+  t = await startTestApp({ webhookRetryBaseMs: 100, webhookHostConcurrency: 16 });
   owner = await makeUser({ credits: 100 });
   ({ adaptorUid } = await makeRunnableCircuit(owner, HELLO_DEFINITION));
   receiver = await startHttpTarget((req, res) => {

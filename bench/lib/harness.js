@@ -37,6 +37,7 @@ async function embeddedDatabase(dir) {
 /**
  * A new database on the server of BENCH_DATABASE_URL (for machines where the embedded PostgreSQL
  * cannot run), dropped by stop(). Its CPU is then that server's: `postmasterPid` finds no postmaster.
+ * BENCH_LOG_STATEMENTS=1 logs every statement on that database.
  */
 async function freshDatabase(adminUrl, prefix) {
   const { Client } = require('pg');
@@ -45,6 +46,11 @@ async function freshDatabase(adminUrl, prefix) {
   await admin.connect();
   await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   await admin.query(`CREATE DATABASE ${name}`);
+  // Every statement of the run into the server's log (its line names the database): how many
+  // statements a run costs, and which, is read from there.
+  if (process.env.BENCH_LOG_STATEMENTS === '1') {
+    await admin.query(`ALTER DATABASE ${name} SET log_min_duration_statement = 0`);
+  }
   await admin.end();
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
@@ -541,7 +547,61 @@ async function helloBaseline({ seconds, connections }) {
   }
 }
 
+/** PSS of one process in MB (kB in smaps_rollup), 0 when it is gone. */
+function pssMb(pid) {
+  try {
+    const kb = Number(/^Pss:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))[1]);
+    return kb / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+/** `pid` and every process under it. */
+function processTree(pid) {
+  const parents = new Map();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const ppid = Number(
+        fs
+          .readFileSync(`/proc/${entry}/stat`, 'utf8')
+          .replace(/^.*\) /, '')
+          .split(' ')[1],
+      );
+      if (!parents.has(ppid)) parents.set(ppid, []);
+      parents.get(ppid).push(Number(entry));
+    } catch {
+      /* gone */
+    }
+  }
+  const all = [];
+  const walk = (p) => {
+    all.push(p);
+    for (const child of parents.get(p) ?? []) walk(child);
+  };
+  walk(pid);
+  return all;
+}
+
+/** PSS (MB) of each group of processes ({name: root pid}) and their sum, and how many processes each has. */
+function pssOf(roots) {
+  const out = {};
+  let total = 0;
+  for (const [name, pid] of Object.entries(roots)) {
+    if (!pid) continue;
+    const pids = processTree(pid);
+    const mb = pids.reduce((sum, p) => sum + pssMb(p), 0);
+    out[name] = { pss_mb: +mb.toFixed(1), processes: pids.length };
+    total += mb;
+  }
+  out.total_mb = +total.toFixed(1);
+  return out;
+}
+
 module.exports = {
+  pssOf,
+  processTree,
   root,
   dist,
   HELLO,

@@ -54,16 +54,8 @@ async function main() {
   const worker = { name: 'bench', backendPid: null };
 
   const keyOf = (i) => `${circuit_uid}:customer-${i % KEYS}`;
-  await query(
-    `INSERT INTO run_key_slots (key) SELECT $1 || ':customer-' || i FROM generate_series(0, $2 - 1) AS i ON CONFLICT DO NOTHING`,
-    [circuit_uid, KEYS],
-  );
-  await query(
-    `INSERT INTO run_key_ends (key) SELECT $1 || ':customer-' || i FROM generate_series(0, $2 - 1) AS i ON CONFLICT DO NOTHING`,
-    [circuit_uid, KEYS],
-  );
 
-  /** Inserts `count` PROVISIONED runs (keyed or not) as admission would leave them; their uids. */
+  /** Inserts `count` PROVISIONED runs (keyed or not) as admission would leave them, their keys' rows counting them in flight; their uids. */
   async function seed(count, keyed, extra = '') {
     const uids = Array.from({ length: count }, () => crypto.randomUUID());
     const keys = keyed ? uids.map((_, i) => keyOf(i)) : uids.map(() => null);
@@ -75,6 +67,17 @@ async function main() {
          FROM unnest($1::uuid[], $5::text[]) AS s(u, k)`,
       [uids, user_uid, circuit_uid, version_uid, keys],
     );
+    if (keyed) {
+      await query(
+        `INSERT INTO run_key_ends AS e (key, in_flight) SELECT k, count(*) FROM unnest($1::text[]) AS k GROUP BY k
+         ON CONFLICT (key) DO UPDATE SET in_flight = e.in_flight + EXCLUDED.in_flight`,
+        [keys],
+      );
+      await query(
+        `INSERT INTO run_key_slots (key) SELECT DISTINCT k FROM unnest($1::text[]) AS k ON CONFLICT DO NOTHING`,
+        [keys],
+      );
+    }
     return uids;
   }
 

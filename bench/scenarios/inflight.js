@@ -2,7 +2,7 @@
 // Runs waiting at once: BENCH_INFLIGHT_RUNS (default 10000) runs of one `http` step whose
 // loopback upstream answers after BENCH_STEP_SECONDS (default 60), in the default deployment (one
 // main.js that serves the API and executes runs, as `npm start`: no JOB_CONCURRENCY override; the one
-// submitting user's USER_MAX_CONCURRENT_RUNS raised to the run count).
+// submitting user's USER_MAX_CONCURRENT_RUNS raised to the run count, its share of the worker to 100 %).
 // `npm run bench inflight`.
 //
 // All runs are submitted by BENCH_SUBMITTERS (default 100) concurrent clients; meanwhile and until
@@ -81,10 +81,16 @@ async function main() {
   try {
     service = await spawnService(
       DEFAULT_SHAPE.script,
-      // One user submits every run: their USER_MAX_CONCURRENT_RUNS (default 1000) is raised to the run count, as
-      // this measures one worker's in-flight capacity, not the per-user limit (a run waiting on an http step
-      // holds its slot; wait steps and approvals do not).
-      { ...fixtures.env, HTTP_STEP_ALLOW_PRIVATE: 'true', USER_MAX_CONCURRENT_RUNS: String(RUNS) },
+      // One user submits every run: their USER_MAX_CONCURRENT_RUNS (default 1000) is raised to the run count and
+      // their share of the worker (RUN_USER_INFLIGHT_SHARE_PERCENT, default 50) to all of it, as this measures one
+      // worker's in-flight capacity, not the per-user limits (a run waiting on an http step holds its slot; wait
+      // steps and approvals do not).
+      {
+        ...fixtures.env,
+        HTTP_STEP_ALLOW_PRIVATE: 'true',
+        USER_MAX_CONCURRENT_RUNS: String(RUNS),
+        RUN_USER_INFLIGHT_SHARE_PERCENT: '100',
+      },
       { nodeArgs: DEFAULT_SHAPE.nodeArgs },
     );
     const auth = { authorization: `Bearer ${fixtures.token}` };

@@ -5,13 +5,14 @@
 // starts waiting. `npm run bench parked`.
 //
 // 1. Memory: the PSS (/proc/<pid>/smaps_rollup) of the service (main.js and any process under it) and of
-//    PostgreSQL (the embedded postmaster and every process under it: backends, background workers) idle
-//    (5 s after the start), "warm" (after the baseline runs below and BENCH_PARKED_SETTLE_S, default 15,
-//    more), then after every run is parked (circuit_runs.parked_at set) and BENCH_PARKED_SETTLE_S more.
-//    Target: the service within 50 MB of idle. Both idle figures are compared with: a process that has
-//    worked keeps the heap and allocator arenas a burst grew (≈ 100 MB here, whatever the number of runs
-//    parked: 10,000, 20,000, 30,000 in one process measured the same), which is not memory held by parked
-//    runs; the warm figure sets that apart. The runs are created by batches of 1000
+//    PostgreSQL (the embedded postmaster and every process under it: backends, background workers) idle —
+//    "fresh" 5 s after the start, and "settled" BENCH_PARKED_IDLE_SETTLE_S (default 40) after it —, "warm"
+//    (after the baseline runs below and BENCH_PARKED_SETTLE_S, default 60, more), then after every run is
+//    parked (circuit_runs.parked_at set), sampled every 5 s for BENCH_PARKED_SETTLE_S more. Target: the
+//    service settled within 50 MB of idle settled. Why settled: V8 hands back the heap a burst of work grew
+//    only when its memory reducer runs, ~20–30 s after the burst's last full collection (10,000 runs parked:
+//    the service's anonymous memory 248 MB when the last one parked, 105 MB 30 s later, against 88 MB idle
+//    settled and 142 MB 5 s after the start). The runs are created by batches of 1000
 //    (POST /circuit-adaptors/{uid}/batches, BENCH_PARKED_SUBMITTERS at once, default 4), paced so that at
 //    most BENCH_PARKED_BACKLOG (default 10000) wait PROVISIONED: a run's deadline (RUN_DEADLINE_SECONDS,
 //    600 s) counts from its creation, and 100,000 runs queued at once on 2 cores outlast it. The CPU the
@@ -43,6 +44,8 @@ const {
   jsonClient,
   helloBaseline,
   DEFAULT_SHAPE,
+  pssOf,
+  processTree,
 } = require('../lib/harness');
 
 const RUNS = Number(process.env.BENCH_PARKED_RUNS || 100_000);
@@ -57,7 +60,8 @@ const SUBMITTERS = Number(process.env.BENCH_PARKED_SUBMITTERS || 4);
 const BACKLOG = Number(process.env.BENCH_PARKED_BACKLOG || 10_000);
 const BASELINE_RUNS = Number(process.env.BENCH_PARKED_BASELINE_RUNS ?? 10_000);
 const PARK_AFTER_S = Number(process.env.BENCH_PARK_AFTER_S ?? 1);
-const SETTLE_S = Number(process.env.BENCH_PARKED_SETTLE_S ?? 15);
+const SETTLE_S = Number(process.env.BENCH_PARKED_SETTLE_S ?? 60);
+const IDLE_SETTLE_S = Number(process.env.BENCH_PARKED_IDLE_SETTLE_S ?? 40);
 const MAX_SECONDS = Number(process.env.BENCH_MAX_SECONDS || 1800);
 const BATCH = 1000;
 
@@ -75,58 +79,6 @@ const NO_WAIT = {
   output: 'steps.after.output',
 };
 
-/** PSS of one process in MB (kB in smaps_rollup), 0 when it is gone. */
-function pssMb(pid) {
-  try {
-    const kb = Number(/^Pss:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))[1]);
-    return kb / 1024;
-  } catch {
-    return 0;
-  }
-}
-
-/** `pid` and every process under it. */
-function tree(pid) {
-  const parents = new Map();
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const ppid = Number(
-        fs
-          .readFileSync(`/proc/${entry}/stat`, 'utf8')
-          .replace(/^.*\) /, '')
-          .split(' ')[1],
-      );
-      if (!parents.has(ppid)) parents.set(ppid, []);
-      parents.get(ppid).push(Number(entry));
-    } catch {
-      /* gone */
-    }
-  }
-  const all = [];
-  const walk = (p) => {
-    all.push(p);
-    for (const child of parents.get(p) ?? []) walk(child);
-  };
-  walk(pid);
-  return all;
-}
-
-/** PSS (MB) of each group of processes ({name: root pid}) and their sum, and how many processes each has. */
-function pssOf(roots) {
-  const out = {};
-  let total = 0;
-  for (const [name, pid] of Object.entries(roots)) {
-    if (!pid) continue;
-    const pids = tree(pid);
-    const mb = pids.reduce((sum, p) => sum + pssMb(p), 0);
-    out[name] = { pss_mb: +mb.toFixed(1), processes: pids.length };
-    total += mb;
-  }
-  out.total_mb = +total.toFixed(1);
-  return out;
-}
-
 /**
  * CPU seconds of each group of processes: the service and every process under it now; PostgreSQL's
  * postmaster with its children, the exited ones included (backends of closed connections).
@@ -139,7 +91,7 @@ function cpuOf(roots) {
         name,
         name === 'postgres'
           ? cpuSeconds(pid, { children: true })
-          : tree(pid).reduce((sum, p) => sum + cpuSeconds(p), 0),
+          : processTree(pid).reduce((sum, p) => sum + cpuSeconds(p), 0),
       ]),
   );
 }
@@ -164,10 +116,25 @@ async function main() {
     const deadline = t0 + MAX_SECONDS * 1000;
     const since = (start) => +((performance.now() - start) / 1000).toFixed(1);
 
-    // Idle: the service ready, nothing submitted yet (a few seconds for its start-up work to end).
+    // Idle: the service ready, nothing submitted yet (a few seconds for its start-up work to end), then
+    // once V8's memory reducer has had time to hand back what the start-up grew.
     await sleep(5000);
+    const idleFresh = pssOf(roots);
+    console.log(`  idle, 5 s after the start: ${JSON.stringify(idleFresh)}`);
+    await sleep(Math.max(0, IDLE_SETTLE_S - 5) * 1000);
     const idle = pssOf(roots);
-    console.log(`  idle: ${JSON.stringify(idle)}`);
+    console.log(`  idle, ${IDLE_SETTLE_S} s after the start: ${JSON.stringify(idle)}`);
+    /** PSS every 5 s for `seconds`: the samples of the service (MB) and the last figures. */
+    const settle = async (seconds) => {
+      const samples = [];
+      let last;
+      for (let waited = 0; waited < seconds; waited += 5) {
+        await sleep(Math.min(5, seconds - waited) * 1000);
+        last = pssOf(roots);
+        samples.push(last.service.pss_mb);
+      }
+      return { last: last ?? pssOf(roots), samples };
+    };
 
     // Runs are created in batches of 1000.
     const batchUrl = (adaptor) => `${api}/circuit-adaptors/${adaptor}/batches`;
@@ -264,8 +231,7 @@ async function main() {
         ),
       };
     }
-    await sleep(SETTLE_S * 1000);
-    const warm = pssOf(roots);
+    const warm = (await settle(SETTLE_S)).last;
     console.log(`  warm (after the baseline runs and ${SETTLE_S} s): ${JSON.stringify(warm)}`);
 
     const creating = performance.now();
@@ -306,9 +272,11 @@ async function main() {
     );
     const allParked = pssOf(roots);
     console.log(`  ${counts.parked} parked after ${parkedSeconds} s: ${JSON.stringify(allParked)}`);
-    await sleep(SETTLE_S * 1000);
-    const settled = pssOf(roots);
-    console.log(`  ${SETTLE_S} s later: ${JSON.stringify(settled)}`);
+    const settling = await settle(SETTLE_S);
+    const settled = settling.last;
+    console.log(
+      `  ${SETTLE_S} s later: ${JSON.stringify(settled)} (service every 5 s: ${settling.samples.join(', ')} MB)`,
+    );
     const cpuParked0 = cpuOf(roots);
     const wall0 = performance.now();
     await sleep(10_000);
@@ -387,16 +355,19 @@ async function main() {
       not_parked_exception_codes: Object.fromEntries(failures.map((f) => [f.code, f.n])),
       all_parked_after_s: parkedSeconds,
       pss: {
+        idle_fresh: idleFresh,
         idle,
         warm,
         peak_while_parking: peakDuringParking,
         all_parked: allParked,
         settled: settled,
+        service_every_5_s_after_all_parked: settling.samples,
         after_signals: afterSignals,
       },
       pss_growth_mb: {
         service_all_parked: diff(allParked.service.pss_mb, idle.service.pss_mb),
         service_settled: diff(settled.service.pss_mb, idle.service.pss_mb),
+        service_settled_over_fresh_idle: diff(settled.service.pss_mb, idleFresh.service.pss_mb),
         postgres_settled: settled.postgres ? diff(settled.postgres.pss_mb, idle.postgres.pss_mb) : null,
         total_settled: diff(settled.total_mb, idle.total_mb),
         service_settled_over_warm: diff(settled.service.pss_mb, warm.service.pss_mb),
@@ -424,7 +395,7 @@ async function main() {
     const growth = result.pss_growth_mb;
     console.log(
       `${counts.parked} runs parked hold no memory (service PSS within 50 MB of idle): ${say(growth.service_settled <= 50 && counts.parked === RUNS)} — ` +
-        `service ${idle.service.pss_mb} MB idle, ${allParked.service.pss_mb} MB when all were parked (${growth.service_all_parked >= 0 ? '+' : ''}${growth.service_all_parked}), ` +
+        `service ${idle.service.pss_mb} MB idle (${idleFresh.service.pss_mb} MB 5 s after the start), ${allParked.service.pss_mb} MB when all were parked (${growth.service_all_parked >= 0 ? '+' : ''}${growth.service_all_parked}), ` +
         `${settled.service.pss_mb} MB ${SETTLE_S} s later (${growth.service_settled >= 0 ? '+' : ''}${growth.service_settled}); ` +
         `PostgreSQL ${idle.postgres?.pss_mb} → ${settled.postgres?.pss_mb} MB; all processes ${idle.total_mb} → ${settled.total_mb} MB`,
     );

@@ -29,6 +29,7 @@ const {
   jsonClient,
   helloBaseline,
   DEFAULT_SHAPE,
+  pssOf,
 } = require('../lib/harness');
 
 const RUNS = Number(process.env.BENCH_RUNS || 1000);
@@ -175,6 +176,8 @@ async function main() {
         cpu_ms_per_run: Object.fromEntries(
           Object.keys(pids).map((name) => [name, +(((cpuAfter[name] - cpuBefore[name]) * 1000) / RUNS).toFixed(2)]),
         ),
+        // The memory this load left: each process of the service (and PostgreSQL's) as the phase ends.
+        pss_after: pssOf(Object.fromEntries(Object.entries(pids).filter(([name]) => name !== 'client'))),
       };
     };
     await closedLoop(50);
@@ -195,8 +198,15 @@ async function main() {
     console.log(JSON.stringify(result, null, 2));
     const verdict = (phaseResult) =>
       phaseResult.runs_per_s >= 300 && !phaseResult.exceptions && !phaseResult.gave_up ? 'met' : 'NOT met';
+    const servicePss = (phaseResult) =>
+      Object.entries(phaseResult.pss_after)
+        .filter(([name]) => name !== 'postgres' && name !== 'total_mb')
+        .reduce((sum, [, group]) => sum + group.pss_mb, 0);
     console.log(
       `target ≥ 300 runs/s with polling clients (shape ${SHAPE}, circuit ${CIRCUIT}): cold ${cold.runs_per_s} runs/s (${verdict(cold)}), warm ${warm.runs_per_s} runs/s (${verdict(warm)}); Express hello-world in the same run ${hello.rps} req/s`,
+    );
+    console.log(
+      `target service PSS after that load ≤ 500 MB: after the cold runs ${servicePss(cold).toFixed(1)} MB (${servicePss(cold) <= 500 ? 'met' : 'NOT met'}), after the warm ones ${servicePss(warm).toFixed(1)} MB (${servicePss(warm) <= 500 ? 'met' : 'NOT met'}); PostgreSQL ${cold.pss_after.postgres?.pss_mb ?? '-'} and ${warm.pss_after.postgres?.pss_mb ?? '-'} MB`,
     );
   } finally {
     await Promise.all(processes.map(stopProcess));

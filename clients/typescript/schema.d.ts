@@ -2580,6 +2580,7 @@ export interface operations {
                             /** @description Any JSON value */
                             metadata?: unknown;
                             batch_uid?: string;
+                            priority?: number;
                             /** Format: date-time */
                             created_at?: string;
                             /** Format: date-time */
@@ -2826,6 +2827,7 @@ export interface operations {
                             /** @description Any JSON value */
                             metadata?: unknown;
                             batch_uid?: string;
+                            priority?: number;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -2924,6 +2926,7 @@ export interface operations {
                             /** @description Any JSON value */
                             metadata?: unknown;
                             batch_uid?: string;
+                            priority?: number;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -3216,6 +3219,7 @@ export interface operations {
                             /** @description Any JSON value */
                             metadata?: unknown;
                             batch_uid?: string;
+                            priority?: number;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -3314,6 +3318,7 @@ export interface operations {
                             /** @description Any JSON value */
                             metadata?: unknown;
                             batch_uid?: string;
+                            priority?: number;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -3420,6 +3425,7 @@ export interface operations {
                             /** @description Any JSON value */
                             metadata?: unknown;
                             batch_uid?: string;
+                            priority?: number;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -3566,6 +3572,7 @@ export interface operations {
                             /** @description Any JSON value */
                             metadata?: unknown;
                             batch_uid?: string;
+                            priority?: number;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -3646,6 +3653,7 @@ export interface operations {
                             /** @description Any JSON value */
                             metadata?: unknown;
                             batch_uid?: string;
+                            priority?: number;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -4691,6 +4699,7 @@ export interface operations {
                             /** @description Any JSON value */
                             metadata?: unknown;
                             batch_uid?: string;
+                            priority?: number;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -5992,6 +6001,7 @@ export interface operations {
                             /** @description Any JSON value */
                             metadata?: unknown;
                             batch_uid?: string;
+                            priority?: number;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */

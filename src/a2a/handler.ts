@@ -293,7 +293,7 @@ export class RunTaskHandler implements A2ARequestHandler {
       checkApprovalDecision(decision);
       await this.services.runs.approve(view.run.uid, step.step_id, decision);
     } else {
-      await this.services.runs.signal(view.run.uid, step.step_id, signalOf(message));
+      await this.services.runs.signal(view.run.uid, step.step_id, signalOf(message), view.run.circuit_version_uid);
     }
     return view.run.uid;
   }

@@ -73,10 +73,15 @@ export async function authenticate(
   const tokenHash = hashToken(match[1]);
   let found = tokens?.get(tokenHash);
   if (!found) {
-    const begunAt = tokens?.begin();
-    const read = await readToken(tokenHash);
+    const read = tokens
+      ? await tokens.readOnce(tokenHash, async () => {
+          const begunAt = tokens.begin();
+          const row = await readToken(tokenHash);
+          if (row) tokens.set(tokenHash, row.userRow.uid as string, row, begunAt);
+          return row;
+        })
+      : await readToken(tokenHash);
     if (!read) return { kind: 'invalid', message: INVALID };
-    if (tokens && begunAt !== undefined) tokens.set(tokenHash, read.userRow.uid as string, read, begunAt);
     found = read;
   }
   const { expiresAt } = found.grant;

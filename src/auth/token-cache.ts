@@ -29,6 +29,7 @@ export class TokenCache implements NotifiedCache {
   /** Invalidations older than the ones still remembered per user. */
   private forgottenBefore = 0;
   private readonly entries = new LRUCache<string, CachedAuthentication & { userUid: string }>({ max: 10_000 });
+  private readonly reading = new Map<string, Promise<CachedAuthentication | null>>();
   private readonly invalidatedAt = new LRUCache<string, number>({
     max: 10_000,
     dispose: (tick) => {
@@ -47,6 +48,21 @@ export class TokenCache implements NotifiedCache {
 
   get(tokenHash: string): CachedAuthentication | undefined {
     return this.live ? this.entries.get(tokenHash) : undefined;
+  }
+
+  /**
+   * `read()` for `tokenHash`, shared with a read of it that began in this process since the last
+   * invalidation and is still in progress: the requests of many clients that open with one token at once
+   * (a cold start, a deploy) cost one read, not one each.
+   */
+  readOnce(tokenHash: string, read: () => Promise<CachedAuthentication | null>): Promise<CachedAuthentication | null> {
+    const key = `${this.clock}:${tokenHash}`;
+    let pending = this.reading.get(key);
+    if (!pending) {
+      pending = read().finally(() => this.reading.delete(key));
+      this.reading.set(key, pending);
+    }
+    return pending;
   }
 
   /** The clock to hand back to `set` once the lookup that starts now has its row. */

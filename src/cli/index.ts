@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Command, CommanderError, Help, type Option } from 'commander';
 import { PROJECT_ROOT } from '../paths';
 import { describeError } from './output';
+import { processIo, type CliIo } from './io';
 // Only command definitions here: each loads its implementation when it runs (./lazy), so that
 // `--help` answers without sequelize, the models, the job queue or type-graphql.
 import * as userCommands from './user/commands';
@@ -22,8 +23,10 @@ import * as worker from './worker';
  * `circuits <noun> <verb>`: operator commands on the service's database (docs/cli.md). Each prints
  * JSON on stdout; on error, one line on stderr and a non-zero exit.
  */
-export function buildProgram(): Command {
+export function buildProgram(io: CliIo, workerStarted: () => void): Command {
   const program = new Command('circuits')
+    // Help, version and usage errors go where the command's output goes; subcommands inherit it.
+    .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
     .description(
       'Circuit Service administration. Uses DATABASE_URL, else the embedded PostgreSQL of DATA_DIR (default ./.data).',
     )
@@ -39,17 +42,17 @@ export function buildProgram(): Command {
     .exitOverride();
 
   const noun = (name: string, description: string) => program.command(name).description(description).exitOverride();
-  userCommands.register(noun('user', 'list, inspect and manage users'));
-  tokenCommands.register(noun('token', 'manage API tokens'));
-  creditsCommands.register(noun('credits', 'grant and show credit balances'));
-  circuitCommands.register(noun('circuit', 'list and create circuits'));
-  versionCommands.register(noun('version', 'publish circuit versions and choose the primary one'));
-  aliasCommands.register(noun('alias', 'manage version aliases'));
-  blobCommands.register(noun('blob', 'manage blobs'));
-  runCommands.register(noun('run', 'list, inspect, cancel and replay runs'));
-  scheduleCommands.register(noun('schedule', 'list schedules'));
-  migrate.register(program);
-  worker.register(program);
+  userCommands.register(noun('user', 'list, inspect and manage users'), io);
+  tokenCommands.register(noun('token', 'manage API tokens'), io);
+  creditsCommands.register(noun('credits', 'grant and show credit balances'), io);
+  circuitCommands.register(noun('circuit', 'list and create circuits'), io);
+  versionCommands.register(noun('version', 'publish circuit versions and choose the primary one'), io);
+  aliasCommands.register(noun('alias', 'manage version aliases'), io);
+  blobCommands.register(noun('blob', 'manage blobs'), io);
+  runCommands.register(noun('run', 'list, inspect, cancel and replay runs'), io);
+  scheduleCommands.register(noun('schedule', 'list schedules'), io);
+  migrate.register(program, io);
+  worker.register(program, io, workerStarted);
   for (const command of program.commands) for (const sub of command.commands) sub.exitOverride();
   return program;
 }
@@ -61,29 +64,42 @@ function packageVersion(): string {
   return version;
 }
 
-/** Parses argv and runs the command; resolves to the process exit code. */
-export async function runCli(argv: string[] = process.argv): Promise<number> {
-  const program = buildProgram();
+export interface CliOutcome {
+  /** The process exit code. */
+  code: number;
+  /** `circuits worker` started: it runs on its own handles until a signal, so the process must not exit. */
+  workerRunning: boolean;
+}
+
+/**
+ * Parses argv (as process.argv: node, script, arguments…) and runs the command with `io` for its
+ * environment, output and database.
+ */
+export async function runCli(argv: string[], io: CliIo): Promise<CliOutcome> {
+  let workerRunning = false;
+  const program = buildProgram(io, () => {
+    workerRunning = true;
+  });
   try {
     await program.parseAsync(argv);
-    return 0;
+    return { code: 0, workerRunning };
   } catch (error) {
     if (error instanceof CommanderError) {
       // commander has already printed its message (or the help/version text).
-      return error.exitCode;
+      return { code: error.exitCode, workerRunning };
     }
     const { message, exitCode } = describeError(error);
-    process.stderr.write(`${message}\n`);
-    return exitCode;
+    io.stderr.write(`${message}\n`);
+    return { code: exitCode, workerRunning };
   }
 }
 
-/** Entry point for bin/circuits.js and `node dist/src/cli/index.js`. */
+/** Entry point for bin/circuits.js and `node dist/src/cli/index.js`: the process's own argv, env and output. */
 export function main(argv: string[] = process.argv): void {
-  runCli(argv).then(
-    (code) => {
+  runCli(argv, processIo()).then(
+    ({ code, workerRunning }) => {
       // The worker keeps running on its own handles; every other command ends here.
-      if (code !== 0 || !worker.workerState.running) process.exit(code);
+      if (code !== 0 || !workerRunning) process.exit(code);
     },
     (error: unknown) => {
       process.stderr.write(`${describeError(error).message}\n`);

@@ -1,3 +1,5 @@
+import type { CliIo } from './io';
+
 /** An error meant for the CLI user: printed as one line on stderr, exit with `exitCode`. */
 export class CliError extends Error {
   constructor(
@@ -8,8 +10,8 @@ export class CliError extends Error {
   }
 }
 
-export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+export function printJson(io: Pick<CliIo, 'stdout'>, value: unknown): void {
+  io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
 export interface ListOutput {
@@ -36,9 +38,14 @@ export function formatTable(rows: Record<string, unknown>[], columns: readonly s
 }
 
 /** A list command's answer: the JSON list shape, or with `--table` the chosen columns of its rows. */
-export function printList(list: ListOutput, options: { table?: boolean }, columns: readonly string[]): void {
-  if (!options.table) return printJson(list);
-  process.stdout.write(`${formatTable(list.data, columns)}\n`);
+export function printList(
+  io: Pick<CliIo, 'stdout'>,
+  list: ListOutput,
+  options: { table?: boolean },
+  columns: readonly string[],
+): void {
+  if (!options.table) return printJson(io, list);
+  io.stdout.write(`${formatTable(list.data, columns)}\n`);
 }
 
 function oneLine(text: string): string {

@@ -94,6 +94,8 @@ export interface Run {
   tags?: string[];
   metadata?: { [key: string]: string };
   batch_uid?: string;
+  /** The query's priority, 0–9; for the run's owner only. */
+  priority?: number;
   created_at: string;
   ended_at?: string;
   state: RunState;

@@ -1,38 +1,39 @@
 /**
- * The charge that ends a run (docs/runs.md, Credits), as SQL for the statement that ends it (finishRun in
- * src/runs/transitions.ts, and any other path that ends a run): release what the run held and
- * take its cost, in the same statement, so a run is charged exactly once, in the transaction that
- * ends it.
+ * The charge that ends runs (docs/runs.md, Credits), as SQL for the statement that ends them (finishRuns in
+ * src/runs/transitions.ts): release what each run held and take its cost, in the same statement, so a run is
+ * charged exactly once, in the transaction that ends it.
  *
- * `ended` must name a CTE that returns the ended run's `uid`, `user_uid` and `credits_held` (one row,
- * or none when the run was not this caller's to end). The charge is the cost, but never more than
- * the run held plus what no other run holds: a run whose steps were all held first (cost ≤ held)
- * pays its cost; one that cost more than it held cannot take credits that other in-flight runs
- * reserved, and a balance never goes below 0. The result selects `user_uid`, `cost`, `amount`
- * (what was taken, ≥ 0) and `balance_after` from the ledger row.
+ * `ended` must name a CTE that returns each ended run's `uid`, `user_uid`, `held` (its credits_held), `cost`
+ * and `ord` (the order its charge is taken in, per user). Each user's row is locked once (users in uid order,
+ * so two such statements cannot deadlock on them), and the runs of a user are charged one after the other, each
+ * from the balance the previous one left, as one statement per run would: the charge is the cost, but never
+ * more than the run held plus what no other run holds — a run whose steps were all held first (cost ≤ held)
+ * pays its cost; one that cost more than it held cannot take credits that other in-flight runs reserved — and
+ * a balance never goes below 0. Defines the CTE `charged_runs`: `user_uid`, `run_uid`, `amount` (what was
+ * taken, ≥ 0) and `balance_after`, from each run's ledger row.
  */
-export function chargeRunSql({
-  ended,
-  cost,
-  extraColumns = '',
-}: {
-  ended: string;
-  cost: string;
-  extraColumns?: string;
-}): string {
+export function chargeRunsSql(ended: string): string {
   return `locked AS (
-       SELECT u.uid, u.credits, u.credits_held, e.uid AS run_uid, e.credits_held AS run_held
-         FROM users u JOIN ${ended} e ON u.uid = e.user_uid
-          FOR UPDATE OF u),
+       SELECT u.uid, u.credits, u.credits_held FROM users u
+        WHERE u.uid IN (SELECT user_uid FROM ${ended})
+        ORDER BY u.uid
+          FOR UPDATE),
+     ordered AS (
+       SELECT uid, user_uid, held, cost, row_number() OVER (PARTITION BY user_uid ORDER BY ord) AS n FROM ${ended}),
+     priced (user_uid, n, run_uid, cost, amount, credits, credits_held) AS (
+       SELECT uid, 0::bigint, NULL::uuid, 0::bigint, 0::bigint, credits, credits_held FROM locked
+       UNION ALL
+       SELECT p.user_uid, o.n, o.uid, o.cost, c.amount, p.credits - c.amount, GREATEST(p.credits_held - o.held, 0)
+         FROM priced p
+         JOIN ordered o ON o.user_uid = p.user_uid AND o.n = p.n + 1
+        CROSS JOIN LATERAL (
+          SELECT LEAST(o.cost::bigint, o.held + GREATEST(p.credits - p.credits_held, 0), p.credits) AS amount) c),
      charged AS (
-       UPDATE users u
-          SET credits = l.credits - c.amount,
-              credits_held = GREATEST(l.credits_held - l.run_held, 0)
-         FROM locked l
-        CROSS JOIN LATERAL (SELECT LEAST(${cost}::bigint, l.run_held + GREATEST(l.credits - l.credits_held, 0), l.credits) AS amount) c
-        WHERE u.uid = l.uid
-        RETURNING u.uid, l.run_uid, c.amount, u.credits AS balance_after)
-     INSERT INTO credit_ledger (user_uid, kind, run_uid, cost, amount, balance_after)
-       SELECT charged.uid, 'run', charged.run_uid, ${cost}::bigint, -charged.amount, charged.balance_after FROM charged
-     RETURNING user_uid, cost, -amount AS amount, balance_after${extraColumns}`;
+       UPDATE users u SET credits = last.credits, credits_held = last.credits_held
+         FROM (SELECT DISTINCT ON (user_uid) user_uid, credits, credits_held FROM priced ORDER BY user_uid, n DESC) last
+        WHERE u.uid = last.user_uid),
+     charged_runs AS (
+       INSERT INTO credit_ledger (user_uid, kind, run_uid, cost, amount, balance_after)
+       SELECT user_uid, 'run', run_uid, cost, -amount, credits FROM priced WHERE n > 0 ORDER BY user_uid, n
+       RETURNING user_uid, run_uid, -amount AS amount, balance_after)`;
 }

@@ -10,8 +10,8 @@ export const RUN_BASE_CREDITS = 1;
  * (and, for a run of a token with a daily cap, that day's count of the token too, only within the
  * cap: src/credits/token-spend.ts); false when the balance or the token's cap cannot cover it (the
  * run should end InsufficientCredits) or the run is no longer RUNNING. Rows are locked run, user,
- * token day — the order finishRun (and migration 0022's trigger in it) takes them — so a hold and a
- * charge of the same run never deadlock.
+ * token day — the order the statement that ends runs takes them (finishRuns: its runs, then their users,
+ * then migration 0022's trigger at the statement's end) — so a hold and a charge of the same run never deadlock.
  */
 export async function holdCredits(
   sequelize: Sequelize,

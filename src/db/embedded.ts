@@ -130,11 +130,13 @@ export class DataDirectoryInUse extends Error {
 /**
  * Connects to the data dir's running PostgreSQL if there is one, else starts (and supervises) it.
  * With `exclusive` (a second service on the same files) a running one is refused (DataDirectoryInUse).
+ * `settings` are extra server settings for a server this call starts (the test suite's throwaway
+ * cluster skips the disk flushes a crash of the machine would need).
  */
 export async function startEmbeddedDatabase(
   dataDir: string,
   log: EmbeddedLog = () => {},
-  { exclusive = false }: { exclusive?: boolean } = {},
+  { exclusive = false, settings = {} }: { exclusive?: boolean; settings?: Record<string, string> } = {},
 ): Promise<EmbeddedDatabase> {
   fs.mkdirSync(dataDir, { recursive: true });
   const recorded = readRecord(dataDir);
@@ -160,7 +162,7 @@ export async function startEmbeddedDatabase(
     writePassword(dataDir, password);
   }
   const port = await freePort();
-  const server = new PostgresServer({ pgDir, port, identity, log, settings: { max_connections: '200' } });
+  const server = new PostgresServer({ pgDir, port, identity, log, settings: { max_connections: '200', ...settings } });
   await server.start();
   try {
     const client = new Client({

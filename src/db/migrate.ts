@@ -1,28 +1,20 @@
-import { Sequelize } from 'sequelize';
-import { Umzug, SequelizeStorage } from 'umzug';
+import { QueryTypes, type Sequelize } from 'sequelize';
 import { migrations } from './migrations';
+import type * as Migrator from './migrator';
 
-/** Versioned schema changes; never sync({alter}). Each migration runs once, in order, recorded in SequelizeMeta. */
-export function createMigrator(sequelize: Sequelize) {
-  return new Umzug({
-    migrations: migrations.map((m) => ({
-      name: m.name,
-      up: () => sequelize.query(m.up),
-      down: async () => {
-        if (m.down) await sequelize.query(m.down);
-      },
-    })),
-    context: sequelize,
-    storage: new SequelizeStorage({ sequelize, tableName: 'schema_migrations' }),
-    logger: undefined,
-  });
-}
-
+/**
+ * Applies the migrations this build has and the database lacks; the names applied. When it lacks none
+ * (every start but the first after an upgrade) one SELECT says so, and the migrator (umzug and its
+ * command-line dependencies, ~0.3 s to load) is never loaded.
+ */
 export async function migrate(sequelize: Sequelize): Promise<string[]> {
-  // Several processes may start at once on one database: one migrates, the others wait for it.
-  return sequelize.transaction(async (t) => {
-    await sequelize.query('SELECT pg_advisory_xact_lock(4242001)', { transaction: t });
-    const applied = await createMigrator(sequelize).up();
-    return applied.map((m) => m.name);
-  });
+  const applied = await sequelize
+    .query<{ name: string }>('SELECT name FROM schema_migrations', { type: QueryTypes.SELECT })
+    .then(
+      (rows) => new Set(rows.map((row) => row.name)),
+      () => new Set<string>(),
+    );
+  if (migrations.every((migration) => applied.has(migration.name))) return [];
+  const { runMigrations } = require('./migrator') as typeof Migrator;
+  return runMigrations(sequelize);
 }

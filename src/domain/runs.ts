@@ -38,7 +38,8 @@ export interface RunError {
  * Fields of a run that are absent, not null, until they exist (the API contract), or that the caller may not
  * see (`error`, `waiting_for`: owner only; `waiting_for` also while nothing waits); `alias` only on
  * runs whose version was drawn from an alias; `replay_of` only on replays; `tags`, `metadata`,
- * `batch_uid` only on runs that have them, for their owner; `start_at` only on a delayed start not yet begun.
+ * `batch_uid` only on runs that have them, for their owner; `priority` for the owner only; `start_at` only on a
+ * delayed start not yet begun.
  */
 export const RUN_OPTIONAL_FIELDS = [
   'alias',
@@ -46,6 +47,7 @@ export const RUN_OPTIONAL_FIELDS = [
   'tags',
   'metadata',
   'batch_uid',
+  'priority',
   'ended_at',
   'result_blob',
   'metrics',

@@ -85,6 +85,8 @@ export interface RunBudget {
 /**
  * A run that failed. `credits` is what its finished steps cost (model tokens are spent either way);
  * the message is safe to show the run's owner: no stack, key, header value or internal address.
+ * `stepsInFlight`: steps were still running when it failed, and what they had finished (an agent's turns
+ * and tool calls, an embedded run's steps) is not in `credits`: the run's journal has it.
  */
 export class ExecutionFailure extends Error {
   constructor(
@@ -92,6 +94,7 @@ export class ExecutionFailure extends Error {
     readonly credits: number,
     readonly stepId?: string,
     readonly code: RunErrorCode = 'StepFailed',
+    readonly stepsInFlight = false,
   ) {
     super(message);
     this.name = 'ExecutionFailure';

@@ -116,6 +116,7 @@ export async function executeDefinition(
         failed = true;
         controller.abort();
         if (stepId) stepEnded(stepId, message);
+        const inFlight = running.size > 0;
         // A run that parks or is given back goes on later: its steps in flight did not fail.
         if (context.signal.reason instanceof RunSuspended) running.clear();
         for (const id of [...running.keys()])
@@ -125,7 +126,7 @@ export async function executeDefinition(
               ? 'stopped: the run ended'
               : 'stopped: another step failed',
           );
-        reject(new ExecutionFailure(message, credits, stepId, code));
+        reject(new ExecutionFailure(message, credits, stepId, code, inFlight));
       };
 
       const stepFailed = (step: StepDefinition, error: unknown) => {

@@ -8,7 +8,7 @@ import type { RunError } from '../domain/runs';
 import type { CircuitDefinition } from '../domain/definition';
 import type { ApiServices } from '../graphql/context';
 import { cancelOwnRun, type InflightCalls } from './inflight-calls';
-import { followRun } from './follow-run';
+import { followRun, type RunFollower } from './follow-run';
 import { outputContract, type CircuitTool } from './tools';
 
 /**
@@ -25,21 +25,12 @@ export function callKey(viewer: User, sessionId: string | undefined, requestId: 
   return `mcp-${digest}`;
 }
 
-export interface CallContext {
+/** `signal`: aborted when this request's HTTP response closed: stop waiting (the run goes on). */
+export interface CallContext extends RunFollower {
   services: ApiServices;
   viewer: User;
   inflight: InflightCalls;
   key: string;
-  /** The client's progress token (`_meta.progressToken`), when it asked for progress. */
-  progressToken?: string | number;
-  /** Aborted when this request's HTTP response closed: stop waiting (the run goes on). */
-  signal: AbortSignal;
-  sendProgress(params: {
-    progressToken: string | number;
-    progress: number;
-    total?: number;
-    message?: string;
-  }): Promise<void>;
   /** Ends this request's HTTP response without an answer. */
   close(): void;
 }

@@ -5,31 +5,23 @@ import type { User } from '../models';
 import { CircuitRun } from '../models/CircuitRun';
 import type { ApiServices } from '../graphql/context';
 import { endedRunResult, errorResult } from './call-tool';
-import { followRun } from './follow-run';
+import { followRun, type RunFollower } from './follow-run';
 import { cancelOwnRun } from './inflight-calls';
 import { answerable, answerableRun, deliverAnswers, inputRequestsFor } from './run-input';
 import { createdTask } from './modern-tasks';
 import type { CircuitTool } from './tools';
 
-export interface ModernCallContext {
+/** `signal`: aborted when the client closed the request's stream: MCP's cancel of a 2026-07-28 request. */
+export interface ModernCallContext extends RunFollower {
   services: ApiServices;
   viewer: User;
   /** The client declared form elicitation: a wait on a signal or approval is asked as `input_required`. */
   canElicit: boolean;
   /** The client declared the tasks extension: the call answers a task at once. */
   asTask: boolean;
-  progressToken?: string | number;
   /** The run a previous round of this call created (its `requestState`), and the answers to that round. */
   requestState?: unknown;
   inputResponses?: Record<string, unknown>;
-  /** Aborted when the client closed the request's stream: MCP's cancel of a 2026-07-28 request. */
-  signal: AbortSignal;
-  sendProgress(params: {
-    progressToken: string | number;
-    progress: number;
-    total?: number;
-    message?: string;
-  }): Promise<void>;
 }
 
 type JsonObject = Record<string, unknown>;

@@ -104,7 +104,18 @@ export const RUN_COLUMNS = {
    * The query's `priority`, 0–9 (default 5): among one user's runs waiting for a slot, higher ones are claimed
    * first (src/runs/transitions.ts); never ahead of another user's runs.
    */
-  priority: { type: DataTypes.SMALLINT, allowNull: false, defaultValue: 5, draft: { arg: true } },
+  priority: {
+    type: DataTypes.SMALLINT,
+    allowNull: false,
+    defaultValue: 5,
+    draft: { arg: true },
+    api: {
+      name: 'priority',
+      ownerOnly: true,
+      description:
+        "The query's priority, 0–9 (5 when it sent none): among its owner's runs waiting for a slot, higher ones start first; for the run's owner only",
+    },
+  },
   /** How a replay reuses the original's outputs: 'recorded' or 'live'; null for other runs. */
   replay_mode: { type: DataTypes.TEXT, allowNull: true, draft: {} },
   /** The query sent "cache": "bypass": step cache reads skipped, results still stored. */

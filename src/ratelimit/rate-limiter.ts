@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type * as IoRedis from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { Sequelize } from 'sequelize';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
@@ -51,6 +51,8 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   let limiter: RateLimiterRedis | RateLimiterPostgres | RateLimiterMemory;
   let closeStore: () => Promise<void> = async () => {};
   if (options.redisUrl) {
+    // Loaded only here: without REDIS_URL no process needs the client.
+    const { Redis } = require('ioredis') as typeof IoRedis;
     const redis = new Redis(options.redisUrl, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,

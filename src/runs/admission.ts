@@ -99,16 +99,23 @@ const startValues = (from: string) =>
        COALESCE(${from}.wake_at, now()) + make_interval(secs => ${from}.deadline_s)`;
 
 /**
- * The CTEs that give each concurrency key of the runs `from` inserts (its `concurrency_key`) its slot rows, when it
- * has none yet (migration 0035): the claim statement locks and counts them. Nothing for runs without a key.
+ * The CTEs that count the runs `from` inserts in their concurrency keys' rows (migration 0036): each key's runs in
+ * flight (`run_key_ends.in_flight`), its row made when it has none, and then, for a key whose ends row this statement
+ * made, its slots row, which the claim statement locks and counts. A key has both rows or neither: the end of its
+ * last run deletes both, holding the ends row, which this statement locks first (in key order), so the two are
+ * deleted before it makes them again, or not at all. A key that had its rows keeps its slots row untouched: this
+ * statement, holding the ends row, never waits for a claim that holds the slots row (that claim may be waiting for a
+ * run whose end waits for the ends row). `xmax = 0` is how PostgreSQL tells a row an upsert inserted from one it
+ * updated. Nothing for runs without a key.
  */
 const keyRowsCtes = (from: string) => `,
-     key_slots AS (
-       INSERT INTO run_key_slots (key) SELECT DISTINCT concurrency_key FROM ${from} WHERE concurrency_key IS NOT NULL
-       ON CONFLICT DO NOTHING),
      key_ends AS (
-       INSERT INTO run_key_ends (key) SELECT DISTINCT concurrency_key FROM ${from} WHERE concurrency_key IS NOT NULL
-       ON CONFLICT DO NOTHING)`;
+       INSERT INTO run_key_ends AS e (key, in_flight)
+       SELECT concurrency_key, count(*) FROM ${from} WHERE concurrency_key IS NOT NULL GROUP BY concurrency_key ORDER BY concurrency_key
+       ON CONFLICT (key) DO UPDATE SET in_flight = e.in_flight + EXCLUDED.in_flight
+       RETURNING key, xmax = 0 AS made),
+     key_slots AS (
+       INSERT INTO run_key_slots (key) SELECT key FROM key_ends WHERE made ORDER BY key ON CONFLICT DO NOTHING)`;
 
 function admitSql(services: AdmissionPorts): string {
   const sqlEnqueue = services.runQueue.sqlEnqueue;

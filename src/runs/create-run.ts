@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { Op, UniqueConstraintError } from 'sequelize';
-import { Circuit, CircuitVersion, User } from '../models';
+import { Circuit, User } from '../models';
 import { CircuitRun, RUN_DRAFT_ARGS, RUN_DRAFT_COLUMNS, type RunDraft, type RunDraftArgs } from '../models/CircuitRun';
 import { IdempotencyKey } from '../models/IdempotencyKey';
 import { AppError, badInput, idempotencyKeyReused, notFound } from '../errors';
@@ -165,13 +165,7 @@ function asFirstAnswered(run: CircuitRun): CircuitRun {
 
 /** Versions are immutable (definition and circuit never change), so a run's version is kept by uid (RunService.versions). */
 async function loadVersion(runs: RunService, uid: string): Promise<RunVersion | null> {
-  const cached = runs.versions.get(uid);
-  if (cached) return cached;
-  const version = await CircuitVersion.findByPk(uid, { attributes: ['uid', 'circuit_uid', 'definition'] });
-  if (!version) return null;
-  const entry = { uid: version.uid, circuit_uid: version.circuit_uid, definition: version.definition };
-  runs.versions.set(uid, entry);
-  return entry;
+  return (await runs.versions.fetch(uid)) ?? null;
 }
 
 export async function resolveVersion(
@@ -198,12 +192,15 @@ export async function circuitOfAdaptor(runs: RunService, adaptorUid: string): Pr
     .map((a) => `c."${a}"`)
     .join(', ')} FROM circuits c JOIN circuit_adaptors a ON a.circuit_uid = c.uid WHERE a.uid = $1`;
   const cache = runs.readCache;
-  let row = cache.circuitOfAdaptor(adaptorUid);
+  let row: CircuitRow | null | undefined = cache.circuitOfAdaptor(adaptorUid);
   if (!row) {
-    const begunAt = cache.begin();
-    [row] = await preparedQuery<CircuitRow>(Circuit.sequelize!, circuitOfAdaptorSelect, [adaptorUid]);
+    const select = circuitOfAdaptorSelect;
+    row = await cache.readCircuitOfAdaptorOnce(adaptorUid, async (begunAt) => {
+      const [read] = await preparedQuery<CircuitRow>(Circuit.sequelize!, select, [adaptorUid]);
+      if (read) cache.setCircuitOfAdaptor(adaptorUid, read, begunAt);
+      return read ?? null;
+    });
     if (!row) return null;
-    cache.setCircuitOfAdaptor(adaptorUid, row, begunAt);
   }
   // A copy: the cached row is frozen and shared.
   return Circuit.build({ ...row } as never, { isNewRecord: false, raw: true });

@@ -24,18 +24,18 @@ import type { LifecycleRun } from './run-lifecycle';
 import { findUnstorableText } from './storable-json';
 import {
   ClaimedRun,
-  finishRun,
+  endRunTogether,
   handBackRuns,
+  MAX_WORKER_LOSSES,
   parkRun,
   RunEnding,
+  workerLosses,
   type RunCharge,
   type WorkerIdentity,
 } from './transitions';
-import { loadStepJournal, runJournal } from './step-journal';
+import { finishedStepCredits, loadStepJournal, runJournal } from './step-journal';
+import { journalOf } from './journal-rows';
 import { loadReplaySource, recordRunRequests, RunRequestGate } from './step-gate';
-
-/** A run is executed at most this many times (attempts are counted at claim, before executing); the next claim ends it WorkerLost. */
-export const MAX_ATTEMPTS = 3;
 
 /** How this worker process identifies itself on the runs it claims (see claimRun). */
 export interface RunWorkerIdentity {
@@ -97,7 +97,7 @@ async function logRunEnded(
 /** Ends a run (and publishes its state when the bus is not PostgreSQL); false when it was not this attempt's to end. */
 export async function endRun(deps: RunDeps, ending: RunEnding, run?: EndingRun): Promise<boolean> {
   const channel = deps.bus.sqlChannel;
-  const charge = await finishRun(deps.sequelize, ending, channel);
+  const charge = await endRunTogether(deps.runService.runEnds, ending, run?.user_uid);
   if (!charge) {
     deps.log.info({ run: ending.uid, attempt: ending.attempt }, 'run was ended by another attempt; result dropped');
     return false;
@@ -167,6 +167,28 @@ function errorOf(error: unknown, signal: AbortSignal, deadlineSeconds: number): 
   return { error: { code: 'Internal', message: 'The run failed because of an internal error' }, credits };
 }
 
+/**
+ * What a run stopped (canceled, past its deadline) pays for its steps: what they finished. With steps still in
+ * flight when it stopped (an agent waiting on a tool approval or a model, an embedded run partway), what those had
+ * finished is only in the run's journal, which holds every finished step `counted` (the engine's own count) holds
+ * too — unless writing one failed, hence never less than `counted`. Else `counted`.
+ */
+async function stoppedRunCredits(
+  deps: RunDeps,
+  uid: string,
+  error: unknown,
+  reason: unknown,
+  counted: number,
+): Promise<number> {
+  if (!(reason instanceof RunAborted && error instanceof ExecutionFailure && error.stepsInFlight)) return counted;
+  try {
+    return Math.max(counted, await finishedStepCredits(deps.sequelize, uid));
+  } catch (failure) {
+    deps.log.warn({ err: failure, run: uid }, "could not read the credits of a stopped run's finished steps");
+    return counted;
+  }
+}
+
 /** A COMPLETED ending jsonb can store, or the EXCEPTION that replaces it (such a run ends at once and is not retried). */
 function storableEnding(ending: RunEnding, result: ExecutionResult): RunEnding {
   for (const [stepId, record] of Object.entries(result.steps)) {
@@ -211,6 +233,17 @@ export class RunHandedBack extends RunSuspended {
   }
 }
 
+/**
+ * The abort reason of a run whose waits ended while a slot it must take back was full: it was given back, waiting
+ * for the slot (resumeHeldRun), and is claimed again in turn.
+ */
+export class RunAwaitingSlot extends RunSuspended {
+  constructor() {
+    super('the run waits for a slot to go on');
+    this.name = 'RunAwaitingSlot';
+  }
+}
+
 /** A run's deadline timer, paused while an approval step waits. */
 class RunDeadline {
   private timer: NodeJS.Timeout | undefined;
@@ -251,9 +284,10 @@ class RunDeadline {
 
 /**
  * How an attempt of a run ended for this worker. 'parked': the run waits as a row; 'parkRefused': it was to
- * park but something resolved a wait meanwhile (or a cancel came): it was given back, to be taken again now.
+ * park but something resolved a wait meanwhile (or a cancel came): it was given back, to be taken again now;
+ * 'awaitingSlot': its waits ended but its slot was full: it was given back, waiting for a slot.
  */
-export type AttemptOutcome = 'ended' | 'refused' | 'handedBack' | 'parked' | 'parkRefused';
+export type AttemptOutcome = 'ended' | 'refused' | 'handedBack' | 'parked' | 'parkRefused' | 'awaitingSlot';
 
 /**
  * Executes a claimed run and ends it. `control` is the attempt's abort controller, held by the
@@ -265,6 +299,7 @@ export async function executeClaimed(
   engine: EngineDeps,
   claim: ClaimedRun,
   control: AbortController,
+  slotsFreed: () => void = () => {},
 ): Promise<AttemptOutcome> {
   const { log, sequelize, config } = deps;
   const base = { uid: claim.uid, attempt: claim.attempt };
@@ -282,18 +317,24 @@ export async function executeClaimed(
     log.warn({ run: claim.uid, attempt: claim.attempt }, 'taking over a run whose worker is gone');
   }
   const deadlineAt = deadlineOf(claim, config.runDeadlineSeconds);
-  const crashes = claim.attempt - 1 - Number(claim.handed_back ?? 0);
-  if (crashes >= MAX_ATTEMPTS) {
+  // A run ended before this attempt executes anything pays what earlier attempts finished (its journal).
+  const finishedBefore = () => (claim.attempt > 1 ? finishedStepCredits(sequelize, claim.uid) : Promise.resolve(0));
+  const crashes = workerLosses(claim);
+  if (crashes >= MAX_WORKER_LOSSES) {
     return ended(
-      failedEnding(base, {
-        code: 'WorkerLost',
-        message: `The run stopped its worker ${crashes} times; it is not retried again`,
-      }),
+      failedEnding(
+        base,
+        {
+          code: 'WorkerLost',
+          message: `The run stopped its worker ${crashes} times; it is not retried again`,
+        },
+        await finishedBefore(),
+      ),
     );
   }
-  if (claim.cancel_requested_at) return ended(failedEnding(base, abortedError('Canceled')));
+  if (claim.cancel_requested_at) return ended(failedEnding(base, abortedError('Canceled'), await finishedBefore()));
   if (!claim.paused_at && deadlineAt.at <= Date.now())
-    return ended(failedEnding(base, abortedError('DeadlineExceeded', deadlineAt.seconds)));
+    return ended(failedEnding(base, abortedError('DeadlineExceeded', deadlineAt.seconds), await finishedBefore()));
   const plan = claim.definition ? { definition: claim.definition, metrics: claim.metrics } : null;
   if (!plan)
     return ended(failedEnding(base, { code: 'Internal', message: 'The circuit version of this run no longer exists' }));
@@ -335,7 +376,12 @@ export async function executeClaimed(
       log.warn({ err: error, run: claim.uid }, "could not record the run's step requests"),
     );
   try {
-    const entries = claim.attempt > 1 ? await loadStepJournal(sequelize, claim.uid) : new Map<string, JournalEntry>();
+    const entries =
+      claim.attempt <= 1
+        ? new Map<string, JournalEntry>()
+        : claim.journal
+          ? journalOf(claim.journal)
+          : await loadStepJournal(sequelize, claim.uid);
     // The run's budget (docs/limits.md), its observer, which feeds the event log, and its step journal (durable steps).
     const budget: RunBudget = {
       maxSteps: config.runMaxSteps,
@@ -365,10 +411,15 @@ export async function executeClaimed(
         runUid: claim.uid,
         attempt: claim.attempt,
         defaultDeadlineSeconds: config.runDeadlineSeconds,
+        userMaxConcurrent: config.userMaxConcurrentRuns,
         entries,
         deadline,
         parkAfterMs: config.runParkAfterSeconds * 1000,
         park: (waiting) => abort(new RunParked(waiting)),
+        awaitSlot: () => abort(new RunAwaitingSlot()),
+        slotsFreed,
+        signal: control.signal,
+        paused: claim.paused_at !== null,
       }),
     };
     const result = await executeDefinition(plan.definition, claim.input, context);
@@ -403,15 +454,21 @@ export async function executeClaimed(
         );
   } catch (error) {
     const reason: unknown = control.signal.reason;
-    if (reason instanceof RunHandedBack || reason instanceof RunParked) {
+    if (reason instanceof RunHandedBack || reason instanceof RunParked || reason instanceof RunAwaitingSlot) {
       await recordRequests();
       await recorder.flush();
       endRunSpan(null);
       if (reason instanceof RunHandedBack) return 'handedBack';
+      if (reason instanceof RunAwaitingSlot) return 'awaitingSlot';
       return suspendWaitingRun(deps, claim, reason.waiting);
     }
     const failed = errorOf(error, control.signal, deadlineAt.seconds);
-    ending = failedEnding(base, failed.error, failed.credits, error instanceof Error ? error.message : String(error));
+    ending = failedEnding(
+      base,
+      failed.error,
+      await stoppedRunCredits(deps, claim.uid, error, reason, failed.credits),
+      error instanceof Error ? error.message : String(error),
+    );
   } finally {
     deadline.stop();
     unsubscribe();

@@ -6,6 +6,7 @@ import {
   claimRun,
   handBackRuns,
   heartbeatRuns,
+  isLastAttempt,
   wakeWaitingRuns,
   type ClaimedRun,
   type ClaimFairness,
@@ -52,6 +53,8 @@ export class InflightRuns implements RunTaker {
   /** Runs claimed here and not yet finished, in all and per user (fair shares, docs/fairness.md). */
   private held = 0;
   private readonly heldByUser = new Map<string, number>();
+  /** Runs on their last attempt executing here (at most one: ClaimRoom.lastAttempts). */
+  private lastAttempts = 0;
   private closing = false;
   /** Runs whose jobs reached this worker while it was stopping: queued again once its queue has stopped. */
   private readonly arrivedWhileClosing = new Set<string>();
@@ -62,7 +65,10 @@ export class InflightRuns implements RunTaker {
   private readonly fairness: ClaimFairness = {
     room: () => this.room(),
     claimed: (claims) => {
-      for (const claim of claims) this.hold(claim.user_uid, 1);
+      for (const claim of claims) {
+        this.hold(claim.user_uid, 1);
+        if (isLastAttempt(claim)) this.lastAttempts += 1;
+      }
     },
   };
 
@@ -113,7 +119,13 @@ export class InflightRuns implements RunTaker {
     const { maxInflight, userMaxConcurrent, userShare } = this.options;
     const userRoom = new Map<string, number>();
     for (const [user, count] of this.heldByUser) userRoom.set(user, Math.max(0, userShare - count));
-    return { userMax: userMaxConcurrent, room: maxInflight - this.held, shareMax: userShare, userRoom };
+    return {
+      userMax: userMaxConcurrent,
+      room: maxInflight - this.held,
+      shareMax: userShare,
+      userRoom,
+      lastAttempts: this.lastAttempts > 0 ? 0 : 1,
+    };
   }
 
   private hold(user: string, delta: number): void {
@@ -128,11 +140,19 @@ export class InflightRuns implements RunTaker {
     const control = new AbortController();
     const held: HeldRun = { attempt: claim.attempt, control, done: Promise.resolve() };
     this.runs.set(claim.uid, held);
-    held.done = executeClaimed(deps, this.options.engine, claim, control)
+    // Counted when claimed (fairness.claimed); it stops counting as soon as the attempt is over, so a run taken
+    // again at once (below) is judged afresh.
+    let lastAttempt = isLastAttempt(claim);
+    const attemptOver = () => {
+      if (lastAttempt) this.lastAttempts -= 1;
+      lastAttempt = false;
+    };
+    held.done = executeClaimed(deps, this.options.engine, claim, control, () => this.wake())
       .then(async (outcome) => {
         if (outcome === 'parkRefused') {
           // A wait was resolved while the run was parking: it goes on at once, as a new attempt.
           if (this.runs.get(claim.uid) === held) this.runs.delete(claim.uid);
+          attemptOver();
           if (!this.closing) await this.take(claim.uid);
           return;
         }
@@ -142,6 +162,7 @@ export class InflightRuns implements RunTaker {
         const run = await CircuitRun.findByPk(claim.uid, { attributes: ['uid', 'state'] });
         if (run?.state !== 'PROVISIONED' || this.closing) return;
         if (this.runs.get(claim.uid) === held) this.runs.delete(claim.uid);
+        attemptOver();
         await this.take(claim.uid);
       })
       .catch((error: unknown) => {
@@ -150,6 +171,7 @@ export class InflightRuns implements RunTaker {
       })
       .finally(() => {
         this.hold(claim.user_uid, -1);
+        attemptOver();
         if (this.runs.get(claim.uid) === held) this.runs.delete(claim.uid);
         this.wake();
       });

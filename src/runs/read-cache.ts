@@ -64,6 +64,7 @@ export class RunReadCache implements NotifiedCache {
   });
   /** Reads in progress, so that readers arriving at once wait for one read. */
   private readonly reading = new Map<string, Promise<RunReadRows | null>>();
+  private readonly readingCircuits = new Map<string, Promise<CircuitRow | null>>();
   /** What was made from kept rows alone (the bytes of an answer), per rows and key: it goes when the rows go. */
   private readonly besides = new WeakMap<RunReadRows, Map<string, unknown>>();
 
@@ -124,6 +125,24 @@ export class RunReadCache implements NotifiedCache {
     if (!made) this.besides.set(rows, (made = new Map()));
     if (!made.has(key)) made.set(key, make());
     return made.get(key) as T;
+  }
+
+  /**
+   * `read(begunAt)` of the circuit behind `adaptorUid`, shared with one begun since the last invalidation
+   * and still in progress: many first queries of one circuit at once cost one read.
+   */
+  readCircuitOfAdaptorOnce(
+    adaptorUid: string,
+    read: (begunAt: number) => Promise<CircuitRow | null>,
+  ): Promise<CircuitRow | null> {
+    const begunAt = this.generation;
+    const key = `${begunAt}:${adaptorUid}`;
+    let pending = this.readingCircuits.get(key);
+    if (!pending) {
+      pending = read(begunAt).finally(() => this.readingCircuits.delete(key));
+      this.readingCircuits.set(key, pending);
+    }
+    return pending;
   }
 
   circuitOfAdaptor(adaptorUid: string): CircuitRow | undefined {

@@ -48,8 +48,7 @@ import type { LoggedRunEvent } from './events/log';
 import { waitForRunEnd } from './events/wait';
 import { abortedError, endRun, executeRunHandler, failedEnding, type RunWorkerIdentity } from './execute';
 import { InflightRuns } from './inflight-runs';
-import { claimOrphanedRuns, claimRunsToRequeue, findOverdueRuns, wakeDueRuns } from './transitions';
-import { queueRuns } from './queue-runs';
+import { claimOrphanedRuns, claimRunsToRequeue, deleteIdleKeyRows, findOverdueRuns, wakeDueRuns } from './transitions';
 import { pruneRunEvents } from './events/log';
 import { sweepStepCache } from './step-cache';
 
@@ -112,8 +111,8 @@ export interface RunWing {
   ): Promise<BulkReplayResult>;
   /** A person's decision on a waiting approval step. */
   approve(runUid: string, stepId: string, decision: ApprovalDecision): Promise<ApprovalOutcome>;
-  /** The owner's signal to a signal wait step. */
-  signal(runUid: string, stepId: string, data: unknown): Promise<SignalOutcome>;
+  /** The owner's signal to a signal wait step; `versionUid`, the run's version when the caller has read the run. */
+  signal(runUid: string, stepId: string, data: unknown, versionUid?: string): Promise<SignalOutcome>;
   /** A signal POSTed to a callback URL (no token: its key is the credential); 404 for a key that is not the step's. */
   signalByCallback(runUid: string, path: string, key: unknown, data: unknown): Promise<SignalOutcome>;
   /** A decision sent to an approval's decision URL (no token: its key is the credential); 404 for a key that is not the step's. */
@@ -198,7 +197,7 @@ export function createRunWing(ports: RunWingPorts): { wing: RunWing; worker?: Ru
     approve: (runUid, stepId, decision) => resolveApproval(deps, runUid, stepId, decision),
     waitingSteps: (runUids) => readWaitingSteps(sequelize, runUids),
     waitingApprovalsOf: (userUid, limit) => waitingApprovalsOf(sequelize, userUid, limit),
-    signal: (runUid, stepId, data) => deliverSignal(deps, runUid, stepId, data, 'owner'),
+    signal: (runUid, stepId, data, versionUid) => deliverSignal(deps, runUid, stepId, data, 'owner', versionUid),
     async signalByCallback(runUid, path, key, data) {
       if (!waitUrls.verify(runUid, path, 'signal', key)) throw notFound('Callback');
       return deliverSignal(deps, runUid, path, data, 'callback').catch((error: unknown) => {
@@ -260,7 +259,10 @@ export function createRunWing(ports: RunWingPorts): { wing: RunWing; worker?: Ru
       Math.max(30_000, 2 * config.jobLockLifetimeMs),
     );
     for (const run of overdue) {
-      await endRun(deps, failedEnding({ uid: run.uid, attempt: run.attempt }, abortedError('DeadlineExceeded')));
+      await endRun(
+        deps,
+        failedEnding({ uid: run.uid, attempt: run.attempt }, abortedError('DeadlineExceeded'), run.credits),
+      );
     }
   };
   const worker: RunWingWorker = {
@@ -277,13 +279,13 @@ export function createRunWing(ports: RunWingPorts): { wing: RunWing; worker?: Ru
       inflight.wake();
       await pruneRunEvents(sequelize, config.runEventsRetentionDays);
       await sweepStepCache(sequelize);
+      await deleteIdleKeyRows(sequelize);
     },
     async wakeDue() {
       for (;;) {
-        const { resumed, starting } = await wakeDueRuns(sequelize, WAKE_BATCH);
-        await queueRuns(deps, resumed);
-        if (starting > 0) inflight.wake();
-        if (resumed.length + starting < WAKE_BATCH) return;
+        const woken = await wakeDueRuns(sequelize, WAKE_BATCH);
+        if (woken > 0) inflight.wake();
+        if (woken < WAKE_BATCH) return;
       }
     },
     close: () => inflight.close(RUN_DRAIN_MS),

@@ -83,10 +83,12 @@ export async function deliverSignal(
   path: string,
   data: unknown,
   sender: SignalSender,
+  versionUid?: string,
 ): Promise<SignalOutcome> {
   const step = `Step ${quoted(path)}`;
   if (textFlaw(path)) throw conflict(`${step} is not a signal wait of this run`);
   const json = JSON.stringify(data ?? null);
+  if (versionUid && (await recordedAtOnce(deps, runUid, versionUid, path, data, json))) return { repeated: false };
   for (let attempt = 1; ; attempt++) {
     const [target] = await preparedQuery<SignalTarget>(deps.sequelize, TARGET, [runUid, path, json]);
     if (!target) throw notFound('Circuit run');
@@ -119,6 +121,41 @@ export async function deliverSignal(
     // The step or run changed between the two statements (it began waiting, or ended): looked at once more.
     if (attempt >= 2) throw conflict(`${step} could not be signaled; try again`);
   }
+}
+
+/**
+ * The common case in one statement: a caller that has read the run (the owner's request, for its policy)
+ * knows its version, whose definition declares the step. Data that the declared step's schema accepts is
+ * recorded and the run woken at once; false — nothing recorded (the step has its signal, no longer waits,
+ * the run ended) or the data fails the schema — leaves the answer to the full path, which reads the step
+ * and says why.
+ */
+async function recordedAtOnce(
+  deps: RunDeps,
+  runUid: string,
+  versionUid: string,
+  path: string,
+  data: unknown,
+  json: string,
+): Promise<boolean> {
+  const version = await deps.runService.versions.fetch(versionUid);
+  const declared = version?.definition.steps.find((candidate) => candidate.id === path);
+  if (!declared || declared.kind !== 'wait' || declared.for !== 'signal') return false;
+  if (declared.schema) {
+    try {
+      if (!deps.schemas.outputs.validatorFor(`${versionUid}#signal#${path}`, declared.schema)(data)) return false;
+    } catch {
+      return false;
+    }
+  }
+  const [written] = await preparedQuery<WakeOutcome & { recorded: number }>(
+    deps.sequelize,
+    recordSql(deps.queue.sqlEnqueue),
+    [runUid, path, json],
+  );
+  if (!written?.recorded) return false;
+  await wakeHeard(deps, runUid, written);
+  return true;
 }
 
 function checkAgainst(deps: RunDeps, key: string, schema: unknown, data: unknown): void {

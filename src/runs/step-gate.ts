@@ -93,7 +93,7 @@ export async function loadReplaySource(sequelize: Sequelize, uid: string): Promi
 
 /**
  * Writes a run's request hashes on their own: for an attempt given back unfinished (a run that ends
- * writes them in the statement that ends it, finishRun).
+ * writes them in the statement that ends it, finishRuns in src/runs/transitions.ts).
  */
 export async function recordRunRequests(
   sequelize: Sequelize,

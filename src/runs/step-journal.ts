@@ -3,7 +3,10 @@ import { ASYNC_COMMIT_COLUMN } from '../db/async-commit';
 import { preparedQuery } from '../db/prepared';
 import { StatementBatcher } from '../db/statement-batcher';
 import { toStorableText } from './storable-json';
-import type { ApprovalDecision, JournalEntry, SignalReceipt, StepJournal, WaitRequest } from '../engine/run-control';
+import { resumeHeldRun } from './transitions';
+import { finishedCreditsSql } from '../credits/finished-credits';
+import { entryOf, journalOf, STEP_COLUMNS, type StepRow } from './journal-rows';
+import type { JournalEntry, StepJournal, WaitRequest } from '../engine/run-control';
 import type { RunEventBus } from './events/bus';
 
 /**
@@ -13,42 +16,6 @@ import type { RunEventBus } from './events/bus';
  * attempt that lost the run writes nothing.
  */
 
-interface StepRow {
-  path: string;
-  kind: string;
-  status: JournalEntry['status'];
-  output: unknown;
-  credits: number;
-  usage: JournalEntry['usage'] | null;
-  started_at: Date;
-  ended_at: Date | null;
-  prompt: string | null;
-  expires_at: Date | null;
-  on_timeout: string | null;
-  decision: ApprovalDecision | SignalReceipt | null;
-}
-
-const iso = (value: Date | string | null): string | undefined =>
-  value === null ? undefined : new Date(value).toISOString();
-
-function entryOf(row: StepRow): JournalEntry {
-  return {
-    status: row.status,
-    kind: row.kind,
-    output: row.output,
-    credits: Number(row.credits),
-    ...(row.usage ? { usage: row.usage } : {}),
-    started_at: iso(row.started_at)!,
-    ...(row.ended_at ? { ended_at: iso(row.ended_at) } : {}),
-    ...(row.prompt !== null ? { prompt: row.prompt } : {}),
-    ...(row.expires_at ? { expires_at: iso(row.expires_at) } : {}),
-    ...(row.decision ? { decision: row.decision } : {}),
-  };
-}
-
-const STEP_COLUMNS =
-  'path, kind, status, output, credits, usage, started_at, ended_at, prompt, expires_at, on_timeout, decision';
-
 /** Everything earlier attempts of a run recorded, by path. */
 export async function loadStepJournal(sequelize: Sequelize, runUid: string): Promise<Map<string, JournalEntry>> {
   const rows = await preparedQuery<StepRow>(
@@ -56,7 +23,17 @@ export async function loadStepJournal(sequelize: Sequelize, runUid: string): Pro
     `SELECT ${STEP_COLUMNS} FROM circuit_run_steps WHERE run_uid = $1`,
     [runUid],
   );
-  return new Map(rows.map((row) => [row.path, entryOf(row)]));
+  return journalOf(rows);
+}
+
+/** The credits of what the run's journal says finished (finishedCreditsSql). */
+export async function finishedStepCredits(sequelize: Sequelize, runUid: string): Promise<number> {
+  const rows = await preparedQuery<{ credits: string }>(
+    sequelize,
+    `SELECT ${finishedCreditsSql('$1::uuid')} AS credits`,
+    [runUid],
+  );
+  return Number(rows[0]?.credits ?? 0);
 }
 
 type StepRecord = Parameters<StepJournal['complete']>[1];
@@ -102,7 +79,10 @@ export function createJournalWriter(sequelize: Sequelize): JournalWriter {
   );
 }
 
-/** Starts a wait: its row and the run's pause, in one statement; the row (resolved already when a signal came first), or null when the run is not this attempt's. */
+/**
+ * Starts a wait: its row and, when `pause` (no other step of the run is executing), the run's pause, in one statement;
+ * the row (resolved already when a signal came first), or null when the run is not this attempt's.
+ */
 async function startWaiting(
   sequelize: Sequelize,
   runUid: string,
@@ -110,6 +90,7 @@ async function startWaiting(
   path: string,
   kind: string,
   request: WaitRequest,
+  pause: boolean,
 ): Promise<JournalEntry | null> {
   const approval = request.for === 'approval' ? request : null;
   const signal = request.for === 'signal' ? request : null;
@@ -117,7 +98,7 @@ async function startWaiting(
   const rows = await preparedQuery<StepRow>(
     sequelize,
     `WITH run AS (
-       UPDATE circuit_runs SET paused_at = COALESCE(paused_at, now()), updated_at = now()
+       UPDATE circuit_runs SET paused_at = CASE WHEN $11 THEN COALESCE(paused_at, now()) ELSE paused_at END, updated_at = now()
         WHERE uid = $1 AND state = 'RUNNING' AND attempt = $2 RETURNING uid)
      INSERT INTO circuit_run_steps (run_uid, path, kind, status, attempt, prompt, expires_at, on_timeout, wait_for, schema, started_at)
      SELECT run.uid, $3, $4, 'waiting', $2, $5, COALESCE($6::timestamptz, now() + make_interval(secs => $7)), $8, $9, $10::jsonb, now() FROM run
@@ -134,9 +115,20 @@ async function startWaiting(
       approval?.onTimeout ?? signal?.onTimeout ?? null,
       approval ? null : request.for,
       signal?.schema ? JSON.stringify(signal.schema) : null,
+      pause,
     ],
   );
   return rows[0] ? entryOf(rows[0]) : null;
+}
+
+/** Pauses a run this attempt holds (its slots given up, its deadline stopped): every step of it in flight waits. */
+async function pauseHeldRun(sequelize: Sequelize, runUid: string, attempt: number): Promise<void> {
+  await preparedQuery(
+    sequelize,
+    `UPDATE circuit_runs SET paused_at = COALESCE(paused_at, now()), updated_at = now()
+      WHERE uid = $1 AND state = 'RUNNING' AND attempt = $2`,
+    [runUid, attempt],
+  );
 }
 
 async function readStep(sequelize: Sequelize, runUid: string, path: string): Promise<JournalEntry | null> {
@@ -165,28 +157,6 @@ async function expireWait(sequelize: Sequelize, runUid: string, path: string): P
   await preparedQuery(sequelize, EXPIRE_WAITS_SQL, [runUid, [path]]);
 }
 
-/**
- * Ends the run's pause once nothing waits any more: the deadline moves on by the time it was paused.
- * Returns the new deadline, or null while another wait goes on (or the run is not this attempt's).
- */
-async function endPause(
-  sequelize: Sequelize,
-  runUid: string,
-  attempt: number,
-  defaultDeadlineSeconds: number,
-): Promise<Date | null> {
-  const rows = await preparedQuery<{ deadline_at: Date }>(
-    sequelize,
-    `UPDATE circuit_runs
-        SET deadline_at = COALESCE(deadline_at, created_at + make_interval(secs => $3)) + (now() - paused_at), paused_at = NULL, updated_at = now()
-      WHERE uid = $1 AND attempt = $2 AND state = 'RUNNING' AND paused_at IS NOT NULL
-        AND NOT EXISTS (SELECT 1 FROM circuit_run_steps WHERE run_uid = $1 AND status = 'waiting')
-      RETURNING deadline_at, ${ASYNC_COMMIT_COLUMN}`,
-    [runUid, attempt, defaultDeadlineSeconds],
-  );
-  return rows[0] ? new Date(rows[0].deadline_at) : null;
-}
-
 export interface RunJournalOptions {
   sequelize: Sequelize;
   writes: JournalWriter;
@@ -194,6 +164,8 @@ export interface RunJournalOptions {
   runUid: string;
   attempt: number;
   defaultDeadlineSeconds: number;
+  /** USER_MAX_CONCURRENT_RUNS: a run that resumes takes its user's slot back within it. */
+  userMaxConcurrent: number;
   /** What earlier attempts recorded (empty on a first attempt). */
   entries: Map<string, JournalEntry>;
   /** The run's deadline stops while a step waits, and starts again at the date given. */
@@ -204,14 +176,37 @@ export interface RunJournalOptions {
    */
   parkAfterMs: number;
   park(waiting: readonly string[]): void;
+  /** The run was paused when this attempt took it (a wait still going on): its pause must be ended here. */
+  paused: boolean;
+  /**
+   * Called when the run's waits are over but a slot it must take back is full (its user's or its concurrency key's):
+   * the run was given back, marked waiting for a slot, and the attempt stops (the engine's signal is aborted).
+   */
+  awaitSlot(): void;
+  /** The run paused while this attempt holds it: the slots it gave up may go to runs waiting for one. */
+  slotsFreed(): void;
+  /** The attempt's signal: once it is aborted (parked, given back, canceled) the run takes no slot back here. */
+  signal: AbortSignal;
 }
 
 /** The journal of one attempt of one run. */
 export function runJournal(options: RunJournalOptions): StepJournal {
   const { sequelize, writes, runEvents, runUid, attempt, entries, deadline } = options;
+  /** Steps executing now; a step that waits is not counted. */
   let busy = 0;
+  /** The run is paused (holds no slot, its deadline stopped): every step of it in flight waits. */
+  let pauseHeld = options.paused;
   const waiting = new Set<string>();
   let parkTimer: NodeJS.Timeout | undefined;
+  let pauseCheck: NodeJS.Immediate | undefined;
+  /** This attempt's pause and resume statements, one after another. */
+  let slotChanges: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(change: () => Promise<T>): Promise<T> => {
+    const next = slotChanges.then(change);
+    slotChanges = next.catch(() => undefined);
+    return next;
+  };
+
   /** Parks the run once only waits are in flight, for parkAfterMs. */
   const considerParking = () => {
     if (busy > 0 || waiting.size === 0) {
@@ -225,9 +220,47 @@ export function runJournal(options: RunJournalOptions): StepJournal {
     }, options.parkAfterMs);
     parkTimer.unref();
   };
+  /**
+   * Pauses the run once every step in flight waits (looked at once the current turn of the event loop is over: a step
+   * that hands over to the steps it starts is not counted between the two). A pause that fails leaves the slots held.
+   */
+  const considerPausing = () => {
+    if (busy > 0 || waiting.size === 0 || pauseHeld || pauseCheck) return;
+    pauseCheck = setImmediate(() => {
+      pauseCheck = undefined;
+      if (busy > 0 || waiting.size === 0 || pauseHeld) return;
+      pauseHeld = true;
+      deadline.pause();
+      void inTurn(() => pauseHeldRun(sequelize, runUid, attempt)).then(options.slotsFreed, () => undefined);
+    });
+  };
+  /**
+   * A step goes on while the run is paused: the run takes its slots back first, in turn with the runs waiting for one
+   * (docs/fairness.md); when one is full the run is given back to wait for it and the attempt stops.
+   */
+  let givenBack = false;
+  const resume = () =>
+    inTurn(async () => {
+      if (!pauseHeld || givenBack || options.signal.aborted) return;
+      const resumed = await resumeHeldRun(
+        sequelize,
+        runUid,
+        attempt,
+        options.userMaxConcurrent,
+        options.defaultDeadlineSeconds,
+      );
+      if (resumed === 'turnedAway') {
+        givenBack = true;
+        options.awaitSlot();
+      } else if (resumed) {
+        pauseHeld = false;
+        deadline.resume(resumed.resumed);
+      }
+    });
   const changeBusy = (delta: 1 | -1) => {
     busy += delta;
     considerParking();
+    considerPausing();
   };
 
   return {
@@ -235,6 +268,8 @@ export function runJournal(options: RunJournalOptions): StepJournal {
 
     complete: (path, record) => writes.submit('', { runUid, attempt, path, record }),
 
+    // Only a wait that ends takes the slots back (waitFor): a paused run's other steps in flight are waits too, and a
+    // step replayed from the journal at a claim executes nothing.
     busy: changeBusy,
 
     async waitFor(path, kind, request, signal, onWaiting) {
@@ -242,7 +277,14 @@ export function runJournal(options: RunJournalOptions): StepJournal {
       let entry = entries.get(path) ?? null;
       if (entry?.status === 'waiting' || !entry) {
         const fresh = !entry;
-        entry = await startWaiting(sequelize, runUid, attempt, path, kind, request);
+        // The only step executing starts to wait: the run pauses in the same statement. Otherwise it pauses when
+        // the last of the others waits too (considerPausing).
+        const pause = busy <= 1 && !pauseHeld;
+        if (pause) {
+          pauseHeld = true;
+          deadline.pause();
+        }
+        entry = await inTurn(() => startWaiting(sequelize, runUid, attempt, path, kind, request, pause));
         if (!entry) throw new Error("the run is no longer this attempt's");
         // A wait that expired while nobody held the run (parked, or its worker gone) is over at once.
         if (entry.status === 'waiting' && new Date(entry.expires_at!).getTime() <= Date.now()) {
@@ -250,7 +292,7 @@ export function runJournal(options: RunJournalOptions): StepJournal {
           entry = (await readStep(sequelize, runUid, path)) ?? entry;
         }
         if (entry.status === 'waiting') {
-          deadline.pause();
+          if (pause) options.slotsFreed();
           if (fresh) onWaiting(entry);
           waiting.add(path);
           changeBusy(-1);
@@ -262,8 +304,10 @@ export function runJournal(options: RunJournalOptions): StepJournal {
           }
         }
       }
-      const resumed = await endPause(sequelize, runUid, attempt, options.defaultDeadlineSeconds);
-      if (resumed) deadline.resume(resumed);
+      // The step goes on; a paused run (this wait's pause, or one found at the claim) takes its slots back first.
+      signal.throwIfAborted();
+      await resume();
+      signal.throwIfAborted();
       return entry;
     },
   };

@@ -2,9 +2,11 @@ import { QueryTypes, Sequelize } from 'sequelize';
 import { preparedQuery } from '../db/prepared';
 import { StatementBatcher } from '../db/statement-batcher';
 import { claimOverdue, claimOverdueSql } from '../db/claim-overdue';
-import { chargeRunSql } from '../credits/charge';
+import { chargeRunsSql } from '../credits/charge';
 import { ASYNC_COMMIT_COLUMN } from '../db/async-commit';
 import { eventBatchJson, type PendingRunEvent } from './events/log';
+import { finishedCreditsSql } from '../credits/finished-credits';
+import { JOURNAL_JSON_SQL, type StepRow } from './journal-rows';
 import type { RunError, RunState } from '../domain/runs';
 import type { MetricExpression } from '../models/CircuitMetric';
 import type { CircuitDefinition } from '../domain/definition';
@@ -13,7 +15,7 @@ import type { CircuitDefinition } from '../domain/definition';
  * Every state change of a run is one guarded UPDATE here, so a state never goes backwards
  * and a terminal state never changes:
  *   PROVISIONED → RUNNING            claimRun (also re-claims a RUNNING run whose worker went silent)
- *   RUNNING → COMPLETED | EXCEPTION  finishRun, only by the attempt that holds the run, charging
+ *   RUNNING → COMPLETED | EXCEPTION  finishRuns, only by the attempt that holds the run, charging
  *                                    credits in the same transaction
  */
 
@@ -39,6 +41,8 @@ export interface ClaimedRun {
   handed_back: number;
   /** Set while an approval step holds the run: its deadline is paused. */
   paused_at: Date | null;
+  /** What earlier attempts journaled (attempt > 1; null on a first attempt). */
+  journal?: StepRow[] | null;
   /** The run this one replays and how; the query's "cache": "bypass". */
   replay_of?: string | null;
   replay_mode?: 'recorded' | 'live' | null;
@@ -58,6 +62,23 @@ export interface WorkerIdentity {
   backendPid: number | null;
 }
 
+/**
+ * A run is executed at most this many times in all while its executions stop their workers (attempts are counted
+ * at claim, before executing); the claim after the last such loss ends it WorkerLost. Attempts a stopping worker
+ * gave back (`handed_back`: a park, a restart) are not losses.
+ */
+export const MAX_WORKER_LOSSES = 3;
+
+/** How many of a claimed run's earlier attempts ended with their worker gone. */
+export function workerLosses(claim: Pick<ClaimedRun, 'attempt' | 'handed_back'>): number {
+  return claim.attempt - 1 - Number(claim.handed_back ?? 0);
+}
+
+/** The claimed attempt is the run's last (LAST_ATTEMPT_SQL, seen from the claim). */
+export function isLastAttempt(claim: Pick<ClaimedRun, 'attempt' | 'handed_back'>): boolean {
+  return workerLosses(claim) === MAX_WORKER_LOSSES - 1;
+}
+
 /** The most runs one claim statement takes (a worker claims at most its JOB_CONCURRENCY at a time). */
 const MAX_CLAIM_BATCH = 50;
 
@@ -72,6 +93,12 @@ export interface ClaimRoom {
   room: number;
   shareMax: number;
   userRoom: Map<string, number>;
+  /**
+   * How many runs on their last attempt (LAST_ATTEMPT_SQL) this worker may take: 1 while it executes none, else 0.
+   * A run that stopped its worker twice gets its last attempt beside no other such run, so a poison run's last
+   * attempt cannot take with it a run that was only its neighbour in the two workers it killed before.
+   */
+  lastAttempts: number;
 }
 
 /** What a claiming worker tells the claim statement: its room now, and the runs it just claimed. */
@@ -136,7 +163,53 @@ export function claimRun(
 }
 
 /** Without a ClaimFairness: no limit but the database's (the tests' and tools' claims). */
-const UNLIMITED: ClaimRoom = { userMax: 2 ** 31 - 1, room: 2 ** 31 - 1, shareMax: 2 ** 31 - 1, userRoom: new Map() };
+const UNLIMITED: ClaimRoom = {
+  userMax: 2 ** 31 - 1,
+  room: 2 ** 31 - 1,
+  shareMax: 2 ** 31 - 1,
+  userRoom: new Map(),
+  lastAttempts: 2 ** 31 - 1,
+};
+
+/**
+ * A run whose next attempt is its last (`MAX_WORKER_LOSSES`): a RUNNING run that no worker holds has stopped its
+ * worker once for every attempt that was not given back.
+ */
+const LAST_ATTEMPT_SQL = (run: string) =>
+  `${run}.state = 'RUNNING' AND ${run}.attempt - ${run}.handed_back = ${MAX_WORKER_LOSSES - 1}`;
+
+/**
+ * The slot rows a statement takes slots in (docs/fairness.md): over a CTE `candidate(uid, user_uid,
+ * concurrency_key, …)`, `slots(user_uid, running)` and `keys(key, running)`, each row locked in key order; a
+ * user's running runs are `user_run_slots.claimed` minus `user_run_ends.ended`, a key's the same in
+ * `run_key_slots`/`run_key_ends`. The ends rows are read without a lock: a claim that misses an end not yet
+ * committed counts one run too many, never one too few.
+ */
+const SLOT_ROWS_CTES = `slots AS (
+       SELECT s.user_uid, s.claimed - COALESCE(e.ended, 0) AS running
+         FROM user_run_slots s LEFT JOIN user_run_ends e ON e.user_uid = s.user_uid
+        WHERE s.user_uid IN (SELECT user_uid FROM candidate) ORDER BY s.user_uid FOR NO KEY UPDATE OF s),
+     keys AS (
+       SELECT k.key, k.claimed - COALESCE(e.ended, 0) AS running
+         FROM run_key_slots k LEFT JOIN run_key_ends e ON e.key = k.key
+        WHERE k.key IN (SELECT concurrency_key FROM candidate) ORDER BY k.key FOR NO KEY UPDATE OF k)`;
+
+/** What taking slots adds to the rows SLOT_ROWS_CTES locked, over a CTE `took(user_uid, concurrency_key)`: one per run that took its slots. */
+const SLOTS_TAKEN_CTES = `counted AS (
+       UPDATE user_run_slots s SET claimed = s.claimed + b.n
+         FROM (SELECT user_uid, count(*) AS n FROM took GROUP BY user_uid) b
+        WHERE s.user_uid = b.user_uid),
+     key_counted AS (
+       UPDATE run_key_slots k SET claimed = k.claimed + b.n
+         FROM (SELECT concurrency_key, count(*) AS n FROM took WHERE concurrency_key IS NOT NULL GROUP BY concurrency_key) b
+        WHERE k.key = b.concurrency_key)`;
+
+/**
+ * A RUNNING run whose worker is gone or that no worker holds: its heartbeat stale or cleared (parked, given back),
+ * and its presence backend gone. `$2` is staleAfterMs in seconds.
+ */
+const UNHELD = `(heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $2))
+                   AND (worker_backend_pid IS NULL OR NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = worker_backend_pid))`;
 
 async function claimRuns(
   sequelize: Sequelize,
@@ -144,27 +217,32 @@ async function claimRuns(
   { staleAfterMs, notifyChannel, worker, fairness }: ClaimSettings,
 ): Promise<Map<string, ClaimedRun>> {
   const room = fairness?.room() ?? UNLIMITED;
-  // A PROVISIONED run of a concurrency key (docs/runs.md, Concurrency keys) is a candidate only while it is among
-  // the key's first candidates here (oldest first) that its key's free slots cover: the key's slots row is locked
-  // and counts what is claimed, as the user's is. Then a run is taken when its user's nth candidate here
-  // (by priority, then age: a user's own order, docs/runs.md, Priority) fits the user's slots (the slots
-  // row is locked and counts what is claimed, so workers claiming together count each other's claims), the user's share of this worker and, in
-  // the order that interleaves users (each user's first, then each one's second, …), the worker's
-  // room. The rest wait PROVISIONED, marked slot_wait, until a slot frees (wakeWaitingRuns).
+  // Candidates for slots: PROVISIONED runs, and paused RUNNING runs that no worker holds and that wait on nothing
+  // any more (a resolved wait: they resume, docs/fairness.md, Key slots). A run of a concurrency key (docs/runs.md,
+  // Concurrency keys) is taken only while it is among the key's first candidates here (oldest first) that its key's
+  // free slots cover: the key's slots row is locked and counts what is claimed, as the user's is. Then a run is taken
+  // when its user's nth candidate here (by priority, then age: a user's own order, docs/runs.md, Priority) fits the
+  // user's slots (the slots row is locked and counts what is claimed, so workers claiming together count each
+  // other's claims), the user's share of this worker and, in the order that interleaves users (each user's first,
+  // then each one's second, …), the worker's room. The rest wait, marked slot_wait, until a slot frees
+  // (wakeWaitingRuns). A resumed run taken ends its pause here (its deadline moves on by the pause). Other RUNNING
+  // runs that no worker holds are taken over as they are: they hold their slots, or wait on something still.
   const rows = await retryDeadlock(() =>
     preparedQuery<ClaimedRun>(
       sequelize,
-      `WITH candidate AS (
-       SELECT uid, user_uid, created_at, priority, concurrency_key, concurrency_limit
-         FROM circuit_runs WHERE uid = ANY($1::uuid[]) AND state = 'PROVISIONED' AND parked_at IS NULL),
-     slots AS (
-       SELECT s.user_uid, s.claimed - COALESCE(e.ended, 0) AS running
-         FROM user_run_slots s LEFT JOIN user_run_ends e ON e.user_uid = s.user_uid
-        WHERE s.user_uid IN (SELECT user_uid FROM candidate) ORDER BY s.user_uid FOR NO KEY UPDATE OF s),
-     keys AS (
-       SELECT k.key, k.claimed - COALESCE(e.ended, 0) AS running
-         FROM run_key_slots k LEFT JOIN run_key_ends e ON e.key = k.key
-        WHERE k.key IN (SELECT concurrency_key FROM candidate) ORDER BY k.key FOR NO KEY UPDATE OF k),
+      `WITH deferred AS (
+       SELECT r.uid FROM circuit_runs r
+        WHERE r.uid = ANY($1::uuid[]) AND ${LAST_ATTEMPT_SQL('r')}
+        ORDER BY r.created_at, r.uid OFFSET $10),
+     candidate AS (
+       SELECT r.uid, r.user_uid, r.created_at, r.priority, r.concurrency_key, r.concurrency_limit
+         FROM circuit_runs r
+        WHERE r.uid = ANY($1::uuid[]) AND r.parked_at IS NULL AND r.uid NOT IN (SELECT uid FROM deferred)
+          AND (r.state = 'PROVISIONED'
+               OR (r.state = 'RUNNING' AND r.paused_at IS NOT NULL AND ${UNHELD}
+                   AND NOT EXISTS (SELECT 1 FROM circuit_run_steps w
+                                    WHERE w.run_uid = r.uid AND w.status = 'waiting' AND w.expires_at > now())))),
+     ${SLOT_ROWS_CTES},
      keyed AS (
        SELECT c.*, row_number() OVER (PARTITION BY c.concurrency_key ORDER BY c.created_at, c.uid) AS kn, COALESCE(keys.running, 0) AS key_running
          FROM candidate c LEFT JOIN keys ON keys.key = c.concurrency_key),
@@ -179,31 +257,29 @@ async function claimRuns(
        SELECT uid FROM ranked WHERE n <= fits ORDER BY n, created_at LIMIT GREATEST($6::int, 0)),
      waiting AS (
        UPDATE circuit_runs SET slot_wait = true
-        WHERE uid IN (SELECT uid FROM candidate EXCEPT SELECT uid FROM taken) AND state = 'PROVISIONED' AND NOT slot_wait),
+        WHERE uid IN (SELECT uid FROM candidate EXCEPT SELECT uid FROM taken) AND NOT slot_wait AND parked_at IS NULL
+          AND (state = 'PROVISIONED' OR (state = 'RUNNING' AND paused_at IS NOT NULL AND ${UNHELD}))),
      claimed AS (
        UPDATE circuit_runs
           SET state = 'RUNNING', attempt = attempt + 1, heartbeat_at = now(), started_at = COALESCE(started_at, now()), updated_at = now(),
-              worker = $3, worker_backend_pid = $4, slot_wait = false
-        WHERE uid = ANY($1::uuid[])
-          AND ((state = 'PROVISIONED' AND uid IN (SELECT uid FROM taken))
-               OR (state = 'RUNNING' AND parked_at IS NULL AND (heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $2))
-                   AND (worker_backend_pid IS NULL OR NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = worker_backend_pid))))
+              worker = $3, worker_backend_pid = $4, slot_wait = false,
+              deadline_at = CASE WHEN paused_at IS NOT NULL AND uid IN (SELECT uid FROM taken) THEN deadline_at + (now() - paused_at) ELSE deadline_at END,
+              paused_at = CASE WHEN uid IN (SELECT uid FROM taken) THEN NULL ELSE paused_at END
+        WHERE uid = ANY($1::uuid[]) AND parked_at IS NULL AND uid NOT IN (SELECT uid FROM deferred)
+          AND ((uid IN (SELECT uid FROM taken)
+                AND (state = 'PROVISIONED' OR (state = 'RUNNING' AND paused_at IS NOT NULL AND ${UNHELD})))
+               OR (uid NOT IN (SELECT uid FROM candidate) AND state = 'RUNNING' AND ${UNHELD}))
         RETURNING uid, user_uid, circuit_uid, circuit_version_uid, input, attempt, deadline_at, created_at, cancel_requested_at, webhook_events, handed_back, paused_at, replay_of, replay_mode, cache_bypass, traceparent, credits_held, max_credits, concurrency_key, ${ASYNC_COMMIT_COLUMN}),
-     counted AS (
-       UPDATE user_run_slots s SET claimed = s.claimed + b.n
-         FROM (SELECT user_uid, count(*) AS n FROM claimed WHERE uid IN (SELECT uid FROM taken) GROUP BY user_uid) b
-        WHERE s.user_uid = b.user_uid),
-     key_counted AS (
-       UPDATE run_key_slots k SET claimed = k.claimed + b.n
-         FROM (SELECT concurrency_key, count(*) AS n FROM claimed WHERE uid IN (SELECT uid FROM taken) AND concurrency_key IS NOT NULL
-                GROUP BY concurrency_key) b
-        WHERE k.key = b.concurrency_key)
-     SELECT claimed.*, v.definition, m.metrics${
-       notifyChannel
-         ? `,
-            CASE WHEN claimed.attempt = 1 THEN pg_notify($10, json_build_object('uid', claimed.uid, 'state', 'RUNNING')::text) END AS notified`
-         : ''
-     }
+     took AS (
+       SELECT user_uid, concurrency_key FROM claimed WHERE uid IN (SELECT uid FROM taken)),
+     ${SLOTS_TAKEN_CTES}
+     SELECT claimed.*, v.definition, m.metrics,
+            CASE WHEN claimed.attempt > 1 THEN ${JOURNAL_JSON_SQL('claimed.uid')} END AS journal${
+              notifyChannel
+                ? `,
+            CASE WHEN claimed.attempt = 1 THEN pg_notify($11, json_build_object('uid', claimed.uid, 'state', 'RUNNING')::text) END AS notified`
+                : ''
+            }
        FROM claimed
        LEFT JOIN circuit_versions v ON v.uid = claimed.circuit_version_uid
        LEFT JOIN circuits c ON c.uid = claimed.circuit_uid
@@ -218,11 +294,61 @@ async function claimRuns(
         room.shareMax,
         [...room.userRoom.keys()],
         [...room.userRoom.values()],
+        Math.max(0, room.lastAttempts),
         ...(notifyChannel ? [notifyChannel] : []),
       ],
     ),
   );
   return new Map(rows.map((row) => [row.uid, row]));
+}
+
+/** What resumeHeldRun did: the run resumed (`deadline`: its deadline now), was turned away for want of a slot, or neither. */
+export type HeldResume = { resumed: Date } | 'turnedAway' | null;
+
+/**
+ * Ends the pause of a run this attempt holds, when one of its steps goes on (a wait of it resolved; others may still
+ * wait): it takes its slots
+ * back as a claim takes them (SLOT_ROWS_CTES: its user's USER_MAX_CONCURRENT_RUNS, `userMax`, and its concurrency
+ * key's limit, the rows locked and counted), and its deadline moves on by the time it was paused. When a slot is
+ * full the run is turned away instead: given back (no heartbeat, not counted as a crash) and marked slot_wait, to be
+ * woken and claimed in turn with the runs waiting for a slot (the attempt must stop). Null when the run was not
+ * paused, or when it is not this attempt's.
+ */
+export async function resumeHeldRun(
+  sequelize: Sequelize,
+  uid: string,
+  attempt: number,
+  userMax: number,
+  defaultDeadlineSeconds: number,
+): Promise<HeldResume> {
+  const [row] = await retryDeadlock(() =>
+    preparedQuery<{ deadline_at: Date | null; turned_away: boolean }>(
+      sequelize,
+      `WITH candidate AS (
+       SELECT uid, user_uid, concurrency_key, concurrency_limit FROM circuit_runs
+        WHERE uid = $1 AND attempt = $2 AND state = 'RUNNING' AND paused_at IS NOT NULL AND parked_at IS NULL),
+     ${SLOT_ROWS_CTES},
+     taken AS (
+       SELECT c.uid FROM candidate c LEFT JOIN slots ON slots.user_uid = c.user_uid LEFT JOIN keys ON keys.key = c.concurrency_key
+        WHERE COALESCE(slots.running, 0) < $3 AND (c.concurrency_key IS NULL OR COALESCE(keys.running, 0) < c.concurrency_limit)),
+     resumed AS (
+       UPDATE circuit_runs
+          SET deadline_at = COALESCE(deadline_at, created_at + make_interval(secs => $4)) + (now() - paused_at), paused_at = NULL, updated_at = now()
+        WHERE uid IN (SELECT uid FROM taken) AND attempt = $2 AND state = 'RUNNING' AND paused_at IS NOT NULL
+        RETURNING user_uid, concurrency_key, deadline_at),
+     turned_away AS (
+       UPDATE circuit_runs
+          SET slot_wait = true, heartbeat_at = NULL, worker_backend_pid = NULL, handed_back = handed_back + 1
+        WHERE uid IN (SELECT uid FROM candidate EXCEPT SELECT uid FROM taken) AND attempt = $2 AND state = 'RUNNING' AND paused_at IS NOT NULL
+        RETURNING uid),
+     took AS (SELECT user_uid, concurrency_key FROM resumed),
+     ${SLOTS_TAKEN_CTES}
+     SELECT (SELECT deadline_at FROM resumed) AS deadline_at, EXISTS (SELECT 1 FROM turned_away) AS turned_away, ${ASYNC_COMMIT_COLUMN}`,
+      [uid, attempt, userMax, defaultDeadlineSeconds],
+    ),
+  );
+  if (row?.deadline_at) return { resumed: new Date(row.deadline_at) };
+  return row?.turned_away ? 'turnedAway' : null;
 }
 
 /**
@@ -250,7 +376,9 @@ export interface HeldAttempt {
  * Keeps every claim of one worker alive in one statement (a worker holds thousands of
  * runs), and writes its current presence backend on them (it changes when that connection is
  * re-made). Answers the runs still held by these attempts, with whether their owner asked to stop
- * them (a cancel message the worker missed); a run missing from the answer is no longer this worker's.
+ * them (a cancel message the worker missed); a run missing from the answer is no longer this worker's. A run
+ * whose heartbeat was cleared (parked, given back, turned away for a slot) is not kept alive again by a heartbeat
+ * sent before its attempt stopped: another worker may be about to claim it.
  */
 export async function heartbeatRuns(
   sequelize: Sequelize,
@@ -262,7 +390,7 @@ export async function heartbeatRuns(
     sequelize,
     `UPDATE circuit_runs r SET heartbeat_at = now(), worker_backend_pid = COALESCE($3, r.worker_backend_pid)
        FROM unnest($1::uuid[], $2::int[]) AS h(uid, attempt)
-      WHERE r.uid = h.uid AND r.attempt = h.attempt AND r.state = 'RUNNING' AND r.parked_at IS NULL
+      WHERE r.uid = h.uid AND r.attempt = h.attempt AND r.state = 'RUNNING' AND r.parked_at IS NULL AND r.heartbeat_at IS NOT NULL
       RETURNING r.uid, r.cancel_requested_at IS NOT NULL AS cancel, ${ASYNC_COMMIT_COLUMN}`,
     [held.map((h) => h.uid), held.map((h) => h.attempt), backendPid],
   );
@@ -307,38 +435,26 @@ export async function parkRun(
   return woken.length > 0 ? 'woken' : 'parked';
 }
 
-/** Due parked runs as wakeDueRuns leaves them. */
-export interface WokenRuns {
-  /** Runs that were waiting on a timer: marked queued, for their jobs to be queued. */
-  resumed: string[];
-  /** Delayed starts: they join the runs waiting for a slot (slot_wait), which the claim shares fairly between users. */
-  starting: number;
-}
-
 /**
  * Parked runs whose time has come (a wait's expiry, a delayed start): at most `limit`, unparked in one
- * statement (SKIP LOCKED: two workers' sweeps wake each run once). A RUNNING run resumes (marked queued);
- * a delayed start is not queued in due-time order but marked slot_wait, so that one user's thousands of
- * starts coming due together cannot put another user's start behind them in the job queue
- * (wakeWaitingRuns interleaves users).
+ * statement (SKIP LOCKED: two workers' sweeps wake each run once), and all of them join the runs waiting for a
+ * slot (slot_wait) instead of being queued in due-time order: one user's thousands of timers or starts coming
+ * due together cannot put another user's behind them in the job queue (wakeWaitingRuns interleaves users, and a
+ * run resuming from a time wait takes its slots back in the claim like any other). Returns how many it woke.
  */
-export async function wakeDueRuns(sequelize: Sequelize, limit = 1000): Promise<WokenRuns> {
+export async function wakeDueRuns(sequelize: Sequelize, limit = 1000): Promise<number> {
   const sql = claimOverdueSql(
     {
       table: 'circuit_runs',
       overdue: `parked_at IS NOT NULL AND wake_at <= now()`,
       orderBy: 'wake_at',
-      set: `parked_at = NULL, wake_at = NULL, slot_wait = (state = 'PROVISIONED'),
-            enqueued_at = CASE WHEN state = 'PROVISIONED' THEN NULL ELSE now() END`,
+      set: `parked_at = NULL, wake_at = NULL, slot_wait = true, enqueued_at = NULL`,
     },
     '$1',
-    'uid, state',
+    'uid',
   );
-  const rows = await preparedQuery<{ uid: string; state: RunState }>(sequelize, sql, [limit]);
-  return {
-    resumed: rows.filter((row) => row.state !== 'PROVISIONED').map((row) => row.uid),
-    starting: rows.filter((row) => row.state === 'PROVISIONED').length,
-  };
+  const rows = await preparedQuery<{ uid: string }>(sequelize, sql, [limit]);
+  return rows.length;
 }
 
 /**
@@ -363,14 +479,15 @@ export async function handBackRuns(sequelize: Sequelize, held: readonly HeldAtte
  * RUNNING runs whose worker is gone (its presence backend no longer exists, or it never had one and
  * its heartbeat is older than `staleAfterMs`) and that were not queued again within `staleAfterMs`:
  * marked queued now and returned, for their jobs to be queued again. What makes a crashed worker's
- * runs move on within seconds, now that a run's job ends once the run is claimed.
+ * runs move on within seconds, now that a run's job ends once the run is claimed. A run waiting for a slot
+ * (slot_wait) is not orphaned: it is woken when a slot frees.
  */
 export async function claimOrphanedRuns(sequelize: Sequelize, staleAfterMs: number, limit = 500): Promise<string[]> {
   return claimOverdue(
     sequelize,
     {
       table: 'circuit_runs',
-      overdue: `state = 'RUNNING' AND parked_at IS NULL
+      overdue: `state = 'RUNNING' AND parked_at IS NULL AND NOT slot_wait
            AND (heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $1))
            AND (worker_backend_pid IS NULL OR NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = worker_backend_pid))
            AND (enqueued_at IS NULL OR enqueued_at < now() - make_interval(secs => $1))`,
@@ -415,68 +532,134 @@ export const RECORD_REQUESTS_SQL = (
        SELECT ${ended}.uid, ${requests}::jsonb FROM ${ended} WHERE ${requests}::jsonb IS NOT NULL
        ON CONFLICT (run_uid) DO UPDATE SET requests = circuit_run_requests.requests || EXCLUDED.requests`;
 
+/** An ending as the statement of finishRuns takes it: its JSON, serialised once (its length weighs the batch). */
+interface SerialisedEnding {
+  uid: string;
+  cost: number;
+  json: string;
+}
+
+function serialiseEnding(ending: RunEnding): SerialisedEnding {
+  const fields = JSON.stringify({
+    uid: ending.uid,
+    attempt: ending.attempt,
+    state: ending.state,
+    result: ending.state === 'COMPLETED' ? JSON.stringify(ending.resultBlob ?? null) : null,
+    metrics: ending.state === 'COMPLETED' && ending.metrics ? JSON.stringify(ending.metrics) : null,
+    failure_reason: ending.failureReason ?? null,
+    cost: ending.cost,
+    error:
+      ending.state === 'EXCEPTION'
+        ? JSON.stringify(ending.error ?? { code: 'Internal', message: 'The run failed' })
+        : null,
+    requests: ending.requests && Object.keys(ending.requests).length > 0 ? JSON.stringify(ending.requests) : null,
+  });
+  return {
+    uid: ending.uid,
+    cost: ending.cost,
+    json: `${fields.slice(0, -1)},"events":${eventBatchJson(ending.events ?? [])}}`,
+  };
+}
+
 /**
- * RUNNING → COMPLETED | EXCEPTION for the attempt holding the run (or PROVISIONED → EXCEPTION, as
- * `attempt` 0, for a cancel or deadline before any claim), and its one charge, in one
- * transaction (with `notifyChannel`, the state event too: NOTIFY is delivered on commit). The charge
- * releases the run's credit hold and takes its cost (src/credits/charge.ts). Returns null when the run
- * was not this attempt's to end.
+ * RUNNING → COMPLETED | EXCEPTION for the attempt holding each run (or PROVISIONED → EXCEPTION, as
+ * `attempt` 0, for a cancel or deadline before any claim), with its one charge, for many runs in one
+ * statement, so one transaction (with `notifyChannel`, each state event too: NOTIFY is delivered on
+ * commit). Each charge releases the run's credit hold and takes its cost (src/credits/charge.ts): the
+ * user's row is locked once, and the runs of one user are charged one after the other in the order
+ * given, each from the balance the previous left, exactly as a statement per run would. Answers each
+ * ending, in order: its charge, or null when the run was not that attempt's to end.
  */
+async function finishRuns(
+  sequelize: Sequelize,
+  endings: readonly SerialisedEnding[],
+  notifyChannel?: string,
+): Promise<Array<RunCharge | null>> {
+  // The state trigger (migration 0013) numbers each terminal state event after the events logged here.
+  const text = `WITH RECURSIVE batch AS (
+       SELECT x.ord, b.*
+         FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS x(value, ord),
+              jsonb_to_record(x.value) AS b(uid uuid, attempt int, state text, result text, metrics text,
+                failure_reason text, cost bigint, error text, requests text, events jsonb)),
+     ended AS (
+       UPDATE circuit_runs r
+          SET state = b.state, ended_at = now(), updated_at = now(), heartbeat_at = NULL, parked_at = NULL, wake_at = NULL,
+              result_blob = b.result::jsonb, metrics = b.metrics::jsonb, failure_reason = b.failure_reason,
+              credits_cost = b.cost, error = b.error::jsonb, event_seq = r.event_seq + jsonb_array_length(b.events)
+         FROM batch b
+        WHERE r.uid = b.uid AND r.state IN ('PROVISIONED', 'RUNNING') AND r.attempt = b.attempt
+        RETURNING r.uid, r.user_uid, r.credits_held AS held, r.event_seq, b.ord, b.cost, b.state, b.events, b.requests,
+                  ${ASYNC_COMMIT_COLUMN}),
+     logged AS (
+       INSERT INTO circuit_run_events (run_uid, seq, kind, data)
+       SELECT ended.uid, ended.event_seq - 1 - jsonb_array_length(ended.events) + e.ord, e.value->>'kind', e.value->'data'
+         FROM ended, jsonb_array_elements(ended.events) WITH ORDINALITY AS e(value, ord)),
+     requested AS (${RECORD_REQUESTS_SQL('ended', 'ended.requests')}),
+     ${chargeRunsSql('ended')}
+     SELECT c.run_uid AS uid, c.user_uid, c.amount, c.balance_after${
+       notifyChannel
+         ? `,
+            pg_notify($2, json_build_object('uid', c.run_uid, 'state', ended.state)::text) AS notified`
+         : ''
+     }
+       FROM charged_runs c JOIN ended ON ended.uid = c.run_uid`;
+  type Charged = { uid: string; user_uid: string; amount: string; balance_after: string };
+  const rows = await preparedQuery<Charged>(sequelize, text, [
+    `[${endings.map((ending) => ending.json).join(',')}]`,
+    ...(notifyChannel ? [notifyChannel] : []),
+  ]);
+  const charged = new Map(rows.map((row) => [row.uid, row]));
+  return endings.map((ending) => {
+    const row = charged.get(ending.uid);
+    charged.delete(ending.uid);
+    return row
+      ? {
+          userUid: row.user_uid,
+          cost: ending.cost,
+          amount: Number(row.amount),
+          balanceAfter: Number(row.balance_after),
+        }
+      : null;
+  });
+}
+
+/** Ends one run: finishRuns for one ending (what RunEnds does when nothing else is ending). */
 export async function finishRun(
   sequelize: Sequelize,
   ending: RunEnding,
   notifyChannel?: string,
 ): Promise<RunCharge | null> {
-  // One statement, so one transaction: the guarded end, the run's last events, the balance (locked,
-  // so concurrent charges queue behind each other and each sees the latest balance) and the ledger row.
-  // The state trigger (migration 0013) numbers the terminal state event after the events logged here.
-  const events = ending.events ?? [];
-  const text = `WITH ended AS (
-       UPDATE circuit_runs
-          SET state = $3, ended_at = now(), updated_at = now(), heartbeat_at = NULL, parked_at = NULL, wake_at = NULL,
-              result_blob = $4::jsonb, metrics = $5::jsonb, failure_reason = $6, credits_cost = $7, error = $8::jsonb
-              , event_seq = event_seq + $9
-        WHERE uid = $1 AND state IN ('PROVISIONED', 'RUNNING') AND attempt = $2
-        RETURNING uid, user_uid, credits_held, event_seq, ${ASYNC_COMMIT_COLUMN}),
-     logged AS (
-       INSERT INTO circuit_run_events (run_uid, seq, kind, data)
-       SELECT ended.uid, ended.event_seq - 1 - $9 + e.ord, e.value->>'kind', e.value->'data'
-         FROM ended, jsonb_array_elements($10::jsonb) WITH ORDINALITY AS e(value, ord)),
-     requested AS (${RECORD_REQUESTS_SQL('ended', '$11')}),
-     ${chargeRunSql({
-       ended: 'ended',
-       cost: '$7',
-       extraColumns: notifyChannel
-         ? `,
-       pg_notify($12, json_build_object('uid', run_uid, 'state', $3::text)::text) AS notified`
-         : '',
-     })}`;
-  const values = [
-    ending.uid,
-    ending.attempt,
-    ending.state,
-    ending.state === 'COMPLETED' ? JSON.stringify(ending.resultBlob ?? null) : null,
-    ending.state === 'COMPLETED' && ending.metrics ? JSON.stringify(ending.metrics) : null,
-    ending.failureReason ?? null,
-    ending.cost,
-    ending.state === 'EXCEPTION'
-      ? JSON.stringify(ending.error ?? { code: 'Internal', message: 'The run failed' })
-      : null,
-    events.length,
-    eventBatchJson(events),
-    ending.requests && Object.keys(ending.requests).length > 0 ? JSON.stringify(ending.requests) : null,
-    ...(notifyChannel ? [notifyChannel] : []),
-  ];
-  type Charged = { user_uid: string; amount: string; balance_after: string };
-  const rows = await preparedQuery<Charged>(sequelize, text, values);
-  const row = rows[0];
-  if (!row) return null;
-  return {
-    userUid: row.user_uid,
-    cost: ending.cost,
-    amount: Number(row.amount),
-    balanceAfter: Number(row.balance_after),
-  };
+  const [charge] = await finishRuns(sequelize, [serialiseEnding(ending)], notifyChannel);
+  return charge;
+}
+
+/** Ends of runs arriving while another is written, gathered per user for the next statement (one per process: RunService.runEnds). */
+export type RunEnds = StatementBatcher<SerialisedEnding, RunCharge | null>;
+
+/** A batch stops before its endings' JSON passes this (one with a result of megabytes goes alone). */
+const ENDS_MAX_BYTES = 1024 * 1024;
+
+export function createRunEnds(sequelize: Sequelize, notifyChannel?: string): RunEnds {
+  return new StatementBatcher(
+    async (_key, items) => {
+      // A run ended twice in one batch (never expected: one attempt ends it once) must not share a statement.
+      const seen = new Set<string>();
+      if (items.every((item) => !seen.has(item.uid) && seen.add(item.uid)))
+        return finishRuns(sequelize, items, notifyChannel);
+      const answers: Array<RunCharge | null> = [];
+      for (const item of items) answers.push((await finishRuns(sequelize, [item], notifyChannel))[0]);
+      return answers;
+    },
+    { maxItems: 100, weight: (item) => item.json.length, maxWeight: ENDS_MAX_BYTES },
+  );
+}
+
+/**
+ * Ends `ending`'s run with the runs of the same user ending meanwhile in this process (one statement, one lock
+ * of the user's row for all of them); `userUid` unknown: alone.
+ */
+export function endRunTogether(ends: RunEnds, ending: RunEnding, userUid?: string): Promise<RunCharge | null> {
+  return ends.submit(userUid ? `user:${userUid}` : `run:${ending.uid}`, serialiseEnding(ending));
 }
 
 /** A PROVISIONED run ended by finishProvisionedRuns: what was charged, and what its end's announcement needs. */
@@ -581,7 +764,8 @@ export async function claimRunsToRequeue(
  * Runs that waited for a slot (slot_wait) and now fit their user's USER_MAX_CONCURRENT_RUNS: at most
  * `limit`, interleaving users (each user's first, then each one's second, …; users running the
  * fewest first; a user's own runs by priority, then oldest first: priority never moves one user ahead of another), skipping `skipUsers` (at their share of the waking worker). Marked queued and
- * returned, for their jobs to be queued again; a run woken beyond a slot is simply turned away again.
+ * returned, for their jobs to be queued again; a run woken beyond a slot is simply turned away again. A waiting run
+ * is PROVISIONED, or RUNNING and paused: a run whose wait ended when its slot was taken (it resumes when claimed).
  */
 export async function wakeWaitingRuns(
   sequelize: Sequelize,
@@ -607,17 +791,37 @@ export async function wakeWaitingRuns(
                      row_number() OVER (PARTITION BY c.concurrency_key ORDER BY c.created_at, c.uid) AS kn
                 FROM circuit_runs c JOIN user_run_slots s ON s.user_uid = c.user_uid LEFT JOIN user_run_ends e ON e.user_uid = c.user_uid
                 LEFT JOIN run_key_slots ks ON ks.key = c.concurrency_key LEFT JOIN run_key_ends ke ON ke.key = c.concurrency_key
-               WHERE c.slot_wait AND c.state = 'PROVISIONED' AND c.user_uid <> ALL($3::uuid[])
+               WHERE c.slot_wait AND c.state IN ('PROVISIONED', 'RUNNING') AND c.user_uid <> ALL($3::uuid[])
                  AND (c.concurrency_key IS NULL OR COALESCE(ks.claimed - COALESCE(ke.ended, 0), 0) < c.concurrency_limit)) f
            WHERE f.concurrency_key IS NULL OR f.key_running + f.kn <= f.concurrency_limit) w
          WHERE w.running + w.n <= $1
          ORDER BY w.n, w.running, w.created_at
          LIMIT $2)
-        AND r.slot_wait AND r.state = 'PROVISIONED'
+        AND r.slot_wait AND r.state IN ('PROVISIONED', 'RUNNING')
       RETURNING r.uid`,
     [userMax, limit, skipUsers],
   );
   return rows.map((row) => row.uid);
+}
+
+/**
+ * Deletes the slot rows of concurrency keys with no run in flight and no slot held, that the end of their last run
+ * left because a claim statement held the key's slots row at that instant (it never waits for one; migration 0036).
+ * Both rows are locked first, skipping any another statement holds: under those locks no run of the key can be
+ * admitted or claimed, so `in_flight` 0 is the truth. Run by the run sweep; returns how many keys lost their rows.
+ */
+export async function deleteIdleKeyRows(sequelize: Sequelize, limit = 1000): Promise<number> {
+  const rows = await preparedQuery<{ key: string }>(
+    sequelize,
+    `WITH idle AS (
+       SELECT e.key FROM run_key_ends e JOIN run_key_slots s ON s.key = e.key
+        WHERE e.in_flight <= 0 AND s.claimed = e.ended
+        LIMIT $1 FOR UPDATE OF e, s SKIP LOCKED),
+     slots AS (DELETE FROM run_key_slots WHERE key IN (SELECT key FROM idle))
+     DELETE FROM run_key_ends WHERE key IN (SELECT key FROM idle) RETURNING key`,
+    [limit],
+  );
+  return rows.length;
 }
 
 /** After a failed enqueue: the sweeper queues runs with no enqueued_at once their grace period passes. */
@@ -631,13 +835,15 @@ export interface OverdueRun {
   uid: string;
   state: RunState;
   attempt: number;
+  /** What its journal says finished (finishedCreditsSql): what ending it charges beyond the base. */
+  credits: number;
 }
 
 /**
  * Runs past their deadline that no live worker will end: PROVISIONED ones, and RUNNING ones whose
  * worker stopped heartbeating for `staleAfterMs` or that are `hungAfterMs` past the deadline.
- * The sweeper ends each EXCEPTION DeadlineExceeded through finishRun (fenced by `attempt`). A parked run
- * is left to the sweep that wakes it.
+ * The sweeper ends each EXCEPTION DeadlineExceeded through finishRun (fenced by `attempt`), charging what its
+ * journal says finished. A parked run is left to the sweep that wakes it.
  */
 export async function findOverdueRuns(
   sequelize: Sequelize,
@@ -646,8 +852,8 @@ export async function findOverdueRuns(
   hungAfterMs: number,
   limit = 100,
 ): Promise<OverdueRun[]> {
-  return sequelize.query<OverdueRun>(
-    `SELECT uid, state, attempt FROM circuit_runs
+  const rows = await sequelize.query<Omit<OverdueRun, 'credits'> & { credits: string }>(
+    `SELECT uid, state, attempt, ${finishedCreditsSql('circuit_runs.uid')} AS credits FROM circuit_runs
       WHERE state IN ('PROVISIONED', 'RUNNING')
         AND COALESCE(deadline_at, created_at + make_interval(secs => $1)) < now()
         AND paused_at IS NULL AND parked_at IS NULL
@@ -658,6 +864,7 @@ export async function findOverdueRuns(
       LIMIT $4`,
     { bind: [defaultDeadlineSeconds, staleAfterMs / 1000, hungAfterMs / 1000, limit], type: QueryTypes.SELECT },
   );
+  return rows.map((row) => ({ ...row, credits: Number(row.credits) }));
 }
 
 /**
@@ -696,7 +903,7 @@ export async function requestRunsCancel(
 }
 
 /**
- * The attempt of a RUNNING run that no worker holds (its worker is gone, or it is parked), with the credits
+ * The attempt of a RUNNING run that no worker holds (its worker is gone, it is parked, or it waits for a slot to resume), with the credits
  * of its finished steps (what ending it still charges), else null.
  */
 export async function abandonedAttempt(
@@ -704,15 +911,10 @@ export async function abandonedAttempt(
   uid: string,
 ): Promise<{ attempt: number; credits: number } | null> {
   const rows = await sequelize.query<{ attempt: number; credits: string }>(
-    `SELECT attempt,
-            -- A step's credits include its sub-steps' (an embedded run's steps, an agent's turns and calls): those under a completed step are counted with it.
-            (SELECT COALESCE(sum(s.credits), 0) FROM circuit_run_steps s
-              WHERE s.run_uid = $1 AND s.status = 'completed'
-                AND NOT EXISTS (SELECT 1 FROM circuit_run_steps a
-                                 WHERE a.run_uid = $1 AND a.status = 'completed' AND left(s.path, length(a.path) + 1) = a.path || '/')) AS credits
+    `SELECT attempt, ${finishedCreditsSql('$1')} AS credits
        FROM circuit_runs
       WHERE uid = $1 AND state = 'RUNNING'
-        AND (parked_at IS NOT NULL
+        AND (parked_at IS NOT NULL OR slot_wait
              OR (worker_backend_pid IS NOT NULL AND NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = worker_backend_pid)))`,
     { bind: [uid], type: QueryTypes.SELECT },
   );

@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
+import type { CliIo } from '../io';
 import { implementation } from '../lazy';
 import { parseRoute } from '../options';
 import { printJson } from '../output';
 import type * as SetModule from './set';
 
-export function register(alias: Command): void {
+export function register(alias: Command, io: CliIo): void {
   alias
     .command('set')
     .description('create a version alias or give it new routes; the routes it had go to its history')
@@ -18,6 +19,6 @@ export function register(alias: Command): void {
     )
     .action(async (options: SetModule.AliasSetOptions) => {
       const { aliasSet } = implementation(() => require('./set') as typeof SetModule);
-      printJson(await aliasSet(options));
+      printJson(io, await aliasSet(io, options));
     });
 }

@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
+import type { CliIo } from '../io';
 import { implementation } from '../lazy';
 import { positiveInteger } from '../options';
 import { printJson } from '../output';
 import type * as UploadModule from './upload';
 import type * as ListModule from './list';
 
-export function register(blob: Command): void {
+export function register(blob: Command, io: CliIo): void {
   blob
     .command('upload')
     .description('upload a file as a blob owned by a user')
@@ -13,7 +14,7 @@ export function register(blob: Command): void {
     .argument('<file>', 'the file to store')
     .action(async (file: string, options: UploadModule.BlobUploadOptions) => {
       const { blobUpload } = implementation(() => require('./upload') as typeof UploadModule);
-      printJson(await blobUpload(file, options));
+      printJson(io, await blobUpload(io, file, options));
     });
   blob
     .command('list')
@@ -23,6 +24,6 @@ export function register(blob: Command): void {
     .option('--page <n>', '1-based page', positiveInteger, 1)
     .action(async (options: ListModule.BlobListOptions) => {
       const { blobList } = implementation(() => require('./list') as typeof ListModule);
-      printJson(await blobList(options));
+      printJson(io, await blobList(io, options));
     });
 }

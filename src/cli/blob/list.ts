@@ -1,5 +1,6 @@
 import { Blob } from '../../models/blobs';
 import { withDatabase } from '../database';
+import type { CliIo } from '../io';
 import { findUser } from '../present';
 import { restBlob } from './present';
 import { CliError } from '../output';
@@ -11,9 +12,9 @@ export interface BlobListOptions {
 }
 
 /** A user's blobs, newest first, in the REST list shape (with storage paths, as for an admin). */
-export async function blobList(options: BlobListOptions) {
+export async function blobList(io: CliIo, options: BlobListOptions) {
   if (options.limit > 100) throw new CliError('--limit must be at most 100');
-  return withDatabase(async () => {
+  return withDatabase(io, async () => {
     const owner = await findUser(options.username);
     const { rows, count } = await Blob.findAndCountAll({
       where: { user_uid: owner.uid },

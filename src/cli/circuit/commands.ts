@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
+import type { CliIo } from '../io';
 import { implementation } from '../lazy';
 import { positiveInteger, usernameFilter } from '../options';
 import { printJson, printList } from '../output';
 import type * as CreateModule from './create';
 import type * as ListModule from './list';
 
-export function register(circuit: Command): void {
+export function register(circuit: Command, io: CliIo): void {
   circuit
     .command('create')
     .description('create a circuit owned by a user')
@@ -16,7 +17,7 @@ export function register(circuit: Command): void {
     .option('--protected', 'the circuit object, versions and explain need the owner token')
     .action(async (options: CreateModule.CircuitCreateOptions) => {
       const { circuitCreate } = implementation(() => require('./create') as typeof CreateModule);
-      printJson(await circuitCreate(options));
+      printJson(io, await circuitCreate(io, options));
     });
   usernameFilter(circuit.command('list'), "only this user's circuits")
     .description('list circuits, newest first, in the REST shape (private ones too)')
@@ -25,6 +26,6 @@ export function register(circuit: Command): void {
     .option('--table', 'print a table instead of JSON')
     .action(async (options: ListModule.CircuitListOptions & { table?: boolean }) => {
       const { circuitList, CIRCUIT_COLUMNS } = implementation(() => require('./list') as typeof ListModule);
-      printList(await circuitList(options), options, CIRCUIT_COLUMNS);
+      printList(io, await circuitList(io, options), options, CIRCUIT_COLUMNS);
     });
 }

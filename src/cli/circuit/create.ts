@@ -1,5 +1,6 @@
 import { createCircuit } from '../../commands/create-circuit';
 import { withDatabase } from '../database';
+import type { CliIo } from '../io';
 import { findUser, restCircuit } from '../present';
 
 export interface CircuitCreateOptions {
@@ -11,8 +12,8 @@ export interface CircuitCreateOptions {
 }
 
 /** Creates a circuit (and its default query adaptor) owned by the user. */
-export async function circuitCreate(options: CircuitCreateOptions) {
-  return withDatabase(async ({ sequelize }) => {
+export async function circuitCreate(io: CliIo, options: CircuitCreateOptions) {
+  return withDatabase(io, async ({ sequelize }) => {
     const owner = await findUser(options.username);
     const circuit = await createCircuit(sequelize, owner, {
       name: options.name,

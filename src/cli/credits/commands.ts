@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
+import type { CliIo } from '../io';
 import { implementation } from '../lazy';
 import { positiveInteger, wholeNumber } from '../options';
 import { printJson } from '../output';
 import type * as GrantModule from './grant';
 import type * as ShowModule from './show';
 
-export function register(credits: Command): void {
+export function register(credits: Command, io: CliIo): void {
   credits
     .command('grant')
     .description("add credits to a user's balance (written to the ledger as a grant)")
@@ -13,7 +14,7 @@ export function register(credits: Command): void {
     .requiredOption('--amount <n>', 'credits to add (a whole number of at least 1)', positiveInteger)
     .action(async (options: GrantModule.CreditsGrantOptions) => {
       const { creditsGrant } = implementation(() => require('./grant') as typeof GrantModule);
-      printJson(await creditsGrant(options));
+      printJson(io, await creditsGrant(io, options));
     });
   credits
     .command('show')
@@ -22,6 +23,6 @@ export function register(credits: Command): void {
     .option('--ledger <n>', 'how many ledger rows to show, newest first (max 1000)', wholeNumber, 10)
     .action(async (options: ShowModule.CreditsShowOptions) => {
       const { creditsShow } = implementation(() => require('./show') as typeof ShowModule);
-      printJson(await creditsShow(options));
+      printJson(io, await creditsShow(io, options));
     });
 }

@@ -1,5 +1,6 @@
 import { grantCredits } from '../../credits/grants';
 import { withDatabase } from '../database';
+import type { CliIo } from '../io';
 
 export interface CreditsGrantOptions {
   username: string;
@@ -7,8 +8,8 @@ export interface CreditsGrantOptions {
 }
 
 /** Adds credits to a user's balance with its ledger row (safe beside running queries). */
-export async function creditsGrant(options: CreditsGrantOptions) {
-  return withDatabase(async ({ sequelize }) => {
+export async function creditsGrant(io: CliIo, options: CreditsGrantOptions) {
+  return withDatabase(io, async ({ sequelize }) => {
     const grant = await grantCredits(sequelize, { username: options.username }, options.amount);
     return { username: grant.username, credits: grant.balanceAfter };
   });

@@ -1,5 +1,6 @@
 import { ledgerPage } from '../../credits/ledger';
 import { withDatabase } from '../database';
+import type { CliIo } from '../io';
 import { findUser } from '../present';
 
 export interface CreditsShowOptions {
@@ -8,8 +9,8 @@ export interface CreditsShowOptions {
 }
 
 /** A user's balance, what their runs in progress hold, and the latest ledger rows. */
-export async function creditsShow(options: CreditsShowOptions) {
-  return withDatabase(async () => {
+export async function creditsShow(io: CliIo, options: CreditsShowOptions) {
+  return withDatabase(io, async () => {
     const user = await findUser(options.username);
     const credits = user.creditBalance;
     const held = Number(user.credits_held);

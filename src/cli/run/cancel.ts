@@ -7,6 +7,7 @@ import { createJsonSchemaService } from '../../engine/json-schemas';
 import { Sandbox } from '../../sandbox/sandbox';
 import { startRuntime } from '../../runtime';
 import { withDatabase } from '../database';
+import type { CliIo } from '../io';
 import { restRun } from '../present';
 
 export interface RunCancelOptions {
@@ -18,8 +19,8 @@ export interface RunCancelOptions {
  * a RUNNING one is told over the run-event bus and its worker ends it, each EXCEPTION Canceled with
  * its webhooks, events and ledger rows. A run that has ended is printed as it is.
  */
-export async function runCancel(options: RunCancelOptions) {
-  return withDatabase(async ({ config, sequelize, databaseUrl }) => {
+export async function runCancel(io: CliIo, options: RunCancelOptions) {
+  return withDatabase(io, async ({ config, sequelize, databaseUrl }) => {
     const run = isUid(options.uid) ? await CircuitRun.findByPk(options.uid) : null;
     if (!run) throw notFound(`Circuit run ${options.uid}`);
     const log = createLogger('silent');

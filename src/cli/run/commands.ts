@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { CliIo } from '../io';
 import { implementation } from '../lazy';
 import { positiveInteger, usernameFilter } from '../options';
 import { printJson, printList } from '../output';
@@ -7,7 +8,7 @@ import type * as ShowModule from './show';
 import type * as CancelModule from './cancel';
 import type * as ReplayLastModule from './replay-last';
 
-export function register(run: Command): void {
+export function register(run: Command, io: CliIo): void {
   usernameFilter(run.command('list'), "only this user's runs")
     .description('list runs of every user, newest first, with the operator details of `run show`')
     .option('--state <state>', 'only runs in this state: PROVISIONED, RUNNING, COMPLETED or EXCEPTION')
@@ -20,7 +21,7 @@ export function register(run: Command): void {
     .option('--table', 'print a table instead of JSON')
     .action(async (options: ListModule.RunListOptions & { table?: boolean }) => {
       const { runList, RUN_LIST_COLUMNS } = implementation(() => require('./list') as typeof ListModule);
-      printList(await runList(options), options, RUN_LIST_COLUMNS);
+      printList(io, await runList(io, options), options, RUN_LIST_COLUMNS);
     });
   run
     .command('show')
@@ -28,7 +29,7 @@ export function register(run: Command): void {
     .requiredOption('--uid <uid>', 'the run uid')
     .action(async (options: ShowModule.RunShowOptions) => {
       const { runShow } = implementation(() => require('./show') as typeof ShowModule);
-      printJson(await runShow(options));
+      printJson(io, await runShow(io, options));
     });
   run
     .command('cancel')
@@ -38,7 +39,7 @@ export function register(run: Command): void {
     .requiredOption('--uid <uid>', 'the run uid')
     .action(async (options: CancelModule.RunCancelOptions) => {
       const { runCancel } = implementation(() => require('./cancel') as typeof CancelModule);
-      printJson(await runCancel(options));
+      printJson(io, await runCancel(io, options));
     });
   run
     .command('replay-last')
@@ -53,6 +54,6 @@ export function register(run: Command): void {
     .option('--timeout-s <s>', 'how long to wait for the replays (default 300)')
     .action(async (options: ReplayLastModule.RunReplayLastOptions) => {
       const { runReplayLast } = implementation(() => require('./replay-last') as typeof ReplayLastModule);
-      printJson(await runReplayLast(options));
+      printJson(io, await runReplayLast(io, options));
     });
 }

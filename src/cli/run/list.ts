@@ -3,6 +3,7 @@ import { User } from '../../models';
 import { CircuitRun } from '../../models/CircuitRun';
 import { RUN_STATES, type RunState } from '../../domain/runs';
 import { withDatabase } from '../database';
+import type { CliIo } from '../io';
 import { findCircuitArg, findUser, restRun } from '../present';
 import { pageWindow } from '../options';
 import { CliError, type ListOutput } from '../output';
@@ -28,12 +29,12 @@ export const RUN_LIST_COLUMNS = [
 ] as const;
 
 /** Runs of every user, newest first, each as `run show` prints it; filters combine. */
-export async function runList(options: RunListOptions): Promise<ListOutput> {
+export async function runList(io: CliIo, options: RunListOptions): Promise<ListOutput> {
   const window = pageWindow(options, 1000);
   const state = options.state?.toUpperCase();
   if (state !== undefined && !(RUN_STATES as readonly string[]).includes(state))
     throw new CliError(`--state must be one of ${RUN_STATES.join(', ')}`);
-  return withDatabase(async () => {
+  return withDatabase(io, async () => {
     const user = options.username === undefined ? null : await findUser(options.username);
     const circuit = options.circuit === undefined ? null : await findCircuitArg(options.circuit, options.username);
     const where: WhereOptions<CircuitRun> = {

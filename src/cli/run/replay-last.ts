@@ -6,6 +6,7 @@ import { compareRuns, REPLAY_MODES } from '../../runs';
 import { startRuntime } from '../../runtime';
 import { Sandbox } from '../../sandbox/sandbox';
 import { withDatabase } from '../database';
+import type { CliIo } from '../io';
 import { findCircuit, findUser } from '../present';
 import { CliError } from '../output';
 import { createJsonSchemaService } from '../../engine/json-schemas';
@@ -32,12 +33,12 @@ const positive = (value: string | undefined, fallback: number, name: string, max
  * replays (a worker must be running: `npm start` or `circuits worker`), and prints for each the compare
  * summary: the output's status and each step's (same | changed | added | removed).
  */
-export async function runReplayLast(options: RunReplayLastOptions) {
+export async function runReplayLast(io: CliIo, options: RunReplayLastOptions) {
   const count = positive(options.count, 5, 'count', 100);
   const timeoutMs = positive(options.timeoutS, 300, 'timeout-s', 3600) * 1000;
   const mode = options.mode ?? 'recorded';
   if (!(REPLAY_MODES as readonly string[]).includes(mode)) throw new CliError('--mode must be recorded or live');
-  return withDatabase(async ({ config, sequelize, databaseUrl }) => {
+  return withDatabase(io, async ({ config, sequelize, databaseUrl }) => {
     const user = await findUser(options.username);
     const circuit = await findCircuit(user, options.circuit);
     const originals = await CircuitRun.findAll({

@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
+import type { CliIo } from '../io';
 import { implementation } from '../lazy';
 import { positiveInteger, usernameFilter } from '../options';
 import { printList } from '../output';
 import type * as ListModule from './list';
 
-export function register(schedule: Command): void {
+export function register(schedule: Command, io: CliIo): void {
   usernameFilter(schedule.command('list'), "only this user's schedules")
     .description('list schedules of every user, oldest first, with their next fire and last outcome')
     .option(
@@ -18,6 +19,6 @@ export function register(schedule: Command): void {
     .option('--table', 'print a table instead of JSON')
     .action(async (options: ListModule.ScheduleListOptions & { table?: boolean }) => {
       const { scheduleList, SCHEDULE_COLUMNS } = implementation(() => require('./list') as typeof ListModule);
-      printList(await scheduleList(options), options, SCHEDULE_COLUMNS);
+      printList(io, await scheduleList(io, options), options, SCHEDULE_COLUMNS);
     });
 }

@@ -3,6 +3,7 @@ import { CircuitScheduleType } from '../../graphql/schedule/schedule.type';
 import type { ScheduleRow } from '../../domain/schedule-row';
 import { snakeKeys } from '../../views/snake-keys';
 import { withDatabase } from '../database';
+import type { CliIo } from '../io';
 import { findCircuitArg, findUser } from '../present';
 import { pageWindow } from '../options';
 import { CliError, type ListOutput } from '../output';
@@ -33,11 +34,11 @@ export const SCHEDULE_COLUMNS = [
  * Schedules of every user, oldest first: each as the API shows it to its owner (the schedule type's
  * own presenter, snake_case as over REST), plus whose it is and when it last fired.
  */
-export async function scheduleList(options: ScheduleListOptions): Promise<ListOutput> {
+export async function scheduleList(io: CliIo, options: ScheduleListOptions): Promise<ListOutput> {
   const window = pageWindow(options, 1000);
   if (options.paused && options.active) throw new CliError('--paused and --active exclude each other');
   const paused = options.paused ? true : options.active ? false : null;
-  return withDatabase(async ({ sequelize }) => {
+  return withDatabase(io, async ({ sequelize }) => {
     const user = options.username === undefined ? null : await findUser(options.username);
     const circuit = options.circuit === undefined ? null : await findCircuitArg(options.circuit, options.username);
     const filter = `($1::uuid IS NULL OR s.user_uid = $1) AND ($2::uuid IS NULL OR s.circuit_uid = $2) AND ($3::boolean IS NULL OR s.is_paused = $3)`;

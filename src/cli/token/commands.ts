@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { CliIo } from '../io';
 import { implementation } from '../lazy';
 import { printJson } from '../output';
 import { collect, duration, positiveInteger } from '../options';
@@ -7,7 +8,7 @@ import type * as CreateModule from './create';
 import type * as ListModule from './list';
 import type * as RevokeModule from './revoke';
 
-export function register(token: Command): void {
+export function register(token: Command, io: CliIo): void {
   token
     .command('create')
     .description(
@@ -21,7 +22,7 @@ export function register(token: Command): void {
     .option('--max-credits-per-day <n>', 'credits its runs may take per UTC day (default no cap)', positiveInteger)
     .action(async (options: CreateModule.TokenCreateOptions) => {
       const { tokenCreate } = implementation(() => require('./create') as typeof CreateModule);
-      printJson(await tokenCreate(options));
+      printJson(io, await tokenCreate(io, options));
     });
   token
     .command('list')
@@ -30,7 +31,7 @@ export function register(token: Command): void {
     .option('--all', 'include revoked tokens')
     .action(async (options: ListModule.TokenListOptions) => {
       const { tokenList } = implementation(() => require('./list') as typeof ListModule);
-      printJson(await tokenList(options));
+      printJson(io, await tokenList(io, options));
     });
   token
     .command('revoke')
@@ -39,6 +40,6 @@ export function register(token: Command): void {
     .requiredOption('--uid <uid>', 'the token uid')
     .action(async (options: RevokeModule.TokenRevokeOptions) => {
       const { tokenRevoke } = implementation(() => require('./revoke') as typeof RevokeModule);
-      printJson(await tokenRevoke(options));
+      printJson(io, await tokenRevoke(io, options));
     });
 }

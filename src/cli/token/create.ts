@@ -1,6 +1,7 @@
 import { createApiToken } from '../../commands/create-api-token';
 import { TOKEN_SCOPES } from '../../domain/token-scopes';
 import { withDatabase } from '../database';
+import type { CliIo } from '../io';
 import { findUser } from '../present';
 
 export interface TokenCreateOptions {
@@ -14,8 +15,8 @@ export interface TokenCreateOptions {
 }
 
 /** Creates an API token for an existing user, optionally limited; the token is shown only here. */
-export async function tokenCreate(options: TokenCreateOptions) {
-  return withDatabase(async () => {
+export async function tokenCreate(io: CliIo, options: TokenCreateOptions) {
+  return withDatabase(io, async () => {
     const user = await findUser(options.username);
     const { token, record } = await createApiToken(user, options.label ?? 'cli', {
       scopes: options.scope ?? null,

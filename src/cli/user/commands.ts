@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { CliIo } from '../io';
 import { implementation } from '../lazy';
 import { positiveInteger, wholeNumber } from '../options';
 import { printJson, printList } from '../output';
@@ -7,7 +8,7 @@ import type * as SetPasswordModule from './set-password';
 import type * as ListModule from './list';
 import type * as ShowModule from './show';
 
-export function register(user: Command): void {
+export function register(user: Command, io: CliIo): void {
   user
     .command('create')
     .description('create a user and a first API token (printed once)')
@@ -20,7 +21,7 @@ export function register(user: Command): void {
     .option('--credits <n>', 'starting credit balance', wholeNumber)
     .action(async (options: CreateModule.UserCreateOptions) => {
       const { userCreate } = implementation(() => require('./create') as typeof CreateModule);
-      printJson(await userCreate(options));
+      printJson(io, await userCreate(io, options));
     });
   user
     .command('set-password')
@@ -29,7 +30,7 @@ export function register(user: Command): void {
     .requiredOption('--password <password>', 'the new password (8 to 1024 characters)')
     .action(async (options: SetPasswordModule.UserSetPasswordOptions) => {
       const { userSetPassword } = implementation(() => require('./set-password') as typeof SetPasswordModule);
-      printJson(await userSetPassword(options));
+      printJson(io, await userSetPassword(io, options));
     });
   user
     .command('list')
@@ -41,7 +42,7 @@ export function register(user: Command): void {
     .option('--table', 'print a table instead of JSON')
     .action(async (options: ListModule.UserListOptions & { table?: boolean }) => {
       const { userList, USER_COLUMNS } = implementation(() => require('./list') as typeof ListModule);
-      printList(await userList(options), options, USER_COLUMNS);
+      printList(io, await userList(io, options), options, USER_COLUMNS);
     });
   user
     .command('show')
@@ -51,6 +52,6 @@ export function register(user: Command): void {
     .requiredOption('--username <username>', 'the user')
     .action(async (options: ShowModule.UserShowOptions) => {
       const { userShow } = implementation(() => require('./show') as typeof ShowModule);
-      printJson(await userShow(options));
+      printJson(io, await userShow(io, options));
     });
 }

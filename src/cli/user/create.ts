@@ -1,6 +1,7 @@
 import { createUser } from '../../commands/create-user';
 import { createApiToken } from '../../commands/create-api-token';
 import { withDatabase } from '../database';
+import type { CliIo } from '../io';
 
 export interface UserCreateOptions {
   username: string;
@@ -13,8 +14,8 @@ export interface UserCreateOptions {
 }
 
 /** Creates a user and a first API token labelled "cli"; the token is shown only here. */
-export async function userCreate(options: UserCreateOptions) {
-  return withDatabase(async () => {
+export async function userCreate(io: CliIo, options: UserCreateOptions) {
+  return withDatabase(io, async () => {
     const user = await createUser({
       username: options.username,
       password: options.password,

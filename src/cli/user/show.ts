@@ -4,6 +4,7 @@ import { CircuitRun } from '../../models/CircuitRun';
 import { RUN_STATES } from '../../domain/runs';
 import { countSchedulesOf } from '../../schedules/schedule-store';
 import { withDatabase } from '../database';
+import type { CliIo } from '../io';
 import { findUser, restUser } from '../present';
 
 export interface UserShowOptions {
@@ -11,8 +12,8 @@ export interface UserShowOptions {
 }
 
 /** A user's profile and balance, and how much they have: circuits, runs by state, schedules, active tokens, blobs. */
-export async function userShow(options: UserShowOptions) {
-  return withDatabase(async ({ sequelize }) => {
+export async function userShow(io: CliIo, options: UserShowOptions) {
+  return withDatabase(io, async ({ sequelize }) => {
     const user = await findUser(options.username);
     const [circuits, runsByState, schedules, tokens, blobs] = await Promise.all([
       Circuit.count({ where: { owner_uid: user.uid } }),

@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
+import type { CliIo } from '../io';
 import { implementation } from '../lazy';
 import { printJson } from '../output';
 import type * as PublishModule from './publish';
 import type * as SetPrimaryModule from './set-primary';
 
-export function register(version: Command): void {
+export function register(version: Command, io: CliIo): void {
   version
     .command('publish')
     .description(
@@ -16,7 +17,7 @@ export function register(version: Command): void {
     .option('--primary', 'make it the primary version (the first version always is)')
     .action(async (options: PublishModule.VersionPublishOptions) => {
       const { versionPublish } = implementation(() => require('./publish') as typeof PublishModule);
-      printJson(await versionPublish(options));
+      printJson(io, await versionPublish(io, options));
     });
   version
     .command('set-primary')
@@ -26,6 +27,6 @@ export function register(version: Command): void {
     .requiredOption('--version <uid>', 'a version of that circuit')
     .action(async (options: SetPrimaryModule.VersionSetPrimaryOptions) => {
       const { versionSetPrimary } = implementation(() => require('./set-primary') as typeof SetPrimaryModule);
-      printJson(await versionSetPrimary(options));
+      printJson(io, await versionSetPrimary(io, options));
     });
 }

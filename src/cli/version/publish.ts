@@ -4,6 +4,7 @@ import { publishVersion } from '../../commands/publish-version';
 import { createJsonSchemaService } from '../../engine/json-schemas';
 import { Sandbox } from '../../sandbox/sandbox';
 import { withDatabase } from '../database';
+import type { CliIo } from '../io';
 import { findCircuit, findUser, restVersion } from '../present';
 import { CliError } from '../output';
 
@@ -31,9 +32,9 @@ export function readDefinition(file: string): unknown {
 }
 
 /** Publishes the next version of the user's circuit; invalid definitions fail with the reason. */
-export async function versionPublish(options: VersionPublishOptions) {
+export async function versionPublish(io: CliIo, options: VersionPublishOptions) {
   const definition = readDefinition(options.file);
-  return withDatabase(async ({ sequelize }) => {
+  return withDatabase(io, async ({ sequelize }) => {
     const publisher = await findUser(options.username);
     const circuit = await findCircuit(publisher, options.circuit);
     const schemas = createJsonSchemaService();

@@ -1,5 +1,6 @@
 import { setPrimaryVersion } from '../../commands/set-primary-version';
 import { withDatabase } from '../database';
+import type { CliIo } from '../io';
 import { findCircuit, findUser, restCircuit } from '../present';
 
 export interface VersionSetPrimaryOptions {
@@ -9,8 +10,8 @@ export interface VersionSetPrimaryOptions {
 }
 
 /** Makes a version of the user's circuit the primary one (PUT /circuits/{uid}/primary); prints the circuit. */
-export async function versionSetPrimary(options: VersionSetPrimaryOptions) {
-  return withDatabase(async () => {
+export async function versionSetPrimary(io: CliIo, options: VersionSetPrimaryOptions) {
+  return withDatabase(io, async () => {
     const owner = await findUser(options.username);
     const circuit = await findCircuit(owner, options.circuit);
     await setPrimaryVersion(circuit, options.version);

@@ -8,7 +8,7 @@ import type { Migration } from './migration';
  * `path` is the step id, prefixed by the embedding step ids inside embedded runs (`outer/inner`).
  * `circuit_runs.paused_at`: since when an approval has held the run; the deadline does not run meanwhile.
  * `circuit_runs.handed_back`: attempts that a stopping worker gave back unfinished (a restart, not a
- * crash), which poison containment (MAX_ATTEMPTS) does not count.
+ * crash), which poison containment (MAX_WORKER_LOSSES, src/runs/transitions.ts) does not count.
  */
 export const runSteps: Migration = {
   name: '0018-run-steps',

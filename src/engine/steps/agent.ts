@@ -17,7 +17,7 @@ import {
   type ResolvedTool,
   type ToolDefinition,
 } from './agent-tools';
-import { APPROVAL_DEFAULT_TIMEOUT_S } from './approval';
+import { APPROVAL_DEFAULT_TIMEOUT_S, APPROVAL_MAX_TIMEOUT_S } from './approval';
 import { templateField } from './field-schemas';
 import { HTTP_METHODS } from './http';
 import { LLM_DEFAULT_MAX_TOKENS } from './llm';
@@ -45,7 +45,7 @@ export const AGENT_MAX_CONVERSATION_BYTES = 256 * 1024;
 /** A tool error as the model reads it is cut to this many bytes. */
 export const AGENT_TOOL_ERROR_BYTES = 2048;
 export const AGENT_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
-/** How long an approval of a tool call waits (then it counts as rejected). */
+/** How long an approval of a tool call waits by default (`approval_timeout_s`; then it counts as rejected). */
 export const AGENT_APPROVAL_TIMEOUT_S = APPROVAL_DEFAULT_TIMEOUT_S;
 /** How much of a tool call's arguments its approval prompt quotes. */
 const APPROVAL_ARGUMENT_CHARS = 1000;
@@ -96,7 +96,8 @@ type CallOutcome = { result: unknown } | { error: string };
 
 /**
  * Publish-time rules the field schemas cannot say (a tool is a circuit tool or an http tool, names are
- * unique, approve_tools names tools). Null when the step is well formed, else the field and the sentence.
+ * unique, approve_tools names tools, approval_timeout_s comes with approve_tools). Null when the step is
+ * well formed, else the field and the sentence.
  */
 export function agentStepProblem(step: StepDefinition): { field: string; message: string } | null {
   const tools = Array.isArray(step.tools) ? (step.tools as ToolDefinition[]) : [];
@@ -135,6 +136,8 @@ export function agentStepProblem(step: StepDefinition): { field: string; message
   if (Array.isArray(approve))
     for (const name of approve as string[])
       if (!names.has(name)) return { field: 'approve_tools', message: `names no tool of this step: ${name}` };
+  if (step.approval_timeout_s !== undefined && approve === undefined)
+    return { field: 'approval_timeout_s', message: 'applies to approve_tools, which this step does not have' };
   return null;
 }
 
@@ -251,6 +254,13 @@ export const agentStep = defineStepKind({
         'The tools whose calls wait for a person\'s approval ("all", or tool names); a rejection goes back to the model as the tool\'s error.',
       'x-message': 'must be "all" or a list of tool names',
     },
+    approval_timeout_s: {
+      type: 'integer',
+      minimum: 1,
+      maximum: APPROVAL_MAX_TIMEOUT_S,
+      description: `Seconds an approval of a tool call waits for a decision (default ${AGENT_APPROVAL_TIMEOUT_S}); past it the call counts as rejected and the model is told. The wait does not count towards the run's deadline.`,
+      'x-message': `must be a whole number of seconds from 1 to ${APPROVAL_MAX_TIMEOUT_S}`,
+    },
     output_schema: {
       type: 'object',
       description:
@@ -282,11 +292,13 @@ export const agentStep = defineStepKind({
     );
     const turns = typeof step.max_turns === 'number' ? step.max_turns : AGENT_DEFAULT_MAX_TURNS;
     const approve = step.approve_tools;
+    const timeout = typeof step.approval_timeout_s === 'number' ? step.approval_timeout_s : AGENT_APPROVAL_TIMEOUT_S;
+    const within = ` (within ${timeout} s, else the call is rejected)`;
     const approval =
       approve === 'all'
-        ? '; a person approves every tool call first'
+        ? `; a person approves every tool call first${within}`
         : Array.isArray(approve) && approve.length > 0
-          ? `; a person approves each call of ${(approve as string[]).join(', ')} first`
+          ? `; a person approves each call of ${(approve as string[]).join(', ')} first${within}`
           : '';
     return `Lets the language model ${String(step.model)} work on ${say.quote(String(step.prompt))} in up to ${turns} turn${turns === 1 ? '' : 's'}, calling the tools ${named.join(', ')}${approval}`;
   },
@@ -670,11 +682,13 @@ class AgentLoop {
     const { step, ctx } = this;
     if (!ctx.journal) throw this.fail('agent steps cannot wait for approvals here', 'Internal');
     const stepId = `${step.id}:${key}`;
+    const timeoutSeconds =
+      typeof step.approval_timeout_s === 'number' ? step.approval_timeout_s : AGENT_APPROVAL_TIMEOUT_S;
     const prompt = `Allow the agent step ${step.id} to call the tool ${call.name} with the arguments ${cutChars(JSON.stringify(args), APPROVAL_ARGUMENT_CHARS)}?`;
     const resolved = await ctx.journal.waitFor(
       `${ctx.path ?? ''}${stepId}`,
       'approval',
-      { for: 'approval', prompt, timeoutSeconds: AGENT_APPROVAL_TIMEOUT_S, onTimeout: 'reject' },
+      { for: 'approval', prompt, timeoutSeconds, onTimeout: 'reject' },
       ctx.signal,
       (entry) =>
         this.event({
@@ -688,7 +702,7 @@ class AgentLoop {
           call_id: call.id,
         }),
     );
-    const refusal = refusalOf(resolved.decision as ApprovalDecision, AGENT_APPROVAL_TIMEOUT_S);
+    const refusal = refusalOf(resolved.decision as ApprovalDecision, timeoutSeconds);
     if (refusal) throw new ToolFailure(refusal);
   }
 

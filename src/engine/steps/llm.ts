@@ -1,5 +1,5 @@
 import { ChatResponse, endChatSpan, errorType, startChatSpan } from '../../telemetry/client-spans';
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { OPENAI_API_KEY_UNSET } from '../../config';
 import { renderAll, templateFailure } from '../render';
 import {
@@ -42,13 +42,18 @@ export function estimatePromptTokens(messages: { content: string }[]): number {
   return messages.reduce((sum, m) => sum + Math.ceil(Buffer.byteLength(m.content) / 3) + 8, 0);
 }
 
+/** The OpenAI SDK (~150 modules), loaded by the first model call rather than with the engine. */
+function openAiSdk(): typeof OpenAI {
+  return (require('openai') as { OpenAI: typeof OpenAI }).OpenAI;
+}
+
 /** The client of a base URL and key, made once and kept in `clients` (the deps' modelClients: one pool per process). */
 export function clientFor(clients: Map<string, OpenAI>, baseURL: string, apiKey: string): OpenAI {
   const key = `${baseURL}\n${apiKey}`;
   let client = clients.get(key);
   if (!client) {
     // No retries of the client's own: the step policy governs them (step-policy.ts).
-    client = new OpenAI({ baseURL, apiKey, timeout: LLM_TIMEOUT_MS, maxRetries: 0 });
+    client = new (openAiSdk())({ baseURL, apiKey, timeout: LLM_TIMEOUT_MS, maxRetries: 0 });
     clients.set(key, client);
   }
   return client;
@@ -129,23 +134,23 @@ export function modelFailure(
   spent: number,
 ): StepError {
   if (ctx.signal.aborted) return new StepError(stepId, 'model call was stopped: the run ended', 'StepFailed', spent);
-  if (attempt.timedOut() || error instanceof OpenAI.APIConnectionTimeoutError) {
+  if (attempt.timedOut() || error instanceof openAiSdk().APIConnectionTimeoutError) {
     return new AttemptError(
       stepId,
       `model call timed out after ${formatDuration(attempt.timeoutMs ?? LLM_TIMEOUT_MS)} (timeout_ms per attempt)`,
       { retryable: true, spent },
     );
   }
-  const status = error instanceof OpenAI.APIError && typeof error.status === 'number' ? error.status : undefined;
+  const status = error instanceof openAiSdk().APIError && typeof error.status === 'number' ? error.status : undefined;
   const said =
-    error instanceof OpenAI.APIError && !(error instanceof OpenAI.APIConnectionError)
+    error instanceof openAiSdk().APIError && !(error instanceof openAiSdk().APIConnectionError)
       ? providerMessage(error, apiKey)
       : '';
   if (isKeyUnset(apiKey)) {
     const answered = status !== undefined ? ` (the model endpoint answered ${status}${said ? `: ${said}` : ''})` : '';
     return new StepError(stepId, `model call failed: OPENAI_API_KEY is not set${answered}`, 'StepFailed', spent);
   }
-  if (error instanceof OpenAI.APIConnectionError) {
+  if (error instanceof openAiSdk().APIConnectionError) {
     return new AttemptError(stepId, 'model call failed: the model endpoint could not be reached', {
       retryable: true,
       spent,

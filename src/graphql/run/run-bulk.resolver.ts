@@ -1,52 +1,8 @@
-import {
-  Arg,
-  Authorized,
-  Ctx,
-  Directive,
-  Field,
-  ID,
-  InputType,
-  Int,
-  Mutation,
-  ObjectType,
-  Resolver,
-} from 'type-graphql';
-import type { RunState } from '../../domain/runs';
+import { Arg, Authorized, Ctx, Directive, Field, ID, Int, Mutation, ObjectType, Resolver } from 'type-graphql';
 import { limitRunCreation } from '../../ratelimit';
-import { MAX_BULK_RUNS, type BulkCancelResult, type BulkReplayResult, type MyRunsFilter } from '../../runs';
-import { JSONObjectScalar } from '../common/scalars';
+import { MAX_BULK_RUNS, type BulkCancelResult, type BulkReplayResult } from '../../runs';
 import type { AppContext } from '../context';
-import { CircuitRunState } from './run.type';
-
-@InputType('CircuitRunFilter', {
-  description:
-    'Which of your runs a bulk action works on: the filters of viewer.runs (GET /users/circuit-runs); every condition sent must hold. Empty: all your runs',
-})
-export class CircuitRunFilterInput {
-  @Field(() => CircuitRunState, { nullable: true, description: 'Only runs in this state' })
-  state?: CircuitRunState | null;
-
-  @Field(() => ID, { nullable: true, description: 'Only runs of this circuit' })
-  circuitUid?: string | null;
-
-  @Field(() => String, { nullable: true, description: 'Only runs carrying this tag' })
-  tag?: string | null;
-
-  @Field(() => JSONObjectScalar, {
-    nullable: true,
-    description: 'Only runs whose metadata has every one of these key/value pairs (string values)',
-  })
-  metadata?: Record<string, string> | null;
-
-  @Field(() => Date, { nullable: true, description: 'Only runs created after this instant' })
-  createdAfter?: Date | null;
-
-  @Field(() => Date, { nullable: true, description: 'Only runs created before this instant' })
-  createdBefore?: Date | null;
-
-  @Field(() => ID, { nullable: true, description: 'Only runs of this batch' })
-  batchUid?: string | null;
-}
+import { CircuitRunFilterInput, runsFilterOf } from './run-filter.input';
 
 @ObjectType('CircuitRunsCanceled', { description: 'What a cancel by filter did' })
 export class CircuitRunsCanceledType {
@@ -94,11 +50,6 @@ export class CircuitRunsReplayedType {
   }
 }
 
-const asFilter = (filter: CircuitRunFilterInput): MyRunsFilter => ({
-  ...filter,
-  state: filter.state as RunState | null | undefined,
-});
-
 /** Cancel and replay by filter (docs/runs.md, Cancel and replay by filter): the caller's own runs only. */
 @Resolver()
 export class RunBulkResolver {
@@ -117,7 +68,7 @@ export class RunBulkResolver {
     @Ctx() ctx: AppContext,
   ): Promise<CircuitRunsCanceledType> {
     return CircuitRunsCanceledType.from(
-      await ctx.services.runs.cancelMatching(ctx.viewer!, asFilter(filter), idempotencyKey),
+      await ctx.services.runs.cancelMatching(ctx.viewer!, runsFilterOf(filter), idempotencyKey),
     );
   }
 
@@ -139,7 +90,7 @@ export class RunBulkResolver {
     // One call is one request against the token's run rate limit, as a batch is.
     await limitRunCreation(ctx.services.runRateLimiter, ctx.viewer!, ctx.responseHeaders);
     return CircuitRunsReplayedType.from(
-      await ctx.services.runs.replayMatching(ctx.viewer!, asFilter(filter), mode, idempotencyKey),
+      await ctx.services.runs.replayMatching(ctx.viewer!, runsFilterOf(filter), mode, idempotencyKey),
     );
   }
 }

@@ -295,7 +295,7 @@ export class RunResolver {
     @Ctx() ctx: AppContext,
   ): Promise<CircuitRunType> {
     const run = await findRunFor(ctx, runUid, 'approve');
-    await ctx.services.runs.signal(run.uid, stepId, data ?? null);
+    await ctx.services.runs.signal(run.uid, stepId, data ?? null, run.circuit_version_uid);
     return presentRun(ctx, (await readRunAgain(run.uid)) ?? run);
   }
 

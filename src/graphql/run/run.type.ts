@@ -143,7 +143,7 @@ function graphqlTypeOf(column: string, type: unknown, api: RunApiField): () => u
   if (type === DataTypes.UUID) return () => ID;
   if (type === DataTypes.DATE) return () => Date;
   if (type === DataTypes.BOOLEAN) return () => Boolean;
-  if (type === DataTypes.INTEGER) return () => Int;
+  if (type === DataTypes.INTEGER || type === DataTypes.SMALLINT) return () => Int;
   if (type === DataTypes.JSONB) return () => JSONScalar as GraphQLScalarType;
   return () => String;
 }

@@ -1,55 +1,20 @@
-import { Args, ArgsType, Authorized, Ctx, Field, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
-import type { RunState } from '../../domain/runs';
-import { badInput, unauthorized } from '../../errors';
+import { Args, Authorized, Ctx, FieldResolver, Query, Resolver, Root } from 'type-graphql';
+import { unauthorized } from '../../errors';
 import { ledgerPage } from '../../credits/ledger';
-import { JSONObjectScalar } from '../common/scalars';
 import { PageArgs, paged, pageWindow } from '../common/pagination';
-import { isUid } from '../../ids';
 import type { AppContext } from '../context';
 import { presentRun } from '../run/run.presenter';
-import { CircuitRunPage, CircuitRunState } from '../run/run.type';
+import { CircuitRunFilterInput, runsFilterOf } from '../run/run-filter.input';
+import { CircuitRunPage } from '../run/run.type';
 import { CreditLedgerEntryType, CreditLedgerPage } from './credit-ledger.type';
 import { Viewer } from './user.type';
 
-@ArgsType()
-export class ViewerRunsArgs extends PageArgs {
-  @Field(() => CircuitRunState, { nullable: true, description: 'Only runs in this state' })
-  state?: CircuitRunState | null;
-
-  @Field(() => ID, { nullable: true, description: 'Only runs of this circuit' })
-  circuitUid?: string | null;
-
-  @Field(() => String, { nullable: true, description: 'Only runs carrying this tag' })
-  tag?: string | null;
-
-  @Field(() => JSONObjectScalar, {
-    nullable: true,
-    description: 'Only runs whose metadata has every one of these key/value pairs (string values)',
-  })
-  metadata?: Record<string, string> | null;
-
-  @Field(() => Date, { nullable: true, description: 'Only runs created after this instant' })
-  createdAfter?: Date | null;
-
-  @Field(() => Date, { nullable: true, description: 'Only runs created before this instant' })
-  createdBefore?: Date | null;
-
-  @Field(() => ID, { nullable: true, description: 'Only runs of this batch' })
-  batchUid?: string | null;
-}
-
 /** The caller's own runs in any state, newest first: the list is scoped to the caller, so every run in it is theirs to read. */
-async function viewerRuns(ctx: AppContext, args: ViewerRunsArgs): Promise<CircuitRunPage> {
+async function viewerRuns(ctx: AppContext, page: PageArgs, filter: CircuitRunFilterInput): Promise<CircuitRunPage> {
   const viewer = ctx.viewer;
   if (!viewer) throw unauthorized();
-  if (args.circuitUid != null && !isUid(args.circuitUid))
-    throw badInput('circuit_uid must be a circuit uid', { field: 'circuit_uid' });
-  const window = pageWindow(args);
-  const { rows, count } = await ctx.services.runs.myRuns(
-    viewer.uid,
-    { ...args, state: args.state as RunState | null | undefined },
-    window,
-  );
+  const window = pageWindow(page);
+  const { rows, count } = await ctx.services.runs.myRuns(viewer.uid, runsFilterOf(filter), window);
   return paged(await Promise.all(rows.map((run) => presentRun(ctx, run))), count, window);
 }
 
@@ -78,11 +43,12 @@ export class ViewerResolver {
   })
   async runs(
     @Root() root: Viewer,
-    @Args(() => ViewerRunsArgs) args: ViewerRunsArgs,
+    @Args(() => PageArgs) page: PageArgs,
+    @Args(() => CircuitRunFilterInput) filter: CircuitRunFilterInput,
     @Ctx() ctx: AppContext,
   ): Promise<CircuitRunPage> {
     if (ctx.viewer?.uid !== root.uid) throw unauthorized();
-    return viewerRuns(ctx, args);
+    return viewerRuns(ctx, page, filter);
   }
 
   @FieldResolver(() => CreditLedgerPage, {
@@ -99,8 +65,12 @@ export class ViewerResolver {
 
   @Authorized()
   @Query(() => CircuitRunPage, { description: 'viewer.runs (GET /users/circuit-runs)' })
-  async viewerRuns(@Args(() => ViewerRunsArgs) args: ViewerRunsArgs, @Ctx() ctx: AppContext): Promise<CircuitRunPage> {
-    return viewerRuns(ctx, args);
+  async viewerRuns(
+    @Args(() => PageArgs) page: PageArgs,
+    @Args(() => CircuitRunFilterInput) filter: CircuitRunFilterInput,
+    @Ctx() ctx: AppContext,
+  ): Promise<CircuitRunPage> {
+    return viewerRuns(ctx, page, filter);
   }
 
   @Authorized()

@@ -89,7 +89,7 @@ export class RunEventRecorder implements RunObserver {
 
   /**
    * Stops taking events (nothing may follow the run's terminal state) and hands back those not yet
-   * written, once every earlier batch is: the statement that ends the run logs them (finishRun),
+   * written, once every earlier batch is: the statement that ends the run logs them (finishRuns in src/runs/transitions.ts),
    * which saves a round trip per run.
    */
   async closeForEnding(): Promise<PendingRunEvent[]> {
