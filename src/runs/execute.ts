@@ -234,6 +234,19 @@ export class RunHandedBack extends RunSuspended {
 }
 
 /**
+ * The abort reason of an attempt whose heartbeat no longer finds the run its own: another worker took it over, or
+ * its row was given up (parked, given back, turned away for a slot, ended elsewhere). The attempt stops and ends
+ * nothing: the row is no longer its to end, even where its attempt number still matches (a run turned away for a
+ * slot keeps it until claimed again).
+ */
+export class RunLost extends RunSuspended {
+  constructor() {
+    super("the run is no longer this attempt's");
+    this.name = 'RunLost';
+  }
+}
+
+/**
  * The abort reason of a run whose waits ended while a slot it must take back was full: it was given back, waiting
  * for the slot (resumeHeldRun), and is claimed again in turn.
  */
@@ -292,7 +305,8 @@ export type AttemptOutcome = 'ended' | 'refused' | 'handedBack' | 'parked' | 'pa
 /**
  * Executes a claimed run and ends it. `control` is the attempt's abort controller, held by the
  * worker's in-flight set (src/runs/inflight-runs.ts): cancel, losing the run, or a stopping worker
- * abort it. 'refused': the end was refused (the run was not this attempt's any more).
+ * abort it. 'refused': the end was refused, or the attempt stopped without one (RunLost): the run was not this
+ * attempt's any more.
  */
 export async function executeClaimed(
   deps: RunDeps,
@@ -454,12 +468,18 @@ export async function executeClaimed(
         );
   } catch (error) {
     const reason: unknown = control.signal.reason;
-    if (reason instanceof RunHandedBack || reason instanceof RunParked || reason instanceof RunAwaitingSlot) {
+    if (
+      reason instanceof RunHandedBack ||
+      reason instanceof RunParked ||
+      reason instanceof RunAwaitingSlot ||
+      reason instanceof RunLost
+    ) {
       await recordRequests();
       await recorder.flush();
       endRunSpan(null);
       if (reason instanceof RunHandedBack) return 'handedBack';
       if (reason instanceof RunAwaitingSlot) return 'awaitingSlot';
+      if (reason instanceof RunLost) return 'refused';
       return suspendWaitingRun(deps, claim, reason.waiting);
     }
     const failed = errorOf(error, control.signal, deadlineAt.seconds);

@@ -1,7 +1,7 @@
 import type { RunDeps } from './ports';
 import type { EngineDeps } from '../engine/ports';
 import { CircuitRun } from '../models/CircuitRun';
-import { executeClaimed, RunHandedBack, type RunWorkerIdentity, type RunTaker } from './execute';
+import { executeClaimed, RunHandedBack, RunLost, type RunWorkerIdentity, type RunTaker } from './execute';
 import {
   claimRun,
   handBackRuns,
@@ -228,7 +228,7 @@ export class InflightRuns implements RunTaker {
       for (const { uid, run } of held) {
         if (this.runs.get(uid) !== run || run.control.signal.aborted) continue;
         const answer = alive.get(uid);
-        if (!answer) run.control.abort(new Error('lost the run to another worker'));
+        if (!answer) run.control.abort(new RunLost());
         else if (answer.cancel) run.control.abort(new RunAborted('Canceled'));
       }
     } catch (error) {
