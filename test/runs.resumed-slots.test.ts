@@ -181,6 +181,8 @@ describe('runs that resume from a parked wait (RUN_PARK_AFTER_S=0)', () => {
     target = await startHoldingTarget();
     t = await startTestApp({ runParkAfterSeconds: 0 });
   });
+  // A test that failed midway leaves no call held for the next.
+  afterEach(() => target.release());
   afterAll(async () => {
     await target.close();
     await t.close();
@@ -202,6 +204,8 @@ describe('runs that resume from a wait in their worker (RUN_PARK_AFTER_S=600, US
     target = await startHoldingTarget();
     t = await startTestApp({ runParkAfterSeconds: 600, userMaxConcurrentRuns: 2 });
   });
+  // A test that failed midway leaves no call held for the next.
+  afterEach(() => target.release());
   afterAll(async () => {
     await target.close();
     await t.close();
