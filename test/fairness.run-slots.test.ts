@@ -1,18 +1,11 @@
 import { startTestApp, TestApp } from './support/app';
 import { makeUser } from './support/factories';
 import { makeRunnableCircuit, startHoldingTarget, submitRun, waitForRun } from './support/run-factories';
+import { until } from './support/wait';
 
 jest.setTimeout(120_000);
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-
-async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('run slots are shared fairly between users', () => {
   let t: TestApp;

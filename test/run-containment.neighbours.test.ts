@@ -61,7 +61,7 @@ test('a run beside a poison run in both workers the poison killed gets its last 
     void (async () => {
       // The first two executions kill their worker only once the neighbour is executing in it as well
       // (one worker is alive then): it is lost with the poison both times.
-      if (call <= 2) await until(() => holds.length >= call, 30_000);
+      if (call <= 2) await until('the neighbour to be held', () => holds.length >= call, 30_000);
       const run = await CircuitRun.findByPk(poisonUid, { attributes: ['worker'] });
       const pid = Number(run?.worker?.split(':').at(-1));
       const worker = workers.find((w) => w.proc.pid === pid);
@@ -81,7 +81,7 @@ test('a run beside a poison run in both workers the poison killed gets its last 
   await spawnWorker();
 
   const neighbourUid = (await submitRun(t, owner.token, neighbour.adaptorUid, { input: {} })).body.payload.uid;
-  await until(() => holds.length === 1);
+  await until('the neighbour to be held', () => holds.length === 1);
   poisonUid = (await submitRun(t, owner.token, poison.adaptorUid, { input: {} })).body.payload.uid;
 
   const lost = await waitForRun(t, poisonUid, owner.token, 180_000);

@@ -119,7 +119,7 @@ test('a worker that is alive but stops heartbeating (frozen with SIGSTOP past th
     else res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
   };
   const { body } = await submitRun(t, owner.token, hold.adaptorUid, { input: {} });
-  await until(() => frozen.length === 1);
+  await until('the call to be held', () => frozen.length === 1);
   const worker = await workerRunning(body.payload.uid);
   worker.proc.kill('SIGSTOP');
   await sleep(8_000); // 4 lock lifetimes: other workers get the job and find the run held by a live worker
@@ -143,11 +143,11 @@ test('a RUNNING run in another worker process is canceled from this API process,
     else res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
   };
   const { body } = await submitRun(t, owner.token, hold.adaptorUid, { input: {} });
-  await until(() => waiting.length === 1);
+  await until('the call to be held', () => waiting.length === 1);
   await workerRunning(body.payload.uid); // executing in a spawned worker, not here
   const res = await t.rest('POST', `/circuit-runs/${body.payload.uid}/cancel`, { token: owner.token });
   expect(res.body.payload).toMatchObject({ state: 'EXCEPTION', error: { code: 'Canceled' } });
-  await until(() => waiting[0].destroyed || waiting[0].req.destroyed, 5_000);
+  await until('the call to be aborted', () => waiting[0].destroyed || waiting[0].req.destroyed, 5_000);
   expect(
     (await CreditLedger.findAll({ where: { run_uid: body.payload.uid } })).map((r) => Math.abs(Number(r.amount))),
   ).toEqual([1]);
@@ -164,7 +164,7 @@ test('a deadline holds when the worker running the run is SIGKILLed: another wor
     else res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
   };
   const { body } = await submitRun(t, owner.token, hold.adaptorUid, { input: {}, deadline_s: 3 });
-  await until(() => never.length === 1);
+  await until('the call to be held', () => never.length === 1);
   await (await workerRunning(body.payload.uid)).kill('SIGKILL');
   expect(alive().length).toBeGreaterThanOrEqual(1);
   const run = await waitForRun(t, body.payload.uid, owner.token, 60_000);
@@ -183,7 +183,7 @@ test('canceling a RUNNING run whose worker was SIGKILLed ends it EXCEPTION Cance
     else res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
   };
   const { body } = await submitRun(t, owner.token, hold.adaptorUid, { input: {} });
-  await until(() => orphan.length === 1);
+  await until('the call to be held', () => orphan.length === 1);
   const { worker_backend_pid: presencePid } = (await CircuitRun.findByPk(body.payload.uid, {
     attributes: ['worker_backend_pid'],
   }))!;
@@ -192,6 +192,7 @@ test('canceling a RUNNING run whose worker was SIGKILLed ends it EXCEPTION Cance
   // only worker, so nothing else can end the run: wait until PostgreSQL has noticed the death (under
   // load that took longer than the cancel request, and the run stayed RUNNING).
   await until(
+    "PostgreSQL to notice the worker's death",
     async () =>
       (
         await t.app.services.sequelize.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1`, {

@@ -3,18 +3,11 @@ import { startTestApp, type TestApp } from './support/app';
 import { makeCircuit, makeUser } from './support/factories';
 import { makeRunnableCircuit, startHoldingTarget, submitRun, waitForRun } from './support/run-factories';
 import type { CircuitDefinition } from '../src/domain/definition';
+import { until } from './support/wait';
 
 jest.setTimeout(90_000);
 
 type Target = Awaited<ReturnType<typeof startHoldingTarget>>;
-
-async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 let t: TestApp;
 let target: Target;

@@ -70,14 +70,18 @@ test(`${BATCHES * PER_BATCH} runs of ${KEYS} keys (limit ${LIMIT}) admitted, cla
         const done = window(b - 2)
           .filter((k) => !earlier.has(k))
           .map((k) => `${circuit.uid}:${k}`);
-        await until(async () => {
-          const [row] = await query<{ n: string }>(
-            `SELECT count(*) AS n FROM circuit_runs
+        await until(
+          'the keys leaving the window to have no run left',
+          async () => {
+            const [row] = await query<{ n: string }>(
+              `SELECT count(*) AS n FROM circuit_runs
               WHERE circuit_uid = $1 AND concurrency_key = ANY($2::text[]) AND state IN ('PROVISIONED', 'RUNNING')`,
-            [circuit.uid, done],
-          );
-          return Number(row.n) === 0;
-        }, 60_000);
+              [circuit.uid, done],
+            );
+            return Number(row.n) === 0;
+          },
+          60_000,
+        );
         const kept = await query<{ key: string }>(`SELECT key FROM run_key_slots WHERE key = ANY($1::text[])`, [done]);
         keysEmptiedWhileAdmitting += done.length - kept.length;
       }

@@ -41,7 +41,7 @@ test('an attempt whose row was given up under it stops without ending the run; t
     { bind: [uid] },
   );
   // The first attempt learns from its heartbeat that the row is no longer its own, and stops (its call is dropped).
-  await until(() => firstClosed, 20_000);
+  await until("the first attempt's call to be dropped", () => firstClosed, 20_000);
   const [row] = await t.app.services.sequelize.query<{ state: string; attempt: number }>(
     'SELECT state, attempt FROM circuit_runs WHERE uid = $1',
     { bind: [uid], type: QueryTypes.SELECT },
@@ -49,7 +49,7 @@ test('an attempt whose row was given up under it stops without ending the run; t
   expect(row.state).toBe('RUNNING');
 
   // The sweep takes the unheld run over: a second attempt calls again, and completes the run once released.
-  await until(() => target.held.length === 2, 30_000);
+  await until('a second attempt to call', () => target.held.length === 2, 30_000);
   target.release();
   const run = await waitForRun(t, uid, owner.token);
   expect(run.state).toBe('COMPLETED');

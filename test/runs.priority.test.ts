@@ -2,18 +2,11 @@ import { QueryTypes } from 'sequelize';
 import { startTestApp, type TestApp } from './support/app';
 import { makeUser, type TestUser } from './support/factories';
 import { makeRunnableCircuit, startHoldingTarget, submitRun, waitForRun } from './support/run-factories';
+import { until } from './support/wait';
 
 jest.setTimeout(90_000);
 
 type Target = Awaited<ReturnType<typeof startHoldingTarget>>;
-
-async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 async function slotWaiting(t: TestApp): Promise<number> {
   const [row] = await t.app.services.sequelize.query<{ n: string }>(

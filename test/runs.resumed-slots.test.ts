@@ -3,6 +3,7 @@ import { startTestApp, type TestApp } from './support/app';
 import { makeUser, type TestUser } from './support/factories';
 import { makeRunnableCircuit, startHoldingTarget, submitRun, waitForRun } from './support/run-factories';
 import type { CircuitDefinition } from '../src/domain/definition';
+import { until } from './support/wait';
 
 /**
  * A run whose wait ends (a signal here; a time, an approval and a parked run's wake go the same way) takes its slots
@@ -14,14 +15,6 @@ import type { CircuitDefinition } from '../src/domain/definition';
 jest.setTimeout(120_000);
 
 type Target = Awaited<ReturnType<typeof startHoldingTarget>>;
-
-async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /** A run of `definition`, with this input. */
 async function start(t: TestApp, owner: TestUser, adaptorUid: string, input: Record<string, unknown>): Promise<string> {

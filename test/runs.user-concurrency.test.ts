@@ -9,6 +9,7 @@ import {
   submitRun,
   waitForRun,
 } from './support/run-factories';
+import { until } from './support/wait';
 
 jest.setTimeout(120_000);
 
@@ -36,14 +37,6 @@ async function countingHoldTarget() {
       await target.close();
     },
   };
-}
-
-async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 describe('USER_MAX_CONCURRENT_RUNS across two worker processes', () => {

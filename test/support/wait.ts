@@ -1,10 +1,14 @@
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Resolves once `condition` holds (looked at every 20 ms); throws after `timeoutMs`. */
-export async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+/** Resolves once `condition` holds (looked at every 20 ms); after `timeoutMs` throws, naming `what` it waited for. */
+export async function until(
+  what: string,
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs = 30_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(20);
   }
 }
